@@ -20,6 +20,7 @@ from ..opkinds import KINDS, PageOp
 from ..opkinds import recognise as recognise_kind
 from ..paths import Layout
 from ..rules import RULE_KINDS, PageContext, PageLine, TypeList, kind_name, page_prefixes
+from ..rules.base import split_forms
 from ..spec import expr as semantics
 from ..spec.factor import factor
 from ..spec.load import load_specs, spec_context
@@ -466,17 +467,20 @@ def _rules(
     vector: bool,
     unplaced: list[str],
     typed: dict[str, str | None] | None = None,
+    form_tiles: dict[int, list[str]] | None = None,
 ) -> tuple[list[dict[str, Any]], list[tuple[str, str | None]]]:
     """Rules and prose lines of a page. `typed`: every value operand with the C++ type it is
-    declared with, so that a line naming operands is read as a rule of those operands."""
+    declared with, so that a line naming operands is read as a rule of those operands. `form_tiles`:
+    the data tiles each further declaration passes, so that a line of the data tiles limited to
+    some declarations is a rule of the tiles those declarations take."""
     typed = typed or {}
     prose: list[tuple[str, str | None]] = []
     profiles = set(targets.profile_names())
     seen: set[str] = set()
-    lists: list[tuple[str, list[str], list[str] | None, str | None]] = [
-        (key, values, None, facts.dtype_notes.get(key)) for key, values in facts.dtypes.items()
+    lists: list[tuple[str, list[str], list[str] | None, str | None, list[int] | None]] = [
+        (key, values, None, facts.dtype_notes.get(key), None) for key, values in facts.dtypes.items()
     ]
-    lists += [(key, values, ops, note) for key, ops, values, note in facts.operand_dtypes]
+    lists += [(key, values, ops, note, forms) for key, ops, values, note, forms in facts.operand_dtypes]
     type_lists = [
         TypeList(
             key,
@@ -484,13 +488,17 @@ def _rules(
             [_dtype_name(v, targets) for v in values],
             None if named is None else [_snake(n) for n in named],
             note,
+            forms,
         )
-        for key, values, named, note in lists
+        for key, values, named, note, forms in lists
     ]
     # Every rule kind looks for itself on the page (ptogen/rules/, `from_page`).
     lines, scoped = [], []
     for group, line in _groups(text):
-        m = _APPLIES_TO.search(line)
+        # "... Applies to `tmp` only. Checked on declaration 1 only.": the operands, then the forms.
+        bare, forms = split_forms(line)
+        limited = line[len(bare) :]
+        m = _APPLIES_TO.search(bare)
         mentioned = _mentioned(line, typed)
         if m is None and mentioned:
             # A line that names its operands ("`src0` and `src1` must use the same element type",
@@ -503,8 +511,9 @@ def _rules(
             continue
         # "... Applies to `dst` only.": a rule of some of the data tiles (the page says TileData).
         named = [n for n in re.split(r",\s*|\s+and\s+", m.group("names")) if n in typed or n in data]
-        scoped.append(PageContext([PageLine(group, line[: m.start()])], profiles, named, distinct_types, []))
-    pages = [PageContext(lines, profiles, data, distinct_types, type_lists, unplaced), *scoped]
+        rest = bare[: m.start()] + limited  # the forms note stays for `from_page`
+        scoped.append(PageContext([PageLine(group, rest)], profiles, named, distinct_types, []))
+    pages = [PageContext(lines, profiles, data, distinct_types, type_lists, unplaced, form_tiles), *scoped]
     rules: list[dict[str, Any]] = []
     for cls in RULE_KINDS:
         for rule in [rule for page in pages for rule in cls.from_page(page)]:
@@ -853,6 +862,8 @@ def _main_first(
     # parameters every form has, and which has some if any form does.
     cores = [n - waits for n in names]
     main = next((i for i, n in enumerate(names) if all(cores[i] <= m for m in names) and (n or not every)), 0)
+    if main and _drops_one_tile(decls[0], decls[main], names[0], names[main]):
+        main = 0  # the page's first declaration, which a later one passes all but one tile of (TSCATTER)
     out = [decls[main]]
     for i, d in enumerate(decls):
         if i == main:
@@ -861,6 +872,12 @@ def _main_first(
         if d[3] == decls[main][3] and _in_place(decls[main][5], d[5], lacks):
             out.append(d)
             continue
+        if d[3] == decls[main][3] and _drops_one_tile(decls[main], d, names[main], names[i]):
+            out.append(d)
+            continue
+        if d[3] == decls[main][3] and _same_destination(decls[main], d):
+            out.append(d)  # a form of its own over the same destination (TMRGSORT's lists): it drops
+            continue  # what it lacks (`_overload`)
         if d[3] != decls[main][3] or len(lacks) > len(names[i] - names[main]) or len(lacks) > 1:
             unplaced.append(
                 f"declaration {d[3]}({', '.join(p['name'] for p in d[5])}) not kept as an overload"
@@ -868,6 +885,30 @@ def _main_first(
             continue
         out.append(d)
     return out
+
+
+def _drops_one_tile(
+    first: tuple[str, str, str, str, list[dict[str, Any]], list[dict[str, Any]]],
+    other: tuple[str, str, str, str, list[dict[str, Any]], list[dict[str, Any]]],
+    first_names: set[str],
+    other_names: set[str],
+) -> bool:
+    """Whether `other` (a declaration of the same intrinsic) passes every parameter of the page's
+    first declaration but one tile, and nothing else: a form that drops an operand (TSCATTER's mask
+    form drops `indexes`), which the first declaration, listed first, is the main form of."""
+    lacks = first_names - other_names
+    tiles = {p["name"] for p in first[5] if "type" in p and not p.get("events")}
+    return first[3] == other[3] and other_names < first_names and len(lacks) == 1 and lacks <= tiles
+
+
+def _same_destination(
+    main: tuple[str, str, str, str, list[dict[str, Any]], list[dict[str, Any]]],
+    other: tuple[str, str, str, str, list[dict[str, Any]], list[dict[str, Any]]],
+) -> bool:
+    """Whether `other` passes the main declaration's first tile parameter (its destination) under
+    the same name and type parameter, as a form that drops some main operands does."""
+    first = next((p for p in main[5] if "type" in p and not p.get("events")), None)
+    return first is not None and any(p["name"] == first["name"] for p in other[5] if "type" in p)
 
 
 def _in_place(main: list[dict[str, Any]], form: list[dict[str, Any]], lacks: set[str]) -> bool:
@@ -986,7 +1027,15 @@ def _overload(
     # One main tile the overload passes under a name of its own (`dstIdx` for `dst`).
     passed_now = {p.get("operand") for p in params}
     missing = [o["name"] for o in operands if o["kind"] == "tile" and o["name"] not in passed_now]
-    strays = [p for p in params if "operand" in p and "type" in p and p["operand"] not in known | rows.keys()]
+    structs = {st.name for st in targets.structs}  # a struct parameter passes no main tile
+    strays = [
+        p
+        for p in params
+        if "operand" in p
+        and "type" in p
+        and p["type"] not in structs
+        and p["operand"] not in known | rows.keys()
+    ]
     if len(strays) > 1:  # the comment names what the form adds (`dstVal`); the rest is a main one
         strays = [p for p in strays if f"`{p['name']}`" not in comment]
     if len(missing) == 1 and len(strays) == 1:
@@ -994,6 +1043,15 @@ def _overload(
     elif len(missing) == 2 and len(strays) == 1:  # an in-place form (see `_in_place`): the first
         strays[0]["operand"] = missing[0]  # tile is passed, the second (its input) is dropped
         dropped.append(missing[1])
+    elif missing and not strays and main is not None:
+        # A form without some main operands (TSCATTER's mask form: `indexes`; TMRGSORT's lists:
+        # `src` and `blockLen`), which it drops.
+        carried = {_carried(t) for t in template}
+        dropped += [
+            o["name"]
+            for o in operands
+            if o["kind"] in ("tile", "scalar") and o["name"] not in passed_now and o["name"] not in carried
+        ]
     for p in params:
         tile_param = "type" in p and not p.get("events")
         if tile_param and kinds.get(p.get("operand", "")) == "scalar":
@@ -1020,14 +1078,16 @@ def _overload(
     if not comment:
         unplaced.append("an overload has no summary comment: `A further documented form.` written")
     results = [o["name"] for o in own if o["role"] == "dst"]
-    if len(results) == 1:
+    # A form that drops a main operand computes a result of its own (TGATHER's comparison form and
+    # its counts), not the picked values of the main one's.
+    if len(results) == 1 and not [n for n in dropped if kinds.get(n) == "tile"]:
         ov["value_output"] = results[0]  # a further result: the picked values of an arg-reduction
     if own:
         ov["operands"] = own
     test_args = {}
     for o in own:
-        if o in carried_own:
-            continue  # a template argument: tests pass the enum's first value
+        if o in carried_own or o["kind"] == "context":
+            continue  # a template argument (tests pass the enum's first value), or a struct they declare
         if o["kind"] == "attr":
             enum = next((e for e in targets.enums if e.name == o["enum"]), None)
             if enum is None:
@@ -1067,6 +1127,8 @@ def _ops_of_params(
         name = p["operand"]
         if "dtype_of" in p or "value_type" in p:
             out.append(_operand(name, "scalar", "dtype", rows))
+        elif p.get("type") in {st.name for st in targets.structs}:  # a struct the form fills in
+            out.append(_operand(name, "dst", "context", rows) | {"kind": "context"})
         elif "attr" in p:
             enum = enums.get(p["attr"])
             asm = f"{enum.asm}<...>" if enum is not None and enum.asm else "attr"
@@ -1246,7 +1308,27 @@ def _page_to_spec(
         for o in operands
         if o["kind"] in ("tile", "scalar", "vreg", "mask", "global")
     }
-    rules, prose = _rules(facts, text, targets, data, len(types) > 1, vector, unplaced, typed)
+    # Operands only further declarations take (TCONCAT's index tiles), which rules limited to those
+    # declarations name, under the type their declaration gives them.
+    for overload in (intrinsic or {}).get("overloads", []):
+        own = {p.get("operand"): p.get("type") or p.get("value_type") for p in overload.get("params", [])}
+        for o in overload.get("operands", []):
+            if o["kind"] in ("tile", "scalar") and o["name"] not in typed:
+                typed[o["name"]] = own.get(o["name"])
+    # The data tiles of each further declaration: the main data tiles it passes and its own tiles.
+    main_names = {o["name"] for o in operands}
+    form_tiles = {
+        k: [
+            str(p.get("operand"))
+            for p in ov.get("params", [])
+            if "type" in p
+            and not p.get("events")
+            and (p.get("operand") in data or p.get("operand") not in main_names)
+            and p.get("type") not in {st.name for st in targets.structs}
+        ]
+        for k, ov in enumerate((intrinsic or {}).get("overloads", []), start=1)
+    }
+    rules, prose = _rules(facts, text, targets, data, len(types) > 1, vector, unplaced, typed, form_tiles)
     spec["constraints"] = rules
     if prose:
         spec["prose_constraints"] = _prose_constraints(prose)

@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..rules.base import split_forms
+
 __all__ = [
     "HEADING_ALIASES",
     "KNOWN_HEADINGS",
@@ -106,7 +108,9 @@ class PageFacts:
     dtype_notes: dict[str, str] = field(default_factory=dict)  # "(remark)" after a list, by key
     # Lists of some operands ("The element type of `dst` must be one of: ..."): (key as in
     # `dtypes`, operands, names, remark).
-    operand_dtypes: list[tuple[str, list[str], list[str], str | None]] = field(default_factory=list)
+    operand_dtypes: list[tuple[str, list[str], list[str], str | None, list[int] | None]] = field(
+        default_factory=list
+    )  # (key, operands, types, note, the declarations a limited rule checks)
     syntax: dict[str, list[str]] = field(default_factory=lambda: {form: [] for form in SYNTAX_FORMS})
     inputs: list[str] = field(default_factory=list)
     outputs: list[str] = field(default_factory=list)
@@ -624,7 +628,7 @@ def _profile_of(group: str | None) -> str:
 
 
 def _record_dtypes(ctx: _Ctx, item: _Item) -> None:
-    text = item.text
+    text, forms = split_forms(item.text)
     profile = _profile_of(item.group)
     cond_match = _WITH_CONDITION.match(text)
     cond = cond_match.group("cond") if cond_match else None
@@ -643,7 +647,7 @@ def _record_dtypes(ctx: _Ctx, item: _Item) -> None:
             operands = re.split(r",\s*|\s+and\s+", of.group("names"))
             key = profile if cond is None else (cond if profile == "common" else f"{profile}/{cond}")
             if names:
-                ctx.facts.operand_dtypes.append((key, operands, names, note))
+                ctx.facts.operand_dtypes.append((key, operands, names, note, forms))
             return
         if "element type" in m.group("subject").casefold():  # vector pages: element type T
             _put_dtypes(ctx, "forms", names, note=note)

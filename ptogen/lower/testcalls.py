@@ -68,7 +68,9 @@ class FormTestView:
                 out.append(f"{name}_f{self.form.index}")
             elif name in own:
                 out.append(
-                    f"{name}_f{self.form.index}" if own[name].kind == "tile" else self.form.test_args[name]
+                    f"{name}_f{self.form.index}"
+                    if own[name].kind in ("tile", "context")  # declared by the test (a context's struct)
+                    else self.form.test_args[name]
                 )
             else:
                 out.append(by_operand[name])
@@ -133,9 +135,11 @@ class FormTestView:
                 out.append(given.get(t.name) or intr_own.get(t.name) or self.template_value(t.name))
             else:
                 holder = next(p for p in self.form.params if p.type == t.name and not p.events)
-                # a tile only this form takes is declared like the destination (cases.cpp.j2)
-                own = str(holder.operand) not in type_names
-                out.append(type_names[self.form.op.domain if own else str(holder.operand)])
+                # a tile only this form takes: its own declaration where the test has one (a
+                # compile case's `<name>_f<k>`), else declared like the destination (cases.cpp.j2)
+                name = str(holder.operand)
+                own = type_names.get(f"{name}_f{self.form.index}")
+                out.append(own or type_names.get(name) or type_names[self.form.op.domain])
         return out
 
     def value_tile(self, tiles: list[Any]) -> Any:

@@ -183,8 +183,11 @@ class Generate(OpKind):
                 continue
             if t.name in main:
                 out.append(main[t.name])
-            else:  # a tile only this form takes is declared like the destination (cases.cpp.j2)
-                out.append(type_names.get(holders[t.name], type_names[form.op.domain]))
+            else:  # a tile only this form takes: its own declaration (a compile case's `tmp_f1`),
+                # else declared like the destination (cases.cpp.j2)
+                name = holders[t.name]
+                own = type_names.get(f"{name}_f{form.index}")
+                out.append(own or type_names.get(name, type_names[form.op.domain]))
         return out
 
     def tile_shape(

@@ -38,6 +38,7 @@ from .dtype_tuples import DTypeTuplesRule
 from .location_pairs import LOCATION_PAIRS_KINDS
 from .locations import LOCATION_KINDS
 from .same_bytes import SameBytesRule
+from .scratch_bytes import ScratchBytesRule
 from .shape_relation import ShapeRelationRule
 from .store_pairs import STORE_PAIRS_KINDS
 from .template_value import TemplateValueRule
@@ -70,6 +71,8 @@ RULE_KINDS: tuple[type[RuleBase], ...] = (
     TemplateValueRule,
     BroadcastRoleRule,
     ColumnOperandRule,
+    TemplateValueRule,
+    ScratchBytesRule,
 )
 
 # The spec's `constraints` items: one of the registry's classes, chosen by `kind`.

@@ -49,7 +49,7 @@ class Broken:
     scalar_types: dict[str, str] = field(default_factory=dict)  # scalar operand -> C++ value spelling
     changed: str | None = None  # operand whose type changed (tiles bound to its template type follow)
     global_layouts: dict[str, str] = field(default_factory=dict)  # GlobalTensor operand -> its layout
-    template_values: dict[str, str] = field(default_factory=dict)  # value template parameter -> its value
+    values: dict[str, str] = field(default_factory=dict)  # value template parameter -> what the call passes
 
 
 @dataclass(frozen=True)
@@ -71,6 +71,7 @@ class TypeList:
     names: list[str | None]  # each one's name in the dtype vocabulary (None: unknown)
     named: list[str] | None  # the operands it is given for (None: the data tiles)
     note: str | None = None  # the parenthetical after it
+    forms: list[int] | None = None  # the declarations it is checked on (None: all)
 
 
 class PageContext:
@@ -84,6 +85,7 @@ class PageContext:
         distinct_types: bool,
         type_lists: list[TypeList] | tuple[TypeList, ...] = (),
         unplaced: list[str] | None = None,
+        form_tiles: dict[int, list[str]] | None = None,
     ):
         self.lines = lines
         self.profiles = profiles
@@ -91,6 +93,22 @@ class PageContext:
         self.distinct_types = distinct_types  # the operands have template types of their own
         self.type_lists = list(type_lists)
         self.unplaced = unplaced if unplaced is not None else []  # facts of the page no rule can place
+        self.form_tiles = form_tiles or {}  # the data tiles each further declaration passes
+
+    def for_forms(self, forms: list[int]) -> PageContext:
+        """The page as a line limited to `forms` sees it: their tiles are its data tiles."""
+        tiles = list(dict.fromkeys(n for k in forms for n in self.form_tiles.get(k, self.data)))
+        if not self.form_tiles or not tiles:
+            return self
+        return PageContext(
+            self.lines,
+            self.profiles,
+            tiles,
+            self.distinct_types,
+            self.type_lists,
+            self.unplaced,
+            self.form_tiles,
+        )
 
     def scope(self, line: PageLine) -> dict[str, Any]:
         return {"profiles": [line.group]} if line.group in self.profiles else {}
@@ -194,9 +212,19 @@ class RuleBase(Strict):
         return list(getattr(self, "operands", []))
 
     # ----------------------------------------------------------------- spec checks
+    def checked_operands(self, spec: OpSpec) -> dict[str, Any]:
+        """The operands of the declarations the rule checks, by name: the main declaration's, and
+        those a declaration it is limited to (`forms`) takes on its own (TCONCAT's index tiles)."""
+        operands = {o.name: o for o in spec.operands}
+        overloads = spec.intrinsic.overloads if spec.intrinsic is not None else []
+        for k in self.forms or []:
+            if 0 < k <= len(overloads):
+                operands.update({o.name: o for o in overloads[k - 1].operands if o.name not in operands})
+        return operands
+
     def check(self, spec: OpSpec, targets: Targets) -> Iterator[Problem]:
         """Problems of this rule within its op (the shape of the rule itself is a validator)."""
-        operands = {o.name: o for o in spec.operands}
+        operands = self.checked_operands(spec)
         for j, name in enumerate(self.rule_operands):
             bound = operands.get(name)
             ok = bound is not None and (
@@ -273,7 +301,9 @@ class RuleBase(Strict):
         out = []
         for line in page.lines:
             text, forms = split_forms(line.text)
-            found = cls.recognise(PageLine(line.group, text), page)
+            found = cls.recognise(
+                PageLine(line.group, text), page if forms is None else page.for_forms(forms)
+            )
             if found is not None:
                 limited = {"forms": forms} if forms is not None else {}
                 out.append({"kind": cls.model_fields["kind"].default, **page.scope(line), **found, **limited})

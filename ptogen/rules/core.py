@@ -153,8 +153,20 @@ class DTypeRule(RuleBase):
             rule["dtypes"] = known
             if t.note:
                 rule["note"] = t.note
+            if t.forms is not None:
+                rule["forms"] = t.forms
             out.append(rule)
         return out
+
+    def legalise(self, tiles: dict[str, TileDecl]) -> dict[str, TileDecl]:
+        # A list limited to some declarations (TGATHER's comparison form: an `int32_t` dst) may
+        # exclude the main form's types, which the plan's tiles for that form start from.
+        if self.forms is None:
+            return tiles
+        return {
+            n: replace(t, dtype=self.dtypes[0]) if n in self.operands and t.dtype not in self.dtypes else t
+            for n, t in tiles.items()
+        }
 
     def break_static(self, bx: BreakContext, tiles: dict[str, TileDecl]) -> Broken:
         # int32_t first: the classic illegal use of a float-only op (TLRELU on int32_t under A5).
@@ -297,8 +309,14 @@ class SameDTypeRule(RuleBase):
         yield from super().check(spec, targets)
         intr = spec.intrinsic
         if intr is not None:
-            types = [p.type or p.value_type or p.dtype_of for p in intr.params if p.operand in self.operands]
-            if len(set(types)) < 2:
+            # In each declaration it checks, the operands' parameters (of that declaration's scope).
+            decls = [intr.params] + [o.params for o in intr.overloads]
+            forms = self.forms if self.forms is not None else [0]
+            scopes = [decls[k] for k in forms if k < len(decls)]
+            if all(
+                len({p.type or p.value_type or p.dtype_of for p in params if p.operand in self.operands}) < 2
+                for params in scopes
+            ):
                 yield ("operands",), "operands share one template parameter, so the rule can never fail"
 
     def condition(self, op: OpView, rv: RuleView) -> str:
@@ -323,7 +341,7 @@ class SameDTypeRule(RuleBase):
 
     def break_static(self, bx: BreakContext, tiles: dict[str, TileDecl]) -> Broken:
         second = self.operands[1]
-        if bx.op.spec.operand(second).kind == "scalar":
+        if next(o.kind for o in bx.op.spec.every_operand if o.name == second) == "scalar":
             # The kernel passes a scalar of another type than the tile's.
             first = tiles[self.operands[0]].dtype
             return Broken(

@@ -1,5 +1,6 @@
-"""`shape_relation`: static equalities between operands' template shapes (`Rows`, `Cols`), e.g. a
-matrix product's `a.Cols == b.Rows`. Checked by `static_assert` on the tiles' types."""
+"""`shape_relation`: static relations between operands' template shapes (`Rows`, `Cols`): equalities
+such as a matrix product's `a.Cols == b.Rows`, and bounds such as TFILLPAD_EXPAND's
+`dst.Rows >= src.Rows`. Checked by `static_assert` on the tiles' types."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     from ..rule_api import TileDecl
 
 # `a.Cols == b.Rows`: an operand's template extent equal to another's, or to a count (`bias.Rows == 1`).
-_RELATION = r"([a-z][a-z0-9_]*)\.(Rows|Cols) == (?:([a-z][a-z0-9_]*)\.(Rows|Cols)|([1-9][0-9]{0,4}))"
+_RELATION = r"([a-z][a-z0-9_]*)\.(Rows|Cols) (==|>=|<=) (?:([a-z][a-z0-9_]*)\.(Rows|Cols)|([1-9][0-9]{0,4}))"
 Relation = Annotated[str, Field(pattern=rf"^{_RELATION}$")]
 
 # Boxed (cube) tiles grow by whole boxes: a broken shape adds this many rows or columns.
@@ -29,13 +30,20 @@ def _split(relation: str) -> tuple[str, str, str, str]:
     """(operand, extent, other operand, its extent); a count is ("", count)."""
     m = re.fullmatch(_RELATION, relation)
     assert m is not None  # the field's pattern
-    if m.group(5) is not None:
-        return m.group(1), m.group(2), "", m.group(5)
-    return m.group(1), m.group(2), m.group(3), m.group(4)
+    if m.group(6) is not None:
+        return m.group(1), m.group(2), "", m.group(6)
+    return m.group(1), m.group(2), m.group(4), m.group(5)
+
+
+def _comparison(relation: str) -> str:
+    m = re.fullmatch(_RELATION, relation)
+    assert m is not None  # the field's pattern
+    return m.group(3)
 
 
 class ShapeRelationRule(RuleBase):
-    """Each relation states that one operand's template `Rows` or `Cols` equals another's."""
+    """Each relation states that one operand's template `Rows` or `Cols` equals another's (or a
+    count), or is at least (`>=`) or at most (`<=`) it."""
 
     kind: Literal["shape_relation"] = "shape_relation"
     relations: list[Relation] = Field(min_length=1, description="e.g. `a.Cols == b.Rows`")
@@ -54,7 +62,7 @@ class ShapeRelationRule(RuleBase):
         parts = []
         for r in self.relations:
             a, ea, b, eb = _split(r)
-            parts.append(f"{types[a]}::{ea} == " + (f"{types[b]}::{eb}" if b else eb))
+            parts.append(f"{types[a]}::{ea} {_comparison(r)} " + (f"{types[b]}::{eb}" if b else eb))
         return "(" + conj(parts) + ")"
 
     def text(self, op: OpView) -> str:
@@ -77,6 +85,8 @@ class ShapeRelationRule(RuleBase):
         return out
 
     def break_static(self, bx: BreakContext, tiles: dict[str, TileDecl]) -> Broken:
+        if _comparison(self.relations[0]) != "==":
+            return self._break_bound(tiles)
         # Grow one side of the first relation by a box, picking a side no other relation names, so
         # that only this relation (of this rule) fails.
         sides = [(a, ea) for r in self.relations for a, ea, _, _ in [_split(r)]]
@@ -88,3 +98,25 @@ class ShapeRelationRule(RuleBase):
         t = tiles[name]
         grown = replace(t, rows=t.rows + _STEP) if extent == "Rows" else replace(t, cols=t.cols + _STEP)
         return Broken({**tiles, name: grown}, changed=name)
+
+    def _break_bound(self, tiles: dict[str, TileDecl]) -> Broken:
+        # A bound fails when its smaller side ends a box beyond the larger one: `a >= b` grows `b`
+        # past `a` (or shrinks `a` below a count), `a <= b` grows `a` past `b` (or past a count).
+        a, ea, b, eb = _split(self.relations[0])
+
+        def extent(name: str, which: str) -> int:
+            return tiles[name].rows if which == "Rows" else tiles[name].cols
+
+        def resized(name: str, which: str, size: int) -> Broken:
+            t = tiles[name]
+            if which == "Rows":
+                fit = replace(t, rows=size, valid_rows=min(t.valid_rows, size))
+            else:
+                fit = replace(t, cols=size, valid_cols=min(t.valid_cols, size))
+            return Broken({**tiles, name: fit}, changed=name)
+
+        if _comparison(self.relations[0]) == ">=":
+            if b:
+                return resized(b, eb, extent(a, ea) + _STEP)
+            return resized(a, ea, max(1, int(eb) - 1))
+        return resized(a, ea, (extent(b, eb) if b else int(eb)) + _STEP)

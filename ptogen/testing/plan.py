@@ -536,7 +536,7 @@ def _plan_compile(project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> Non
                 tiles = {t.name: t for t in legal.tiles}
             broken = _break(project, op, rv, tiles, p.name)
             scalars = {**_scalar_default(op, broken.tiles), **broken.scalar_types}
-            values = {**variant, **broken.template_values}
+            values = {**variant, **broken.values}  # a rule on a template value passes one outside it
             call = make_call(op, broken.tiles, values, scalars, with_tmp=broken.with_tmp)
             path = f"fail_{p.name.lower()}_{rv.id}"
             tests.compile.append(
@@ -578,21 +578,38 @@ def _plan_form_rules(
             if form.test.own_tiles and op.domain not in tiles:
                 continue
             tiles |= {n: replace(tiles[op.domain], name=n) for n in form.test.own_tiles if n not in tiles}
+            # A rule names the form's own tiles by operand (`src0_idx`), the kernel as `src0_idx_f<k>`.
+            k = form.index
+            own = {n[: -len(f"_f{k}")]: n for n in form.test.own_tiles}
+            named = {n: o for o, n in own.items()}
+            by_operand = {named.get(name, name): t for name, t in tiles.items()}
             for rv in mine:
-                tiles = rv.rule.legalise(tiles)
+                by_operand = rv.rule.legalise(by_operand)
+            tiles = {own.get(name, name): t for name, t in by_operand.items()}
 
             def call_form(
-                tiles: dict[str, TileDecl], form: FormViewAPI = form, mine: list[RuleViewAPI] = mine
+                tiles: dict[str, TileDecl],
+                form: FormViewAPI = form,
+                mine: list[RuleViewAPI] = mine,
+                values: dict[str, str] | None = None,
             ) -> tuple[Call, list[GlobalDecl]]:
                 main = make_call(op, tiles, dict(op.default_values), _scalar_default(op, tiles))
                 dtypes = {n: d for rv in mine for n, d in rv.rule.global_dtypes(tiles).items()}
                 glob = global_decls(op, tiles, dtypes=dtypes)
                 names = {t.name: t.type_name for t in tiles.values()} | {g.name: g.type_name for g in glob}
                 targs = form.test.template_args(main.template_args, names, main.args)
+                # A rule on a template value breaks by passing another one (Broken.values).
+                spelled = [t.name for t in form.template if t.kind != "pack"]
+                for name, value in (values or {}).items():
+                    if name in spelled and spelled.index(name) < len(targs):
+                        targs[spelled.index(name)] = value
                 return Call(targs, form.test.call_args(main.args)), glob
 
             call, glob = call_form(tiles)
-            low, k = p.name.lower(), form.index
+            low = p.name.lower()
+            # The form's own context operands (TMRGSORT's executed counts), declared by the kernel.
+            contexts = {o.name for o in form.own if o.kind == "context"}
+            structs = [(str(q.type), f"{q.operand}_f{k}") for q in form.params if q.operand in contexts]
             tests.compile.append(
                 CompileCase.legal(
                     f"legal_{low}_f{k}",
@@ -601,11 +618,13 @@ def _plan_form_rules(
                     call,
                     globals=glob,
                     of=f" of declaration {k}",
+                    contexts=structs,
                 )
             )
             for rv in mine:
-                broken = rv.rule.break_static(BreakContext(project, op, rv, p.name), dict(tiles))
-                call, glob = call_form(broken.tiles)
+                broken = rv.rule.break_static(BreakContext(project, op, rv, p.name), dict(by_operand))
+                broken.tiles = {own.get(name, name): t for name, t in broken.tiles.items()}
+                call, glob = call_form(broken.tiles, values=broken.values)
                 tests.compile.append(
                     CompileCase.breaking(
                         f"fail_{low}_{rv.id}_f{k}",
@@ -615,6 +634,7 @@ def _plan_form_rules(
                         call,
                         globals=glob,
                         on=f" on declaration {k}",
+                        contexts=structs,
                     )
                 )
 

@@ -162,3 +162,34 @@ void fail_cpu_06_same_dtype() {
     // expected-note@+1 {{requested here}}
     profiled::TCI<profile_cpu, Tile_dst, decltype(int64_t{}), 0>(dst, int64_t{});
 }
+
+// legal twin of declaration 1: every rule of the profile holds
+void legal_a2a3_f1() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_tmp_f1 = Tile<TileType::Vec, float, 1, 1792, BLayout::RowMajor, 1, 1792>;
+    Tile_tmp_f1 tmp_f1;
+    profiled::TCI<profile_a2a3, Tile_dst, Tile_tmp_f1, decltype(Tile_dst::DType{}), 0>(dst, Tile_dst::DType{}, tmp_f1);
+}
+
+// breaks rule 07_dtype (dtype) of the A2A3 profile on declaration 1
+// expected-error@*:* {{TCI [A2A3]: DType must be one of: float, int32_t, uint32_t}}
+void fail_a2a3_07_dtype_f1() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_tmp_f1 = Tile<TileType::Vec, int16_t, 1, 1792, BLayout::RowMajor, 1, 1792>;
+    Tile_tmp_f1 tmp_f1;
+    // expected-note@+1 {{requested here}}
+    profiled::TCI<profile_a2a3, Tile_dst, Tile_tmp_f1, decltype(Tile_dst::DType{}), 0>(dst, Tile_dst::DType{}, tmp_f1);
+}
+
+// breaks rule 08_scratch_bytes (scratch_bytes) of the A2A3 profile on declaration 1
+// expected-error@*:* {{TCI [A2A3]: scratch size: tmp must span at least 768 bytes with 4-byte dst elements or 1792 bytes with 2-byte dst elements}}
+void fail_a2a3_08_scratch_bytes_f1() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_tmp_f1 = Tile<TileType::Vec, float, 1, 8, BLayout::RowMajor, 1, 1>;
+    Tile_tmp_f1 tmp_f1;
+    // expected-note@+1 {{requested here}}
+    profiled::TCI<profile_a2a3, Tile_dst, Tile_tmp_f1, decltype(Tile_dst::DType{}), 0>(dst, Tile_dst::DType{}, tmp_f1);
+}

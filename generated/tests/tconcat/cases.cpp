@@ -94,17 +94,7 @@ void case_0([[maybe_unused]] Prof profile) {
         load("c0_dst.bin", dst.data(), 1024);
         Tile_dst src0_idx_f1;
         Tile_dst src1_idx_f1;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TCONCAT<profile_a2a3>(dst, src0, src1, src0_idx_f1, src1_idx_f1);
-            break;
-        case Prof::A5:
-            profiled::TCONCAT<profile_a5>(dst, src0, src1, src0_idx_f1, src1_idx_f1);
-            break;
-        case Prof::CPU:
-            profiled::TCONCAT<profile_cpu>(dst, src0, src1, src0_idx_f1, src1_idx_f1);
-            break;
-        }
+        profiled::TCONCAT<profile_cpu>(dst, src0, src1, src0_idx_f1, src1_idx_f1);
         store("c0_dst.f1.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -116,17 +106,7 @@ void case_0([[maybe_unused]] Prof profile) {
         Tile_dst dst_idx_f2;
         Tile_dst src0_idx_f2;
         Tile_dst src1_idx_f2;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TCONCAT<profile_a2a3>(dst, src0, src1, dst_idx_f2, src0_idx_f2, src1_idx_f2);
-            break;
-        case Prof::A5:
-            profiled::TCONCAT<profile_a5>(dst, src0, src1, dst_idx_f2, src0_idx_f2, src1_idx_f2);
-            break;
-        case Prof::CPU:
-            profiled::TCONCAT<profile_cpu>(dst, src0, src1, dst_idx_f2, src0_idx_f2, src1_idx_f2);
-            break;
-        }
+        profiled::TCONCAT<profile_cpu>(dst, src0, src1, dst_idx_f2, src0_idx_f2, src1_idx_f2);
         store("c0_dst.f2.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -221,17 +201,7 @@ void case_3([[maybe_unused]] Prof profile) {
         load("c3_dst.bin", dst.data(), 1024);
         Tile_dst src0_idx_f1;
         Tile_dst src1_idx_f1;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TCONCAT<profile_a2a3>(dst, src0, src1, src0_idx_f1, src1_idx_f1);
-            break;
-        case Prof::A5:
-            profiled::TCONCAT<profile_a5>(dst, src0, src1, src0_idx_f1, src1_idx_f1);
-            break;
-        case Prof::CPU:
-            profiled::TCONCAT<profile_cpu>(dst, src0, src1, src0_idx_f1, src1_idx_f1);
-            break;
-        }
+        profiled::TCONCAT<profile_cpu>(dst, src0, src1, src0_idx_f1, src1_idx_f1);
         store("c3_dst.f1.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -243,17 +213,7 @@ void case_3([[maybe_unused]] Prof profile) {
         Tile_dst dst_idx_f2;
         Tile_dst src0_idx_f2;
         Tile_dst src1_idx_f2;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TCONCAT<profile_a2a3>(dst, src0, src1, dst_idx_f2, src0_idx_f2, src1_idx_f2);
-            break;
-        case Prof::A5:
-            profiled::TCONCAT<profile_a5>(dst, src0, src1, dst_idx_f2, src0_idx_f2, src1_idx_f2);
-            break;
-        case Prof::CPU:
-            profiled::TCONCAT<profile_cpu>(dst, src0, src1, dst_idx_f2, src0_idx_f2, src1_idx_f2);
-            break;
-        }
+        profiled::TCONCAT<profile_cpu>(dst, src0, src1, dst_idx_f2, src0_idx_f2, src1_idx_f2);
         store("c3_dst.f2.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -348,17 +308,7 @@ void case_6([[maybe_unused]] Prof profile) {
         load("c6_dst.bin", dst.data(), 1024);
         Tile_dst src0_idx_f1;
         Tile_dst src1_idx_f1;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TCONCAT<profile_a2a3>(dst, src0, src1, src0_idx_f1, src1_idx_f1);
-            break;
-        case Prof::A5:
-            profiled::TCONCAT<profile_a5>(dst, src0, src1, src0_idx_f1, src1_idx_f1);
-            break;
-        case Prof::CPU:
-            profiled::TCONCAT<profile_cpu>(dst, src0, src1, src0_idx_f1, src1_idx_f1);
-            break;
-        }
+        profiled::TCONCAT<profile_cpu>(dst, src0, src1, src0_idx_f1, src1_idx_f1);
         store("c6_dst.f1.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -370,17 +320,7 @@ void case_6([[maybe_unused]] Prof profile) {
         Tile_dst dst_idx_f2;
         Tile_dst src0_idx_f2;
         Tile_dst src1_idx_f2;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TCONCAT<profile_a2a3>(dst, src0, src1, dst_idx_f2, src0_idx_f2, src1_idx_f2);
-            break;
-        case Prof::A5:
-            profiled::TCONCAT<profile_a5>(dst, src0, src1, dst_idx_f2, src0_idx_f2, src1_idx_f2);
-            break;
-        case Prof::CPU:
-            profiled::TCONCAT<profile_cpu>(dst, src0, src1, dst_idx_f2, src0_idx_f2, src1_idx_f2);
-            break;
-        }
+        profiled::TCONCAT<profile_cpu>(dst, src0, src1, dst_idx_f2, src0_idx_f2, src1_idx_f2);
         store("c6_dst.f2.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -475,17 +415,7 @@ void case_9([[maybe_unused]] Prof profile) {
         load("c9_dst.bin", dst.data(), 1024);
         Tile_dst src0_idx_f1;
         Tile_dst src1_idx_f1;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TCONCAT<profile_a2a3>(dst, src0, src1, src0_idx_f1, src1_idx_f1);
-            break;
-        case Prof::A5:
-            profiled::TCONCAT<profile_a5>(dst, src0, src1, src0_idx_f1, src1_idx_f1);
-            break;
-        case Prof::CPU:
-            profiled::TCONCAT<profile_cpu>(dst, src0, src1, src0_idx_f1, src1_idx_f1);
-            break;
-        }
+        profiled::TCONCAT<profile_cpu>(dst, src0, src1, src0_idx_f1, src1_idx_f1);
         store("c9_dst.f1.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -497,17 +427,7 @@ void case_9([[maybe_unused]] Prof profile) {
         Tile_dst dst_idx_f2;
         Tile_dst src0_idx_f2;
         Tile_dst src1_idx_f2;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TCONCAT<profile_a2a3>(dst, src0, src1, dst_idx_f2, src0_idx_f2, src1_idx_f2);
-            break;
-        case Prof::A5:
-            profiled::TCONCAT<profile_a5>(dst, src0, src1, dst_idx_f2, src0_idx_f2, src1_idx_f2);
-            break;
-        case Prof::CPU:
-            profiled::TCONCAT<profile_cpu>(dst, src0, src1, dst_idx_f2, src0_idx_f2, src1_idx_f2);
-            break;
-        }
+        profiled::TCONCAT<profile_cpu>(dst, src0, src1, dst_idx_f2, src0_idx_f2, src1_idx_f2);
         store("c9_dst.f2.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -602,17 +522,7 @@ void case_12([[maybe_unused]] Prof profile) {
         load("c12_dst.bin", dst.data(), 1024);
         Tile_dst src0_idx_f1;
         Tile_dst src1_idx_f1;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TCONCAT<profile_a2a3>(dst, src0, src1, src0_idx_f1, src1_idx_f1);
-            break;
-        case Prof::A5:
-            profiled::TCONCAT<profile_a5>(dst, src0, src1, src0_idx_f1, src1_idx_f1);
-            break;
-        case Prof::CPU:
-            profiled::TCONCAT<profile_cpu>(dst, src0, src1, src0_idx_f1, src1_idx_f1);
-            break;
-        }
+        profiled::TCONCAT<profile_cpu>(dst, src0, src1, src0_idx_f1, src1_idx_f1);
         store("c12_dst.f1.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -624,17 +534,7 @@ void case_12([[maybe_unused]] Prof profile) {
         Tile_dst dst_idx_f2;
         Tile_dst src0_idx_f2;
         Tile_dst src1_idx_f2;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TCONCAT<profile_a2a3>(dst, src0, src1, dst_idx_f2, src0_idx_f2, src1_idx_f2);
-            break;
-        case Prof::A5:
-            profiled::TCONCAT<profile_a5>(dst, src0, src1, dst_idx_f2, src0_idx_f2, src1_idx_f2);
-            break;
-        case Prof::CPU:
-            profiled::TCONCAT<profile_cpu>(dst, src0, src1, dst_idx_f2, src0_idx_f2, src1_idx_f2);
-            break;
-        }
+        profiled::TCONCAT<profile_cpu>(dst, src0, src1, dst_idx_f2, src0_idx_f2, src1_idx_f2);
         store("c12_dst.f2.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -729,17 +629,7 @@ void case_15([[maybe_unused]] Prof profile) {
         load("c15_dst.bin", dst.data(), 1024);
         Tile_dst src0_idx_f1;
         Tile_dst src1_idx_f1;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TCONCAT<profile_a2a3>(dst, src0, src1, src0_idx_f1, src1_idx_f1);
-            break;
-        case Prof::A5:
-            profiled::TCONCAT<profile_a5>(dst, src0, src1, src0_idx_f1, src1_idx_f1);
-            break;
-        case Prof::CPU:
-            profiled::TCONCAT<profile_cpu>(dst, src0, src1, src0_idx_f1, src1_idx_f1);
-            break;
-        }
+        profiled::TCONCAT<profile_cpu>(dst, src0, src1, src0_idx_f1, src1_idx_f1);
         store("c15_dst.f1.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -751,17 +641,7 @@ void case_15([[maybe_unused]] Prof profile) {
         Tile_dst dst_idx_f2;
         Tile_dst src0_idx_f2;
         Tile_dst src1_idx_f2;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TCONCAT<profile_a2a3>(dst, src0, src1, dst_idx_f2, src0_idx_f2, src1_idx_f2);
-            break;
-        case Prof::A5:
-            profiled::TCONCAT<profile_a5>(dst, src0, src1, dst_idx_f2, src0_idx_f2, src1_idx_f2);
-            break;
-        case Prof::CPU:
-            profiled::TCONCAT<profile_cpu>(dst, src0, src1, dst_idx_f2, src0_idx_f2, src1_idx_f2);
-            break;
-        }
+        profiled::TCONCAT<profile_cpu>(dst, src0, src1, dst_idx_f2, src0_idx_f2, src1_idx_f2);
         store("c15_dst.f2.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -856,17 +736,7 @@ void case_18([[maybe_unused]] Prof profile) {
         load("c18_dst.bin", dst.data(), 1024);
         Tile_dst src0_idx_f1;
         Tile_dst src1_idx_f1;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TCONCAT<profile_a2a3>(dst, src0, src1, src0_idx_f1, src1_idx_f1);
-            break;
-        case Prof::A5:
-            profiled::TCONCAT<profile_a5>(dst, src0, src1, src0_idx_f1, src1_idx_f1);
-            break;
-        case Prof::CPU:
-            profiled::TCONCAT<profile_cpu>(dst, src0, src1, src0_idx_f1, src1_idx_f1);
-            break;
-        }
+        profiled::TCONCAT<profile_cpu>(dst, src0, src1, src0_idx_f1, src1_idx_f1);
         store("c18_dst.f1.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -878,17 +748,7 @@ void case_18([[maybe_unused]] Prof profile) {
         Tile_dst dst_idx_f2;
         Tile_dst src0_idx_f2;
         Tile_dst src1_idx_f2;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TCONCAT<profile_a2a3>(dst, src0, src1, dst_idx_f2, src0_idx_f2, src1_idx_f2);
-            break;
-        case Prof::A5:
-            profiled::TCONCAT<profile_a5>(dst, src0, src1, dst_idx_f2, src0_idx_f2, src1_idx_f2);
-            break;
-        case Prof::CPU:
-            profiled::TCONCAT<profile_cpu>(dst, src0, src1, dst_idx_f2, src0_idx_f2, src1_idx_f2);
-            break;
-        }
+        profiled::TCONCAT<profile_cpu>(dst, src0, src1, dst_idx_f2, src0_idx_f2, src1_idx_f2);
         store("c18_dst.f2.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -983,17 +843,7 @@ void case_21([[maybe_unused]] Prof profile) {
         load("c21_dst.bin", dst.data(), 1024);
         Tile_dst src0_idx_f1;
         Tile_dst src1_idx_f1;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TCONCAT<profile_a2a3>(dst, src0, src1, src0_idx_f1, src1_idx_f1);
-            break;
-        case Prof::A5:
-            profiled::TCONCAT<profile_a5>(dst, src0, src1, src0_idx_f1, src1_idx_f1);
-            break;
-        case Prof::CPU:
-            profiled::TCONCAT<profile_cpu>(dst, src0, src1, src0_idx_f1, src1_idx_f1);
-            break;
-        }
+        profiled::TCONCAT<profile_cpu>(dst, src0, src1, src0_idx_f1, src1_idx_f1);
         store("c21_dst.f1.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -1005,17 +855,7 @@ void case_21([[maybe_unused]] Prof profile) {
         Tile_dst dst_idx_f2;
         Tile_dst src0_idx_f2;
         Tile_dst src1_idx_f2;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TCONCAT<profile_a2a3>(dst, src0, src1, dst_idx_f2, src0_idx_f2, src1_idx_f2);
-            break;
-        case Prof::A5:
-            profiled::TCONCAT<profile_a5>(dst, src0, src1, dst_idx_f2, src0_idx_f2, src1_idx_f2);
-            break;
-        case Prof::CPU:
-            profiled::TCONCAT<profile_cpu>(dst, src0, src1, dst_idx_f2, src0_idx_f2, src1_idx_f2);
-            break;
-        }
+        profiled::TCONCAT<profile_cpu>(dst, src0, src1, dst_idx_f2, src0_idx_f2, src1_idx_f2);
         store("c21_dst.f2.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -1110,17 +950,7 @@ void case_24([[maybe_unused]] Prof profile) {
         load("c24_dst.bin", dst.data(), 1024);
         Tile_dst src0_idx_f1;
         Tile_dst src1_idx_f1;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TCONCAT<profile_a2a3>(dst, src0, src1, src0_idx_f1, src1_idx_f1);
-            break;
-        case Prof::A5:
-            profiled::TCONCAT<profile_a5>(dst, src0, src1, src0_idx_f1, src1_idx_f1);
-            break;
-        case Prof::CPU:
-            profiled::TCONCAT<profile_cpu>(dst, src0, src1, src0_idx_f1, src1_idx_f1);
-            break;
-        }
+        profiled::TCONCAT<profile_cpu>(dst, src0, src1, src0_idx_f1, src1_idx_f1);
         store("c24_dst.f1.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -1132,17 +962,7 @@ void case_24([[maybe_unused]] Prof profile) {
         Tile_dst dst_idx_f2;
         Tile_dst src0_idx_f2;
         Tile_dst src1_idx_f2;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TCONCAT<profile_a2a3>(dst, src0, src1, dst_idx_f2, src0_idx_f2, src1_idx_f2);
-            break;
-        case Prof::A5:
-            profiled::TCONCAT<profile_a5>(dst, src0, src1, dst_idx_f2, src0_idx_f2, src1_idx_f2);
-            break;
-        case Prof::CPU:
-            profiled::TCONCAT<profile_cpu>(dst, src0, src1, dst_idx_f2, src0_idx_f2, src1_idx_f2);
-            break;
-        }
+        profiled::TCONCAT<profile_cpu>(dst, src0, src1, dst_idx_f2, src0_idx_f2, src1_idx_f2);
         store("c24_dst.f2.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with

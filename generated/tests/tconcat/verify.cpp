@@ -195,3 +195,249 @@ void fail_cpu_05_row_major() {
     // expected-note@+1 {{requested here}}
     profiled::TCONCAT<profile_cpu>(dst, src0, src1);
 }
+
+// legal twin of declaration 1: every rule of the profile holds
+void legal_a2a3_f1() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    using Tile_src0_idx_f1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0_idx_f1 src0_idx_f1;
+    using Tile_src1_idx_f1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src1_idx_f1 src1_idx_f1;
+    profiled::TCONCAT<profile_a2a3>(dst, src0, src1, src0_idx_f1, src1_idx_f1);
+}
+
+// breaks rule 06_dtype (dtype) of the A2A3 profile on declaration 1
+// expected-error@*:* {{TCONCAT [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t}}
+void fail_a2a3_06_dtype_f1() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    using Tile_src0_idx_f1 = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0_idx_f1 src0_idx_f1;
+    using Tile_src1_idx_f1 = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src1_idx_f1 src1_idx_f1;
+    // expected-note@+1 {{requested here}}
+    profiled::TCONCAT<profile_a2a3>(dst, src0, src1, src0_idx_f1, src1_idx_f1);
+}
+
+// breaks rule 08_same_dtype (same_dtype) of the A2A3 profile on declaration 1
+// expected-error@*:* {{TCONCAT [A2A3]: src0_idx and src1_idx must have the same DType}}
+void fail_a2a3_08_same_dtype_f1() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    using Tile_src0_idx_f1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0_idx_f1 src0_idx_f1;
+    using Tile_src1_idx_f1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src1_idx_f1 src1_idx_f1;
+    // expected-note@+1 {{requested here}}
+    profiled::TCONCAT<profile_a2a3>(dst, src0, src1, src0_idx_f1, src1_idx_f1);
+}
+
+// legal twin of declaration 2: every rule of the profile holds
+void legal_a2a3_f2() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    using Tile_dst_idx_f2 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst_idx_f2 dst_idx_f2;
+    using Tile_src0_idx_f2 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0_idx_f2 src0_idx_f2;
+    using Tile_src1_idx_f2 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src1_idx_f2 src1_idx_f2;
+    profiled::TCONCAT<profile_a2a3>(dst, src0, src1, dst_idx_f2, src0_idx_f2, src1_idx_f2);
+}
+
+// breaks rule 08_same_dtype (same_dtype) of the A2A3 profile on declaration 2
+// expected-error@*:* {{TCONCAT [A2A3]: src0_idx and src1_idx must have the same DType}}
+void fail_a2a3_08_same_dtype_f2() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    using Tile_dst_idx_f2 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst_idx_f2 dst_idx_f2;
+    using Tile_src0_idx_f2 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0_idx_f2 src0_idx_f2;
+    using Tile_src1_idx_f2 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src1_idx_f2 src1_idx_f2;
+    // expected-note@+1 {{requested here}}
+    profiled::TCONCAT<profile_a2a3>(dst, src0, src1, dst_idx_f2, src0_idx_f2, src1_idx_f2);
+}
+
+// breaks rule 07_dtype (dtype) of the A2A3 profile on declaration 2
+// expected-error@*:* {{TCONCAT [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t}}
+void fail_a2a3_07_dtype_f2() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    using Tile_dst_idx_f2 = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst_idx_f2 dst_idx_f2;
+    using Tile_src0_idx_f2 = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0_idx_f2 src0_idx_f2;
+    using Tile_src1_idx_f2 = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src1_idx_f2 src1_idx_f2;
+    // expected-note@+1 {{requested here}}
+    profiled::TCONCAT<profile_a2a3>(dst, src0, src1, dst_idx_f2, src0_idx_f2, src1_idx_f2);
+}
+
+// breaks rule 09_same_dtype (same_dtype) of the A2A3 profile on declaration 2
+// expected-error@*:* {{TCONCAT [A2A3]: src0_idx and dst_idx must have the same DType}}
+void fail_a2a3_09_same_dtype_f2() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    using Tile_dst_idx_f2 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst_idx_f2 dst_idx_f2;
+    using Tile_src0_idx_f2 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0_idx_f2 src0_idx_f2;
+    using Tile_src1_idx_f2 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src1_idx_f2 src1_idx_f2;
+    // expected-note@+1 {{requested here}}
+    profiled::TCONCAT<profile_a2a3>(dst, src0, src1, dst_idx_f2, src0_idx_f2, src1_idx_f2);
+}
+
+// legal twin of declaration 1: every rule of the profile holds
+void legal_a5_f1() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    using Tile_src0_idx_f1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0_idx_f1 src0_idx_f1;
+    using Tile_src1_idx_f1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src1_idx_f1 src1_idx_f1;
+    profiled::TCONCAT<profile_a5>(dst, src0, src1, src0_idx_f1, src1_idx_f1);
+}
+
+// breaks rule 06_dtype (dtype) of the A5 profile on declaration 1
+// expected-error@*:* {{TCONCAT [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t}}
+void fail_a5_06_dtype_f1() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    using Tile_src0_idx_f1 = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0_idx_f1 src0_idx_f1;
+    using Tile_src1_idx_f1 = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src1_idx_f1 src1_idx_f1;
+    // expected-note@+1 {{requested here}}
+    profiled::TCONCAT<profile_a5>(dst, src0, src1, src0_idx_f1, src1_idx_f1);
+}
+
+// breaks rule 08_same_dtype (same_dtype) of the A5 profile on declaration 1
+// expected-error@*:* {{TCONCAT [A5]: src0_idx and src1_idx must have the same DType}}
+void fail_a5_08_same_dtype_f1() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    using Tile_src0_idx_f1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0_idx_f1 src0_idx_f1;
+    using Tile_src1_idx_f1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src1_idx_f1 src1_idx_f1;
+    // expected-note@+1 {{requested here}}
+    profiled::TCONCAT<profile_a5>(dst, src0, src1, src0_idx_f1, src1_idx_f1);
+}
+
+// legal twin of declaration 2: every rule of the profile holds
+void legal_a5_f2() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    using Tile_dst_idx_f2 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst_idx_f2 dst_idx_f2;
+    using Tile_src0_idx_f2 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0_idx_f2 src0_idx_f2;
+    using Tile_src1_idx_f2 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src1_idx_f2 src1_idx_f2;
+    profiled::TCONCAT<profile_a5>(dst, src0, src1, dst_idx_f2, src0_idx_f2, src1_idx_f2);
+}
+
+// breaks rule 08_same_dtype (same_dtype) of the A5 profile on declaration 2
+// expected-error@*:* {{TCONCAT [A5]: src0_idx and src1_idx must have the same DType}}
+void fail_a5_08_same_dtype_f2() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    using Tile_dst_idx_f2 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst_idx_f2 dst_idx_f2;
+    using Tile_src0_idx_f2 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0_idx_f2 src0_idx_f2;
+    using Tile_src1_idx_f2 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src1_idx_f2 src1_idx_f2;
+    // expected-note@+1 {{requested here}}
+    profiled::TCONCAT<profile_a5>(dst, src0, src1, dst_idx_f2, src0_idx_f2, src1_idx_f2);
+}
+
+// breaks rule 07_dtype (dtype) of the A5 profile on declaration 2
+// expected-error@*:* {{TCONCAT [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t}}
+void fail_a5_07_dtype_f2() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    using Tile_dst_idx_f2 = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst_idx_f2 dst_idx_f2;
+    using Tile_src0_idx_f2 = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0_idx_f2 src0_idx_f2;
+    using Tile_src1_idx_f2 = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src1_idx_f2 src1_idx_f2;
+    // expected-note@+1 {{requested here}}
+    profiled::TCONCAT<profile_a5>(dst, src0, src1, dst_idx_f2, src0_idx_f2, src1_idx_f2);
+}
+
+// breaks rule 09_same_dtype (same_dtype) of the A5 profile on declaration 2
+// expected-error@*:* {{TCONCAT [A5]: src0_idx and dst_idx must have the same DType}}
+void fail_a5_09_same_dtype_f2() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    using Tile_dst_idx_f2 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst_idx_f2 dst_idx_f2;
+    using Tile_src0_idx_f2 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0_idx_f2 src0_idx_f2;
+    using Tile_src1_idx_f2 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src1_idx_f2 src1_idx_f2;
+    // expected-note@+1 {{requested here}}
+    profiled::TCONCAT<profile_a5>(dst, src0, src1, dst_idx_f2, src0_idx_f2, src1_idx_f2);
+}

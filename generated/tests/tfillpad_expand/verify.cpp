@@ -66,6 +66,19 @@ void fail_a2a3_03_location() {
     profiled::TFILLPAD_EXPAND<profile_a2a3>(dst, src);
 }
 
+// breaks rule 04_shape_relation (shape_relation) of the A2A3 profile
+// expected-error@*:* {{TFILLPAD_EXPAND [A2A3]: template shapes must satisfy dst.Rows >= src.Rows and dst.Cols >= src.Cols}}
+void fail_a2a3_04_shape_relation() {
+    using Tile_dst =
+        Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
+    Tile_dst dst;
+    using Tile_src =
+        Tile<TileType::Vec, int8_t, 32, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
+    Tile_src src;
+    // expected-note@+1 {{requested here}}
+    profiled::TFILLPAD_EXPAND<profile_a2a3>(dst, src);
+}
+
 // breaks rule 01_dtype (dtype) of the A5 profile
 // expected-error@*:* {{TFILLPAD_EXPAND [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float}}
 void fail_a5_01_dtype() {
@@ -92,6 +105,19 @@ void fail_a5_03_location() {
     profiled::TFILLPAD_EXPAND<profile_a5>(dst, src);
 }
 
+// breaks rule 04_shape_relation (shape_relation) of the A5 profile
+// expected-error@*:* {{TFILLPAD_EXPAND [A5]: template shapes must satisfy dst.Rows >= src.Rows and dst.Cols >= src.Cols}}
+void fail_a5_04_shape_relation() {
+    using Tile_dst =
+        Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
+    Tile_dst dst;
+    using Tile_src =
+        Tile<TileType::Vec, int8_t, 32, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
+    Tile_src src;
+    // expected-note@+1 {{requested here}}
+    profiled::TFILLPAD_EXPAND<profile_a5>(dst, src);
+}
+
 // breaks rule 02_dtype (dtype) of the CPU profile
 // expected-error@*:* {{TFILLPAD_EXPAND [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float}}
 void fail_cpu_02_dtype() {
@@ -100,6 +126,19 @@ void fail_cpu_02_dtype() {
     Tile_dst dst;
     using Tile_src =
         Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
+    Tile_src src;
+    // expected-note@+1 {{requested here}}
+    profiled::TFILLPAD_EXPAND<profile_cpu>(dst, src);
+}
+
+// breaks rule 04_shape_relation (shape_relation) of the CPU profile
+// expected-error@*:* {{TFILLPAD_EXPAND [CPU]: template shapes must satisfy dst.Rows >= src.Rows and dst.Cols >= src.Cols}}
+void fail_cpu_04_shape_relation() {
+    using Tile_dst =
+        Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
+    Tile_dst dst;
+    using Tile_src =
+        Tile<TileType::Vec, int8_t, 32, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TFILLPAD_EXPAND<profile_cpu>(dst, src);

@@ -240,3 +240,380 @@ void fail_cpu_03_dtype() {
     // expected-note@+1 {{requested here}}
     profiled::TGATHER<profile_cpu>(dst, src0, src1, tmp);
 }
+
+// legal twin of declaration 1: every rule of the profile holds
+void legal_a2a3_f1() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    using Tile_k_value_f1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_k_value_f1 k_value_f1;
+    using Tile_cdst_f1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_cdst_f1 cdst_f1;
+    profiled::TGATHER<profile_a2a3, Tile_dst, Tile_src0, Tile_k_value_f1, Tile_cdst_f1, Tile_tmp, CmpMode::EQ>(
+        dst, src0, k_value_f1, cdst_f1, tmp, 0);
+}
+
+// breaks rule 07_dtype (dtype) of the A2A3 profile on declaration 1
+// expected-error@*:* {{TGATHER [A2A3]: DType must be one of: int32_t, uint32_t}}
+void fail_a2a3_07_dtype_f1() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    using Tile_k_value_f1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_k_value_f1 k_value_f1;
+    using Tile_cdst_f1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_cdst_f1 cdst_f1;
+    // expected-note@+1 {{requested here}}
+    profiled::TGATHER<profile_a2a3, Tile_dst, Tile_src0, Tile_k_value_f1, Tile_cdst_f1, Tile_tmp, CmpMode::EQ>(
+        dst, src0, k_value_f1, cdst_f1, tmp, 0);
+}
+
+// breaks rule 08_dtype (dtype) of the A2A3 profile on declaration 1
+// expected-error@*:* {{TGATHER [A2A3]: DType must be one of: float, half, int32_t}}
+void fail_a2a3_08_dtype_f1() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    using Tile_k_value_f1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_k_value_f1 k_value_f1;
+    using Tile_cdst_f1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_cdst_f1 cdst_f1;
+    // expected-note@+1 {{requested here}}
+    profiled::TGATHER<profile_a2a3, Tile_dst, Tile_src0, Tile_k_value_f1, Tile_cdst_f1, Tile_tmp, CmpMode::EQ>(
+        dst, src0, k_value_f1, cdst_f1, tmp, 0);
+}
+
+// breaks rule 09_dtype (dtype) of the A2A3 profile on declaration 1
+// expected-error@*:* {{TGATHER [A2A3]: DType must be one of: int32_t, uint32_t}}
+void fail_a2a3_09_dtype_f1() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    using Tile_k_value_f1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_k_value_f1 k_value_f1;
+    using Tile_cdst_f1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_cdst_f1 cdst_f1;
+    // expected-note@+1 {{requested here}}
+    profiled::TGATHER<profile_a2a3, Tile_dst, Tile_src0, Tile_k_value_f1, Tile_cdst_f1, Tile_tmp, CmpMode::EQ>(
+        dst, src0, k_value_f1, cdst_f1, tmp, 0);
+}
+
+// breaks rule 12_template_value (template_value) of the A2A3 profile on declaration 1
+// expected-error@*:* {{TGATHER [A2A3]: template argument cmpMode must be CmpMode::GT or CmpMode::EQ}}
+void fail_a2a3_12_template_value_f1() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    using Tile_k_value_f1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_k_value_f1 k_value_f1;
+    using Tile_cdst_f1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_cdst_f1 cdst_f1;
+    // expected-note@+1 {{requested here}}
+    profiled::TGATHER<profile_a2a3, Tile_dst, Tile_src0, Tile_k_value_f1, Tile_cdst_f1, Tile_tmp, CmpMode::NE>(
+        dst, src0, k_value_f1, cdst_f1, tmp, 0);
+}
+
+// legal twin of declaration 2: every rule of the profile holds
+void legal_a2a3_f2() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    using Tile_src_f2 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src_f2 src_f2;
+    profiled::TGATHER<profile_a2a3>(dst, src_f2);
+}
+
+// breaks rule 13_location (location) of the A2A3 profile on declaration 2
+// expected-error@*:* {{TGATHER [A2A3]: tile location must be TileType::Vec}}
+void fail_a2a3_13_location_f2() {
+    using Tile_dst = Tile<TileType::Mat, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    using Tile_src_f2 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src_f2 src_f2;
+    // expected-note@+1 {{requested here}}
+    profiled::TGATHER<profile_a2a3>(dst, src_f2);
+}
+
+// breaks rule 14_row_major (row_major) of the A2A3 profile on declaration 2
+// expected-error@*:* {{TGATHER [A2A3]: tile layout must be row-major}}
+void fail_a2a3_14_row_major_f2() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::ColMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    using Tile_src_f2 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src_f2 src_f2;
+    // expected-note@+1 {{requested here}}
+    profiled::TGATHER<profile_a2a3>(dst, src_f2);
+}
+
+// breaks rule 15_dtype (dtype) of the A2A3 profile on declaration 2
+// expected-error@*:* {{TGATHER [A2A3]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float}}
+void fail_a2a3_15_dtype_f2() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    using Tile_src_f2 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src_f2 src_f2;
+    // expected-note@+1 {{requested here}}
+    profiled::TGATHER<profile_a2a3>(dst, src_f2);
+}
+
+// legal twin of declaration 1: every rule of the profile holds
+void legal_a5_f1() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    using Tile_k_value_f1 = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_k_value_f1 k_value_f1;
+    using Tile_cdst_f1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_cdst_f1 cdst_f1;
+    profiled::TGATHER<profile_a5, Tile_dst, Tile_src0, Tile_k_value_f1, Tile_cdst_f1, Tile_tmp, CmpMode::EQ>(
+        dst, src0, k_value_f1, cdst_f1, tmp, 0);
+}
+
+// breaks rule 07_dtype (dtype) of the A5 profile on declaration 1
+// expected-error@*:* {{TGATHER [A5]: DType must be one of: int32_t, uint32_t}}
+void fail_a5_07_dtype_f1() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    using Tile_k_value_f1 = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_k_value_f1 k_value_f1;
+    using Tile_cdst_f1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_cdst_f1 cdst_f1;
+    // expected-note@+1 {{requested here}}
+    profiled::TGATHER<profile_a5, Tile_dst, Tile_src0, Tile_k_value_f1, Tile_cdst_f1, Tile_tmp, CmpMode::EQ>(
+        dst, src0, k_value_f1, cdst_f1, tmp, 0);
+}
+
+// breaks rule 10_dtype (dtype) of the A5 profile on declaration 1
+// expected-error@*:* {{TGATHER [A5]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t, half, float}}
+void fail_a5_10_dtype_f1() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    using Tile_k_value_f1 = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_k_value_f1 k_value_f1;
+    using Tile_cdst_f1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_cdst_f1 cdst_f1;
+    // expected-note@+1 {{requested here}}
+    profiled::TGATHER<profile_a5, Tile_dst, Tile_src0, Tile_k_value_f1, Tile_cdst_f1, Tile_tmp, CmpMode::EQ>(
+        dst, src0, k_value_f1, cdst_f1, tmp, 0);
+}
+
+// breaks rule 11_dtype (dtype) of the A5 profile on declaration 1
+// expected-error@*:* {{TGATHER [A5]: DType must be one of: uint16_t, uint32_t}}
+void fail_a5_11_dtype_f1() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    using Tile_k_value_f1 = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_k_value_f1 k_value_f1;
+    using Tile_cdst_f1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_cdst_f1 cdst_f1;
+    // expected-note@+1 {{requested here}}
+    profiled::TGATHER<profile_a5, Tile_dst, Tile_src0, Tile_k_value_f1, Tile_cdst_f1, Tile_tmp, CmpMode::EQ>(
+        dst, src0, k_value_f1, cdst_f1, tmp, 0);
+}
+
+// breaks rule 12_template_value (template_value) of the A5 profile on declaration 1
+// expected-error@*:* {{TGATHER [A5]: template argument cmpMode must be CmpMode::GT or CmpMode::EQ}}
+void fail_a5_12_template_value_f1() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    using Tile_k_value_f1 = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_k_value_f1 k_value_f1;
+    using Tile_cdst_f1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_cdst_f1 cdst_f1;
+    // expected-note@+1 {{requested here}}
+    profiled::TGATHER<profile_a5, Tile_dst, Tile_src0, Tile_k_value_f1, Tile_cdst_f1, Tile_tmp, CmpMode::NE>(
+        dst, src0, k_value_f1, cdst_f1, tmp, 0);
+}
+
+// legal twin of declaration 2: every rule of the profile holds
+void legal_a5_f2() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    using Tile_src_f2 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src_f2 src_f2;
+    profiled::TGATHER<profile_a5>(dst, src_f2);
+}
+
+// breaks rule 13_location (location) of the A5 profile on declaration 2
+// expected-error@*:* {{TGATHER [A5]: tile location must be TileType::Vec}}
+void fail_a5_13_location_f2() {
+    using Tile_dst = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    using Tile_src_f2 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src_f2 src_f2;
+    // expected-note@+1 {{requested here}}
+    profiled::TGATHER<profile_a5>(dst, src_f2);
+}
+
+// breaks rule 14_row_major (row_major) of the A5 profile on declaration 2
+// expected-error@*:* {{TGATHER [A5]: tile layout must be row-major}}
+void fail_a5_14_row_major_f2() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 32, BLayout::ColMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    using Tile_src_f2 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src_f2 src_f2;
+    // expected-note@+1 {{requested here}}
+    profiled::TGATHER<profile_a5>(dst, src_f2);
+}
+
+// breaks rule 16_dtype (dtype) of the A5 profile on declaration 2
+// expected-error@*:* {{TGATHER [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float}}
+void fail_a5_16_dtype_f2() {
+    using Tile_dst = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    using Tile_tmp = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    using Tile_src_f2 = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src_f2 src_f2;
+    // expected-note@+1 {{requested here}}
+    profiled::TGATHER<profile_a5>(dst, src_f2);
+}
+
+// legal twin of declaration 2: every rule of the profile holds
+void legal_cpu_f2() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    using Tile_src_f2 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src_f2 src_f2;
+    profiled::TGATHER<profile_cpu>(dst, src_f2);
+}
+
+// breaks rule 13_location (location) of the CPU profile on declaration 2
+// expected-error@*:* {{TGATHER [CPU]: tile location must be TileType::Vec}}
+void fail_cpu_13_location_f2() {
+    using Tile_dst = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    using Tile_src_f2 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src_f2 src_f2;
+    // expected-note@+1 {{requested here}}
+    profiled::TGATHER<profile_cpu>(dst, src_f2);
+}
+
+// breaks rule 14_row_major (row_major) of the CPU profile on declaration 2
+// expected-error@*:* {{TGATHER [CPU]: tile layout must be row-major}}
+void fail_cpu_14_row_major_f2() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 32, BLayout::ColMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    using Tile_src_f2 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src_f2 src_f2;
+    // expected-note@+1 {{requested here}}
+    profiled::TGATHER<profile_cpu>(dst, src_f2);
+}

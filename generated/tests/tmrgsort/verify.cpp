@@ -198,3 +198,867 @@ void fail_cpu_06_shape_relation() {
     // expected-note@+1 {{requested here}}
     profiled::TMRGSORT<profile_cpu>(dst, src, uint32_t{});
 }
+
+// legal twin of declaration 1: every rule of the profile holds
+void legal_a2a3_f1() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_tmp_f1 tmp_f1;
+    using Tile_src0_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f1 src0_f1;
+    using Tile_src1_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f1 src1_f1;
+    using Tile_src2_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src2_f1 src2_f1;
+    using Tile_src3_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src3_f1 src3_f1;
+    MrgSortExecutedNumList executed_f1;
+    profiled::TMRGSORT<profile_a2a3, Tile_dst, Tile_tmp_f1, Tile_src0_f1, Tile_src1_f1, Tile_src2_f1, Tile_src3_f1,
+                       false>(dst, executed_f1, tmp_f1, src0_f1, src1_f1, src2_f1, src3_f1);
+}
+
+// breaks rule 07_same_dtype (same_dtype) of the A2A3 profile on declaration 1
+// expected-error@*:* {{TMRGSORT [A2A3]: src0, tmp, src1, src2 and src3 must have the same DType}}
+void fail_a2a3_07_same_dtype_f1() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f1 = Tile<TileType::Vec, float, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_tmp_f1 tmp_f1;
+    using Tile_src0_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f1 src0_f1;
+    using Tile_src1_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f1 src1_f1;
+    using Tile_src2_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src2_f1 src2_f1;
+    using Tile_src3_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src3_f1 src3_f1;
+    MrgSortExecutedNumList executed_f1;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_a2a3, Tile_dst, Tile_tmp_f1, Tile_src0_f1, Tile_src1_f1, Tile_src2_f1, Tile_src3_f1,
+                       false>(dst, executed_f1, tmp_f1, src0_f1, src1_f1, src2_f1, src3_f1);
+}
+
+// breaks rule 08_row_major (row_major) of the A2A3 profile on declaration 1
+// expected-error@*:* {{TMRGSORT [A2A3]: tile layout must be row-major}}
+void fail_a2a3_08_row_major_f1() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
+    Tile_tmp_f1 tmp_f1;
+    using Tile_src0_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f1 src0_f1;
+    using Tile_src1_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f1 src1_f1;
+    using Tile_src2_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src2_f1 src2_f1;
+    using Tile_src3_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src3_f1 src3_f1;
+    MrgSortExecutedNumList executed_f1;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_a2a3, Tile_dst, Tile_tmp_f1, Tile_src0_f1, Tile_src1_f1, Tile_src2_f1, Tile_src3_f1,
+                       false>(dst, executed_f1, tmp_f1, src0_f1, src1_f1, src2_f1, src3_f1);
+}
+
+// breaks rule 09_location (location) of the A2A3 profile on declaration 1
+// expected-error@*:* {{TMRGSORT [A2A3]: tile location must be TileType::Vec}}
+void fail_a2a3_09_location_f1() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f1 = Tile<TileType::Mat, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_tmp_f1 tmp_f1;
+    using Tile_src0_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f1 src0_f1;
+    using Tile_src1_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f1 src1_f1;
+    using Tile_src2_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src2_f1 src2_f1;
+    using Tile_src3_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src3_f1 src3_f1;
+    MrgSortExecutedNumList executed_f1;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_a2a3, Tile_dst, Tile_tmp_f1, Tile_src0_f1, Tile_src1_f1, Tile_src2_f1, Tile_src3_f1,
+                       false>(dst, executed_f1, tmp_f1, src0_f1, src1_f1, src2_f1, src3_f1);
+}
+
+// breaks rule 10_shape_relation (shape_relation) of the A2A3 profile on declaration 1
+// expected-error@*:* {{TMRGSORT [A2A3]: template shapes must satisfy tmp.Rows == 1, src1.Rows == 1, src2.Rows == 1 and src3.Rows == 1}}
+void fail_a2a3_10_shape_relation_f1() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f1 = Tile<TileType::Vec, half, 17, 16, BLayout::RowMajor, 1, 16>;
+    Tile_tmp_f1 tmp_f1;
+    using Tile_src0_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f1 src0_f1;
+    using Tile_src1_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f1 src1_f1;
+    using Tile_src2_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src2_f1 src2_f1;
+    using Tile_src3_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src3_f1 src3_f1;
+    MrgSortExecutedNumList executed_f1;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_a2a3, Tile_dst, Tile_tmp_f1, Tile_src0_f1, Tile_src1_f1, Tile_src2_f1, Tile_src3_f1,
+                       false>(dst, executed_f1, tmp_f1, src0_f1, src1_f1, src2_f1, src3_f1);
+}
+
+// legal twin of declaration 2: every rule of the profile holds
+void legal_a2a3_f2() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_tmp_f2 tmp_f2;
+    using Tile_src0_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f2 src0_f2;
+    using Tile_src1_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f2 src1_f2;
+    using Tile_src2_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src2_f2 src2_f2;
+    MrgSortExecutedNumList executed_f2;
+    profiled::TMRGSORT<profile_a2a3, Tile_dst, Tile_tmp_f2, Tile_src0_f2, Tile_src1_f2, Tile_src2_f2, false>(
+        dst, executed_f2, tmp_f2, src0_f2, src1_f2, src2_f2);
+}
+
+// breaks rule 11_same_dtype (same_dtype) of the A2A3 profile on declaration 2
+// expected-error@*:* {{TMRGSORT [A2A3]: src0, tmp, src1 and src2 must have the same DType}}
+void fail_a2a3_11_same_dtype_f2() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f2 = Tile<TileType::Vec, float, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_tmp_f2 tmp_f2;
+    using Tile_src0_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f2 src0_f2;
+    using Tile_src1_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f2 src1_f2;
+    using Tile_src2_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src2_f2 src2_f2;
+    MrgSortExecutedNumList executed_f2;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_a2a3, Tile_dst, Tile_tmp_f2, Tile_src0_f2, Tile_src1_f2, Tile_src2_f2, false>(
+        dst, executed_f2, tmp_f2, src0_f2, src1_f2, src2_f2);
+}
+
+// breaks rule 12_row_major (row_major) of the A2A3 profile on declaration 2
+// expected-error@*:* {{TMRGSORT [A2A3]: tile layout must be row-major}}
+void fail_a2a3_12_row_major_f2() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
+    Tile_tmp_f2 tmp_f2;
+    using Tile_src0_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f2 src0_f2;
+    using Tile_src1_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f2 src1_f2;
+    using Tile_src2_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src2_f2 src2_f2;
+    MrgSortExecutedNumList executed_f2;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_a2a3, Tile_dst, Tile_tmp_f2, Tile_src0_f2, Tile_src1_f2, Tile_src2_f2, false>(
+        dst, executed_f2, tmp_f2, src0_f2, src1_f2, src2_f2);
+}
+
+// breaks rule 13_location (location) of the A2A3 profile on declaration 2
+// expected-error@*:* {{TMRGSORT [A2A3]: tile location must be TileType::Vec}}
+void fail_a2a3_13_location_f2() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f2 = Tile<TileType::Mat, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_tmp_f2 tmp_f2;
+    using Tile_src0_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f2 src0_f2;
+    using Tile_src1_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f2 src1_f2;
+    using Tile_src2_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src2_f2 src2_f2;
+    MrgSortExecutedNumList executed_f2;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_a2a3, Tile_dst, Tile_tmp_f2, Tile_src0_f2, Tile_src1_f2, Tile_src2_f2, false>(
+        dst, executed_f2, tmp_f2, src0_f2, src1_f2, src2_f2);
+}
+
+// breaks rule 14_shape_relation (shape_relation) of the A2A3 profile on declaration 2
+// expected-error@*:* {{TMRGSORT [A2A3]: template shapes must satisfy tmp.Rows == 1, src1.Rows == 1 and src2.Rows == 1}}
+void fail_a2a3_14_shape_relation_f2() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f2 = Tile<TileType::Vec, half, 17, 16, BLayout::RowMajor, 1, 16>;
+    Tile_tmp_f2 tmp_f2;
+    using Tile_src0_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f2 src0_f2;
+    using Tile_src1_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f2 src1_f2;
+    using Tile_src2_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src2_f2 src2_f2;
+    MrgSortExecutedNumList executed_f2;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_a2a3, Tile_dst, Tile_tmp_f2, Tile_src0_f2, Tile_src1_f2, Tile_src2_f2, false>(
+        dst, executed_f2, tmp_f2, src0_f2, src1_f2, src2_f2);
+}
+
+// legal twin of declaration 3: every rule of the profile holds
+void legal_a2a3_f3() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_tmp_f3 tmp_f3;
+    using Tile_src0_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f3 src0_f3;
+    using Tile_src1_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f3 src1_f3;
+    MrgSortExecutedNumList executed_f3;
+    profiled::TMRGSORT<profile_a2a3, Tile_dst, Tile_tmp_f3, Tile_src0_f3, Tile_src1_f3, false>(dst, executed_f3, tmp_f3,
+                                                                                               src0_f3, src1_f3);
+}
+
+// breaks rule 15_same_dtype (same_dtype) of the A2A3 profile on declaration 3
+// expected-error@*:* {{TMRGSORT [A2A3]: src0, tmp and src1 must have the same DType}}
+void fail_a2a3_15_same_dtype_f3() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f3 = Tile<TileType::Vec, float, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_tmp_f3 tmp_f3;
+    using Tile_src0_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f3 src0_f3;
+    using Tile_src1_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f3 src1_f3;
+    MrgSortExecutedNumList executed_f3;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_a2a3, Tile_dst, Tile_tmp_f3, Tile_src0_f3, Tile_src1_f3, false>(dst, executed_f3, tmp_f3,
+                                                                                               src0_f3, src1_f3);
+}
+
+// breaks rule 16_row_major (row_major) of the A2A3 profile on declaration 3
+// expected-error@*:* {{TMRGSORT [A2A3]: tile layout must be row-major}}
+void fail_a2a3_16_row_major_f3() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
+    Tile_tmp_f3 tmp_f3;
+    using Tile_src0_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f3 src0_f3;
+    using Tile_src1_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f3 src1_f3;
+    MrgSortExecutedNumList executed_f3;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_a2a3, Tile_dst, Tile_tmp_f3, Tile_src0_f3, Tile_src1_f3, false>(dst, executed_f3, tmp_f3,
+                                                                                               src0_f3, src1_f3);
+}
+
+// breaks rule 17_location (location) of the A2A3 profile on declaration 3
+// expected-error@*:* {{TMRGSORT [A2A3]: tile location must be TileType::Vec}}
+void fail_a2a3_17_location_f3() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f3 = Tile<TileType::Mat, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_tmp_f3 tmp_f3;
+    using Tile_src0_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f3 src0_f3;
+    using Tile_src1_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f3 src1_f3;
+    MrgSortExecutedNumList executed_f3;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_a2a3, Tile_dst, Tile_tmp_f3, Tile_src0_f3, Tile_src1_f3, false>(dst, executed_f3, tmp_f3,
+                                                                                               src0_f3, src1_f3);
+}
+
+// breaks rule 18_shape_relation (shape_relation) of the A2A3 profile on declaration 3
+// expected-error@*:* {{TMRGSORT [A2A3]: template shapes must satisfy tmp.Rows == 1 and src1.Rows == 1}}
+void fail_a2a3_18_shape_relation_f3() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f3 = Tile<TileType::Vec, half, 17, 16, BLayout::RowMajor, 1, 16>;
+    Tile_tmp_f3 tmp_f3;
+    using Tile_src0_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f3 src0_f3;
+    using Tile_src1_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f3 src1_f3;
+    MrgSortExecutedNumList executed_f3;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_a2a3, Tile_dst, Tile_tmp_f3, Tile_src0_f3, Tile_src1_f3, false>(dst, executed_f3, tmp_f3,
+                                                                                               src0_f3, src1_f3);
+}
+
+// legal twin of declaration 1: every rule of the profile holds
+void legal_a5_f1() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_tmp_f1 tmp_f1;
+    using Tile_src0_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f1 src0_f1;
+    using Tile_src1_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f1 src1_f1;
+    using Tile_src2_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src2_f1 src2_f1;
+    using Tile_src3_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src3_f1 src3_f1;
+    MrgSortExecutedNumList executed_f1;
+    profiled::TMRGSORT<profile_a5, Tile_dst, Tile_tmp_f1, Tile_src0_f1, Tile_src1_f1, Tile_src2_f1, Tile_src3_f1,
+                       false>(dst, executed_f1, tmp_f1, src0_f1, src1_f1, src2_f1, src3_f1);
+}
+
+// breaks rule 07_same_dtype (same_dtype) of the A5 profile on declaration 1
+// expected-error@*:* {{TMRGSORT [A5]: src0, tmp, src1, src2 and src3 must have the same DType}}
+void fail_a5_07_same_dtype_f1() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f1 = Tile<TileType::Vec, float, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_tmp_f1 tmp_f1;
+    using Tile_src0_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f1 src0_f1;
+    using Tile_src1_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f1 src1_f1;
+    using Tile_src2_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src2_f1 src2_f1;
+    using Tile_src3_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src3_f1 src3_f1;
+    MrgSortExecutedNumList executed_f1;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_a5, Tile_dst, Tile_tmp_f1, Tile_src0_f1, Tile_src1_f1, Tile_src2_f1, Tile_src3_f1,
+                       false>(dst, executed_f1, tmp_f1, src0_f1, src1_f1, src2_f1, src3_f1);
+}
+
+// breaks rule 08_row_major (row_major) of the A5 profile on declaration 1
+// expected-error@*:* {{TMRGSORT [A5]: tile layout must be row-major}}
+void fail_a5_08_row_major_f1() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
+    Tile_tmp_f1 tmp_f1;
+    using Tile_src0_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f1 src0_f1;
+    using Tile_src1_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f1 src1_f1;
+    using Tile_src2_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src2_f1 src2_f1;
+    using Tile_src3_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src3_f1 src3_f1;
+    MrgSortExecutedNumList executed_f1;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_a5, Tile_dst, Tile_tmp_f1, Tile_src0_f1, Tile_src1_f1, Tile_src2_f1, Tile_src3_f1,
+                       false>(dst, executed_f1, tmp_f1, src0_f1, src1_f1, src2_f1, src3_f1);
+}
+
+// breaks rule 09_location (location) of the A5 profile on declaration 1
+// expected-error@*:* {{TMRGSORT [A5]: tile location must be TileType::Vec}}
+void fail_a5_09_location_f1() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f1 = Tile<TileType::Mat, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_tmp_f1 tmp_f1;
+    using Tile_src0_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f1 src0_f1;
+    using Tile_src1_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f1 src1_f1;
+    using Tile_src2_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src2_f1 src2_f1;
+    using Tile_src3_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src3_f1 src3_f1;
+    MrgSortExecutedNumList executed_f1;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_a5, Tile_dst, Tile_tmp_f1, Tile_src0_f1, Tile_src1_f1, Tile_src2_f1, Tile_src3_f1,
+                       false>(dst, executed_f1, tmp_f1, src0_f1, src1_f1, src2_f1, src3_f1);
+}
+
+// breaks rule 10_shape_relation (shape_relation) of the A5 profile on declaration 1
+// expected-error@*:* {{TMRGSORT [A5]: template shapes must satisfy tmp.Rows == 1, src1.Rows == 1, src2.Rows == 1 and src3.Rows == 1}}
+void fail_a5_10_shape_relation_f1() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f1 = Tile<TileType::Vec, half, 17, 16, BLayout::RowMajor, 1, 16>;
+    Tile_tmp_f1 tmp_f1;
+    using Tile_src0_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f1 src0_f1;
+    using Tile_src1_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f1 src1_f1;
+    using Tile_src2_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src2_f1 src2_f1;
+    using Tile_src3_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src3_f1 src3_f1;
+    MrgSortExecutedNumList executed_f1;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_a5, Tile_dst, Tile_tmp_f1, Tile_src0_f1, Tile_src1_f1, Tile_src2_f1, Tile_src3_f1,
+                       false>(dst, executed_f1, tmp_f1, src0_f1, src1_f1, src2_f1, src3_f1);
+}
+
+// legal twin of declaration 2: every rule of the profile holds
+void legal_a5_f2() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_tmp_f2 tmp_f2;
+    using Tile_src0_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f2 src0_f2;
+    using Tile_src1_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f2 src1_f2;
+    using Tile_src2_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src2_f2 src2_f2;
+    MrgSortExecutedNumList executed_f2;
+    profiled::TMRGSORT<profile_a5, Tile_dst, Tile_tmp_f2, Tile_src0_f2, Tile_src1_f2, Tile_src2_f2, false>(
+        dst, executed_f2, tmp_f2, src0_f2, src1_f2, src2_f2);
+}
+
+// breaks rule 11_same_dtype (same_dtype) of the A5 profile on declaration 2
+// expected-error@*:* {{TMRGSORT [A5]: src0, tmp, src1 and src2 must have the same DType}}
+void fail_a5_11_same_dtype_f2() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f2 = Tile<TileType::Vec, float, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_tmp_f2 tmp_f2;
+    using Tile_src0_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f2 src0_f2;
+    using Tile_src1_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f2 src1_f2;
+    using Tile_src2_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src2_f2 src2_f2;
+    MrgSortExecutedNumList executed_f2;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_a5, Tile_dst, Tile_tmp_f2, Tile_src0_f2, Tile_src1_f2, Tile_src2_f2, false>(
+        dst, executed_f2, tmp_f2, src0_f2, src1_f2, src2_f2);
+}
+
+// breaks rule 12_row_major (row_major) of the A5 profile on declaration 2
+// expected-error@*:* {{TMRGSORT [A5]: tile layout must be row-major}}
+void fail_a5_12_row_major_f2() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
+    Tile_tmp_f2 tmp_f2;
+    using Tile_src0_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f2 src0_f2;
+    using Tile_src1_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f2 src1_f2;
+    using Tile_src2_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src2_f2 src2_f2;
+    MrgSortExecutedNumList executed_f2;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_a5, Tile_dst, Tile_tmp_f2, Tile_src0_f2, Tile_src1_f2, Tile_src2_f2, false>(
+        dst, executed_f2, tmp_f2, src0_f2, src1_f2, src2_f2);
+}
+
+// breaks rule 13_location (location) of the A5 profile on declaration 2
+// expected-error@*:* {{TMRGSORT [A5]: tile location must be TileType::Vec}}
+void fail_a5_13_location_f2() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f2 = Tile<TileType::Mat, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_tmp_f2 tmp_f2;
+    using Tile_src0_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f2 src0_f2;
+    using Tile_src1_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f2 src1_f2;
+    using Tile_src2_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src2_f2 src2_f2;
+    MrgSortExecutedNumList executed_f2;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_a5, Tile_dst, Tile_tmp_f2, Tile_src0_f2, Tile_src1_f2, Tile_src2_f2, false>(
+        dst, executed_f2, tmp_f2, src0_f2, src1_f2, src2_f2);
+}
+
+// breaks rule 14_shape_relation (shape_relation) of the A5 profile on declaration 2
+// expected-error@*:* {{TMRGSORT [A5]: template shapes must satisfy tmp.Rows == 1, src1.Rows == 1 and src2.Rows == 1}}
+void fail_a5_14_shape_relation_f2() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f2 = Tile<TileType::Vec, half, 17, 16, BLayout::RowMajor, 1, 16>;
+    Tile_tmp_f2 tmp_f2;
+    using Tile_src0_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f2 src0_f2;
+    using Tile_src1_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f2 src1_f2;
+    using Tile_src2_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src2_f2 src2_f2;
+    MrgSortExecutedNumList executed_f2;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_a5, Tile_dst, Tile_tmp_f2, Tile_src0_f2, Tile_src1_f2, Tile_src2_f2, false>(
+        dst, executed_f2, tmp_f2, src0_f2, src1_f2, src2_f2);
+}
+
+// legal twin of declaration 3: every rule of the profile holds
+void legal_a5_f3() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_tmp_f3 tmp_f3;
+    using Tile_src0_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f3 src0_f3;
+    using Tile_src1_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f3 src1_f3;
+    MrgSortExecutedNumList executed_f3;
+    profiled::TMRGSORT<profile_a5, Tile_dst, Tile_tmp_f3, Tile_src0_f3, Tile_src1_f3, false>(dst, executed_f3, tmp_f3,
+                                                                                             src0_f3, src1_f3);
+}
+
+// breaks rule 15_same_dtype (same_dtype) of the A5 profile on declaration 3
+// expected-error@*:* {{TMRGSORT [A5]: src0, tmp and src1 must have the same DType}}
+void fail_a5_15_same_dtype_f3() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f3 = Tile<TileType::Vec, float, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_tmp_f3 tmp_f3;
+    using Tile_src0_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f3 src0_f3;
+    using Tile_src1_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f3 src1_f3;
+    MrgSortExecutedNumList executed_f3;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_a5, Tile_dst, Tile_tmp_f3, Tile_src0_f3, Tile_src1_f3, false>(dst, executed_f3, tmp_f3,
+                                                                                             src0_f3, src1_f3);
+}
+
+// breaks rule 16_row_major (row_major) of the A5 profile on declaration 3
+// expected-error@*:* {{TMRGSORT [A5]: tile layout must be row-major}}
+void fail_a5_16_row_major_f3() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
+    Tile_tmp_f3 tmp_f3;
+    using Tile_src0_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f3 src0_f3;
+    using Tile_src1_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f3 src1_f3;
+    MrgSortExecutedNumList executed_f3;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_a5, Tile_dst, Tile_tmp_f3, Tile_src0_f3, Tile_src1_f3, false>(dst, executed_f3, tmp_f3,
+                                                                                             src0_f3, src1_f3);
+}
+
+// breaks rule 17_location (location) of the A5 profile on declaration 3
+// expected-error@*:* {{TMRGSORT [A5]: tile location must be TileType::Vec}}
+void fail_a5_17_location_f3() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f3 = Tile<TileType::Mat, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_tmp_f3 tmp_f3;
+    using Tile_src0_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f3 src0_f3;
+    using Tile_src1_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f3 src1_f3;
+    MrgSortExecutedNumList executed_f3;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_a5, Tile_dst, Tile_tmp_f3, Tile_src0_f3, Tile_src1_f3, false>(dst, executed_f3, tmp_f3,
+                                                                                             src0_f3, src1_f3);
+}
+
+// breaks rule 18_shape_relation (shape_relation) of the A5 profile on declaration 3
+// expected-error@*:* {{TMRGSORT [A5]: template shapes must satisfy tmp.Rows == 1 and src1.Rows == 1}}
+void fail_a5_18_shape_relation_f3() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f3 = Tile<TileType::Vec, half, 17, 16, BLayout::RowMajor, 1, 16>;
+    Tile_tmp_f3 tmp_f3;
+    using Tile_src0_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f3 src0_f3;
+    using Tile_src1_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f3 src1_f3;
+    MrgSortExecutedNumList executed_f3;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_a5, Tile_dst, Tile_tmp_f3, Tile_src0_f3, Tile_src1_f3, false>(dst, executed_f3, tmp_f3,
+                                                                                             src0_f3, src1_f3);
+}
+
+// legal twin of declaration 1: every rule of the profile holds
+void legal_cpu_f1() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f1 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_tmp_f1 tmp_f1;
+    using Tile_src0_f1 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f1 src0_f1;
+    using Tile_src1_f1 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f1 src1_f1;
+    using Tile_src2_f1 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src2_f1 src2_f1;
+    using Tile_src3_f1 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src3_f1 src3_f1;
+    MrgSortExecutedNumList executed_f1;
+    profiled::TMRGSORT<profile_cpu, Tile_dst, Tile_tmp_f1, Tile_src0_f1, Tile_src1_f1, Tile_src2_f1, Tile_src3_f1,
+                       false>(dst, executed_f1, tmp_f1, src0_f1, src1_f1, src2_f1, src3_f1);
+}
+
+// breaks rule 08_row_major (row_major) of the CPU profile on declaration 1
+// expected-error@*:* {{TMRGSORT [CPU]: tile layout must be row-major}}
+void fail_cpu_08_row_major_f1() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f1 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
+    Tile_tmp_f1 tmp_f1;
+    using Tile_src0_f1 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f1 src0_f1;
+    using Tile_src1_f1 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f1 src1_f1;
+    using Tile_src2_f1 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src2_f1 src2_f1;
+    using Tile_src3_f1 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src3_f1 src3_f1;
+    MrgSortExecutedNumList executed_f1;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_cpu, Tile_dst, Tile_tmp_f1, Tile_src0_f1, Tile_src1_f1, Tile_src2_f1, Tile_src3_f1,
+                       false>(dst, executed_f1, tmp_f1, src0_f1, src1_f1, src2_f1, src3_f1);
+}
+
+// breaks rule 09_location (location) of the CPU profile on declaration 1
+// expected-error@*:* {{TMRGSORT [CPU]: tile location must be TileType::Vec}}
+void fail_cpu_09_location_f1() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f1 = Tile<TileType::Mat, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_tmp_f1 tmp_f1;
+    using Tile_src0_f1 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f1 src0_f1;
+    using Tile_src1_f1 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f1 src1_f1;
+    using Tile_src2_f1 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src2_f1 src2_f1;
+    using Tile_src3_f1 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src3_f1 src3_f1;
+    MrgSortExecutedNumList executed_f1;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_cpu, Tile_dst, Tile_tmp_f1, Tile_src0_f1, Tile_src1_f1, Tile_src2_f1, Tile_src3_f1,
+                       false>(dst, executed_f1, tmp_f1, src0_f1, src1_f1, src2_f1, src3_f1);
+}
+
+// breaks rule 10_shape_relation (shape_relation) of the CPU profile on declaration 1
+// expected-error@*:* {{TMRGSORT [CPU]: template shapes must satisfy tmp.Rows == 1, src1.Rows == 1, src2.Rows == 1 and src3.Rows == 1}}
+void fail_cpu_10_shape_relation_f1() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f1 = Tile<TileType::Vec, int8_t, 17, 32, BLayout::RowMajor, 1, 16>;
+    Tile_tmp_f1 tmp_f1;
+    using Tile_src0_f1 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f1 src0_f1;
+    using Tile_src1_f1 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f1 src1_f1;
+    using Tile_src2_f1 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src2_f1 src2_f1;
+    using Tile_src3_f1 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src3_f1 src3_f1;
+    MrgSortExecutedNumList executed_f1;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_cpu, Tile_dst, Tile_tmp_f1, Tile_src0_f1, Tile_src1_f1, Tile_src2_f1, Tile_src3_f1,
+                       false>(dst, executed_f1, tmp_f1, src0_f1, src1_f1, src2_f1, src3_f1);
+}
+
+// legal twin of declaration 2: every rule of the profile holds
+void legal_cpu_f2() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f2 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_tmp_f2 tmp_f2;
+    using Tile_src0_f2 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f2 src0_f2;
+    using Tile_src1_f2 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f2 src1_f2;
+    using Tile_src2_f2 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src2_f2 src2_f2;
+    MrgSortExecutedNumList executed_f2;
+    profiled::TMRGSORT<profile_cpu, Tile_dst, Tile_tmp_f2, Tile_src0_f2, Tile_src1_f2, Tile_src2_f2, false>(
+        dst, executed_f2, tmp_f2, src0_f2, src1_f2, src2_f2);
+}
+
+// breaks rule 12_row_major (row_major) of the CPU profile on declaration 2
+// expected-error@*:* {{TMRGSORT [CPU]: tile layout must be row-major}}
+void fail_cpu_12_row_major_f2() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f2 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
+    Tile_tmp_f2 tmp_f2;
+    using Tile_src0_f2 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f2 src0_f2;
+    using Tile_src1_f2 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f2 src1_f2;
+    using Tile_src2_f2 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src2_f2 src2_f2;
+    MrgSortExecutedNumList executed_f2;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_cpu, Tile_dst, Tile_tmp_f2, Tile_src0_f2, Tile_src1_f2, Tile_src2_f2, false>(
+        dst, executed_f2, tmp_f2, src0_f2, src1_f2, src2_f2);
+}
+
+// breaks rule 13_location (location) of the CPU profile on declaration 2
+// expected-error@*:* {{TMRGSORT [CPU]: tile location must be TileType::Vec}}
+void fail_cpu_13_location_f2() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f2 = Tile<TileType::Mat, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_tmp_f2 tmp_f2;
+    using Tile_src0_f2 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f2 src0_f2;
+    using Tile_src1_f2 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f2 src1_f2;
+    using Tile_src2_f2 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src2_f2 src2_f2;
+    MrgSortExecutedNumList executed_f2;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_cpu, Tile_dst, Tile_tmp_f2, Tile_src0_f2, Tile_src1_f2, Tile_src2_f2, false>(
+        dst, executed_f2, tmp_f2, src0_f2, src1_f2, src2_f2);
+}
+
+// breaks rule 14_shape_relation (shape_relation) of the CPU profile on declaration 2
+// expected-error@*:* {{TMRGSORT [CPU]: template shapes must satisfy tmp.Rows == 1, src1.Rows == 1 and src2.Rows == 1}}
+void fail_cpu_14_shape_relation_f2() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f2 = Tile<TileType::Vec, int8_t, 17, 32, BLayout::RowMajor, 1, 16>;
+    Tile_tmp_f2 tmp_f2;
+    using Tile_src0_f2 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f2 src0_f2;
+    using Tile_src1_f2 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f2 src1_f2;
+    using Tile_src2_f2 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src2_f2 src2_f2;
+    MrgSortExecutedNumList executed_f2;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_cpu, Tile_dst, Tile_tmp_f2, Tile_src0_f2, Tile_src1_f2, Tile_src2_f2, false>(
+        dst, executed_f2, tmp_f2, src0_f2, src1_f2, src2_f2);
+}
+
+// legal twin of declaration 3: every rule of the profile holds
+void legal_cpu_f3() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f3 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_tmp_f3 tmp_f3;
+    using Tile_src0_f3 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f3 src0_f3;
+    using Tile_src1_f3 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f3 src1_f3;
+    MrgSortExecutedNumList executed_f3;
+    profiled::TMRGSORT<profile_cpu, Tile_dst, Tile_tmp_f3, Tile_src0_f3, Tile_src1_f3, false>(dst, executed_f3, tmp_f3,
+                                                                                              src0_f3, src1_f3);
+}
+
+// breaks rule 16_row_major (row_major) of the CPU profile on declaration 3
+// expected-error@*:* {{TMRGSORT [CPU]: tile layout must be row-major}}
+void fail_cpu_16_row_major_f3() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f3 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
+    Tile_tmp_f3 tmp_f3;
+    using Tile_src0_f3 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f3 src0_f3;
+    using Tile_src1_f3 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f3 src1_f3;
+    MrgSortExecutedNumList executed_f3;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_cpu, Tile_dst, Tile_tmp_f3, Tile_src0_f3, Tile_src1_f3, false>(dst, executed_f3, tmp_f3,
+                                                                                              src0_f3, src1_f3);
+}
+
+// breaks rule 17_location (location) of the CPU profile on declaration 3
+// expected-error@*:* {{TMRGSORT [CPU]: tile location must be TileType::Vec}}
+void fail_cpu_17_location_f3() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f3 = Tile<TileType::Mat, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_tmp_f3 tmp_f3;
+    using Tile_src0_f3 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f3 src0_f3;
+    using Tile_src1_f3 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f3 src1_f3;
+    MrgSortExecutedNumList executed_f3;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_cpu, Tile_dst, Tile_tmp_f3, Tile_src0_f3, Tile_src1_f3, false>(dst, executed_f3, tmp_f3,
+                                                                                              src0_f3, src1_f3);
+}
+
+// breaks rule 18_shape_relation (shape_relation) of the CPU profile on declaration 3
+// expected-error@*:* {{TMRGSORT [CPU]: template shapes must satisfy tmp.Rows == 1 and src1.Rows == 1}}
+void fail_cpu_18_shape_relation_f3() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f3 = Tile<TileType::Vec, int8_t, 17, 32, BLayout::RowMajor, 1, 16>;
+    Tile_tmp_f3 tmp_f3;
+    using Tile_src0_f3 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f3 src0_f3;
+    using Tile_src1_f3 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f3 src1_f3;
+    MrgSortExecutedNumList executed_f3;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_cpu, Tile_dst, Tile_tmp_f3, Tile_src0_f3, Tile_src1_f3, false>(dst, executed_f3, tmp_f3,
+                                                                                              src0_f3, src1_f3);
+}

@@ -59,7 +59,7 @@ void fail_a5_01_row_major() {
 }
 
 // breaks rule 02_template_value (template_value) of the A5 profile
-// expected-error@*:* {{TRANDOM [A5]: Rounds must be one of: 7, 10}}
+// expected-error@*:* {{TRANDOM [A5]: template argument Rounds must be 7 or 10}}
 void fail_a5_02_template_value() {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -92,7 +92,7 @@ void fail_cpu_01_row_major() {
 }
 
 // breaks rule 02_template_value (template_value) of the CPU profile
-// expected-error@*:* {{TRANDOM [CPU]: Rounds must be one of: 7, 10}}
+// expected-error@*:* {{TRANDOM [CPU]: template argument Rounds must be 7 or 10}}
 void fail_cpu_02_template_value() {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;

@@ -182,3 +182,179 @@ void fail_cpu_05_dtype() {
     // expected-note@+1 {{requested here}}
     profiled::TSCATTER<profile_cpu>(dst, src, indexes);
 }
+
+// legal twin of declaration 1: every rule of the profile holds
+void legal_a2a3_f1() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    using Tile_indexes = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_indexes indexes;
+    profiled::TSCATTER<profile_a2a3>(dst, src);
+}
+
+// breaks rule 07_location (location) of the A2A3 profile on declaration 1
+// expected-error@*:* {{TSCATTER [A2A3]: tile location must be TileType::Vec}}
+void fail_a2a3_07_location_f1() {
+    using Tile_dst = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    using Tile_indexes = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_indexes indexes;
+    // expected-note@+1 {{requested here}}
+    profiled::TSCATTER<profile_a2a3>(dst, src);
+}
+
+// breaks rule 09_same_dtype (same_dtype) of the A2A3 profile on declaration 1
+// expected-error@*:* {{TSCATTER [A2A3]: dst and src must have the same DType}}
+void fail_a2a3_09_same_dtype_f1() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    using Tile_indexes = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_indexes indexes;
+    // expected-note@+1 {{requested here}}
+    profiled::TSCATTER<profile_a2a3>(dst, src);
+}
+
+// breaks rule 10_dtype (dtype) of the A2A3 profile on declaration 1
+// expected-error@*:* {{TSCATTER [A2A3]: DType must be one of: int32_t, int16_t, int8_t, half, float, uint32_t, uint16_t, uint8_t, bfloat16_t}}
+void fail_a2a3_10_dtype_f1() {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    using Tile_indexes = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_indexes indexes;
+    // expected-note@+1 {{requested here}}
+    profiled::TSCATTER<profile_a2a3>(dst, src);
+}
+
+// breaks rule 13_valid_bounds (valid_bounds) of the A2A3 profile on declaration 1
+// expected-error@*:* {{TSCATTER [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
+void fail_a2a3_13_valid_bounds_f1() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 17, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    using Tile_indexes = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_indexes indexes;
+    // expected-note@+1 {{requested here}}
+    profiled::TSCATTER<profile_a2a3>(dst, src);
+}
+
+// legal twin of declaration 1: every rule of the profile holds
+void legal_a5_f1() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    using Tile_indexes = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_indexes indexes;
+    profiled::TSCATTER<profile_a5>(dst, src);
+}
+
+// breaks rule 07_location (location) of the A5 profile on declaration 1
+// expected-error@*:* {{TSCATTER [A5]: tile location must be TileType::Vec}}
+void fail_a5_07_location_f1() {
+    using Tile_dst = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    using Tile_indexes = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_indexes indexes;
+    // expected-note@+1 {{requested here}}
+    profiled::TSCATTER<profile_a5>(dst, src);
+}
+
+// breaks rule 09_same_dtype (same_dtype) of the A5 profile on declaration 1
+// expected-error@*:* {{TSCATTER [A5]: dst and src must have the same DType}}
+void fail_a5_09_same_dtype_f1() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    using Tile_indexes = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_indexes indexes;
+    // expected-note@+1 {{requested here}}
+    profiled::TSCATTER<profile_a5>(dst, src);
+}
+
+// breaks rule 11_dtype (dtype) of the A5 profile on declaration 1
+// expected-error@*:* {{TSCATTER [A5]: DType must be one of: int32_t, int16_t, int8_t, half, float, uint32_t, int64_t, uint64_t, uint16_t, uint8_t, bfloat16_t}}
+void fail_a5_11_dtype_f1() {
+    using Tile_dst = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    using Tile_indexes = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_indexes indexes;
+    // expected-note@+1 {{requested here}}
+    profiled::TSCATTER<profile_a5>(dst, src);
+}
+
+// breaks rule 13_valid_bounds (valid_bounds) of the A5 profile on declaration 1
+// expected-error@*:* {{TSCATTER [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
+void fail_a5_13_valid_bounds_f1() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 17, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    using Tile_indexes = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_indexes indexes;
+    // expected-note@+1 {{requested here}}
+    profiled::TSCATTER<profile_a5>(dst, src);
+}
+
+// legal twin of declaration 1: every rule of the profile holds
+void legal_cpu_f1() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    using Tile_indexes = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_indexes indexes;
+    profiled::TSCATTER<profile_cpu>(dst, src);
+}
+
+// breaks rule 07_location (location) of the CPU profile on declaration 1
+// expected-error@*:* {{TSCATTER [CPU]: tile location must be TileType::Vec}}
+void fail_cpu_07_location_f1() {
+    using Tile_dst = Tile<TileType::Mat, int16_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    using Tile_indexes = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_indexes indexes;
+    // expected-note@+1 {{requested here}}
+    profiled::TSCATTER<profile_cpu>(dst, src);
+}
+
+// breaks rule 08_row_major (row_major) of the CPU profile on declaration 1
+// expected-error@*:* {{TSCATTER [CPU]: tile layout must be row-major}}
+void fail_cpu_08_row_major_f1() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 32, BLayout::ColMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    using Tile_indexes = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_indexes indexes;
+    // expected-note@+1 {{requested here}}
+    profiled::TSCATTER<profile_cpu>(dst, src);
+}
+
+// breaks rule 12_dtype (dtype) of the CPU profile on declaration 1
+// expected-error@*:* {{TSCATTER [CPU]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float}}
+void fail_cpu_12_dtype_f1() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    using Tile_indexes = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_indexes indexes;
+    // expected-note@+1 {{requested here}}
+    profiled::TSCATTER<profile_cpu>(dst, src);
+}

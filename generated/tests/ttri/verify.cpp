@@ -55,6 +55,15 @@ void fail_a2a3_04_valid_bounds() {
     profiled::TTRI<profile_a2a3, Tile_dst, 0>(dst, int{});
 }
 
+// breaks rule 05_template_value (template_value) of the A2A3 profile
+// expected-error@*:* {{TTRI [A2A3]: template argument isUpperOrLower must be 0 or 1}}
+void fail_a2a3_05_template_value() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    // expected-note@+1 {{requested here}}
+    profiled::TTRI<profile_a2a3, Tile_dst, 2>(dst, int{});
+}
+
 // breaks rule 01_dtype (dtype) of the A5 profile
 // expected-error@*:* {{TTRI [A5]: DType must be one of: int32_t, int16_t, int8_t, uint32_t, int64_t, uint64_t, uint16_t, uint8_t, half, float, bfloat16_t}}
 void fail_a5_01_dtype() {
@@ -71,6 +80,15 @@ void fail_a5_04_valid_bounds() {
     Tile_dst dst;
     // expected-note@+1 {{requested here}}
     profiled::TTRI<profile_a5, Tile_dst, 0>(dst, int{});
+}
+
+// breaks rule 05_template_value (template_value) of the A5 profile
+// expected-error@*:* {{TTRI [A5]: template argument isUpperOrLower must be 0 or 1}}
+void fail_a5_05_template_value() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    // expected-note@+1 {{requested here}}
+    profiled::TTRI<profile_a5, Tile_dst, 2>(dst, int{});
 }
 
 // breaks rule 02_dtype (dtype) of the CPU profile
@@ -98,4 +116,13 @@ void fail_cpu_04_valid_bounds() {
     Tile_dst dst;
     // expected-note@+1 {{requested here}}
     profiled::TTRI<profile_cpu, Tile_dst, 0>(dst, int{});
+}
+
+// breaks rule 05_template_value (template_value) of the CPU profile
+// expected-error@*:* {{TTRI [CPU]: template argument isUpperOrLower must be 0 or 1}}
+void fail_cpu_05_template_value() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    // expected-note@+1 {{requested here}}
+    profiled::TTRI<profile_cpu, Tile_dst, 2>(dst, int{});
 }

@@ -3783,7 +3783,8 @@ template <typename Profile, typename DstTile, typename Src0Tile, typename Src1Ti
                            int> = 0>
 PTO_INTERNAL RecordEvent TCONCAT(DstTile& dst, Src0Tile& src0, Src1Tile& src1, Src0IdxTile& src0Idx,
                                  Src1IdxTile& src1Idx, WaitEvents&... events) {
-    if constexpr (Profile::template check_TCONCAT<DstTile, Src0Tile, Src1Tile, WaitEvents...>()) {
+    if constexpr (Profile::template check_TCONCAT<DstTile, Src0Tile, Src1Tile, WaitEvents...>() &&
+                  Profile::template check_TCONCAT_f1<DstTile, Src0Tile, Src1Tile, Src0IdxTile, Src1IdxTile>()) {
         WaitAllEvents(events...);
         Profile::verify_TCONCAT(dst, src0, src1);
         MAP_INSTR_IMPL(TCONCAT, dst, src0, src1, src0Idx, src1Idx);
@@ -3811,7 +3812,9 @@ template <typename Profile, typename DstTile, typename Src0Tile, typename Src1Ti
                            int> = 0>
 PTO_INTERNAL RecordEvent TCONCAT(DstTile& dst, Src0Tile& src0, Src1Tile& src1, DstIdxTile& dstIdx, Src0IdxTile& src0Idx,
                                  Src1IdxTile& src1Idx, WaitEvents&... events) {
-    if constexpr (Profile::template check_TCONCAT<DstTile, Src0Tile, Src1Tile, WaitEvents...>()) {
+    if constexpr (Profile::template check_TCONCAT<DstTile, Src0Tile, Src1Tile, WaitEvents...>() &&
+                  Profile::template check_TCONCAT_f2<DstTile, Src0Tile, Src1Tile, DstIdxTile, Src0IdxTile,
+                                                     Src1IdxTile>()) {
         WaitAllEvents(events...);
         Profile::verify_TCONCAT(dst, src0, src1);
         MAP_INSTR_IMPL(TCONCAT, dst, src0, src1, dstIdx, src0Idx, src1Idx);
@@ -3954,7 +3957,8 @@ namespace profiled {
 template <typename Profile, typename TileData, typename TileDataTmp, typename T, int descending, typename... WaitEvents,
           std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
 PTO_INTERNAL RecordEvent TCI(TileData& dst, T start, TileDataTmp& tmp, WaitEvents&... events) {
-    if constexpr (Profile::template check_TCI<TileData, T, descending, WaitEvents...>()) {
+    if constexpr (Profile::template check_TCI<TileData, T, descending, WaitEvents...>() &&
+                  Profile::template check_TCI_f1<TileData, TileDataTmp, T, descending>()) {
         WaitAllEvents(events...);
         Profile::verify_TCI(dst);
         MAP_INSTR_IMPL_T(TCI, PTO_TEMPLATE_ARGS(TileData, TileDataTmp, T, descending), dst, start, tmp);
@@ -4203,7 +4207,9 @@ template <
 PTO_INTERNAL RecordEvent TMRGSORT(DstTileData& dst, MrgSortExecutedNumList& executedNumList, TmpTileData& tmp,
                                   Src0TileData& src0, Src1TileData& src1, Src2TileData& src2, Src3TileData& src3,
                                   WaitEvents&... events) {
-    if constexpr (Profile::template check_TMRGSORT<DstTileData, Src0TileData, WaitEvents...>()) {
+    if constexpr (Profile::template check_TMRGSORT<DstTileData, Src0TileData, WaitEvents...>() &&
+                  Profile::template check_TMRGSORT_f1<DstTileData, TmpTileData, Src0TileData, Src1TileData,
+                                                      Src2TileData, Src3TileData, exhausted>()) {
         WaitAllEvents(events...);
         Profile::verify_TMRGSORT(dst, src0);
         MAP_INSTR_IMPL_T(TMRGSORT,
@@ -4234,7 +4240,9 @@ template <
                      int> = 0>
 PTO_INTERNAL RecordEvent TMRGSORT(DstTileData& dst, MrgSortExecutedNumList& executedNumList, TmpTileData& tmp,
                                   Src0TileData& src0, Src1TileData& src1, Src2TileData& src2, WaitEvents&... events) {
-    if constexpr (Profile::template check_TMRGSORT<DstTileData, Src0TileData, WaitEvents...>()) {
+    if constexpr (Profile::template check_TMRGSORT<DstTileData, Src0TileData, WaitEvents...>() &&
+                  Profile::template check_TMRGSORT_f2<DstTileData, TmpTileData, Src0TileData, Src1TileData,
+                                                      Src2TileData, exhausted>()) {
         WaitAllEvents(events...);
         Profile::verify_TMRGSORT(dst, src0);
         TMRGSORT_IMPL<DstTileData, TmpTileData, Src0TileData, Src1TileData, Src2TileData, exhausted>(
@@ -4261,7 +4269,9 @@ template <typename Profile, typename DstTileData, typename TmpTileData, typename
                            int> = 0>
 PTO_INTERNAL RecordEvent TMRGSORT(DstTileData& dst, MrgSortExecutedNumList& executedNumList, TmpTileData& tmp,
                                   Src0TileData& src0, Src1TileData& src1, WaitEvents&... events) {
-    if constexpr (Profile::template check_TMRGSORT<DstTileData, Src0TileData, WaitEvents...>()) {
+    if constexpr (Profile::template check_TMRGSORT<DstTileData, Src0TileData, WaitEvents...>() &&
+                  Profile::template check_TMRGSORT_f3<DstTileData, TmpTileData, Src0TileData, Src1TileData,
+                                                      exhausted>()) {
         WaitAllEvents(events...);
         Profile::verify_TMRGSORT(dst, src0);
         TMRGSORT_IMPL<DstTileData, TmpTileData, Src0TileData, Src1TileData, exhausted>(dst, executedNumList, tmp, src0,
@@ -4310,10 +4320,13 @@ template <
     std::enable_if_t<is_tile_data_v<TileDataS1> && is_tile_data_v<TileDataC> && all_events_v<WaitEvents...>, int> = 0>
 PTO_INTERNAL RecordEvent TGATHER(TileDataD& dst, TileDataS& src0, TileDataS1& k_value, TileDataC& cdst,
                                  TileDataTmp& tmp, int offset, WaitEvents&... events) {
-    // a declaration other than the main one: its rules are stated, not checked
-    WaitAllEvents(events...);
-    TGATHER_IMPL<TileDataD, TileDataS, TileDataS1, TileDataC, TileDataTmp, cmpMode>(dst, src0, k_value, cdst, tmp,
-                                                                                    offset);
+    if constexpr (Profile::template check_TGATHER_f1<
+                      TileDataD, TileDataS, TileDataS1, TileDataC, TileDataTmp,
+                      cmpMode>()) { // the rules limited to this declaration; the op's common ones are not checked here
+        WaitAllEvents(events...);
+        TGATHER_IMPL<TileDataD, TileDataS, TileDataS1, TileDataC, TileDataTmp, cmpMode>(dst, src0, k_value, cdst, tmp,
+                                                                                        offset);
+    }
     return {};
 }
 } // namespace profiled
@@ -4332,9 +4345,13 @@ template <typename Profile, typename DstTileData, typename SrcTileData, MaskPatt
           auto gatherType = GatherAxis::GATHER_ROW, typename... WaitEvents,
           std::enable_if_t<is_tile_data_v<SrcTileData> && all_events_v<WaitEvents...>, int> = 0>
 PTO_INTERNAL RecordEvent TGATHER(DstTileData& dst, SrcTileData& src, WaitEvents&... events) {
-    // a declaration other than the main one: its rules are stated, not checked
-    WaitAllEvents(events...);
-    TGATHER_IMPL<DstTileData, SrcTileData, maskPattern, gatherType>(dst, src);
+    if constexpr (
+        Profile::template check_TGATHER_f2<
+            DstTileData, SrcTileData, maskPattern,
+            gatherType>()) { // the rules limited to this declaration; the op's common ones are not checked here
+        WaitAllEvents(events...);
+        TGATHER_IMPL<DstTileData, SrcTileData, maskPattern, gatherType>(dst, src);
+    }
     return {};
 }
 } // namespace profiled
@@ -4388,9 +4405,13 @@ namespace profiled {
 template <typename Profile, MaskPattern maskPattern = MaskPattern::P1111, auto ScatterType = ScatterAxis::SCATTER_ROW,
           typename DstTileData, typename SrcTileData, typename... WaitEvents>
 PTO_INTERNAL RecordEvent TSCATTER(DstTileData& dst, SrcTileData& src, WaitEvents&... events) {
-    // a declaration other than the main one: its rules are stated, not checked
-    WaitAllEvents(events...);
-    TSCATTER_IMPL<maskPattern, ScatterType>(dst, src);
+    if constexpr (
+        Profile::template check_TSCATTER_f1<
+            maskPattern, ScatterType, DstTileData,
+            SrcTileData>()) { // the rules limited to this declaration; the op's common ones are not checked here
+        WaitAllEvents(events...);
+        TSCATTER_IMPL<maskPattern, ScatterType>(dst, src);
+    }
     return {};
 }
 } // namespace profiled

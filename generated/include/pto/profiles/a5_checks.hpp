@@ -4631,6 +4631,40 @@ struct profile_a5 {
                (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
     }
 
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <typename DstTile, typename Src0Tile, typename Src1Tile, typename Src0IdxTile, typename Src1IdxTile>
+    static constexpr bool check_TCONCAT_f1() {
+        static_assert(
+            sim::is_one_of_v<typename Src0IdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+                sim::is_one_of_v<typename Src1IdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
+            "TCONCAT [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        static_assert(std::is_same_v<typename Src0IdxTile::DType, typename Src1IdxTile::DType>,
+                      "TCONCAT [A5]: src0_idx and src1_idx must have the same DType");
+        return (sim::is_one_of_v<typename Src0IdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+                sim::is_one_of_v<typename Src1IdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>) &&
+               (std::is_same_v<typename Src0IdxTile::DType, typename Src1IdxTile::DType>);
+    }
+
+    // The rules only declaration 2 is checked against, in its own scope.
+    template <typename DstTile, typename Src0Tile, typename Src1Tile, typename DstIdxTile, typename Src0IdxTile,
+              typename Src1IdxTile>
+    static constexpr bool check_TCONCAT_f2() {
+        static_assert(
+            sim::is_one_of_v<typename DstIdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+                sim::is_one_of_v<typename Src0IdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+                sim::is_one_of_v<typename Src1IdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
+            "TCONCAT [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        static_assert(std::is_same_v<typename Src0IdxTile::DType, typename Src1IdxTile::DType>,
+                      "TCONCAT [A5]: src0_idx and src1_idx must have the same DType");
+        static_assert(std::is_same_v<typename Src0IdxTile::DType, typename DstIdxTile::DType>,
+                      "TCONCAT [A5]: src0_idx and dst_idx must have the same DType");
+        return (sim::is_one_of_v<typename DstIdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+                sim::is_one_of_v<typename Src0IdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+                sim::is_one_of_v<typename Src1IdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>) &&
+               (std::is_same_v<typename Src0IdxTile::DType, typename Src1IdxTile::DType>) &&
+               (std::is_same_v<typename Src0IdxTile::DType, typename DstIdxTile::DType>);
+    }
+
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
     static void verify_TCONCAT([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                [[maybe_unused]] const TileDataSrc1& src1) {}
@@ -4704,11 +4738,15 @@ struct profile_a5 {
                       "uint32_t, half, bfloat16_t, float");
         static_assert(DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec,
                       "TFILLPAD_EXPAND [A5]: tile location must be TileType::Vec");
+        static_assert(
+            (DstTileData::Rows >= SrcTileData::Rows && DstTileData::Cols >= SrcTileData::Cols),
+            "TFILLPAD_EXPAND [A5]: template shapes must satisfy dst.Rows >= src.Rows and dst.Cols >= src.Cols");
         return (sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
                                  half, bfloat16_t, float> &&
                 sim::is_one_of_v<typename SrcTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
                                  half, bfloat16_t, float>) &&
-               (DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec);
+               (DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec) &&
+               ((DstTileData::Rows >= SrcTileData::Rows && DstTileData::Cols >= SrcTileData::Cols));
     }
 
     template <typename DstTileData, typename SrcTileData>
@@ -4758,6 +4796,12 @@ struct profile_a5 {
                ((TileData::Rows == 1)) && (std::is_same_v<typename TileData::DType, T>);
     }
 
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <typename TileData, typename TileDataTmp, typename T, int descending>
+    static constexpr bool check_TCI_f1() {
+        return true;
+    }
+
     template <typename TileData>
     static void verify_TCI([[maybe_unused]] const TileData& dst) {}
 
@@ -4772,9 +4816,12 @@ struct profile_a5 {
                       "uint16_t, uint8_t, half, float, bfloat16_t");
         static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                       "TTRI [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        static_assert((isUpperOrLower == 0 || isUpperOrLower == 1),
+                      "TTRI [A5]: template argument isUpperOrLower must be 0 or 1");
         return (sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, int8_t, uint32_t, int64_t, uint64_t,
                                  uint16_t, uint8_t, half, float, bfloat16_t>) &&
-               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols) &&
+               ((isUpperOrLower == 0 || isUpperOrLower == 1));
     }
 
     template <typename TileData>
@@ -5234,6 +5281,80 @@ struct profile_a5 {
                ((DstTileData::Rows == 1 && SrcTileData::Rows == 1));
     }
 
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <typename DstTileData, typename TmpTileData, typename Src0TileData, typename Src1TileData,
+              typename Src2TileData, typename Src3TileData, bool exhausted>
+    static constexpr bool check_TMRGSORT_f1() {
+        static_assert(std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
+                          std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType> &&
+                          std::is_same_v<typename Src0TileData::DType, typename Src2TileData::DType> &&
+                          std::is_same_v<typename Src0TileData::DType, typename Src3TileData::DType>,
+                      "TMRGSORT [A5]: src0, tmp, src1, src2 and src3 must have the same DType");
+        static_assert(TmpTileData::isRowMajor && Src1TileData::isRowMajor && Src2TileData::isRowMajor &&
+                          Src3TileData::isRowMajor,
+                      "TMRGSORT [A5]: tile layout must be row-major");
+        static_assert(TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec &&
+                          Src2TileData::Loc == TileType::Vec && Src3TileData::Loc == TileType::Vec,
+                      "TMRGSORT [A5]: tile location must be TileType::Vec");
+        static_assert(
+            (TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1 && Src3TileData::Rows == 1),
+            "TMRGSORT [A5]: template shapes must satisfy tmp.Rows == 1, src1.Rows == 1, src2.Rows == 1 and src3.Rows "
+            "== 1");
+        return (std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
+                std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType> &&
+                std::is_same_v<typename Src0TileData::DType, typename Src2TileData::DType> &&
+                std::is_same_v<typename Src0TileData::DType, typename Src3TileData::DType>) &&
+               (TmpTileData::isRowMajor && Src1TileData::isRowMajor && Src2TileData::isRowMajor &&
+                Src3TileData::isRowMajor) &&
+               (TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec &&
+                Src2TileData::Loc == TileType::Vec && Src3TileData::Loc == TileType::Vec) &&
+               ((TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1 &&
+                 Src3TileData::Rows == 1));
+    }
+
+    // The rules only declaration 2 is checked against, in its own scope.
+    template <typename DstTileData, typename TmpTileData, typename Src0TileData, typename Src1TileData,
+              typename Src2TileData, bool exhausted>
+    static constexpr bool check_TMRGSORT_f2() {
+        static_assert(std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
+                          std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType> &&
+                          std::is_same_v<typename Src0TileData::DType, typename Src2TileData::DType>,
+                      "TMRGSORT [A5]: src0, tmp, src1 and src2 must have the same DType");
+        static_assert(TmpTileData::isRowMajor && Src1TileData::isRowMajor && Src2TileData::isRowMajor,
+                      "TMRGSORT [A5]: tile layout must be row-major");
+        static_assert(TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec &&
+                          Src2TileData::Loc == TileType::Vec,
+                      "TMRGSORT [A5]: tile location must be TileType::Vec");
+        static_assert((TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1),
+                      "TMRGSORT [A5]: template shapes must satisfy tmp.Rows == 1, src1.Rows == 1 and src2.Rows == 1");
+        return (std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
+                std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType> &&
+                std::is_same_v<typename Src0TileData::DType, typename Src2TileData::DType>) &&
+               (TmpTileData::isRowMajor && Src1TileData::isRowMajor && Src2TileData::isRowMajor) &&
+               (TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec &&
+                Src2TileData::Loc == TileType::Vec) &&
+               ((TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1));
+    }
+
+    // The rules only declaration 3 is checked against, in its own scope.
+    template <typename DstTileData, typename TmpTileData, typename Src0TileData, typename Src1TileData, bool exhausted>
+    static constexpr bool check_TMRGSORT_f3() {
+        static_assert(std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
+                          std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType>,
+                      "TMRGSORT [A5]: src0, tmp and src1 must have the same DType");
+        static_assert(TmpTileData::isRowMajor && Src1TileData::isRowMajor,
+                      "TMRGSORT [A5]: tile layout must be row-major");
+        static_assert(TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec,
+                      "TMRGSORT [A5]: tile location must be TileType::Vec");
+        static_assert((TmpTileData::Rows == 1 && Src1TileData::Rows == 1),
+                      "TMRGSORT [A5]: template shapes must satisfy tmp.Rows == 1 and src1.Rows == 1");
+        return (std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
+                std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType>) &&
+               (TmpTileData::isRowMajor && Src1TileData::isRowMajor) &&
+               (TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec) &&
+               ((TmpTileData::Rows == 1 && Src1TileData::Rows == 1));
+    }
+
     template <typename DstTileData, typename SrcTileData>
     static void verify_TMRGSORT([[maybe_unused]] const DstTileData& dst, [[maybe_unused]] const SrcTileData& src) {}
 
@@ -5266,6 +5387,45 @@ struct profile_a5 {
                (TileDataD::Loc == TileType::Vec && TileDataS0::Loc == TileType::Vec &&
                 TileDataS1::Loc == TileType::Vec) &&
                (TileDataD::isRowMajor);
+    }
+
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <typename TileDataD, typename TileDataS, typename TileDataS1, typename TileDataC, typename TileDataTmp,
+              CmpMode cmpMode>
+    static constexpr bool check_TGATHER_f1() {
+        static_assert(sim::is_one_of_v<typename TileDataD::DType, int32_t, uint32_t>,
+                      "TGATHER [A5]: DType must be one of: int32_t, uint32_t");
+        static_assert(sim::is_one_of_v<typename TileDataS::DType, int16_t, uint16_t, int32_t, uint32_t, half, float>,
+                      "TGATHER [A5]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t, half, float");
+        static_assert(sim::is_one_of_v<typename TileDataS1::DType, uint16_t, uint32_t>,
+                      "TGATHER [A5]: DType must be one of: uint16_t, uint32_t");
+        static_assert((cmpMode == CmpMode::GT || cmpMode == CmpMode::EQ),
+                      "TGATHER [A5]: template argument cmpMode must be CmpMode::GT or CmpMode::EQ");
+        return (sim::is_one_of_v<typename TileDataD::DType, int32_t, uint32_t>) &&
+               (sim::is_one_of_v<typename TileDataS::DType, int16_t, uint16_t, int32_t, uint32_t, half, float>) &&
+               (sim::is_one_of_v<typename TileDataS1::DType, uint16_t, uint32_t>) &&
+               ((cmpMode == CmpMode::GT || cmpMode == CmpMode::EQ));
+    }
+
+    // The rules only declaration 2 is checked against, in its own scope.
+    template <typename DstTileData, typename SrcTileData, MaskPattern maskPattern, auto gatherType>
+    static constexpr bool check_TGATHER_f2() {
+        static_assert(DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec,
+                      "TGATHER [A5]: tile location must be TileType::Vec");
+        static_assert(DstTileData::isRowMajor && SrcTileData::isRowMajor,
+                      "TGATHER [A5]: tile layout must be row-major");
+        static_assert(sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                                       uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
+                          sim::is_one_of_v<typename SrcTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                                           uint32_t, int64_t, uint64_t, half, bfloat16_t, float>,
+                      "TGATHER [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
+                      "int64_t, uint64_t, half, bfloat16_t, float");
+        return (DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec) &&
+               (DstTileData::isRowMajor && SrcTileData::isRowMajor) &&
+               (sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
+                                 int64_t, uint64_t, half, bfloat16_t, float> &&
+                sim::is_one_of_v<typename SrcTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
+                                 int64_t, uint64_t, half, bfloat16_t, float>);
     }
 
     template <typename TileDataD, typename TileDataS0, typename TileDataS1, typename TileDataTmp>
@@ -5332,6 +5492,32 @@ struct profile_a5 {
                (TileDataD::Loc == TileType::Vec && TileDataS::Loc == TileType::Vec && TileDataI::Loc == TileType::Vec);
     }
 
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <MaskPattern maskPattern, auto ScatterType, typename DstTileData, typename SrcTileData>
+    static constexpr bool check_TSCATTER_f1() {
+        static_assert(DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec,
+                      "TSCATTER [A5]: tile location must be TileType::Vec");
+        static_assert(std::is_same_v<typename DstTileData::DType, typename SrcTileData::DType>,
+                      "TSCATTER [A5]: dst and src must have the same DType");
+        static_assert(sim::is_one_of_v<typename DstTileData::DType, int32_t, int16_t, int8_t, half, float, uint32_t,
+                                       int64_t, uint64_t, uint16_t, uint8_t, bfloat16_t> &&
+                          sim::is_one_of_v<typename SrcTileData::DType, int32_t, int16_t, int8_t, half, float, uint32_t,
+                                           int64_t, uint64_t, uint16_t, uint8_t, bfloat16_t>,
+                      "TSCATTER [A5]: DType must be one of: int32_t, int16_t, int8_t, half, float, uint32_t, int64_t, "
+                      "uint64_t, uint16_t, uint8_t, bfloat16_t");
+        static_assert(DstTileData::ValidRow <= DstTileData::Rows && DstTileData::ValidCol <= DstTileData::Cols &&
+                          SrcTileData::ValidRow <= SrcTileData::Rows && SrcTileData::ValidCol <= SrcTileData::Cols,
+                      "TSCATTER [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return (DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec) &&
+               (std::is_same_v<typename DstTileData::DType, typename SrcTileData::DType>) &&
+               (sim::is_one_of_v<typename DstTileData::DType, int32_t, int16_t, int8_t, half, float, uint32_t, int64_t,
+                                 uint64_t, uint16_t, uint8_t, bfloat16_t> &&
+                sim::is_one_of_v<typename SrcTileData::DType, int32_t, int16_t, int8_t, half, float, uint32_t, int64_t,
+                                 uint64_t, uint16_t, uint8_t, bfloat16_t>) &&
+               (DstTileData::ValidRow <= DstTileData::Rows && DstTileData::ValidCol <= DstTileData::Cols &&
+                SrcTileData::ValidRow <= SrcTileData::Rows && SrcTileData::ValidCol <= SrcTileData::Cols);
+    }
+
     template <typename TileDataD, typename TileDataS, typename TileDataI>
     static void verify_TSCATTER([[maybe_unused]] const TileDataD& dst, [[maybe_unused]] const TileDataS& src,
                                 [[maybe_unused]] const TileDataI& indexes) {}
@@ -5372,7 +5558,7 @@ struct profile_a5 {
         static_assert(sim::is_one_of_v<typename DstTile::DType, int32_t, uint32_t>,
                       "TRANDOM [A5]: DType must be one of: int32_t, uint32_t");
         static_assert(DstTile::isRowMajor, "TRANDOM [A5]: tile layout must be row-major");
-        static_assert((Rounds == 7 || Rounds == 10), "TRANDOM [A5]: Rounds must be one of: 7, 10");
+        static_assert((Rounds == 7 || Rounds == 10), "TRANDOM [A5]: template argument Rounds must be 7 or 10");
         return (sim::is_one_of_v<typename DstTile::DType, int32_t, uint32_t>) && (DstTile::isRowMajor) &&
                ((Rounds == 7 || Rounds == 10));
     }

@@ -4253,6 +4253,19 @@ struct profile_cpu {
                (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
     }
 
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <typename DstTile, typename Src0Tile, typename Src1Tile, typename Src0IdxTile, typename Src1IdxTile>
+    static constexpr bool check_TCONCAT_f1() {
+        return true;
+    }
+
+    // The rules only declaration 2 is checked against, in its own scope.
+    template <typename DstTile, typename Src0Tile, typename Src1Tile, typename DstIdxTile, typename Src0IdxTile,
+              typename Src1IdxTile>
+    static constexpr bool check_TCONCAT_f2() {
+        return true;
+    }
+
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
     static void verify_TCONCAT([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                [[maybe_unused]] const TileDataSrc1& src1) {}
@@ -4319,10 +4332,14 @@ struct profile_cpu {
                                            uint32_t, half, bfloat16_t, float>,
                       "TFILLPAD_EXPAND [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
                       "uint32_t, half, bfloat16_t, float");
+        static_assert(
+            (DstTileData::Rows >= SrcTileData::Rows && DstTileData::Cols >= SrcTileData::Cols),
+            "TFILLPAD_EXPAND [CPU]: template shapes must satisfy dst.Rows >= src.Rows and dst.Cols >= src.Cols");
         return (sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
                                  half, bfloat16_t, float> &&
                 sim::is_one_of_v<typename SrcTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float>);
+                                 half, bfloat16_t, float>) &&
+               ((DstTileData::Rows >= SrcTileData::Rows && DstTileData::Cols >= SrcTileData::Cols));
     }
 
     template <typename DstTileData, typename SrcTileData>
@@ -4375,6 +4392,12 @@ struct profile_cpu {
                ((TileData::Rows == 1)) && (std::is_same_v<typename TileData::DType, T>);
     }
 
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <typename TileData, typename TileDataTmp, typename T, int descending>
+    static constexpr bool check_TCI_f1() {
+        return true;
+    }
+
     template <typename TileData>
     static void verify_TCI([[maybe_unused]] const TileData& dst) {}
 
@@ -4389,9 +4412,13 @@ struct profile_cpu {
         static_assert(TileData::isRowMajor, "TTRI [CPU]: tile layout must be row-major");
         static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                       "TTRI [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        static_assert((isUpperOrLower == 0 || isUpperOrLower == 1),
+                      "TTRI [CPU]: template argument isUpperOrLower must be 0 or 1");
         return (sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, uint32_t, uint16_t, half, bfloat16_t,
                                  float>) &&
-               (TileData::isRowMajor) && (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+               (TileData::isRowMajor) &&
+               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols) &&
+               ((isUpperOrLower == 0 || isUpperOrLower == 1));
     }
 
     template <typename TileData>
@@ -4805,6 +4832,59 @@ struct profile_cpu {
                ((DstTileData::Rows == 1 && SrcTileData::Rows == 1));
     }
 
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <typename DstTileData, typename TmpTileData, typename Src0TileData, typename Src1TileData,
+              typename Src2TileData, typename Src3TileData, bool exhausted>
+    static constexpr bool check_TMRGSORT_f1() {
+        static_assert(TmpTileData::isRowMajor && Src1TileData::isRowMajor && Src2TileData::isRowMajor &&
+                          Src3TileData::isRowMajor,
+                      "TMRGSORT [CPU]: tile layout must be row-major");
+        static_assert(TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec &&
+                          Src2TileData::Loc == TileType::Vec && Src3TileData::Loc == TileType::Vec,
+                      "TMRGSORT [CPU]: tile location must be TileType::Vec");
+        static_assert(
+            (TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1 && Src3TileData::Rows == 1),
+            "TMRGSORT [CPU]: template shapes must satisfy tmp.Rows == 1, src1.Rows == 1, src2.Rows == 1 and src3.Rows "
+            "== 1");
+        return (TmpTileData::isRowMajor && Src1TileData::isRowMajor && Src2TileData::isRowMajor &&
+                Src3TileData::isRowMajor) &&
+               (TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec &&
+                Src2TileData::Loc == TileType::Vec && Src3TileData::Loc == TileType::Vec) &&
+               ((TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1 &&
+                 Src3TileData::Rows == 1));
+    }
+
+    // The rules only declaration 2 is checked against, in its own scope.
+    template <typename DstTileData, typename TmpTileData, typename Src0TileData, typename Src1TileData,
+              typename Src2TileData, bool exhausted>
+    static constexpr bool check_TMRGSORT_f2() {
+        static_assert(TmpTileData::isRowMajor && Src1TileData::isRowMajor && Src2TileData::isRowMajor,
+                      "TMRGSORT [CPU]: tile layout must be row-major");
+        static_assert(TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec &&
+                          Src2TileData::Loc == TileType::Vec,
+                      "TMRGSORT [CPU]: tile location must be TileType::Vec");
+        static_assert((TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1),
+                      "TMRGSORT [CPU]: template shapes must satisfy tmp.Rows == 1, src1.Rows == 1 and src2.Rows == 1");
+        return (TmpTileData::isRowMajor && Src1TileData::isRowMajor && Src2TileData::isRowMajor) &&
+               (TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec &&
+                Src2TileData::Loc == TileType::Vec) &&
+               ((TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1));
+    }
+
+    // The rules only declaration 3 is checked against, in its own scope.
+    template <typename DstTileData, typename TmpTileData, typename Src0TileData, typename Src1TileData, bool exhausted>
+    static constexpr bool check_TMRGSORT_f3() {
+        static_assert(TmpTileData::isRowMajor && Src1TileData::isRowMajor,
+                      "TMRGSORT [CPU]: tile layout must be row-major");
+        static_assert(TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec,
+                      "TMRGSORT [CPU]: tile location must be TileType::Vec");
+        static_assert((TmpTileData::Rows == 1 && Src1TileData::Rows == 1),
+                      "TMRGSORT [CPU]: template shapes must satisfy tmp.Rows == 1 and src1.Rows == 1");
+        return (TmpTileData::isRowMajor && Src1TileData::isRowMajor) &&
+               (TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec) &&
+               ((TmpTileData::Rows == 1 && Src1TileData::Rows == 1));
+    }
+
     template <typename DstTileData, typename SrcTileData>
     static void verify_TMRGSORT([[maybe_unused]] const DstTileData& dst, [[maybe_unused]] const SrcTileData& src) {}
 
@@ -4830,6 +4910,24 @@ struct profile_cpu {
                                  int64_t, uint64_t, half, bfloat16_t, float>) &&
                (std::is_same_v<typename TileDataD::DType, typename TileDataS0::DType>) &&
                (sim::is_one_of_v<typename TileDataS1::DType, int32_t, uint32_t>);
+    }
+
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <typename TileDataD, typename TileDataS, typename TileDataS1, typename TileDataC, typename TileDataTmp,
+              CmpMode cmpMode>
+    static constexpr bool check_TGATHER_f1() {
+        return true;
+    }
+
+    // The rules only declaration 2 is checked against, in its own scope.
+    template <typename DstTileData, typename SrcTileData, MaskPattern maskPattern, auto gatherType>
+    static constexpr bool check_TGATHER_f2() {
+        static_assert(DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec,
+                      "TGATHER [CPU]: tile location must be TileType::Vec");
+        static_assert(DstTileData::isRowMajor && SrcTileData::isRowMajor,
+                      "TGATHER [CPU]: tile layout must be row-major");
+        return (DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec) &&
+               (DstTileData::isRowMajor && SrcTileData::isRowMajor);
     }
 
     template <typename TileDataD, typename TileDataS0, typename TileDataS1, typename TileDataTmp>
@@ -4890,6 +4988,27 @@ struct profile_cpu {
                                  int64_t, uint64_t>);
     }
 
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <MaskPattern maskPattern, auto ScatterType, typename DstTileData, typename SrcTileData>
+    static constexpr bool check_TSCATTER_f1() {
+        static_assert(DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec,
+                      "TSCATTER [CPU]: tile location must be TileType::Vec");
+        static_assert(DstTileData::isRowMajor && SrcTileData::isRowMajor,
+                      "TSCATTER [CPU]: tile layout must be row-major");
+        static_assert(
+            sim::is_one_of_v<typename DstTileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
+                             float> &&
+                sim::is_one_of_v<typename SrcTileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
+                                 float>,
+            "TSCATTER [CPU]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float");
+        return (DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec) &&
+               (DstTileData::isRowMajor && SrcTileData::isRowMajor) &&
+               (sim::is_one_of_v<typename DstTileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
+                                 float> &&
+                sim::is_one_of_v<typename SrcTileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
+                                 float>);
+    }
+
     template <typename TileDataD, typename TileDataS, typename TileDataI>
     static void verify_TSCATTER([[maybe_unused]] const TileDataD& dst, [[maybe_unused]] const TileDataS& src,
                                 [[maybe_unused]] const TileDataI& indexes) {}
@@ -4922,7 +5041,7 @@ struct profile_cpu {
         static_assert(sim::is_one_of_v<typename DstTile::DType, int32_t, uint32_t>,
                       "TRANDOM [CPU]: DType must be one of: int32_t, uint32_t");
         static_assert(DstTile::isRowMajor, "TRANDOM [CPU]: tile layout must be row-major");
-        static_assert((Rounds == 7 || Rounds == 10), "TRANDOM [CPU]: Rounds must be one of: 7, 10");
+        static_assert((Rounds == 7 || Rounds == 10), "TRANDOM [CPU]: template argument Rounds must be 7 or 10");
         return (sim::is_one_of_v<typename DstTile::DType, int32_t, uint32_t>) && (DstTile::isRowMajor) &&
                ((Rounds == 7 || Rounds == 10));
     }

@@ -1,0 +1,186 @@
+"""Rules that were prose on their pages (issues #23/#24, h-rules): the `template_value` kind (TTRI's
+`isUpperOrLower`), `shape_relation` bounds (TFILLPAD_EXPAND's `dst >= src`) and rules limited to the
+declarations that take their operands (TCONCAT's index tiles). Their compile-fail kernels run with
+each op in tests/test_simulator.py; here, what each rule states, how it breaks and reads back."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import TypeAdapter, ValidationError
+
+from ptogen.importer.build import import_page
+from ptogen.lower.views import ProjectView
+from ptogen.rule_api import TileDecl
+from ptogen.rules import PageContext, PageLine, Rule
+from ptogen.rules.scratch_bytes import ScratchBytesRule
+from ptogen.rules.shape_relation import ShapeRelationRule
+from ptogen.rules.template_value import TemplateValueRule
+from ptogen.spec.load import load_specs
+
+from .helpers import ROOT
+
+SPECS = load_specs(ROOT / "specs", ROOT)
+PROJECT = ProjectView(SPECS)
+OPS = {o.spec.short: o for o in PROJECT.ops}
+PAGE = PageContext([], {"A2A3", "A5", "CPU"}, ["dst", "src"], True)
+
+
+def _manifest(op: str) -> dict[str, Any]:
+    return json.loads((ROOT / f"generated/tests/{op}/manifest.json").read_text())["manifest"]  # type: ignore[no-any-return]
+
+
+def _failing(op: str) -> dict[str, list[str]]:
+    return {c["case"]: c["messages"] for c in _manifest(op)["compile"] if c["must_fail"]}
+
+
+# ----------------------------------------------------------------------------- template_value
+
+
+def test_ttri_checks_its_template_value_on_every_profile() -> None:
+    ttri = OPS["ttri"]
+    (rv,) = [rv for rv in ttri.rules if isinstance(rv.rule, TemplateValueRule)]
+    assert rv.rule.condition(ttri, rv) == "(isUpperOrLower == 0 || isUpperOrLower == 1)"
+    assert rv.rule.doc(ttri) == "Template argument `isUpperOrLower` must be `0` or `1`."
+    failing = _failing("ttri")
+    for profile in ("A2A3", "A5", "CPU"):
+        case = next(
+            k for k in failing if k.startswith(f"fail_{profile.lower()}_") and k.endswith("template_value")
+        )
+        assert failing[case] == [f"TTRI [{profile}]: template argument isUpperOrLower must be 0 or 1"]
+    verify = (ROOT / "generated/tests/ttri/verify.cpp").read_text()
+    assert "TTRI<profile_cpu, Tile_dst, 2>(dst" in verify  # the failing kernel passes 2, legal tiles
+
+
+def test_a_template_value_breaks_by_the_value_alone() -> None:
+    rule = TemplateValueRule(param="descending", values=[0, 1, 3])
+    tiles = {"dst": TileDecl("dst", "int32_t")}
+    broken = rule.break_static(None, tiles)  # type: ignore[arg-type]  # the kind needs no context
+    assert broken.values == {"descending": "4"} and broken.tiles == tiles
+
+
+def test_a_template_value_reads_back_from_its_line() -> None:
+    line = PageLine(None, "Template argument isUpperOrLower must be 0 or 1 (lower or upper).")
+    assert TemplateValueRule.recognise(line, PAGE) == {
+        "param": "isUpperOrLower",
+        "values": [0, 1],
+        "note": "lower or upper",
+    }
+    assert TemplateValueRule.recognise(PageLine(None, "dst must be 1 row"), PAGE) is None
+
+
+def test_a_template_value_names_a_value_parameter_of_the_intrinsic() -> None:
+    spec = OPS["ttri"].spec
+    wrong = TemplateValueRule(param="TileData", values=[0])
+    assert [where for where, _ in wrong.check(spec, SPECS.targets)] == [("param",)]
+    twice = TemplateValueRule(param="isUpperOrLower", values=[1, 1])
+    assert [where for where, _ in twice.check(spec, SPECS.targets)] == [("values",)]
+    with pytest.raises(ValidationError):
+        TypeAdapter(Rule).validate_python({"kind": "template_value", "param": "x", "values": []})
+
+
+# ----------------------------------------------------------------------------- shape_relation bounds
+
+
+def test_tfillpad_expand_bounds_the_source_by_the_destination() -> None:
+    op = OPS["tfillpad_expand"]
+    (rv,) = [rv for rv in op.rules if isinstance(rv.rule, ShapeRelationRule)]
+    assert rv.rule.condition(op, rv) == (
+        "(DstTileData::Rows >= SrcTileData::Rows && DstTileData::Cols >= SrcTileData::Cols)"
+    )
+    assert set(_failing("tfillpad_expand")) >= {"fail_a2a3_04_shape_relation", "fail_cpu_04_shape_relation"}
+
+
+@pytest.mark.parametrize(
+    ("relation", "grown", "rows"),
+    [("dst.Rows >= src.Rows", "src", 32), ("dst.Rows <= src.Rows", "dst", 32), ("dst.Rows >= 8", "dst", 7)],
+)
+def test_a_bound_breaks_by_one_side_past_the_other(relation: str, grown: str, rows: int) -> None:
+    rule = ShapeRelationRule(relations=[relation])
+    tiles = {n: TileDecl(n, "float") for n in ("dst", "src")}
+    broken = rule.break_static(None, tiles)  # type: ignore[arg-type]  # bounds need no context
+    assert broken.changed == grown and broken.tiles[grown].rows == rows
+    assert broken.tiles[grown].valid_rows <= rows
+
+
+def test_a_bound_reads_back() -> None:
+    line = PageLine(None, "Static shapes: dst.Rows >= src.Rows and dst.Cols >= src.Cols.")
+    assert ShapeRelationRule.recognise(line, PAGE) == {
+        "relations": ["dst.Rows >= src.Rows", "dst.Cols >= src.Cols"]
+    }
+
+
+# ----------------------------------------------------------------------------- rules of some declarations
+
+
+def test_tconcat_index_types_are_rules_of_the_index_forms() -> None:
+    failing = _failing("tconcat")
+    for profile in ("a2a3", "a5"):
+        assert any(k.startswith(f"fail_{profile}_") and k.endswith("_dtype_f1") for k in failing)
+        assert any(k.startswith(f"fail_{profile}_") and k.endswith("_same_dtype_f2") for k in failing)
+    assert not any(k.startswith("fail_cpu_") and k.endswith(("_f1", "_f2")) for k in failing)
+    checks = (ROOT / "generated/include/pto/profiles/a5_checks.hpp").read_text()
+    assert "std::is_same_v<typename Src0IdxTile::DType, typename DstIdxTile::DType>" in checks
+
+
+@pytest.mark.parametrize("page", ["TCONCAT.md", "tile/ops/layout-and-rearrangement/tconcat.md"])
+def test_rules_of_some_declarations_read_back_with_their_operands(page: Path) -> None:
+    spec = import_page(ROOT / "generated/docs/isa" / page, SPECS.targets).spec
+    limited = [(c["kind"], c["operands"], c["forms"]) for c in spec["constraints"] if "forms" in c]
+    assert ("dtype", ["dst_idx", "src0_idx", "src1_idx"], [2]) in limited
+    assert ("same_dtype", ["src0_idx", "src1_idx"], [1, 2]) in limited
+
+
+def test_tmrgsort_checks_tmp_and_every_list_of_its_list_forms() -> None:
+    failing = _failing("tmrgsort")
+    for k, named in (
+        (1, "src0, tmp, src1, src2 and src3"),
+        (2, "src0, tmp, src1 and src2"),
+        (3, "src0, tmp and src1"),
+    ):
+        for profile in ("A2A3", "A5"):
+            (case,) = [
+                c
+                for c in failing
+                if c.startswith(f"fail_{profile.lower()}_") and c.endswith(f"same_dtype_f{k}")
+            ]
+            assert failing[case] == [f"TMRGSORT [{profile}]: {named} must have the same DType"]
+        assert not any(c.startswith("fail_cpu_") and c.endswith(f"same_dtype_f{k}") for c in failing)
+        for kind in ("row_major", "location", "shape_relation"):
+            assert any(c.startswith("fail_cpu_") and c.endswith(f"{kind}_f{k}") for c in failing)
+    verify = (ROOT / "generated/tests/tmrgsort/verify.cpp").read_text()
+    # A list form's compile cases declare its context struct and pass each tile's own type.
+    assert "MrgSortExecutedNumList executed_f3;" in verify
+    assert "TMRGSORT<profile_cpu, Tile_dst, Tile_tmp_f1, Tile_src0_f1, Tile_src1_f1" in verify
+
+
+# ----------------------------------------------------------------------------- scratch_bytes
+
+
+def test_tci_sizes_its_a2a3_scratch_by_the_destination_element() -> None:
+    tci = OPS["tci"]
+    (rule,) = [r for r in tci.spec.constraints if isinstance(r, ScratchBytesRule)]
+    assert rule.profiles == ["A2A3"] and rule.forms == [1]
+    doc = rule.doc(tci)
+    assert doc == (
+        "Scratch size: `tmp` spans at least 768 bytes with 4-byte `dst` elements"
+        " or 1792 bytes with 2-byte `dst` elements."
+    )
+    read = ScratchBytesRule.recognise(PageLine("A2A3", doc.replace("`", "")), PAGE)
+    assert read == {"operands": ["tmp", "dst"], "min_bytes": [[4, 768], [2, 1792]]}
+    failing = _failing("tci")
+    assert failing["fail_a2a3_08_scratch_bytes_f1"] == [f"TCI [A2A3]: {rule.text(tci)}"]
+    assert not any(k.startswith(("fail_a5_", "fail_cpu_")) and k.endswith("_f1") for k in failing)
+
+
+def test_a_scratch_breaks_below_and_legalises_above_every_minimum() -> None:
+    rule = ScratchBytesRule(operands=["tmp", "dst"], min_bytes=[(4, 768), (2, 1792)])
+    tiles = {"dst": TileDecl("dst", "int32_t", 1, 16, 1, 16), "tmp": TileDecl("tmp", "float", 1, 16, 1, 16)}
+    broken = rule.break_static(None, tiles)  # type: ignore[arg-type]  # the kind needs no context
+    assert broken.changed == "tmp" and broken.tiles["tmp"].rows * broken.tiles["tmp"].cols * 4 < 768
+    legal = rule.legalise(tiles)["tmp"]
+    assert legal.rows * legal.cols >= 1792  # elements: enough bytes whatever the element type
+    assert rule.legalise({"dst": tiles["dst"]}) == {"dst": tiles["dst"]}
