@@ -82,17 +82,18 @@ def test_the_template_value_rule_reads_its_doc_line_back_and_breaks_with_another
     from ptogen.rules.base import PageLine
     from ptogen.rules.template_value import TemplateValueRule
 
-    rule = TemplateValueRule(param="Rounds", values=["7", "10"])
-    assert rule.breaking_value() == "11"
-    line = PageLine(None, "The template argument Rounds must be 7 or 10 (default 10).")
+    rule = TemplateValueRule(param="Rounds", values=[7, 10])
+    assert rule.outside({}) == "11"
+    line = PageLine(None, "Template argument `Rounds` must be `7` or `10` (default 10).")
     assert TemplateValueRule.recognise(line, None) == {  # type: ignore[arg-type]
         "param": "Rounds",
-        "values": ["7", "10"],
+        "values": [7, 10],
         "note": "default 10",
     }
     checks = (ROOT / "generated/include/pto/profiles/a5_checks.hpp").read_text()
-    assert '(Rounds == 7 || Rounds == 10), "TRANDOM [A5]: Rounds must be one of: 7, 10"' in " ".join(
-        checks.split()
+    assert (
+        '(Rounds == 7 || Rounds == 10), "TRANDOM [A5]: template argument Rounds must be 7 or 10"'
+        in " ".join(checks.split())
     )
 
 
@@ -103,6 +104,6 @@ def test_a_template_value_rule_names_a_value_parameter(
     line = edit(spec_project, rel, "param: Rounds,", "param: Rouns,")
     assert main(["--root", str(spec_project), "gen"]) == 2
     assert (
-        f"{rel}:{line}: constraints[2].param: 'Rouns' is no value template parameter"
+        f"{rel}:{line}: constraints[2].param: 'Rouns' is not a value template parameter of TRANDOM"
         in capsys.readouterr().err
     )
