@@ -18,7 +18,7 @@ using namespace pto;
 namespace {
 
 // The profile whose rules a case runs under (a case id's `@PROFILE`).
-enum class Prof { A2A3, A5, CPU };
+enum class Prof { A5, CPU };
 
 std::string data_dir;
 
@@ -77,9 +77,6 @@ void case_0([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c0_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 8, 16);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 8, 16);
         break;
@@ -93,9 +90,6 @@ void case_0([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c0_dst.bin", dst.data(), 1024);
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 8, 16);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 8, 16);
             break;
@@ -112,10 +106,6 @@ void case_0([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c0_dst.bin", dst.data(), 1024);
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 8, 16);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
                 dst, src, 8, 16);
@@ -134,9 +124,6 @@ void case_0([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c0_dst.bin", dst.data(), 1024);
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 8, 16);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 8, 16);
             break;
@@ -153,10 +140,6 @@ void case_0([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c0_dst.bin", dst.data(), 1024);
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 8, 16);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
                 dst, src, 1065353216, 8, 16);
@@ -176,10 +159,6 @@ void case_0([[maybe_unused]] Prof profile) {
         load("c0_dst.bin", dst.data(), 1024);
         Tile_dst fp_f5;
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
-                              ReluPreMode::NoRelu>(dst, src, fp_f5, 8, 16);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
                               ReluPreMode::NoRelu>(dst, src, fp_f5, 8, 16);
@@ -190,6 +169,13 @@ void case_0([[maybe_unused]] Prof profile) {
             break;
         }
         same_bytes("overload 5, case 0", main_result, dst.data());
+    }
+    { // overload 6 must give the main form's result: NZ split insert from a Vec tile into a Mat tile (`TInsertMode::SPLIT2` or `SPLIT4`: the copy is issued as two or four transfers); it writes what the plain insert writes.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c0_dst.bin", dst.data(), 1024);
+        profiled::TINSERT<profile_cpu, TInsertMode::SPLIT2>(dst, src, 8, 16);
+        same_bytes("overload 6, case 0", main_result, dst.data());
     }
 }
 
@@ -208,9 +194,6 @@ void case_1([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c1_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 3, 5);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 3, 5);
         break;
@@ -236,9 +219,6 @@ void case_2([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c2_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 0, 0);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 0, 0);
         break;
@@ -264,9 +244,6 @@ void case_3([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c3_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 16, 0);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 16, 0);
         break;
@@ -292,9 +269,6 @@ void case_4([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c4_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 0, 32);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 0, 32);
         break;
@@ -320,9 +294,6 @@ void case_5([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c5_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 32, 0);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 32, 0);
         break;
@@ -336,9 +307,6 @@ void case_5([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 4096));
         load("c5_dst.bin", dst.data(), 4096);
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 32, 0);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 32, 0);
             break;
@@ -355,10 +323,6 @@ void case_5([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 4096));
         load("c5_dst.bin", dst.data(), 4096);
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 32, 0);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
                 dst, src, 32, 0);
@@ -377,9 +341,6 @@ void case_5([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 4096));
         load("c5_dst.bin", dst.data(), 4096);
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 32, 0);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 32, 0);
             break;
@@ -396,10 +357,6 @@ void case_5([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 4096));
         load("c5_dst.bin", dst.data(), 4096);
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 32, 0);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
                 dst, src, 1065353216, 32, 0);
@@ -419,10 +376,6 @@ void case_5([[maybe_unused]] Prof profile) {
         load("c5_dst.bin", dst.data(), 4096);
         Tile_dst fp_f5;
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
-                              ReluPreMode::NoRelu>(dst, src, fp_f5, 32, 0);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
                               ReluPreMode::NoRelu>(dst, src, fp_f5, 32, 0);
@@ -433,6 +386,13 @@ void case_5([[maybe_unused]] Prof profile) {
             break;
         }
         same_bytes("overload 5, case 5", main_result, dst.data());
+    }
+    { // overload 6 must give the main form's result: NZ split insert from a Vec tile into a Mat tile (`TInsertMode::SPLIT2` or `SPLIT4`: the copy is issued as two or four transfers); it writes what the plain insert writes.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 4096));
+        load("c5_dst.bin", dst.data(), 4096);
+        profiled::TINSERT<profile_cpu, TInsertMode::SPLIT2>(dst, src, 32, 0);
+        same_bytes("overload 6, case 5", main_result, dst.data());
     }
 }
 
@@ -451,9 +411,6 @@ void case_6([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c6_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 0, 32);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 0, 32);
         break;
@@ -464,7 +421,7 @@ void case_6([[maybe_unused]] Prof profile) {
     store("c6_dst.out", dst.data(), 4096);
 }
 
-// case 7 (half_cube_1): Acc NZ to Vec row-major, 32x32 at (16, 32), valid 30x27
+// case 7 (half_cube): Acc NZ to Vec row-major, 32x32 at (16, 32), valid 30x27
 void case_7([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 64, 64, BLayout::RowMajor, 60, 63>;
     Tile_dst dst;
@@ -485,105 +442,8 @@ void case_7([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TINSERT<profile_cpu>(dst, src, 16, 32);
         break;
-    default: // no entry names this case under another profile
-        break;
     }
     store("c7_dst.out", dst.data(), 4096);
-    { // overload 1: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each written element).
-        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 4096));
-        load("c7_dst.bin", dst.data(), 4096);
-        switch (profile) {
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 16, 32);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 16, 32);
-            break;
-        default: // no entry names this case under another profile
-            break;
-        }
-        store("c7_dst.f1.out", dst.data(), 4096); // judged against its own golden
-        std::memcpy(dst.data(), main_result.data(),
-                    main_result.size()); // the main form's bytes again, which the next overload compares with
-    }
-    { // overload 2: Accumulator-to-vector mode (`AccToVecMode`: which vector core receives the rows or columns) and ReLU.
-        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 4096));
-        load("c7_dst.bin", dst.data(), 4096);
-        switch (profile) {
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 16, 32);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 16, 32);
-            break;
-        default: // no entry names this case under another profile
-            break;
-        }
-        store("c7_dst.f2.out", dst.data(), 4096); // judged against its own golden
-        std::memcpy(dst.data(), main_result.data(),
-                    main_result.size()); // the main form's bytes again, which the next overload compares with
-    }
-    { // overload 3: A scalar quantisation parameter (`preQuantScalar`) and ReLU.
-        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 4096));
-        load("c7_dst.bin", dst.data(), 4096);
-        switch (profile) {
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 16, 32);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 16, 32);
-            break;
-        default: // no entry names this case under another profile
-            break;
-        }
-        store("c7_dst.f3.out", dst.data(), 4096); // judged against its own golden
-        std::memcpy(dst.data(), main_result.data(),
-                    main_result.size()); // the main form's bytes again, which the next overload compares with
-    }
-    { // overload 4: A scalar quantisation parameter, accumulator-to-vector mode and ReLU.
-        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 4096));
-        load("c7_dst.bin", dst.data(), 4096);
-        switch (profile) {
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 16, 32);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 16, 32);
-            break;
-        default: // no entry names this case under another profile
-            break;
-        }
-        store("c7_dst.f4.out", dst.data(), 4096); // judged against its own golden
-        std::memcpy(dst.data(), main_result.data(),
-                    main_result.size()); // the main form's bytes again, which the next overload compares with
-    }
-    { // overload 5 must give the main form's result: Vector quantisation (`fp`: one quantisation parameter per source column), accumulator-to-vector mode and ReLU.
-        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 4096));
-        load("c7_dst.bin", dst.data(), 4096);
-        Tile_dst fp_f5;
-        switch (profile) {
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
-                              ReluPreMode::NoRelu>(dst, src, fp_f5, 16, 32);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
-                              ReluPreMode::NoRelu>(dst, src, fp_f5, 16, 32);
-            break;
-        default: // no entry names this case under another profile
-            break;
-        }
-        same_bytes("overload 5, case 7", main_result, dst.data());
-    }
 }
 
 // case 8 (bfloat16_t): 16x16 window at (8, 16) of 32x32, row-major
@@ -601,9 +461,6 @@ void case_8([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c8_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 8, 16);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 8, 16);
         break;
@@ -617,9 +474,6 @@ void case_8([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c8_dst.bin", dst.data(), 1024);
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 8, 16);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 8, 16);
             break;
@@ -636,10 +490,6 @@ void case_8([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c8_dst.bin", dst.data(), 1024);
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 8, 16);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
                 dst, src, 8, 16);
@@ -658,9 +508,6 @@ void case_8([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c8_dst.bin", dst.data(), 1024);
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 8, 16);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 8, 16);
             break;
@@ -677,10 +524,6 @@ void case_8([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c8_dst.bin", dst.data(), 1024);
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 8, 16);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
                 dst, src, 1065353216, 8, 16);
@@ -700,10 +543,6 @@ void case_8([[maybe_unused]] Prof profile) {
         load("c8_dst.bin", dst.data(), 1024);
         Tile_dst fp_f5;
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
-                              ReluPreMode::NoRelu>(dst, src, fp_f5, 8, 16);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
                               ReluPreMode::NoRelu>(dst, src, fp_f5, 8, 16);
@@ -714,6 +553,13 @@ void case_8([[maybe_unused]] Prof profile) {
             break;
         }
         same_bytes("overload 5, case 8", main_result, dst.data());
+    }
+    { // overload 6 must give the main form's result: NZ split insert from a Vec tile into a Mat tile (`TInsertMode::SPLIT2` or `SPLIT4`: the copy is issued as two or four transfers); it writes what the plain insert writes.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c8_dst.bin", dst.data(), 1024);
+        profiled::TINSERT<profile_cpu, TInsertMode::SPLIT2>(dst, src, 8, 16);
+        same_bytes("overload 6, case 8", main_result, dst.data());
     }
 }
 
@@ -732,9 +578,6 @@ void case_9([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c9_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 3, 5);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 3, 5);
         break;
@@ -760,9 +603,6 @@ void case_10([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c10_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 0, 0);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 0, 0);
         break;
@@ -788,9 +628,6 @@ void case_11([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c11_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 16, 0);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 16, 0);
         break;
@@ -816,9 +653,6 @@ void case_12([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c12_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 0, 32);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 0, 32);
         break;
@@ -844,9 +678,6 @@ void case_13([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c13_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 8, 16);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 8, 16);
         break;
@@ -860,9 +691,6 @@ void case_13([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c13_dst.bin", dst.data(), 1024);
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 8, 16);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 8, 16);
             break;
@@ -879,10 +707,6 @@ void case_13([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c13_dst.bin", dst.data(), 1024);
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 8, 16);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
                 dst, src, 8, 16);
@@ -901,9 +725,6 @@ void case_13([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c13_dst.bin", dst.data(), 1024);
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 8, 16);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 8, 16);
             break;
@@ -920,10 +741,6 @@ void case_13([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c13_dst.bin", dst.data(), 1024);
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 8, 16);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
                 dst, src, 1065353216, 8, 16);
@@ -943,10 +760,6 @@ void case_13([[maybe_unused]] Prof profile) {
         load("c13_dst.bin", dst.data(), 1024);
         Tile_dst fp_f5;
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
-                              ReluPreMode::NoRelu>(dst, src, fp_f5, 8, 16);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
                               ReluPreMode::NoRelu>(dst, src, fp_f5, 8, 16);
@@ -957,6 +770,13 @@ void case_13([[maybe_unused]] Prof profile) {
             break;
         }
         same_bytes("overload 5, case 13", main_result, dst.data());
+    }
+    { // overload 6 must give the main form's result: NZ split insert from a Vec tile into a Mat tile (`TInsertMode::SPLIT2` or `SPLIT4`: the copy is issued as two or four transfers); it writes what the plain insert writes.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c13_dst.bin", dst.data(), 1024);
+        profiled::TINSERT<profile_cpu, TInsertMode::SPLIT2>(dst, src, 8, 16);
+        same_bytes("overload 6, case 13", main_result, dst.data());
     }
 }
 
@@ -975,9 +795,6 @@ void case_14([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c14_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 3, 5);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 3, 5);
         break;
@@ -1003,9 +820,6 @@ void case_15([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c15_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 0, 0);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 0, 0);
         break;
@@ -1031,9 +845,6 @@ void case_16([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c16_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 16, 0);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 16, 0);
         break;
@@ -1059,9 +870,6 @@ void case_17([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c17_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 0, 32);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 0, 32);
         break;
@@ -1087,9 +895,6 @@ void case_18([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c18_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 32, 0);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 32, 0);
         break;
@@ -1103,9 +908,6 @@ void case_18([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 4096));
         load("c18_dst.bin", dst.data(), 4096);
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 32, 0);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 32, 0);
             break;
@@ -1122,10 +924,6 @@ void case_18([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 4096));
         load("c18_dst.bin", dst.data(), 4096);
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 32, 0);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
                 dst, src, 32, 0);
@@ -1144,9 +942,6 @@ void case_18([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 4096));
         load("c18_dst.bin", dst.data(), 4096);
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 32, 0);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 32, 0);
             break;
@@ -1163,10 +958,6 @@ void case_18([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 4096));
         load("c18_dst.bin", dst.data(), 4096);
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 32, 0);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
                 dst, src, 1065353216, 32, 0);
@@ -1186,10 +977,6 @@ void case_18([[maybe_unused]] Prof profile) {
         load("c18_dst.bin", dst.data(), 4096);
         Tile_dst fp_f5;
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
-                              ReluPreMode::NoRelu>(dst, src, fp_f5, 32, 0);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
                               ReluPreMode::NoRelu>(dst, src, fp_f5, 32, 0);
@@ -1200,6 +987,13 @@ void case_18([[maybe_unused]] Prof profile) {
             break;
         }
         same_bytes("overload 5, case 18", main_result, dst.data());
+    }
+    { // overload 6 must give the main form's result: NZ split insert from a Vec tile into a Mat tile (`TInsertMode::SPLIT2` or `SPLIT4`: the copy is issued as two or four transfers); it writes what the plain insert writes.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 4096));
+        load("c18_dst.bin", dst.data(), 4096);
+        profiled::TINSERT<profile_cpu, TInsertMode::SPLIT2>(dst, src, 32, 0);
+        same_bytes("overload 6, case 18", main_result, dst.data());
     }
 }
 
@@ -1218,9 +1012,6 @@ void case_19([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c19_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 0, 32);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 0, 32);
         break;
@@ -1231,7 +1022,7 @@ void case_19([[maybe_unused]] Prof profile) {
     store("c19_dst.out", dst.data(), 4096);
 }
 
-// case 20 (float_cube_1): Acc NZ to Vec row-major, 32x32 at (16, 32), valid 30x27
+// case 20 (float_cube): Acc NZ to Vec row-major, 32x32 at (16, 32), valid 30x27
 void case_20([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 64, 64, BLayout::RowMajor, 60, 63>;
     Tile_dst dst;
@@ -1252,105 +1043,8 @@ void case_20([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TINSERT<profile_cpu>(dst, src, 16, 32);
         break;
-    default: // no entry names this case under another profile
-        break;
     }
     store("c20_dst.out", dst.data(), 4096);
-    { // overload 1: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each written element).
-        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 4096));
-        load("c20_dst.bin", dst.data(), 4096);
-        switch (profile) {
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 16, 32);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 16, 32);
-            break;
-        default: // no entry names this case under another profile
-            break;
-        }
-        store("c20_dst.f1.out", dst.data(), 4096); // judged against its own golden
-        std::memcpy(dst.data(), main_result.data(),
-                    main_result.size()); // the main form's bytes again, which the next overload compares with
-    }
-    { // overload 2: Accumulator-to-vector mode (`AccToVecMode`: which vector core receives the rows or columns) and ReLU.
-        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 4096));
-        load("c20_dst.bin", dst.data(), 4096);
-        switch (profile) {
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 16, 32);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 16, 32);
-            break;
-        default: // no entry names this case under another profile
-            break;
-        }
-        store("c20_dst.f2.out", dst.data(), 4096); // judged against its own golden
-        std::memcpy(dst.data(), main_result.data(),
-                    main_result.size()); // the main form's bytes again, which the next overload compares with
-    }
-    { // overload 3: A scalar quantisation parameter (`preQuantScalar`) and ReLU.
-        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 4096));
-        load("c20_dst.bin", dst.data(), 4096);
-        switch (profile) {
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 16, 32);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 16, 32);
-            break;
-        default: // no entry names this case under another profile
-            break;
-        }
-        store("c20_dst.f3.out", dst.data(), 4096); // judged against its own golden
-        std::memcpy(dst.data(), main_result.data(),
-                    main_result.size()); // the main form's bytes again, which the next overload compares with
-    }
-    { // overload 4: A scalar quantisation parameter, accumulator-to-vector mode and ReLU.
-        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 4096));
-        load("c20_dst.bin", dst.data(), 4096);
-        switch (profile) {
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 16, 32);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 16, 32);
-            break;
-        default: // no entry names this case under another profile
-            break;
-        }
-        store("c20_dst.f4.out", dst.data(), 4096); // judged against its own golden
-        std::memcpy(dst.data(), main_result.data(),
-                    main_result.size()); // the main form's bytes again, which the next overload compares with
-    }
-    { // overload 5 must give the main form's result: Vector quantisation (`fp`: one quantisation parameter per source column), accumulator-to-vector mode and ReLU.
-        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 4096));
-        load("c20_dst.bin", dst.data(), 4096);
-        Tile_dst fp_f5;
-        switch (profile) {
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
-                              ReluPreMode::NoRelu>(dst, src, fp_f5, 16, 32);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
-                              ReluPreMode::NoRelu>(dst, src, fp_f5, 16, 32);
-            break;
-        default: // no entry names this case under another profile
-            break;
-        }
-        same_bytes("overload 5, case 20", main_result, dst.data());
-    }
 }
 
 // case 21 (int8_t): 16x16 window at (8, 16) of 32x32, row-major
@@ -1368,9 +1062,6 @@ void case_21([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c21_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 8, 16);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 8, 16);
         break;
@@ -1384,9 +1075,6 @@ void case_21([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c21_dst.bin", dst.data(), 1024);
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 8, 16);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 8, 16);
             break;
@@ -1403,10 +1091,6 @@ void case_21([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c21_dst.bin", dst.data(), 1024);
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 8, 16);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
                 dst, src, 8, 16);
@@ -1425,9 +1109,6 @@ void case_21([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c21_dst.bin", dst.data(), 1024);
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 8, 16);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 8, 16);
             break;
@@ -1444,10 +1125,6 @@ void case_21([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c21_dst.bin", dst.data(), 1024);
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 8, 16);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
                 dst, src, 1065353216, 8, 16);
@@ -1467,10 +1144,6 @@ void case_21([[maybe_unused]] Prof profile) {
         load("c21_dst.bin", dst.data(), 1024);
         Tile_dst fp_f5;
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
-                              ReluPreMode::NoRelu>(dst, src, fp_f5, 8, 16);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
                               ReluPreMode::NoRelu>(dst, src, fp_f5, 8, 16);
@@ -1481,6 +1154,13 @@ void case_21([[maybe_unused]] Prof profile) {
             break;
         }
         same_bytes("overload 5, case 21", main_result, dst.data());
+    }
+    { // overload 6 must give the main form's result: NZ split insert from a Vec tile into a Mat tile (`TInsertMode::SPLIT2` or `SPLIT4`: the copy is issued as two or four transfers); it writes what the plain insert writes.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c21_dst.bin", dst.data(), 1024);
+        profiled::TINSERT<profile_cpu, TInsertMode::SPLIT2>(dst, src, 8, 16);
+        same_bytes("overload 6, case 21", main_result, dst.data());
     }
 }
 
@@ -1499,9 +1179,6 @@ void case_22([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c22_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 3, 5);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 3, 5);
         break;
@@ -1527,9 +1204,6 @@ void case_23([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c23_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 0, 0);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 0, 0);
         break;
@@ -1555,9 +1229,6 @@ void case_24([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c24_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 16, 0);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 16, 0);
         break;
@@ -1583,9 +1254,6 @@ void case_25([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c25_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 0, 32);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 0, 32);
         break;
@@ -1611,9 +1279,6 @@ void case_26([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c26_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 32, 0);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 32, 0);
         break;
@@ -1627,9 +1292,6 @@ void case_26([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 4096));
         load("c26_dst.bin", dst.data(), 4096);
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 32, 0);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 32, 0);
             break;
@@ -1646,10 +1308,6 @@ void case_26([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 4096));
         load("c26_dst.bin", dst.data(), 4096);
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 32, 0);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
                 dst, src, 32, 0);
@@ -1668,9 +1326,6 @@ void case_26([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 4096));
         load("c26_dst.bin", dst.data(), 4096);
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 32, 0);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 32, 0);
             break;
@@ -1687,10 +1342,6 @@ void case_26([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 4096));
         load("c26_dst.bin", dst.data(), 4096);
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 32, 0);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
                 dst, src, 1065353216, 32, 0);
@@ -1710,10 +1361,6 @@ void case_26([[maybe_unused]] Prof profile) {
         load("c26_dst.bin", dst.data(), 4096);
         Tile_dst fp_f5;
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
-                              ReluPreMode::NoRelu>(dst, src, fp_f5, 32, 0);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
                               ReluPreMode::NoRelu>(dst, src, fp_f5, 32, 0);
@@ -1724,6 +1371,13 @@ void case_26([[maybe_unused]] Prof profile) {
             break;
         }
         same_bytes("overload 5, case 26", main_result, dst.data());
+    }
+    { // overload 6 must give the main form's result: NZ split insert from a Vec tile into a Mat tile (`TInsertMode::SPLIT2` or `SPLIT4`: the copy is issued as two or four transfers); it writes what the plain insert writes.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 4096));
+        load("c26_dst.bin", dst.data(), 4096);
+        profiled::TINSERT<profile_cpu, TInsertMode::SPLIT2>(dst, src, 32, 0);
+        same_bytes("overload 6, case 26", main_result, dst.data());
     }
 }
 
@@ -1742,9 +1396,6 @@ void case_27([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c27_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 0, 32);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 0, 32);
         break;
@@ -1755,7 +1406,7 @@ void case_27([[maybe_unused]] Prof profile) {
     store("c27_dst.out", dst.data(), 4096);
 }
 
-// case 28 (int8_t_cube_1): Acc NZ to Vec row-major, 32x32 at (16, 32), valid 30x27
+// case 28 (int8_t_cube): Acc NZ to Vec row-major, 32x32 at (16, 32), valid 30x27
 void case_28([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int8_t, 64, 64, BLayout::RowMajor, 60, 63>;
     Tile_dst dst;
@@ -1776,105 +1427,8 @@ void case_28([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TINSERT<profile_cpu>(dst, src, 16, 32);
         break;
-    default: // no entry names this case under another profile
-        break;
     }
     store("c28_dst.out", dst.data(), 4096);
-    { // overload 1: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each written element).
-        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 4096));
-        load("c28_dst.bin", dst.data(), 4096);
-        switch (profile) {
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 16, 32);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 16, 32);
-            break;
-        default: // no entry names this case under another profile
-            break;
-        }
-        store("c28_dst.f1.out", dst.data(), 4096); // judged against its own golden
-        std::memcpy(dst.data(), main_result.data(),
-                    main_result.size()); // the main form's bytes again, which the next overload compares with
-    }
-    { // overload 2: Accumulator-to-vector mode (`AccToVecMode`: which vector core receives the rows or columns) and ReLU.
-        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 4096));
-        load("c28_dst.bin", dst.data(), 4096);
-        switch (profile) {
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 16, 32);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 16, 32);
-            break;
-        default: // no entry names this case under another profile
-            break;
-        }
-        store("c28_dst.f2.out", dst.data(), 4096); // judged against its own golden
-        std::memcpy(dst.data(), main_result.data(),
-                    main_result.size()); // the main form's bytes again, which the next overload compares with
-    }
-    { // overload 3: A scalar quantisation parameter (`preQuantScalar`) and ReLU.
-        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 4096));
-        load("c28_dst.bin", dst.data(), 4096);
-        switch (profile) {
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 16, 32);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 16, 32);
-            break;
-        default: // no entry names this case under another profile
-            break;
-        }
-        store("c28_dst.f3.out", dst.data(), 4096); // judged against its own golden
-        std::memcpy(dst.data(), main_result.data(),
-                    main_result.size()); // the main form's bytes again, which the next overload compares with
-    }
-    { // overload 4: A scalar quantisation parameter, accumulator-to-vector mode and ReLU.
-        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 4096));
-        load("c28_dst.bin", dst.data(), 4096);
-        switch (profile) {
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 16, 32);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 16, 32);
-            break;
-        default: // no entry names this case under another profile
-            break;
-        }
-        store("c28_dst.f4.out", dst.data(), 4096); // judged against its own golden
-        std::memcpy(dst.data(), main_result.data(),
-                    main_result.size()); // the main form's bytes again, which the next overload compares with
-    }
-    { // overload 5 must give the main form's result: Vector quantisation (`fp`: one quantisation parameter per source column), accumulator-to-vector mode and ReLU.
-        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 4096));
-        load("c28_dst.bin", dst.data(), 4096);
-        Tile_dst fp_f5;
-        switch (profile) {
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
-                              ReluPreMode::NoRelu>(dst, src, fp_f5, 16, 32);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
-                              ReluPreMode::NoRelu>(dst, src, fp_f5, 16, 32);
-            break;
-        default: // no entry names this case under another profile
-            break;
-        }
-        same_bytes("overload 5, case 28", main_result, dst.data());
-    }
 }
 
 // case 29 (uint8_t): 16x16 window at (8, 16) of 32x32, row-major
@@ -1892,9 +1446,6 @@ void case_29([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c29_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 8, 16);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 8, 16);
         break;
@@ -1908,9 +1459,6 @@ void case_29([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c29_dst.bin", dst.data(), 1024);
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 8, 16);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 8, 16);
             break;
@@ -1927,10 +1475,6 @@ void case_29([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c29_dst.bin", dst.data(), 1024);
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 8, 16);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
                 dst, src, 8, 16);
@@ -1949,9 +1493,6 @@ void case_29([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c29_dst.bin", dst.data(), 1024);
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 8, 16);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 8, 16);
             break;
@@ -1968,10 +1509,6 @@ void case_29([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c29_dst.bin", dst.data(), 1024);
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 8, 16);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
                 dst, src, 1065353216, 8, 16);
@@ -1991,10 +1528,6 @@ void case_29([[maybe_unused]] Prof profile) {
         load("c29_dst.bin", dst.data(), 1024);
         Tile_dst fp_f5;
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
-                              ReluPreMode::NoRelu>(dst, src, fp_f5, 8, 16);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
                               ReluPreMode::NoRelu>(dst, src, fp_f5, 8, 16);
@@ -2005,6 +1538,13 @@ void case_29([[maybe_unused]] Prof profile) {
             break;
         }
         same_bytes("overload 5, case 29", main_result, dst.data());
+    }
+    { // overload 6 must give the main form's result: NZ split insert from a Vec tile into a Mat tile (`TInsertMode::SPLIT2` or `SPLIT4`: the copy is issued as two or four transfers); it writes what the plain insert writes.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c29_dst.bin", dst.data(), 1024);
+        profiled::TINSERT<profile_cpu, TInsertMode::SPLIT2>(dst, src, 8, 16);
+        same_bytes("overload 6, case 29", main_result, dst.data());
     }
 }
 
@@ -2023,9 +1563,6 @@ void case_30([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c30_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 3, 5);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 3, 5);
         break;
@@ -2051,9 +1588,6 @@ void case_31([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c31_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 0, 0);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 0, 0);
         break;
@@ -2079,9 +1613,6 @@ void case_32([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c32_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 16, 0);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 16, 0);
         break;
@@ -2107,9 +1638,6 @@ void case_33([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c33_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 0, 32);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 0, 32);
         break;
@@ -2135,9 +1663,6 @@ void case_34([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c34_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 8, 16);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 8, 16);
         break;
@@ -2151,9 +1676,6 @@ void case_34([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c34_dst.bin", dst.data(), 1024);
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 8, 16);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 8, 16);
             break;
@@ -2170,10 +1692,6 @@ void case_34([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c34_dst.bin", dst.data(), 1024);
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 8, 16);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
                 dst, src, 8, 16);
@@ -2192,9 +1710,6 @@ void case_34([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c34_dst.bin", dst.data(), 1024);
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 8, 16);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 8, 16);
             break;
@@ -2211,10 +1726,6 @@ void case_34([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c34_dst.bin", dst.data(), 1024);
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 8, 16);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
                 dst, src, 1065353216, 8, 16);
@@ -2234,10 +1745,6 @@ void case_34([[maybe_unused]] Prof profile) {
         load("c34_dst.bin", dst.data(), 1024);
         Tile_dst fp_f5;
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
-                              ReluPreMode::NoRelu>(dst, src, fp_f5, 8, 16);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
                               ReluPreMode::NoRelu>(dst, src, fp_f5, 8, 16);
@@ -2248,6 +1755,13 @@ void case_34([[maybe_unused]] Prof profile) {
             break;
         }
         same_bytes("overload 5, case 34", main_result, dst.data());
+    }
+    { // overload 6 must give the main form's result: NZ split insert from a Vec tile into a Mat tile (`TInsertMode::SPLIT2` or `SPLIT4`: the copy is issued as two or four transfers); it writes what the plain insert writes.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c34_dst.bin", dst.data(), 1024);
+        profiled::TINSERT<profile_cpu, TInsertMode::SPLIT2>(dst, src, 8, 16);
+        same_bytes("overload 6, case 34", main_result, dst.data());
     }
 }
 
@@ -2266,9 +1780,6 @@ void case_35([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c35_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 3, 5);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 3, 5);
         break;
@@ -2294,9 +1805,6 @@ void case_36([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c36_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 0, 0);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 0, 0);
         break;
@@ -2322,9 +1830,6 @@ void case_37([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c37_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 16, 0);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 16, 0);
         break;
@@ -2350,9 +1855,6 @@ void case_38([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c38_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 0, 32);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 0, 32);
         break;
@@ -2425,6 +1927,13 @@ void case_39([[maybe_unused]] Prof profile) {
         profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
             dst, src, fp_f5, 8, 16);
         same_bytes("overload 5, case 39", main_result, dst.data());
+    }
+    { // overload 6 must give the main form's result: NZ split insert from a Vec tile into a Mat tile (`TInsertMode::SPLIT2` or `SPLIT4`: the copy is issued as two or four transfers); it writes what the plain insert writes.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c39_dst.bin", dst.data(), 1024);
+        profiled::TINSERT<profile_cpu, TInsertMode::SPLIT2>(dst, src, 8, 16);
+        same_bytes("overload 6, case 39", main_result, dst.data());
     }
 }
 
@@ -2515,9 +2024,6 @@ void case_44([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c44_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 8, 16);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 8, 16);
         break;
@@ -2531,9 +2037,6 @@ void case_44([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c44_dst.bin", dst.data(), 1024);
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 8, 16);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 8, 16);
             break;
@@ -2550,10 +2053,6 @@ void case_44([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c44_dst.bin", dst.data(), 1024);
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 8, 16);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
                 dst, src, 8, 16);
@@ -2572,9 +2071,6 @@ void case_44([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c44_dst.bin", dst.data(), 1024);
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 8, 16);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 8, 16);
             break;
@@ -2591,10 +2087,6 @@ void case_44([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c44_dst.bin", dst.data(), 1024);
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 8, 16);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
                 dst, src, 1065353216, 8, 16);
@@ -2614,10 +2106,6 @@ void case_44([[maybe_unused]] Prof profile) {
         load("c44_dst.bin", dst.data(), 1024);
         Tile_dst fp_f5;
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
-                              ReluPreMode::NoRelu>(dst, src, fp_f5, 8, 16);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
                               ReluPreMode::NoRelu>(dst, src, fp_f5, 8, 16);
@@ -2628,6 +2116,13 @@ void case_44([[maybe_unused]] Prof profile) {
             break;
         }
         same_bytes("overload 5, case 44", main_result, dst.data());
+    }
+    { // overload 6 must give the main form's result: NZ split insert from a Vec tile into a Mat tile (`TInsertMode::SPLIT2` or `SPLIT4`: the copy is issued as two or four transfers); it writes what the plain insert writes.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c44_dst.bin", dst.data(), 1024);
+        profiled::TINSERT<profile_cpu, TInsertMode::SPLIT2>(dst, src, 8, 16);
+        same_bytes("overload 6, case 44", main_result, dst.data());
     }
 }
 
@@ -2646,9 +2141,6 @@ void case_45([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c45_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 3, 5);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 3, 5);
         break;
@@ -2674,9 +2166,6 @@ void case_46([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c46_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 0, 0);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 0, 0);
         break;
@@ -2702,9 +2191,6 @@ void case_47([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c47_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 16, 0);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 16, 0);
         break;
@@ -2730,9 +2216,6 @@ void case_48([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c48_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 0, 32);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 0, 32);
         break;
@@ -2805,6 +2288,13 @@ void case_49([[maybe_unused]] Prof profile) {
         profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
             dst, src, fp_f5, 8, 16);
         same_bytes("overload 5, case 49", main_result, dst.data());
+    }
+    { // overload 6 must give the main form's result: NZ split insert from a Vec tile into a Mat tile (`TInsertMode::SPLIT2` or `SPLIT4`: the copy is issued as two or four transfers); it writes what the plain insert writes.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c49_dst.bin", dst.data(), 1024);
+        profiled::TINSERT<profile_cpu, TInsertMode::SPLIT2>(dst, src, 8, 16);
+        same_bytes("overload 6, case 49", main_result, dst.data());
     }
 }
 
@@ -2943,6 +2433,13 @@ void case_54([[maybe_unused]] Prof profile) {
             dst, src, fp_f5, 8, 16);
         same_bytes("overload 5, case 54", main_result, dst.data());
     }
+    { // overload 6 must give the main form's result: NZ split insert from a Vec tile into a Mat tile (`TInsertMode::SPLIT2` or `SPLIT4`: the copy is issued as two or four transfers); it writes what the plain insert writes.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c54_dst.bin", dst.data(), 1024);
+        profiled::TINSERT<profile_cpu, TInsertMode::SPLIT2>(dst, src, 8, 16);
+        same_bytes("overload 6, case 54", main_result, dst.data());
+    }
 }
 
 // case 55 (float_to_half): 13x7 window at (3, 5), partial valid, col-major to row-major
@@ -3043,6 +2540,13 @@ void case_57([[maybe_unused]] Prof profile) {
         profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
             dst, src, fp_f5, 8, 16);
         same_bytes("overload 5, case 57", main_result, dst.data());
+    }
+    { // overload 6 must give the main form's result: NZ split insert from a Vec tile into a Mat tile (`TInsertMode::SPLIT2` or `SPLIT4`: the copy is issued as two or four transfers); it writes what the plain insert writes.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c57_dst.bin", dst.data(), 1024);
+        profiled::TINSERT<profile_cpu, TInsertMode::SPLIT2>(dst, src, 8, 16);
+        same_bytes("overload 6, case 57", main_result, dst.data());
     }
 }
 
@@ -3145,6 +2649,13 @@ void case_60([[maybe_unused]] Prof profile) {
             dst, src, fp_f5, 8, 16);
         same_bytes("overload 5, case 60", main_result, dst.data());
     }
+    { // overload 6 must give the main form's result: NZ split insert from a Vec tile into a Mat tile (`TInsertMode::SPLIT2` or `SPLIT4`: the copy is issued as two or four transfers); it writes what the plain insert writes.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c60_dst.bin", dst.data(), 1024);
+        profiled::TINSERT<profile_cpu, TInsertMode::SPLIT2>(dst, src, 8, 16);
+        same_bytes("overload 6, case 60", main_result, dst.data());
+    }
 }
 
 // case 61 (half_to_float): 13x7 window at (3, 5), partial valid, col-major to row-major
@@ -3190,56 +2701,42 @@ struct Entry {
 };
 
 const Entry entries[] = {
-    {"c0@A2A3", case_0, Prof::A2A3},   {"c0@A5", case_0, Prof::A5},       {"c0@CPU", case_0, Prof::CPU},
-    {"c1@A2A3", case_1, Prof::A2A3},   {"c1@A5", case_1, Prof::A5},       {"c1@CPU", case_1, Prof::CPU},
-    {"c2@A2A3", case_2, Prof::A2A3},   {"c2@A5", case_2, Prof::A5},       {"c2@CPU", case_2, Prof::CPU},
-    {"c3@A2A3", case_3, Prof::A2A3},   {"c3@A5", case_3, Prof::A5},       {"c3@CPU", case_3, Prof::CPU},
-    {"c4@A2A3", case_4, Prof::A2A3},   {"c4@A5", case_4, Prof::A5},       {"c4@CPU", case_4, Prof::CPU},
-    {"c5@A2A3", case_5, Prof::A2A3},   {"c5@A5", case_5, Prof::A5},       {"c5@CPU", case_5, Prof::CPU},
-    {"c6@A2A3", case_6, Prof::A2A3},   {"c6@A5", case_6, Prof::A5},       {"c6@CPU", case_6, Prof::CPU},
-    {"c7@A5", case_7, Prof::A5},       {"c7@CPU", case_7, Prof::CPU},     {"c8@A2A3", case_8, Prof::A2A3},
-    {"c8@A5", case_8, Prof::A5},       {"c8@CPU", case_8, Prof::CPU},     {"c9@A2A3", case_9, Prof::A2A3},
-    {"c9@A5", case_9, Prof::A5},       {"c9@CPU", case_9, Prof::CPU},     {"c10@A2A3", case_10, Prof::A2A3},
-    {"c10@A5", case_10, Prof::A5},     {"c10@CPU", case_10, Prof::CPU},   {"c11@A2A3", case_11, Prof::A2A3},
-    {"c11@A5", case_11, Prof::A5},     {"c11@CPU", case_11, Prof::CPU},   {"c12@A2A3", case_12, Prof::A2A3},
-    {"c12@A5", case_12, Prof::A5},     {"c12@CPU", case_12, Prof::CPU},   {"c13@A2A3", case_13, Prof::A2A3},
-    {"c13@A5", case_13, Prof::A5},     {"c13@CPU", case_13, Prof::CPU},   {"c14@A2A3", case_14, Prof::A2A3},
-    {"c14@A5", case_14, Prof::A5},     {"c14@CPU", case_14, Prof::CPU},   {"c15@A2A3", case_15, Prof::A2A3},
-    {"c15@A5", case_15, Prof::A5},     {"c15@CPU", case_15, Prof::CPU},   {"c16@A2A3", case_16, Prof::A2A3},
-    {"c16@A5", case_16, Prof::A5},     {"c16@CPU", case_16, Prof::CPU},   {"c17@A2A3", case_17, Prof::A2A3},
-    {"c17@A5", case_17, Prof::A5},     {"c17@CPU", case_17, Prof::CPU},   {"c18@A2A3", case_18, Prof::A2A3},
-    {"c18@A5", case_18, Prof::A5},     {"c18@CPU", case_18, Prof::CPU},   {"c19@A2A3", case_19, Prof::A2A3},
-    {"c19@A5", case_19, Prof::A5},     {"c19@CPU", case_19, Prof::CPU},   {"c20@A5", case_20, Prof::A5},
-    {"c20@CPU", case_20, Prof::CPU},   {"c21@A2A3", case_21, Prof::A2A3}, {"c21@A5", case_21, Prof::A5},
-    {"c21@CPU", case_21, Prof::CPU},   {"c22@A2A3", case_22, Prof::A2A3}, {"c22@A5", case_22, Prof::A5},
-    {"c22@CPU", case_22, Prof::CPU},   {"c23@A2A3", case_23, Prof::A2A3}, {"c23@A5", case_23, Prof::A5},
-    {"c23@CPU", case_23, Prof::CPU},   {"c24@A2A3", case_24, Prof::A2A3}, {"c24@A5", case_24, Prof::A5},
-    {"c24@CPU", case_24, Prof::CPU},   {"c25@A2A3", case_25, Prof::A2A3}, {"c25@A5", case_25, Prof::A5},
-    {"c25@CPU", case_25, Prof::CPU},   {"c26@A2A3", case_26, Prof::A2A3}, {"c26@A5", case_26, Prof::A5},
-    {"c26@CPU", case_26, Prof::CPU},   {"c27@A2A3", case_27, Prof::A2A3}, {"c27@A5", case_27, Prof::A5},
-    {"c27@CPU", case_27, Prof::CPU},   {"c28@A5", case_28, Prof::A5},     {"c28@CPU", case_28, Prof::CPU},
-    {"c29@A2A3", case_29, Prof::A2A3}, {"c29@A5", case_29, Prof::A5},     {"c29@CPU", case_29, Prof::CPU},
-    {"c30@A2A3", case_30, Prof::A2A3}, {"c30@A5", case_30, Prof::A5},     {"c30@CPU", case_30, Prof::CPU},
-    {"c31@A2A3", case_31, Prof::A2A3}, {"c31@A5", case_31, Prof::A5},     {"c31@CPU", case_31, Prof::CPU},
-    {"c32@A2A3", case_32, Prof::A2A3}, {"c32@A5", case_32, Prof::A5},     {"c32@CPU", case_32, Prof::CPU},
-    {"c33@A2A3", case_33, Prof::A2A3}, {"c33@A5", case_33, Prof::A5},     {"c33@CPU", case_33, Prof::CPU},
-    {"c34@A2A3", case_34, Prof::A2A3}, {"c34@A5", case_34, Prof::A5},     {"c34@CPU", case_34, Prof::CPU},
-    {"c35@A2A3", case_35, Prof::A2A3}, {"c35@A5", case_35, Prof::A5},     {"c35@CPU", case_35, Prof::CPU},
-    {"c36@A2A3", case_36, Prof::A2A3}, {"c36@A5", case_36, Prof::A5},     {"c36@CPU", case_36, Prof::CPU},
-    {"c37@A2A3", case_37, Prof::A2A3}, {"c37@A5", case_37, Prof::A5},     {"c37@CPU", case_37, Prof::CPU},
-    {"c38@A2A3", case_38, Prof::A2A3}, {"c38@A5", case_38, Prof::A5},     {"c38@CPU", case_38, Prof::CPU},
-    {"c39@CPU", case_39, Prof::CPU},   {"c40@CPU", case_40, Prof::CPU},   {"c41@CPU", case_41, Prof::CPU},
-    {"c42@CPU", case_42, Prof::CPU},   {"c43@CPU", case_43, Prof::CPU},   {"c44@A2A3", case_44, Prof::A2A3},
-    {"c44@A5", case_44, Prof::A5},     {"c44@CPU", case_44, Prof::CPU},   {"c45@A2A3", case_45, Prof::A2A3},
-    {"c45@A5", case_45, Prof::A5},     {"c45@CPU", case_45, Prof::CPU},   {"c46@A2A3", case_46, Prof::A2A3},
-    {"c46@A5", case_46, Prof::A5},     {"c46@CPU", case_46, Prof::CPU},   {"c47@A2A3", case_47, Prof::A2A3},
-    {"c47@A5", case_47, Prof::A5},     {"c47@CPU", case_47, Prof::CPU},   {"c48@A2A3", case_48, Prof::A2A3},
-    {"c48@A5", case_48, Prof::A5},     {"c48@CPU", case_48, Prof::CPU},   {"c49@CPU", case_49, Prof::CPU},
-    {"c50@CPU", case_50, Prof::CPU},   {"c51@CPU", case_51, Prof::CPU},   {"c52@CPU", case_52, Prof::CPU},
-    {"c53@CPU", case_53, Prof::CPU},   {"c54@CPU", case_54, Prof::CPU},   {"c55@CPU", case_55, Prof::CPU},
-    {"c56@CPU", case_56, Prof::CPU},   {"c57@CPU", case_57, Prof::CPU},   {"c58@CPU", case_58, Prof::CPU},
-    {"c59@CPU", case_59, Prof::CPU},   {"c60@CPU", case_60, Prof::CPU},   {"c61@CPU", case_61, Prof::CPU},
-    {"c62@CPU", case_62, Prof::CPU},
+    {"c0@A5", case_0, Prof::A5},     {"c0@CPU", case_0, Prof::CPU},   {"c1@A5", case_1, Prof::A5},
+    {"c1@CPU", case_1, Prof::CPU},   {"c2@A5", case_2, Prof::A5},     {"c2@CPU", case_2, Prof::CPU},
+    {"c3@A5", case_3, Prof::A5},     {"c3@CPU", case_3, Prof::CPU},   {"c4@A5", case_4, Prof::A5},
+    {"c4@CPU", case_4, Prof::CPU},   {"c5@A5", case_5, Prof::A5},     {"c5@CPU", case_5, Prof::CPU},
+    {"c6@A5", case_6, Prof::A5},     {"c6@CPU", case_6, Prof::CPU},   {"c7@A5", case_7, Prof::A5},
+    {"c7@CPU", case_7, Prof::CPU},   {"c8@A5", case_8, Prof::A5},     {"c8@CPU", case_8, Prof::CPU},
+    {"c9@A5", case_9, Prof::A5},     {"c9@CPU", case_9, Prof::CPU},   {"c10@A5", case_10, Prof::A5},
+    {"c10@CPU", case_10, Prof::CPU}, {"c11@A5", case_11, Prof::A5},   {"c11@CPU", case_11, Prof::CPU},
+    {"c12@A5", case_12, Prof::A5},   {"c12@CPU", case_12, Prof::CPU}, {"c13@A5", case_13, Prof::A5},
+    {"c13@CPU", case_13, Prof::CPU}, {"c14@A5", case_14, Prof::A5},   {"c14@CPU", case_14, Prof::CPU},
+    {"c15@A5", case_15, Prof::A5},   {"c15@CPU", case_15, Prof::CPU}, {"c16@A5", case_16, Prof::A5},
+    {"c16@CPU", case_16, Prof::CPU}, {"c17@A5", case_17, Prof::A5},   {"c17@CPU", case_17, Prof::CPU},
+    {"c18@A5", case_18, Prof::A5},   {"c18@CPU", case_18, Prof::CPU}, {"c19@A5", case_19, Prof::A5},
+    {"c19@CPU", case_19, Prof::CPU}, {"c20@A5", case_20, Prof::A5},   {"c20@CPU", case_20, Prof::CPU},
+    {"c21@A5", case_21, Prof::A5},   {"c21@CPU", case_21, Prof::CPU}, {"c22@A5", case_22, Prof::A5},
+    {"c22@CPU", case_22, Prof::CPU}, {"c23@A5", case_23, Prof::A5},   {"c23@CPU", case_23, Prof::CPU},
+    {"c24@A5", case_24, Prof::A5},   {"c24@CPU", case_24, Prof::CPU}, {"c25@A5", case_25, Prof::A5},
+    {"c25@CPU", case_25, Prof::CPU}, {"c26@A5", case_26, Prof::A5},   {"c26@CPU", case_26, Prof::CPU},
+    {"c27@A5", case_27, Prof::A5},   {"c27@CPU", case_27, Prof::CPU}, {"c28@A5", case_28, Prof::A5},
+    {"c28@CPU", case_28, Prof::CPU}, {"c29@A5", case_29, Prof::A5},   {"c29@CPU", case_29, Prof::CPU},
+    {"c30@A5", case_30, Prof::A5},   {"c30@CPU", case_30, Prof::CPU}, {"c31@A5", case_31, Prof::A5},
+    {"c31@CPU", case_31, Prof::CPU}, {"c32@A5", case_32, Prof::A5},   {"c32@CPU", case_32, Prof::CPU},
+    {"c33@A5", case_33, Prof::A5},   {"c33@CPU", case_33, Prof::CPU}, {"c34@A5", case_34, Prof::A5},
+    {"c34@CPU", case_34, Prof::CPU}, {"c35@A5", case_35, Prof::A5},   {"c35@CPU", case_35, Prof::CPU},
+    {"c36@A5", case_36, Prof::A5},   {"c36@CPU", case_36, Prof::CPU}, {"c37@A5", case_37, Prof::A5},
+    {"c37@CPU", case_37, Prof::CPU}, {"c38@A5", case_38, Prof::A5},   {"c38@CPU", case_38, Prof::CPU},
+    {"c39@CPU", case_39, Prof::CPU}, {"c40@CPU", case_40, Prof::CPU}, {"c41@CPU", case_41, Prof::CPU},
+    {"c42@CPU", case_42, Prof::CPU}, {"c43@CPU", case_43, Prof::CPU}, {"c44@A5", case_44, Prof::A5},
+    {"c44@CPU", case_44, Prof::CPU}, {"c45@A5", case_45, Prof::A5},   {"c45@CPU", case_45, Prof::CPU},
+    {"c46@A5", case_46, Prof::A5},   {"c46@CPU", case_46, Prof::CPU}, {"c47@A5", case_47, Prof::A5},
+    {"c47@CPU", case_47, Prof::CPU}, {"c48@A5", case_48, Prof::A5},   {"c48@CPU", case_48, Prof::CPU},
+    {"c49@CPU", case_49, Prof::CPU}, {"c50@CPU", case_50, Prof::CPU}, {"c51@CPU", case_51, Prof::CPU},
+    {"c52@CPU", case_52, Prof::CPU}, {"c53@CPU", case_53, Prof::CPU}, {"c54@CPU", case_54, Prof::CPU},
+    {"c55@CPU", case_55, Prof::CPU}, {"c56@CPU", case_56, Prof::CPU}, {"c57@CPU", case_57, Prof::CPU},
+    {"c58@CPU", case_58, Prof::CPU}, {"c59@CPU", case_59, Prof::CPU}, {"c60@CPU", case_60, Prof::CPU},
+    {"c61@CPU", case_61, Prof::CPU}, {"c62@CPU", case_62, Prof::CPU},
 };
 
 } // namespace

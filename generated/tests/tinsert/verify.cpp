@@ -8,15 +8,6 @@
 using namespace pto;
 
 // legal twin: every rule of the profile holds
-void legal_a2a3() {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src src;
-    profiled::TINSERT<profile_a2a3>(dst, src, uint16_t{}, uint16_t{});
-}
-
-// legal twin: every rule of the profile holds
 void legal_a5() {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -32,28 +23,6 @@ void legal_cpu() {
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     profiled::TINSERT<profile_cpu>(dst, src, uint16_t{}, uint16_t{});
-}
-
-// breaks rule 00_dtype (dtype) of the A2A3 profile
-// expected-error@*:* {{TINSERT [A2A3]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, int32_t}}
-void fail_a2a3_00_dtype() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src src;
-    // expected-note@+1 {{requested here}}
-    profiled::TINSERT<profile_a2a3>(dst, src, uint16_t{}, uint16_t{});
-}
-
-// breaks rule 03_location_pairs (location_pairs) of the A2A3 profile
-// expected-error@*:* {{TINSERT [A2A3]: the tile locations of src and dst must be one of the profile's move pairs}}
-void fail_a2a3_03_location_pairs() {
-    using Tile_dst = Tile<TileType::Mat, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src src;
-    // expected-note@+1 {{requested here}}
-    profiled::TINSERT<profile_a2a3>(dst, src, uint16_t{}, uint16_t{});
 }
 
 // breaks rule 01_dtype (dtype) of the A5 profile
@@ -87,4 +56,24 @@ void fail_cpu_02_dtype() {
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TINSERT<profile_cpu>(dst, src, uint16_t{}, uint16_t{});
+}
+
+// legal twin of declaration 6: every rule of the profile holds
+void legal_a5_f6() {
+    using Tile_dst = Tile<TileType::Mat, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    profiled::TINSERT<profile_a5, TInsertMode::SPLIT2>(dst, src, uint16_t{}, uint16_t{});
+}
+
+// breaks rule 06_location_pairs (location_pairs) of the A5 profile on declaration 6
+// expected-error@*:* {{TINSERT [A5]: the tile locations of src and dst must be one of the profile's move pairs}}
+void fail_a5_06_location_pairs_f6() {
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    // expected-note@+1 {{requested here}}
+    profiled::TINSERT<profile_a5, TInsertMode::SPLIT2>(dst, src, uint16_t{}, uint16_t{});
 }

@@ -3710,6 +3710,27 @@ PTO_INST RecordEvent TINSERT(DstTileData& dst, SrcTileData& src, FpTileData& fp,
     return profiled::TINSERT<active_profile, DstTileData, SrcTileData, FpTileData, mode, reluMode>(
         dst, src, fp, indexRow, indexCol, events...);
 }
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, TInsertMode mode, typename DstTileData, typename SrcTileData, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TINSERT(DstTileData& dst, SrcTileData& src, uint16_t indexRow = 0, uint16_t indexCol = 0,
+                                 WaitEvents&... events) {
+    if constexpr (Profile::template check_TINSERT<DstTileData, SrcTileData, WaitEvents...>() &&
+                  Profile::template check_TINSERT_f6<mode, DstTileData, SrcTileData>()) {
+        WaitAllEvents(events...);
+        Profile::verify_TINSERT(dst, src);
+        MAP_INSTR_IMPL_T(TINSERT, PTO_TEMPLATE_ARGS(mode), dst, src, indexRow, indexCol);
+    }
+    return {};
+}
+} // namespace profiled
+
+// NZ split insert from a Vec tile into a Mat tile (`TInsertMode::SPLIT2` or `SPLIT4`: the copy is issued as two or four transfers); it writes what the plain insert writes.
+template <TInsertMode mode, typename DstTileData, typename SrcTileData, typename... WaitEvents>
+PTO_INST RecordEvent TINSERT(DstTileData& dst, SrcTileData& src, uint16_t indexRow = 0, uint16_t indexCol = 0,
+                             WaitEvents&... events) {
+    return profiled::TINSERT<active_profile, mode, DstTileData, SrcTileData>(dst, src, indexRow, indexCol, events...);
+}
 
 // pto.tinsert_fp (specs/ops/layout_and_rearrangement/tinsert_fp.yaml)
 namespace profiled {

@@ -4364,26 +4364,14 @@ struct profile_a2a3 {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
     static constexpr bool check_TINSERT() {
-        static_assert(
-            sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t, int32_t> &&
-                sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                 int32_t>,
-            "TINSERT [A2A3]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, int32_t");
-        static_assert(((SrcTileData::Loc == TileType::Mat &&
-                        (DstTileData::Loc == TileType::Left || DstTileData::Loc == TileType::Right ||
-                         DstTileData::Loc == TileType::Bias || DstTileData::Loc == TileType::Scaling)) ||
-                       (SrcTileData::Loc == TileType::Vec && (DstTileData::Loc == TileType::Vec)) ||
-                       (SrcTileData::Loc == TileType::Acc && (DstTileData::Loc == TileType::Mat))),
-                      "TINSERT [A2A3]: the tile locations of src and dst must be one of the profile's move pairs");
-        return (sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                 int32_t> &&
-                sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                 int32_t>) &&
-               (((SrcTileData::Loc == TileType::Mat &&
-                  (DstTileData::Loc == TileType::Left || DstTileData::Loc == TileType::Right ||
-                   DstTileData::Loc == TileType::Bias || DstTileData::Loc == TileType::Scaling)) ||
-                 (SrcTileData::Loc == TileType::Vec && (DstTileData::Loc == TileType::Vec)) ||
-                 (SrcTileData::Loc == TileType::Acc && (DstTileData::Loc == TileType::Mat))));
+        return true;
+    }
+
+    // The rules only declaration 6 is checked against, in its own scope.
+    template <TInsertMode mode, typename DstTileData, typename SrcTileData>
+    static constexpr bool check_TINSERT_f6() {
+        static_assert(sim::always_false_v<DstTileData>, "TINSERT [A2A3]: not available on this target profile");
+        return (sim::always_false_v<DstTileData>);
     }
 
     template <typename DstTileData, typename SrcTileData>

@@ -4535,6 +4535,14 @@ struct profile_a5 {
                   (DstTileData::Loc == TileType::Vec || DstTileData::Loc == TileType::Mat))));
     }
 
+    // The rules only declaration 6 is checked against, in its own scope.
+    template <TInsertMode mode, typename DstTileData, typename SrcTileData>
+    static constexpr bool check_TINSERT_f6() {
+        static_assert(((SrcTileData::Loc == TileType::Vec && (DstTileData::Loc == TileType::Mat))),
+                      "TINSERT [A5]: the tile locations of src and dst must be one of the profile's move pairs");
+        return (((SrcTileData::Loc == TileType::Vec && (DstTileData::Loc == TileType::Mat))));
+    }
+
     template <typename DstTileData, typename SrcTileData>
     static void verify_TINSERT([[maybe_unused]] const DstTileData& dst, [[maybe_unused]] const SrcTileData& src) {}
 

@@ -4166,6 +4166,12 @@ struct profile_cpu {
                                  uint16_t, int32_t, uint32_t>);
     }
 
+    // The rules only declaration 6 is checked against, in its own scope.
+    template <TInsertMode mode, typename DstTileData, typename SrcTileData>
+    static constexpr bool check_TINSERT_f6() {
+        return true;
+    }
+
     template <typename DstTileData, typename SrcTileData>
     static void verify_TINSERT([[maybe_unused]] const DstTileData& dst, [[maybe_unused]] const SrcTileData& src) {}
 
