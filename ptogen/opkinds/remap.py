@@ -733,7 +733,7 @@ class Remap(Move):
                 }
                 tiles.update({n: TileDecl(n, PARAM_DTYPE, 1, src_shape[1], 1, src_shape[1]) for n in params})
                 scalars = {k: v for k, v in ((rs, r0), (cs, c0)) if k}
-                admitting = tuple(p for p in on if all(rv.rule.admits_tiles(tiles) for rv in op.rules_for(p)))
+                admitting = tuple(p for p in on if self._admits(op, p, tiles))
                 if admitting:
                     kernels.setdefault(admitting, []).append((label, tiles, scalars))
             for k, (where, planned) in enumerate(kernels.items()):
@@ -758,6 +758,18 @@ class Remap(Move):
                 suffix = f"_{k}" if k else ""
                 tests.runtime.append(RuntimeKernel(gid + suffix, dtypes, {}, list(where), cases))
         plan_rule_cases(project, op, tests)
+
+    @staticmethod
+    def _admits(op: OpViewAPI, profile: str, tiles: dict[str, TileDecl]) -> bool:
+        """Whether a profile's rules admit a runtime case's tiles, which the main declaration moves:
+        the common rules by their locations, and the rules checked on the main declaration alone
+        (TINSERT's table of element-type pairs) by the tiles' element types as well."""
+        combo = {n: t.dtype for n, t in tiles.items()}
+        main = [rv for rv in op.form_rules_for(profile) if rv.rule.in_form(op.forms[0])]
+        return all(
+            rv.rule.admits_tiles(tiles) and rv.rule.admits(op, combo)
+            for rv in [*op.rules_for(profile), *main]
+        )
 
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
         if gx.op.extra.get("multi"):

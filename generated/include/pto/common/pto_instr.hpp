@@ -3578,7 +3578,8 @@ template <typename Profile, typename DstTileData, typename SrcTileData, typename
           std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
 PTO_INTERNAL RecordEvent TINSERT(DstTileData& dst, SrcTileData& src, uint16_t indexRow, uint16_t indexCol,
                                  WaitEvents&... events) {
-    if constexpr (Profile::template check_TINSERT<DstTileData, SrcTileData, WaitEvents...>()) {
+    if constexpr (Profile::template check_TINSERT<DstTileData, SrcTileData, WaitEvents...>() &&
+                  Profile::template check_TINSERT_f0<DstTileData, SrcTileData>()) {
         WaitAllEvents(events...);
         Profile::verify_TINSERT(dst, src);
         MAP_INSTR_IMPL(TINSERT, dst, src, indexRow, indexCol);
@@ -3597,7 +3598,8 @@ namespace profiled {
 template <typename Profile, typename DstTileData, typename SrcTileData, ReluPreMode reluMode, typename... WaitEvents>
 PTO_INTERNAL RecordEvent TINSERT(DstTileData& dst, SrcTileData& src, uint16_t indexRow, uint16_t indexCol,
                                  WaitEvents&... events) {
-    if constexpr (Profile::template check_TINSERT<DstTileData, SrcTileData, WaitEvents...>()) {
+    if constexpr (Profile::template check_TINSERT<DstTileData, SrcTileData, WaitEvents...>() &&
+                  Profile::template check_TINSERT_f1<DstTileData, SrcTileData, reluMode>()) {
         WaitAllEvents(events...);
         Profile::verify_TINSERT(dst, src);
         TINSERT_IMPL<DstTileData, SrcTileData, reluMode>(dst, src, indexRow, indexCol);
@@ -3619,7 +3621,8 @@ template <typename Profile, typename DstTileData, typename SrcTileData, AccToVec
           ReluPreMode reluMode = ReluPreMode::NoRelu, typename... WaitEvents>
 PTO_INTERNAL RecordEvent TINSERT(DstTileData& dst, SrcTileData& src, uint16_t indexRow, uint16_t indexCol,
                                  WaitEvents&... events) {
-    if constexpr (Profile::template check_TINSERT<DstTileData, SrcTileData, WaitEvents...>()) {
+    if constexpr (Profile::template check_TINSERT<DstTileData, SrcTileData, WaitEvents...>() &&
+                  Profile::template check_TINSERT_f2<DstTileData, SrcTileData, mode, reluMode>()) {
         WaitAllEvents(events...);
         Profile::verify_TINSERT(dst, src);
         MAP_INSTR_IMPL_T(TINSERT, PTO_TEMPLATE_ARGS(DstTileData, SrcTileData, mode, reluMode), dst, src, indexRow,
@@ -3643,7 +3646,8 @@ template <typename Profile, typename DstTileData, typename SrcTileData, ReluPreM
           typename... WaitEvents>
 PTO_INTERNAL RecordEvent TINSERT(DstTileData& dst, SrcTileData& src, uint64_t preQuantScalar, uint16_t indexRow,
                                  uint16_t indexCol, WaitEvents&... events) {
-    if constexpr (Profile::template check_TINSERT<DstTileData, SrcTileData, WaitEvents...>()) {
+    if constexpr (Profile::template check_TINSERT<DstTileData, SrcTileData, WaitEvents...>() &&
+                  Profile::template check_TINSERT_f3<DstTileData, SrcTileData, reluMode>()) {
         WaitAllEvents(events...);
         Profile::verify_TINSERT(dst, src);
         MAP_INSTR_IMPL_T(TINSERT, PTO_TEMPLATE_ARGS(DstTileData, SrcTileData, reluMode), dst, src, preQuantScalar,
@@ -3667,7 +3671,8 @@ template <typename Profile, typename DstTileData, typename SrcTileData, AccToVec
           ReluPreMode reluMode = ReluPreMode::NoRelu, typename... WaitEvents>
 PTO_INTERNAL RecordEvent TINSERT(DstTileData& dst, SrcTileData& src, uint64_t preQuantScalar, uint16_t indexRow,
                                  uint16_t indexCol, WaitEvents&... events) {
-    if constexpr (Profile::template check_TINSERT<DstTileData, SrcTileData, WaitEvents...>()) {
+    if constexpr (Profile::template check_TINSERT<DstTileData, SrcTileData, WaitEvents...>() &&
+                  Profile::template check_TINSERT_f4<DstTileData, SrcTileData, mode, reluMode>()) {
         WaitAllEvents(events...);
         Profile::verify_TINSERT(dst, src);
         MAP_INSTR_IMPL_T(TINSERT, PTO_TEMPLATE_ARGS(DstTileData, SrcTileData, mode, reluMode), dst, src, preQuantScalar,

@@ -4367,6 +4367,100 @@ struct profile_a2a3 {
         return true;
     }
 
+    // The rules only declaration 0 is checked against, in its own scope.
+    template <typename DstTileData, typename SrcTileData>
+    static constexpr bool check_TINSERT_f0() {
+        static_assert(((std::is_same_v<typename SrcTileData::DType, float> &&
+                        std::is_same_v<typename DstTileData::DType, half>) ||
+                       (std::is_same_v<typename SrcTileData::DType, float> &&
+                        std::is_same_v<typename DstTileData::DType, bfloat16_t>)),
+                      "TINSERT [A2A3]: the element types of src and dst must be one of the documented tuples");
+        return ((
+            (std::is_same_v<typename SrcTileData::DType, float> && std::is_same_v<typename DstTileData::DType, half>) ||
+            (std::is_same_v<typename SrcTileData::DType, float> &&
+             std::is_same_v<typename DstTileData::DType, bfloat16_t>)));
+    }
+
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <typename DstTileData, typename SrcTileData, ReluPreMode reluMode>
+    static constexpr bool check_TINSERT_f1() {
+        static_assert(((std::is_same_v<typename SrcTileData::DType, float> &&
+                        std::is_same_v<typename DstTileData::DType, half>) ||
+                       (std::is_same_v<typename SrcTileData::DType, float> &&
+                        std::is_same_v<typename DstTileData::DType, bfloat16_t>)),
+                      "TINSERT [A2A3]: the element types of src and dst must be one of the documented tuples");
+        return ((
+            (std::is_same_v<typename SrcTileData::DType, float> && std::is_same_v<typename DstTileData::DType, half>) ||
+            (std::is_same_v<typename SrcTileData::DType, float> &&
+             std::is_same_v<typename DstTileData::DType, bfloat16_t>)));
+    }
+
+    // The rules only declaration 2 is checked against, in its own scope.
+    template <typename DstTileData, typename SrcTileData, AccToVecMode mode, ReluPreMode reluMode>
+    static constexpr bool check_TINSERT_f2() {
+        static_assert(((std::is_same_v<typename SrcTileData::DType, float> &&
+                        std::is_same_v<typename DstTileData::DType, half>) ||
+                       (std::is_same_v<typename SrcTileData::DType, float> &&
+                        std::is_same_v<typename DstTileData::DType, bfloat16_t>)),
+                      "TINSERT [A2A3]: the element types of src and dst must be one of the documented tuples");
+        return ((
+            (std::is_same_v<typename SrcTileData::DType, float> && std::is_same_v<typename DstTileData::DType, half>) ||
+            (std::is_same_v<typename SrcTileData::DType, float> &&
+             std::is_same_v<typename DstTileData::DType, bfloat16_t>)));
+    }
+
+    // The rules only declaration 3 is checked against, in its own scope.
+    template <typename DstTileData, typename SrcTileData, ReluPreMode reluMode>
+    static constexpr bool check_TINSERT_f3() {
+        static_assert(((std::is_same_v<typename SrcTileData::DType, float> &&
+                        std::is_same_v<typename DstTileData::DType, int8_t>) ||
+                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                        std::is_same_v<typename DstTileData::DType, int8_t>) ||
+                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                        std::is_same_v<typename DstTileData::DType, uint8_t>) ||
+                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                        std::is_same_v<typename DstTileData::DType, half>) ||
+                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                        std::is_same_v<typename DstTileData::DType, int16_t>)),
+                      "TINSERT [A2A3]: the element types of src and dst must be one of the documented tuples");
+        return (((std::is_same_v<typename SrcTileData::DType, float> &&
+                  std::is_same_v<typename DstTileData::DType, int8_t>) ||
+                 (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                  std::is_same_v<typename DstTileData::DType, int8_t>) ||
+                 (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                  std::is_same_v<typename DstTileData::DType, uint8_t>) ||
+                 (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                  std::is_same_v<typename DstTileData::DType, half>) ||
+                 (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                  std::is_same_v<typename DstTileData::DType, int16_t>)));
+    }
+
+    // The rules only declaration 4 is checked against, in its own scope.
+    template <typename DstTileData, typename SrcTileData, AccToVecMode mode, ReluPreMode reluMode>
+    static constexpr bool check_TINSERT_f4() {
+        static_assert(((std::is_same_v<typename SrcTileData::DType, float> &&
+                        std::is_same_v<typename DstTileData::DType, int8_t>) ||
+                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                        std::is_same_v<typename DstTileData::DType, int8_t>) ||
+                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                        std::is_same_v<typename DstTileData::DType, uint8_t>) ||
+                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                        std::is_same_v<typename DstTileData::DType, half>) ||
+                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                        std::is_same_v<typename DstTileData::DType, int16_t>)),
+                      "TINSERT [A2A3]: the element types of src and dst must be one of the documented tuples");
+        return (((std::is_same_v<typename SrcTileData::DType, float> &&
+                  std::is_same_v<typename DstTileData::DType, int8_t>) ||
+                 (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                  std::is_same_v<typename DstTileData::DType, int8_t>) ||
+                 (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                  std::is_same_v<typename DstTileData::DType, uint8_t>) ||
+                 (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                  std::is_same_v<typename DstTileData::DType, half>) ||
+                 (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                  std::is_same_v<typename DstTileData::DType, int16_t>)));
+    }
+
     // The rules only declaration 6 is checked against, in its own scope.
     template <TInsertMode mode, typename DstTileData, typename SrcTileData>
     static constexpr bool check_TINSERT_f6() {
@@ -4394,6 +4488,17 @@ struct profile_a2a3 {
                        (SrcTileData::Loc == TileType::Vec && (DstTileData::Loc == TileType::Vec)) ||
                        (SrcTileData::Loc == TileType::Acc && (DstTileData::Loc == TileType::Mat))),
                       "TINSERT_FP [A2A3]: the tile locations of src and dst must be one of the profile's move pairs");
+        static_assert(((std::is_same_v<typename SrcTileData::DType, float> &&
+                        std::is_same_v<typename DstTileData::DType, int8_t>) ||
+                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                        std::is_same_v<typename DstTileData::DType, int8_t>) ||
+                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                        std::is_same_v<typename DstTileData::DType, uint8_t>) ||
+                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                        std::is_same_v<typename DstTileData::DType, half>) ||
+                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                        std::is_same_v<typename DstTileData::DType, int16_t>)),
+                      "TINSERT_FP [A2A3]: the element types of src and dst must be one of the documented tuples");
         return (sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
                                  int32_t> &&
                 sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
@@ -4402,7 +4507,17 @@ struct profile_a2a3 {
                   (DstTileData::Loc == TileType::Left || DstTileData::Loc == TileType::Right ||
                    DstTileData::Loc == TileType::Bias || DstTileData::Loc == TileType::Scaling)) ||
                  (SrcTileData::Loc == TileType::Vec && (DstTileData::Loc == TileType::Vec)) ||
-                 (SrcTileData::Loc == TileType::Acc && (DstTileData::Loc == TileType::Mat))));
+                 (SrcTileData::Loc == TileType::Acc && (DstTileData::Loc == TileType::Mat)))) &&
+               (((std::is_same_v<typename SrcTileData::DType, float> &&
+                  std::is_same_v<typename DstTileData::DType, int8_t>) ||
+                 (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                  std::is_same_v<typename DstTileData::DType, int8_t>) ||
+                 (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                  std::is_same_v<typename DstTileData::DType, uint8_t>) ||
+                 (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                  std::is_same_v<typename DstTileData::DType, half>) ||
+                 (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                  std::is_same_v<typename DstTileData::DType, int16_t>)));
     }
 
     template <typename DstTileData, typename SrcTileData, typename FpTileData>

@@ -4507,11 +4507,12 @@ struct profile_a5 {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
     static constexpr bool check_TINSERT() {
-        static_assert(
-            sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t, int32_t> &&
-                sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                 int32_t>,
-            "TINSERT [A5]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, int32_t");
+        static_assert(sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
+                                       int32_t, hifloat8_t> &&
+                          sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t,
+                                           int16_t, int32_t, hifloat8_t>,
+                      "TINSERT [A5]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, int32_t, "
+                      "hifloat8_t");
         static_assert(((SrcTileData::Loc == TileType::Mat &&
                         (DstTileData::Loc == TileType::Left || DstTileData::Loc == TileType::Right ||
                          DstTileData::Loc == TileType::Bias || DstTileData::Loc == TileType::Scaling ||
@@ -4522,9 +4523,9 @@ struct profile_a5 {
                         (DstTileData::Loc == TileType::Vec || DstTileData::Loc == TileType::Mat))),
                       "TINSERT [A5]: the tile locations of src and dst must be one of the profile's move pairs");
         return (sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                 int32_t> &&
+                                 int32_t, hifloat8_t> &&
                 sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                 int32_t>) &&
+                                 int32_t, hifloat8_t>) &&
                (((SrcTileData::Loc == TileType::Mat &&
                   (DstTileData::Loc == TileType::Left || DstTileData::Loc == TileType::Right ||
                    DstTileData::Loc == TileType::Bias || DstTileData::Loc == TileType::Scaling ||
@@ -4533,6 +4534,201 @@ struct profile_a5 {
                   (DstTileData::Loc == TileType::Vec || DstTileData::Loc == TileType::Mat)) ||
                  (SrcTileData::Loc == TileType::Acc &&
                   (DstTileData::Loc == TileType::Vec || DstTileData::Loc == TileType::Mat))));
+    }
+
+    // The rules only declaration 0 is checked against, in its own scope.
+    template <typename DstTileData, typename SrcTileData>
+    static constexpr bool check_TINSERT_f0() {
+        static_assert(
+            ((std::is_same_v<typename SrcTileData::DType, float> &&
+              std::is_same_v<typename DstTileData::DType, half>) ||
+             (std::is_same_v<typename SrcTileData::DType, float> &&
+              std::is_same_v<typename DstTileData::DType, bfloat16_t>) ||
+             (std::is_same_v<typename SrcTileData::DType, float> &&
+              std::is_same_v<typename DstTileData::DType, float>) ||
+             (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+              std::is_same_v<typename DstTileData::DType, int32_t>) ||
+             (std::is_same_v<typename SrcTileData::DType, half> && std::is_same_v<typename DstTileData::DType, half>) ||
+             (std::is_same_v<typename SrcTileData::DType, bfloat16_t> &&
+              std::is_same_v<typename DstTileData::DType, bfloat16_t>) ||
+             (std::is_same_v<typename SrcTileData::DType, int8_t> &&
+              std::is_same_v<typename DstTileData::DType, int8_t>) ||
+             (std::is_same_v<typename SrcTileData::DType, hifloat8_t> &&
+              std::is_same_v<typename DstTileData::DType, hifloat8_t>)),
+            "TINSERT [A5]: the element types of src and dst must be one of the documented tuples");
+        return ((
+            (std::is_same_v<typename SrcTileData::DType, float> && std::is_same_v<typename DstTileData::DType, half>) ||
+            (std::is_same_v<typename SrcTileData::DType, float> &&
+             std::is_same_v<typename DstTileData::DType, bfloat16_t>) ||
+            (std::is_same_v<typename SrcTileData::DType, float> &&
+             std::is_same_v<typename DstTileData::DType, float>) ||
+            (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+             std::is_same_v<typename DstTileData::DType, int32_t>) ||
+            (std::is_same_v<typename SrcTileData::DType, half> && std::is_same_v<typename DstTileData::DType, half>) ||
+            (std::is_same_v<typename SrcTileData::DType, bfloat16_t> &&
+             std::is_same_v<typename DstTileData::DType, bfloat16_t>) ||
+            (std::is_same_v<typename SrcTileData::DType, int8_t> &&
+             std::is_same_v<typename DstTileData::DType, int8_t>) ||
+            (std::is_same_v<typename SrcTileData::DType, hifloat8_t> &&
+             std::is_same_v<typename DstTileData::DType, hifloat8_t>)));
+    }
+
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <typename DstTileData, typename SrcTileData, ReluPreMode reluMode>
+    static constexpr bool check_TINSERT_f1() {
+        static_assert(
+            ((std::is_same_v<typename SrcTileData::DType, float> &&
+              std::is_same_v<typename DstTileData::DType, half>) ||
+             (std::is_same_v<typename SrcTileData::DType, float> &&
+              std::is_same_v<typename DstTileData::DType, bfloat16_t>) ||
+             (std::is_same_v<typename SrcTileData::DType, float> &&
+              std::is_same_v<typename DstTileData::DType, float>) ||
+             (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+              std::is_same_v<typename DstTileData::DType, int32_t>) ||
+             (std::is_same_v<typename SrcTileData::DType, half> && std::is_same_v<typename DstTileData::DType, half>) ||
+             (std::is_same_v<typename SrcTileData::DType, bfloat16_t> &&
+              std::is_same_v<typename DstTileData::DType, bfloat16_t>) ||
+             (std::is_same_v<typename SrcTileData::DType, int8_t> &&
+              std::is_same_v<typename DstTileData::DType, int8_t>) ||
+             (std::is_same_v<typename SrcTileData::DType, hifloat8_t> &&
+              std::is_same_v<typename DstTileData::DType, hifloat8_t>)),
+            "TINSERT [A5]: the element types of src and dst must be one of the documented tuples");
+        return ((
+            (std::is_same_v<typename SrcTileData::DType, float> && std::is_same_v<typename DstTileData::DType, half>) ||
+            (std::is_same_v<typename SrcTileData::DType, float> &&
+             std::is_same_v<typename DstTileData::DType, bfloat16_t>) ||
+            (std::is_same_v<typename SrcTileData::DType, float> &&
+             std::is_same_v<typename DstTileData::DType, float>) ||
+            (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+             std::is_same_v<typename DstTileData::DType, int32_t>) ||
+            (std::is_same_v<typename SrcTileData::DType, half> && std::is_same_v<typename DstTileData::DType, half>) ||
+            (std::is_same_v<typename SrcTileData::DType, bfloat16_t> &&
+             std::is_same_v<typename DstTileData::DType, bfloat16_t>) ||
+            (std::is_same_v<typename SrcTileData::DType, int8_t> &&
+             std::is_same_v<typename DstTileData::DType, int8_t>) ||
+            (std::is_same_v<typename SrcTileData::DType, hifloat8_t> &&
+             std::is_same_v<typename DstTileData::DType, hifloat8_t>)));
+    }
+
+    // The rules only declaration 2 is checked against, in its own scope.
+    template <typename DstTileData, typename SrcTileData, AccToVecMode mode, ReluPreMode reluMode>
+    static constexpr bool check_TINSERT_f2() {
+        static_assert(
+            ((std::is_same_v<typename SrcTileData::DType, float> &&
+              std::is_same_v<typename DstTileData::DType, half>) ||
+             (std::is_same_v<typename SrcTileData::DType, float> &&
+              std::is_same_v<typename DstTileData::DType, bfloat16_t>) ||
+             (std::is_same_v<typename SrcTileData::DType, float> &&
+              std::is_same_v<typename DstTileData::DType, float>) ||
+             (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+              std::is_same_v<typename DstTileData::DType, int32_t>) ||
+             (std::is_same_v<typename SrcTileData::DType, half> && std::is_same_v<typename DstTileData::DType, half>) ||
+             (std::is_same_v<typename SrcTileData::DType, bfloat16_t> &&
+              std::is_same_v<typename DstTileData::DType, bfloat16_t>) ||
+             (std::is_same_v<typename SrcTileData::DType, int8_t> &&
+              std::is_same_v<typename DstTileData::DType, int8_t>) ||
+             (std::is_same_v<typename SrcTileData::DType, hifloat8_t> &&
+              std::is_same_v<typename DstTileData::DType, hifloat8_t>)),
+            "TINSERT [A5]: the element types of src and dst must be one of the documented tuples");
+        return ((
+            (std::is_same_v<typename SrcTileData::DType, float> && std::is_same_v<typename DstTileData::DType, half>) ||
+            (std::is_same_v<typename SrcTileData::DType, float> &&
+             std::is_same_v<typename DstTileData::DType, bfloat16_t>) ||
+            (std::is_same_v<typename SrcTileData::DType, float> &&
+             std::is_same_v<typename DstTileData::DType, float>) ||
+            (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+             std::is_same_v<typename DstTileData::DType, int32_t>) ||
+            (std::is_same_v<typename SrcTileData::DType, half> && std::is_same_v<typename DstTileData::DType, half>) ||
+            (std::is_same_v<typename SrcTileData::DType, bfloat16_t> &&
+             std::is_same_v<typename DstTileData::DType, bfloat16_t>) ||
+            (std::is_same_v<typename SrcTileData::DType, int8_t> &&
+             std::is_same_v<typename DstTileData::DType, int8_t>) ||
+            (std::is_same_v<typename SrcTileData::DType, hifloat8_t> &&
+             std::is_same_v<typename DstTileData::DType, hifloat8_t>)));
+    }
+
+    // The rules only declaration 3 is checked against, in its own scope.
+    template <typename DstTileData, typename SrcTileData, ReluPreMode reluMode>
+    static constexpr bool check_TINSERT_f3() {
+        static_assert(((std::is_same_v<typename SrcTileData::DType, float> &&
+                        std::is_same_v<typename DstTileData::DType, int8_t>) ||
+                       (std::is_same_v<typename SrcTileData::DType, float> &&
+                        std::is_same_v<typename DstTileData::DType, uint8_t>) ||
+                       (std::is_same_v<typename SrcTileData::DType, float> &&
+                        std::is_same_v<typename DstTileData::DType, hifloat8_t>) ||
+                       (std::is_same_v<typename SrcTileData::DType, float> &&
+                        std::is_same_v<typename DstTileData::DType, half>) ||
+                       (std::is_same_v<typename SrcTileData::DType, float> &&
+                        std::is_same_v<typename DstTileData::DType, bfloat16_t>) ||
+                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                        std::is_same_v<typename DstTileData::DType, int8_t>) ||
+                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                        std::is_same_v<typename DstTileData::DType, uint8_t>) ||
+                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                        std::is_same_v<typename DstTileData::DType, half>) ||
+                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                        std::is_same_v<typename DstTileData::DType, bfloat16_t>)),
+                      "TINSERT [A5]: the element types of src and dst must be one of the documented tuples");
+        return ((
+            (std::is_same_v<typename SrcTileData::DType, float> &&
+             std::is_same_v<typename DstTileData::DType, int8_t>) ||
+            (std::is_same_v<typename SrcTileData::DType, float> &&
+             std::is_same_v<typename DstTileData::DType, uint8_t>) ||
+            (std::is_same_v<typename SrcTileData::DType, float> &&
+             std::is_same_v<typename DstTileData::DType, hifloat8_t>) ||
+            (std::is_same_v<typename SrcTileData::DType, float> && std::is_same_v<typename DstTileData::DType, half>) ||
+            (std::is_same_v<typename SrcTileData::DType, float> &&
+             std::is_same_v<typename DstTileData::DType, bfloat16_t>) ||
+            (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+             std::is_same_v<typename DstTileData::DType, int8_t>) ||
+            (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+             std::is_same_v<typename DstTileData::DType, uint8_t>) ||
+            (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+             std::is_same_v<typename DstTileData::DType, half>) ||
+            (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+             std::is_same_v<typename DstTileData::DType, bfloat16_t>)));
+    }
+
+    // The rules only declaration 4 is checked against, in its own scope.
+    template <typename DstTileData, typename SrcTileData, AccToVecMode mode, ReluPreMode reluMode>
+    static constexpr bool check_TINSERT_f4() {
+        static_assert(((std::is_same_v<typename SrcTileData::DType, float> &&
+                        std::is_same_v<typename DstTileData::DType, int8_t>) ||
+                       (std::is_same_v<typename SrcTileData::DType, float> &&
+                        std::is_same_v<typename DstTileData::DType, uint8_t>) ||
+                       (std::is_same_v<typename SrcTileData::DType, float> &&
+                        std::is_same_v<typename DstTileData::DType, hifloat8_t>) ||
+                       (std::is_same_v<typename SrcTileData::DType, float> &&
+                        std::is_same_v<typename DstTileData::DType, half>) ||
+                       (std::is_same_v<typename SrcTileData::DType, float> &&
+                        std::is_same_v<typename DstTileData::DType, bfloat16_t>) ||
+                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                        std::is_same_v<typename DstTileData::DType, int8_t>) ||
+                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                        std::is_same_v<typename DstTileData::DType, uint8_t>) ||
+                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                        std::is_same_v<typename DstTileData::DType, half>) ||
+                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                        std::is_same_v<typename DstTileData::DType, bfloat16_t>)),
+                      "TINSERT [A5]: the element types of src and dst must be one of the documented tuples");
+        return ((
+            (std::is_same_v<typename SrcTileData::DType, float> &&
+             std::is_same_v<typename DstTileData::DType, int8_t>) ||
+            (std::is_same_v<typename SrcTileData::DType, float> &&
+             std::is_same_v<typename DstTileData::DType, uint8_t>) ||
+            (std::is_same_v<typename SrcTileData::DType, float> &&
+             std::is_same_v<typename DstTileData::DType, hifloat8_t>) ||
+            (std::is_same_v<typename SrcTileData::DType, float> && std::is_same_v<typename DstTileData::DType, half>) ||
+            (std::is_same_v<typename SrcTileData::DType, float> &&
+             std::is_same_v<typename DstTileData::DType, bfloat16_t>) ||
+            (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+             std::is_same_v<typename DstTileData::DType, int8_t>) ||
+            (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+             std::is_same_v<typename DstTileData::DType, uint8_t>) ||
+            (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+             std::is_same_v<typename DstTileData::DType, half>) ||
+            (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+             std::is_same_v<typename DstTileData::DType, bfloat16_t>)));
     }
 
     // The rules only declaration 6 is checked against, in its own scope.
@@ -4552,9 +4748,12 @@ struct profile_a5 {
     template <typename DstTileData, typename SrcTileData, typename FpTileData, ReluPreMode reluMode,
               typename... WaitEvents>
     static constexpr bool check_TINSERT_FP() {
-        static_assert(sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t> &&
-                          sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t>,
-                      "TINSERT_FP [A5]: DType must be one of: half, bfloat16_t, float, int8_t");
+        static_assert(
+            sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int32_t,
+                             hifloat8_t> &&
+                sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int32_t,
+                                 hifloat8_t>,
+            "TINSERT_FP [A5]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int32_t, hifloat8_t");
         static_assert(((SrcTileData::Loc == TileType::Mat &&
                         (DstTileData::Loc == TileType::Left || DstTileData::Loc == TileType::Right ||
                          DstTileData::Loc == TileType::Bias || DstTileData::Loc == TileType::Scaling ||
@@ -4564,8 +4763,29 @@ struct profile_a5 {
                        (SrcTileData::Loc == TileType::Acc &&
                         (DstTileData::Loc == TileType::Vec || DstTileData::Loc == TileType::Mat))),
                       "TINSERT_FP [A5]: the tile locations of src and dst must be one of the profile's move pairs");
-        return (sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t> &&
-                sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t>) &&
+        static_assert(((std::is_same_v<typename SrcTileData::DType, float> &&
+                        std::is_same_v<typename DstTileData::DType, int8_t>) ||
+                       (std::is_same_v<typename SrcTileData::DType, float> &&
+                        std::is_same_v<typename DstTileData::DType, uint8_t>) ||
+                       (std::is_same_v<typename SrcTileData::DType, float> &&
+                        std::is_same_v<typename DstTileData::DType, hifloat8_t>) ||
+                       (std::is_same_v<typename SrcTileData::DType, float> &&
+                        std::is_same_v<typename DstTileData::DType, half>) ||
+                       (std::is_same_v<typename SrcTileData::DType, float> &&
+                        std::is_same_v<typename DstTileData::DType, bfloat16_t>) ||
+                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                        std::is_same_v<typename DstTileData::DType, int8_t>) ||
+                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                        std::is_same_v<typename DstTileData::DType, uint8_t>) ||
+                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                        std::is_same_v<typename DstTileData::DType, half>) ||
+                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                        std::is_same_v<typename DstTileData::DType, bfloat16_t>)),
+                      "TINSERT_FP [A5]: the element types of src and dst must be one of the documented tuples");
+        return (sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int32_t,
+                                 hifloat8_t> &&
+                sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int32_t,
+                                 hifloat8_t>) &&
                (((SrcTileData::Loc == TileType::Mat &&
                   (DstTileData::Loc == TileType::Left || DstTileData::Loc == TileType::Right ||
                    DstTileData::Loc == TileType::Bias || DstTileData::Loc == TileType::Scaling ||
@@ -4573,7 +4793,25 @@ struct profile_a5 {
                  (SrcTileData::Loc == TileType::Vec &&
                   (DstTileData::Loc == TileType::Vec || DstTileData::Loc == TileType::Mat)) ||
                  (SrcTileData::Loc == TileType::Acc &&
-                  (DstTileData::Loc == TileType::Vec || DstTileData::Loc == TileType::Mat))));
+                  (DstTileData::Loc == TileType::Vec || DstTileData::Loc == TileType::Mat)))) &&
+               (((std::is_same_v<typename SrcTileData::DType, float> &&
+                  std::is_same_v<typename DstTileData::DType, int8_t>) ||
+                 (std::is_same_v<typename SrcTileData::DType, float> &&
+                  std::is_same_v<typename DstTileData::DType, uint8_t>) ||
+                 (std::is_same_v<typename SrcTileData::DType, float> &&
+                  std::is_same_v<typename DstTileData::DType, hifloat8_t>) ||
+                 (std::is_same_v<typename SrcTileData::DType, float> &&
+                  std::is_same_v<typename DstTileData::DType, half>) ||
+                 (std::is_same_v<typename SrcTileData::DType, float> &&
+                  std::is_same_v<typename DstTileData::DType, bfloat16_t>) ||
+                 (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                  std::is_same_v<typename DstTileData::DType, int8_t>) ||
+                 (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                  std::is_same_v<typename DstTileData::DType, uint8_t>) ||
+                 (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                  std::is_same_v<typename DstTileData::DType, half>) ||
+                 (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                  std::is_same_v<typename DstTileData::DType, bfloat16_t>)));
     }
 
     template <typename DstTileData, typename SrcTileData, typename FpTileData>

@@ -4166,6 +4166,36 @@ struct profile_cpu {
                                  uint16_t, int32_t, uint32_t>);
     }
 
+    // The rules only declaration 0 is checked against, in its own scope.
+    template <typename DstTileData, typename SrcTileData>
+    static constexpr bool check_TINSERT_f0() {
+        return true;
+    }
+
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <typename DstTileData, typename SrcTileData, ReluPreMode reluMode>
+    static constexpr bool check_TINSERT_f1() {
+        return true;
+    }
+
+    // The rules only declaration 2 is checked against, in its own scope.
+    template <typename DstTileData, typename SrcTileData, AccToVecMode mode, ReluPreMode reluMode>
+    static constexpr bool check_TINSERT_f2() {
+        return true;
+    }
+
+    // The rules only declaration 3 is checked against, in its own scope.
+    template <typename DstTileData, typename SrcTileData, ReluPreMode reluMode>
+    static constexpr bool check_TINSERT_f3() {
+        return true;
+    }
+
+    // The rules only declaration 4 is checked against, in its own scope.
+    template <typename DstTileData, typename SrcTileData, AccToVecMode mode, ReluPreMode reluMode>
+    static constexpr bool check_TINSERT_f4() {
+        return true;
+    }
+
     // The rules only declaration 6 is checked against, in its own scope.
     template <TInsertMode mode, typename DstTileData, typename SrcTileData>
     static constexpr bool check_TINSERT_f6() {
