@@ -113,3 +113,90 @@ def test_a_pair_sum_adds_reads_of_one_tile() -> None:
     ]
     names = {"dst", "src0", "src1"}
     assert remap.check_expr(expr.parse("dst[i,j] = src0[i, 2 * j] + src1[i, 2 * j + 1]", names))
+
+
+def test_indices_divide_and_take_remainders_by_a_constant() -> None:
+    names = {"dst0", "src0", "src1"}
+    tree = expr.parse(
+        "dst0[i,j] = select(j % 2 == 0, src0[i, (cols(dst0) + j) // 2], src1[i, j // 2])", names
+    )
+    cond, first, _ = tree.args[1].args
+    assert expr.index_text(first.args[1]) == "(cols(dst0) + j) // 2"
+    assert expr.index_cpp(first.args[1], {"j": "c", "cols(dst0)": "n"}.__getitem__) == "((n + c) / 2)"
+    j = np.arange(5)
+    assert expr.index_value(cond, {"j": j}).tolist() == [True, False, True, False, True]
+    assert expr.index_value(first.args[1], {"j": j, "cols(dst0)": 4}).tolist() == [2, 2, 3, 3, 4]
+    latex = expr.to_latex(tree, str)
+    assert r"(j \bmod 2 = 0)" in latex
+    assert r"\left\lfloor (\mathrm{cols}(\mathrm{dst0}) + j) / 2 \right\rfloor" in latex
+    with pytest.raises(expr.ExprError, match="divides by a positive constant only"):
+        expr.parse("dst0[i,j] = src0[i, j // 0]", names)
+    with pytest.raises(expr.ExprError, match="divides by a positive constant only"):
+        expr.parse("dst0[i,j] = src0[i, j % i]", names)
+
+
+def test_two_destinations_each_have_their_own_expression() -> None:
+    kind = KINDS["remap"]
+    inter = op("tinterleave")
+    assert kind.multi(inter) and kind.multi_reads(inter) == ["src0", "src1"]
+    outs = kind.multi_outputs(inter)
+    assert [o["dst"] for o in outs] == ["dst0", "dst1"]
+    assert outs[1]["branches"][0] == {
+        "cond": "(((cols_dst0 + c) % 2) == 0)",
+        "tile": "src0",
+        "row": "r",
+        "col": "((cols_dst0 + c) / 2)",
+    }
+    assert outs[1]["branches"][1]["cond"] == "((cols_dst0 + c) / 2) < cols_src1"
+    assert r" \qquad \mathrm{dst1}_{i,j} = " in kind.math(inter)
+    # the page's formula reads back as the two destinations' expressions
+    formulas = kind.import_formulas(kind.math(inter))
+    assert [name for name, _ in formulas] == [None, "dst1"]
+    # TDEINTERLEAVE's one-source form passes its source for both reads and has its own golden
+    de = op("tdeinterleave")
+    one = de.forms[1]
+    assert kind.sim_args(de, one) == ["dst0", "dst1", "src", "src"]
+    assert kind.form_changes_result(de, one)
+    assert kind.manifest_extra(de)["stand_ins"] == {"1": {"src1": "src0"}}
+    assert not kind.multi(op("tconcat"))
+
+
+def test_interleave_and_deinterleave_are_inverse_in_the_golden() -> None:
+    """The numpy of both ops' expressions over one 3x6 stream: deinterleaving what was interleaved
+    gives the sources back, for an even and (as the page's stream says) an odd column count."""
+    names = {"dst0", "dst1", "src0", "src1"}
+    inter = {
+        d: op("tinterleave").extra_exprs[d] if d != "dst0" else op("tinterleave").loaded.expr
+        for d in ("dst0", "dst1")
+    }
+    de = {
+        d: op("tdeinterleave").extra_exprs[d] if d != "dst0" else op("tdeinterleave").loaded.expr
+        for d in ("dst0", "dst1")
+    }
+    assert names >= {str(t.args[0].value) for t in inter.values()}
+    for cols in (6, 5):
+        a, b = np.arange(3 * cols).reshape(3, cols), 100 + np.arange(3 * cols).reshape(3, cols)
+
+        def run(trees, s0, s1, cols=cols):  # type: ignore[no-untyped-def]
+            out = {}
+            i, j = np.meshgrid(np.arange(3), np.arange(cols), indexing="ij")
+            env = {"i": i, "j": j, "cols(src0)": cols, "cols(src1)": cols, "cols(dst0)": cols}
+            for d, tree in trees.items():
+                want = np.zeros((3, cols), dtype=int)
+                taken = np.zeros((3, cols), dtype=bool)
+                for cond, read in KINDS["remap"]._branches_of(tree.args[1]):
+                    rr, cc = (np.broadcast_to(expr.index_value(x, env), i.shape) for x in read.args)
+                    holds = expr.index_value(cond, env) if cond is not None else cc < cols
+                    here = ~taken & np.broadcast_to(holds, i.shape)
+                    src = s0 if str(read.value) == "src0" else s1
+                    want[here] = src[rr[here], cc[here]]
+                    taken |= here
+                assert taken.all()
+                out[d] = want
+            return out
+
+        mixed = run(inter, a, b)
+        stream = np.concatenate([a[:, :, None], b[:, :, None]], axis=2).reshape(3, 2 * cols)
+        assert (np.concatenate([mixed["dst0"], mixed["dst1"]], axis=1) == stream).all()
+        back = run(de, mixed["dst0"], mixed["dst1"])
+        assert (back["dst0"] == a).all() and (back["dst1"] == b).all()

@@ -18,6 +18,7 @@ element types that quantise (pto/cpu/sim_quant.hpp) and rectifies the scaled val
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -413,6 +414,25 @@ class Remap(Move):
             if str(side.value) == operand:
                 return ",".join(semantics.index_text(a) for a in side.args)
         return "i,j"
+
+    def import_formulas(self, math: str) -> list[tuple[str | None, str]]:
+        # `math` joins the destinations' formulas with `\qquad`, the main one's first.
+        out: list[tuple[str | None, str]] = []
+        for formula in math.split(r" \qquad "):
+            m = re.match(r"\\mathrm\{([\w\\]+)\}_\{", formula)
+            out.append((m.group(1).replace(r"\_", "_") if m and out else None, formula))
+        return out
+
+    def complete_import(self, semantics: dict[str, Any], operands: list[dict[str, Any]]) -> None:
+        # With several destinations the declaration may name another first (TINTERLEAVE's
+        # `(dst1, dst0, ...)`): the domain is the tile the main formula assigns.
+        if semantics.get("extra_outputs"):
+            m = re.match(r"\s*(\w+)\[", str(semantics["expr"]))
+            if m:
+                semantics["domain"] = m.group(1)
+            for o in operands:  # every assigned tile is a destination (a reference page cannot say)
+                if o["name"] in (semantics["domain"], *semantics["extra_outputs"]):
+                    o["role"] = "dst"
 
     def recognise(self, page: PageOp) -> int | None:
         # templates/opkinds/remap/domain.md.j2: "For each element ..., at the mapped position"

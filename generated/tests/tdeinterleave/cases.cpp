@@ -1288,69 +1288,69 @@ void case_35([[maybe_unused]] Prof profile) {
 
 // rf_a5_05_same_valid_shape: breaks run-time rule 05_same_valid_shape of A5; must stop with: PTO runtime error: TDEINTERLEAVE [A5]: dst0 and dst1 must have the same valid row/col
 void rf_a5_05_same_valid_shape(Prof) {
-    using Tile_dst0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst0 dst0(8, 8);
-    TASSIGN(dst0, 0x0);
     using Tile_dst1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst1 dst1(8, 7);
-    TASSIGN(dst1, 0x100);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0 src0(8, 8);
-    TASSIGN(src0, 0x200);
+    TASSIGN(dst1, 0x0);
+    using Tile_dst0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst0 dst0(8, 8);
+    TASSIGN(dst0, 0x100);
     using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 8);
-    TASSIGN(src1, 0x300);
+    TASSIGN(src1, 0x200);
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(8, 8);
+    TASSIGN(src0, 0x300);
     profiled::TDEINTERLEAVE<profile_a5>(dst1, dst0, src1, src0);
 }
 
 // rf_a5_06_same_valid_extent: breaks run-time rule 06_same_valid_extent of A5; must stop with: PTO runtime error: TDEINTERLEAVE [A5]: src0 must have the valid rows of dst0
 void rf_a5_06_same_valid_extent(Prof) {
-    using Tile_dst0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst0 dst0(8, 8);
-    TASSIGN(dst0, 0x0);
     using Tile_dst1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst1 dst1(8, 8);
-    TASSIGN(dst1, 0x100);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0 src0(7, 8);
-    TASSIGN(src0, 0x200);
+    TASSIGN(dst1, 0x0);
+    using Tile_dst0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst0 dst0(8, 8);
+    TASSIGN(dst0, 0x100);
     using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 8);
-    TASSIGN(src1, 0x300);
+    TASSIGN(src1, 0x200);
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(7, 8);
+    TASSIGN(src0, 0x300);
     profiled::TDEINTERLEAVE<profile_a5>(dst1, dst0, src1, src0);
 }
 
 // rf_cpu_05_same_valid_shape: breaks run-time rule 05_same_valid_shape of CPU; must stop with: PTO runtime error: TDEINTERLEAVE [CPU]: dst0 and dst1 must have the same valid row/col
 void rf_cpu_05_same_valid_shape(Prof) {
-    using Tile_dst0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst0 dst0(8, 8);
-    TASSIGN(dst0, 0x0);
     using Tile_dst1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst1 dst1(8, 7);
-    TASSIGN(dst1, 0x100);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0 src0(8, 8);
-    TASSIGN(src0, 0x200);
+    TASSIGN(dst1, 0x0);
+    using Tile_dst0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst0 dst0(8, 8);
+    TASSIGN(dst0, 0x100);
     using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 8);
-    TASSIGN(src1, 0x300);
+    TASSIGN(src1, 0x200);
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(8, 8);
+    TASSIGN(src0, 0x300);
     profiled::TDEINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
 }
 
 // rf_cpu_06_same_valid_extent: breaks run-time rule 06_same_valid_extent of CPU; must stop with: PTO runtime error: TDEINTERLEAVE [CPU]: src0 must have the valid rows of dst0
 void rf_cpu_06_same_valid_extent(Prof) {
-    using Tile_dst0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst0 dst0(8, 8);
-    TASSIGN(dst0, 0x0);
     using Tile_dst1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst1 dst1(8, 8);
-    TASSIGN(dst1, 0x100);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0 src0(7, 8);
-    TASSIGN(src0, 0x200);
+    TASSIGN(dst1, 0x0);
+    using Tile_dst0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst0 dst0(8, 8);
+    TASSIGN(dst0, 0x100);
     using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 8);
-    TASSIGN(src1, 0x300);
+    TASSIGN(src1, 0x200);
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(7, 8);
+    TASSIGN(src0, 0x300);
     profiled::TDEINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
 }
 

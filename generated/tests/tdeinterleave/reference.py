@@ -10,5 +10,5 @@ type `C` (float32 for half and bfloat16_t); the caller rounds the result to the 
 from ptogen.testing import refmath as rm
 
 
-def reference(C, T, src0, src1):
+def reference(C, T, src1, src0):
     return lambda i, j: rm.select((2 * j < src0.shape[1]), src0[rm.ix(i), rm.ix(2 * j)], src1[rm.ix(i), rm.ix(2 * j - src0.shape[1])])

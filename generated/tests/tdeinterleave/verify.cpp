@@ -9,41 +9,41 @@ using namespace pto;
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
-    using Tile_dst0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst0 dst0;
     using Tile_dst1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst1 dst1;
-    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0 src0;
+    using Tile_dst0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst0 dst0;
     using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
     profiled::TDEINTERLEAVE<profile_a5>(dst1, dst0, src1, src0);
 }
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
-    using Tile_dst0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst0 dst0;
     using Tile_dst1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst1 dst1;
-    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0 src0;
+    using Tile_dst0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst0 dst0;
     using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
     profiled::TDEINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
 }
 
 // breaks rule 02_unavailable (unavailable) of the A2A3 profile
 // expected-error@*:* {{TDEINTERLEAVE [A2A3]: not available on this target profile}}
 void fail_a2a3_02_unavailable() {
-    using Tile_dst0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst0 dst0;
     using Tile_dst1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst1 dst1;
-    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0 src0;
+    using Tile_dst0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst0 dst0;
     using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
     // expected-note@+1 {{requested here}}
     profiled::TDEINTERLEAVE<profile_a2a3>(dst1, dst0, src1, src0);
 }
@@ -51,14 +51,14 @@ void fail_a2a3_02_unavailable() {
 // breaks rule 00_dtype (dtype) of the A5 profile
 // expected-error@*:* {{TDEINTERLEAVE [A5]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, bfloat16_t}}
 void fail_a5_00_dtype() {
-    using Tile_dst0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst0 dst0;
     using Tile_dst1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst1 dst1;
-    using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0 src0;
+    using Tile_dst0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst0 dst0;
     using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
+    using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
     // expected-note@+1 {{requested here}}
     profiled::TDEINTERLEAVE<profile_a5>(dst1, dst0, src1, src0);
 }
@@ -66,14 +66,14 @@ void fail_a5_00_dtype() {
 // breaks rule 03_location (location) of the A5 profile
 // expected-error@*:* {{TDEINTERLEAVE [A5]: tile location must be TileType::Vec}}
 void fail_a5_03_location() {
-    using Tile_dst0 = Tile<TileType::Mat, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst0 dst0;
     using Tile_dst1 = Tile<TileType::Mat, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst1 dst1;
-    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0 src0;
+    using Tile_dst0 = Tile<TileType::Mat, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst0 dst0;
     using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
     // expected-note@+1 {{requested here}}
     profiled::TDEINTERLEAVE<profile_a5>(dst1, dst0, src1, src0);
 }
@@ -81,14 +81,14 @@ void fail_a5_03_location() {
 // breaks rule 04_row_major (row_major) of the A5 profile
 // expected-error@*:* {{TDEINTERLEAVE [A5]: tile layout must be row-major}}
 void fail_a5_04_row_major() {
-    using Tile_dst0 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 16>;
-    Tile_dst0 dst0;
     using Tile_dst1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 16>;
     Tile_dst1 dst1;
-    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0 src0;
+    using Tile_dst0 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 16>;
+    Tile_dst0 dst0;
     using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
     // expected-note@+1 {{requested here}}
     profiled::TDEINTERLEAVE<profile_a5>(dst1, dst0, src1, src0);
 }
@@ -96,14 +96,14 @@ void fail_a5_04_row_major() {
 // breaks rule 01_dtype (dtype) of the CPU profile
 // expected-error@*:* {{TDEINTERLEAVE [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, bfloat16_t}}
 void fail_cpu_01_dtype() {
-    using Tile_dst0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst0 dst0;
     using Tile_dst1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst1 dst1;
-    using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0 src0;
+    using Tile_dst0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst0 dst0;
     using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
+    using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
     // expected-note@+1 {{requested here}}
     profiled::TDEINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
 }
@@ -111,14 +111,14 @@ void fail_cpu_01_dtype() {
 // breaks rule 03_location (location) of the CPU profile
 // expected-error@*:* {{TDEINTERLEAVE [CPU]: tile location must be TileType::Vec}}
 void fail_cpu_03_location() {
-    using Tile_dst0 = Tile<TileType::Mat, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst0 dst0;
     using Tile_dst1 = Tile<TileType::Mat, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst1 dst1;
-    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0 src0;
+    using Tile_dst0 = Tile<TileType::Mat, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst0 dst0;
     using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
     // expected-note@+1 {{requested here}}
     profiled::TDEINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
 }
@@ -126,14 +126,14 @@ void fail_cpu_03_location() {
 // breaks rule 04_row_major (row_major) of the CPU profile
 // expected-error@*:* {{TDEINTERLEAVE [CPU]: tile layout must be row-major}}
 void fail_cpu_04_row_major() {
-    using Tile_dst0 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 16>;
-    Tile_dst0 dst0;
     using Tile_dst1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 16>;
     Tile_dst1 dst1;
-    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0 src0;
+    using Tile_dst0 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 16>;
+    Tile_dst0 dst0;
     using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
     // expected-note@+1 {{requested here}}
     profiled::TDEINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
 }

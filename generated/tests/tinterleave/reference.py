@@ -10,5 +10,5 @@ type `C` (float32 for half and bfloat16_t); the caller rounds the result to the 
 from ptogen.testing import refmath as rm
 
 
-def reference(C, T, dst0, src0, src1):
+def reference(C, T, dst0, src1, src0):
     return lambda i, j: rm.select((j % 2 == 0), src0[rm.ix(i), rm.ix(j // 2)], src1[rm.ix(i), rm.ix(j // 2)])

@@ -3941,7 +3941,7 @@ PTO_INTERNAL RecordEvent TINTERLEAVE(TileDataDst& dst1, TileDataDst& dst0, TileD
                                      WaitEvents&... events) {
     if constexpr (Profile::template check_TINTERLEAVE<TileDataDst, TileDataSrc, WaitEvents...>()) {
         WaitAllEvents(events...);
-        Profile::verify_TINTERLEAVE(dst0, dst1, src0, src1);
+        Profile::verify_TINTERLEAVE(dst1, dst0, src1, src0);
         MAP_INSTR_IMPL(TINTERLEAVE, dst1, dst0, src1, src0);
     }
     return {};
@@ -3962,7 +3962,7 @@ PTO_INTERNAL RecordEvent TDEINTERLEAVE(TileDataDst& dst1, TileDataDst& dst0, Til
                                        WaitEvents&... events) {
     if constexpr (Profile::template check_TDEINTERLEAVE<TileDataDst, TileDataSrc, WaitEvents...>()) {
         WaitAllEvents(events...);
-        Profile::verify_TDEINTERLEAVE(dst0, dst1, src0, src1);
+        Profile::verify_TDEINTERLEAVE(dst1, dst0, src1, src0);
         MAP_INSTR_IMPL(TDEINTERLEAVE, dst1, dst0, src1, src0);
     }
     return {};
@@ -3980,7 +3980,7 @@ template <typename Profile, typename TileDataDst, typename TileDataSrc, typename
 PTO_INTERNAL RecordEvent TDEINTERLEAVE(TileDataDst& dst1, TileDataDst& dst0, TileDataSrc& src, WaitEvents&... events) {
     if constexpr (Profile::template check_TDEINTERLEAVE<TileDataDst, TileDataSrc, WaitEvents...>()) {
         WaitAllEvents(events...);
-        Profile::verify_TDEINTERLEAVE(dst0, dst1, src, src);
+        Profile::verify_TDEINTERLEAVE(dst1, dst0, src, src);
         TDEINTERLEAVE_IMPL(dst1, dst0, src);
     }
     return {};

@@ -4677,8 +4677,8 @@ struct profile_a2a3 {
     }
 
     template <typename TileDataDst, typename TileDataSrc>
-    static void verify_TINTERLEAVE([[maybe_unused]] const TileDataDst& dst0, [[maybe_unused]] const TileDataDst& dst1,
-                                   [[maybe_unused]] const TileDataSrc& src0, [[maybe_unused]] const TileDataSrc& src1) {
+    static void verify_TINTERLEAVE([[maybe_unused]] const TileDataDst& dst1, [[maybe_unused]] const TileDataDst& dst0,
+                                   [[maybe_unused]] const TileDataSrc& src1, [[maybe_unused]] const TileDataSrc& src0) {
     }
 
     // pto.tdeinterleave (specs/ops/layout_and_rearrangement/tdeinterleave.yaml)
@@ -4691,9 +4691,9 @@ struct profile_a2a3 {
     }
 
     template <typename TileDataDst, typename TileDataSrc>
-    static void verify_TDEINTERLEAVE([[maybe_unused]] const TileDataDst& dst0, [[maybe_unused]] const TileDataDst& dst1,
-                                     [[maybe_unused]] const TileDataSrc& src0,
-                                     [[maybe_unused]] const TileDataSrc& src1) {}
+    static void verify_TDEINTERLEAVE([[maybe_unused]] const TileDataDst& dst1, [[maybe_unused]] const TileDataDst& dst0,
+                                     [[maybe_unused]] const TileDataSrc& src1,
+                                     [[maybe_unused]] const TileDataSrc& src0) {}
 
     // pto.tci (specs/ops/irregular_and_complex/tci.yaml)
     // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the

@@ -4997,8 +4997,8 @@ struct profile_a5 {
     }
 
     template <typename TileDataDst, typename TileDataSrc>
-    static void verify_TINTERLEAVE([[maybe_unused]] const TileDataDst& dst0, [[maybe_unused]] const TileDataDst& dst1,
-                                   [[maybe_unused]] const TileDataSrc& src0, [[maybe_unused]] const TileDataSrc& src1) {
+    static void verify_TINTERLEAVE([[maybe_unused]] const TileDataDst& dst1, [[maybe_unused]] const TileDataDst& dst0,
+                                   [[maybe_unused]] const TileDataSrc& src1, [[maybe_unused]] const TileDataSrc& src0) {
         if (!(dst0.GetValidRow() == dst1.GetValidRow() && dst0.GetValidCol() == dst1.GetValidCol()))
             sim::fail("TINTERLEAVE [A5]", "dst0 and dst1 must have the same valid row/col");
         if (!(src0.GetValidRow() == dst0.GetValidRow()))
@@ -5044,9 +5044,9 @@ struct profile_a5 {
     }
 
     template <typename TileDataDst, typename TileDataSrc>
-    static void verify_TDEINTERLEAVE([[maybe_unused]] const TileDataDst& dst0, [[maybe_unused]] const TileDataDst& dst1,
-                                     [[maybe_unused]] const TileDataSrc& src0,
-                                     [[maybe_unused]] const TileDataSrc& src1) {
+    static void verify_TDEINTERLEAVE([[maybe_unused]] const TileDataDst& dst1, [[maybe_unused]] const TileDataDst& dst0,
+                                     [[maybe_unused]] const TileDataSrc& src1,
+                                     [[maybe_unused]] const TileDataSrc& src0) {
         if (!(dst0.GetValidRow() == dst1.GetValidRow() && dst0.GetValidCol() == dst1.GetValidCol()))
             sim::fail("TDEINTERLEAVE [A5]", "dst0 and dst1 must have the same valid row/col");
         if (!(src0.GetValidRow() == dst0.GetValidRow()))

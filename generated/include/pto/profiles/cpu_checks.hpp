@@ -4398,8 +4398,8 @@ struct profile_cpu {
     }
 
     template <typename TileDataDst, typename TileDataSrc>
-    static void verify_TINTERLEAVE([[maybe_unused]] const TileDataDst& dst0, [[maybe_unused]] const TileDataDst& dst1,
-                                   [[maybe_unused]] const TileDataSrc& src0, [[maybe_unused]] const TileDataSrc& src1) {
+    static void verify_TINTERLEAVE([[maybe_unused]] const TileDataDst& dst1, [[maybe_unused]] const TileDataDst& dst0,
+                                   [[maybe_unused]] const TileDataSrc& src1, [[maybe_unused]] const TileDataSrc& src0) {
         if (!(dst0.GetValidRow() == dst1.GetValidRow() && dst0.GetValidCol() == dst1.GetValidCol()))
             sim::fail("TINTERLEAVE [CPU]", "dst0 and dst1 must have the same valid row/col");
         if (!(src0.GetValidRow() == dst0.GetValidRow()))
@@ -4445,9 +4445,9 @@ struct profile_cpu {
     }
 
     template <typename TileDataDst, typename TileDataSrc>
-    static void verify_TDEINTERLEAVE([[maybe_unused]] const TileDataDst& dst0, [[maybe_unused]] const TileDataDst& dst1,
-                                     [[maybe_unused]] const TileDataSrc& src0,
-                                     [[maybe_unused]] const TileDataSrc& src1) {
+    static void verify_TDEINTERLEAVE([[maybe_unused]] const TileDataDst& dst1, [[maybe_unused]] const TileDataDst& dst0,
+                                     [[maybe_unused]] const TileDataSrc& src1,
+                                     [[maybe_unused]] const TileDataSrc& src0) {
         if (!(dst0.GetValidRow() == dst1.GetValidRow() && dst0.GetValidCol() == dst1.GetValidCol()))
             sim::fail("TDEINTERLEAVE [CPU]", "dst0 and dst1 must have the same valid row/col");
         if (!(src0.GetValidRow() == dst0.GetValidRow()))
