@@ -646,15 +646,25 @@ class Remap(Move):
         dsts = [d for d, _ in self._outputs(op)]
         reads = self.multi_reads(op)
         for dtype, on in self.dtype_profiles(project, op):
-            first = sum(len(x.cases) for x in tests.runtime)
-            cases = []
-            for index, (label, rows, vr, (dc, dv), (sc, sv), dyn) in enumerate(MULTI_SHAPES, first):
+            # each shape runs on the profiles whose rules admit it (A5's even valid columns)
+            kernels: dict[tuple[str, ...], list[tuple[str, dict[str, TileDecl]]]] = {}
+            for label, rows, vr, (dc, dv), (sc, sv), dyn in MULTI_SHAPES:
                 tiles = {n: TileDecl(n, dtype, rows, dc, vr, dv, dyn) for n in dsts}
                 tiles.update({n: TileDecl(n, dtype, rows, sc, vr, sv, dyn) for n in reads})
-                call = make_call(op, tiles, dict(op.default_values), {})
-                decls = [tiles[n] for n in (*dsts, *reads)]
-                cases.append(RuntimeCase(index, label, decls, {}, call, layout_addresses(project, decls)))
-            tests.runtime.append(RuntimeKernel(dtype, {n: dtype for n in (*dsts, *reads)}, {}, on, cases))
+                admitting = tuple(p for p in on if self._admits(op, p, tiles))
+                if admitting:
+                    kernels.setdefault(admitting, []).append((label, tiles))
+            for k, (where, planned) in enumerate(kernels.items()):
+                first = sum(len(x.cases) for x in tests.runtime)
+                cases = []
+                for index, (label, tiles) in enumerate(planned, first):
+                    call = make_call(op, tiles, dict(op.default_values), {})
+                    decls = [tiles[n] for n in (*dsts, *reads)]
+                    cases.append(RuntimeCase(index, label, decls, {}, call, layout_addresses(project, decls)))
+                gid = dtype + (f"_{k}" if k else "")
+                tests.runtime.append(
+                    RuntimeKernel(gid, {n: dtype for n in (*dsts, *reads)}, {}, list(where), cases)
+                )
         plan_rule_cases(project, op, tests)
 
     def _prepare_multi(self, gx: GoldenContext, data: Path) -> list[Check]:

@@ -41,6 +41,7 @@ from .same_bytes import SameBytesRule
 from .shape_relation import ShapeRelationRule
 from .store_pairs import STORE_PAIRS_KINDS
 from .union_region import UnionRegionRule
+from .valid_multiple import ValidMultipleRule
 from .valid_range import ValidRangeRule
 
 __all__ = [
@@ -63,6 +64,7 @@ RULE_KINDS: tuple[type[RuleBase], ...] = (
     *LOCATION_PAIRS_KINDS,
     ShapeRelationRule,
     ValidRangeRule,
+    ValidMultipleRule,
     DTypeTuplesRule,
     UnionRegionRule,
     SameBytesRule,

@@ -138,22 +138,22 @@ void case_1([[maybe_unused]] Prof profile) {
     store("c1_dst1.out", dst1.data(), 512);
 }
 
-// case 2 (half): odd valid columns 5x7 of 8x32
+// case 2 (half): run-time valid 7x10 of 8x32
 void case_2([[maybe_unused]] Prof profile) {
-    using Tile_dst0 = Tile<TileType::Vec, half, 8, 32, BLayout::RowMajor, 5, 7>;
-    Tile_dst0 dst0;
+    using Tile_dst0 = Tile<TileType::Vec, half, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst0 dst0(7, 10);
     TASSIGN(dst0, 0x0);
     load("c2_dst0.bin", dst0.data(), 256);
-    using Tile_dst1 = Tile<TileType::Vec, half, 8, 32, BLayout::RowMajor, 5, 7>;
-    Tile_dst1 dst1;
+    using Tile_dst1 = Tile<TileType::Vec, half, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst1 dst1(7, 10);
     TASSIGN(dst1, 0x200);
     load("c2_dst1.bin", dst1.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 32, BLayout::RowMajor, 5, 7>;
-    Tile_src0 src0;
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(7, 10);
     TASSIGN(src0, 0x400);
     load("c2_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 32, BLayout::RowMajor, 5, 7>;
-    Tile_src1 src1;
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 10);
     TASSIGN(src1, 0x600);
     load("c2_src1.bin", src1.data(), 256);
     switch (profile) {
@@ -168,34 +168,36 @@ void case_2([[maybe_unused]] Prof profile) {
     store("c2_dst1.out", dst1.data(), 256);
 }
 
-// case 3 (half): run-time valid 7x10 of 8x32
+// case 3 (half_1): odd valid columns 5x7 of 8x32
 void case_3([[maybe_unused]] Prof profile) {
-    using Tile_dst0 = Tile<TileType::Vec, half, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst0 dst0(7, 10);
+    using Tile_dst0 = Tile<TileType::Vec, half, 8, 32, BLayout::RowMajor, 5, 7>;
+    Tile_dst0 dst0;
     TASSIGN(dst0, 0x0);
     load("c3_dst0.bin", dst0.data(), 256);
-    using Tile_dst1 = Tile<TileType::Vec, half, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst1 dst1(7, 10);
+    using Tile_dst1 = Tile<TileType::Vec, half, 8, 32, BLayout::RowMajor, 5, 7>;
+    Tile_dst1 dst1;
     TASSIGN(dst1, 0x200);
     load("c3_dst1.bin", dst1.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0 src0(7, 10);
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 32, BLayout::RowMajor, 5, 7>;
+    Tile_src0 src0;
     TASSIGN(src0, 0x400);
     load("c3_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1 src1(7, 10);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 32, BLayout::RowMajor, 5, 7>;
+    Tile_src1 src1;
     TASSIGN(src1, 0x600);
     load("c3_src1.bin", src1.data(), 256);
-    switch (profile) {
-    case Prof::A5:
-        profiled::TDEINTERLEAVE<profile_a5>(dst1, dst0, src1, src0);
-        break;
-    case Prof::CPU:
-        profiled::TDEINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
-        break;
-    }
+    profiled::TDEINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
     store("c3_dst0.out", dst0.data(), 256);
     store("c3_dst1.out", dst1.data(), 256);
+    { // overload 1: One source `src` holding the whole interleaved stream; each destination takes half its valid columns.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst0.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst0.data() + 256));
+        load("c3_dst0.bin", dst0.data(), 256);
+        profiled::TDEINTERLEAVE<profile_cpu>(dst1, dst0, src0);
+        store("c3_dst0.f1.out", dst0.data(), 256); // judged against its own golden
+        std::memcpy(dst0.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
 }
 
 // case 4 (bfloat16_t): 16x64
@@ -274,22 +276,22 @@ void case_5([[maybe_unused]] Prof profile) {
     store("c5_dst1.out", dst1.data(), 512);
 }
 
-// case 6 (bfloat16_t): odd valid columns 5x7 of 8x32
+// case 6 (bfloat16_t): run-time valid 7x10 of 8x32
 void case_6([[maybe_unused]] Prof profile) {
-    using Tile_dst0 = Tile<TileType::Vec, bfloat16_t, 8, 32, BLayout::RowMajor, 5, 7>;
-    Tile_dst0 dst0;
+    using Tile_dst0 = Tile<TileType::Vec, bfloat16_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst0 dst0(7, 10);
     TASSIGN(dst0, 0x0);
     load("c6_dst0.bin", dst0.data(), 256);
-    using Tile_dst1 = Tile<TileType::Vec, bfloat16_t, 8, 32, BLayout::RowMajor, 5, 7>;
-    Tile_dst1 dst1;
+    using Tile_dst1 = Tile<TileType::Vec, bfloat16_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst1 dst1(7, 10);
     TASSIGN(dst1, 0x200);
     load("c6_dst1.bin", dst1.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 8, 32, BLayout::RowMajor, 5, 7>;
-    Tile_src0 src0;
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(7, 10);
     TASSIGN(src0, 0x400);
     load("c6_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 8, 32, BLayout::RowMajor, 5, 7>;
-    Tile_src1 src1;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 10);
     TASSIGN(src1, 0x600);
     load("c6_src1.bin", src1.data(), 256);
     switch (profile) {
@@ -304,34 +306,36 @@ void case_6([[maybe_unused]] Prof profile) {
     store("c6_dst1.out", dst1.data(), 256);
 }
 
-// case 7 (bfloat16_t): run-time valid 7x10 of 8x32
+// case 7 (bfloat16_t_1): odd valid columns 5x7 of 8x32
 void case_7([[maybe_unused]] Prof profile) {
-    using Tile_dst0 = Tile<TileType::Vec, bfloat16_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst0 dst0(7, 10);
+    using Tile_dst0 = Tile<TileType::Vec, bfloat16_t, 8, 32, BLayout::RowMajor, 5, 7>;
+    Tile_dst0 dst0;
     TASSIGN(dst0, 0x0);
     load("c7_dst0.bin", dst0.data(), 256);
-    using Tile_dst1 = Tile<TileType::Vec, bfloat16_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst1 dst1(7, 10);
+    using Tile_dst1 = Tile<TileType::Vec, bfloat16_t, 8, 32, BLayout::RowMajor, 5, 7>;
+    Tile_dst1 dst1;
     TASSIGN(dst1, 0x200);
     load("c7_dst1.bin", dst1.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0 src0(7, 10);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 8, 32, BLayout::RowMajor, 5, 7>;
+    Tile_src0 src0;
     TASSIGN(src0, 0x400);
     load("c7_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1 src1(7, 10);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 8, 32, BLayout::RowMajor, 5, 7>;
+    Tile_src1 src1;
     TASSIGN(src1, 0x600);
     load("c7_src1.bin", src1.data(), 256);
-    switch (profile) {
-    case Prof::A5:
-        profiled::TDEINTERLEAVE<profile_a5>(dst1, dst0, src1, src0);
-        break;
-    case Prof::CPU:
-        profiled::TDEINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
-        break;
-    }
+    profiled::TDEINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
     store("c7_dst0.out", dst0.data(), 256);
     store("c7_dst1.out", dst1.data(), 256);
+    { // overload 1: One source `src` holding the whole interleaved stream; each destination takes half its valid columns.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst0.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst0.data() + 256));
+        load("c7_dst0.bin", dst0.data(), 256);
+        profiled::TDEINTERLEAVE<profile_cpu>(dst1, dst0, src0);
+        store("c7_dst0.f1.out", dst0.data(), 256); // judged against its own golden
+        std::memcpy(dst0.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
 }
 
 // case 8 (float): 16x64
@@ -410,22 +414,22 @@ void case_9([[maybe_unused]] Prof profile) {
     store("c9_dst1.out", dst1.data(), 512);
 }
 
-// case 10 (float): odd valid columns 5x7 of 8x32
+// case 10 (float): run-time valid 7x10 of 8x32
 void case_10([[maybe_unused]] Prof profile) {
-    using Tile_dst0 = Tile<TileType::Vec, float, 8, 32, BLayout::RowMajor, 5, 7>;
-    Tile_dst0 dst0;
+    using Tile_dst0 = Tile<TileType::Vec, float, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst0 dst0(7, 10);
     TASSIGN(dst0, 0x0);
     load("c10_dst0.bin", dst0.data(), 256);
-    using Tile_dst1 = Tile<TileType::Vec, float, 8, 32, BLayout::RowMajor, 5, 7>;
-    Tile_dst1 dst1;
+    using Tile_dst1 = Tile<TileType::Vec, float, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst1 dst1(7, 10);
     TASSIGN(dst1, 0x400);
     load("c10_dst1.bin", dst1.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, float, 8, 32, BLayout::RowMajor, 5, 7>;
-    Tile_src0 src0;
+    using Tile_src0 = Tile<TileType::Vec, float, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(7, 10);
     TASSIGN(src0, 0x800);
     load("c10_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, float, 8, 32, BLayout::RowMajor, 5, 7>;
-    Tile_src1 src1;
+    using Tile_src1 = Tile<TileType::Vec, float, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 10);
     TASSIGN(src1, 0xc00);
     load("c10_src1.bin", src1.data(), 256);
     switch (profile) {
@@ -440,34 +444,36 @@ void case_10([[maybe_unused]] Prof profile) {
     store("c10_dst1.out", dst1.data(), 256);
 }
 
-// case 11 (float): run-time valid 7x10 of 8x32
+// case 11 (float_1): odd valid columns 5x7 of 8x32
 void case_11([[maybe_unused]] Prof profile) {
-    using Tile_dst0 = Tile<TileType::Vec, float, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst0 dst0(7, 10);
+    using Tile_dst0 = Tile<TileType::Vec, float, 8, 32, BLayout::RowMajor, 5, 7>;
+    Tile_dst0 dst0;
     TASSIGN(dst0, 0x0);
     load("c11_dst0.bin", dst0.data(), 256);
-    using Tile_dst1 = Tile<TileType::Vec, float, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst1 dst1(7, 10);
+    using Tile_dst1 = Tile<TileType::Vec, float, 8, 32, BLayout::RowMajor, 5, 7>;
+    Tile_dst1 dst1;
     TASSIGN(dst1, 0x400);
     load("c11_dst1.bin", dst1.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, float, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0 src0(7, 10);
+    using Tile_src0 = Tile<TileType::Vec, float, 8, 32, BLayout::RowMajor, 5, 7>;
+    Tile_src0 src0;
     TASSIGN(src0, 0x800);
     load("c11_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, float, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1 src1(7, 10);
+    using Tile_src1 = Tile<TileType::Vec, float, 8, 32, BLayout::RowMajor, 5, 7>;
+    Tile_src1 src1;
     TASSIGN(src1, 0xc00);
     load("c11_src1.bin", src1.data(), 256);
-    switch (profile) {
-    case Prof::A5:
-        profiled::TDEINTERLEAVE<profile_a5>(dst1, dst0, src1, src0);
-        break;
-    case Prof::CPU:
-        profiled::TDEINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
-        break;
-    }
+    profiled::TDEINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
     store("c11_dst0.out", dst0.data(), 256);
     store("c11_dst1.out", dst1.data(), 256);
+    { // overload 1: One source `src` holding the whole interleaved stream; each destination takes half its valid columns.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst0.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst0.data() + 256));
+        load("c11_dst0.bin", dst0.data(), 256);
+        profiled::TDEINTERLEAVE<profile_cpu>(dst1, dst0, src0);
+        store("c11_dst0.f1.out", dst0.data(), 256); // judged against its own golden
+        std::memcpy(dst0.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
 }
 
 // case 12 (int8_t): 16x64
@@ -546,22 +552,22 @@ void case_13([[maybe_unused]] Prof profile) {
     store("c13_dst1.out", dst1.data(), 512);
 }
 
-// case 14 (int8_t): odd valid columns 5x7 of 8x32
+// case 14 (int8_t): run-time valid 7x10 of 8x32
 void case_14([[maybe_unused]] Prof profile) {
-    using Tile_dst0 = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 5, 7>;
-    Tile_dst0 dst0;
+    using Tile_dst0 = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst0 dst0(7, 10);
     TASSIGN(dst0, 0x0);
     load("c14_dst0.bin", dst0.data(), 256);
-    using Tile_dst1 = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 5, 7>;
-    Tile_dst1 dst1;
+    using Tile_dst1 = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst1 dst1(7, 10);
     TASSIGN(dst1, 0x100);
     load("c14_dst1.bin", dst1.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 5, 7>;
-    Tile_src0 src0;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(7, 10);
     TASSIGN(src0, 0x200);
     load("c14_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 5, 7>;
-    Tile_src1 src1;
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 10);
     TASSIGN(src1, 0x300);
     load("c14_src1.bin", src1.data(), 256);
     switch (profile) {
@@ -576,34 +582,36 @@ void case_14([[maybe_unused]] Prof profile) {
     store("c14_dst1.out", dst1.data(), 256);
 }
 
-// case 15 (int8_t): run-time valid 7x10 of 8x32
+// case 15 (int8_t_1): odd valid columns 5x7 of 8x32
 void case_15([[maybe_unused]] Prof profile) {
-    using Tile_dst0 = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst0 dst0(7, 10);
+    using Tile_dst0 = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 5, 7>;
+    Tile_dst0 dst0;
     TASSIGN(dst0, 0x0);
     load("c15_dst0.bin", dst0.data(), 256);
-    using Tile_dst1 = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst1 dst1(7, 10);
+    using Tile_dst1 = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 5, 7>;
+    Tile_dst1 dst1;
     TASSIGN(dst1, 0x100);
     load("c15_dst1.bin", dst1.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0 src0(7, 10);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 5, 7>;
+    Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c15_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1 src1(7, 10);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 5, 7>;
+    Tile_src1 src1;
     TASSIGN(src1, 0x300);
     load("c15_src1.bin", src1.data(), 256);
-    switch (profile) {
-    case Prof::A5:
-        profiled::TDEINTERLEAVE<profile_a5>(dst1, dst0, src1, src0);
-        break;
-    case Prof::CPU:
-        profiled::TDEINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
-        break;
-    }
+    profiled::TDEINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
     store("c15_dst0.out", dst0.data(), 256);
     store("c15_dst1.out", dst1.data(), 256);
+    { // overload 1: One source `src` holding the whole interleaved stream; each destination takes half its valid columns.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst0.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst0.data() + 256));
+        load("c15_dst0.bin", dst0.data(), 256);
+        profiled::TDEINTERLEAVE<profile_cpu>(dst1, dst0, src0);
+        store("c15_dst0.f1.out", dst0.data(), 256); // judged against its own golden
+        std::memcpy(dst0.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
 }
 
 // case 16 (uint8_t): 16x64
@@ -682,22 +690,22 @@ void case_17([[maybe_unused]] Prof profile) {
     store("c17_dst1.out", dst1.data(), 512);
 }
 
-// case 18 (uint8_t): odd valid columns 5x7 of 8x32
+// case 18 (uint8_t): run-time valid 7x10 of 8x32
 void case_18([[maybe_unused]] Prof profile) {
-    using Tile_dst0 = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 5, 7>;
-    Tile_dst0 dst0;
+    using Tile_dst0 = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst0 dst0(7, 10);
     TASSIGN(dst0, 0x0);
     load("c18_dst0.bin", dst0.data(), 256);
-    using Tile_dst1 = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 5, 7>;
-    Tile_dst1 dst1;
+    using Tile_dst1 = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst1 dst1(7, 10);
     TASSIGN(dst1, 0x100);
     load("c18_dst1.bin", dst1.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 5, 7>;
-    Tile_src0 src0;
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(7, 10);
     TASSIGN(src0, 0x200);
     load("c18_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 5, 7>;
-    Tile_src1 src1;
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 10);
     TASSIGN(src1, 0x300);
     load("c18_src1.bin", src1.data(), 256);
     switch (profile) {
@@ -712,34 +720,36 @@ void case_18([[maybe_unused]] Prof profile) {
     store("c18_dst1.out", dst1.data(), 256);
 }
 
-// case 19 (uint8_t): run-time valid 7x10 of 8x32
+// case 19 (uint8_t_1): odd valid columns 5x7 of 8x32
 void case_19([[maybe_unused]] Prof profile) {
-    using Tile_dst0 = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst0 dst0(7, 10);
+    using Tile_dst0 = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 5, 7>;
+    Tile_dst0 dst0;
     TASSIGN(dst0, 0x0);
     load("c19_dst0.bin", dst0.data(), 256);
-    using Tile_dst1 = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst1 dst1(7, 10);
+    using Tile_dst1 = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 5, 7>;
+    Tile_dst1 dst1;
     TASSIGN(dst1, 0x100);
     load("c19_dst1.bin", dst1.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0 src0(7, 10);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 5, 7>;
+    Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c19_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1 src1(7, 10);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 5, 7>;
+    Tile_src1 src1;
     TASSIGN(src1, 0x300);
     load("c19_src1.bin", src1.data(), 256);
-    switch (profile) {
-    case Prof::A5:
-        profiled::TDEINTERLEAVE<profile_a5>(dst1, dst0, src1, src0);
-        break;
-    case Prof::CPU:
-        profiled::TDEINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
-        break;
-    }
+    profiled::TDEINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
     store("c19_dst0.out", dst0.data(), 256);
     store("c19_dst1.out", dst1.data(), 256);
+    { // overload 1: One source `src` holding the whole interleaved stream; each destination takes half its valid columns.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst0.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst0.data() + 256));
+        load("c19_dst0.bin", dst0.data(), 256);
+        profiled::TDEINTERLEAVE<profile_cpu>(dst1, dst0, src0);
+        store("c19_dst0.f1.out", dst0.data(), 256); // judged against its own golden
+        std::memcpy(dst0.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
 }
 
 // case 20 (int16_t): 16x64
@@ -818,22 +828,22 @@ void case_21([[maybe_unused]] Prof profile) {
     store("c21_dst1.out", dst1.data(), 512);
 }
 
-// case 22 (int16_t): odd valid columns 5x7 of 8x32
+// case 22 (int16_t): run-time valid 7x10 of 8x32
 void case_22([[maybe_unused]] Prof profile) {
-    using Tile_dst0 = Tile<TileType::Vec, int16_t, 8, 32, BLayout::RowMajor, 5, 7>;
-    Tile_dst0 dst0;
+    using Tile_dst0 = Tile<TileType::Vec, int16_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst0 dst0(7, 10);
     TASSIGN(dst0, 0x0);
     load("c22_dst0.bin", dst0.data(), 256);
-    using Tile_dst1 = Tile<TileType::Vec, int16_t, 8, 32, BLayout::RowMajor, 5, 7>;
-    Tile_dst1 dst1;
+    using Tile_dst1 = Tile<TileType::Vec, int16_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst1 dst1(7, 10);
     TASSIGN(dst1, 0x200);
     load("c22_dst1.bin", dst1.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 8, 32, BLayout::RowMajor, 5, 7>;
-    Tile_src0 src0;
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(7, 10);
     TASSIGN(src0, 0x400);
     load("c22_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 8, 32, BLayout::RowMajor, 5, 7>;
-    Tile_src1 src1;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 10);
     TASSIGN(src1, 0x600);
     load("c22_src1.bin", src1.data(), 256);
     switch (profile) {
@@ -848,34 +858,36 @@ void case_22([[maybe_unused]] Prof profile) {
     store("c22_dst1.out", dst1.data(), 256);
 }
 
-// case 23 (int16_t): run-time valid 7x10 of 8x32
+// case 23 (int16_t_1): odd valid columns 5x7 of 8x32
 void case_23([[maybe_unused]] Prof profile) {
-    using Tile_dst0 = Tile<TileType::Vec, int16_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst0 dst0(7, 10);
+    using Tile_dst0 = Tile<TileType::Vec, int16_t, 8, 32, BLayout::RowMajor, 5, 7>;
+    Tile_dst0 dst0;
     TASSIGN(dst0, 0x0);
     load("c23_dst0.bin", dst0.data(), 256);
-    using Tile_dst1 = Tile<TileType::Vec, int16_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst1 dst1(7, 10);
+    using Tile_dst1 = Tile<TileType::Vec, int16_t, 8, 32, BLayout::RowMajor, 5, 7>;
+    Tile_dst1 dst1;
     TASSIGN(dst1, 0x200);
     load("c23_dst1.bin", dst1.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0 src0(7, 10);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 8, 32, BLayout::RowMajor, 5, 7>;
+    Tile_src0 src0;
     TASSIGN(src0, 0x400);
     load("c23_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1 src1(7, 10);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 8, 32, BLayout::RowMajor, 5, 7>;
+    Tile_src1 src1;
     TASSIGN(src1, 0x600);
     load("c23_src1.bin", src1.data(), 256);
-    switch (profile) {
-    case Prof::A5:
-        profiled::TDEINTERLEAVE<profile_a5>(dst1, dst0, src1, src0);
-        break;
-    case Prof::CPU:
-        profiled::TDEINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
-        break;
-    }
+    profiled::TDEINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
     store("c23_dst0.out", dst0.data(), 256);
     store("c23_dst1.out", dst1.data(), 256);
+    { // overload 1: One source `src` holding the whole interleaved stream; each destination takes half its valid columns.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst0.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst0.data() + 256));
+        load("c23_dst0.bin", dst0.data(), 256);
+        profiled::TDEINTERLEAVE<profile_cpu>(dst1, dst0, src0);
+        store("c23_dst0.f1.out", dst0.data(), 256); // judged against its own golden
+        std::memcpy(dst0.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
 }
 
 // case 24 (uint16_t): 16x64
@@ -954,22 +966,22 @@ void case_25([[maybe_unused]] Prof profile) {
     store("c25_dst1.out", dst1.data(), 512);
 }
 
-// case 26 (uint16_t): odd valid columns 5x7 of 8x32
+// case 26 (uint16_t): run-time valid 7x10 of 8x32
 void case_26([[maybe_unused]] Prof profile) {
-    using Tile_dst0 = Tile<TileType::Vec, uint16_t, 8, 32, BLayout::RowMajor, 5, 7>;
-    Tile_dst0 dst0;
+    using Tile_dst0 = Tile<TileType::Vec, uint16_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst0 dst0(7, 10);
     TASSIGN(dst0, 0x0);
     load("c26_dst0.bin", dst0.data(), 256);
-    using Tile_dst1 = Tile<TileType::Vec, uint16_t, 8, 32, BLayout::RowMajor, 5, 7>;
-    Tile_dst1 dst1;
+    using Tile_dst1 = Tile<TileType::Vec, uint16_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst1 dst1(7, 10);
     TASSIGN(dst1, 0x200);
     load("c26_dst1.bin", dst1.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 8, 32, BLayout::RowMajor, 5, 7>;
-    Tile_src0 src0;
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(7, 10);
     TASSIGN(src0, 0x400);
     load("c26_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 8, 32, BLayout::RowMajor, 5, 7>;
-    Tile_src1 src1;
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 10);
     TASSIGN(src1, 0x600);
     load("c26_src1.bin", src1.data(), 256);
     switch (profile) {
@@ -984,34 +996,36 @@ void case_26([[maybe_unused]] Prof profile) {
     store("c26_dst1.out", dst1.data(), 256);
 }
 
-// case 27 (uint16_t): run-time valid 7x10 of 8x32
+// case 27 (uint16_t_1): odd valid columns 5x7 of 8x32
 void case_27([[maybe_unused]] Prof profile) {
-    using Tile_dst0 = Tile<TileType::Vec, uint16_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst0 dst0(7, 10);
+    using Tile_dst0 = Tile<TileType::Vec, uint16_t, 8, 32, BLayout::RowMajor, 5, 7>;
+    Tile_dst0 dst0;
     TASSIGN(dst0, 0x0);
     load("c27_dst0.bin", dst0.data(), 256);
-    using Tile_dst1 = Tile<TileType::Vec, uint16_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst1 dst1(7, 10);
+    using Tile_dst1 = Tile<TileType::Vec, uint16_t, 8, 32, BLayout::RowMajor, 5, 7>;
+    Tile_dst1 dst1;
     TASSIGN(dst1, 0x200);
     load("c27_dst1.bin", dst1.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0 src0(7, 10);
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 8, 32, BLayout::RowMajor, 5, 7>;
+    Tile_src0 src0;
     TASSIGN(src0, 0x400);
     load("c27_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1 src1(7, 10);
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 8, 32, BLayout::RowMajor, 5, 7>;
+    Tile_src1 src1;
     TASSIGN(src1, 0x600);
     load("c27_src1.bin", src1.data(), 256);
-    switch (profile) {
-    case Prof::A5:
-        profiled::TDEINTERLEAVE<profile_a5>(dst1, dst0, src1, src0);
-        break;
-    case Prof::CPU:
-        profiled::TDEINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
-        break;
-    }
+    profiled::TDEINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
     store("c27_dst0.out", dst0.data(), 256);
     store("c27_dst1.out", dst1.data(), 256);
+    { // overload 1: One source `src` holding the whole interleaved stream; each destination takes half its valid columns.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst0.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst0.data() + 256));
+        load("c27_dst0.bin", dst0.data(), 256);
+        profiled::TDEINTERLEAVE<profile_cpu>(dst1, dst0, src0);
+        store("c27_dst0.f1.out", dst0.data(), 256); // judged against its own golden
+        std::memcpy(dst0.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
 }
 
 // case 28 (int32_t): 16x64
@@ -1090,22 +1104,22 @@ void case_29([[maybe_unused]] Prof profile) {
     store("c29_dst1.out", dst1.data(), 512);
 }
 
-// case 30 (int32_t): odd valid columns 5x7 of 8x32
+// case 30 (int32_t): run-time valid 7x10 of 8x32
 void case_30([[maybe_unused]] Prof profile) {
-    using Tile_dst0 = Tile<TileType::Vec, int32_t, 8, 32, BLayout::RowMajor, 5, 7>;
-    Tile_dst0 dst0;
+    using Tile_dst0 = Tile<TileType::Vec, int32_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst0 dst0(7, 10);
     TASSIGN(dst0, 0x0);
     load("c30_dst0.bin", dst0.data(), 256);
-    using Tile_dst1 = Tile<TileType::Vec, int32_t, 8, 32, BLayout::RowMajor, 5, 7>;
-    Tile_dst1 dst1;
+    using Tile_dst1 = Tile<TileType::Vec, int32_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst1 dst1(7, 10);
     TASSIGN(dst1, 0x400);
     load("c30_dst1.bin", dst1.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 8, 32, BLayout::RowMajor, 5, 7>;
-    Tile_src0 src0;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(7, 10);
     TASSIGN(src0, 0x800);
     load("c30_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 8, 32, BLayout::RowMajor, 5, 7>;
-    Tile_src1 src1;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 10);
     TASSIGN(src1, 0xc00);
     load("c30_src1.bin", src1.data(), 256);
     switch (profile) {
@@ -1120,34 +1134,36 @@ void case_30([[maybe_unused]] Prof profile) {
     store("c30_dst1.out", dst1.data(), 256);
 }
 
-// case 31 (int32_t): run-time valid 7x10 of 8x32
+// case 31 (int32_t_1): odd valid columns 5x7 of 8x32
 void case_31([[maybe_unused]] Prof profile) {
-    using Tile_dst0 = Tile<TileType::Vec, int32_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst0 dst0(7, 10);
+    using Tile_dst0 = Tile<TileType::Vec, int32_t, 8, 32, BLayout::RowMajor, 5, 7>;
+    Tile_dst0 dst0;
     TASSIGN(dst0, 0x0);
     load("c31_dst0.bin", dst0.data(), 256);
-    using Tile_dst1 = Tile<TileType::Vec, int32_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst1 dst1(7, 10);
+    using Tile_dst1 = Tile<TileType::Vec, int32_t, 8, 32, BLayout::RowMajor, 5, 7>;
+    Tile_dst1 dst1;
     TASSIGN(dst1, 0x400);
     load("c31_dst1.bin", dst1.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0 src0(7, 10);
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 8, 32, BLayout::RowMajor, 5, 7>;
+    Tile_src0 src0;
     TASSIGN(src0, 0x800);
     load("c31_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1 src1(7, 10);
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 8, 32, BLayout::RowMajor, 5, 7>;
+    Tile_src1 src1;
     TASSIGN(src1, 0xc00);
     load("c31_src1.bin", src1.data(), 256);
-    switch (profile) {
-    case Prof::A5:
-        profiled::TDEINTERLEAVE<profile_a5>(dst1, dst0, src1, src0);
-        break;
-    case Prof::CPU:
-        profiled::TDEINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
-        break;
-    }
+    profiled::TDEINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
     store("c31_dst0.out", dst0.data(), 256);
     store("c31_dst1.out", dst1.data(), 256);
+    { // overload 1: One source `src` holding the whole interleaved stream; each destination takes half its valid columns.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst0.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst0.data() + 256));
+        load("c31_dst0.bin", dst0.data(), 256);
+        profiled::TDEINTERLEAVE<profile_cpu>(dst1, dst0, src0);
+        store("c31_dst0.f1.out", dst0.data(), 256); // judged against its own golden
+        std::memcpy(dst0.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
 }
 
 // case 32 (uint32_t): 16x64
@@ -1226,22 +1242,22 @@ void case_33([[maybe_unused]] Prof profile) {
     store("c33_dst1.out", dst1.data(), 512);
 }
 
-// case 34 (uint32_t): odd valid columns 5x7 of 8x32
+// case 34 (uint32_t): run-time valid 7x10 of 8x32
 void case_34([[maybe_unused]] Prof profile) {
-    using Tile_dst0 = Tile<TileType::Vec, uint32_t, 8, 32, BLayout::RowMajor, 5, 7>;
-    Tile_dst0 dst0;
+    using Tile_dst0 = Tile<TileType::Vec, uint32_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst0 dst0(7, 10);
     TASSIGN(dst0, 0x0);
     load("c34_dst0.bin", dst0.data(), 256);
-    using Tile_dst1 = Tile<TileType::Vec, uint32_t, 8, 32, BLayout::RowMajor, 5, 7>;
-    Tile_dst1 dst1;
+    using Tile_dst1 = Tile<TileType::Vec, uint32_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst1 dst1(7, 10);
     TASSIGN(dst1, 0x400);
     load("c34_dst1.bin", dst1.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 8, 32, BLayout::RowMajor, 5, 7>;
-    Tile_src0 src0;
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(7, 10);
     TASSIGN(src0, 0x800);
     load("c34_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 8, 32, BLayout::RowMajor, 5, 7>;
-    Tile_src1 src1;
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 10);
     TASSIGN(src1, 0xc00);
     load("c34_src1.bin", src1.data(), 256);
     switch (profile) {
@@ -1256,34 +1272,36 @@ void case_34([[maybe_unused]] Prof profile) {
     store("c34_dst1.out", dst1.data(), 256);
 }
 
-// case 35 (uint32_t): run-time valid 7x10 of 8x32
+// case 35 (uint32_t_1): odd valid columns 5x7 of 8x32
 void case_35([[maybe_unused]] Prof profile) {
-    using Tile_dst0 = Tile<TileType::Vec, uint32_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst0 dst0(7, 10);
+    using Tile_dst0 = Tile<TileType::Vec, uint32_t, 8, 32, BLayout::RowMajor, 5, 7>;
+    Tile_dst0 dst0;
     TASSIGN(dst0, 0x0);
     load("c35_dst0.bin", dst0.data(), 256);
-    using Tile_dst1 = Tile<TileType::Vec, uint32_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst1 dst1(7, 10);
+    using Tile_dst1 = Tile<TileType::Vec, uint32_t, 8, 32, BLayout::RowMajor, 5, 7>;
+    Tile_dst1 dst1;
     TASSIGN(dst1, 0x400);
     load("c35_dst1.bin", dst1.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0 src0(7, 10);
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 8, 32, BLayout::RowMajor, 5, 7>;
+    Tile_src0 src0;
     TASSIGN(src0, 0x800);
     load("c35_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1 src1(7, 10);
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 8, 32, BLayout::RowMajor, 5, 7>;
+    Tile_src1 src1;
     TASSIGN(src1, 0xc00);
     load("c35_src1.bin", src1.data(), 256);
-    switch (profile) {
-    case Prof::A5:
-        profiled::TDEINTERLEAVE<profile_a5>(dst1, dst0, src1, src0);
-        break;
-    case Prof::CPU:
-        profiled::TDEINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
-        break;
-    }
+    profiled::TDEINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
     store("c35_dst0.out", dst0.data(), 256);
     store("c35_dst1.out", dst1.data(), 256);
+    { // overload 1: One source `src` holding the whole interleaved stream; each destination takes half its valid columns.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst0.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst0.data() + 256));
+        load("c35_dst0.bin", dst0.data(), 256);
+        profiled::TDEINTERLEAVE<profile_cpu>(dst1, dst0, src0);
+        store("c35_dst0.f1.out", dst0.data(), 256); // judged against its own golden
+        std::memcpy(dst0.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
 }
 
 // rf_a5_05_same_valid_shape: breaks run-time rule 05_same_valid_shape of A5; must stop with: PTO runtime error: TDEINTERLEAVE [A5]: dst0 and dst1 must have the same valid row/col
@@ -1316,6 +1334,23 @@ void rf_a5_06_same_valid_extent(Prof) {
     TASSIGN(src1, 0x200);
     using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(7, 8);
+    TASSIGN(src0, 0x300);
+    profiled::TDEINTERLEAVE<profile_a5>(dst1, dst0, src1, src0);
+}
+
+// rf_a5_07_valid_multiple: breaks run-time rule 07_valid_multiple of A5; must stop with: PTO runtime error: TDEINTERLEAVE [A5]: the valid cols of src0 must be a multiple of 2
+void rf_a5_07_valid_multiple(Prof) {
+    using Tile_dst1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst1 dst1(8, 7);
+    TASSIGN(dst1, 0x0);
+    using Tile_dst0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst0 dst0(8, 7);
+    TASSIGN(dst0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(8, 7);
+    TASSIGN(src1, 0x200);
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(8, 7);
     TASSIGN(src0, 0x300);
     profiled::TDEINTERLEAVE<profile_a5>(dst1, dst0, src1, src0);
 }
@@ -1367,7 +1402,6 @@ const Entry entries[] = {
     {"c1@CPU", case_1, Prof::CPU},
     {"c2@A5", case_2, Prof::A5},
     {"c2@CPU", case_2, Prof::CPU},
-    {"c3@A5", case_3, Prof::A5},
     {"c3@CPU", case_3, Prof::CPU},
     {"c4@A5", case_4, Prof::A5},
     {"c4@CPU", case_4, Prof::CPU},
@@ -1375,7 +1409,6 @@ const Entry entries[] = {
     {"c5@CPU", case_5, Prof::CPU},
     {"c6@A5", case_6, Prof::A5},
     {"c6@CPU", case_6, Prof::CPU},
-    {"c7@A5", case_7, Prof::A5},
     {"c7@CPU", case_7, Prof::CPU},
     {"c8@A5", case_8, Prof::A5},
     {"c8@CPU", case_8, Prof::CPU},
@@ -1383,7 +1416,6 @@ const Entry entries[] = {
     {"c9@CPU", case_9, Prof::CPU},
     {"c10@A5", case_10, Prof::A5},
     {"c10@CPU", case_10, Prof::CPU},
-    {"c11@A5", case_11, Prof::A5},
     {"c11@CPU", case_11, Prof::CPU},
     {"c12@A5", case_12, Prof::A5},
     {"c12@CPU", case_12, Prof::CPU},
@@ -1391,7 +1423,6 @@ const Entry entries[] = {
     {"c13@CPU", case_13, Prof::CPU},
     {"c14@A5", case_14, Prof::A5},
     {"c14@CPU", case_14, Prof::CPU},
-    {"c15@A5", case_15, Prof::A5},
     {"c15@CPU", case_15, Prof::CPU},
     {"c16@A5", case_16, Prof::A5},
     {"c16@CPU", case_16, Prof::CPU},
@@ -1399,7 +1430,6 @@ const Entry entries[] = {
     {"c17@CPU", case_17, Prof::CPU},
     {"c18@A5", case_18, Prof::A5},
     {"c18@CPU", case_18, Prof::CPU},
-    {"c19@A5", case_19, Prof::A5},
     {"c19@CPU", case_19, Prof::CPU},
     {"c20@A5", case_20, Prof::A5},
     {"c20@CPU", case_20, Prof::CPU},
@@ -1407,7 +1437,6 @@ const Entry entries[] = {
     {"c21@CPU", case_21, Prof::CPU},
     {"c22@A5", case_22, Prof::A5},
     {"c22@CPU", case_22, Prof::CPU},
-    {"c23@A5", case_23, Prof::A5},
     {"c23@CPU", case_23, Prof::CPU},
     {"c24@A5", case_24, Prof::A5},
     {"c24@CPU", case_24, Prof::CPU},
@@ -1415,7 +1444,6 @@ const Entry entries[] = {
     {"c25@CPU", case_25, Prof::CPU},
     {"c26@A5", case_26, Prof::A5},
     {"c26@CPU", case_26, Prof::CPU},
-    {"c27@A5", case_27, Prof::A5},
     {"c27@CPU", case_27, Prof::CPU},
     {"c28@A5", case_28, Prof::A5},
     {"c28@CPU", case_28, Prof::CPU},
@@ -1423,7 +1451,6 @@ const Entry entries[] = {
     {"c29@CPU", case_29, Prof::CPU},
     {"c30@A5", case_30, Prof::A5},
     {"c30@CPU", case_30, Prof::CPU},
-    {"c31@A5", case_31, Prof::A5},
     {"c31@CPU", case_31, Prof::CPU},
     {"c32@A5", case_32, Prof::A5},
     {"c32@CPU", case_32, Prof::CPU},
@@ -1431,10 +1458,10 @@ const Entry entries[] = {
     {"c33@CPU", case_33, Prof::CPU},
     {"c34@A5", case_34, Prof::A5},
     {"c34@CPU", case_34, Prof::CPU},
-    {"c35@A5", case_35, Prof::A5},
     {"c35@CPU", case_35, Prof::CPU},
     {"rf_a5_05_same_valid_shape", rf_a5_05_same_valid_shape, Prof::A5},
     {"rf_a5_06_same_valid_extent", rf_a5_06_same_valid_extent, Prof::A5},
+    {"rf_a5_07_valid_multiple", rf_a5_07_valid_multiple, Prof::A5},
     {"rf_cpu_05_same_valid_shape", rf_cpu_05_same_valid_shape, Prof::CPU},
     {"rf_cpu_06_same_valid_extent", rf_cpu_06_same_valid_extent, Prof::CPU},
 };

@@ -5003,6 +5003,8 @@ struct profile_a5 {
             sim::fail("TINTERLEAVE [A5]", "dst0 and dst1 must have the same valid row/col");
         if (!(src0.GetValidRow() == dst0.GetValidRow()))
             sim::fail("TINTERLEAVE [A5]", "src0 must have the valid rows of dst0");
+        if (!(dst0.GetValidCol() % 2 == 0))
+            sim::fail("TINTERLEAVE [A5]", "the valid cols of dst0 must be a multiple of 2");
         if (!(dst0.GetValidRow() == src0.GetValidRow() && dst0.GetValidCol() == src0.GetValidCol() &&
               dst0.GetValidRow() == src1.GetValidRow() && dst0.GetValidCol() == src1.GetValidCol()))
             sim::fail("TINTERLEAVE [A5]", "dst0, src0 and src1 must have the same valid row/col");
@@ -5051,6 +5053,8 @@ struct profile_a5 {
             sim::fail("TDEINTERLEAVE [A5]", "dst0 and dst1 must have the same valid row/col");
         if (!(src0.GetValidRow() == dst0.GetValidRow()))
             sim::fail("TDEINTERLEAVE [A5]", "src0 must have the valid rows of dst0");
+        if (!(src0.GetValidCol() % 2 == 0))
+            sim::fail("TDEINTERLEAVE [A5]", "the valid cols of src0 must be a multiple of 2");
     }
 
     // pto.tci (specs/ops/irregular_and_complex/tci.yaml)
