@@ -641,15 +641,19 @@ class FormView:
                 continue
             if rule.profiles is not None and profile not in rule.profiles:
                 continue
-            types = []
+            types, dtypes = [], []
             for name in rule.rule_operands:
                 carrier = self.carrier(name)
                 if carrier is not None:
                     types.append(carrier.name)
+                    dtypes.append(carrier.name)
                     continue
                 p = self._param_of(name)
                 types.append(str(p.type or p.value_type or p.dtype_of))
-            out.append(RuleView(rule, i, types, types, [], [], self.op))
+                # a tile's element type, as the common check spells it (`same_dtype`)
+                dtypes.append(f"typename {p.type}::DType" if p.type else types[-1])
+            listed = self.op.rules[i]  # the listed element types, resolved once for the op
+            out.append(RuleView(rule, i, types, dtypes, listed.dtypes_cpp, listed.dtypes_asm, self.op))
         return out
 
     def unchecked_profiles(self, profiles: list[str]) -> list[str]:

@@ -184,3 +184,14 @@ void fail_a5_10_location_pairs_f6() {
     // expected-note@+1 {{requested here}}
     profiled::TINSERT<profile_a5, TInsertMode::SPLIT2>(dst, src, uint16_t{}, uint16_t{});
 }
+
+// breaks rule 11_same_dtype (same_dtype) of the A5 profile on declaration 6
+// expected-error@*:* {{TINSERT [A5]: dst and src must have the same DType}}
+void fail_a5_11_same_dtype_f6() {
+    using Tile_dst = Tile<TileType::Mat, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    // expected-note@+1 {{requested here}}
+    profiled::TINSERT<profile_a5, TInsertMode::SPLIT2>(dst, src, uint16_t{}, uint16_t{});
+}

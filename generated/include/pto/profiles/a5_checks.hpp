@@ -4736,7 +4736,10 @@ struct profile_a5 {
     static constexpr bool check_TINSERT_f6() {
         static_assert(((SrcTileData::Loc == TileType::Vec && (DstTileData::Loc == TileType::Mat))),
                       "TINSERT [A5]: the tile locations of src and dst must be one of the profile's move pairs");
-        return (((SrcTileData::Loc == TileType::Vec && (DstTileData::Loc == TileType::Mat))));
+        static_assert(std::is_same_v<typename DstTileData::DType, typename SrcTileData::DType>,
+                      "TINSERT [A5]: dst and src must have the same DType");
+        return (((SrcTileData::Loc == TileType::Vec && (DstTileData::Loc == TileType::Mat)))) &&
+               (std::is_same_v<typename DstTileData::DType, typename SrcTileData::DType>);
     }
 
     template <typename DstTileData, typename SrcTileData>
