@@ -148,7 +148,8 @@ def test_two_destinations_each_have_their_own_expression() -> None:
         "col": "((cols_dst0 + c) / 2)",
     }
     assert outs[1]["branches"][1]["cond"] == "((cols_dst0 + c) / 2) < cols_src1"
-    assert r" \qquad \mathrm{dst1}_{i,j} = " in kind.math(inter)
+    assert kind.math(inter).startswith(r"\begin{aligned}\mathrm{dst0}_{i,j} = ")
+    assert r" \\ \mathrm{dst1}_{i,j} = " in kind.math(inter)
     # the page's formula reads back as the two destinations' expressions
     formulas = kind.import_formulas(kind.math(inter))
     assert [name for name, _ in formulas] == [None, "dst1"]

@@ -398,7 +398,10 @@ class Remap(Move):
         ]
 
     def math(self, op: OpViewAPI) -> str | None:
-        return r" \qquad ".join(semantics.to_latex(tree, str) for _, tree in self._outputs(op))
+        lines = [semantics.to_latex(tree, str) for _, tree in self._outputs(op)]
+        if len(lines) == 1:
+            return lines[0]
+        return r"\begin{aligned}" + r" \\ ".join(lines) + r"\end{aligned}"  # one destination a line
 
     def region(self, op: OpViewAPI) -> str:
         return self.walked(op)
@@ -416,9 +419,10 @@ class Remap(Move):
         return "i,j"
 
     def import_formulas(self, math: str) -> list[tuple[str | None, str]]:
-        # `math` joins the destinations' formulas with `\qquad`, the main one's first.
+        # `math` puts each destination's formula on a line of its own, the main one's first.
+        body = math.removeprefix(r"\begin{aligned}").removesuffix(r"\end{aligned}")
         out: list[tuple[str | None, str]] = []
-        for formula in math.split(r" \qquad "):
+        for formula in body.split(r" \\ "):
             m = re.match(r"\\mathrm\{([\w\\]+)\}_\{", formula)
             out.append((m.group(1).replace(r"\_", "_") if m and out else None, formula))
         return out
