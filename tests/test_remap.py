@@ -1,17 +1,22 @@
 """The remap kind: affine and piecewise index notation (spec/expr.py) and the facts the kind reads
-from one parse tree (page math, simulator index expressions, golden index grids); the reshape kind
-and the same_bytes rule. The ops themselves run through tests/test_simulator.py."""
+from one parse tree (page math, simulator index expressions, golden index grids); the reshape kind,
+the same_bytes rule and the valid_multiple rule (TINTERLEAVE's even valid columns on A5). The ops
+themselves run through tests/test_simulator.py."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from pydantic import ValidationError
 
 from ptogen.lower.views import ProjectView
 from ptogen.opkinds import KINDS
+from ptogen.rules import RULE_KINDS
+from ptogen.rules.valid_multiple import ValidMultipleRule
 from ptogen.spec import expr
 from ptogen.spec.load import load_specs
 from ptogen.testing import refmath as rm
+from ptogen.testing.plan import TileDecl
 
 from .helpers import ROOT
 
@@ -201,3 +206,45 @@ def test_interleave_and_deinterleave_are_inverse_in_the_golden() -> None:
         assert (np.concatenate([mixed["dst0"], mixed["dst1"]], axis=1) == stream).all()
         back = run(de, mixed["dst0"], mixed["dst1"])
         assert (back["dst0"] == a).all() and (back["dst1"] == b).all()
+
+
+RULE = ValidMultipleRule(operand="dst0", extent="cols", multiple=2, profiles=["A5"])
+
+
+def test_it_is_registered_and_checks_at_run_time() -> None:
+    assert ValidMultipleRule in RULE_KINDS
+    assert RULE.stage == "runtime" and RULE.rule_operands == ["dst0"]
+    with pytest.raises(ValidationError):
+        ValidMultipleRule(operand="dst0", extent="cols", multiple=1)
+
+
+def test_condition_text_and_page_line_come_from_the_op() -> None:
+    inter = op("tinterleave")
+    rv = next(rv for rv in inter.rules_for("A5") if rv.rule.kind == "valid_multiple")
+    assert rv.rule.condition(inter, rv) == "dst0.GetValidCol() % 2 == 0"
+    assert rv.rule.text(inter) == "the valid cols of dst0 must be a multiple of 2"
+    assert rv.rule.doc(inter) == "Runtime multiple: `dst0.GetValidCol() % 2 == 0`."
+    assert not [rv for rv in inter.rules_for("CPU") if rv.rule.kind == "valid_multiple"]
+
+
+def test_the_page_line_reads_back() -> None:
+    class Line:
+        text = "Runtime multiple: src0.GetValidCol() % 4 == 0 (even pairs)"
+
+    class Page:
+        data = {"src0": None}
+
+    found = ValidMultipleRule.recognise(Line(), Page())  # type: ignore[arg-type]
+    assert found == {"operand": "src0", "extent": "cols", "multiple": 4, "note": "even pairs"}
+    Line.text = "Runtime multiple: other.GetValidCol() % 4 == 0"
+    assert ValidMultipleRule.recognise(Line(), Page()) is None  # type: ignore[arg-type]
+
+
+def test_admits_legalises_and_breaks_every_tile_of_the_extent() -> None:
+    tiles = {n: TileDecl(n, "float", 8, 32, 8, 7) for n in ("dst0", "dst1", "src0")}
+    tiles["src1"] = TileDecl("src1", "float", 8, 32, 8, 9)
+    assert not RULE.admits_tiles(tiles)
+    legal = RULE.legalise(tiles)
+    assert [t.valid_cols for t in legal.values()] == [6, 6, 6, 9] and RULE.admits_tiles(legal)
+    broken, _ = RULE.break_runtime(legal, {})
+    assert [t.valid_cols for t in broken.values()] == [5, 5, 5, 9] and not RULE.admits_tiles(broken)
