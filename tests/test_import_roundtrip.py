@@ -90,6 +90,9 @@ NOT_READ_BACK_ON: dict[str, tuple[str, ...]] = {
     # and the page's formula is the MX stages' summary, not an element expression.
     "tile/ops/irregular-and-complex/tquant.md": (*_MISREAD, "intrinsic.overloads", "semantics.expr"),
     "TQUANT.md": (*_MISREAD, "intrinsic.overloads", "semantics.expr"),
+    # TDEINTERLEAVE's one-source declaration passes its `src` for `src0` and drops `src1`.
+    "tile/ops/layout-and-rearrangement/tdeinterleave.md": _DROPPING,
+    "TDEINTERLEAVE.md": _DROPPING,
 }
 
 
@@ -103,6 +106,8 @@ EXACT: tuple[str, ...] = (
     "SET_IMG2COL_RPT.md",
     "tile/ops/sync-and-config/set_img2col_padding.md",
     "SET_IMG2COL_PADDING.md",
+    "tile/ops/layout-and-rearrangement/tinterleave.md",
+    "TINTERLEAVE.md",
     "tile/ops/irregular-and-complex/tsort32.md",
     "TSORT32.md",
     "tile/ops/irregular-and-complex/tgatherb.md",

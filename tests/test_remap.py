@@ -1,17 +1,22 @@
 """The remap kind: affine and piecewise index notation (spec/expr.py) and the facts the kind reads
-from one parse tree (page math, simulator index expressions, golden index grids); the reshape kind
-and the same_bytes rule. The ops themselves run through tests/test_simulator.py."""
+from one parse tree (page math, simulator index expressions, golden index grids); the reshape kind,
+the same_bytes rule and the valid_multiple rule (TINTERLEAVE's even valid columns on A5). The ops
+themselves run through tests/test_simulator.py."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from pydantic import ValidationError
 
 from ptogen.lower.views import ProjectView
 from ptogen.opkinds import KINDS
+from ptogen.rules import RULE_KINDS
+from ptogen.rules.valid_multiple import ValidMultipleRule
 from ptogen.spec import expr
 from ptogen.spec.load import load_specs
 from ptogen.testing import refmath as rm
+from ptogen.testing.plan import TileDecl
 
 from .helpers import ROOT
 
@@ -113,3 +118,133 @@ def test_a_pair_sum_adds_reads_of_one_tile() -> None:
     ]
     names = {"dst", "src0", "src1"}
     assert remap.check_expr(expr.parse("dst[i,j] = src0[i, 2 * j] + src1[i, 2 * j + 1]", names))
+
+
+def test_indices_divide_and_take_remainders_by_a_constant() -> None:
+    names = {"dst0", "src0", "src1"}
+    tree = expr.parse(
+        "dst0[i,j] = select(j % 2 == 0, src0[i, (cols(dst0) + j) // 2], src1[i, j // 2])", names
+    )
+    cond, first, _ = tree.args[1].args
+    assert expr.index_text(first.args[1]) == "(cols(dst0) + j) // 2"
+    assert expr.index_cpp(first.args[1], {"j": "c", "cols(dst0)": "n"}.__getitem__) == "((n + c) / 2)"
+    j = np.arange(5)
+    assert expr.index_value(cond, {"j": j}).tolist() == [True, False, True, False, True]
+    assert expr.index_value(first.args[1], {"j": j, "cols(dst0)": 4}).tolist() == [2, 2, 3, 3, 4]
+    latex = expr.to_latex(tree, str)
+    assert r"(j \bmod 2 = 0)" in latex
+    assert r"\left\lfloor (\mathrm{cols}(\mathrm{dst0}) + j) / 2 \right\rfloor" in latex
+    with pytest.raises(expr.ExprError, match="divides by a positive constant only"):
+        expr.parse("dst0[i,j] = src0[i, j // 0]", names)
+    with pytest.raises(expr.ExprError, match="divides by a positive constant only"):
+        expr.parse("dst0[i,j] = src0[i, j % i]", names)
+
+
+def test_two_destinations_each_have_their_own_expression() -> None:
+    kind = KINDS["remap"]
+    inter = op("tinterleave")
+    assert kind.multi(inter) and kind.multi_reads(inter) == ["src0", "src1"]
+    outs = kind.multi_outputs(inter)
+    assert [o["dst"] for o in outs] == ["dst0", "dst1"]
+    assert outs[1]["branches"][0] == {
+        "cond": "(((cols_dst0 + c) % 2) == 0)",
+        "tile": "src0",
+        "row": "r",
+        "col": "((cols_dst0 + c) / 2)",
+    }
+    assert outs[1]["branches"][1]["cond"] == "((cols_dst0 + c) / 2) < cols_src1"
+    assert kind.math(inter).startswith(r"\begin{aligned}\mathrm{dst0}_{i,j} = ")
+    assert r" \\ \mathrm{dst1}_{i,j} = " in kind.math(inter)
+    # the page's formula reads back as the two destinations' expressions
+    formulas = kind.import_formulas(kind.math(inter))
+    assert [name for name, _ in formulas] == [None, "dst1"]
+    # TDEINTERLEAVE's one-source form passes its source for both reads and has its own golden
+    de = op("tdeinterleave")
+    one = de.forms[1]
+    assert kind.sim_args(de, one) == ["dst0", "dst1", "src", "src"]
+    assert kind.form_changes_result(de, one)
+    assert kind.manifest_extra(de)["stand_ins"] == {"1": {"src1": "src0"}}
+    assert not kind.multi(op("tconcat"))
+
+
+def test_interleave_and_deinterleave_are_inverse_in_the_golden() -> None:
+    """The numpy of both ops' expressions over one 3x6 stream: deinterleaving what was interleaved
+    gives the sources back, for an even and (as the page's stream says) an odd column count."""
+    names = {"dst0", "dst1", "src0", "src1"}
+    inter = {
+        d: op("tinterleave").extra_exprs[d] if d != "dst0" else op("tinterleave").loaded.expr
+        for d in ("dst0", "dst1")
+    }
+    de = {
+        d: op("tdeinterleave").extra_exprs[d] if d != "dst0" else op("tdeinterleave").loaded.expr
+        for d in ("dst0", "dst1")
+    }
+    assert names >= {str(t.args[0].value) for t in inter.values()}
+    for cols in (6, 5):
+        a, b = np.arange(3 * cols).reshape(3, cols), 100 + np.arange(3 * cols).reshape(3, cols)
+
+        def run(trees, s0, s1, cols=cols):  # type: ignore[no-untyped-def]
+            out = {}
+            i, j = np.meshgrid(np.arange(3), np.arange(cols), indexing="ij")
+            env = {"i": i, "j": j, "cols(src0)": cols, "cols(src1)": cols, "cols(dst0)": cols}
+            for d, tree in trees.items():
+                want = np.zeros((3, cols), dtype=int)
+                taken = np.zeros((3, cols), dtype=bool)
+                for cond, read in KINDS["remap"]._branches_of(tree.args[1]):
+                    rr, cc = (np.broadcast_to(expr.index_value(x, env), i.shape) for x in read.args)
+                    holds = expr.index_value(cond, env) if cond is not None else cc < cols
+                    here = ~taken & np.broadcast_to(holds, i.shape)
+                    src = s0 if str(read.value) == "src0" else s1
+                    want[here] = src[rr[here], cc[here]]
+                    taken |= here
+                assert taken.all()
+                out[d] = want
+            return out
+
+        mixed = run(inter, a, b)
+        stream = np.concatenate([a[:, :, None], b[:, :, None]], axis=2).reshape(3, 2 * cols)
+        assert (np.concatenate([mixed["dst0"], mixed["dst1"]], axis=1) == stream).all()
+        back = run(de, mixed["dst0"], mixed["dst1"])
+        assert (back["dst0"] == a).all() and (back["dst1"] == b).all()
+
+
+RULE = ValidMultipleRule(operand="dst0", extent="cols", multiple=2, profiles=["A5"])
+
+
+def test_it_is_registered_and_checks_at_run_time() -> None:
+    assert ValidMultipleRule in RULE_KINDS
+    assert RULE.stage == "runtime" and RULE.rule_operands == ["dst0"]
+    with pytest.raises(ValidationError):
+        ValidMultipleRule(operand="dst0", extent="cols", multiple=1)
+
+
+def test_condition_text_and_page_line_come_from_the_op() -> None:
+    inter = op("tinterleave")
+    rv = next(rv for rv in inter.rules_for("A5") if rv.rule.kind == "valid_multiple")
+    assert rv.rule.condition(inter, rv) == "dst0.GetValidCol() % 2 == 0"
+    assert rv.rule.text(inter) == "the valid cols of dst0 must be a multiple of 2"
+    assert rv.rule.doc(inter) == "Runtime multiple: `dst0.GetValidCol() % 2 == 0`."
+    assert not [rv for rv in inter.rules_for("CPU") if rv.rule.kind == "valid_multiple"]
+
+
+def test_the_page_line_reads_back() -> None:
+    class Line:
+        text = "Runtime multiple: src0.GetValidCol() % 4 == 0 (even pairs)"
+
+    class Page:
+        data = {"src0": None}
+
+    found = ValidMultipleRule.recognise(Line(), Page())  # type: ignore[arg-type]
+    assert found == {"operand": "src0", "extent": "cols", "multiple": 4, "note": "even pairs"}
+    Line.text = "Runtime multiple: other.GetValidCol() % 4 == 0"
+    assert ValidMultipleRule.recognise(Line(), Page()) is None  # type: ignore[arg-type]
+
+
+def test_admits_legalises_and_breaks_every_tile_of_the_extent() -> None:
+    tiles = {n: TileDecl(n, "float", 8, 32, 8, 7) for n in ("dst0", "dst1", "src0")}
+    tiles["src1"] = TileDecl("src1", "float", 8, 32, 8, 9)
+    assert not RULE.admits_tiles(tiles)
+    legal = RULE.legalise(tiles)
+    assert [t.valid_cols for t in legal.values()] == [6, 6, 6, 9] and RULE.admits_tiles(legal)
+    broken, _ = RULE.break_runtime(legal, {})
+    assert [t.valid_cols for t in broken.values()] == [5, 5, 5, 9] and not RULE.admits_tiles(broken)

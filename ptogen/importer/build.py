@@ -204,6 +204,9 @@ def latex_to_index_notation(math: str, names: set[str], attrs: dict[str, int] | 
     kind with `index_notation`): `\mathrm{x}_{i,k}` is `x[i,k]`, `\sum_{k} t` is `sum(k, t)`
     with the term running to the next `+` or `-` outside brackets (a sum binds like `+`)."""
     text = math.replace(r"\_", "_").replace(r"\left(", "(").replace(r"\right)", ")")
+    # an index divided rounding down, or its remainder (`semantics.to_latex`'s floor and \bmod)
+    text = re.sub(r"\\left\\lfloor (.*?) / (\d+) \\right\\rfloor", r"\1 // \2", text)
+    text = text.replace(r" \bmod ", " % ")
     text = _index_subscripts(text)
     text = re.sub(r"\\mathrm\{(\w+)\}", r"\1", text)  # a name outside subscripts: `cols(src0)`
     text = text.replace(r"\cdot", "*")

@@ -18,6 +18,7 @@ element types that quantise (pto/cpu/sim_quant.hpp) and rectifies the scaled val
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -150,9 +151,23 @@ SUM_SHAPES: list[tuple[str, int, int, int, int, bool]] = [
 ]
 
 
+# Two destinations (TINTERLEAVE, TDEINTERLEAVE): (label, rows, valid rows, (cols, valid cols) of the
+# destinations, of the reads; run-time valid). A read with twice the destinations' columns stands for
+# the one-source form's source (`tdeinterleave`'s `src`).
+MULTI_SHAPES: list[tuple[str, int, int, tuple[int, int], tuple[int, int], bool]] = [
+    ("16x64", 16, 16, (64, 64), (64, 64), False),
+    ("partial valid 13x20 of 16x32", 16, 13, (32, 20), (32, 20), False),
+    ("odd valid columns 5x7 of 8x32", 8, 5, (32, 7), (32, 7), False),
+    ("run-time valid 7x10 of 8x32", 8, 7, (32, 10), (32, 10), True),
+]
+
+
 class Remap(Move):
     name: ClassVar[str] = "remap"
     index_notation: ClassVar[bool] = True
+    # TINTERLEAVE and TDEINTERLEAVE write a second destination, stated as its own index expression
+    # (`semantics.extra_outputs: {dst1: 'dst1[i,j] = ...'}`), each walked over its own valid region.
+    tile_extra_outputs: ClassVar[bool] = True
 
     # ----------------------------------------------------------------- spec checks
     def check_expr(self, expr: semantics.Node) -> list[str]:
@@ -263,6 +278,67 @@ class Remap(Move):
         """Tiles whose per-row counts the index forms read: `<tile>_idx` for each tile read."""
         return [f"{t}_idx" for t in self.reads(op)]
 
+    # ----------------------------------------------------------------- several destinations
+    @staticmethod
+    def multi(op: OpViewAPI) -> bool:
+        """Whether the op writes further destinations, each with its own expression."""
+        return bool(op.extra_exprs)
+
+    @staticmethod
+    def _outputs(op: OpViewAPI) -> list[tuple[str, semantics.Node]]:
+        """(destination, its parsed assignment) of every destination, the domain's first."""
+        return [(op.domain, op.loaded.expr), *op.extra_exprs.items()]
+
+    @staticmethod
+    def _branches_of(rhs: semantics.Node) -> list[tuple[semantics.Node | None, semantics.Node]]:
+        """(condition or None for the last, read) of each branch of one right side."""
+        out: list[tuple[semantics.Node | None, semantics.Node]] = []
+        node = rhs
+        while node.op == "call":
+            cond, first, node = node.args
+            out.append((cond, first))
+        out.append((None, node))
+        return out
+
+    def multi_reads(self, op: OpViewAPI) -> list[str]:
+        """The tiles any destination's expression reads, in order of first mention."""
+        out: list[str] = []
+        for _, tree in self._outputs(op):
+            out += [str(r.value) for _, r in self._branches_of(tree.args[1]) if str(r.value) not in out]
+        return out
+
+    def multi_extents(self, op: OpViewAPI) -> list[str]:
+        """Every tile whose valid extent `cols(x)` an index names, or that a branch reads."""
+        out = list(self.multi_reads(op))
+
+        def go(n: semantics.Node) -> None:
+            if n.op == "extent" and str(n.args[0].value) not in out:
+                out.append(str(n.args[0].value))
+            for a in n.args:
+                go(a)
+
+        for _, tree in self._outputs(op):
+            go(tree)
+        return out
+
+    def multi_outputs(self, op: OpViewAPI) -> list[dict[str, Any]]:
+        """Each destination with the C++ (condition, tile, row, column) of its branches at the walk's
+        `r`, `c`; a tile's extent `cols(x)` is the local `cols_x`, its valid columns. The last
+        branch's condition is that its column lies within its tile's valid columns."""
+
+        def spell(name: str) -> str:
+            return {"i": "r", "j": "c"}.get(name) or name.replace("(", "_").replace(")", "")
+
+        out = []
+        for dst, tree in self._outputs(op):
+            branches = []
+            for cond, read in self._branches_of(tree.args[1]):
+                row, col = (semantics.index_cpp(a, spell) for a in read.args)
+                guard = semantics.index_cpp(cond, spell) if cond is not None else f"{col} < cols_{read.value}"
+                branches.append({"cond": guard, "tile": str(read.value), "row": row, "col": col})
+            out.append({"dst": dst, "branches": branches})
+        return out
+
     # ----------------------------------------------------------------- the parse tree's facts
     @staticmethod
     def _sides(op: OpViewAPI) -> tuple[semantics.Node, semantics.Node]:
@@ -322,7 +398,10 @@ class Remap(Move):
         ]
 
     def math(self, op: OpViewAPI) -> str | None:
-        return semantics.to_latex(op.loaded.expr, str)
+        lines = [semantics.to_latex(tree, str) for _, tree in self._outputs(op)]
+        if len(lines) == 1:
+            return lines[0]
+        return r"\begin{aligned}" + r" \\ ".join(lines) + r"\end{aligned}"  # one destination a line
 
     def region(self, op: OpViewAPI) -> str:
         return self.walked(op)
@@ -339,6 +418,26 @@ class Remap(Move):
                 return ",".join(semantics.index_text(a) for a in side.args)
         return "i,j"
 
+    def import_formulas(self, math: str) -> list[tuple[str | None, str]]:
+        # `math` puts each destination's formula on a line of its own, the main one's first.
+        body = math.removeprefix(r"\begin{aligned}").removesuffix(r"\end{aligned}")
+        out: list[tuple[str | None, str]] = []
+        for formula in body.split(r" \\ "):
+            m = re.match(r"\\mathrm\{([\w\\]+)\}_\{", formula)
+            out.append((m.group(1).replace(r"\_", "_") if m and out else None, formula))
+        return out
+
+    def complete_import(self, semantics: dict[str, Any], operands: list[dict[str, Any]]) -> None:
+        # With several destinations the declaration may name another first (TINTERLEAVE's
+        # `(dst1, dst0, ...)`): the domain is the tile the main formula assigns.
+        if semantics.get("extra_outputs"):
+            m = re.match(r"\s*(\w+)\[", str(semantics["expr"]))
+            if m:
+                semantics["domain"] = m.group(1)
+            for o in operands:  # every assigned tile is a destination (a reference page cannot say)
+                if o["name"] in (semantics["domain"], *semantics["extra_outputs"]):
+                    o["role"] = "dst"
+
     def recognise(self, page: PageOp) -> int | None:
         # templates/opkinds/remap/domain.md.j2: "For each element ..., at the mapped position"
         return DOMAIN if not page.vector and page.intro_says("at the mapped position") else None
@@ -354,6 +453,8 @@ class Remap(Move):
         )
 
     def sim_args(self, op: OpViewAPI, form: FormViewAPI) -> list[str]:
+        if self.multi(op):  # the destinations, then the reads (a form's stand-in for one it drops)
+            return [form.arg(d) for d, _ in self._outputs(op)] + [form.arg(t) for t in self.multi_reads(op)]
         if self.sums(op):
             return [form.arg(op.domain), form.arg(self.source(op))]
         if self.piecewise(op):  # the reads, then the form's index tiles in its order
@@ -366,12 +467,44 @@ class Remap(Move):
         quant = [extra] if extra else [f"sim::ScalarQuantParam{{{scalar}}}"] if scalar else []
         return [*tiles, *quant, self.relu(form)[0], *(form.arg(s) for s in self.index_scalars(op))]
 
+    def stand_in(self, op: OpViewAPI, form: FormViewAPI, operand: str) -> str | None:
+        # A form of an op with several destinations that reads one source (TDEINTERLEAVE's
+        # `(dst1, dst0, src)`) passes that source for every read it drops: the expressions, which
+        # take their extents from it, then read the one tile.
+        if not self.multi(op):
+            return None
+        kept = [t for t in self.multi_reads(op) if any(p.operand == t for p in form.params)]
+        return kept[0] if kept and operand in self.multi_reads(op) else None
+
     def form_changes_result(self, op: OpViewAPI, form: FormViewAPI) -> bool:
+        if self.multi(op):  # a form that drops a read computes with its stand-in: its own golden
+            carried = {p.operand for p in form.params}
+            return any(t not in carried for t in self.multi_reads(op))
         if self.piecewise(op):  # the index forms: the tests' index tiles are zeroed, no column moves
             return len(self.sim_args(op, form)) > len(self.reads(op)) + 2
         return self.relu(form)[1] == "NormalRelu" or self.scalar_param(op, form) is not None
 
     def manifest_extra(self, op: OpViewAPI) -> dict[str, Any]:
+        if self.multi(op):
+            return {
+                "multi": True,
+                "dst_exprs": {
+                    d: op.spec.semantics.extra_outputs.get(d, op.spec.semantics.expr)
+                    for d, _ in self._outputs(op)
+                },
+                "names": sorted({o.name for o in op.spec.operands}),
+                "reads": self.multi_reads(op),
+                # forms that drop reads: {form index: {dropped read: the read passed for it}}
+                "stand_ins": {
+                    str(f.index): {
+                        t: self.stand_in(op, f, t)
+                        for t in self.multi_reads(op)
+                        if not any(p.operand == t for p in f.params)
+                    }
+                    for f in op.forms[1:]
+                    if self.form_changes_result(op, f)
+                },
+            }
         forms = []
         for f in op.forms[1:]:
             if not f.own_result or self.piecewise(op):
@@ -513,7 +646,95 @@ class Remap(Move):
             checks.append(_whole_check(f"c{k}_{dst}.out", t, want, label, d_type))
         return checks
 
+    def _plan_multi(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
+        dsts = [d for d, _ in self._outputs(op)]
+        reads = self.multi_reads(op)
+        for dtype, on in self.dtype_profiles(project, op):
+            # each shape runs on the profiles whose rules admit it (A5's even valid columns)
+            kernels: dict[tuple[str, ...], list[tuple[str, dict[str, TileDecl]]]] = {}
+            for label, rows, vr, (dc, dv), (sc, sv), dyn in MULTI_SHAPES:
+                tiles = {n: TileDecl(n, dtype, rows, dc, vr, dv, dyn) for n in dsts}
+                tiles.update({n: TileDecl(n, dtype, rows, sc, vr, sv, dyn) for n in reads})
+                admitting = tuple(p for p in on if self._admits(op, p, tiles))
+                if admitting:
+                    kernels.setdefault(admitting, []).append((label, tiles))
+            for k, (where, planned) in enumerate(kernels.items()):
+                first = sum(len(x.cases) for x in tests.runtime)
+                cases = []
+                for index, (label, tiles) in enumerate(planned, first):
+                    call = make_call(op, tiles, dict(op.default_values), {})
+                    decls = [tiles[n] for n in (*dsts, *reads)]
+                    cases.append(RuntimeCase(index, label, decls, {}, call, layout_addresses(project, decls)))
+                gid = dtype + (f"_{k}" if k else "")
+                tests.runtime.append(
+                    RuntimeKernel(gid, {n: dtype for n in (*dsts, *reads)}, {}, list(where), cases)
+                )
+        plan_rule_cases(project, op, tests)
+
+    def _prepare_multi(self, gx: GoldenContext, data: Path) -> list[Check]:
+        """Each destination's valid region from its expression (numpy over the index grids); the rest
+        of each destination as it was."""
+        op = gx.op
+        names = set(op.extra["names"])
+        checks: list[Check] = []
+        for case in gx.group.cases:
+            k = case.index
+            seed = f"{gx.op_name}/{gx.entry.group}/{k}"
+            flats = {}
+            for name, t in case.tiles.items():
+                flats[name] = inputs(gx.np_type(gx.group.dtypes[name]), t.rows * t.cols, f"{seed}/{name}")
+                flats[name].tofile(data / f"c{k}_{name}.bin")
+            runs: list[tuple[str, dict[str, str]]] = [("", {})]
+            if case is gx.group.cases[0]:  # a form that drops a read reads its stand-in there
+                runs += [(f".f{index}", dict(subs)) for index, subs in op.extra.get("stand_ins", {}).items()]
+            for suffix, subs in runs:
+                dsts = [op.domain] if suffix else list(op.extra["dst_exprs"])
+                for dst in dsts:
+                    tree = semantics.parse(str(op.extra["dst_exprs"][dst]), names)
+                    want = self._multi_want(gx, case, flats, tree, dst, subs)
+                    label = f"{gx.label} case {k} ({case.label}), {dst}{suffix}"
+                    d_type = gx.np_type(gx.group.dtypes[dst])
+                    checks.append(
+                        _whole_check(f"c{k}_{dst}{suffix}.out", case.tiles[dst], want, label, d_type)
+                    )
+        return checks
+
+    def _multi_want(
+        self,
+        gx: GoldenContext,
+        case: Any,
+        flats: dict[str, np.ndarray],
+        tree: semantics.Node,
+        dst: str,
+        subs: dict[str, str],
+    ) -> np.ndarray:
+        """`dst` after the op: its valid region from the expression, each element from the first
+        branch that holds (a read in `subs` reads its stand-in's tile), the rest as it was."""
+        tiles = {n: case.tiles[subs.get(n, n)] for n in case.tiles}
+        t = case.tiles[dst]
+        d_type = gx.np_type(gx.group.dtypes[dst])
+        r, c = np.meshgrid(np.arange(t.valid_rows), np.arange(t.valid_cols), indexing="ij")
+        env: dict[str, Any] = {"i": r, "j": c}
+        for name, ts in tiles.items():
+            env[f"rows({name})"], env[f"cols({name})"] = ts.valid_rows, ts.valid_cols
+        want = boxed_logical(flats[dst], t)
+        taken = np.zeros(r.shape, dtype=bool)
+        for cond, read in self._branches_of(tree.args[1]):
+            name = str(read.value)
+            ts = tiles[name]
+            rr, cc = (np.broadcast_to(semantics.index_value(a, env), r.shape) for a in read.args)
+            holds = np.asarray(semantics.index_value(cond, env)) if cond is not None else cc < ts.valid_cols
+            here = ~taken & np.broadcast_to(holds, r.shape)
+            values = boxed_logical(flats[subs.get(name, name)], ts)
+            want[r[here], c[here]] = values[rr[here], cc[here]].astype(d_type)
+            taken |= here
+        assert taken.all(), f"{gx.label} case {case.index}: the reads do not cover {dst}"
+        return want
+
     def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
+        if self.multi(op):
+            self._plan_multi(project, op, tests)
+            return
         if self.sums(op):
             self._plan_sum(project, op, tests)
             return
@@ -546,7 +767,7 @@ class Remap(Move):
                 }
                 tiles.update({n: TileDecl(n, PARAM_DTYPE, 1, src_shape[1], 1, src_shape[1]) for n in params})
                 scalars = {k: v for k, v in ((rs, r0), (cs, c0)) if k}
-                admitting = tuple(p for p in on if all(rv.rule.admits_tiles(tiles) for rv in op.rules_for(p)))
+                admitting = tuple(p for p in on if self._admits(op, p, tiles))
                 if admitting:
                     kernels.setdefault(admitting, []).append((label, tiles, scalars))
             for k, (where, planned) in enumerate(kernels.items()):
@@ -572,7 +793,21 @@ class Remap(Move):
                 tests.runtime.append(RuntimeKernel(gid + suffix, dtypes, {}, list(where), cases))
         plan_rule_cases(project, op, tests)
 
+    @staticmethod
+    def _admits(op: OpViewAPI, profile: str, tiles: dict[str, TileDecl]) -> bool:
+        """Whether a profile's rules admit a runtime case's tiles, which the main declaration moves:
+        the common rules by their locations, and the rules checked on the main declaration alone
+        (TINSERT's table of element-type pairs) by the tiles' element types as well."""
+        combo = {n: t.dtype for n, t in tiles.items()}
+        main = [rv for rv in op.form_rules_for(profile) if rv.rule.in_form(op.forms[0])]
+        return all(
+            rv.rule.admits_tiles(tiles) and rv.rule.admits(op, combo)
+            for rv in [*op.rules_for(profile), *main]
+        )
+
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
+        if gx.op.extra.get("multi"):
+            return self._prepare_multi(gx, data)
         if gx.op.extra.get("sums"):
             return self._prepare_sum(gx, data)
         if gx.op.extra.get("piecewise"):

@@ -43,6 +43,7 @@ from .shape_relation import ShapeRelationRule
 from .store_pairs import STORE_PAIRS_KINDS
 from .template_value import TemplateValueRule
 from .union_region import UnionRegionRule
+from .valid_multiple import ValidMultipleRule
 from .valid_range import ValidRangeRule
 
 __all__ = [
@@ -65,6 +66,7 @@ RULE_KINDS: tuple[type[RuleBase], ...] = (
     *LOCATION_PAIRS_KINDS,
     ShapeRelationRule,
     ValidRangeRule,
+    ValidMultipleRule,
     DTypeTuplesRule,
     UnionRegionRule,
     SameBytesRule,

@@ -125,6 +125,18 @@ class DTypeTuplesRule(RuleBase):
         """The table in canonical C++ spellings (the page's type table and the test plan read it)."""
         return self._table(op)
 
+    def legalise(self, tiles: dict[str, TileDecl]) -> dict[str, TileDecl]:
+        # A declaration checked against its own table (TINSERT's quantising forms) takes the table's
+        # first tuple when the plan's tiles (one element type) are not in it.
+        if not all(n in tiles for n in self.operands):
+            return tiles
+        if [tiles[n].dtype for n in self.operands] in self.tuples:
+            return tiles
+        return {
+            **tiles,
+            **{n: replace(tiles[n], dtype=d) for n, d in zip(self.operands, self.tuples[0], strict=True)},
+        }
+
     def break_static(self, bx: BreakContext, tiles: dict[str, TileDecl]) -> Broken:
         # Types each allowed at their position by some tuple, but not together in any.
         table = self._table(bx.op)

@@ -180,7 +180,10 @@ def _index(node: ast.Subscript, names: set[str], bound: set[str] | None) -> Node
     return Node("index", tuple(out), value=node.value.id)
 
 
-_AFFINE_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*"}
+_AFFINE_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Mod: "%"}
+# The affine operators that take a positive constant on their right (the parity of an index, or
+# its half, as TINTERLEAVE's page writes the interleaved stream).
+_BY_CONSTANT = ("//", "%")
 # Index terms naming a tile's valid extent: `cols(src0)` is the number of columns src0 gives a row
 # (its valid columns; an op kind may take it per row from elsewhere, see opkinds/remap.py).
 EXTENTS = ("rows", "cols")
@@ -188,12 +191,17 @@ EXTENTS = ("rows", "cols")
 
 def _affine(node: ast.AST, names: set[str], bound: set[str] | None) -> Node:
     """An affine index: letters (bound ones on the right side), non-negative integer constants and
-    scalar operands, joined by `+`, `-` and `*` where one factor of a product is a constant."""
+    scalar operands, joined by `+`, `-` and `*` where one factor of a product is a constant, and
+    divided (`//`, rounding down) or taken modulo (`%`) by a positive constant."""
     if isinstance(node, ast.BinOp) and type(node.op) in _AFFINE_OPS:
         left, right = _affine(node.left, names, bound), _affine(node.right, names, bound)
         op = _AFFINE_OPS[type(node.op)]
         if op == "*" and left.op != "const" and right.op != "const":
             raise ExprError(f"{_at(node)}an index multiplies by a constant only, not {ast.unparse(node)!r}")
+        if op in _BY_CONSTANT and (right.op != "const" or int(str(right.value)) <= 0):
+            raise ExprError(
+                f"{_at(node)}an index divides by a positive constant only, not {ast.unparse(node)!r}"
+            )
         return Node("affine", (left, right), value=op)
     if (
         isinstance(node, ast.Call)
@@ -227,12 +235,12 @@ def index_text(node: Node) -> str:
     if node.op != "affine":
         return str(node.value)
     left, right = (index_text(a) for a in node.args)
-    if node.value == "*":
+    if node.value in ("*", *_BY_CONSTANT):
         left, right = (
-            f"({t})" if a.op == "affine" and a.value != "*" else t
+            f"({t})" if a.op == "affine" and a.value in ("+", "-") else t
             for a, t in zip(node.args, (left, right), strict=True)
         )
-    elif node.value == "-" and node.args[1].op == "affine" and node.args[1].value != "*":
+    elif node.value == "-" and node.args[1].op == "affine" and node.args[1].value in ("+", "-"):
         right = f"({right})"
     return f"{left} {node.value} {right}"
 
@@ -246,7 +254,8 @@ def index_cpp(node: Node, spell: Callable[[str], str]) -> str:
     if node.op == "const":
         return str(node.value)
     left, right = (index_cpp(a, spell) for a in node.args)
-    return f"({left} {node.value} {right})"
+    # `//` is C++'s `/`: an index is never negative where it is read, so both round down
+    return f"({left} {'/' if node.value == '//' else node.value} {right})"
 
 
 def index_value(node: Node, env: dict[str, Any]) -> Any:
@@ -259,13 +268,22 @@ def index_value(node: Node, env: dict[str, Any]) -> Any:
         return int(str(node.value))
     left, right = (index_value(a, env) for a in node.args)
     if node.op == "icmp":
-        return {"<": left < right, "<=": left <= right, ">": left > right, ">=": left >= right}[
-            str(node.value)
-        ]
+        return {
+            "<": left < right,
+            "<=": left <= right,
+            ">": left > right,
+            ">=": left >= right,
+            "==": left == right,
+            "!=": left != right,
+        }[str(node.value)]
     if node.value == "+":
         return left + right
     if node.value == "-":
         return left - right
+    if node.value == "//":
+        return left // right
+    if node.value == "%":
+        return left % right
     return left * right
 
 
@@ -345,7 +363,7 @@ def _index_condition(node: ast.AST) -> bool:
     return (
         isinstance(node, ast.Compare)
         and len(node.ops) == 1
-        and type(node.ops[0]) in (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+        and type(node.ops[0]) in (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
         and _ivars_in_ast(node)
     )
 
@@ -724,8 +742,31 @@ def to_latex(node: Node, ref: Callable[[str], str], reduce_index: str | None = N
 
 
 def _latex_index(node: Node) -> str:
+    if _divides(node):
+        return _latex_divided(node)
     text = index_text(node).replace("_", r"\_")
     return re.sub(r"([A-Za-z][A-Za-z0-9\\_]*[A-Za-z0-9_])", r"\\mathrm{\1}", text).replace(" * ", r" \cdot ")
+
+
+def _divides(node: Node) -> bool:
+    return (node.op == "affine" and node.value in _BY_CONSTANT) or any(_divides(a) for a in node.args)
+
+
+def _latex_divided(node: Node) -> str:
+    """An index that divides or takes a remainder: `\\lfloor (c + j) / 2 \rfloor`, `j \bmod 2`."""
+    if node.op != "affine":
+        if node.op == "icmp":
+            tex = next(v[1] for v in _CMPOPS.values() if v[0] == node.value)
+            return f"{_latex_index(node.args[0])} {tex} {_latex_index(node.args[1])}"
+        return _latex_index(node)
+    left, right = (_latex_divided(a) for a in node.args)
+    if node.value in ("*", "%", "//") and node.args[0].op == "affine" and node.args[0].value in ("+", "-"):
+        left = f"({left})"
+    if node.value == "//":
+        return rf"\left\lfloor {left} / {right} \right\rfloor"
+    return {"%": rf"{left} \bmod {right}", "*": rf"{left} \cdot {right}"}.get(
+        str(node.value), f"{left} {node.value} {right}"
+    )
 
 
 def _numpy_index(node: Node) -> str:

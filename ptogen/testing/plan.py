@@ -643,10 +643,12 @@ def _collateral(
     op: OpViewAPI, profile: str, broken: RuleViewAPI, tiles: dict[str, TileDecl], variant: dict[str, str]
 ) -> list[RuleViewAPI]:
     """Type rules of the profile that the tiles breaking `broken` violate as well: dtype lists,
-    and rules that do not admit the combination of element types (a pair table)."""
+    and rules that do not admit the combination of element types (a pair table), among them those
+    checked on the main declaration alone (`forms: [0, ...]`), which the breaking call also calls."""
     out = []
     combo = {n: t.dtype for n, t in tiles.items()}
-    for rv in op.rules_for(profile, static=True):
+    main = [rv for rv in op.form_rules_for(profile) if rv.rule.is_static and rv.rule.in_form(op.forms[0])]
+    for rv in [*op.rules_for(profile, static=True), *main]:
         if rv is not broken and rv.rule.broken_by(op, rv, combo, variant):
             out.append(rv)
     return out

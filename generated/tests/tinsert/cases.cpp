@@ -18,7 +18,7 @@ using namespace pto;
 namespace {
 
 // The profile whose rules a case runs under (a case id's `@PROFILE`).
-enum class Prof { A2A3, A5, CPU };
+enum class Prof { A5, CPU };
 
 std::string data_dir;
 
@@ -77,9 +77,6 @@ void case_0([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c0_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 8, 16);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 8, 16);
         break;
@@ -92,17 +89,7 @@ void case_0([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c0_dst.bin", dst.data(), 1024);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 8, 16);
-            break;
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 8, 16);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 8, 16);
-            break;
-        }
+        profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 8, 16);
         store("c0_dst.f1.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -111,20 +98,8 @@ void case_0([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c0_dst.bin", dst.data(), 1024);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 8, 16);
-            break;
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 8, 16);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 8, 16);
-            break;
-        }
+        profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
+            dst, src, 8, 16);
         store("c0_dst.f2.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -133,17 +108,7 @@ void case_0([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c0_dst.bin", dst.data(), 1024);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 8, 16);
-            break;
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 8, 16);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 8, 16);
-            break;
-        }
+        profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 8, 16);
         store("c0_dst.f3.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -152,20 +117,8 @@ void case_0([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c0_dst.bin", dst.data(), 1024);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 8, 16);
-            break;
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 8, 16);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 8, 16);
-            break;
-        }
+        profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
+            dst, src, 1065353216, 8, 16);
         store("c0_dst.f4.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -176,10 +129,6 @@ void case_0([[maybe_unused]] Prof profile) {
         load("c0_dst.bin", dst.data(), 1024);
         Tile_dst fp_f5;
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
-                              ReluPreMode::NoRelu>(dst, src, fp_f5, 8, 16);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
                               ReluPreMode::NoRelu>(dst, src, fp_f5, 8, 16);
@@ -190,6 +139,13 @@ void case_0([[maybe_unused]] Prof profile) {
             break;
         }
         same_bytes("overload 5, case 0", main_result, dst.data());
+    }
+    { // overload 6 must give the main form's result: NZ split insert from a Vec tile into a Mat tile (`TInsertMode::SPLIT2` or `SPLIT4`: the copy is issued as two or four transfers); it writes what the plain insert writes.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c0_dst.bin", dst.data(), 1024);
+        profiled::TINSERT<profile_cpu, TInsertMode::SPLIT2>(dst, src, 8, 16);
+        same_bytes("overload 6, case 0", main_result, dst.data());
     }
 }
 
@@ -208,9 +164,6 @@ void case_1([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c1_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 3, 5);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 3, 5);
         break;
@@ -236,9 +189,6 @@ void case_2([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c2_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 0, 0);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 0, 0);
         break;
@@ -264,9 +214,6 @@ void case_3([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c3_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 16, 0);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 16, 0);
         break;
@@ -292,9 +239,6 @@ void case_4([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c4_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 0, 32);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 0, 32);
         break;
@@ -320,9 +264,6 @@ void case_5([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c5_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 32, 0);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 32, 0);
         break;
@@ -335,17 +276,7 @@ void case_5([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 4096));
         load("c5_dst.bin", dst.data(), 4096);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 32, 0);
-            break;
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 32, 0);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 32, 0);
-            break;
-        }
+        profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 32, 0);
         store("c5_dst.f1.out", dst.data(), 4096); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -354,20 +285,8 @@ void case_5([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 4096));
         load("c5_dst.bin", dst.data(), 4096);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 32, 0);
-            break;
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 32, 0);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 32, 0);
-            break;
-        }
+        profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
+            dst, src, 32, 0);
         store("c5_dst.f2.out", dst.data(), 4096); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -376,17 +295,7 @@ void case_5([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 4096));
         load("c5_dst.bin", dst.data(), 4096);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 32, 0);
-            break;
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 32, 0);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 32, 0);
-            break;
-        }
+        profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 32, 0);
         store("c5_dst.f3.out", dst.data(), 4096); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -395,20 +304,8 @@ void case_5([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 4096));
         load("c5_dst.bin", dst.data(), 4096);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 32, 0);
-            break;
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 32, 0);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 32, 0);
-            break;
-        }
+        profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
+            dst, src, 1065353216, 32, 0);
         store("c5_dst.f4.out", dst.data(), 4096); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -419,10 +316,6 @@ void case_5([[maybe_unused]] Prof profile) {
         load("c5_dst.bin", dst.data(), 4096);
         Tile_dst fp_f5;
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
-                              ReluPreMode::NoRelu>(dst, src, fp_f5, 32, 0);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
                               ReluPreMode::NoRelu>(dst, src, fp_f5, 32, 0);
@@ -433,6 +326,13 @@ void case_5([[maybe_unused]] Prof profile) {
             break;
         }
         same_bytes("overload 5, case 5", main_result, dst.data());
+    }
+    { // overload 6 must give the main form's result: NZ split insert from a Vec tile into a Mat tile (`TInsertMode::SPLIT2` or `SPLIT4`: the copy is issued as two or four transfers); it writes what the plain insert writes.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 4096));
+        load("c5_dst.bin", dst.data(), 4096);
+        profiled::TINSERT<profile_cpu, TInsertMode::SPLIT2>(dst, src, 32, 0);
+        same_bytes("overload 6, case 5", main_result, dst.data());
     }
 }
 
@@ -451,9 +351,6 @@ void case_6([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c6_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 0, 32);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 0, 32);
         break;
@@ -464,7 +361,7 @@ void case_6([[maybe_unused]] Prof profile) {
     store("c6_dst.out", dst.data(), 4096);
 }
 
-// case 7 (half_cube_1): Acc NZ to Vec row-major, 32x32 at (16, 32), valid 30x27
+// case 7 (half_cube): Acc NZ to Vec row-major, 32x32 at (16, 32), valid 30x27
 void case_7([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 64, 64, BLayout::RowMajor, 60, 63>;
     Tile_dst dst;
@@ -485,105 +382,8 @@ void case_7([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TINSERT<profile_cpu>(dst, src, 16, 32);
         break;
-    default: // no entry names this case under another profile
-        break;
     }
     store("c7_dst.out", dst.data(), 4096);
-    { // overload 1: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each written element).
-        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 4096));
-        load("c7_dst.bin", dst.data(), 4096);
-        switch (profile) {
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 16, 32);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 16, 32);
-            break;
-        default: // no entry names this case under another profile
-            break;
-        }
-        store("c7_dst.f1.out", dst.data(), 4096); // judged against its own golden
-        std::memcpy(dst.data(), main_result.data(),
-                    main_result.size()); // the main form's bytes again, which the next overload compares with
-    }
-    { // overload 2: Accumulator-to-vector mode (`AccToVecMode`: which vector core receives the rows or columns) and ReLU.
-        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 4096));
-        load("c7_dst.bin", dst.data(), 4096);
-        switch (profile) {
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 16, 32);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 16, 32);
-            break;
-        default: // no entry names this case under another profile
-            break;
-        }
-        store("c7_dst.f2.out", dst.data(), 4096); // judged against its own golden
-        std::memcpy(dst.data(), main_result.data(),
-                    main_result.size()); // the main form's bytes again, which the next overload compares with
-    }
-    { // overload 3: A scalar quantisation parameter (`preQuantScalar`) and ReLU.
-        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 4096));
-        load("c7_dst.bin", dst.data(), 4096);
-        switch (profile) {
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 16, 32);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 16, 32);
-            break;
-        default: // no entry names this case under another profile
-            break;
-        }
-        store("c7_dst.f3.out", dst.data(), 4096); // judged against its own golden
-        std::memcpy(dst.data(), main_result.data(),
-                    main_result.size()); // the main form's bytes again, which the next overload compares with
-    }
-    { // overload 4: A scalar quantisation parameter, accumulator-to-vector mode and ReLU.
-        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 4096));
-        load("c7_dst.bin", dst.data(), 4096);
-        switch (profile) {
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 16, 32);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 16, 32);
-            break;
-        default: // no entry names this case under another profile
-            break;
-        }
-        store("c7_dst.f4.out", dst.data(), 4096); // judged against its own golden
-        std::memcpy(dst.data(), main_result.data(),
-                    main_result.size()); // the main form's bytes again, which the next overload compares with
-    }
-    { // overload 5 must give the main form's result: Vector quantisation (`fp`: one quantisation parameter per source column), accumulator-to-vector mode and ReLU.
-        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 4096));
-        load("c7_dst.bin", dst.data(), 4096);
-        Tile_dst fp_f5;
-        switch (profile) {
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
-                              ReluPreMode::NoRelu>(dst, src, fp_f5, 16, 32);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
-                              ReluPreMode::NoRelu>(dst, src, fp_f5, 16, 32);
-            break;
-        default: // no entry names this case under another profile
-            break;
-        }
-        same_bytes("overload 5, case 7", main_result, dst.data());
-    }
 }
 
 // case 8 (bfloat16_t): 16x16 window at (8, 16) of 32x32, row-major
@@ -601,9 +401,6 @@ void case_8([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c8_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 8, 16);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 8, 16);
         break;
@@ -616,17 +413,7 @@ void case_8([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c8_dst.bin", dst.data(), 1024);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 8, 16);
-            break;
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 8, 16);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 8, 16);
-            break;
-        }
+        profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 8, 16);
         store("c8_dst.f1.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -635,20 +422,8 @@ void case_8([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c8_dst.bin", dst.data(), 1024);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 8, 16);
-            break;
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 8, 16);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 8, 16);
-            break;
-        }
+        profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
+            dst, src, 8, 16);
         store("c8_dst.f2.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -657,17 +432,7 @@ void case_8([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c8_dst.bin", dst.data(), 1024);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 8, 16);
-            break;
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 8, 16);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 8, 16);
-            break;
-        }
+        profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 8, 16);
         store("c8_dst.f3.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -676,20 +441,8 @@ void case_8([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c8_dst.bin", dst.data(), 1024);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 8, 16);
-            break;
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 8, 16);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 8, 16);
-            break;
-        }
+        profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
+            dst, src, 1065353216, 8, 16);
         store("c8_dst.f4.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -700,10 +453,6 @@ void case_8([[maybe_unused]] Prof profile) {
         load("c8_dst.bin", dst.data(), 1024);
         Tile_dst fp_f5;
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
-                              ReluPreMode::NoRelu>(dst, src, fp_f5, 8, 16);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
                               ReluPreMode::NoRelu>(dst, src, fp_f5, 8, 16);
@@ -714,6 +463,13 @@ void case_8([[maybe_unused]] Prof profile) {
             break;
         }
         same_bytes("overload 5, case 8", main_result, dst.data());
+    }
+    { // overload 6 must give the main form's result: NZ split insert from a Vec tile into a Mat tile (`TInsertMode::SPLIT2` or `SPLIT4`: the copy is issued as two or four transfers); it writes what the plain insert writes.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c8_dst.bin", dst.data(), 1024);
+        profiled::TINSERT<profile_cpu, TInsertMode::SPLIT2>(dst, src, 8, 16);
+        same_bytes("overload 6, case 8", main_result, dst.data());
     }
 }
 
@@ -732,9 +488,6 @@ void case_9([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c9_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 3, 5);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 3, 5);
         break;
@@ -760,9 +513,6 @@ void case_10([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c10_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 0, 0);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 0, 0);
         break;
@@ -788,9 +538,6 @@ void case_11([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c11_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 16, 0);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 16, 0);
         break;
@@ -816,9 +563,6 @@ void case_12([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c12_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 0, 32);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 0, 32);
         break;
@@ -844,9 +588,6 @@ void case_13([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c13_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 8, 16);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 8, 16);
         break;
@@ -859,17 +600,7 @@ void case_13([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c13_dst.bin", dst.data(), 1024);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 8, 16);
-            break;
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 8, 16);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 8, 16);
-            break;
-        }
+        profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 8, 16);
         store("c13_dst.f1.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -878,20 +609,8 @@ void case_13([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c13_dst.bin", dst.data(), 1024);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 8, 16);
-            break;
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 8, 16);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 8, 16);
-            break;
-        }
+        profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
+            dst, src, 8, 16);
         store("c13_dst.f2.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -900,17 +619,7 @@ void case_13([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c13_dst.bin", dst.data(), 1024);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 8, 16);
-            break;
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 8, 16);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 8, 16);
-            break;
-        }
+        profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 8, 16);
         store("c13_dst.f3.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -919,20 +628,8 @@ void case_13([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c13_dst.bin", dst.data(), 1024);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 8, 16);
-            break;
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 8, 16);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 8, 16);
-            break;
-        }
+        profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
+            dst, src, 1065353216, 8, 16);
         store("c13_dst.f4.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -943,10 +640,6 @@ void case_13([[maybe_unused]] Prof profile) {
         load("c13_dst.bin", dst.data(), 1024);
         Tile_dst fp_f5;
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
-                              ReluPreMode::NoRelu>(dst, src, fp_f5, 8, 16);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
                               ReluPreMode::NoRelu>(dst, src, fp_f5, 8, 16);
@@ -957,6 +650,13 @@ void case_13([[maybe_unused]] Prof profile) {
             break;
         }
         same_bytes("overload 5, case 13", main_result, dst.data());
+    }
+    { // overload 6 must give the main form's result: NZ split insert from a Vec tile into a Mat tile (`TInsertMode::SPLIT2` or `SPLIT4`: the copy is issued as two or four transfers); it writes what the plain insert writes.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c13_dst.bin", dst.data(), 1024);
+        profiled::TINSERT<profile_cpu, TInsertMode::SPLIT2>(dst, src, 8, 16);
+        same_bytes("overload 6, case 13", main_result, dst.data());
     }
 }
 
@@ -975,9 +675,6 @@ void case_14([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c14_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 3, 5);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 3, 5);
         break;
@@ -1003,9 +700,6 @@ void case_15([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c15_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 0, 0);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 0, 0);
         break;
@@ -1031,9 +725,6 @@ void case_16([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c16_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 16, 0);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 16, 0);
         break;
@@ -1059,9 +750,6 @@ void case_17([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c17_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 0, 32);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 0, 32);
         break;
@@ -1087,9 +775,6 @@ void case_18([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c18_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 32, 0);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 32, 0);
         break;
@@ -1102,17 +787,7 @@ void case_18([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 4096));
         load("c18_dst.bin", dst.data(), 4096);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 32, 0);
-            break;
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 32, 0);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 32, 0);
-            break;
-        }
+        profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 32, 0);
         store("c18_dst.f1.out", dst.data(), 4096); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -1121,20 +796,8 @@ void case_18([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 4096));
         load("c18_dst.bin", dst.data(), 4096);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 32, 0);
-            break;
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 32, 0);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 32, 0);
-            break;
-        }
+        profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
+            dst, src, 32, 0);
         store("c18_dst.f2.out", dst.data(), 4096); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -1143,17 +806,7 @@ void case_18([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 4096));
         load("c18_dst.bin", dst.data(), 4096);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 32, 0);
-            break;
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 32, 0);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 32, 0);
-            break;
-        }
+        profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 32, 0);
         store("c18_dst.f3.out", dst.data(), 4096); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -1162,20 +815,8 @@ void case_18([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 4096));
         load("c18_dst.bin", dst.data(), 4096);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 32, 0);
-            break;
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 32, 0);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 32, 0);
-            break;
-        }
+        profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
+            dst, src, 1065353216, 32, 0);
         store("c18_dst.f4.out", dst.data(), 4096); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -1186,10 +827,6 @@ void case_18([[maybe_unused]] Prof profile) {
         load("c18_dst.bin", dst.data(), 4096);
         Tile_dst fp_f5;
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
-                              ReluPreMode::NoRelu>(dst, src, fp_f5, 32, 0);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
                               ReluPreMode::NoRelu>(dst, src, fp_f5, 32, 0);
@@ -1200,6 +837,13 @@ void case_18([[maybe_unused]] Prof profile) {
             break;
         }
         same_bytes("overload 5, case 18", main_result, dst.data());
+    }
+    { // overload 6 must give the main form's result: NZ split insert from a Vec tile into a Mat tile (`TInsertMode::SPLIT2` or `SPLIT4`: the copy is issued as two or four transfers); it writes what the plain insert writes.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 4096));
+        load("c18_dst.bin", dst.data(), 4096);
+        profiled::TINSERT<profile_cpu, TInsertMode::SPLIT2>(dst, src, 32, 0);
+        same_bytes("overload 6, case 18", main_result, dst.data());
     }
 }
 
@@ -1218,9 +862,6 @@ void case_19([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c19_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 0, 32);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 0, 32);
         break;
@@ -1231,7 +872,7 @@ void case_19([[maybe_unused]] Prof profile) {
     store("c19_dst.out", dst.data(), 4096);
 }
 
-// case 20 (float_cube_1): Acc NZ to Vec row-major, 32x32 at (16, 32), valid 30x27
+// case 20 (float_cube): Acc NZ to Vec row-major, 32x32 at (16, 32), valid 30x27
 void case_20([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 64, 64, BLayout::RowMajor, 60, 63>;
     Tile_dst dst;
@@ -1252,105 +893,8 @@ void case_20([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TINSERT<profile_cpu>(dst, src, 16, 32);
         break;
-    default: // no entry names this case under another profile
-        break;
     }
     store("c20_dst.out", dst.data(), 4096);
-    { // overload 1: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each written element).
-        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 4096));
-        load("c20_dst.bin", dst.data(), 4096);
-        switch (profile) {
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 16, 32);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 16, 32);
-            break;
-        default: // no entry names this case under another profile
-            break;
-        }
-        store("c20_dst.f1.out", dst.data(), 4096); // judged against its own golden
-        std::memcpy(dst.data(), main_result.data(),
-                    main_result.size()); // the main form's bytes again, which the next overload compares with
-    }
-    { // overload 2: Accumulator-to-vector mode (`AccToVecMode`: which vector core receives the rows or columns) and ReLU.
-        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 4096));
-        load("c20_dst.bin", dst.data(), 4096);
-        switch (profile) {
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 16, 32);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 16, 32);
-            break;
-        default: // no entry names this case under another profile
-            break;
-        }
-        store("c20_dst.f2.out", dst.data(), 4096); // judged against its own golden
-        std::memcpy(dst.data(), main_result.data(),
-                    main_result.size()); // the main form's bytes again, which the next overload compares with
-    }
-    { // overload 3: A scalar quantisation parameter (`preQuantScalar`) and ReLU.
-        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 4096));
-        load("c20_dst.bin", dst.data(), 4096);
-        switch (profile) {
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 16, 32);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 16, 32);
-            break;
-        default: // no entry names this case under another profile
-            break;
-        }
-        store("c20_dst.f3.out", dst.data(), 4096); // judged against its own golden
-        std::memcpy(dst.data(), main_result.data(),
-                    main_result.size()); // the main form's bytes again, which the next overload compares with
-    }
-    { // overload 4: A scalar quantisation parameter, accumulator-to-vector mode and ReLU.
-        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 4096));
-        load("c20_dst.bin", dst.data(), 4096);
-        switch (profile) {
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 16, 32);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 16, 32);
-            break;
-        default: // no entry names this case under another profile
-            break;
-        }
-        store("c20_dst.f4.out", dst.data(), 4096); // judged against its own golden
-        std::memcpy(dst.data(), main_result.data(),
-                    main_result.size()); // the main form's bytes again, which the next overload compares with
-    }
-    { // overload 5 must give the main form's result: Vector quantisation (`fp`: one quantisation parameter per source column), accumulator-to-vector mode and ReLU.
-        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 4096));
-        load("c20_dst.bin", dst.data(), 4096);
-        Tile_dst fp_f5;
-        switch (profile) {
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
-                              ReluPreMode::NoRelu>(dst, src, fp_f5, 16, 32);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
-                              ReluPreMode::NoRelu>(dst, src, fp_f5, 16, 32);
-            break;
-        default: // no entry names this case under another profile
-            break;
-        }
-        same_bytes("overload 5, case 20", main_result, dst.data());
-    }
 }
 
 // case 21 (int8_t): 16x16 window at (8, 16) of 32x32, row-major
@@ -1368,9 +912,6 @@ void case_21([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c21_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 8, 16);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 8, 16);
         break;
@@ -1383,17 +924,7 @@ void case_21([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c21_dst.bin", dst.data(), 1024);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 8, 16);
-            break;
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 8, 16);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 8, 16);
-            break;
-        }
+        profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 8, 16);
         store("c21_dst.f1.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -1402,20 +933,8 @@ void case_21([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c21_dst.bin", dst.data(), 1024);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 8, 16);
-            break;
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 8, 16);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 8, 16);
-            break;
-        }
+        profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
+            dst, src, 8, 16);
         store("c21_dst.f2.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -1424,17 +943,7 @@ void case_21([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c21_dst.bin", dst.data(), 1024);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 8, 16);
-            break;
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 8, 16);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 8, 16);
-            break;
-        }
+        profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 8, 16);
         store("c21_dst.f3.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -1443,20 +952,8 @@ void case_21([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c21_dst.bin", dst.data(), 1024);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 8, 16);
-            break;
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 8, 16);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 8, 16);
-            break;
-        }
+        profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
+            dst, src, 1065353216, 8, 16);
         store("c21_dst.f4.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -1467,10 +964,6 @@ void case_21([[maybe_unused]] Prof profile) {
         load("c21_dst.bin", dst.data(), 1024);
         Tile_dst fp_f5;
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
-                              ReluPreMode::NoRelu>(dst, src, fp_f5, 8, 16);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
                               ReluPreMode::NoRelu>(dst, src, fp_f5, 8, 16);
@@ -1481,6 +974,13 @@ void case_21([[maybe_unused]] Prof profile) {
             break;
         }
         same_bytes("overload 5, case 21", main_result, dst.data());
+    }
+    { // overload 6 must give the main form's result: NZ split insert from a Vec tile into a Mat tile (`TInsertMode::SPLIT2` or `SPLIT4`: the copy is issued as two or four transfers); it writes what the plain insert writes.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c21_dst.bin", dst.data(), 1024);
+        profiled::TINSERT<profile_cpu, TInsertMode::SPLIT2>(dst, src, 8, 16);
+        same_bytes("overload 6, case 21", main_result, dst.data());
     }
 }
 
@@ -1499,9 +999,6 @@ void case_22([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c22_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 3, 5);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 3, 5);
         break;
@@ -1527,9 +1024,6 @@ void case_23([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c23_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 0, 0);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 0, 0);
         break;
@@ -1555,9 +1049,6 @@ void case_24([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c24_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 16, 0);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 16, 0);
         break;
@@ -1583,9 +1074,6 @@ void case_25([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c25_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 0, 32);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 0, 32);
         break;
@@ -1611,9 +1099,6 @@ void case_26([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c26_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 32, 0);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 32, 0);
         break;
@@ -1626,17 +1111,7 @@ void case_26([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 4096));
         load("c26_dst.bin", dst.data(), 4096);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 32, 0);
-            break;
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 32, 0);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 32, 0);
-            break;
-        }
+        profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 32, 0);
         store("c26_dst.f1.out", dst.data(), 4096); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -1645,20 +1120,8 @@ void case_26([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 4096));
         load("c26_dst.bin", dst.data(), 4096);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 32, 0);
-            break;
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 32, 0);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 32, 0);
-            break;
-        }
+        profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
+            dst, src, 32, 0);
         store("c26_dst.f2.out", dst.data(), 4096); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -1667,17 +1130,7 @@ void case_26([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 4096));
         load("c26_dst.bin", dst.data(), 4096);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 32, 0);
-            break;
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 32, 0);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 32, 0);
-            break;
-        }
+        profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 32, 0);
         store("c26_dst.f3.out", dst.data(), 4096); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -1686,20 +1139,8 @@ void case_26([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 4096));
         load("c26_dst.bin", dst.data(), 4096);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 32, 0);
-            break;
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 32, 0);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 32, 0);
-            break;
-        }
+        profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
+            dst, src, 1065353216, 32, 0);
         store("c26_dst.f4.out", dst.data(), 4096); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -1710,10 +1151,6 @@ void case_26([[maybe_unused]] Prof profile) {
         load("c26_dst.bin", dst.data(), 4096);
         Tile_dst fp_f5;
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
-                              ReluPreMode::NoRelu>(dst, src, fp_f5, 32, 0);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
                               ReluPreMode::NoRelu>(dst, src, fp_f5, 32, 0);
@@ -1724,6 +1161,13 @@ void case_26([[maybe_unused]] Prof profile) {
             break;
         }
         same_bytes("overload 5, case 26", main_result, dst.data());
+    }
+    { // overload 6 must give the main form's result: NZ split insert from a Vec tile into a Mat tile (`TInsertMode::SPLIT2` or `SPLIT4`: the copy is issued as two or four transfers); it writes what the plain insert writes.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 4096));
+        load("c26_dst.bin", dst.data(), 4096);
+        profiled::TINSERT<profile_cpu, TInsertMode::SPLIT2>(dst, src, 32, 0);
+        same_bytes("overload 6, case 26", main_result, dst.data());
     }
 }
 
@@ -1742,9 +1186,6 @@ void case_27([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c27_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 0, 32);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 0, 32);
         break;
@@ -1755,7 +1196,7 @@ void case_27([[maybe_unused]] Prof profile) {
     store("c27_dst.out", dst.data(), 4096);
 }
 
-// case 28 (int8_t_cube_1): Acc NZ to Vec row-major, 32x32 at (16, 32), valid 30x27
+// case 28 (int8_t_cube): Acc NZ to Vec row-major, 32x32 at (16, 32), valid 30x27
 void case_28([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int8_t, 64, 64, BLayout::RowMajor, 60, 63>;
     Tile_dst dst;
@@ -1776,105 +1217,8 @@ void case_28([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TINSERT<profile_cpu>(dst, src, 16, 32);
         break;
-    default: // no entry names this case under another profile
-        break;
     }
     store("c28_dst.out", dst.data(), 4096);
-    { // overload 1: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each written element).
-        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 4096));
-        load("c28_dst.bin", dst.data(), 4096);
-        switch (profile) {
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 16, 32);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 16, 32);
-            break;
-        default: // no entry names this case under another profile
-            break;
-        }
-        store("c28_dst.f1.out", dst.data(), 4096); // judged against its own golden
-        std::memcpy(dst.data(), main_result.data(),
-                    main_result.size()); // the main form's bytes again, which the next overload compares with
-    }
-    { // overload 2: Accumulator-to-vector mode (`AccToVecMode`: which vector core receives the rows or columns) and ReLU.
-        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 4096));
-        load("c28_dst.bin", dst.data(), 4096);
-        switch (profile) {
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 16, 32);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 16, 32);
-            break;
-        default: // no entry names this case under another profile
-            break;
-        }
-        store("c28_dst.f2.out", dst.data(), 4096); // judged against its own golden
-        std::memcpy(dst.data(), main_result.data(),
-                    main_result.size()); // the main form's bytes again, which the next overload compares with
-    }
-    { // overload 3: A scalar quantisation parameter (`preQuantScalar`) and ReLU.
-        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 4096));
-        load("c28_dst.bin", dst.data(), 4096);
-        switch (profile) {
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 16, 32);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 16, 32);
-            break;
-        default: // no entry names this case under another profile
-            break;
-        }
-        store("c28_dst.f3.out", dst.data(), 4096); // judged against its own golden
-        std::memcpy(dst.data(), main_result.data(),
-                    main_result.size()); // the main form's bytes again, which the next overload compares with
-    }
-    { // overload 4: A scalar quantisation parameter, accumulator-to-vector mode and ReLU.
-        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 4096));
-        load("c28_dst.bin", dst.data(), 4096);
-        switch (profile) {
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 16, 32);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 16, 32);
-            break;
-        default: // no entry names this case under another profile
-            break;
-        }
-        store("c28_dst.f4.out", dst.data(), 4096); // judged against its own golden
-        std::memcpy(dst.data(), main_result.data(),
-                    main_result.size()); // the main form's bytes again, which the next overload compares with
-    }
-    { // overload 5 must give the main form's result: Vector quantisation (`fp`: one quantisation parameter per source column), accumulator-to-vector mode and ReLU.
-        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 4096));
-        load("c28_dst.bin", dst.data(), 4096);
-        Tile_dst fp_f5;
-        switch (profile) {
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
-                              ReluPreMode::NoRelu>(dst, src, fp_f5, 16, 32);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
-                              ReluPreMode::NoRelu>(dst, src, fp_f5, 16, 32);
-            break;
-        default: // no entry names this case under another profile
-            break;
-        }
-        same_bytes("overload 5, case 28", main_result, dst.data());
-    }
 }
 
 // case 29 (uint8_t): 16x16 window at (8, 16) of 32x32, row-major
@@ -1891,33 +1235,13 @@ void case_29([[maybe_unused]] Prof profile) {
     load("c29_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c29_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 8, 16);
-        break;
-    case Prof::A5:
-        profiled::TINSERT<profile_a5>(dst, src, 8, 16);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT<profile_cpu>(dst, src, 8, 16);
-        break;
-    }
+    profiled::TINSERT<profile_cpu>(dst, src, 8, 16);
     store("c29_dst.out", dst.data(), 1024);
     { // overload 1: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each written element).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c29_dst.bin", dst.data(), 1024);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 8, 16);
-            break;
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 8, 16);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 8, 16);
-            break;
-        }
+        profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 8, 16);
         store("c29_dst.f1.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -1926,20 +1250,8 @@ void case_29([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c29_dst.bin", dst.data(), 1024);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 8, 16);
-            break;
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 8, 16);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 8, 16);
-            break;
-        }
+        profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
+            dst, src, 8, 16);
         store("c29_dst.f2.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -1948,17 +1260,7 @@ void case_29([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c29_dst.bin", dst.data(), 1024);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 8, 16);
-            break;
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 8, 16);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 8, 16);
-            break;
-        }
+        profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 8, 16);
         store("c29_dst.f3.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -1967,20 +1269,8 @@ void case_29([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c29_dst.bin", dst.data(), 1024);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 8, 16);
-            break;
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 8, 16);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 8, 16);
-            break;
-        }
+        profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
+            dst, src, 1065353216, 8, 16);
         store("c29_dst.f4.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -1990,21 +1280,16 @@ void case_29([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c29_dst.bin", dst.data(), 1024);
         Tile_dst fp_f5;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
-                              ReluPreMode::NoRelu>(dst, src, fp_f5, 8, 16);
-            break;
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
-                              ReluPreMode::NoRelu>(dst, src, fp_f5, 8, 16);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
-                              ReluPreMode::NoRelu>(dst, src, fp_f5, 8, 16);
-            break;
-        }
+        profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
+            dst, src, fp_f5, 8, 16);
         same_bytes("overload 5, case 29", main_result, dst.data());
+    }
+    { // overload 6 must give the main form's result: NZ split insert from a Vec tile into a Mat tile (`TInsertMode::SPLIT2` or `SPLIT4`: the copy is issued as two or four transfers); it writes what the plain insert writes.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c29_dst.bin", dst.data(), 1024);
+        profiled::TINSERT<profile_cpu, TInsertMode::SPLIT2>(dst, src, 8, 16);
+        same_bytes("overload 6, case 29", main_result, dst.data());
     }
 }
 
@@ -2022,17 +1307,7 @@ void case_30([[maybe_unused]] Prof profile) {
     load("c30_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c30_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 3, 5);
-        break;
-    case Prof::A5:
-        profiled::TINSERT<profile_a5>(dst, src, 3, 5);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT<profile_cpu>(dst, src, 3, 5);
-        break;
-    }
+    profiled::TINSERT<profile_cpu>(dst, src, 3, 5);
     store("c30_dst.out", dst.data(), 1024);
 }
 
@@ -2050,17 +1325,7 @@ void case_31([[maybe_unused]] Prof profile) {
     load("c31_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c31_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 0, 0);
-        break;
-    case Prof::A5:
-        profiled::TINSERT<profile_a5>(dst, src, 0, 0);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT<profile_cpu>(dst, src, 0, 0);
-        break;
-    }
+    profiled::TINSERT<profile_cpu>(dst, src, 0, 0);
     store("c31_dst.out", dst.data(), 1024);
 }
 
@@ -2078,17 +1343,7 @@ void case_32([[maybe_unused]] Prof profile) {
     load("c32_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c32_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 16, 0);
-        break;
-    case Prof::A5:
-        profiled::TINSERT<profile_a5>(dst, src, 16, 0);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT<profile_cpu>(dst, src, 16, 0);
-        break;
-    }
+    profiled::TINSERT<profile_cpu>(dst, src, 16, 0);
     store("c32_dst.out", dst.data(), 2048);
 }
 
@@ -2106,17 +1361,7 @@ void case_33([[maybe_unused]] Prof profile) {
     load("c33_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c33_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 0, 32);
-        break;
-    case Prof::A5:
-        profiled::TINSERT<profile_a5>(dst, src, 0, 32);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT<profile_cpu>(dst, src, 0, 32);
-        break;
-    }
+    profiled::TINSERT<profile_cpu>(dst, src, 0, 32);
     store("c33_dst.out", dst.data(), 2048);
 }
 
@@ -2134,33 +1379,13 @@ void case_34([[maybe_unused]] Prof profile) {
     load("c34_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c34_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 8, 16);
-        break;
-    case Prof::A5:
-        profiled::TINSERT<profile_a5>(dst, src, 8, 16);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT<profile_cpu>(dst, src, 8, 16);
-        break;
-    }
+    profiled::TINSERT<profile_cpu>(dst, src, 8, 16);
     store("c34_dst.out", dst.data(), 1024);
     { // overload 1: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each written element).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c34_dst.bin", dst.data(), 1024);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 8, 16);
-            break;
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 8, 16);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 8, 16);
-            break;
-        }
+        profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 8, 16);
         store("c34_dst.f1.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -2169,20 +1394,8 @@ void case_34([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c34_dst.bin", dst.data(), 1024);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 8, 16);
-            break;
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 8, 16);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 8, 16);
-            break;
-        }
+        profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
+            dst, src, 8, 16);
         store("c34_dst.f2.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -2191,17 +1404,7 @@ void case_34([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c34_dst.bin", dst.data(), 1024);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 8, 16);
-            break;
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 8, 16);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 8, 16);
-            break;
-        }
+        profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 8, 16);
         store("c34_dst.f3.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -2210,20 +1413,8 @@ void case_34([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c34_dst.bin", dst.data(), 1024);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 8, 16);
-            break;
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 8, 16);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 8, 16);
-            break;
-        }
+        profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
+            dst, src, 1065353216, 8, 16);
         store("c34_dst.f4.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -2233,21 +1424,16 @@ void case_34([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c34_dst.bin", dst.data(), 1024);
         Tile_dst fp_f5;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
-                              ReluPreMode::NoRelu>(dst, src, fp_f5, 8, 16);
-            break;
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
-                              ReluPreMode::NoRelu>(dst, src, fp_f5, 8, 16);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
-                              ReluPreMode::NoRelu>(dst, src, fp_f5, 8, 16);
-            break;
-        }
+        profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
+            dst, src, fp_f5, 8, 16);
         same_bytes("overload 5, case 34", main_result, dst.data());
+    }
+    { // overload 6 must give the main form's result: NZ split insert from a Vec tile into a Mat tile (`TInsertMode::SPLIT2` or `SPLIT4`: the copy is issued as two or four transfers); it writes what the plain insert writes.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c34_dst.bin", dst.data(), 1024);
+        profiled::TINSERT<profile_cpu, TInsertMode::SPLIT2>(dst, src, 8, 16);
+        same_bytes("overload 6, case 34", main_result, dst.data());
     }
 }
 
@@ -2265,17 +1451,7 @@ void case_35([[maybe_unused]] Prof profile) {
     load("c35_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c35_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 3, 5);
-        break;
-    case Prof::A5:
-        profiled::TINSERT<profile_a5>(dst, src, 3, 5);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT<profile_cpu>(dst, src, 3, 5);
-        break;
-    }
+    profiled::TINSERT<profile_cpu>(dst, src, 3, 5);
     store("c35_dst.out", dst.data(), 1024);
 }
 
@@ -2293,17 +1469,7 @@ void case_36([[maybe_unused]] Prof profile) {
     load("c36_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c36_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 0, 0);
-        break;
-    case Prof::A5:
-        profiled::TINSERT<profile_a5>(dst, src, 0, 0);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT<profile_cpu>(dst, src, 0, 0);
-        break;
-    }
+    profiled::TINSERT<profile_cpu>(dst, src, 0, 0);
     store("c36_dst.out", dst.data(), 512);
 }
 
@@ -2321,17 +1487,7 @@ void case_37([[maybe_unused]] Prof profile) {
     load("c37_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c37_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 16, 0);
-        break;
-    case Prof::A5:
-        profiled::TINSERT<profile_a5>(dst, src, 16, 0);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT<profile_cpu>(dst, src, 16, 0);
-        break;
-    }
+    profiled::TINSERT<profile_cpu>(dst, src, 16, 0);
     store("c37_dst.out", dst.data(), 2048);
 }
 
@@ -2349,17 +1505,7 @@ void case_38([[maybe_unused]] Prof profile) {
     load("c38_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c38_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 0, 32);
-        break;
-    case Prof::A5:
-        profiled::TINSERT<profile_a5>(dst, src, 0, 32);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT<profile_cpu>(dst, src, 0, 32);
-        break;
-    }
+    profiled::TINSERT<profile_cpu>(dst, src, 0, 32);
     store("c38_dst.out", dst.data(), 2048);
 }
 
@@ -2425,6 +1571,13 @@ void case_39([[maybe_unused]] Prof profile) {
         profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
             dst, src, fp_f5, 8, 16);
         same_bytes("overload 5, case 39", main_result, dst.data());
+    }
+    { // overload 6 must give the main form's result: NZ split insert from a Vec tile into a Mat tile (`TInsertMode::SPLIT2` or `SPLIT4`: the copy is issued as two or four transfers); it writes what the plain insert writes.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c39_dst.bin", dst.data(), 1024);
+        profiled::TINSERT<profile_cpu, TInsertMode::SPLIT2>(dst, src, 8, 16);
+        same_bytes("overload 6, case 39", main_result, dst.data());
     }
 }
 
@@ -2515,9 +1668,6 @@ void case_44([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c44_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 8, 16);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 8, 16);
         break;
@@ -2530,17 +1680,7 @@ void case_44([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c44_dst.bin", dst.data(), 1024);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 8, 16);
-            break;
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 8, 16);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 8, 16);
-            break;
-        }
+        profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 8, 16);
         store("c44_dst.f1.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -2549,20 +1689,8 @@ void case_44([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c44_dst.bin", dst.data(), 1024);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 8, 16);
-            break;
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 8, 16);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
-                dst, src, 8, 16);
-            break;
-        }
+        profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
+            dst, src, 8, 16);
         store("c44_dst.f2.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -2571,17 +1699,7 @@ void case_44([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c44_dst.bin", dst.data(), 1024);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 8, 16);
-            break;
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 8, 16);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 8, 16);
-            break;
-        }
+        profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, 8, 16);
         store("c44_dst.f3.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -2590,20 +1708,8 @@ void case_44([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c44_dst.bin", dst.data(), 1024);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 8, 16);
-            break;
-        case Prof::A5:
-            profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 8, 16);
-            break;
-        case Prof::CPU:
-            profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
-                dst, src, 1065353216, 8, 16);
-            break;
-        }
+        profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
+            dst, src, 1065353216, 8, 16);
         store("c44_dst.f4.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -2614,10 +1720,6 @@ void case_44([[maybe_unused]] Prof profile) {
         load("c44_dst.bin", dst.data(), 1024);
         Tile_dst fp_f5;
         switch (profile) {
-        case Prof::A2A3:
-            profiled::TINSERT<profile_a2a3, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
-                              ReluPreMode::NoRelu>(dst, src, fp_f5, 8, 16);
-            break;
         case Prof::A5:
             profiled::TINSERT<profile_a5, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
                               ReluPreMode::NoRelu>(dst, src, fp_f5, 8, 16);
@@ -2628,6 +1730,13 @@ void case_44([[maybe_unused]] Prof profile) {
             break;
         }
         same_bytes("overload 5, case 44", main_result, dst.data());
+    }
+    { // overload 6 must give the main form's result: NZ split insert from a Vec tile into a Mat tile (`TInsertMode::SPLIT2` or `SPLIT4`: the copy is issued as two or four transfers); it writes what the plain insert writes.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c44_dst.bin", dst.data(), 1024);
+        profiled::TINSERT<profile_cpu, TInsertMode::SPLIT2>(dst, src, 8, 16);
+        same_bytes("overload 6, case 44", main_result, dst.data());
     }
 }
 
@@ -2646,9 +1755,6 @@ void case_45([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c45_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 3, 5);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 3, 5);
         break;
@@ -2674,9 +1780,6 @@ void case_46([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c46_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 0, 0);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 0, 0);
         break;
@@ -2702,9 +1805,6 @@ void case_47([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c47_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 16, 0);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 16, 0);
         break;
@@ -2730,9 +1830,6 @@ void case_48([[maybe_unused]] Prof profile) {
     uint16_t index_col_value;
     load("c48_index_col.bin", &index_col_value, 1);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT<profile_a2a3>(dst, src, 0, 32);
-        break;
     case Prof::A5:
         profiled::TINSERT<profile_a5>(dst, src, 0, 32);
         break;
@@ -2805,6 +1902,13 @@ void case_49([[maybe_unused]] Prof profile) {
         profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
             dst, src, fp_f5, 8, 16);
         same_bytes("overload 5, case 49", main_result, dst.data());
+    }
+    { // overload 6 must give the main form's result: NZ split insert from a Vec tile into a Mat tile (`TInsertMode::SPLIT2` or `SPLIT4`: the copy is issued as two or four transfers); it writes what the plain insert writes.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c49_dst.bin", dst.data(), 1024);
+        profiled::TINSERT<profile_cpu, TInsertMode::SPLIT2>(dst, src, 8, 16);
+        same_bytes("overload 6, case 49", main_result, dst.data());
     }
 }
 
@@ -2943,6 +2047,13 @@ void case_54([[maybe_unused]] Prof profile) {
             dst, src, fp_f5, 8, 16);
         same_bytes("overload 5, case 54", main_result, dst.data());
     }
+    { // overload 6 must give the main form's result: NZ split insert from a Vec tile into a Mat tile (`TInsertMode::SPLIT2` or `SPLIT4`: the copy is issued as two or four transfers); it writes what the plain insert writes.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c54_dst.bin", dst.data(), 1024);
+        profiled::TINSERT<profile_cpu, TInsertMode::SPLIT2>(dst, src, 8, 16);
+        same_bytes("overload 6, case 54", main_result, dst.data());
+    }
 }
 
 // case 55 (float_to_half): 13x7 window at (3, 5), partial valid, col-major to row-major
@@ -3043,6 +2154,13 @@ void case_57([[maybe_unused]] Prof profile) {
         profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
             dst, src, fp_f5, 8, 16);
         same_bytes("overload 5, case 57", main_result, dst.data());
+    }
+    { // overload 6 must give the main form's result: NZ split insert from a Vec tile into a Mat tile (`TInsertMode::SPLIT2` or `SPLIT4`: the copy is issued as two or four transfers); it writes what the plain insert writes.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c57_dst.bin", dst.data(), 1024);
+        profiled::TINSERT<profile_cpu, TInsertMode::SPLIT2>(dst, src, 8, 16);
+        same_bytes("overload 6, case 57", main_result, dst.data());
     }
 }
 
@@ -3145,6 +2263,13 @@ void case_60([[maybe_unused]] Prof profile) {
             dst, src, fp_f5, 8, 16);
         same_bytes("overload 5, case 60", main_result, dst.data());
     }
+    { // overload 6 must give the main form's result: NZ split insert from a Vec tile into a Mat tile (`TInsertMode::SPLIT2` or `SPLIT4`: the copy is issued as two or four transfers); it writes what the plain insert writes.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c60_dst.bin", dst.data(), 1024);
+        profiled::TINSERT<profile_cpu, TInsertMode::SPLIT2>(dst, src, 8, 16);
+        same_bytes("overload 6, case 60", main_result, dst.data());
+    }
 }
 
 // case 61 (half_to_float): 13x7 window at (3, 5), partial valid, col-major to row-major
@@ -3190,55 +2315,38 @@ struct Entry {
 };
 
 const Entry entries[] = {
-    {"c0@A2A3", case_0, Prof::A2A3},   {"c0@A5", case_0, Prof::A5},       {"c0@CPU", case_0, Prof::CPU},
-    {"c1@A2A3", case_1, Prof::A2A3},   {"c1@A5", case_1, Prof::A5},       {"c1@CPU", case_1, Prof::CPU},
-    {"c2@A2A3", case_2, Prof::A2A3},   {"c2@A5", case_2, Prof::A5},       {"c2@CPU", case_2, Prof::CPU},
-    {"c3@A2A3", case_3, Prof::A2A3},   {"c3@A5", case_3, Prof::A5},       {"c3@CPU", case_3, Prof::CPU},
-    {"c4@A2A3", case_4, Prof::A2A3},   {"c4@A5", case_4, Prof::A5},       {"c4@CPU", case_4, Prof::CPU},
-    {"c5@A2A3", case_5, Prof::A2A3},   {"c5@A5", case_5, Prof::A5},       {"c5@CPU", case_5, Prof::CPU},
-    {"c6@A2A3", case_6, Prof::A2A3},   {"c6@A5", case_6, Prof::A5},       {"c6@CPU", case_6, Prof::CPU},
-    {"c7@A5", case_7, Prof::A5},       {"c7@CPU", case_7, Prof::CPU},     {"c8@A2A3", case_8, Prof::A2A3},
-    {"c8@A5", case_8, Prof::A5},       {"c8@CPU", case_8, Prof::CPU},     {"c9@A2A3", case_9, Prof::A2A3},
-    {"c9@A5", case_9, Prof::A5},       {"c9@CPU", case_9, Prof::CPU},     {"c10@A2A3", case_10, Prof::A2A3},
-    {"c10@A5", case_10, Prof::A5},     {"c10@CPU", case_10, Prof::CPU},   {"c11@A2A3", case_11, Prof::A2A3},
-    {"c11@A5", case_11, Prof::A5},     {"c11@CPU", case_11, Prof::CPU},   {"c12@A2A3", case_12, Prof::A2A3},
-    {"c12@A5", case_12, Prof::A5},     {"c12@CPU", case_12, Prof::CPU},   {"c13@A2A3", case_13, Prof::A2A3},
-    {"c13@A5", case_13, Prof::A5},     {"c13@CPU", case_13, Prof::CPU},   {"c14@A2A3", case_14, Prof::A2A3},
-    {"c14@A5", case_14, Prof::A5},     {"c14@CPU", case_14, Prof::CPU},   {"c15@A2A3", case_15, Prof::A2A3},
-    {"c15@A5", case_15, Prof::A5},     {"c15@CPU", case_15, Prof::CPU},   {"c16@A2A3", case_16, Prof::A2A3},
-    {"c16@A5", case_16, Prof::A5},     {"c16@CPU", case_16, Prof::CPU},   {"c17@A2A3", case_17, Prof::A2A3},
-    {"c17@A5", case_17, Prof::A5},     {"c17@CPU", case_17, Prof::CPU},   {"c18@A2A3", case_18, Prof::A2A3},
-    {"c18@A5", case_18, Prof::A5},     {"c18@CPU", case_18, Prof::CPU},   {"c19@A2A3", case_19, Prof::A2A3},
-    {"c19@A5", case_19, Prof::A5},     {"c19@CPU", case_19, Prof::CPU},   {"c20@A5", case_20, Prof::A5},
-    {"c20@CPU", case_20, Prof::CPU},   {"c21@A2A3", case_21, Prof::A2A3}, {"c21@A5", case_21, Prof::A5},
-    {"c21@CPU", case_21, Prof::CPU},   {"c22@A2A3", case_22, Prof::A2A3}, {"c22@A5", case_22, Prof::A5},
-    {"c22@CPU", case_22, Prof::CPU},   {"c23@A2A3", case_23, Prof::A2A3}, {"c23@A5", case_23, Prof::A5},
-    {"c23@CPU", case_23, Prof::CPU},   {"c24@A2A3", case_24, Prof::A2A3}, {"c24@A5", case_24, Prof::A5},
-    {"c24@CPU", case_24, Prof::CPU},   {"c25@A2A3", case_25, Prof::A2A3}, {"c25@A5", case_25, Prof::A5},
-    {"c25@CPU", case_25, Prof::CPU},   {"c26@A2A3", case_26, Prof::A2A3}, {"c26@A5", case_26, Prof::A5},
-    {"c26@CPU", case_26, Prof::CPU},   {"c27@A2A3", case_27, Prof::A2A3}, {"c27@A5", case_27, Prof::A5},
-    {"c27@CPU", case_27, Prof::CPU},   {"c28@A5", case_28, Prof::A5},     {"c28@CPU", case_28, Prof::CPU},
-    {"c29@A2A3", case_29, Prof::A2A3}, {"c29@A5", case_29, Prof::A5},     {"c29@CPU", case_29, Prof::CPU},
-    {"c30@A2A3", case_30, Prof::A2A3}, {"c30@A5", case_30, Prof::A5},     {"c30@CPU", case_30, Prof::CPU},
-    {"c31@A2A3", case_31, Prof::A2A3}, {"c31@A5", case_31, Prof::A5},     {"c31@CPU", case_31, Prof::CPU},
-    {"c32@A2A3", case_32, Prof::A2A3}, {"c32@A5", case_32, Prof::A5},     {"c32@CPU", case_32, Prof::CPU},
-    {"c33@A2A3", case_33, Prof::A2A3}, {"c33@A5", case_33, Prof::A5},     {"c33@CPU", case_33, Prof::CPU},
-    {"c34@A2A3", case_34, Prof::A2A3}, {"c34@A5", case_34, Prof::A5},     {"c34@CPU", case_34, Prof::CPU},
-    {"c35@A2A3", case_35, Prof::A2A3}, {"c35@A5", case_35, Prof::A5},     {"c35@CPU", case_35, Prof::CPU},
-    {"c36@A2A3", case_36, Prof::A2A3}, {"c36@A5", case_36, Prof::A5},     {"c36@CPU", case_36, Prof::CPU},
-    {"c37@A2A3", case_37, Prof::A2A3}, {"c37@A5", case_37, Prof::A5},     {"c37@CPU", case_37, Prof::CPU},
-    {"c38@A2A3", case_38, Prof::A2A3}, {"c38@A5", case_38, Prof::A5},     {"c38@CPU", case_38, Prof::CPU},
-    {"c39@CPU", case_39, Prof::CPU},   {"c40@CPU", case_40, Prof::CPU},   {"c41@CPU", case_41, Prof::CPU},
-    {"c42@CPU", case_42, Prof::CPU},   {"c43@CPU", case_43, Prof::CPU},   {"c44@A2A3", case_44, Prof::A2A3},
-    {"c44@A5", case_44, Prof::A5},     {"c44@CPU", case_44, Prof::CPU},   {"c45@A2A3", case_45, Prof::A2A3},
-    {"c45@A5", case_45, Prof::A5},     {"c45@CPU", case_45, Prof::CPU},   {"c46@A2A3", case_46, Prof::A2A3},
-    {"c46@A5", case_46, Prof::A5},     {"c46@CPU", case_46, Prof::CPU},   {"c47@A2A3", case_47, Prof::A2A3},
-    {"c47@A5", case_47, Prof::A5},     {"c47@CPU", case_47, Prof::CPU},   {"c48@A2A3", case_48, Prof::A2A3},
-    {"c48@A5", case_48, Prof::A5},     {"c48@CPU", case_48, Prof::CPU},   {"c49@CPU", case_49, Prof::CPU},
-    {"c50@CPU", case_50, Prof::CPU},   {"c51@CPU", case_51, Prof::CPU},   {"c52@CPU", case_52, Prof::CPU},
-    {"c53@CPU", case_53, Prof::CPU},   {"c54@CPU", case_54, Prof::CPU},   {"c55@CPU", case_55, Prof::CPU},
-    {"c56@CPU", case_56, Prof::CPU},   {"c57@CPU", case_57, Prof::CPU},   {"c58@CPU", case_58, Prof::CPU},
-    {"c59@CPU", case_59, Prof::CPU},   {"c60@CPU", case_60, Prof::CPU},   {"c61@CPU", case_61, Prof::CPU},
+    {"c0@A5", case_0, Prof::A5},     {"c0@CPU", case_0, Prof::CPU},   {"c1@A5", case_1, Prof::A5},
+    {"c1@CPU", case_1, Prof::CPU},   {"c2@A5", case_2, Prof::A5},     {"c2@CPU", case_2, Prof::CPU},
+    {"c3@A5", case_3, Prof::A5},     {"c3@CPU", case_3, Prof::CPU},   {"c4@A5", case_4, Prof::A5},
+    {"c4@CPU", case_4, Prof::CPU},   {"c5@A5", case_5, Prof::A5},     {"c5@CPU", case_5, Prof::CPU},
+    {"c6@A5", case_6, Prof::A5},     {"c6@CPU", case_6, Prof::CPU},   {"c7@A5", case_7, Prof::A5},
+    {"c7@CPU", case_7, Prof::CPU},   {"c8@A5", case_8, Prof::A5},     {"c8@CPU", case_8, Prof::CPU},
+    {"c9@A5", case_9, Prof::A5},     {"c9@CPU", case_9, Prof::CPU},   {"c10@A5", case_10, Prof::A5},
+    {"c10@CPU", case_10, Prof::CPU}, {"c11@A5", case_11, Prof::A5},   {"c11@CPU", case_11, Prof::CPU},
+    {"c12@A5", case_12, Prof::A5},   {"c12@CPU", case_12, Prof::CPU}, {"c13@A5", case_13, Prof::A5},
+    {"c13@CPU", case_13, Prof::CPU}, {"c14@A5", case_14, Prof::A5},   {"c14@CPU", case_14, Prof::CPU},
+    {"c15@A5", case_15, Prof::A5},   {"c15@CPU", case_15, Prof::CPU}, {"c16@A5", case_16, Prof::A5},
+    {"c16@CPU", case_16, Prof::CPU}, {"c17@A5", case_17, Prof::A5},   {"c17@CPU", case_17, Prof::CPU},
+    {"c18@A5", case_18, Prof::A5},   {"c18@CPU", case_18, Prof::CPU}, {"c19@A5", case_19, Prof::A5},
+    {"c19@CPU", case_19, Prof::CPU}, {"c20@A5", case_20, Prof::A5},   {"c20@CPU", case_20, Prof::CPU},
+    {"c21@A5", case_21, Prof::A5},   {"c21@CPU", case_21, Prof::CPU}, {"c22@A5", case_22, Prof::A5},
+    {"c22@CPU", case_22, Prof::CPU}, {"c23@A5", case_23, Prof::A5},   {"c23@CPU", case_23, Prof::CPU},
+    {"c24@A5", case_24, Prof::A5},   {"c24@CPU", case_24, Prof::CPU}, {"c25@A5", case_25, Prof::A5},
+    {"c25@CPU", case_25, Prof::CPU}, {"c26@A5", case_26, Prof::A5},   {"c26@CPU", case_26, Prof::CPU},
+    {"c27@A5", case_27, Prof::A5},   {"c27@CPU", case_27, Prof::CPU}, {"c28@A5", case_28, Prof::A5},
+    {"c28@CPU", case_28, Prof::CPU}, {"c29@CPU", case_29, Prof::CPU}, {"c30@CPU", case_30, Prof::CPU},
+    {"c31@CPU", case_31, Prof::CPU}, {"c32@CPU", case_32, Prof::CPU}, {"c33@CPU", case_33, Prof::CPU},
+    {"c34@CPU", case_34, Prof::CPU}, {"c35@CPU", case_35, Prof::CPU}, {"c36@CPU", case_36, Prof::CPU},
+    {"c37@CPU", case_37, Prof::CPU}, {"c38@CPU", case_38, Prof::CPU}, {"c39@CPU", case_39, Prof::CPU},
+    {"c40@CPU", case_40, Prof::CPU}, {"c41@CPU", case_41, Prof::CPU}, {"c42@CPU", case_42, Prof::CPU},
+    {"c43@CPU", case_43, Prof::CPU}, {"c44@A5", case_44, Prof::A5},   {"c44@CPU", case_44, Prof::CPU},
+    {"c45@A5", case_45, Prof::A5},   {"c45@CPU", case_45, Prof::CPU}, {"c46@A5", case_46, Prof::A5},
+    {"c46@CPU", case_46, Prof::CPU}, {"c47@A5", case_47, Prof::A5},   {"c47@CPU", case_47, Prof::CPU},
+    {"c48@A5", case_48, Prof::A5},   {"c48@CPU", case_48, Prof::CPU}, {"c49@CPU", case_49, Prof::CPU},
+    {"c50@CPU", case_50, Prof::CPU}, {"c51@CPU", case_51, Prof::CPU}, {"c52@CPU", case_52, Prof::CPU},
+    {"c53@CPU", case_53, Prof::CPU}, {"c54@CPU", case_54, Prof::CPU}, {"c55@CPU", case_55, Prof::CPU},
+    {"c56@CPU", case_56, Prof::CPU}, {"c57@CPU", case_57, Prof::CPU}, {"c58@CPU", case_58, Prof::CPU},
+    {"c59@CPU", case_59, Prof::CPU}, {"c60@CPU", case_60, Prof::CPU}, {"c61@CPU", case_61, Prof::CPU},
     {"c62@CPU", case_62, Prof::CPU},
 };
 

@@ -8,15 +8,6 @@
 using namespace pto;
 
 // legal twin: every rule of the profile holds
-void legal_a2a3() {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src src;
-    profiled::TINSERT<profile_a2a3>(dst, src, uint16_t{}, uint16_t{});
-}
-
-// legal twin: every rule of the profile holds
 void legal_a5() {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -34,30 +25,9 @@ void legal_cpu() {
     profiled::TINSERT<profile_cpu>(dst, src, uint16_t{}, uint16_t{});
 }
 
-// breaks rule 00_dtype (dtype) of the A2A3 profile
-// expected-error@*:* {{TINSERT [A2A3]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, int32_t}}
-void fail_a2a3_00_dtype() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src src;
-    // expected-note@+1 {{requested here}}
-    profiled::TINSERT<profile_a2a3>(dst, src, uint16_t{}, uint16_t{});
-}
-
-// breaks rule 03_location_pairs (location_pairs) of the A2A3 profile
-// expected-error@*:* {{TINSERT [A2A3]: the tile locations of src and dst must be one of the profile's move pairs}}
-void fail_a2a3_03_location_pairs() {
-    using Tile_dst = Tile<TileType::Mat, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src src;
-    // expected-note@+1 {{requested here}}
-    profiled::TINSERT<profile_a2a3>(dst, src, uint16_t{}, uint16_t{});
-}
-
 // breaks rule 01_dtype (dtype) of the A5 profile
-// expected-error@*:* {{TINSERT [A5]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, int32_t}}
+// expected-error@*:* {{TINSERT [A5]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, int32_t, hifloat8_t}}
+// expected-error@*:* {{TINSERT [A5]: the element types of src and dst must be one of the documented tuples}}
 void fail_a5_01_dtype() {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -87,4 +57,141 @@ void fail_cpu_02_dtype() {
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TINSERT<profile_cpu>(dst, src, uint16_t{}, uint16_t{});
+}
+
+// legal twin of declaration 0: every rule of the profile holds
+void legal_a5_f0() {
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    profiled::TINSERT<profile_a5>(dst, src, uint16_t{}, uint16_t{});
+}
+
+// breaks rule 07_dtype_tuples (dtype_tuples) of the A5 profile on declaration 0
+// expected-error@*:* {{TINSERT [A5]: the element types of src and dst must be one of the documented tuples}}
+void fail_a5_07_dtype_tuples_f0() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    // expected-note@+1 {{requested here}}
+    profiled::TINSERT<profile_a5>(dst, src, uint16_t{}, uint16_t{});
+}
+
+// legal twin of declaration 1: every rule of the profile holds
+void legal_a5_f1() {
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, uint16_t{}, uint16_t{});
+}
+
+// breaks rule 07_dtype_tuples (dtype_tuples) of the A5 profile on declaration 1
+// expected-error@*:* {{TINSERT [A5]: the element types of src and dst must be one of the documented tuples}}
+void fail_a5_07_dtype_tuples_f1() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    // expected-note@+1 {{requested here}}
+    profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, uint16_t{}, uint16_t{});
+}
+
+// legal twin of declaration 2: every rule of the profile holds
+void legal_a5_f2() {
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
+        dst, src, uint16_t{}, uint16_t{});
+}
+
+// breaks rule 07_dtype_tuples (dtype_tuples) of the A5 profile on declaration 2
+// expected-error@*:* {{TINSERT [A5]: the element types of src and dst must be one of the documented tuples}}
+void fail_a5_07_dtype_tuples_f2() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    // expected-note@+1 {{requested here}}
+    profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
+        dst, src, uint16_t{}, uint16_t{});
+}
+
+// legal twin of declaration 3: every rule of the profile holds
+void legal_a5_f3() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, uint16_t{},
+                                                                               uint16_t{});
+}
+
+// breaks rule 08_dtype_tuples (dtype_tuples) of the A5 profile on declaration 3
+// expected-error@*:* {{TINSERT [A5]: the element types of src and dst must be one of the documented tuples}}
+void fail_a5_08_dtype_tuples_f3() {
+    using Tile_dst = Tile<TileType::Vec, hifloat8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    // expected-note@+1 {{requested here}}
+    profiled::TINSERT<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216, uint16_t{},
+                                                                               uint16_t{});
+}
+
+// legal twin of declaration 4: every rule of the profile holds
+void legal_a5_f4() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
+        dst, src, 1065353216, uint16_t{}, uint16_t{});
+}
+
+// breaks rule 08_dtype_tuples (dtype_tuples) of the A5 profile on declaration 4
+// expected-error@*:* {{TINSERT [A5]: the element types of src and dst must be one of the documented tuples}}
+void fail_a5_08_dtype_tuples_f4() {
+    using Tile_dst = Tile<TileType::Vec, hifloat8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    // expected-note@+1 {{requested here}}
+    profiled::TINSERT<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NoRelu>(
+        dst, src, 1065353216, uint16_t{}, uint16_t{});
+}
+
+// legal twin of declaration 6: every rule of the profile holds
+void legal_a5_f6() {
+    using Tile_dst = Tile<TileType::Mat, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    profiled::TINSERT<profile_a5, TInsertMode::SPLIT2>(dst, src, uint16_t{}, uint16_t{});
+}
+
+// breaks rule 10_location_pairs (location_pairs) of the A5 profile on declaration 6
+// expected-error@*:* {{TINSERT [A5]: the tile locations of src and dst must be one of the profile's move pairs}}
+void fail_a5_10_location_pairs_f6() {
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    // expected-note@+1 {{requested here}}
+    profiled::TINSERT<profile_a5, TInsertMode::SPLIT2>(dst, src, uint16_t{}, uint16_t{});
+}
+
+// breaks rule 11_same_dtype (same_dtype) of the A5 profile on declaration 6
+// expected-error@*:* {{TINSERT [A5]: dst and src must have the same DType}}
+void fail_a5_11_same_dtype_f6() {
+    using Tile_dst = Tile<TileType::Mat, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    // expected-note@+1 {{requested here}}
+    profiled::TINSERT<profile_a5, TInsertMode::SPLIT2>(dst, src, uint16_t{}, uint16_t{});
 }

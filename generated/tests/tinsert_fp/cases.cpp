@@ -18,7 +18,7 @@ using namespace pto;
 namespace {
 
 // The profile whose rules a case runs under (a case id's `@PROFILE`).
-enum class Prof { A2A3, A5, CPU };
+enum class Prof { CPU };
 
 std::string data_dir;
 
@@ -80,17 +80,7 @@ void case_0([[maybe_unused]] Prof profile) {
     load("c0_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c0_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT_FP<profile_a2a3>(dst, src, fp, 8, 16);
-        break;
-    case Prof::A5:
-        profiled::TINSERT_FP<profile_a5>(dst, src, fp, 8, 16);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 8, 16);
-        break;
-    }
+    profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 8, 16);
     store("c0_dst.out", dst.data(), 1024);
 }
 
@@ -112,17 +102,7 @@ void case_1([[maybe_unused]] Prof profile) {
     load("c1_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c1_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT_FP<profile_a2a3>(dst, src, fp, 3, 5);
-        break;
-    case Prof::A5:
-        profiled::TINSERT_FP<profile_a5>(dst, src, fp, 3, 5);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 3, 5);
-        break;
-    }
+    profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 3, 5);
     store("c1_dst.out", dst.data(), 1024);
 }
 
@@ -144,17 +124,7 @@ void case_2([[maybe_unused]] Prof profile) {
     load("c2_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c2_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT_FP<profile_a2a3>(dst, src, fp, 0, 0);
-        break;
-    case Prof::A5:
-        profiled::TINSERT_FP<profile_a5>(dst, src, fp, 0, 0);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 0, 0);
-        break;
-    }
+    profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 0, 0);
     store("c2_dst.out", dst.data(), 512);
 }
 
@@ -176,17 +146,7 @@ void case_3([[maybe_unused]] Prof profile) {
     load("c3_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c3_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT_FP<profile_a2a3>(dst, src, fp, 16, 0);
-        break;
-    case Prof::A5:
-        profiled::TINSERT_FP<profile_a5>(dst, src, fp, 16, 0);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 16, 0);
-        break;
-    }
+    profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 16, 0);
     store("c3_dst.out", dst.data(), 2048);
 }
 
@@ -208,17 +168,7 @@ void case_4([[maybe_unused]] Prof profile) {
     load("c4_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c4_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT_FP<profile_a2a3>(dst, src, fp, 0, 32);
-        break;
-    case Prof::A5:
-        profiled::TINSERT_FP<profile_a5>(dst, src, fp, 0, 32);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 0, 32);
-        break;
-    }
+    profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 0, 32);
     store("c4_dst.out", dst.data(), 2048);
 }
 
@@ -240,17 +190,7 @@ void case_5([[maybe_unused]] Prof profile) {
     load("c5_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c5_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT_FP<profile_a2a3>(dst, src, fp, 32, 0);
-        break;
-    case Prof::A5:
-        profiled::TINSERT_FP<profile_a5>(dst, src, fp, 32, 0);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 32, 0);
-        break;
-    }
+    profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 32, 0);
     store("c5_dst.out", dst.data(), 4096);
 }
 
@@ -272,21 +212,11 @@ void case_6([[maybe_unused]] Prof profile) {
     load("c6_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c6_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT_FP<profile_a2a3>(dst, src, fp, 0, 32);
-        break;
-    case Prof::A5:
-        profiled::TINSERT_FP<profile_a5>(dst, src, fp, 0, 32);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 0, 32);
-        break;
-    }
+    profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 0, 32);
     store("c6_dst.out", dst.data(), 4096);
 }
 
-// case 7 (half_cube_1): Acc NZ to Vec row-major, 32x32 at (16, 32), valid 30x27
+// case 7 (half_cube): Acc NZ to Vec row-major, 32x32 at (16, 32), valid 30x27
 void case_7([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 64, 64, BLayout::RowMajor, 60, 63>;
     Tile_dst dst;
@@ -304,16 +234,7 @@ void case_7([[maybe_unused]] Prof profile) {
     load("c7_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c7_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A5:
-        profiled::TINSERT_FP<profile_a5>(dst, src, fp, 16, 32);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 16, 32);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
+    profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 16, 32);
     store("c7_dst.out", dst.data(), 4096);
 }
 
@@ -335,17 +256,7 @@ void case_8([[maybe_unused]] Prof profile) {
     load("c8_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c8_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT_FP<profile_a2a3>(dst, src, fp, 8, 16);
-        break;
-    case Prof::A5:
-        profiled::TINSERT_FP<profile_a5>(dst, src, fp, 8, 16);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 8, 16);
-        break;
-    }
+    profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 8, 16);
     store("c8_dst.out", dst.data(), 1024);
 }
 
@@ -367,17 +278,7 @@ void case_9([[maybe_unused]] Prof profile) {
     load("c9_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c9_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT_FP<profile_a2a3>(dst, src, fp, 3, 5);
-        break;
-    case Prof::A5:
-        profiled::TINSERT_FP<profile_a5>(dst, src, fp, 3, 5);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 3, 5);
-        break;
-    }
+    profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 3, 5);
     store("c9_dst.out", dst.data(), 1024);
 }
 
@@ -399,17 +300,7 @@ void case_10([[maybe_unused]] Prof profile) {
     load("c10_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c10_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT_FP<profile_a2a3>(dst, src, fp, 0, 0);
-        break;
-    case Prof::A5:
-        profiled::TINSERT_FP<profile_a5>(dst, src, fp, 0, 0);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 0, 0);
-        break;
-    }
+    profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 0, 0);
     store("c10_dst.out", dst.data(), 512);
 }
 
@@ -431,17 +322,7 @@ void case_11([[maybe_unused]] Prof profile) {
     load("c11_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c11_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT_FP<profile_a2a3>(dst, src, fp, 16, 0);
-        break;
-    case Prof::A5:
-        profiled::TINSERT_FP<profile_a5>(dst, src, fp, 16, 0);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 16, 0);
-        break;
-    }
+    profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 16, 0);
     store("c11_dst.out", dst.data(), 2048);
 }
 
@@ -463,17 +344,7 @@ void case_12([[maybe_unused]] Prof profile) {
     load("c12_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c12_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT_FP<profile_a2a3>(dst, src, fp, 0, 32);
-        break;
-    case Prof::A5:
-        profiled::TINSERT_FP<profile_a5>(dst, src, fp, 0, 32);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 0, 32);
-        break;
-    }
+    profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 0, 32);
     store("c12_dst.out", dst.data(), 2048);
 }
 
@@ -495,17 +366,7 @@ void case_13([[maybe_unused]] Prof profile) {
     load("c13_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c13_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT_FP<profile_a2a3>(dst, src, fp, 8, 16);
-        break;
-    case Prof::A5:
-        profiled::TINSERT_FP<profile_a5>(dst, src, fp, 8, 16);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 8, 16);
-        break;
-    }
+    profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 8, 16);
     store("c13_dst.out", dst.data(), 1024);
 }
 
@@ -527,17 +388,7 @@ void case_14([[maybe_unused]] Prof profile) {
     load("c14_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c14_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT_FP<profile_a2a3>(dst, src, fp, 3, 5);
-        break;
-    case Prof::A5:
-        profiled::TINSERT_FP<profile_a5>(dst, src, fp, 3, 5);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 3, 5);
-        break;
-    }
+    profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 3, 5);
     store("c14_dst.out", dst.data(), 1024);
 }
 
@@ -559,17 +410,7 @@ void case_15([[maybe_unused]] Prof profile) {
     load("c15_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c15_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT_FP<profile_a2a3>(dst, src, fp, 0, 0);
-        break;
-    case Prof::A5:
-        profiled::TINSERT_FP<profile_a5>(dst, src, fp, 0, 0);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 0, 0);
-        break;
-    }
+    profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 0, 0);
     store("c15_dst.out", dst.data(), 512);
 }
 
@@ -591,17 +432,7 @@ void case_16([[maybe_unused]] Prof profile) {
     load("c16_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c16_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT_FP<profile_a2a3>(dst, src, fp, 16, 0);
-        break;
-    case Prof::A5:
-        profiled::TINSERT_FP<profile_a5>(dst, src, fp, 16, 0);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 16, 0);
-        break;
-    }
+    profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 16, 0);
     store("c16_dst.out", dst.data(), 2048);
 }
 
@@ -623,17 +454,7 @@ void case_17([[maybe_unused]] Prof profile) {
     load("c17_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c17_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT_FP<profile_a2a3>(dst, src, fp, 0, 32);
-        break;
-    case Prof::A5:
-        profiled::TINSERT_FP<profile_a5>(dst, src, fp, 0, 32);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 0, 32);
-        break;
-    }
+    profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 0, 32);
     store("c17_dst.out", dst.data(), 2048);
 }
 
@@ -655,17 +476,7 @@ void case_18([[maybe_unused]] Prof profile) {
     load("c18_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c18_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT_FP<profile_a2a3>(dst, src, fp, 32, 0);
-        break;
-    case Prof::A5:
-        profiled::TINSERT_FP<profile_a5>(dst, src, fp, 32, 0);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 32, 0);
-        break;
-    }
+    profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 32, 0);
     store("c18_dst.out", dst.data(), 4096);
 }
 
@@ -687,21 +498,11 @@ void case_19([[maybe_unused]] Prof profile) {
     load("c19_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c19_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT_FP<profile_a2a3>(dst, src, fp, 0, 32);
-        break;
-    case Prof::A5:
-        profiled::TINSERT_FP<profile_a5>(dst, src, fp, 0, 32);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 0, 32);
-        break;
-    }
+    profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 0, 32);
     store("c19_dst.out", dst.data(), 4096);
 }
 
-// case 20 (float_cube_1): Acc NZ to Vec row-major, 32x32 at (16, 32), valid 30x27
+// case 20 (float_cube): Acc NZ to Vec row-major, 32x32 at (16, 32), valid 30x27
 void case_20([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 64, 64, BLayout::RowMajor, 60, 63>;
     Tile_dst dst;
@@ -719,16 +520,7 @@ void case_20([[maybe_unused]] Prof profile) {
     load("c20_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c20_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A5:
-        profiled::TINSERT_FP<profile_a5>(dst, src, fp, 16, 32);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 16, 32);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
+    profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 16, 32);
     store("c20_dst.out", dst.data(), 4096);
 }
 
@@ -750,17 +542,7 @@ void case_21([[maybe_unused]] Prof profile) {
     load("c21_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c21_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT_FP<profile_a2a3>(dst, src, fp, 8, 16);
-        break;
-    case Prof::A5:
-        profiled::TINSERT_FP<profile_a5>(dst, src, fp, 8, 16);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 8, 16);
-        break;
-    }
+    profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 8, 16);
     store("c21_dst.out", dst.data(), 1024);
 }
 
@@ -782,17 +564,7 @@ void case_22([[maybe_unused]] Prof profile) {
     load("c22_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c22_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT_FP<profile_a2a3>(dst, src, fp, 3, 5);
-        break;
-    case Prof::A5:
-        profiled::TINSERT_FP<profile_a5>(dst, src, fp, 3, 5);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 3, 5);
-        break;
-    }
+    profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 3, 5);
     store("c22_dst.out", dst.data(), 1024);
 }
 
@@ -814,17 +586,7 @@ void case_23([[maybe_unused]] Prof profile) {
     load("c23_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c23_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT_FP<profile_a2a3>(dst, src, fp, 0, 0);
-        break;
-    case Prof::A5:
-        profiled::TINSERT_FP<profile_a5>(dst, src, fp, 0, 0);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 0, 0);
-        break;
-    }
+    profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 0, 0);
     store("c23_dst.out", dst.data(), 1024);
 }
 
@@ -846,17 +608,7 @@ void case_24([[maybe_unused]] Prof profile) {
     load("c24_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c24_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT_FP<profile_a2a3>(dst, src, fp, 16, 0);
-        break;
-    case Prof::A5:
-        profiled::TINSERT_FP<profile_a5>(dst, src, fp, 16, 0);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 16, 0);
-        break;
-    }
+    profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 16, 0);
     store("c24_dst.out", dst.data(), 2048);
 }
 
@@ -878,17 +630,7 @@ void case_25([[maybe_unused]] Prof profile) {
     load("c25_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c25_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT_FP<profile_a2a3>(dst, src, fp, 0, 32);
-        break;
-    case Prof::A5:
-        profiled::TINSERT_FP<profile_a5>(dst, src, fp, 0, 32);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 0, 32);
-        break;
-    }
+    profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 0, 32);
     store("c25_dst.out", dst.data(), 2048);
 }
 
@@ -910,17 +652,7 @@ void case_26([[maybe_unused]] Prof profile) {
     load("c26_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c26_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT_FP<profile_a2a3>(dst, src, fp, 32, 0);
-        break;
-    case Prof::A5:
-        profiled::TINSERT_FP<profile_a5>(dst, src, fp, 32, 0);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 32, 0);
-        break;
-    }
+    profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 32, 0);
     store("c26_dst.out", dst.data(), 4096);
 }
 
@@ -942,21 +674,11 @@ void case_27([[maybe_unused]] Prof profile) {
     load("c27_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c27_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT_FP<profile_a2a3>(dst, src, fp, 0, 32);
-        break;
-    case Prof::A5:
-        profiled::TINSERT_FP<profile_a5>(dst, src, fp, 0, 32);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 0, 32);
-        break;
-    }
+    profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 0, 32);
     store("c27_dst.out", dst.data(), 4096);
 }
 
-// case 28 (int8_t_cube_1): Acc NZ to Vec row-major, 32x32 at (16, 32), valid 30x27
+// case 28 (int8_t_cube): Acc NZ to Vec row-major, 32x32 at (16, 32), valid 30x27
 void case_28([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int8_t, 64, 64, BLayout::RowMajor, 60, 63>;
     Tile_dst dst;
@@ -974,16 +696,7 @@ void case_28([[maybe_unused]] Prof profile) {
     load("c28_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c28_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A5:
-        profiled::TINSERT_FP<profile_a5>(dst, src, fp, 16, 32);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 16, 32);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
+    profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 16, 32);
     store("c28_dst.out", dst.data(), 4096);
 }
 
@@ -1005,16 +718,7 @@ void case_29([[maybe_unused]] Prof profile) {
     load("c29_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c29_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT_FP<profile_a2a3>(dst, src, fp, 8, 16);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 8, 16);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
+    profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 8, 16);
     store("c29_dst.out", dst.data(), 1024);
 }
 
@@ -1036,16 +740,7 @@ void case_30([[maybe_unused]] Prof profile) {
     load("c30_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c30_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT_FP<profile_a2a3>(dst, src, fp, 3, 5);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 3, 5);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
+    profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 3, 5);
     store("c30_dst.out", dst.data(), 1024);
 }
 
@@ -1067,16 +762,7 @@ void case_31([[maybe_unused]] Prof profile) {
     load("c31_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c31_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT_FP<profile_a2a3>(dst, src, fp, 0, 0);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 0, 0);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
+    profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 0, 0);
     store("c31_dst.out", dst.data(), 1024);
 }
 
@@ -1098,16 +784,7 @@ void case_32([[maybe_unused]] Prof profile) {
     load("c32_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c32_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT_FP<profile_a2a3>(dst, src, fp, 16, 0);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 16, 0);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
+    profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 16, 0);
     store("c32_dst.out", dst.data(), 2048);
 }
 
@@ -1129,16 +806,7 @@ void case_33([[maybe_unused]] Prof profile) {
     load("c33_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c33_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT_FP<profile_a2a3>(dst, src, fp, 0, 32);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 0, 32);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
+    profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 0, 32);
     store("c33_dst.out", dst.data(), 2048);
 }
 
@@ -1160,16 +828,7 @@ void case_34([[maybe_unused]] Prof profile) {
     load("c34_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c34_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT_FP<profile_a2a3>(dst, src, fp, 8, 16);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 8, 16);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
+    profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 8, 16);
     store("c34_dst.out", dst.data(), 1024);
 }
 
@@ -1191,16 +850,7 @@ void case_35([[maybe_unused]] Prof profile) {
     load("c35_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c35_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT_FP<profile_a2a3>(dst, src, fp, 3, 5);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 3, 5);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
+    profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 3, 5);
     store("c35_dst.out", dst.data(), 1024);
 }
 
@@ -1222,16 +872,7 @@ void case_36([[maybe_unused]] Prof profile) {
     load("c36_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c36_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT_FP<profile_a2a3>(dst, src, fp, 0, 0);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 0, 0);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
+    profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 0, 0);
     store("c36_dst.out", dst.data(), 512);
 }
 
@@ -1253,16 +894,7 @@ void case_37([[maybe_unused]] Prof profile) {
     load("c37_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c37_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT_FP<profile_a2a3>(dst, src, fp, 16, 0);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 16, 0);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
+    profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 16, 0);
     store("c37_dst.out", dst.data(), 2048);
 }
 
@@ -1284,16 +916,7 @@ void case_38([[maybe_unused]] Prof profile) {
     load("c38_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c38_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT_FP<profile_a2a3>(dst, src, fp, 0, 32);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 0, 32);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
+    profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 0, 32);
     store("c38_dst.out", dst.data(), 2048);
 }
 
@@ -1425,16 +1048,7 @@ void case_44([[maybe_unused]] Prof profile) {
     load("c44_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c44_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT_FP<profile_a2a3>(dst, src, fp, 8, 16);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 8, 16);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
+    profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 8, 16);
     store("c44_dst.out", dst.data(), 1024);
 }
 
@@ -1456,16 +1070,7 @@ void case_45([[maybe_unused]] Prof profile) {
     load("c45_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c45_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT_FP<profile_a2a3>(dst, src, fp, 3, 5);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 3, 5);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
+    profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 3, 5);
     store("c45_dst.out", dst.data(), 1024);
 }
 
@@ -1487,16 +1092,7 @@ void case_46([[maybe_unused]] Prof profile) {
     load("c46_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c46_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT_FP<profile_a2a3>(dst, src, fp, 0, 0);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 0, 0);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
+    profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 0, 0);
     store("c46_dst.out", dst.data(), 512);
 }
 
@@ -1518,16 +1114,7 @@ void case_47([[maybe_unused]] Prof profile) {
     load("c47_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c47_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT_FP<profile_a2a3>(dst, src, fp, 16, 0);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 16, 0);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
+    profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 16, 0);
     store("c47_dst.out", dst.data(), 2048);
 }
 
@@ -1549,16 +1136,7 @@ void case_48([[maybe_unused]] Prof profile) {
     load("c48_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c48_index_col.bin", &index_col_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TINSERT_FP<profile_a2a3>(dst, src, fp, 0, 32);
-        break;
-    case Prof::CPU:
-        profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 0, 32);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
+    profiled::TINSERT_FP<profile_cpu>(dst, src, fp, 0, 32);
     store("c48_dst.out", dst.data(), 2048);
 }
 
@@ -2317,57 +1895,34 @@ struct Entry {
 };
 
 const Entry entries[] = {
-    {"c0@A2A3", case_0, Prof::A2A3},   {"c0@A5", case_0, Prof::A5},       {"c0@CPU", case_0, Prof::CPU},
-    {"c1@A2A3", case_1, Prof::A2A3},   {"c1@A5", case_1, Prof::A5},       {"c1@CPU", case_1, Prof::CPU},
-    {"c2@A2A3", case_2, Prof::A2A3},   {"c2@A5", case_2, Prof::A5},       {"c2@CPU", case_2, Prof::CPU},
-    {"c3@A2A3", case_3, Prof::A2A3},   {"c3@A5", case_3, Prof::A5},       {"c3@CPU", case_3, Prof::CPU},
-    {"c4@A2A3", case_4, Prof::A2A3},   {"c4@A5", case_4, Prof::A5},       {"c4@CPU", case_4, Prof::CPU},
-    {"c5@A2A3", case_5, Prof::A2A3},   {"c5@A5", case_5, Prof::A5},       {"c5@CPU", case_5, Prof::CPU},
-    {"c6@A2A3", case_6, Prof::A2A3},   {"c6@A5", case_6, Prof::A5},       {"c6@CPU", case_6, Prof::CPU},
-    {"c7@A5", case_7, Prof::A5},       {"c7@CPU", case_7, Prof::CPU},     {"c8@A2A3", case_8, Prof::A2A3},
-    {"c8@A5", case_8, Prof::A5},       {"c8@CPU", case_8, Prof::CPU},     {"c9@A2A3", case_9, Prof::A2A3},
-    {"c9@A5", case_9, Prof::A5},       {"c9@CPU", case_9, Prof::CPU},     {"c10@A2A3", case_10, Prof::A2A3},
-    {"c10@A5", case_10, Prof::A5},     {"c10@CPU", case_10, Prof::CPU},   {"c11@A2A3", case_11, Prof::A2A3},
-    {"c11@A5", case_11, Prof::A5},     {"c11@CPU", case_11, Prof::CPU},   {"c12@A2A3", case_12, Prof::A2A3},
-    {"c12@A5", case_12, Prof::A5},     {"c12@CPU", case_12, Prof::CPU},   {"c13@A2A3", case_13, Prof::A2A3},
-    {"c13@A5", case_13, Prof::A5},     {"c13@CPU", case_13, Prof::CPU},   {"c14@A2A3", case_14, Prof::A2A3},
-    {"c14@A5", case_14, Prof::A5},     {"c14@CPU", case_14, Prof::CPU},   {"c15@A2A3", case_15, Prof::A2A3},
-    {"c15@A5", case_15, Prof::A5},     {"c15@CPU", case_15, Prof::CPU},   {"c16@A2A3", case_16, Prof::A2A3},
-    {"c16@A5", case_16, Prof::A5},     {"c16@CPU", case_16, Prof::CPU},   {"c17@A2A3", case_17, Prof::A2A3},
-    {"c17@A5", case_17, Prof::A5},     {"c17@CPU", case_17, Prof::CPU},   {"c18@A2A3", case_18, Prof::A2A3},
-    {"c18@A5", case_18, Prof::A5},     {"c18@CPU", case_18, Prof::CPU},   {"c19@A2A3", case_19, Prof::A2A3},
-    {"c19@A5", case_19, Prof::A5},     {"c19@CPU", case_19, Prof::CPU},   {"c20@A5", case_20, Prof::A5},
-    {"c20@CPU", case_20, Prof::CPU},   {"c21@A2A3", case_21, Prof::A2A3}, {"c21@A5", case_21, Prof::A5},
-    {"c21@CPU", case_21, Prof::CPU},   {"c22@A2A3", case_22, Prof::A2A3}, {"c22@A5", case_22, Prof::A5},
-    {"c22@CPU", case_22, Prof::CPU},   {"c23@A2A3", case_23, Prof::A2A3}, {"c23@A5", case_23, Prof::A5},
-    {"c23@CPU", case_23, Prof::CPU},   {"c24@A2A3", case_24, Prof::A2A3}, {"c24@A5", case_24, Prof::A5},
-    {"c24@CPU", case_24, Prof::CPU},   {"c25@A2A3", case_25, Prof::A2A3}, {"c25@A5", case_25, Prof::A5},
-    {"c25@CPU", case_25, Prof::CPU},   {"c26@A2A3", case_26, Prof::A2A3}, {"c26@A5", case_26, Prof::A5},
-    {"c26@CPU", case_26, Prof::CPU},   {"c27@A2A3", case_27, Prof::A2A3}, {"c27@A5", case_27, Prof::A5},
-    {"c27@CPU", case_27, Prof::CPU},   {"c28@A5", case_28, Prof::A5},     {"c28@CPU", case_28, Prof::CPU},
-    {"c29@A2A3", case_29, Prof::A2A3}, {"c29@CPU", case_29, Prof::CPU},   {"c30@A2A3", case_30, Prof::A2A3},
-    {"c30@CPU", case_30, Prof::CPU},   {"c31@A2A3", case_31, Prof::A2A3}, {"c31@CPU", case_31, Prof::CPU},
-    {"c32@A2A3", case_32, Prof::A2A3}, {"c32@CPU", case_32, Prof::CPU},   {"c33@A2A3", case_33, Prof::A2A3},
-    {"c33@CPU", case_33, Prof::CPU},   {"c34@A2A3", case_34, Prof::A2A3}, {"c34@CPU", case_34, Prof::CPU},
-    {"c35@A2A3", case_35, Prof::A2A3}, {"c35@CPU", case_35, Prof::CPU},   {"c36@A2A3", case_36, Prof::A2A3},
-    {"c36@CPU", case_36, Prof::CPU},   {"c37@A2A3", case_37, Prof::A2A3}, {"c37@CPU", case_37, Prof::CPU},
-    {"c38@A2A3", case_38, Prof::A2A3}, {"c38@CPU", case_38, Prof::CPU},   {"c39@CPU", case_39, Prof::CPU},
-    {"c40@CPU", case_40, Prof::CPU},   {"c41@CPU", case_41, Prof::CPU},   {"c42@CPU", case_42, Prof::CPU},
-    {"c43@CPU", case_43, Prof::CPU},   {"c44@A2A3", case_44, Prof::A2A3}, {"c44@CPU", case_44, Prof::CPU},
-    {"c45@A2A3", case_45, Prof::A2A3}, {"c45@CPU", case_45, Prof::CPU},   {"c46@A2A3", case_46, Prof::A2A3},
-    {"c46@CPU", case_46, Prof::CPU},   {"c47@A2A3", case_47, Prof::A2A3}, {"c47@CPU", case_47, Prof::CPU},
-    {"c48@A2A3", case_48, Prof::A2A3}, {"c48@CPU", case_48, Prof::CPU},   {"c49@CPU", case_49, Prof::CPU},
-    {"c50@CPU", case_50, Prof::CPU},   {"c51@CPU", case_51, Prof::CPU},   {"c52@CPU", case_52, Prof::CPU},
-    {"c53@CPU", case_53, Prof::CPU},   {"c54@CPU", case_54, Prof::CPU},   {"c55@CPU", case_55, Prof::CPU},
-    {"c56@CPU", case_56, Prof::CPU},   {"c57@CPU", case_57, Prof::CPU},   {"c58@CPU", case_58, Prof::CPU},
-    {"c59@CPU", case_59, Prof::CPU},   {"c60@CPU", case_60, Prof::CPU},   {"c61@CPU", case_61, Prof::CPU},
-    {"c62@CPU", case_62, Prof::CPU},   {"c63@CPU", case_63, Prof::CPU},   {"c64@CPU", case_64, Prof::CPU},
-    {"c65@CPU", case_65, Prof::CPU},   {"c66@CPU", case_66, Prof::CPU},   {"c67@CPU", case_67, Prof::CPU},
-    {"c68@CPU", case_68, Prof::CPU},   {"c69@CPU", case_69, Prof::CPU},   {"c70@CPU", case_70, Prof::CPU},
-    {"c71@CPU", case_71, Prof::CPU},   {"c72@CPU", case_72, Prof::CPU},   {"c73@CPU", case_73, Prof::CPU},
-    {"c74@CPU", case_74, Prof::CPU},   {"c75@CPU", case_75, Prof::CPU},   {"c76@CPU", case_76, Prof::CPU},
-    {"c77@CPU", case_77, Prof::CPU},   {"c78@CPU", case_78, Prof::CPU},   {"c79@CPU", case_79, Prof::CPU},
-    {"c80@CPU", case_80, Prof::CPU},   {"c81@CPU", case_81, Prof::CPU},   {"c82@CPU", case_82, Prof::CPU},
+    {"c0@CPU", case_0, Prof::CPU},   {"c1@CPU", case_1, Prof::CPU},   {"c2@CPU", case_2, Prof::CPU},
+    {"c3@CPU", case_3, Prof::CPU},   {"c4@CPU", case_4, Prof::CPU},   {"c5@CPU", case_5, Prof::CPU},
+    {"c6@CPU", case_6, Prof::CPU},   {"c7@CPU", case_7, Prof::CPU},   {"c8@CPU", case_8, Prof::CPU},
+    {"c9@CPU", case_9, Prof::CPU},   {"c10@CPU", case_10, Prof::CPU}, {"c11@CPU", case_11, Prof::CPU},
+    {"c12@CPU", case_12, Prof::CPU}, {"c13@CPU", case_13, Prof::CPU}, {"c14@CPU", case_14, Prof::CPU},
+    {"c15@CPU", case_15, Prof::CPU}, {"c16@CPU", case_16, Prof::CPU}, {"c17@CPU", case_17, Prof::CPU},
+    {"c18@CPU", case_18, Prof::CPU}, {"c19@CPU", case_19, Prof::CPU}, {"c20@CPU", case_20, Prof::CPU},
+    {"c21@CPU", case_21, Prof::CPU}, {"c22@CPU", case_22, Prof::CPU}, {"c23@CPU", case_23, Prof::CPU},
+    {"c24@CPU", case_24, Prof::CPU}, {"c25@CPU", case_25, Prof::CPU}, {"c26@CPU", case_26, Prof::CPU},
+    {"c27@CPU", case_27, Prof::CPU}, {"c28@CPU", case_28, Prof::CPU}, {"c29@CPU", case_29, Prof::CPU},
+    {"c30@CPU", case_30, Prof::CPU}, {"c31@CPU", case_31, Prof::CPU}, {"c32@CPU", case_32, Prof::CPU},
+    {"c33@CPU", case_33, Prof::CPU}, {"c34@CPU", case_34, Prof::CPU}, {"c35@CPU", case_35, Prof::CPU},
+    {"c36@CPU", case_36, Prof::CPU}, {"c37@CPU", case_37, Prof::CPU}, {"c38@CPU", case_38, Prof::CPU},
+    {"c39@CPU", case_39, Prof::CPU}, {"c40@CPU", case_40, Prof::CPU}, {"c41@CPU", case_41, Prof::CPU},
+    {"c42@CPU", case_42, Prof::CPU}, {"c43@CPU", case_43, Prof::CPU}, {"c44@CPU", case_44, Prof::CPU},
+    {"c45@CPU", case_45, Prof::CPU}, {"c46@CPU", case_46, Prof::CPU}, {"c47@CPU", case_47, Prof::CPU},
+    {"c48@CPU", case_48, Prof::CPU}, {"c49@CPU", case_49, Prof::CPU}, {"c50@CPU", case_50, Prof::CPU},
+    {"c51@CPU", case_51, Prof::CPU}, {"c52@CPU", case_52, Prof::CPU}, {"c53@CPU", case_53, Prof::CPU},
+    {"c54@CPU", case_54, Prof::CPU}, {"c55@CPU", case_55, Prof::CPU}, {"c56@CPU", case_56, Prof::CPU},
+    {"c57@CPU", case_57, Prof::CPU}, {"c58@CPU", case_58, Prof::CPU}, {"c59@CPU", case_59, Prof::CPU},
+    {"c60@CPU", case_60, Prof::CPU}, {"c61@CPU", case_61, Prof::CPU}, {"c62@CPU", case_62, Prof::CPU},
+    {"c63@CPU", case_63, Prof::CPU}, {"c64@CPU", case_64, Prof::CPU}, {"c65@CPU", case_65, Prof::CPU},
+    {"c66@CPU", case_66, Prof::CPU}, {"c67@CPU", case_67, Prof::CPU}, {"c68@CPU", case_68, Prof::CPU},
+    {"c69@CPU", case_69, Prof::CPU}, {"c70@CPU", case_70, Prof::CPU}, {"c71@CPU", case_71, Prof::CPU},
+    {"c72@CPU", case_72, Prof::CPU}, {"c73@CPU", case_73, Prof::CPU}, {"c74@CPU", case_74, Prof::CPU},
+    {"c75@CPU", case_75, Prof::CPU}, {"c76@CPU", case_76, Prof::CPU}, {"c77@CPU", case_77, Prof::CPU},
+    {"c78@CPU", case_78, Prof::CPU}, {"c79@CPU", case_79, Prof::CPU}, {"c80@CPU", case_80, Prof::CPU},
+    {"c81@CPU", case_81, Prof::CPU}, {"c82@CPU", case_82, Prof::CPU},
 };
 
 } // namespace

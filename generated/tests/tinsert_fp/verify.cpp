@@ -11,7 +11,7 @@ using namespace pto;
 void legal_a2a3() {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     using Tile_fp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_fp fp;
@@ -22,7 +22,7 @@ void legal_a2a3() {
 void legal_a5() {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     using Tile_fp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_fp fp;
@@ -42,6 +42,7 @@ void legal_cpu() {
 
 // breaks rule 00_dtype (dtype) of the A2A3 profile
 // expected-error@*:* {{TINSERT_FP [A2A3]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, int32_t}}
+// expected-error@*:* {{TINSERT_FP [A2A3]: the element types of src and dst must be one of the documented tuples}}
 void fail_a2a3_00_dtype() {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -58,7 +59,20 @@ void fail_a2a3_00_dtype() {
 void fail_a2a3_03_location_pairs() {
     using Tile_dst = Tile<TileType::Mat, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    using Tile_fp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_fp fp;
+    // expected-note@+1 {{requested here}}
+    profiled::TINSERT_FP<profile_a2a3>(dst, src, fp, uint16_t{}, uint16_t{});
+}
+
+// breaks rule 05_dtype_tuples (dtype_tuples) of the A2A3 profile
+// expected-error@*:* {{TINSERT_FP [A2A3]: the element types of src and dst must be one of the documented tuples}}
+void fail_a2a3_05_dtype_tuples() {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     using Tile_fp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_fp fp;
@@ -67,13 +81,14 @@ void fail_a2a3_03_location_pairs() {
 }
 
 // breaks rule 01_dtype (dtype) of the A5 profile
-// expected-error@*:* {{TINSERT_FP [A5]: DType must be one of: half, bfloat16_t, float, int8_t}}
+// expected-error@*:* {{TINSERT_FP [A5]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int32_t, hifloat8_t}}
+// expected-error@*:* {{TINSERT_FP [A5]: the element types of src and dst must be one of the documented tuples}}
 void fail_a5_01_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    using Tile_fp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_fp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_fp fp;
     // expected-note@+1 {{requested here}}
     profiled::TINSERT_FP<profile_a5>(dst, src, fp, uint16_t{}, uint16_t{});
@@ -84,7 +99,20 @@ void fail_a5_01_dtype() {
 void fail_a5_04_location_pairs() {
     using Tile_dst = Tile<TileType::Acc, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    using Tile_fp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_fp fp;
+    // expected-note@+1 {{requested here}}
+    profiled::TINSERT_FP<profile_a5>(dst, src, fp, uint16_t{}, uint16_t{});
+}
+
+// breaks rule 06_dtype_tuples (dtype_tuples) of the A5 profile
+// expected-error@*:* {{TINSERT_FP [A5]: the element types of src and dst must be one of the documented tuples}}
+void fail_a5_06_dtype_tuples() {
+    using Tile_dst = Tile<TileType::Vec, hifloat8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     using Tile_fp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_fp fp;

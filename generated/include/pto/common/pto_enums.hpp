@@ -78,6 +78,8 @@ enum class AccPhase : uint8_t { Unspecified = 0, Unknown = 0, Partial = 2, Final
 
 enum class AccToVecMode : uint8_t { SingleModeVec0, SingleModeVec1, DualModeSplitM, DualModeSplitN };
 
+enum class TInsertMode : uint8_t { SPLIT2 = 2, SPLIT4 = 3 };
+
 enum class TFillPadMode : uint8_t { Normal, InPlace, Expand };
 
 enum class SaturationMode : uint8_t { ON, OFF };

@@ -139,6 +139,12 @@ PTO_INTERNAL void TINSERT_IMPL([[maybe_unused]] DstTileData& dst, [[maybe_unused
     cpu::TINSERT_impl(dst, src, fp, reluMode, indexRow, indexCol);
 }
 
+template <TInsertMode mode, typename DstTileData, typename SrcTileData>
+PTO_INTERNAL void TINSERT_IMPL([[maybe_unused]] DstTileData& dst, [[maybe_unused]] SrcTileData& src,
+                               [[maybe_unused]] uint16_t indexRow, [[maybe_unused]] uint16_t indexCol) {
+    cpu::TINSERT_impl(dst, src, ReluPreMode::NoRelu, indexRow, indexCol);
+}
+
 template <typename DstTileData, typename SrcTileData, typename FpTileData, ReluPreMode reluMode>
 PTO_INTERNAL void TINSERT_IMPL([[maybe_unused]] DstTileData& dst, [[maybe_unused]] SrcTileData& src,
                                [[maybe_unused]] FpTileData& fp, [[maybe_unused]] uint16_t indexRow,

@@ -1,0 +1,97 @@
+"""`valid_multiple`: a tile's valid rows or columns are a multiple of a count when the op runs, e.g.
+TINTERLEAVE's even valid columns on A5 (the interleaved stream splits at a pair boundary). Checked in
+the simulator (valid shapes may be dynamic)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
+
+from pydantic import Field
+
+from ..spec.fields import Name
+from .base import PageContext, PageLine, RuleBase, _with_note
+
+if TYPE_CHECKING:
+    from ..rule_api import RuleLowering as RuleView
+    from ..rule_api import RuleOp as OpView
+    from ..rule_api import TileDecl
+
+
+class ValidMultipleRule(RuleBase):
+    """`operand`'s valid `extent` is a multiple of `multiple`."""
+
+    kind: Literal["valid_multiple"] = "valid_multiple"
+    operand: Name
+    extent: Literal["rows", "cols"]
+    multiple: Annotated[int, Field(ge=2, le=1 << 16)]
+    stage: ClassVar[Literal["static", "runtime"]] = "runtime"
+    page_prefixes: ClassVar[tuple[str, ...]] = ("runtime multiple:",)
+
+    @property
+    def rule_operands(self) -> list[str]:
+        return [self.operand]
+
+    def _value(self) -> str:
+        return f"{self.operand}.{'GetValidRow' if self.extent == 'rows' else 'GetValidCol'}()"
+
+    def condition(self, op: OpView, rv: RuleView) -> str:
+        return f"{self._value()} % {self.multiple} == 0"
+
+    def text(self, op: OpView) -> str:
+        return f"the valid {self.extent} of {self.operand} must be a multiple of {self.multiple}"
+
+    def doc(self, op: OpView) -> str:
+        return _with_note(f"Runtime multiple: `{self._value()} % {self.multiple} == 0`", self.note)
+
+    @classmethod
+    def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:
+        m = re.match(
+            r"Runtime multiple: (\w+)\.(GetValidRow|GetValidCol)\(\) % (\d+) == 0"
+            r"\.?\s*(?:\((?P<note>[^()]*)\))?",
+            line.text,
+        )
+        if m is None or m.group(1) not in page.data:
+            return None
+        found: dict[str, Any] = {
+            "operand": m.group(1),
+            "extent": "rows" if m.group(2) == "GetValidRow" else "cols",
+            "multiple": int(m.group(3)),
+        }
+        if m.group("note"):
+            found["note"] = m.group("note").strip()
+        return found
+
+    def _extent(self, t: TileDecl) -> int:
+        return t.valid_rows if self.extent == "rows" else t.valid_cols
+
+    def admits_tiles(self, tiles: dict[str, TileDecl]) -> bool:
+        t = tiles.get(self.operand)
+        return t is None or self._extent(t) % self.multiple == 0
+
+    def legalise(self, tiles: dict[str, TileDecl]) -> dict[str, TileDecl]:
+        return self._set(tiles, lambda have: have - have % self.multiple or self.multiple)
+
+    def break_runtime(
+        self, tiles: dict[str, TileDecl], addresses: dict[str, int]
+    ) -> tuple[dict[str, TileDecl], dict[str, int]]:
+        # One fewer: every tile that shares the operand's extent shrinks with it, so that rules
+        # tying their valid shapes (TINTERLEAVE's `same_valid_shape`) still hold.
+        return self._set(tiles, lambda have: have - 1 if have > 1 else have + 1), addresses
+
+    def _set(self, tiles: dict[str, TileDecl], change: Any) -> dict[str, TileDecl]:
+        t = tiles.get(self.operand)
+        if t is None:
+            return tiles
+        have = self._extent(t)
+        want = change(have)
+        if want == have:
+            return tiles
+        field = "valid_rows" if self.extent == "rows" else "valid_cols"
+        limit = "rows" if self.extent == "rows" else "cols"
+        out = dict(tiles)
+        for name, u in tiles.items():
+            if self._extent(u) == have and getattr(u, limit) >= want:
+                out[name] = replace(u, **{field: want})
+        return out
