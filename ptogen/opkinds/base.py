@@ -81,6 +81,15 @@ class OpKind:
     # operands than its main one): the kernels then call no further overload after a kernel's first case.
     plans_forms: ClassVar[bool] = False
 
+    # The variants of the main declaration an op of this kind may state (`variants:` of its spec):
+    # calls the types of their operands select (ConvTile operands), checked by the variant's own rules.
+    variant_names: ClassVar[tuple[str, ...]] = ()
+
+    def variant_condition(self, op: OpViewAPI, name: str) -> str:
+        """The C++ condition, over the main declaration's template types, under which a call is the
+        variant `name` (one of `variant_names`)."""
+        raise NotImplementedError(f"{self.name} ops have no variant {name!r}")
+
     def template(self, part: str) -> str:
         """A template of this kind's own text: templates/opkinds/<name>/<part>."""
         return f"opkinds/{self.name}/{part}"
@@ -281,6 +290,11 @@ class NamesOperand(OpKind):
     @staticmethod
     def source(op: OpViewAPI) -> str:
         return str(op.loaded.expr.value)
+
+
+def operand_type(op: OpViewAPI, operand: str) -> str:
+    """The template type of an operand in the main declaration (`SrcTileData`)."""
+    return next(str(p.type) for p in op.forms[0].params if p.operand == operand and p.type)
 
 
 def fixed_type(form: FormViewAPI, expr: str) -> str:

@@ -36,7 +36,7 @@ from ..testing.plan import (
     plan_rule_cases,
     tile_operands,
 )
-from .base import DOMAIN, OpKind, PageOp
+from .base import DOMAIN, OpKind, PageOp, operand_type
 from .move import CONVERSIONS, PARAM_DTYPE, QUANTISED, Move, boxed_logical, quantisation_parameters, quantise
 
 if TYPE_CHECKING:
@@ -153,6 +153,11 @@ SUM_SHAPES: list[tuple[str, int, int, int, int, bool]] = [
 class Remap(Move):
     name: ClassVar[str] = "remap"
     index_notation: ClassVar[bool] = True
+    # A ConvTile source: TEXTRACT's filter extraction (FRACTAL_Z to a Right tile; see the simulator).
+    variant_names: ClassVar[tuple[str, ...]] = ("conv",)
+
+    def variant_condition(self, op: OpViewAPI, name: str) -> str:
+        return f"is_conv_tile_v<{operand_type(op, self.source(op))}>"
 
     # ----------------------------------------------------------------- spec checks
     def check_expr(self, expr: semantics.Node) -> list[str]:

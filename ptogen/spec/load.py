@@ -493,26 +493,22 @@ def check_op(
                 problems.append((at, "must read the same operands as `semantics.expr`"))
 
     for i, rule in enumerate(spec.constraints):
-        base = ("constraints", i)
-        for j, p in enumerate(rule.profiles or []):
-            if p not in profiles:
-                problems.append(
-                    (
-                        (*base, "profiles", j),
-                        f"unknown profile {p!r}{did_you_mean(p, profiles)} "
-                        f"(known: {', '.join(sorted(profiles))})",
-                    )
-                )
-        # A misspelt operand is the rule's one problem: what the rule would say of the operands
-        # it names (that they share a type, say) follows from the misspelling.
-        op_names = [o.name for o in spec.every_operand]
-        unknown = [(j, n) for j, n in enumerate(rule.rule_operands) if n not in op_names]
-        for j, name in unknown:
-            problems.append(
-                ((*base, "operands", j), f"unknown operand {name!r}{did_you_mean(name, op_names)}")
-            )
-        if not unknown:
-            problems.extend(((*base, *where), message) for where, message in rule.check(spec, targets))
+        problems.extend(_rule_problems(("constraints", i), rule, spec, targets, profiles))
+    from ..opkinds import KINDS
+
+    known_variants = KINDS[spec.semantics.kind].variant_names if spec.semantics.kind in KINDS else ()
+    for v, variant in enumerate(spec.variants):
+        at = ("variants", v)
+        if variant.name not in known_variants:
+            offered = ", ".join(known_variants) or "none"
+            problems.append(((*at, "name"), f"{spec.semantics.kind} ops have no variant {variant.name!r} (known: {offered})"))
+        if [w.name for w in spec.variants].count(variant.name) > 1:
+            problems.append(((*at, "name"), f"variant {variant.name!r} is stated twice"))
+        for i, rule in enumerate(variant.constraints):
+            base = (*at, "constraints", i)
+            if not rule.is_static or rule.form_scoped:
+                problems.append(((*base, "kind"), "a variant's rules are compile-time rules of the main declaration"))
+            problems.extend(_rule_problems(base, rule, spec, targets, profiles))
     for i, note in enumerate(spec.profile_notes):
         if note.profile is not None and note.profile not in profiles:
             problems.append(
@@ -530,6 +526,31 @@ def check_op(
                         f"unknown profile {p!r}{did_you_mean(p, profiles)}",
                     )
                 )
+    return problems
+
+
+def _rule_problems(
+    base: tuple[str | int, ...], rule: Any, spec: OpSpec, targets: Targets, profiles: Any
+) -> list[Problem]:
+    """Problems of one rule of the op (`constraints`, or a variant's), located below `base`."""
+    problems: list[Problem] = []
+    for j, p in enumerate(rule.profiles or []):
+        if p not in profiles:
+            problems.append(
+                (
+                    (*base, "profiles", j),
+                    f"unknown profile {p!r}{did_you_mean(p, profiles)} "
+                    f"(known: {', '.join(sorted(profiles))})",
+                )
+            )
+    # A misspelt operand is the rule's one problem: what the rule would say of the operands
+    # it names (that they share a type, say) follows from the misspelling.
+    op_names = [o.name for o in spec.every_operand]
+    unknown = [(j, n) for j, n in enumerate(rule.rule_operands) if n not in op_names]
+    for j, name in unknown:
+        problems.append(((*base, "operands", j), f"unknown operand {name!r}{did_you_mean(name, op_names)}"))
+    if not unknown:
+        problems.extend(((*base, *where), message) for where, message in rule.check(spec, targets))
     return problems
 
 

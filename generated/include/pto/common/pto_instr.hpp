@@ -3391,7 +3391,12 @@ namespace profiled {
 // Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
 template <typename Profile, typename TileDataDst, typename TileDataSrc, typename TileDataTmp, typename... WaitEvents>
 PTO_INTERNAL RecordEvent TTRANS(TileDataDst& dst, TileDataSrc& src, TileDataTmp& tmp, WaitEvents&... events) {
-    if constexpr (Profile::template check_TTRANS<TileDataDst, TileDataSrc, TileDataTmp, WaitEvents...>()) {
+    if constexpr (is_conv_tile_v<TileDataDst> && is_conv_tile_v<TileDataSrc>) { // the conv variant, with its own rules
+        if constexpr (Profile::template check_TTRANS_conv<TileDataDst, TileDataSrc, TileDataTmp, WaitEvents...>()) {
+            WaitAllEvents(events...);
+            MAP_INSTR_IMPL(TTRANS, dst, src, tmp);
+        }
+    } else if constexpr (Profile::template check_TTRANS<TileDataDst, TileDataSrc, TileDataTmp, WaitEvents...>()) {
         WaitAllEvents(events...);
         Profile::verify_TTRANS(dst, src, tmp);
         MAP_INSTR_IMPL(TTRANS, dst, src, tmp);

@@ -4297,6 +4297,41 @@ struct profile_a2a3 {
                (TileDataSrc::isRowMajor) && (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec);
     }
 
+    // The rules of the conv variant (`variants:` of the spec), which replace the op's own.
+    template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp, typename... WaitEvents>
+    static constexpr bool check_TTRANS_conv() {
+        static_assert(
+            (TileDataSrc::layout == Layout::NCHW && TileDataDst::layout == Layout::NC1HWC0) ||
+                (TileDataSrc::layout == Layout::NC1HWC0 && TileDataDst::layout == Layout::NCHW) ||
+                (TileDataSrc::layout == Layout::GNCHW && TileDataDst::layout == Layout::GNC1HWC0) ||
+                (TileDataSrc::layout == Layout::GNC1HWC0 && TileDataDst::layout == Layout::GNCHW) ||
+                (TileDataSrc::layout == Layout::NC1HWC0 && TileDataDst::layout == Layout::FRACTAL_Z) ||
+                (TileDataSrc::layout == Layout::GNC1HWC0 && TileDataDst::layout == Layout::FRACTAL_Z) ||
+                (TileDataSrc::layout == Layout::NCDHW && TileDataDst::layout == Layout::FRACTAL_Z_3D),
+            "TTRANS [A2A3]: ConvTile layouts of src and dst must be one of: NCHW to NC1HWC0, NC1HWC0 to NCHW, GNCHW to "
+            "GNC1HWC0, GNC1HWC0 to GNCHW, NC1HWC0 to FRACTAL_Z, GNC1HWC0 to FRACTAL_Z, NCDHW to FRACTAL_Z_3D");
+        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
+                      "TTRANS [A2A3]: tile location must be TileType::Vec");
+        static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint32_t, int32_t, float, uint16_t, int16_t, half,
+                                       bfloat16_t, uint8_t, int8_t> &&
+                          sim::is_one_of_v<typename TileDataSrc::DType, uint32_t, int32_t, float, uint16_t, int16_t,
+                                           half, bfloat16_t, uint8_t, int8_t>,
+                      "TTRANS [A2A3]: DType must be one of: uint32_t, int32_t, float, uint16_t, int16_t, half, "
+                      "bfloat16_t, uint8_t, int8_t");
+        return ((TileDataSrc::layout == Layout::NCHW && TileDataDst::layout == Layout::NC1HWC0) ||
+                (TileDataSrc::layout == Layout::NC1HWC0 && TileDataDst::layout == Layout::NCHW) ||
+                (TileDataSrc::layout == Layout::GNCHW && TileDataDst::layout == Layout::GNC1HWC0) ||
+                (TileDataSrc::layout == Layout::GNC1HWC0 && TileDataDst::layout == Layout::GNCHW) ||
+                (TileDataSrc::layout == Layout::NC1HWC0 && TileDataDst::layout == Layout::FRACTAL_Z) ||
+                (TileDataSrc::layout == Layout::GNC1HWC0 && TileDataDst::layout == Layout::FRACTAL_Z) ||
+                (TileDataSrc::layout == Layout::NCDHW && TileDataDst::layout == Layout::FRACTAL_Z_3D)) &&
+               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+               (sim::is_one_of_v<typename TileDataDst::DType, uint32_t, int32_t, float, uint16_t, int16_t, half,
+                                 bfloat16_t, uint8_t, int8_t> &&
+                sim::is_one_of_v<typename TileDataSrc::DType, uint32_t, int32_t, float, uint16_t, int16_t, half,
+                                 bfloat16_t, uint8_t, int8_t>);
+    }
+
     template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp>
     static void verify_TTRANS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src,
                               [[maybe_unused]] const TileDataTmp& tmp) {}
