@@ -3417,7 +3417,12 @@ template <typename Profile, typename DstTileData, typename SrcTileData, typename
           std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
 PTO_INTERNAL RecordEvent TEXTRACT(DstTileData& dst, SrcTileData& src, uint16_t indexRow = 0, uint16_t indexCol = 0,
                                   WaitEvents&... events) {
-    if constexpr (Profile::template check_TEXTRACT<DstTileData, SrcTileData, WaitEvents...>()) {
+    if constexpr (is_conv_tile_v<SrcTileData>) { // the conv variant, with its own rules
+        if constexpr (Profile::template check_TEXTRACT_conv<DstTileData, SrcTileData, WaitEvents...>()) {
+            WaitAllEvents(events...);
+            MAP_INSTR_IMPL(TEXTRACT, dst, src, indexRow, indexCol);
+        }
+    } else if constexpr (Profile::template check_TEXTRACT<DstTileData, SrcTileData, WaitEvents...>()) {
         WaitAllEvents(events...);
         Profile::verify_TEXTRACT(dst, src);
         MAP_INSTR_IMPL(TEXTRACT, dst, src, indexRow, indexCol);

@@ -4146,6 +4146,26 @@ struct profile_cpu {
                                  uint16_t, int32_t, uint32_t>);
     }
 
+    // The rules of the conv variant (`variants:` of the spec), which replace the op's own.
+    template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
+    static constexpr bool check_TEXTRACT_conv() {
+        static_assert(((SrcTileData::Loc == TileType::Mat && (DstTileData::Loc == TileType::Right))),
+                      "TEXTRACT [CPU]: the tile locations of src and dst must be one of the profile's move pairs");
+        static_assert((SrcTileData::layout == Layout::FRACTAL_Z) || (SrcTileData::layout == Layout::FRACTAL_Z_3D),
+                      "TEXTRACT [CPU]: ConvTile layouts of src must be one of: FRACTAL_Z, FRACTAL_Z_3D");
+        static_assert(DstTileData::isRowMajor && DstTileData::SFractal == SLayout::ColMajor,
+                      "TEXTRACT [CPU]: box layout of dst must be BLayout::RowMajor with SLayout::ColMajor");
+        static_assert(sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                                       uint32_t, half, bfloat16_t, float>,
+                      "TEXTRACT [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
+                      "half, bfloat16_t, float");
+        return (((SrcTileData::Loc == TileType::Mat && (DstTileData::Loc == TileType::Right)))) &&
+               ((SrcTileData::layout == Layout::FRACTAL_Z) || (SrcTileData::layout == Layout::FRACTAL_Z_3D)) &&
+               (DstTileData::isRowMajor && DstTileData::SFractal == SLayout::ColMajor) &&
+               (sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
+                                 half, bfloat16_t, float>);
+    }
+
     template <typename DstTileData, typename SrcTileData>
     static void verify_TEXTRACT([[maybe_unused]] const DstTileData& dst, [[maybe_unused]] const SrcTileData& src) {}
 

@@ -12,8 +12,10 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 
 #include <pto/common/pto_core.hpp>
+#include <pto/common/conv_tile.hpp>
 #include <pto/common/pto_enums.hpp>
 #include <pto/cpu/tile_offsets.hpp>
 #include <pto/cpu/sim_quant.hpp>
@@ -37,19 +39,54 @@ PTO_INTERNAL void TEXTRACT_walk(T_dst& dst, T_src& src, Q quantise, int index_ro
     }
 }
 
+// The conv variant: src is a FRACTAL_Z (or FRACTAL_Z_3D) ConvTile, [K, N1, 16, C0] or [C1, H, W, N, C0], read
+// as the filter matrix whose row k * C0 + c0 and column n1 * 16 + n0 hold element (k, n1, n0, c0). The window
+// starting at (index_row, index_col), rounded down to a whole C0 x 16 fractal, moves fractal by fractal into dst
+// (a Right tile), covering its valid region rounded up to whole fractals; the bits are copied (the element types
+// have one size), as upstream's CPU simulator copies the fractals.
 template <typename T_dst, typename T_src>
-PTO_INTERNAL void TEXTRACT_impl(T_dst& dst, T_src& src, ReluPreMode relu, int index_row, int index_col) {
+PTO_INTERNAL void TEXTRACT_conv(T_dst& dst, T_src& src, int index_row, int index_col) {
     using D = typename T_dst::DType;
     using S = typename T_src::DType;
-    const bool on = relu == ReluPreMode::NormalRelu;
-    TEXTRACT_walk(
-        dst, src,
-        [on](S x, int) {
-            if (on)
-                x = x > static_cast<S>(0) ? x : static_cast<S>(0);
-            return static_cast<D>(x);
-        },
-        index_row, index_col);
+    static_assert(sizeof(D) == sizeof(S), "TEXTRACT: the element types of dst and src must have one size");
+    constexpr int C0 = 32 / static_cast<int>(sizeof(S));
+    constexpr int N0 = 16;
+    const int64_t n = T_src::totalDimCount == 4 ? src.GetShape(1) * src.GetShape(2) : src.GetShape(3);
+    if constexpr (T_src::totalDimCount == 4) {
+        sim::check(src.GetShape(2) == N0 && src.GetShape(3) == C0, "TEXTRACT",
+                   "a four-extent FRACTAL_Z source must end in [16, 32 / sizeof(T)]");
+    }
+    const int row0 = index_row / C0 * C0, col0 = index_col / N0 * N0;
+    const int rows = (dst.GetValidRow() + C0 - 1) / C0 * C0, cols = (dst.GetValidCol() + N0 - 1) / N0 * N0;
+    const S* in = src.data();
+    for (int i = 0; i < rows; ++i) {
+        for (int j = 0; j < cols; ++j) {
+            const int64_t k = row0 + i, c = col0 + j;
+            const int64_t at = (((k / C0) * (n / N0) + c / N0) * N0 + c % N0) * C0 + k % C0;
+            D bits;
+            std::memcpy(&bits, in + at, sizeof(D));
+            dst.SetElement(i, j, bits);
+        }
+    }
+}
+
+template <typename T_dst, typename T_src>
+PTO_INTERNAL void TEXTRACT_impl(T_dst& dst, T_src& src, ReluPreMode relu, int index_row, int index_col) {
+    if constexpr (is_conv_tile_v<T_src>) {
+        TEXTRACT_conv(dst, src, index_row, index_col);
+    } else {
+        using D = typename T_dst::DType;
+        using S = typename T_src::DType;
+        const bool on = relu == ReluPreMode::NormalRelu;
+        TEXTRACT_walk(
+            dst, src,
+            [on](S x, int) {
+                if (on)
+                    x = x > static_cast<S>(0) ? x : static_cast<S>(0);
+                return static_cast<D>(x);
+            },
+            index_row, index_col);
+    }
 }
 
 // With a tile of vector quantisation parameters, one per source column (element (0, c)).
