@@ -50,10 +50,11 @@ NOT_ON_REFERENCE_PAGES: tuple[tuple[str, str], ...] = (
 
 
 # Facts the pages do carry but the importer does not read back yet (work left, not a page limit).
-# They are compared on the pages listed in EXACT below, which already round-trip in full. None are
-# left: every generated page round-trips in full (the op kind is read from the formula's shape, a
-# tmp passed in the events pack from its `tmp_required` line).
-NOT_READ_BACK_YET: tuple[tuple[str, str], ...] = ()
+# They are compared on the pages listed in EXACT below, which already round-trip in full. One is
+# left: a page's Variants section (the pages of TEXTRACT and TTRANS, which are therefore not EXACT).
+NOT_READ_BACK_YET: tuple[tuple[str, str], ...] = (
+    ("variants", "a page's Variants section (TEXTRACT's and TTRANS's ConvTile variants) is not read back yet"),
+)
 
 # Pages whose op has declarations that drop main operands (issue #24: TMRGSORT's list forms, TGATHER's
 # comparison and mask forms, TSCATTER's mask form). The importer keeps only declarations that add
@@ -84,8 +85,6 @@ EXACT: tuple[str, ...] = (
     "TMOV.md",
     "tile/ops/layout-and-rearrangement/tmov_fp.md",
     "TMOV_FP.md",
-    "tile/ops/layout-and-rearrangement/ttrans.md",
-    "TTRANS.md",
     "tile/ops/layout-and-rearrangement/tfillpad.md",
     "TFILLPAD.md",
     "tile/ops/layout-and-rearrangement/tfillpad_inplace.md",
@@ -110,8 +109,6 @@ EXACT: tuple[str, ...] = (
     "TPARTARGMAX.md",
     "tile/ops/irregular-and-complex/tpartargmin.md",
     "TPARTARGMIN.md",
-    "tile/ops/layout-and-rearrangement/textract.md",
-    "TEXTRACT.md",
     "tile/ops/layout-and-rearrangement/textract_fp.md",
     "TEXTRACT_FP.md",
     "tile/ops/layout-and-rearrangement/tinsert.md",
