@@ -698,14 +698,17 @@ class FormView:
             if rule.profiles is not None and profile not in rule.profiles:
                 continue
             types = []
+            dtypes = []  # each operand's element type: a tile's DType, a scalar's own type
             for name in rule.rule_operands:
                 carrier = self.carrier(name)
                 if carrier is not None:
                     types.append(carrier.name)
+                    dtypes.append(carrier.name)
                     continue
                 p = self._param_of(name)
                 types.append(str(p.type or p.value_type or p.dtype_of))
-            out.append(RuleView(rule, i, types, types, [], [], self.op))
+                dtypes.append(f"typename {p.type}::DType" if p.type else str(p.value_type or p.dtype_of))
+            out.append(RuleView(rule, i, types, dtypes, [], [], self.op))
         return out
 
     def unchecked_profiles(self, profiles: list[str]) -> list[str]:

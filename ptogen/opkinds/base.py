@@ -77,6 +77,15 @@ class OpKind:
     rebinds: ClassVar[bool] = False
     # A tile op of this kind may write further outputs (`semantics.extra_outputs`), as vector ops may.
     tile_extra_outputs: ClassVar[bool] = False
+    # Its overloads may write further destinations of their own (own tile operands of role dst, as
+    # TEXTRACT's two-window form writes `dst1`): the generic overload tests give each such tile the
+    # destination's type and bytes and compare it with the main form's result (`FormTestView.own_results`).
+    form_results: ClassVar[bool] = False
+    def own_impls(self, spec: OpSpec) -> set[str]:
+        """Backend functions (`<NAME>_IMPL`, by NAME) the kind's simulator defines for some of the
+        op's declarations beside the op's own (TEXTRACT's ND to 2xNZ form): none by default."""
+        return set()
+
     # Its test plan calls each declaration in runtime cases of its own (TMRGSORT's forms take other
     # operands than its main one): the kernels then call no further overload after a kernel's first case.
     plans_forms: ClassVar[bool] = False

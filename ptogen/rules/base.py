@@ -195,7 +195,8 @@ class RuleBase(Strict):
     # ----------------------------------------------------------------- spec checks
     def check(self, spec: OpSpec, targets: Targets) -> Iterator[Problem]:
         """Problems of this rule within its op (the shape of the rule itself is a validator)."""
-        operands = {o.name: o for o in spec.operands}
+        # A rule limited to some declarations may name the operands only those declarations take.
+        operands = {o.name: o for o in (spec.operands if self.forms is None else spec.every_operand)}
         for j, name in enumerate(self.rule_operands):
             bound = operands.get(name)
             ok = bound is not None and (

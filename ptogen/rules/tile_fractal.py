@@ -56,6 +56,13 @@ class TileFractalRule(RuleBase):
         operands = [o for o in re.findall(r"\w+", m.group(1)) if o != "and"]
         return {"operands": operands, "blayout": m.group(2), "slayout": m.group(3)}
 
+    def legalise(self, tiles: dict[str, TileDecl]) -> dict[str, TileDecl]:
+        slayout = None if self.slayout == "NoneBox" else self.slayout
+        return {
+            n: replace(t, layout=self.blayout, slayout=slayout) if n in self.operands else t
+            for n, t in tiles.items()
+        }
+
     def break_static(self, bx: BreakContext, tiles: dict[str, TileDecl]) -> Broken:
         # The other SLayout with the same BLayout (a ZN tile becomes NN, a plain one boxed).
         first = self.operands[0]

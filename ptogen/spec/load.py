@@ -311,12 +311,16 @@ def _resolved(
 
 def _check_dispatch_targets(ops: list[LoadedOp]) -> list[SpecError]:
     """A dispatch to another op's `_IMPL` names an intrinsic some spec defines."""
+    from ..opkinds import KINDS
+
     names = {op.spec.intrinsic.name for op in ops if op.spec.intrinsic is not None}
     errors = []
     for op in ops:
         intr = op.spec.intrinsic
         if intr is None:
             continue
+        kind = KINDS.get(op.spec.semantics.kind)
+        names |= kind.own_impls(op.spec) if kind is not None else set()
         forms: list[tuple[tuple[str | int, ...], Any]] = [(("intrinsic",), intr.dispatch)]
         forms += [(("intrinsic", "overloads", k), ov.dispatch) for k, ov in enumerate(intr.overloads)]
         for at, dispatch in forms:
@@ -584,8 +588,9 @@ def _check_intrinsic(spec: OpSpec, operands: dict[str, Any]) -> list[Problem]:
 
     op_kind = KINDS.get(spec.semantics.kind)
     own_plans = op_kind is not None and op_kind.plans_forms
+    own_results = op_kind is not None and op_kind.form_results
     for k in range(len(intr.overloads)):
-        problems.extend(_check_overload(spec, k, operands, own_plans))
+        problems.extend(_check_overload(spec, k, operands, own_plans, own_results))
     return problems
 
 
@@ -629,7 +634,9 @@ def _check_dispatch(
     return problems
 
 
-def _check_overload(spec: OpSpec, k: int, operands: dict[str, Any], own_plans: bool = False) -> list[Problem]:
+def _check_overload(
+    spec: OpSpec, k: int, operands: dict[str, Any], own_plans: bool = False, own_results: bool = False
+) -> list[Problem]:
     """An overload carries every operand of the main declaration, plus its own extra operands. A
     kind that plans each form's tests itself (`plans_forms`, TMRGSORT's list forms) may give a form
     operands that change the result, and needs no generic test values for them."""
@@ -641,7 +648,8 @@ def _check_overload(spec: OpSpec, k: int, operands: dict[str, Any], own_plans: b
     for i, o in enumerate(ov.operands):
         if o.name in operands or o.name in own:
             problems.append(((*at, "operands", i, "name"), f"operand {o.name!r} is already declared"))
-        if (o.role == "dst" and o.name != ov.value_output and not own_plans) or o.broadcast is not None:
+        further = own_results and o.kind == "tile"  # a further destination the kind's tests judge
+        if (o.role == "dst" and o.name != ov.value_output and not own_plans and not further) or o.broadcast is not None:
             problems.append(((*at, "operands", i), "an overload's own operands cannot change the result"))
         own[o.name] = o
     found, bound = _check_declaration(at, ov.template, ov.params, {**operands, **own}, ov.guard)

@@ -570,7 +570,15 @@ def _plan_form_rules(
             # cases declare them.
             if form.test.own_tiles and op.domain not in tiles:
                 continue
-            tiles |= {n: replace(tiles[op.domain], name=n) for n in form.test.own_tiles if n not in tiles}
+            tiles |= {
+                n: replace(tiles[op.domain], name=n)
+                for n in form.test.own_tiles
+                if n not in tiles and n not in form.test.own_results
+            }
+            # A further destination of the form (TEXTRACT's `dst1`) under its operand's name, which the
+            # form's rules name, declared as the form's own tile (`dst1_f6`).
+            suffix = f"_f{form.index}"
+            tiles |= {n[: -len(suffix)]: replace(tiles[op.domain], name=n) for n in form.test.own_results}
             for rv in mine:
                 tiles = rv.rule.legalise(tiles)
 

@@ -3554,6 +3554,32 @@ PTO_INST RecordEvent TEXTRACT(DstTileData& dst, SrcTileData& src, FpTileData& fp
     return profiled::TEXTRACT<active_profile, DstTileData, SrcTileData, FpTileData, mode, reluMode>(
         dst, src, fp, indexRow, indexCol, events...);
 }
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename Dst0TileData, typename Dst1TileData, typename SrcTileData, typename... WaitEvents,
+          std::enable_if_t<is_tile_data_v<Dst1TileData> && all_events_v<WaitEvents...>, int> = 0>
+PTO_INTERNAL RecordEvent TEXTRACT(Dst0TileData& dst0, Dst1TileData& dst1, SrcTileData& src, uint16_t indexRow0 = 0,
+                                  uint16_t indexCol0 = 0, uint16_t indexRow1 = 0, uint16_t indexCol1 = 0,
+                                  WaitEvents&... events) {
+    if constexpr (Profile::template check_TEXTRACT<Dst0TileData, SrcTileData, WaitEvents...>() &&
+                  Profile::template check_TEXTRACT_f6<Dst0TileData, Dst1TileData, SrcTileData>()) {
+        WaitAllEvents(events...);
+        Profile::verify_TEXTRACT(dst0, src);
+        MAP_INSTR_IMPL(TEXTRACT_ND2XNZ, dst0, dst1, src, indexRow0, indexCol0, indexRow1, indexCol1);
+    }
+    return {};
+}
+} // namespace profiled
+
+// Two windows of one ND source into two NZ destinations in one call (ND to 2xNZ): `dst0` receives the window at (`indexRow0`, `indexCol0`), `dst1` the one at (`indexRow1`, `indexCol1`).
+template <typename Dst0TileData, typename Dst1TileData, typename SrcTileData, typename... WaitEvents,
+          std::enable_if_t<is_tile_data_v<SrcTileData> && all_events_v<WaitEvents...>, int> = 0>
+PTO_INST RecordEvent TEXTRACT(Dst0TileData& dst0, Dst1TileData& dst1, SrcTileData& src, uint16_t indexRow0 = 0,
+                              uint16_t indexCol0 = 0, uint16_t indexRow1 = 0, uint16_t indexCol1 = 0,
+                              WaitEvents&... events) {
+    return profiled::TEXTRACT<active_profile, Dst0TileData, Dst1TileData, SrcTileData>(
+        dst0, dst1, src, indexRow0, indexCol0, indexRow1, indexCol1, events...);
+}
 
 // pto.textract_fp (specs/ops/layout_and_rearrangement/textract_fp.yaml)
 namespace profiled {

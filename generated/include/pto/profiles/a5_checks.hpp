@@ -4493,6 +4493,26 @@ struct profile_a5 {
                   (DstTileData::Loc == TileType::Vec || DstTileData::Loc == TileType::Mat))));
     }
 
+    // The rules only declaration 6 is checked against, in its own scope.
+    template <typename Dst0TileData, typename Dst1TileData, typename SrcTileData>
+    static constexpr bool check_TEXTRACT_f6() {
+        static_assert(Dst1TileData::Loc == TileType::Vec, "TEXTRACT [A5]: tile location must be TileType::Vec");
+        static_assert(SrcTileData::isRowMajor && SrcTileData::SFractal == SLayout::NoneBox,
+                      "TEXTRACT [A5]: box layout of src must be BLayout::RowMajor with SLayout::NoneBox");
+        static_assert(!Dst0TileData::isRowMajor && Dst0TileData::SFractal == SLayout::RowMajor &&
+                          !Dst1TileData::isRowMajor && Dst1TileData::SFractal == SLayout::RowMajor,
+                      "TEXTRACT [A5]: box layout of dst and dst1 must be BLayout::ColMajor with SLayout::RowMajor");
+        static_assert(std::is_same_v<typename SrcTileData::DType, typename Dst0TileData::DType> &&
+                          std::is_same_v<typename SrcTileData::DType, typename Dst1TileData::DType>,
+                      "TEXTRACT [A5]: src, dst and dst1 must have the same DType");
+        return (Dst1TileData::Loc == TileType::Vec) &&
+               (SrcTileData::isRowMajor && SrcTileData::SFractal == SLayout::NoneBox) &&
+               (!Dst0TileData::isRowMajor && Dst0TileData::SFractal == SLayout::RowMajor && !Dst1TileData::isRowMajor &&
+                Dst1TileData::SFractal == SLayout::RowMajor) &&
+               (std::is_same_v<typename SrcTileData::DType, typename Dst0TileData::DType> &&
+                std::is_same_v<typename SrcTileData::DType, typename Dst1TileData::DType>);
+    }
+
     // The rules of the conv variant (`variants:` of the spec), which replace the op's own.
     template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
     static constexpr bool check_TEXTRACT_conv() {

@@ -4146,6 +4146,12 @@ struct profile_cpu {
                                  uint16_t, int32_t, uint32_t>);
     }
 
+    // The rules only declaration 6 is checked against, in its own scope.
+    template <typename Dst0TileData, typename Dst1TileData, typename SrcTileData>
+    static constexpr bool check_TEXTRACT_f6() {
+        return true;
+    }
+
     // The rules of the conv variant (`variants:` of the spec), which replace the op's own.
     template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
     static constexpr bool check_TEXTRACT_conv() {

@@ -184,3 +184,16 @@ PTO_INTERNAL void TEXTRACT_IMPL([[maybe_unused]] DstTileData& dst, [[maybe_unuse
 }
 
 } // namespace pto
+
+namespace pto {
+
+// A form that writes several destinations, each the window of src at its own offsets, moved as the main
+// form moves one (upstream's CPU simulator has no TEXTRACT_ND2XNZ_IMPL).
+template <typename Dst0TileData, typename Dst1TileData, typename SrcTileData>
+PTO_INTERNAL void TEXTRACT_ND2XNZ_IMPL(Dst0TileData& dst0, Dst1TileData& dst1, SrcTileData& src, uint16_t indexRow0,
+                                       uint16_t indexCol0, uint16_t indexRow1, uint16_t indexCol1) {
+    cpu::TEXTRACT_impl(dst0, src, ReluPreMode::NoRelu, indexRow0, indexCol0);
+    cpu::TEXTRACT_impl(dst1, src, ReluPreMode::NoRelu, indexRow1, indexCol1);
+}
+
+} // namespace pto
