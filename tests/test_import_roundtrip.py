@@ -53,7 +53,10 @@ NOT_ON_REFERENCE_PAGES: tuple[tuple[str, str], ...] = (
 # They are compared on the pages listed in EXACT below, which already round-trip in full. One is
 # left: a page's Variants section (the pages of TEXTRACT and TTRANS, which are therefore not EXACT).
 NOT_READ_BACK_YET: tuple[tuple[str, str], ...] = (
-    ("variants", "a page's Variants section (TEXTRACT's and TTRANS's ConvTile variants) is not read back yet"),
+    (
+        "variants",
+        "a page's Variants section (TEXTRACT's and TTRANS's ConvTile variants) is not read back yet",
+    ),
 )
 
 # Pages whose op has declarations that drop main operands (issue #24: TMRGSORT's list forms, TGATHER's

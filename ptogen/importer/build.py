@@ -1121,7 +1121,10 @@ def _page_to_spec(
     if text.count("\n") != lines_before:
         facts.where.clear()  # HTML tables were rewritten: line numbers no longer match the file
     unplaced = dropped + html_dropped + [line for line in facts.unplaced if line.strip()]
-    unplaced += [f"variant {v!r} (the page's Variants section) is not read back: write its `variants:` entry" for v in variants]
+    unplaced += [
+        f"variant {v!r} (the page's Variants section) is not read back: write its `variants:` entry"
+        for v in variants
+    ]
     mnemonic = facts.mnemonic or _mnemonic_from_name(name_hint)
     if not mnemonic:
         raise ImportProblem("the page names no mnemonic (expected a `pto.xxx` or `TXXX` title)")

@@ -64,9 +64,8 @@ class FormTestView:
             if p.events:
                 continue
             name = str(p.operand)
-            if p.from_tile or (name in self.form.extra_tiles and name not in own):  # a tile the test declares
-                out.append(f"{name}_f{self.form.index}")
-            elif name in own and own[name].kind == "tile":
+            declared = p.from_tile or (name in self.form.extra_tiles and name not in own)
+            if declared or (name in own and own[name].kind == "tile"):  # a tile the test declares
                 out.append(f"{name}_f{self.form.index}")
             elif name in own:
                 # A test value that names an operand of the main form takes that operand's value

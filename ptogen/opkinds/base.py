@@ -81,6 +81,7 @@ class OpKind:
     # TEXTRACT's two-window form writes `dst1`): the generic overload tests give each such tile the
     # destination's type and bytes and compare it with the main form's result (`FormTestView.own_results`).
     form_results: ClassVar[bool] = False
+
     def own_impls(self, spec: OpSpec) -> set[str]:
         """Backend functions (`<NAME>_IMPL`, by NAME) the kind's simulator defines for some of the
         op's declarations beside the op's own (TEXTRACT's ND to 2xNZ form): none by default."""

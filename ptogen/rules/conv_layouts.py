@@ -101,4 +101,6 @@ class ConvLayoutsRule(RuleBase):
         return {"operands": operands, "layouts": combos}
 
     def break_static(self, bx: BreakContext, tiles: dict[str, TileDecl]) -> Broken:
-        raise NotImplementedError("a conv_layouts rule speaks of ConvTiles, which the tile planner does not declare")
+        raise NotImplementedError(
+            "a conv_layouts rule speaks of ConvTiles, which the tile planner does not declare"
+        )

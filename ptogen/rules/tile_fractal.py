@@ -36,7 +36,9 @@ class TileFractalRule(RuleBase):
 
     def condition(self, op: OpView, rv: RuleView) -> str:
         row = "" if self.blayout == "RowMajor" else "!"
-        return " && ".join(f"{row}{t}::isRowMajor && {t}::SFractal == SLayout::{self.slayout}" for t in rv.types)
+        return " && ".join(
+            f"{row}{t}::isRowMajor && {t}::SFractal == SLayout::{self.slayout}" for t in rv.types
+        )
 
     def text(self, op: OpView) -> str:
         what = " and ".join(self.operands)
@@ -45,7 +47,8 @@ class TileFractalRule(RuleBase):
     def doc(self, op: OpView) -> str:
         what = " and ".join(f"`{o}`" for o in self.operands)
         return _with_note(
-            f"Box layout of {what} must be `BLayout::{self.blayout}` with `SLayout::{self.slayout}`", self.note
+            f"Box layout of {what} must be `BLayout::{self.blayout}` with `SLayout::{self.slayout}`",
+            self.note,
         )
 
     @classmethod

@@ -502,16 +502,23 @@ def check_op(
 
     known_variants = KINDS[spec.semantics.kind].variant_names if spec.semantics.kind in KINDS else ()
     for v, variant in enumerate(spec.variants):
-        at = ("variants", v)
+        vat: tuple[str | int, ...] = ("variants", v)
         if variant.name not in known_variants:
             offered = ", ".join(known_variants) or "none"
-            problems.append(((*at, "name"), f"{spec.semantics.kind} ops have no variant {variant.name!r} (known: {offered})"))
+            problems.append(
+                (
+                    (*vat, "name"),
+                    f"{spec.semantics.kind} ops have no variant {variant.name!r} (known: {offered})",
+                )
+            )
         if [w.name for w in spec.variants].count(variant.name) > 1:
-            problems.append(((*at, "name"), f"variant {variant.name!r} is stated twice"))
+            problems.append(((*vat, "name"), f"variant {variant.name!r} is stated twice"))
         for i, rule in enumerate(variant.constraints):
-            base = (*at, "constraints", i)
+            base = (*vat, "constraints", i)
             if not rule.is_static or rule.form_scoped:
-                problems.append(((*base, "kind"), "a variant's rules are compile-time rules of the main declaration"))
+                problems.append(
+                    ((*base, "kind"), "a variant's rules are compile-time rules of the main declaration")
+                )
             problems.extend(_rule_problems(base, rule, spec, targets, profiles))
     for i, note in enumerate(spec.profile_notes):
         if note.profile is not None and note.profile not in profiles:
@@ -649,7 +656,9 @@ def _check_overload(
         if o.name in operands or o.name in own:
             problems.append(((*at, "operands", i, "name"), f"operand {o.name!r} is already declared"))
         further = own_results and o.kind == "tile"  # a further destination the kind's tests judge
-        if (o.role == "dst" and o.name != ov.value_output and not own_plans and not further) or o.broadcast is not None:
+        if (
+            o.role == "dst" and o.name != ov.value_output and not own_plans and not further
+        ) or o.broadcast is not None:
             problems.append(((*at, "operands", i), "an overload's own operands cannot change the result"))
         own[o.name] = o
     found, bound = _check_declaration(at, ov.template, ov.params, {**operands, **own}, ov.guard)

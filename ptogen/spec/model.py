@@ -689,7 +689,8 @@ class Variant(Strict):
     mechanism: Prose = Field(description="how it maps elements, for the page")
     constraints: list[Rule] = Field(
         default_factory=list,
-        description="its compile-time rules (the op's own do not apply to it), in the scope of the main declaration",
+        description="its compile-time rules (the op's own do not apply to it), in the main declaration's "
+        "scope",
     )
     prose_constraints: list[ProseConstraint] = Field(default_factory=list)
 
