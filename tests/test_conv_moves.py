@@ -10,7 +10,6 @@ refuses a variant the op's kind does not define."""
 
 from __future__ import annotations
 
-import re
 import subprocess
 from pathlib import Path
 
@@ -176,86 +175,82 @@ def test_conv_variants_move_every_element(cxx: str, tmp_path: Path) -> None:
         assert np.array_equal(got[name], want), f"{name}: first difference at {np.argmax(got[name] != want)}"
 
 
-TTRANS_CALL = (
-    "using S = ConvTile<TileType::{loc}, float, 2*16*2*2*8*4, Layout::{src}, ConvTileShape<2, 2, 2, 2, 8>>;\n"
-    "using D = ConvTile<TileType::{loc}, float, 2*16*2*2*8*4, Layout::NCHW, ConvTileShape<2, 16, 2, 2>>;\n"
-    "void call() {{ S s; D d; Tile<TileType::Vec, float, 1, 32> t; TTRANS(d, s, t); }}\n"
-)
-TEXTRACT_CALL = (
-    "using S = ConvTile<TileType::Mat, {t}, 4*3*512, Layout::{lay}, ConvTileShape<4, 3, 16, {c0}>>;\n"
-    "using D = Tile<TileType::{loc}, {t}, 32, 32, BLayout::RowMajor, 32, 32, SLayout::{slay}>;\n"
-    "void call() {{ S s; D d; TEXTRACT(d, s, 0, 0); }}\n"
-)
+PROFILES = ("A2A3", "A5", "CPU")
 
 
-# (profile, kernel, the variant rule's message or None: it compiles)
-def _ttrans(loc: str, src: str) -> str:
-    return TTRANS_CALL.format(loc=loc, src=src)
+def _ttrans(src: str, dst: str, t: str = "float", loc: str = "Vec") -> str:
+    """A TTRANS of ConvTiles (extents only need to suit the layouts' ranks: nothing runs)."""
+    rank = {"NCHW": "2, 16, 2, 2", "NC1HWC0": "2, 2, 2, 2, 8", "FRACTAL_Z": "8, 1, 16, 8"}
+    return (
+        f"ConvTile<TileType::{loc}, {t}, 4096, Layout::{src}, ConvTileShape<{rank[src]}>> s; "
+        f"ConvTile<TileType::{loc}, {t}, 4096, Layout::{dst}, ConvTileShape<{rank[dst]}>> d; "
+        f"Tile<TileType::Vec, {t}, 1, 32> tmp; profiled::TTRANS<{{profile}}>(d, s, tmp);"
+    )
 
 
-def _textract(t: str, lay: str, c0: int, loc: str, slay: str) -> str:
-    return TEXTRACT_CALL.format(t=t, lay=lay, c0=c0, loc=loc, slay=slay)
+def _textract(t: str = "half", lay: str = "FRACTAL_Z", loc: str = "Right", slay: str = "ColMajor") -> str:
+    """A TEXTRACT from a ConvTile into a 32 x 32 tile."""
+    c0 = 32 // {"half": 2, "int64_t": 8}[t]
+    return (
+        f"ConvTile<TileType::Mat, {t}, 4 * 3 * 512, Layout::{lay}, ConvTileShape<4, 3, 16, {c0}>> s; "
+        f"Tile<TileType::{loc}, {t}, 32, 32, BLayout::RowMajor, 32, 32, SLayout::{slay}> d; "
+        "profiled::TEXTRACT<{profile}>(d, s, 0, 0);"
+    )
 
 
-HALF_FZ = ("half", "FRACTAL_Z", 16)
-CASES = [
-    ("CPU", _ttrans("Vec", "NC1HWC0"), None),
-    (
-        "A5",
-        _ttrans("Vec", "NC1HWC0"),
-        r"TTRANS \[A5\]: ConvTile layouts of src and dst must be one of: NCHW to NC1HWC0, GNCHW",
-    ),
-    ("A2A3", _ttrans("Vec", "NC1HWC0"), None),
-    ("A2A3", _ttrans("Mat", "NC1HWC0"), r"TTRANS \[A2A3\]: tile location must be TileType::Vec"),
-    ("A5", _textract(*HALF_FZ, "Right", "ColMajor"), None),
-    (
-        "CPU",
-        _textract(*HALF_FZ, "Left", "ColMajor"),
-        r"TEXTRACT \[CPU\]: the tile locations of src and dst must be one of",
-    ),
-    (
-        "A2A3",
-        _textract(*HALF_FZ, "Right", "RowMajor"),
-        r"TEXTRACT \[A2A3\]: box layout of dst must be BLayout::RowMajor with SLayout::ColMajor",
-    ),
-    (
-        "CPU",
-        _textract("half", "NC1HWC0", 16, "Right", "ColMajor"),
-        r"TEXTRACT \[CPU\]: ConvTile layouts of src must be one of: FRACTAL_Z, FRACTAL_Z_3D",
-    ),
-    (
-        "A5",
-        _textract("int64_t", "FRACTAL_Z", 4, "Right", "ColMajor"),
-        r"TEXTRACT \[A5\]: DType must be one of: int8_t, uint8_t",
-    ),
+# Each variant rule under each profile it applies to: (op, position in the variant's constraints,
+# profile, a call that breaks that rule alone). The legal calls below pass under every profile.
+BREAKING: list[tuple[str, int, str, str]] = [
+    ("TTRANS", 0, "A2A3", _ttrans("NCHW", "FRACTAL_Z")),
+    ("TTRANS", 1, "A5", _ttrans("NC1HWC0", "NCHW")),
+    ("TTRANS", 2, "CPU", _ttrans("NCHW", "FRACTAL_Z")),
+    *[("TTRANS", 3, p, _ttrans("NCHW", "NC1HWC0", loc="Mat")) for p in ("A2A3", "A5")],
+    *[("TTRANS", 4, p, _ttrans("NCHW", "NC1HWC0", t="int64_t")) for p in ("A2A3", "A5")],
+    *[("TEXTRACT", 0, p, _textract(loc="Left")) for p in PROFILES],
+    *[("TEXTRACT", 1, p, _textract(lay="NC1HWC0")) for p in PROFILES],
+    *[("TEXTRACT", 2, p, _textract(slay="RowMajor")) for p in PROFILES],
+    *[("TEXTRACT", 3, p, _textract(t="int64_t")) for p in PROFILES],
 ]
+LEGAL = [_ttrans("NCHW", "NC1HWC0"), _ttrans("NC1HWC0", "FRACTAL_Z"), _textract()]
 
 
-# The README command compiles the kernel that breaks the new `conv_layouts` rule (the generated
-# plan's compile cases already break `tile_fractal` and `location_pairs` on TEXTRACT's tiles); the
-# others, and the legal twins, run with the full tier (a compile each).
-QUICK = {1}
+def _variant_rules() -> dict[tuple[str, int, str], str]:
+    """Every variant rule a profile enforces, with its static_assert message."""
+    from ptogen.lower.views import ProjectView
+
+    project = ProjectView(load_specs(ROOT / "specs", ROOT))
+    out = {}
+    for op in project.ops:
+        for v in op.variants:
+            for p in project.profiles:
+                for rv in v.rules_for(p.name):
+                    out[(op.name, rv.index % 100, p.name)] = rv.message(p.name)
+    return out
 
 
-@pytest.mark.parametrize(
-    ("profile", "kernel", "message"),
-    [c if i in QUICK else pytest.param(*c, marks=pytest.mark.full_tier) for i, c in enumerate(CASES)],
-    ids=[f"{p}-{i}" for i, (p, _, _) in enumerate(CASES)],
-)
-def test_conv_variant_rules(profile: str, kernel: str, message: str | None, tmp_path: Path) -> None:
-    """Each variant rule rejects a call with its own message; the same calls pass where it allows them."""
-    cxx = require(COMPILERS[0])
-    source = tmp_path / "kernel.cpp"
-    source.write_text("#include <pto/pto-inst.hpp>\nusing namespace pto;\n" + kernel)
-    flags = ["-std=c++20", f"-DPTO_TARGET_PROFILE=PTO_PROFILE_{profile}", "-fsyntax-only"]
+def test_every_variant_rule_is_broken_by_a_case() -> None:
+    assert {(op, k, p) for op, k, p, _ in BREAKING} == set(_variant_rules())
+
+
+def test_each_variant_rule_gives_its_own_message(tmp_path: Path) -> None:
+    """One translation unit under clang's -verify: each breaking call raises exactly its rule's
+    static_assert (the message the header's check states), the legal calls none."""
+    cxx = require("clang++")
+    messages = _variant_rules()
+    lines = ["#include <pto/pto-inst.hpp>", "using namespace pto;"]
+    for n, (op, k, p, body) in enumerate(BREAKING):
+        lines.append(f"// expected-error@*:* {{{{{messages[(op, k, p)]}}}}}")
+        lines.append(f"void broken_{n}() {{ {body.format(profile='profile_' + p.lower())} }}")
+    for n, body in enumerate(LEGAL):
+        for p in PROFILES:
+            lines.append(f"void legal_{n}_{p}() {{ {body.format(profile='profile_' + p.lower())} }}")
+    source = tmp_path / "rules.cpp"
+    source.write_text("\n".join(lines) + "\n")
+    flags = ["-std=c++20", "-fsyntax-only", "-ferror-limit=0", "-Xclang", "-verify"]
+    flags += ["-Xclang", "-verify-ignore-unexpected=note"]
     includes = [f"-I{ROOT / 'generated/include'}", f"-I{ROOT / 'ptogen/runtime/include'}"]
     run = subprocess.run([*cxx_argv(cxx), *flags, *includes, str(source)], capture_output=True, text=True)
-    if message is None:
-        assert run.returncode == 0, run.stderr[:2000]
-    else:
-        assert run.returncode != 0
-        assert re.search(message, run.stderr), run.stderr[:2000]
-        assert run.stderr.count("static assertion failed") + run.stderr.count("static_assert failed") == 1
+    assert run.returncode == 0, run.stderr[:3000]
 
 
 def test_a_variant_the_kind_does_not_define_is_refused(spec_project: Path) -> None:
