@@ -1,4 +1,5 @@
-"""The conv variants of TTRANS and TEXTRACT (`variants: conv` in their specs): ConvTile operands
+"""The conv variants of TTRANS and TEXTRACT (`variants: conv` in their specs), and TEXTRACT's
+two-destination ND -> 2xNZ form at two different windows. ConvTile operands
 select them through the ops' main declarations, they are checked by their own rules
 (`check_TTRANS_conv`, `check_TEXTRACT_conv`) and simulated by the kinds' conv paths.
 
@@ -82,9 +83,49 @@ def _extract(
     }}"""
 
 
+# TEXTRACT's ND -> 2xNZ form: one row-major half source, two NZ destinations at different offsets
+# (dst1 with a partial valid region), called under A5's rules (the page's path) and the CPU's.
+ND2XNZ = (32, 64, (16, 32, 16, 32, 0, 16), (16, 16, 13, 9, 8, 3))
+
+
+def _nd2xnz() -> str:
+    rows, cols, w0, w1 = ND2XNZ
+    decl = "Tile<TileType::Vec, half, {}, {}, BLayout::ColMajor, {}, {}, SLayout::RowMajor>"
+    out = f"""
+    {{
+        Tile<TileType::Vec, half, {rows}, {cols}> src;
+        {decl.format(*w0[:4])} dst0;
+        {decl.format(*w1[:4])} dst1;
+        for (int k = 0; k < {rows * cols}; ++k) src.data()[k] = static_cast<half>(k % 1021 + 1);"""
+    for profile in ("profile_a5", "profile_cpu"):
+        out += f"""
+        for (int k = 0; k < {w0[0] * w0[1]}; ++k) dst0.data()[k] = static_cast<half>({SENTINEL});
+        for (int k = 0; k < {w1[0] * w1[1]}; ++k) dst1.data()[k] = static_cast<half>({SENTINEL});
+        profiled::TEXTRACT<{profile}>(dst0, dst1, src, {w0[4]}, {w0[5]}, {w1[4]}, {w1[5]});"""
+        for name, w in (("dst0", w0), ("dst1", w1)):
+            out += f"""
+        {{
+            std::vector<double> logical;
+            for (int i = 0; i < {w[0]}; ++i)
+                for (int j = 0; j < {w[1]}; ++j)
+                    logical.push_back(static_cast<double>({name}.GetElement(i, j)));
+            show("nd2xnz_{profile}_{name}", logical.data(), {w[0] * w[1]});
+        }}"""
+    return out + "\n    }"
+
+
+def _nd2xnz_golden(w: tuple[int, int, int, int, int, int]) -> np.ndarray:
+    rows, cols, *_ = ND2XNZ
+    src = (np.arange(rows * cols) % 1021 + 1).astype(np.float16).astype(np.float64).reshape(rows, cols)
+    want = np.full((w[0], w[1]), float(SENTINEL))
+    want[: w[2], : w[3]] = src[w[4] : w[4] + w[2], w[5] : w[5] + w[3]]
+    return want.reshape(-1)
+
+
 def _program() -> str:
     body = "".join(_conversion(n, t, sl, s, dl, d) for n, t, _, sl, s, dl, d in CONVERSIONS)
     body += "".join(_extract(n, t, s, r, c, vr, vc, r0, c0) for n, t, _, s, r, c, vr, vc, r0, c0 in EXTRACTS)
+    body += _nd2xnz()
     return f"""
 #include <pto/pto-inst.hpp>
 #include <cstdio>
@@ -173,6 +214,10 @@ def test_conv_variants_move_every_element(cxx: str, tmp_path: Path) -> None:
     for name, _, dt, s, r, c, vr, vc, r0, c0 in EXTRACTS:
         want = _extract_golden(s, r, c, vr, vc, r0, c0, dt)
         assert np.array_equal(got[name], want), f"{name}: first difference at {np.argmax(got[name] != want)}"
+    for profile in ("profile_a5", "profile_cpu"):
+        for name, w in (("dst0", ND2XNZ[2]), ("dst1", ND2XNZ[3])):
+            key = f"nd2xnz_{profile}_{name}"
+            assert np.array_equal(got[key], _nd2xnz_golden(w)), key
 
 
 PROFILES = ("A2A3", "A5", "CPU")
