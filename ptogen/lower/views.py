@@ -789,6 +789,7 @@ class FormView:
     def impl_name(self) -> str:
         """The simulator function this form runs (its own one when it computes something else)."""
         own = self.expr is not None or self.value_output is not None
+        own = own or self.dispatch.impl in self.op.kind.own_impls(self.op.spec)  # the kind's own `_IMPL`
         return f"{self.op.name}_impl" + (f"_f{self.index}" if own else "")
 
     @property

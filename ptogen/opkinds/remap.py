@@ -176,9 +176,9 @@ class Remap(Move):
 
     def window_forms(self, op: OpViewAPI) -> list[dict[str, Any]]:
         """The forms that write several destinations, each a window of the source at its own offsets
-        (TEXTRACT's ND to 2xNZ form), which dispatch to an `_IMPL` of their own: its name, template
-        type parameters, function parameters (`(type, name)`), the source parameter and each
-        destination's (tile, row, column) parameters, in order."""
+        (TEXTRACT's ND to 2xNZ form), which dispatch to an `_IMPL` of their own: the simulator
+        function its adapter runs, that `_IMPL`, the tile parameters (`(type, name)`), the offset
+        parameters, the source parameter and each destination's (tile, row, column) parameters."""
         out: list[dict[str, Any]] = []
         if self.piecewise(op) or self.sums(op):
             return out
@@ -191,9 +191,10 @@ class Remap(Move):
             pairs = list(zip(offsets[0::2], offsets[1::2], strict=True))
             out.append(
                 {
-                    "function": form.dispatch.function,
-                    "template": [t.name for t in form.template if t.kind == "typename"],
-                    "params": [(str(p.type or p.value_type), p.name) for p in form.params if not p.events],
+                    "function": form.impl_name,
+                    "impl": form.dispatch.function,
+                    "params": [(str(p.type), p.name) for p in form.params if p.type and not p.events],
+                    "scalars": [p.name for p in form.params if p.value_type and not p.events],
                     "src": next(p.name for p in form.params if p.operand == self.source(op)),
                     "windows": [(d, r, c) for d, (r, c) in zip(dsts, pairs, strict=True)],
                 }
@@ -402,6 +403,8 @@ class Remap(Move):
         )
 
     def sim_args(self, op: OpViewAPI, form: FormViewAPI) -> list[str]:
+        if form.dispatch.impl in self.own_impls(op.spec):  # a form of several windows: all it takes
+            return [p.name for p in form.params if not p.events]
         if self.sums(op):
             return [form.arg(op.domain), form.arg(self.source(op))]
         if self.piecewise(op):  # the reads, then the form's index tiles in its order

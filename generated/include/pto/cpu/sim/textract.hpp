@@ -133,6 +133,15 @@ PTO_INTERNAL void TEXTRACT_impl(T_dst& dst, T_src& src, sim::ScalarQuantParam q,
         index_row, index_col);
 }
 
+// A form that writes several destinations, each the window of src at its own offsets, moved as the main
+// form moves one (TEXTRACT_ND2XNZ_IMPL; upstream's CPU simulator has none).
+template <typename Dst0TileData, typename Dst1TileData, typename SrcTileData>
+PTO_INTERNAL void TEXTRACT_impl_f6(Dst0TileData& dst0, Dst1TileData& dst1, SrcTileData& src, int indexRow0,
+                                   int indexCol0, int indexRow1, int indexCol1) {
+    TEXTRACT_impl(dst0, src, ReluPreMode::NoRelu, indexRow0, indexCol0);
+    TEXTRACT_impl(dst1, src, ReluPreMode::NoRelu, indexRow1, indexCol1);
+}
+
 } // namespace pto::cpu
 
 namespace pto {
@@ -176,24 +185,19 @@ PTO_INTERNAL void TEXTRACT_IMPL([[maybe_unused]] DstTileData& dst, [[maybe_unuse
     cpu::TEXTRACT_impl(dst, src, fp, reluMode, indexRow, indexCol);
 }
 
+template <typename Dst0TileData, typename Dst1TileData, typename SrcTileData>
+PTO_INTERNAL void TEXTRACT_ND2XNZ_IMPL([[maybe_unused]] Dst0TileData& dst0, [[maybe_unused]] Dst1TileData& dst1,
+                                       [[maybe_unused]] SrcTileData& src, [[maybe_unused]] uint16_t indexRow0,
+                                       [[maybe_unused]] uint16_t indexCol0, [[maybe_unused]] uint16_t indexRow1,
+                                       [[maybe_unused]] uint16_t indexCol1) {
+    cpu::TEXTRACT_impl_f6(dst0, dst1, src, indexRow0, indexCol0, indexRow1, indexCol1);
+}
+
 template <typename DstTileData, typename SrcTileData, typename FpTileData, ReluPreMode reluMode>
 PTO_INTERNAL void TEXTRACT_IMPL([[maybe_unused]] DstTileData& dst, [[maybe_unused]] SrcTileData& src,
                                 [[maybe_unused]] FpTileData& fp, [[maybe_unused]] uint16_t indexRow,
                                 [[maybe_unused]] uint16_t indexCol) {
     cpu::TEXTRACT_impl(dst, src, fp, reluMode, indexRow, indexCol);
-}
-
-} // namespace pto
-
-namespace pto {
-
-// A form that writes several destinations, each the window of src at its own offsets, moved as the main
-// form moves one (upstream's CPU simulator has no TEXTRACT_ND2XNZ_IMPL).
-template <typename Dst0TileData, typename Dst1TileData, typename SrcTileData>
-PTO_INTERNAL void TEXTRACT_ND2XNZ_IMPL(Dst0TileData& dst0, Dst1TileData& dst1, SrcTileData& src, uint16_t indexRow0,
-                                       uint16_t indexCol0, uint16_t indexRow1, uint16_t indexCol1) {
-    cpu::TEXTRACT_impl(dst0, src, ReluPreMode::NoRelu, indexRow0, indexCol0);
-    cpu::TEXTRACT_impl(dst1, src, ReluPreMode::NoRelu, indexRow1, indexCol1);
 }
 
 } // namespace pto
