@@ -50,10 +50,14 @@ NOT_ON_REFERENCE_PAGES: tuple[tuple[str, str], ...] = (
 
 
 # Facts the pages do carry but the importer does not read back yet (work left, not a page limit).
-# They are compared on the pages listed in EXACT below, which already round-trip in full. None are
-# left: every generated page round-trips in full (the op kind is read from the formula's shape, a
-# tmp passed in the events pack from its `tmp_required` line).
-NOT_READ_BACK_YET: tuple[tuple[str, str], ...] = ()
+# They are compared on the pages listed in EXACT below, which already round-trip in full. One is
+# left: a page's Variants section (the pages of TEXTRACT and TTRANS, which are therefore not EXACT).
+NOT_READ_BACK_YET: tuple[tuple[str, str], ...] = (
+    (
+        "variants",
+        "a page's Variants section (TEXTRACT's and TTRANS's ConvTile variants) is not read back yet",
+    ),
+)
 
 # Pages whose op has declarations that drop main operands (issue #24) and that `ptogen import` does
 # not read back yet; what each lacks, precisely (the op pages of TMRGSORT and TGATHER and both pages
@@ -70,7 +74,12 @@ NOT_READ_BACK_YET: tuple[tuple[str, str], ...] = ()
 # line belongs to which form), not a change of the pages.
 _DROPPING = ("intrinsic.overloads",)
 _MISREAD = ("intrinsic", "operands", "constraints")
+# TEXTRACT's ND to 2xNZ declaration writes a further destination (`dst1`), which the importer does not
+# read back as an operand either: the declaration and the rules that name `dst1` are left out.
+_FURTHER = ("intrinsic.overloads", "constraints")
 NOT_READ_BACK_ON: dict[str, tuple[str, ...]] = {
+    "tile/ops/layout-and-rearrangement/textract.md": _FURTHER,
+    "TEXTRACT.md": _FURTHER,
     "TMRGSORT.md": _DROPPING,
     "TGATHER.md": _MISREAD,
     "tile/ops/irregular-and-complex/tscatter.md": _MISREAD,
@@ -122,8 +131,6 @@ EXACT: tuple[str, ...] = (
     "TMOV.md",
     "tile/ops/layout-and-rearrangement/tmov_fp.md",
     "TMOV_FP.md",
-    "tile/ops/layout-and-rearrangement/ttrans.md",
-    "TTRANS.md",
     "tile/ops/layout-and-rearrangement/tfillpad.md",
     "TFILLPAD.md",
     "tile/ops/layout-and-rearrangement/tfillpad_inplace.md",
@@ -148,8 +155,6 @@ EXACT: tuple[str, ...] = (
     "TPARTARGMAX.md",
     "tile/ops/irregular-and-complex/tpartargmin.md",
     "TPARTARGMIN.md",
-    "tile/ops/layout-and-rearrangement/textract.md",
-    "TEXTRACT.md",
     "tile/ops/layout-and-rearrangement/textract_fp.md",
     "TEXTRACT_FP.md",
     "tile/ops/layout-and-rearrangement/tinsert.md",

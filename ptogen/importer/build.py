@@ -1154,10 +1154,31 @@ def page_to_spec(text: str, targets: Targets, name_hint: str = "") -> tuple[dict
     return spec, unplaced
 
 
+def _cut_variants(text: str) -> tuple[str, list[str]]:
+    """The page without its `## Variants` section (blank lines in its place, so that every other
+    line keeps its number), and the variants it names. The section's rules are not read back yet:
+    what it states is left to the importing user (`unplaced`)."""
+    out: list[str] = []
+    names: list[str] = []
+    inside = False
+    for line in text.split("\n"):
+        if line.startswith("## "):
+            inside = line.strip() == "## Variants"
+        if inside:
+            m = re.match(r"### `(\w+)`", line)
+            if m:
+                names.append(m.group(1))
+            out.append("")
+        else:
+            out.append(line)
+    return "\n".join(out), names
+
+
 def _page_to_spec(
     text: str, targets: Targets, name_hint: str = ""
 ) -> tuple[dict[str, Any], list[str], dict[str, int]]:
     """page_to_spec, with the line of each located fact (`PageFacts.where`)."""
+    text, variants = _cut_variants(text)
     text, dropped = _drop_long_lines(text)
     lines_before = text.count("\n")
     text, html_dropped = html_to_markdown(text)
@@ -1165,6 +1186,10 @@ def _page_to_spec(
     if text.count("\n") != lines_before:
         facts.where.clear()  # HTML tables were rewritten: line numbers no longer match the file
     unplaced = dropped + html_dropped + [line for line in facts.unplaced if line.strip()]
+    unplaced += [
+        f"variant {v!r} (the page's Variants section) is not read back: write its `variants:` entry"
+        for v in variants
+    ]
     mnemonic = facts.mnemonic or _mnemonic_from_name(name_hint)
     if not mnemonic:
         raise ImportProblem("the page names no mnemonic (expected a `pto.xxx` or `TXXX` title)")

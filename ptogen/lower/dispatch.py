@@ -167,7 +167,10 @@ def adapter(form: FormViewAPI, owner: Any = None) -> Adapter | None:
     function with the arguments its kind gives the form."""
     call = resolve(form)
     target_op = form.op if owner is None else owner
-    if call.impl != target_op.name or call.call == "helper":
+    # A backend function the op's kind defines for this form (TEXTRACT's TEXTRACT_ND2XNZ_IMPL) is
+    # the form's own adapter, as the op's `_IMPL` is.
+    kind_owned = owner is None and call.impl in form.op.kind.own_impls(form.op.spec)
+    if (call.impl != target_op.name and not kind_owned) or call.call == "helper":
         return None
     tparams = {t.name: t for t in form.template}
     params = {p.name: p for p in form.params}

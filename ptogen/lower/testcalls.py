@@ -64,14 +64,17 @@ class FormTestView:
             if p.events:
                 continue
             name = str(p.operand)
-            if p.from_tile or (name in self.form.extra_tiles and name not in own):  # a tile the test declares
+            declared = p.from_tile or (name in self.form.extra_tiles and name not in own)
+            if declared or (name in own and own[name].kind == "tile"):  # a tile the test declares
                 out.append(f"{name}_f{self.form.index}")
             elif name in own:
-                out.append(
-                    f"{name}_f{self.form.index}"
-                    if own[name].kind in ("tile", "context")  # declared by the test (a context's struct)
-                    else self.form.test_args[name]
-                )
+                if own[name].kind == "context":  # declared by the test (a context's struct)
+                    out.append(f"{name}_f{self.form.index}")
+                else:
+                    # A test value that names an operand of the main form takes that operand's value
+                    # (TEXTRACT's second window at the first one's offsets).
+                    value = self.form.test_args[name]
+                    out.append(by_operand.get(value, value))
             else:
                 out.append(by_operand[name])
         return out
@@ -153,6 +156,17 @@ class FormTestView:
     def numpy_expr(self) -> str:
         assert self.form.expr is not None
         return self.form.op.test.numpy_of(self.form.expr)
+
+    @property
+    def own_results(self) -> list[str]:
+        """The form's own further destinations (tiles of role dst besides the value output), as the
+        test declares them: each starts with the destination's bytes and must end with the main
+        form's result (its test values read the main form's window)."""
+        return [
+            f"{o.name}_f{self.form.index}"
+            for o in self.form.own
+            if o.kind == "tile" and o.role == "dst" and o.name != self.form.value_output
+        ]
 
     @property
     def own_tiles(self) -> list[str]:

@@ -27,8 +27,10 @@ from ..spec.model import (
     OpSpec,
     Param,
     ProfileDef,
+    ProseConstraint,
     Targets,
     TemplateParam,
+    Variant,
 )
 from . import dispatch as dispatching
 from .cpp import OpCpp, tparam_decl
@@ -370,6 +372,11 @@ class OpView:
     def rules(self) -> list[RuleView]:
         return [self._view(i, r) for i, r in enumerate(self.spec.constraints)]
 
+    @cached_property
+    def variants(self) -> list[VariantView]:
+        """The variants of the main declaration the operands' types select (`variants:`)."""
+        return [VariantView(self, k) for k in range(len(self.spec.variants))]
+
     def rules_for(self, profile: str, *, static: bool | None = None) -> list[RuleView]:
         """Rules a profile enforces; where the profile does not offer the op, only that fact."""
         key = (profile, static)
@@ -518,6 +525,55 @@ class OpView:
 
 
 @dataclass(frozen=True)
+class VariantView:
+    """A variant of an op's main declaration (`variants:` of its spec): the calls whose operand
+    types the op kind's `variant_condition` selects, checked by the variant's own rules in a check
+    function of their own (`check_<OP>_<variant>`) instead of the op's."""
+
+    op: OpView
+    position: int  # in the spec's `variants` list
+
+    @property
+    def spec(self) -> Variant:
+        return self.op.spec.variants[self.position]
+
+    @property
+    def name(self) -> str:
+        return str(self.spec.name)
+
+    @property
+    def summary(self) -> str:
+        return str(self.spec.summary)
+
+    @property
+    def mechanism(self) -> str:
+        return str(self.spec.mechanism)
+
+    @property
+    def prose_constraints(self) -> list[ProseConstraint]:
+        return list(self.spec.prose_constraints)
+
+    @property
+    def when(self) -> str:
+        """The C++ condition on the main declaration's template types that selects the variant."""
+        return self.op.kind.variant_condition(self.op, self.name)
+
+    @property
+    def check_name(self) -> str:
+        return f"{self.op.name}_{self.name}"
+
+    @cached_property
+    def rules(self) -> list[RuleView]:
+        # Numbered after the op's own rules, so that every rule of the op has its own id.
+        first = 100 * (self.position + 1)
+        return [self.op._view(first + i, r) for i, r in enumerate(self.spec.constraints)]
+
+    def rules_for(self, profile: str) -> list[RuleView]:
+        """The variant's rules a profile enforces."""
+        return [rv for rv in self.rules if rv.rule.profiles is None or profile in rv.rule.profiles]
+
+
+@dataclass(frozen=True)
 class FormView:
     """One C++ declaration of a tile intrinsic: the main one (index 0) or an overload.
 
@@ -650,7 +706,8 @@ class FormView:
                 continue
             if rule.profiles is not None and profile not in rule.profiles:
                 continue
-            types, dtypes = [], []
+            types = []
+            dtypes = []  # each operand's element type: a tile's DType, a scalar's own type
             for name in rule.rule_operands:
                 carrier = self.carrier(name)
                 if carrier is not None:
@@ -659,7 +716,7 @@ class FormView:
                     continue
                 p = self._param_of(name)
                 types.append(str(p.type or p.value_type or p.dtype_of))
-                dtypes.append(f"typename {p.type}::DType" if p.type else types[-1])
+                dtypes.append(f"typename {p.type}::DType" if p.type else str(p.value_type or p.dtype_of))
             common = self.op.rule_view(rule)  # the listed element types, as the op spells them
             out.append(RuleView(rule, i, types, dtypes, common.dtypes_cpp, common.dtypes_asm, self.op))
         return out
@@ -669,6 +726,11 @@ class FormView:
         cases, whose tiles those rules admit, call the form under them (the compile cases prove
         what its own rules admit)."""
         return [p for p in profiles if not self.rules_for(p)]
+
+    @property
+    def variants(self) -> list[VariantView]:
+        """The op's variants, which the main declaration selects by its operands' types."""
+        return self.op.variants if self.index == 0 else []
 
     @property
     def has_own_checks(self) -> bool:
@@ -737,6 +799,7 @@ class FormView:
     def impl_name(self) -> str:
         """The simulator function this form runs (its own one when it computes something else)."""
         own = self.expr is not None or self.value_output is not None
+        own = own or self.dispatch.impl in self.op.kind.own_impls(self.op.spec)  # the kind's own `_IMPL`
         return f"{self.op.name}_impl" + (f"_f{self.index}" if own else "")
 
     @property

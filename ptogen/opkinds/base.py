@@ -77,6 +77,16 @@ class OpKind:
     rebinds: ClassVar[bool] = False
     # A tile op of this kind may write further outputs (`semantics.extra_outputs`), as vector ops may.
     tile_extra_outputs: ClassVar[bool] = False
+    # Its overloads may write further destinations of their own (own tile operands of role dst, as
+    # TEXTRACT's two-window form writes `dst1`): the generic overload tests give each such tile the
+    # destination's type and bytes and compare it with the main form's result (`FormTestView.own_results`).
+    form_results: ClassVar[bool] = False
+
+    def own_impls(self, spec: OpSpec) -> set[str]:
+        """Backend functions (`<NAME>_IMPL`, by NAME) the kind's simulator defines for some of the
+        op's declarations beside the op's own (TEXTRACT's ND to 2xNZ form): none by default."""
+        return set()
+
     # Its test plan calls each declaration in runtime cases of its own (TMRGSORT's forms take other
     # operands than its main one): the kernels then call no further overload after a kernel's first case.
     plans_forms: ClassVar[bool] = False
@@ -86,6 +96,15 @@ class OpKind:
     # Destination operands the kind writes beyond its domain and `extra_outputs`, by its own rule rather
     # than by an expression (TQUANT's `exp`, `max` and `scaling`, passed by pointer).
     side_outputs: ClassVar[tuple[str, ...]] = ()
+
+    # The variants of the main declaration an op of this kind may state (`variants:` of its spec):
+    # calls the types of their operands select (ConvTile operands), checked by the variant's own rules.
+    variant_names: ClassVar[tuple[str, ...]] = ()
+
+    def variant_condition(self, op: OpViewAPI, name: str) -> str:
+        """The C++ condition, over the main declaration's template types, under which a call is the
+        variant `name` (one of `variant_names`)."""
+        raise NotImplementedError(f"{self.name} ops have no variant {name!r}")
 
     def template(self, part: str) -> str:
         """A template of this kind's own text: templates/opkinds/<name>/<part>."""
@@ -321,6 +340,11 @@ class NamesOperand(OpKind):
     @staticmethod
     def source(op: OpViewAPI) -> str:
         return str(op.loaded.expr.value)
+
+
+def operand_type(op: OpViewAPI, operand: str) -> str:
+    """The template type of an operand in the main declaration (`SrcTileData`)."""
+    return next(str(p.type) for p in op.forms[0].params if p.operand == operand and p.type)
 
 
 def fixed_type(form: FormViewAPI, expr: str) -> str:

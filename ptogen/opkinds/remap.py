@@ -37,11 +37,12 @@ from ..testing.plan import (
     plan_rule_cases,
     tile_operands,
 )
-from .base import DOMAIN, OpKind, PageOp
+from .base import DOMAIN, OpKind, PageOp, operand_type
 from .move import CONVERSIONS, PARAM_DTYPE, QUANTISED, Move, boxed_logical, quantisation_parameters, quantise
 
 if TYPE_CHECKING:
     from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
+    from ..spec.model import OpSpec
 
 # One test case: (label, the walked tile (rows, cols, valid rows, valid cols), the other tile's
 # (rows, cols, valid rows, valid cols), scalar values, run-time valid shapes, src place, dst place).
@@ -168,6 +169,53 @@ class Remap(Move):
     # TINTERLEAVE and TDEINTERLEAVE write a second destination, stated as its own index expression
     # (`semantics.extra_outputs: {dst1: 'dst1[i,j] = ...'}`), each walked over its own valid region.
     tile_extra_outputs: ClassVar[bool] = True
+
+    # A ConvTile source: TEXTRACT's filter extraction (FRACTAL_Z to a Right tile; see the simulator).
+    variant_names: ClassVar[tuple[str, ...]] = ("conv",)
+
+    def variant_condition(self, op: OpViewAPI, name: str) -> str:
+        return f"is_conv_tile_v<{operand_type(op, self.source(op))}>"
+
+    # A form may write further destinations, each its own window of the source (TEXTRACT's ND to 2xNZ).
+    form_results: ClassVar[bool] = True
+
+    def own_impls(self, spec: OpSpec) -> set[str]:
+        # The several-destination forms' `_IMPL` (window_forms), which this kind's simulator defines.
+        intr = spec.intrinsic
+        if intr is None:
+            return set()
+        return {
+            str(ov.dispatch.impl)
+            for ov in intr.overloads
+            if ov.dispatch.impl is not None and any(o.kind == "tile" and o.role == "dst" for o in ov.operands)
+        }
+
+    def window_forms(self, op: OpViewAPI) -> list[dict[str, Any]]:
+        """The forms that write several destinations, each a window of the source at its own offsets
+        (TEXTRACT's ND to 2xNZ form), which dispatch to an `_IMPL` of their own: the simulator
+        function its adapter runs, that `_IMPL`, the tile parameters (`(type, name)`), the offset
+        parameters, the source parameter and each destination's (tile, row, column) parameters."""
+        out: list[dict[str, Any]] = []
+        if self.piecewise(op) or self.sums(op):
+            return out
+        for form in op.forms[1:]:
+            results = {op.domain} | {o.name for o in form.own if o.kind == "tile" and o.role == "dst"}
+            dsts = [p.name for p in form.params if p.type and not p.events and p.operand in results]
+            if len(dsts) < 2:
+                continue
+            offsets = [p.name for p in form.params if p.value_type and not p.events]
+            pairs = list(zip(offsets[0::2], offsets[1::2], strict=True))
+            out.append(
+                {
+                    "function": form.impl_name,
+                    "impl": form.dispatch.function,
+                    "params": [(str(p.type), p.name) for p in form.params if p.type and not p.events],
+                    "scalars": [p.name for p in form.params if p.value_type and not p.events],
+                    "src": next(p.name for p in form.params if p.operand == self.source(op)),
+                    "windows": [(d, r, c) for d, (r, c) in zip(dsts, pairs, strict=True)],
+                }
+            )
+        return out
 
     # ----------------------------------------------------------------- spec checks
     def check_expr(self, expr: semantics.Node) -> list[str]:
@@ -446,6 +494,8 @@ class Remap(Move):
     @staticmethod
     def scalar_param(op: OpViewAPI, form: FormViewAPI) -> str | None:
         """The form's scalar quantisation parameter: a value parameter the expression does not read."""
+        if any(o.kind == "tile" and o.role == "dst" for o in form.own):
+            return None  # a form of several windows: its own scalars are the further windows' offsets
         read = set(op.read_operands) | {op.domain} | set(Remap.index_scalars(op))
         return next(
             (p.name for p in form.params if p.value_type and not p.events and p.operand not in read),
@@ -453,6 +503,8 @@ class Remap(Move):
         )
 
     def sim_args(self, op: OpViewAPI, form: FormViewAPI) -> list[str]:
+        if form.dispatch.impl in self.own_impls(op.spec):  # a form of several windows: all it takes
+            return [p.name for p in form.params if not p.events]
         if self.multi(op):  # the destinations, then the reads (a form's stand-in for one it drops)
             return [form.arg(d) for d, _ in self._outputs(op)] + [form.arg(t) for t in self.multi_reads(op)]
         if self.sums(op):

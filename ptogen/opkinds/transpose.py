@@ -28,7 +28,7 @@ from ..testing.plan import (
     plan_rule_cases,
     tile_operands,
 )
-from .base import DOMAIN, OpKind, PageOp
+from .base import DOMAIN, OpKind, PageOp, operand_type
 from .move import Move, _moved_check, boxed_logical
 
 if TYPE_CHECKING:
@@ -45,6 +45,12 @@ SHAPES = [
 class Transpose(Move):
     name: ClassVar[str] = "transpose"
     index_notation: ClassVar[bool] = True
+    # ConvTile operands: a conversion between conv layouts (NCHW to NC1HWC0, ...; see the simulator).
+    variant_names: ClassVar[tuple[str, ...]] = ("conv",)
+
+    def variant_condition(self, op: OpViewAPI, name: str) -> str:
+        dst, src = operand_type(op, op.domain), operand_type(op, self.source(op))
+        return f"is_conv_tile_v<{dst}> && is_conv_tile_v<{src}>"
 
     def check_expr(self, expr: semantics.Node) -> list[str]:
         wanted = "a transpose is written in index notation, e.g. `dst[i,j] = src[j,i]`"

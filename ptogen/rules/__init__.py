@@ -33,6 +33,7 @@ from pydantic import Field
 from .base import Broken, PageContext, PageLine, RuleBase, TypeList, kind_name
 from .broadcast_role import BroadcastRoleRule
 from .column_operand import ColumnOperandRule
+from .conv_layouts import ConvLayoutsRule
 from .core import CORE_KINDS
 from .dtype_tuples import DTypeTuplesRule
 from .location_pairs import LOCATION_PAIRS_KINDS
@@ -42,6 +43,7 @@ from .scratch_bytes import ScratchBytesRule
 from .shape_relation import ShapeRelationRule
 from .store_pairs import STORE_PAIRS_KINDS
 from .template_value import TemplateValueRule
+from .tile_fractal import TileFractalRule
 from .union_region import UnionRegionRule
 from .valid_multiple import ValidMultipleRule
 from .valid_range import ValidRangeRule
@@ -75,6 +77,8 @@ RULE_KINDS: tuple[type[RuleBase], ...] = (
     ColumnOperandRule,
     TemplateValueRule,
     ScratchBytesRule,
+    ConvLayoutsRule,
+    TileFractalRule,
 )
 
 # The spec's `constraints` items: one of the registry's classes, chosen by `kind`.

@@ -311,12 +311,16 @@ def _resolved(
 
 def _check_dispatch_targets(ops: list[LoadedOp]) -> list[SpecError]:
     """A dispatch to another op's `_IMPL` names an intrinsic some spec defines."""
+    from ..opkinds import KINDS
+
     names = {op.spec.intrinsic.name for op in ops if op.spec.intrinsic is not None}
     errors = []
     for op in ops:
         intr = op.spec.intrinsic
         if intr is None:
             continue
+        kind = KINDS.get(op.spec.semantics.kind)
+        names |= kind.own_impls(op.spec) if kind is not None else set()
         forms: list[tuple[tuple[str | int, ...], Any]] = [(("intrinsic",), intr.dispatch)]
         forms += [(("intrinsic", "overloads", k), ov.dispatch) for k, ov in enumerate(intr.overloads)]
         for at, dispatch in forms:
@@ -493,26 +497,29 @@ def check_op(
                 problems.append((at, "must read the same operands as `semantics.expr`"))
 
     for i, rule in enumerate(spec.constraints):
-        base = ("constraints", i)
-        for j, p in enumerate(rule.profiles or []):
-            if p not in profiles:
-                problems.append(
-                    (
-                        (*base, "profiles", j),
-                        f"unknown profile {p!r}{did_you_mean(p, profiles)} "
-                        f"(known: {', '.join(sorted(profiles))})",
-                    )
-                )
-        # A misspelt operand is the rule's one problem: what the rule would say of the operands
-        # it names (that they share a type, say) follows from the misspelling.
-        op_names = [o.name for o in spec.every_operand]
-        unknown = [(j, n) for j, n in enumerate(rule.rule_operands) if n not in op_names]
-        for j, name in unknown:
+        problems.extend(_rule_problems(("constraints", i), rule, spec, targets, profiles))
+    from ..opkinds import KINDS
+
+    known_variants = KINDS[spec.semantics.kind].variant_names if spec.semantics.kind in KINDS else ()
+    for v, variant in enumerate(spec.variants):
+        vat: tuple[str | int, ...] = ("variants", v)
+        if variant.name not in known_variants:
+            offered = ", ".join(known_variants) or "none"
             problems.append(
-                ((*base, "operands", j), f"unknown operand {name!r}{did_you_mean(name, op_names)}")
+                (
+                    (*vat, "name"),
+                    f"{spec.semantics.kind} ops have no variant {variant.name!r} (known: {offered})",
+                )
             )
-        if not unknown:
-            problems.extend(((*base, *where), message) for where, message in rule.check(spec, targets))
+        if [w.name for w in spec.variants].count(variant.name) > 1:
+            problems.append(((*vat, "name"), f"variant {variant.name!r} is stated twice"))
+        for i, rule in enumerate(variant.constraints):
+            base = (*vat, "constraints", i)
+            if not rule.is_static or rule.form_scoped:
+                problems.append(
+                    ((*base, "kind"), "a variant's rules are compile-time rules of the main declaration")
+                )
+            problems.extend(_rule_problems(base, rule, spec, targets, profiles))
     for i, note in enumerate(spec.profile_notes):
         if note.profile is not None and note.profile not in profiles:
             problems.append(
@@ -530,6 +537,31 @@ def check_op(
                         f"unknown profile {p!r}{did_you_mean(p, profiles)}",
                     )
                 )
+    return problems
+
+
+def _rule_problems(
+    base: tuple[str | int, ...], rule: Any, spec: OpSpec, targets: Targets, profiles: Any
+) -> list[Problem]:
+    """Problems of one rule of the op (`constraints`, or a variant's), located below `base`."""
+    problems: list[Problem] = []
+    for j, p in enumerate(rule.profiles or []):
+        if p not in profiles:
+            problems.append(
+                (
+                    (*base, "profiles", j),
+                    f"unknown profile {p!r}{did_you_mean(p, profiles)} "
+                    f"(known: {', '.join(sorted(profiles))})",
+                )
+            )
+    # A misspelt operand is the rule's one problem: what the rule would say of the operands
+    # it names (that they share a type, say) follows from the misspelling.
+    op_names = [o.name for o in spec.every_operand]
+    unknown = [(j, n) for j, n in enumerate(rule.rule_operands) if n not in op_names]
+    for j, name in unknown:
+        problems.append(((*base, "operands", j), f"unknown operand {name!r}{did_you_mean(name, op_names)}"))
+    if not unknown:
+        problems.extend(((*base, *where), message) for where, message in rule.check(spec, targets))
     return problems
 
 
@@ -563,8 +595,9 @@ def _check_intrinsic(spec: OpSpec, operands: dict[str, Any]) -> list[Problem]:
 
     op_kind = KINDS.get(spec.semantics.kind)
     own_plans = op_kind is not None and op_kind.plans_forms
+    own_results = op_kind is not None and op_kind.form_results
     for k in range(len(intr.overloads)):
-        problems.extend(_check_overload(spec, k, operands, own_plans))
+        problems.extend(_check_overload(spec, k, operands, own_plans, own_results))
     return problems
 
 
@@ -608,7 +641,9 @@ def _check_dispatch(
     return problems
 
 
-def _check_overload(spec: OpSpec, k: int, operands: dict[str, Any], own_plans: bool = False) -> list[Problem]:
+def _check_overload(
+    spec: OpSpec, k: int, operands: dict[str, Any], own_plans: bool = False, own_results: bool = False
+) -> list[Problem]:
     """An overload carries every operand of the main declaration, plus its own extra operands. A
     kind that plans each form's tests itself (`plans_forms`, TMRGSORT's list forms) may give a form
     operands that change the result, and needs no generic test values for them."""
@@ -620,7 +655,10 @@ def _check_overload(spec: OpSpec, k: int, operands: dict[str, Any], own_plans: b
     for i, o in enumerate(ov.operands):
         if o.name in operands or o.name in own:
             problems.append(((*at, "operands", i, "name"), f"operand {o.name!r} is already declared"))
-        if (o.role == "dst" and o.name != ov.value_output and not own_plans) or o.broadcast is not None:
+        further = own_results and o.kind == "tile"  # a further destination the kind's tests judge
+        if (
+            o.role == "dst" and o.name != ov.value_output and not own_plans and not further
+        ) or o.broadcast is not None:
             problems.append(((*at, "operands", i), "an overload's own operands cannot change the result"))
         own[o.name] = o
     found, bound = _check_declaration(at, ov.template, ov.params, {**operands, **own}, ov.guard)

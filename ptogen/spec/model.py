@@ -705,6 +705,23 @@ class TestValues(Strict):
     int_scalars: list[Int64] = Field(default_factory=lambda: [0, 1, -3, 5])
 
 
+class Variant(Strict):
+    """A variant of the main declaration that the types of its operands select, as upstream's
+    TTRANS and TEXTRACT take ConvTile operands through their one declaration: the same call,
+    dispatched to the same `_IMPL`, checked against rules of its own instead of the op's. The op's
+    kind says which variants exist and which operand types select each (`OpKind.variant_condition`)."""
+
+    name: Name = Field(description="the variant, one the op's kind defines, e.g. `conv` (ConvTile operands)")
+    summary: InlineText = Field(description="what the variant does, one line of the page")
+    mechanism: Prose = Field(description="how it maps elements, for the page")
+    constraints: list[Rule] = Field(
+        default_factory=list,
+        description="its compile-time rules (the op's own do not apply to it), in the main declaration's "
+        "scope",
+    )
+    prose_constraints: list[ProseConstraint] = Field(default_factory=list)
+
+
 class OpSpec(Strict):
     """One instruction, mirroring its documentation page."""
 
@@ -719,6 +736,10 @@ class OpSpec(Strict):
     side_effects: Prose
     constraints: list[Rule] = Field(default_factory=list)
     prose_constraints: list[ProseConstraint] = Field(default_factory=list)
+    variants: list[Variant] = Field(
+        default_factory=list,
+        description="variants of the main declaration selected by its operands' types (ConvTile operands)",
+    )
     exceptions: list[InlineText] = Field(min_length=1)
     profile_notes: list[ProfileNote] = Field(default_factory=list)
     examples: list[Example] = Field(default_factory=list)

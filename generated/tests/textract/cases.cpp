@@ -191,6 +191,17 @@ void case_0([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 5, case 0", main_result, dst.data());
     }
+    { // overload 6 must give the main form's result: Two windows of one ND source into two NZ destinations in one call (ND to 2xNZ): `dst0` receives the window at (`indexRow0`, `indexCol0`), `dst1` the one at (`indexRow1`, `indexCol1`).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c0_dst.bin", dst.data(), 256);
+        Tile_dst dst1_f6;
+        std::memcpy(dst1_f6.data(), dst.data(),
+                    sizeof(typename Tile_dst::DType) * 256); // a further destination: dst's bytes
+        profiled::TEXTRACT<profile_cpu>(dst, dst1_f6, src, 8, 16, 8, 16);
+        same_bytes("overload 6, case 0", main_result, dst.data());
+        same_bytes("overload 6, case 0, dst1_f6", main_result, dst1_f6.data());
+    }
 }
 
 // case 1 (half): 13x7 window at (3, 5), partial valid, col-major to row-major
@@ -434,6 +445,17 @@ void case_5([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 5, case 5", main_result, dst.data());
     }
+    { // overload 6 must give the main form's result: Two windows of one ND source into two NZ destinations in one call (ND to 2xNZ): `dst0` receives the window at (`indexRow0`, `indexCol0`), `dst1` the one at (`indexRow1`, `indexCol1`).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c5_dst.bin", dst.data(), 1024);
+        Tile_dst dst1_f6;
+        std::memcpy(dst1_f6.data(), dst.data(),
+                    sizeof(typename Tile_dst::DType) * 1024); // a further destination: dst's bytes
+        profiled::TEXTRACT<profile_cpu>(dst, dst1_f6, src, 32, 0, 32, 0);
+        same_bytes("overload 6, case 5", main_result, dst.data());
+        same_bytes("overload 6, case 5, dst1_f6", main_result, dst1_f6.data());
+    }
 }
 
 // case 6 (half_cube): Mat NZ to Left NZ, 32x32 at (0, 32) of 64x64
@@ -584,6 +606,17 @@ void case_7([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 5, case 7", main_result, dst.data());
     }
+    { // overload 6 must give the main form's result: Two windows of one ND source into two NZ destinations in one call (ND to 2xNZ): `dst0` receives the window at (`indexRow0`, `indexCol0`), `dst1` the one at (`indexRow1`, `indexCol1`).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c7_dst.bin", dst.data(), 1024);
+        Tile_dst dst1_f6;
+        std::memcpy(dst1_f6.data(), dst.data(),
+                    sizeof(typename Tile_dst::DType) * 1024); // a further destination: dst's bytes
+        profiled::TEXTRACT<profile_cpu>(dst, dst1_f6, src, 16, 32, 16, 32);
+        same_bytes("overload 6, case 7", main_result, dst.data());
+        same_bytes("overload 6, case 7, dst1_f6", main_result, dst1_f6.data());
+    }
 }
 
 // case 8 (bfloat16_t): 16x16 window at (8, 16) of 32x32, row-major
@@ -714,6 +747,17 @@ void case_8([[maybe_unused]] Prof profile) {
             break;
         }
         same_bytes("overload 5, case 8", main_result, dst.data());
+    }
+    { // overload 6 must give the main form's result: Two windows of one ND source into two NZ destinations in one call (ND to 2xNZ): `dst0` receives the window at (`indexRow0`, `indexCol0`), `dst1` the one at (`indexRow1`, `indexCol1`).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c8_dst.bin", dst.data(), 256);
+        Tile_dst dst1_f6;
+        std::memcpy(dst1_f6.data(), dst.data(),
+                    sizeof(typename Tile_dst::DType) * 256); // a further destination: dst's bytes
+        profiled::TEXTRACT<profile_cpu>(dst, dst1_f6, src, 8, 16, 8, 16);
+        same_bytes("overload 6, case 8", main_result, dst.data());
+        same_bytes("overload 6, case 8, dst1_f6", main_result, dst1_f6.data());
     }
 }
 
@@ -958,6 +1002,17 @@ void case_13([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 5, case 13", main_result, dst.data());
     }
+    { // overload 6 must give the main form's result: Two windows of one ND source into two NZ destinations in one call (ND to 2xNZ): `dst0` receives the window at (`indexRow0`, `indexCol0`), `dst1` the one at (`indexRow1`, `indexCol1`).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c13_dst.bin", dst.data(), 256);
+        Tile_dst dst1_f6;
+        std::memcpy(dst1_f6.data(), dst.data(),
+                    sizeof(typename Tile_dst::DType) * 256); // a further destination: dst's bytes
+        profiled::TEXTRACT<profile_cpu>(dst, dst1_f6, src, 8, 16, 8, 16);
+        same_bytes("overload 6, case 13", main_result, dst.data());
+        same_bytes("overload 6, case 13, dst1_f6", main_result, dst1_f6.data());
+    }
 }
 
 // case 14 (float): 13x7 window at (3, 5), partial valid, col-major to row-major
@@ -1201,6 +1256,17 @@ void case_18([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 5, case 18", main_result, dst.data());
     }
+    { // overload 6 must give the main form's result: Two windows of one ND source into two NZ destinations in one call (ND to 2xNZ): `dst0` receives the window at (`indexRow0`, `indexCol0`), `dst1` the one at (`indexRow1`, `indexCol1`).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c18_dst.bin", dst.data(), 1024);
+        Tile_dst dst1_f6;
+        std::memcpy(dst1_f6.data(), dst.data(),
+                    sizeof(typename Tile_dst::DType) * 1024); // a further destination: dst's bytes
+        profiled::TEXTRACT<profile_cpu>(dst, dst1_f6, src, 32, 0, 32, 0);
+        same_bytes("overload 6, case 18", main_result, dst.data());
+        same_bytes("overload 6, case 18, dst1_f6", main_result, dst1_f6.data());
+    }
 }
 
 // case 19 (float_cube): Mat NZ to Left NZ, 32x32 at (0, 32) of 64x64
@@ -1351,6 +1417,17 @@ void case_20([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 5, case 20", main_result, dst.data());
     }
+    { // overload 6 must give the main form's result: Two windows of one ND source into two NZ destinations in one call (ND to 2xNZ): `dst0` receives the window at (`indexRow0`, `indexCol0`), `dst1` the one at (`indexRow1`, `indexCol1`).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c20_dst.bin", dst.data(), 1024);
+        Tile_dst dst1_f6;
+        std::memcpy(dst1_f6.data(), dst.data(),
+                    sizeof(typename Tile_dst::DType) * 1024); // a further destination: dst's bytes
+        profiled::TEXTRACT<profile_cpu>(dst, dst1_f6, src, 16, 32, 16, 32);
+        same_bytes("overload 6, case 20", main_result, dst.data());
+        same_bytes("overload 6, case 20, dst1_f6", main_result, dst1_f6.data());
+    }
 }
 
 // case 21 (int8_t): 16x16 window at (8, 16) of 32x32, row-major
@@ -1481,6 +1558,17 @@ void case_21([[maybe_unused]] Prof profile) {
             break;
         }
         same_bytes("overload 5, case 21", main_result, dst.data());
+    }
+    { // overload 6 must give the main form's result: Two windows of one ND source into two NZ destinations in one call (ND to 2xNZ): `dst0` receives the window at (`indexRow0`, `indexCol0`), `dst1` the one at (`indexRow1`, `indexCol1`).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c21_dst.bin", dst.data(), 512);
+        Tile_dst dst1_f6;
+        std::memcpy(dst1_f6.data(), dst.data(),
+                    sizeof(typename Tile_dst::DType) * 512); // a further destination: dst's bytes
+        profiled::TEXTRACT<profile_cpu>(dst, dst1_f6, src, 8, 16, 8, 16);
+        same_bytes("overload 6, case 21", main_result, dst.data());
+        same_bytes("overload 6, case 21, dst1_f6", main_result, dst1_f6.data());
     }
 }
 
@@ -1725,6 +1813,17 @@ void case_26([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 5, case 26", main_result, dst.data());
     }
+    { // overload 6 must give the main form's result: Two windows of one ND source into two NZ destinations in one call (ND to 2xNZ): `dst0` receives the window at (`indexRow0`, `indexCol0`), `dst1` the one at (`indexRow1`, `indexCol1`).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c26_dst.bin", dst.data(), 1024);
+        Tile_dst dst1_f6;
+        std::memcpy(dst1_f6.data(), dst.data(),
+                    sizeof(typename Tile_dst::DType) * 1024); // a further destination: dst's bytes
+        profiled::TEXTRACT<profile_cpu>(dst, dst1_f6, src, 32, 0, 32, 0);
+        same_bytes("overload 6, case 26", main_result, dst.data());
+        same_bytes("overload 6, case 26, dst1_f6", main_result, dst1_f6.data());
+    }
 }
 
 // case 27 (int8_t_cube): Mat NZ to Left NZ, 32x32 at (0, 32) of 64x64
@@ -1875,6 +1974,17 @@ void case_28([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 5, case 28", main_result, dst.data());
     }
+    { // overload 6 must give the main form's result: Two windows of one ND source into two NZ destinations in one call (ND to 2xNZ): `dst0` receives the window at (`indexRow0`, `indexCol0`), `dst1` the one at (`indexRow1`, `indexCol1`).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c28_dst.bin", dst.data(), 1024);
+        Tile_dst dst1_f6;
+        std::memcpy(dst1_f6.data(), dst.data(),
+                    sizeof(typename Tile_dst::DType) * 1024); // a further destination: dst's bytes
+        profiled::TEXTRACT<profile_cpu>(dst, dst1_f6, src, 16, 32, 16, 32);
+        same_bytes("overload 6, case 28", main_result, dst.data());
+        same_bytes("overload 6, case 28, dst1_f6", main_result, dst1_f6.data());
+    }
 }
 
 // case 29 (uint8_t): 16x16 window at (8, 16) of 32x32, row-major
@@ -1939,6 +2049,17 @@ void case_29([[maybe_unused]] Prof profile) {
         profiled::TEXTRACT<profile_cpu, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
                            ReluPreMode::NoRelu>(dst, src, fp_f5, 8, 16);
         same_bytes("overload 5, case 29", main_result, dst.data());
+    }
+    { // overload 6 must give the main form's result: Two windows of one ND source into two NZ destinations in one call (ND to 2xNZ): `dst0` receives the window at (`indexRow0`, `indexCol0`), `dst1` the one at (`indexRow1`, `indexCol1`).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c29_dst.bin", dst.data(), 512);
+        Tile_dst dst1_f6;
+        std::memcpy(dst1_f6.data(), dst.data(),
+                    sizeof(typename Tile_dst::DType) * 512); // a further destination: dst's bytes
+        profiled::TEXTRACT<profile_cpu>(dst, dst1_f6, src, 8, 16, 8, 16);
+        same_bytes("overload 6, case 29", main_result, dst.data());
+        same_bytes("overload 6, case 29, dst1_f6", main_result, dst1_f6.data());
     }
 }
 
@@ -2077,6 +2198,17 @@ void case_34([[maybe_unused]] Prof profile) {
                            ReluPreMode::NoRelu>(dst, src, fp_f5, 8, 16);
         same_bytes("overload 5, case 34", main_result, dst.data());
     }
+    { // overload 6 must give the main form's result: Two windows of one ND source into two NZ destinations in one call (ND to 2xNZ): `dst0` receives the window at (`indexRow0`, `indexCol0`), `dst1` the one at (`indexRow1`, `indexCol1`).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c34_dst.bin", dst.data(), 256);
+        Tile_dst dst1_f6;
+        std::memcpy(dst1_f6.data(), dst.data(),
+                    sizeof(typename Tile_dst::DType) * 256); // a further destination: dst's bytes
+        profiled::TEXTRACT<profile_cpu>(dst, dst1_f6, src, 8, 16, 8, 16);
+        same_bytes("overload 6, case 34", main_result, dst.data());
+        same_bytes("overload 6, case 34, dst1_f6", main_result, dst1_f6.data());
+    }
 }
 
 // case 35 (int16_t): 13x7 window at (3, 5), partial valid, col-major to row-major
@@ -2213,6 +2345,17 @@ void case_39([[maybe_unused]] Prof profile) {
         profiled::TEXTRACT<profile_cpu, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
                            ReluPreMode::NoRelu>(dst, src, fp_f5, 8, 16);
         same_bytes("overload 5, case 39", main_result, dst.data());
+    }
+    { // overload 6 must give the main form's result: Two windows of one ND source into two NZ destinations in one call (ND to 2xNZ): `dst0` receives the window at (`indexRow0`, `indexCol0`), `dst1` the one at (`indexRow1`, `indexCol1`).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c39_dst.bin", dst.data(), 256);
+        Tile_dst dst1_f6;
+        std::memcpy(dst1_f6.data(), dst.data(),
+                    sizeof(typename Tile_dst::DType) * 256); // a further destination: dst's bytes
+        profiled::TEXTRACT<profile_cpu>(dst, dst1_f6, src, 8, 16, 8, 16);
+        same_bytes("overload 6, case 39", main_result, dst.data());
+        same_bytes("overload 6, case 39, dst1_f6", main_result, dst1_f6.data());
     }
 }
 
@@ -2351,6 +2494,17 @@ void case_44([[maybe_unused]] Prof profile) {
                            ReluPreMode::NoRelu>(dst, src, fp_f5, 8, 16);
         same_bytes("overload 5, case 44", main_result, dst.data());
     }
+    { // overload 6 must give the main form's result: Two windows of one ND source into two NZ destinations in one call (ND to 2xNZ): `dst0` receives the window at (`indexRow0`, `indexCol0`), `dst1` the one at (`indexRow1`, `indexCol1`).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c44_dst.bin", dst.data(), 256);
+        Tile_dst dst1_f6;
+        std::memcpy(dst1_f6.data(), dst.data(),
+                    sizeof(typename Tile_dst::DType) * 256); // a further destination: dst's bytes
+        profiled::TEXTRACT<profile_cpu>(dst, dst1_f6, src, 8, 16, 8, 16);
+        same_bytes("overload 6, case 44", main_result, dst.data());
+        same_bytes("overload 6, case 44, dst1_f6", main_result, dst1_f6.data());
+    }
 }
 
 // case 45 (int32_t): 13x7 window at (3, 5), partial valid, col-major to row-major
@@ -2487,6 +2641,17 @@ void case_49([[maybe_unused]] Prof profile) {
         profiled::TEXTRACT<profile_cpu, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
                            ReluPreMode::NoRelu>(dst, src, fp_f5, 8, 16);
         same_bytes("overload 5, case 49", main_result, dst.data());
+    }
+    { // overload 6 must give the main form's result: Two windows of one ND source into two NZ destinations in one call (ND to 2xNZ): `dst0` receives the window at (`indexRow0`, `indexCol0`), `dst1` the one at (`indexRow1`, `indexCol1`).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c49_dst.bin", dst.data(), 256);
+        Tile_dst dst1_f6;
+        std::memcpy(dst1_f6.data(), dst.data(),
+                    sizeof(typename Tile_dst::DType) * 256); // a further destination: dst's bytes
+        profiled::TEXTRACT<profile_cpu>(dst, dst1_f6, src, 8, 16, 8, 16);
+        same_bytes("overload 6, case 49", main_result, dst.data());
+        same_bytes("overload 6, case 49, dst1_f6", main_result, dst1_f6.data());
     }
 }
 
@@ -2625,6 +2790,17 @@ void case_54([[maybe_unused]] Prof profile) {
                            ReluPreMode::NoRelu>(dst, src, fp_f5, 8, 16);
         same_bytes("overload 5, case 54", main_result, dst.data());
     }
+    { // overload 6 must give the main form's result: Two windows of one ND source into two NZ destinations in one call (ND to 2xNZ): `dst0` receives the window at (`indexRow0`, `indexCol0`), `dst1` the one at (`indexRow1`, `indexCol1`).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c54_dst.bin", dst.data(), 256);
+        Tile_dst dst1_f6;
+        std::memcpy(dst1_f6.data(), dst.data(),
+                    sizeof(typename Tile_dst::DType) * 256); // a further destination: dst's bytes
+        profiled::TEXTRACT<profile_cpu>(dst, dst1_f6, src, 8, 16, 8, 16);
+        same_bytes("overload 6, case 54", main_result, dst.data());
+        same_bytes("overload 6, case 54, dst1_f6", main_result, dst1_f6.data());
+    }
 }
 
 // case 55 (float_to_half): 13x7 window at (3, 5), partial valid, col-major to row-major
@@ -2726,6 +2902,17 @@ void case_57([[maybe_unused]] Prof profile) {
                            ReluPreMode::NoRelu>(dst, src, fp_f5, 8, 16);
         same_bytes("overload 5, case 57", main_result, dst.data());
     }
+    { // overload 6 must give the main form's result: Two windows of one ND source into two NZ destinations in one call (ND to 2xNZ): `dst0` receives the window at (`indexRow0`, `indexCol0`), `dst1` the one at (`indexRow1`, `indexCol1`).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c57_dst.bin", dst.data(), 256);
+        Tile_dst dst1_f6;
+        std::memcpy(dst1_f6.data(), dst.data(),
+                    sizeof(typename Tile_dst::DType) * 256); // a further destination: dst's bytes
+        profiled::TEXTRACT<profile_cpu>(dst, dst1_f6, src, 8, 16, 8, 16);
+        same_bytes("overload 6, case 57", main_result, dst.data());
+        same_bytes("overload 6, case 57, dst1_f6", main_result, dst1_f6.data());
+    }
 }
 
 // case 58 (float_to_bfloat16_t): 13x7 window at (3, 5), partial valid, col-major to row-major
@@ -2826,6 +3013,17 @@ void case_60([[maybe_unused]] Prof profile) {
         profiled::TEXTRACT<profile_cpu, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
                            ReluPreMode::NoRelu>(dst, src, fp_f5, 8, 16);
         same_bytes("overload 5, case 60", main_result, dst.data());
+    }
+    { // overload 6 must give the main form's result: Two windows of one ND source into two NZ destinations in one call (ND to 2xNZ): `dst0` receives the window at (`indexRow0`, `indexCol0`), `dst1` the one at (`indexRow1`, `indexCol1`).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c60_dst.bin", dst.data(), 256);
+        Tile_dst dst1_f6;
+        std::memcpy(dst1_f6.data(), dst.data(),
+                    sizeof(typename Tile_dst::DType) * 256); // a further destination: dst's bytes
+        profiled::TEXTRACT<profile_cpu>(dst, dst1_f6, src, 8, 16, 8, 16);
+        same_bytes("overload 6, case 60", main_result, dst.data());
+        same_bytes("overload 6, case 60, dst1_f6", main_result, dst1_f6.data());
     }
 }
 

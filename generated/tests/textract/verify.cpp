@@ -88,3 +88,129 @@ void fail_cpu_02_dtype() {
     // expected-note@+1 {{requested here}}
     profiled::TEXTRACT<profile_cpu>(dst, src, uint16_t{}, uint16_t{});
 }
+
+// legal twin of declaration 6: every rule of the profile holds
+void legal_a2a3_f6() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    using Tile_dst1_f6 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_dst1_f6 dst1_f6;
+    profiled::TEXTRACT<profile_a2a3>(dst, dst1_f6, src, uint16_t{}, uint16_t{}, uint16_t{}, uint16_t{});
+}
+
+// breaks rule 05_location (location) of the A2A3 profile on declaration 6
+// expected-error@*:* {{TEXTRACT [A2A3]: tile location must be TileType::Vec}}
+void fail_a2a3_05_location_f6() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    using Tile_dst1_f6 = Tile<TileType::Mat, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_dst1_f6 dst1_f6;
+    // expected-note@+1 {{requested here}}
+    profiled::TEXTRACT<profile_a2a3>(dst, dst1_f6, src, uint16_t{}, uint16_t{}, uint16_t{}, uint16_t{});
+}
+
+// breaks rule 06_tile_fractal (tile_fractal) of the A2A3 profile on declaration 6
+// expected-error@*:* {{TEXTRACT [A2A3]: box layout of src must be BLayout::RowMajor with SLayout::NoneBox}}
+void fail_a2a3_06_tile_fractal_f6() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_src src;
+    using Tile_dst1_f6 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_dst1_f6 dst1_f6;
+    // expected-note@+1 {{requested here}}
+    profiled::TEXTRACT<profile_a2a3>(dst, dst1_f6, src, uint16_t{}, uint16_t{}, uint16_t{}, uint16_t{});
+}
+
+// breaks rule 07_tile_fractal (tile_fractal) of the A2A3 profile on declaration 6
+// expected-error@*:* {{TEXTRACT [A2A3]: box layout of dst and dst1 must be BLayout::ColMajor with SLayout::RowMajor}}
+void fail_a2a3_07_tile_fractal_f6() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    using Tile_dst1_f6 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_dst1_f6 dst1_f6;
+    // expected-note@+1 {{requested here}}
+    profiled::TEXTRACT<profile_a2a3>(dst, dst1_f6, src, uint16_t{}, uint16_t{}, uint16_t{}, uint16_t{});
+}
+
+// breaks rule 08_same_dtype (same_dtype) of the A2A3 profile on declaration 6
+// expected-error@*:* {{TEXTRACT [A2A3]: src, dst and dst1 must have the same DType}}
+void fail_a2a3_08_same_dtype_f6() {
+    using Tile_dst = Tile<TileType::Vec, half, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    using Tile_dst1_f6 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_dst1_f6 dst1_f6;
+    // expected-note@+1 {{requested here}}
+    profiled::TEXTRACT<profile_a2a3>(dst, dst1_f6, src, uint16_t{}, uint16_t{}, uint16_t{}, uint16_t{});
+}
+
+// legal twin of declaration 6: every rule of the profile holds
+void legal_a5_f6() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    using Tile_dst1_f6 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_dst1_f6 dst1_f6;
+    profiled::TEXTRACT<profile_a5>(dst, dst1_f6, src, uint16_t{}, uint16_t{}, uint16_t{}, uint16_t{});
+}
+
+// breaks rule 05_location (location) of the A5 profile on declaration 6
+// expected-error@*:* {{TEXTRACT [A5]: tile location must be TileType::Vec}}
+void fail_a5_05_location_f6() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    using Tile_dst1_f6 = Tile<TileType::Mat, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_dst1_f6 dst1_f6;
+    // expected-note@+1 {{requested here}}
+    profiled::TEXTRACT<profile_a5>(dst, dst1_f6, src, uint16_t{}, uint16_t{}, uint16_t{}, uint16_t{});
+}
+
+// breaks rule 06_tile_fractal (tile_fractal) of the A5 profile on declaration 6
+// expected-error@*:* {{TEXTRACT [A5]: box layout of src must be BLayout::RowMajor with SLayout::NoneBox}}
+void fail_a5_06_tile_fractal_f6() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_src src;
+    using Tile_dst1_f6 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_dst1_f6 dst1_f6;
+    // expected-note@+1 {{requested here}}
+    profiled::TEXTRACT<profile_a5>(dst, dst1_f6, src, uint16_t{}, uint16_t{}, uint16_t{}, uint16_t{});
+}
+
+// breaks rule 07_tile_fractal (tile_fractal) of the A5 profile on declaration 6
+// expected-error@*:* {{TEXTRACT [A5]: box layout of dst and dst1 must be BLayout::ColMajor with SLayout::RowMajor}}
+void fail_a5_07_tile_fractal_f6() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    using Tile_dst1_f6 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_dst1_f6 dst1_f6;
+    // expected-note@+1 {{requested here}}
+    profiled::TEXTRACT<profile_a5>(dst, dst1_f6, src, uint16_t{}, uint16_t{}, uint16_t{}, uint16_t{});
+}
+
+// breaks rule 08_same_dtype (same_dtype) of the A5 profile on declaration 6
+// expected-error@*:* {{TEXTRACT [A5]: src, dst and dst1 must have the same DType}}
+void fail_a5_08_same_dtype_f6() {
+    using Tile_dst = Tile<TileType::Vec, half, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    using Tile_dst1_f6 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_dst1_f6 dst1_f6;
+    // expected-note@+1 {{requested here}}
+    profiled::TEXTRACT<profile_a5>(dst, dst1_f6, src, uint16_t{}, uint16_t{}, uint16_t{}, uint16_t{});
+}

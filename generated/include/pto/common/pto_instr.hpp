@@ -3391,7 +3391,12 @@ namespace profiled {
 // Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
 template <typename Profile, typename TileDataDst, typename TileDataSrc, typename TileDataTmp, typename... WaitEvents>
 PTO_INTERNAL RecordEvent TTRANS(TileDataDst& dst, TileDataSrc& src, TileDataTmp& tmp, WaitEvents&... events) {
-    if constexpr (Profile::template check_TTRANS<TileDataDst, TileDataSrc, TileDataTmp, WaitEvents...>()) {
+    if constexpr (is_conv_tile_v<TileDataDst> && is_conv_tile_v<TileDataSrc>) { // the conv variant, with its own rules
+        if constexpr (Profile::template check_TTRANS_conv<TileDataDst, TileDataSrc, TileDataTmp, WaitEvents...>()) {
+            WaitAllEvents(events...);
+            MAP_INSTR_IMPL(TTRANS, dst, src, tmp);
+        }
+    } else if constexpr (Profile::template check_TTRANS<TileDataDst, TileDataSrc, TileDataTmp, WaitEvents...>()) {
         WaitAllEvents(events...);
         Profile::verify_TTRANS(dst, src, tmp);
         MAP_INSTR_IMPL(TTRANS, dst, src, tmp);
@@ -3412,7 +3417,12 @@ template <typename Profile, typename DstTileData, typename SrcTileData, typename
           std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
 PTO_INTERNAL RecordEvent TEXTRACT(DstTileData& dst, SrcTileData& src, uint16_t indexRow = 0, uint16_t indexCol = 0,
                                   WaitEvents&... events) {
-    if constexpr (Profile::template check_TEXTRACT<DstTileData, SrcTileData, WaitEvents...>()) {
+    if constexpr (is_conv_tile_v<SrcTileData>) { // the conv variant, with its own rules
+        if constexpr (Profile::template check_TEXTRACT_conv<DstTileData, SrcTileData, WaitEvents...>()) {
+            WaitAllEvents(events...);
+            MAP_INSTR_IMPL(TEXTRACT, dst, src, indexRow, indexCol);
+        }
+    } else if constexpr (Profile::template check_TEXTRACT<DstTileData, SrcTileData, WaitEvents...>()) {
         WaitAllEvents(events...);
         Profile::verify_TEXTRACT(dst, src);
         MAP_INSTR_IMPL(TEXTRACT, dst, src, indexRow, indexCol);
@@ -3543,6 +3553,32 @@ PTO_INST RecordEvent TEXTRACT(DstTileData& dst, SrcTileData& src, FpTileData& fp
                               WaitEvents&... events) {
     return profiled::TEXTRACT<active_profile, DstTileData, SrcTileData, FpTileData, mode, reluMode>(
         dst, src, fp, indexRow, indexCol, events...);
+}
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename Dst0TileData, typename Dst1TileData, typename SrcTileData, typename... WaitEvents,
+          std::enable_if_t<is_tile_data_v<Dst1TileData> && all_events_v<WaitEvents...>, int> = 0>
+PTO_INTERNAL RecordEvent TEXTRACT(Dst0TileData& dst0, Dst1TileData& dst1, SrcTileData& src, uint16_t indexRow0 = 0,
+                                  uint16_t indexCol0 = 0, uint16_t indexRow1 = 0, uint16_t indexCol1 = 0,
+                                  WaitEvents&... events) {
+    if constexpr (Profile::template check_TEXTRACT<Dst0TileData, SrcTileData, WaitEvents...>() &&
+                  Profile::template check_TEXTRACT_f6<Dst0TileData, Dst1TileData, SrcTileData>()) {
+        WaitAllEvents(events...);
+        Profile::verify_TEXTRACT(dst0, src);
+        MAP_INSTR_IMPL(TEXTRACT_ND2XNZ, dst0, dst1, src, indexRow0, indexCol0, indexRow1, indexCol1);
+    }
+    return {};
+}
+} // namespace profiled
+
+// Two windows of one ND source into two NZ destinations in one call (ND to 2xNZ): `dst0` receives the window at (`indexRow0`, `indexCol0`), `dst1` the one at (`indexRow1`, `indexCol1`).
+template <typename Dst0TileData, typename Dst1TileData, typename SrcTileData, typename... WaitEvents,
+          std::enable_if_t<is_tile_data_v<SrcTileData> && all_events_v<WaitEvents...>, int> = 0>
+PTO_INST RecordEvent TEXTRACT(Dst0TileData& dst0, Dst1TileData& dst1, SrcTileData& src, uint16_t indexRow0 = 0,
+                              uint16_t indexCol0 = 0, uint16_t indexRow1 = 0, uint16_t indexCol1 = 0,
+                              WaitEvents&... events) {
+    return profiled::TEXTRACT<active_profile, Dst0TileData, Dst1TileData, SrcTileData>(
+        dst0, dst1, src, indexRow0, indexCol0, indexRow1, indexCol1, events...);
 }
 
 // pto.textract_fp (specs/ops/layout_and_rearrangement/textract_fp.yaml)

@@ -4297,6 +4297,41 @@ struct profile_a2a3 {
                (TileDataSrc::isRowMajor) && (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec);
     }
 
+    // The rules of the conv variant (`variants:` of the spec), which replace the op's own.
+    template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp, typename... WaitEvents>
+    static constexpr bool check_TTRANS_conv() {
+        static_assert(
+            (TileDataSrc::layout == Layout::NCHW && TileDataDst::layout == Layout::NC1HWC0) ||
+                (TileDataSrc::layout == Layout::NC1HWC0 && TileDataDst::layout == Layout::NCHW) ||
+                (TileDataSrc::layout == Layout::GNCHW && TileDataDst::layout == Layout::GNC1HWC0) ||
+                (TileDataSrc::layout == Layout::GNC1HWC0 && TileDataDst::layout == Layout::GNCHW) ||
+                (TileDataSrc::layout == Layout::NC1HWC0 && TileDataDst::layout == Layout::FRACTAL_Z) ||
+                (TileDataSrc::layout == Layout::GNC1HWC0 && TileDataDst::layout == Layout::FRACTAL_Z) ||
+                (TileDataSrc::layout == Layout::NCDHW && TileDataDst::layout == Layout::FRACTAL_Z_3D),
+            "TTRANS [A2A3]: ConvTile layouts of src and dst must be one of: NCHW to NC1HWC0, NC1HWC0 to NCHW, GNCHW to "
+            "GNC1HWC0, GNC1HWC0 to GNCHW, NC1HWC0 to FRACTAL_Z, GNC1HWC0 to FRACTAL_Z, NCDHW to FRACTAL_Z_3D");
+        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
+                      "TTRANS [A2A3]: tile location must be TileType::Vec");
+        static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint32_t, int32_t, float, uint16_t, int16_t, half,
+                                       bfloat16_t, uint8_t, int8_t> &&
+                          sim::is_one_of_v<typename TileDataSrc::DType, uint32_t, int32_t, float, uint16_t, int16_t,
+                                           half, bfloat16_t, uint8_t, int8_t>,
+                      "TTRANS [A2A3]: DType must be one of: uint32_t, int32_t, float, uint16_t, int16_t, half, "
+                      "bfloat16_t, uint8_t, int8_t");
+        return ((TileDataSrc::layout == Layout::NCHW && TileDataDst::layout == Layout::NC1HWC0) ||
+                (TileDataSrc::layout == Layout::NC1HWC0 && TileDataDst::layout == Layout::NCHW) ||
+                (TileDataSrc::layout == Layout::GNCHW && TileDataDst::layout == Layout::GNC1HWC0) ||
+                (TileDataSrc::layout == Layout::GNC1HWC0 && TileDataDst::layout == Layout::GNCHW) ||
+                (TileDataSrc::layout == Layout::NC1HWC0 && TileDataDst::layout == Layout::FRACTAL_Z) ||
+                (TileDataSrc::layout == Layout::GNC1HWC0 && TileDataDst::layout == Layout::FRACTAL_Z) ||
+                (TileDataSrc::layout == Layout::NCDHW && TileDataDst::layout == Layout::FRACTAL_Z_3D)) &&
+               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+               (sim::is_one_of_v<typename TileDataDst::DType, uint32_t, int32_t, float, uint16_t, int16_t, half,
+                                 bfloat16_t, uint8_t, int8_t> &&
+                sim::is_one_of_v<typename TileDataSrc::DType, uint32_t, int32_t, float, uint16_t, int16_t, half,
+                                 bfloat16_t, uint8_t, int8_t>);
+    }
+
     template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp>
     static void verify_TTRANS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src,
                               [[maybe_unused]] const TileDataTmp& tmp) {}
@@ -4322,6 +4357,46 @@ struct profile_a2a3 {
                    DstTileData::Loc == TileType::Bias || DstTileData::Loc == TileType::Scaling)) ||
                  (SrcTileData::Loc == TileType::Vec && (DstTileData::Loc == TileType::Vec)) ||
                  (SrcTileData::Loc == TileType::Acc && (DstTileData::Loc == TileType::Mat))));
+    }
+
+    // The rules only declaration 6 is checked against, in its own scope.
+    template <typename Dst0TileData, typename Dst1TileData, typename SrcTileData>
+    static constexpr bool check_TEXTRACT_f6() {
+        static_assert(Dst1TileData::Loc == TileType::Vec, "TEXTRACT [A2A3]: tile location must be TileType::Vec");
+        static_assert(SrcTileData::isRowMajor && SrcTileData::SFractal == SLayout::NoneBox,
+                      "TEXTRACT [A2A3]: box layout of src must be BLayout::RowMajor with SLayout::NoneBox");
+        static_assert(!Dst0TileData::isRowMajor && Dst0TileData::SFractal == SLayout::RowMajor &&
+                          !Dst1TileData::isRowMajor && Dst1TileData::SFractal == SLayout::RowMajor,
+                      "TEXTRACT [A2A3]: box layout of dst and dst1 must be BLayout::ColMajor with SLayout::RowMajor");
+        static_assert(std::is_same_v<typename SrcTileData::DType, typename Dst0TileData::DType> &&
+                          std::is_same_v<typename SrcTileData::DType, typename Dst1TileData::DType>,
+                      "TEXTRACT [A2A3]: src, dst and dst1 must have the same DType");
+        return (Dst1TileData::Loc == TileType::Vec) &&
+               (SrcTileData::isRowMajor && SrcTileData::SFractal == SLayout::NoneBox) &&
+               (!Dst0TileData::isRowMajor && Dst0TileData::SFractal == SLayout::RowMajor && !Dst1TileData::isRowMajor &&
+                Dst1TileData::SFractal == SLayout::RowMajor) &&
+               (std::is_same_v<typename SrcTileData::DType, typename Dst0TileData::DType> &&
+                std::is_same_v<typename SrcTileData::DType, typename Dst1TileData::DType>);
+    }
+
+    // The rules of the conv variant (`variants:` of the spec), which replace the op's own.
+    template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
+    static constexpr bool check_TEXTRACT_conv() {
+        static_assert(((SrcTileData::Loc == TileType::Mat && (DstTileData::Loc == TileType::Right))),
+                      "TEXTRACT [A2A3]: the tile locations of src and dst must be one of the profile's move pairs");
+        static_assert((SrcTileData::layout == Layout::FRACTAL_Z) || (SrcTileData::layout == Layout::FRACTAL_Z_3D),
+                      "TEXTRACT [A2A3]: ConvTile layouts of src must be one of: FRACTAL_Z, FRACTAL_Z_3D");
+        static_assert(DstTileData::isRowMajor && DstTileData::SFractal == SLayout::ColMajor,
+                      "TEXTRACT [A2A3]: box layout of dst must be BLayout::RowMajor with SLayout::ColMajor");
+        static_assert(sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                                       uint32_t, half, bfloat16_t, float>,
+                      "TEXTRACT [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
+                      "half, bfloat16_t, float");
+        return (((SrcTileData::Loc == TileType::Mat && (DstTileData::Loc == TileType::Right)))) &&
+               ((SrcTileData::layout == Layout::FRACTAL_Z) || (SrcTileData::layout == Layout::FRACTAL_Z_3D)) &&
+               (DstTileData::isRowMajor && DstTileData::SFractal == SLayout::ColMajor) &&
+               (sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
+                                 half, bfloat16_t, float>);
     }
 
     template <typename DstTileData, typename SrcTileData>

@@ -4106,6 +4106,28 @@ struct profile_cpu {
                                  bfloat16_t, uint8_t, int8_t, int64_t, uint64_t, hifloat8_t>);
     }
 
+    // The rules of the conv variant (`variants:` of the spec), which replace the op's own.
+    template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp, typename... WaitEvents>
+    static constexpr bool check_TTRANS_conv() {
+        static_assert(
+            (TileDataSrc::layout == Layout::NCHW && TileDataDst::layout == Layout::NC1HWC0) ||
+                (TileDataSrc::layout == Layout::NC1HWC0 && TileDataDst::layout == Layout::NCHW) ||
+                (TileDataSrc::layout == Layout::GNCHW && TileDataDst::layout == Layout::GNC1HWC0) ||
+                (TileDataSrc::layout == Layout::GNC1HWC0 && TileDataDst::layout == Layout::GNCHW) ||
+                (TileDataSrc::layout == Layout::NC1HWC0 && TileDataDst::layout == Layout::FRACTAL_Z) ||
+                (TileDataSrc::layout == Layout::GNC1HWC0 && TileDataDst::layout == Layout::FRACTAL_Z) ||
+                (TileDataSrc::layout == Layout::NCDHW && TileDataDst::layout == Layout::FRACTAL_Z_3D),
+            "TTRANS [CPU]: ConvTile layouts of src and dst must be one of: NCHW to NC1HWC0, NC1HWC0 to NCHW, GNCHW to "
+            "GNC1HWC0, GNC1HWC0 to GNCHW, NC1HWC0 to FRACTAL_Z, GNC1HWC0 to FRACTAL_Z, NCDHW to FRACTAL_Z_3D");
+        return ((TileDataSrc::layout == Layout::NCHW && TileDataDst::layout == Layout::NC1HWC0) ||
+                (TileDataSrc::layout == Layout::NC1HWC0 && TileDataDst::layout == Layout::NCHW) ||
+                (TileDataSrc::layout == Layout::GNCHW && TileDataDst::layout == Layout::GNC1HWC0) ||
+                (TileDataSrc::layout == Layout::GNC1HWC0 && TileDataDst::layout == Layout::GNCHW) ||
+                (TileDataSrc::layout == Layout::NC1HWC0 && TileDataDst::layout == Layout::FRACTAL_Z) ||
+                (TileDataSrc::layout == Layout::GNC1HWC0 && TileDataDst::layout == Layout::FRACTAL_Z) ||
+                (TileDataSrc::layout == Layout::NCDHW && TileDataDst::layout == Layout::FRACTAL_Z_3D));
+    }
+
     template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp>
     static void verify_TTRANS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src,
                               [[maybe_unused]] const TileDataTmp& tmp) {}
@@ -4125,6 +4147,32 @@ struct profile_cpu {
                                  uint16_t, int32_t, uint32_t> &&
                 sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
                                  uint16_t, int32_t, uint32_t>);
+    }
+
+    // The rules only declaration 6 is checked against, in its own scope.
+    template <typename Dst0TileData, typename Dst1TileData, typename SrcTileData>
+    static constexpr bool check_TEXTRACT_f6() {
+        return true;
+    }
+
+    // The rules of the conv variant (`variants:` of the spec), which replace the op's own.
+    template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
+    static constexpr bool check_TEXTRACT_conv() {
+        static_assert(((SrcTileData::Loc == TileType::Mat && (DstTileData::Loc == TileType::Right))),
+                      "TEXTRACT [CPU]: the tile locations of src and dst must be one of the profile's move pairs");
+        static_assert((SrcTileData::layout == Layout::FRACTAL_Z) || (SrcTileData::layout == Layout::FRACTAL_Z_3D),
+                      "TEXTRACT [CPU]: ConvTile layouts of src must be one of: FRACTAL_Z, FRACTAL_Z_3D");
+        static_assert(DstTileData::isRowMajor && DstTileData::SFractal == SLayout::ColMajor,
+                      "TEXTRACT [CPU]: box layout of dst must be BLayout::RowMajor with SLayout::ColMajor");
+        static_assert(sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                                       uint32_t, half, bfloat16_t, float>,
+                      "TEXTRACT [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
+                      "half, bfloat16_t, float");
+        return (((SrcTileData::Loc == TileType::Mat && (DstTileData::Loc == TileType::Right)))) &&
+               ((SrcTileData::layout == Layout::FRACTAL_Z) || (SrcTileData::layout == Layout::FRACTAL_Z_3D)) &&
+               (DstTileData::isRowMajor && DstTileData::SFractal == SLayout::ColMajor) &&
+               (sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
+                                 half, bfloat16_t, float>);
     }
 
     template <typename DstTileData, typename SrcTileData>

@@ -12,8 +12,10 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 
 #include <pto/common/pto_core.hpp>
+#include <pto/common/conv_tile.hpp>
 #include <pto/common/pto_enums.hpp>
 #include <pto/cpu/tile_offsets.hpp>
 #include <pto/cpu/sim_quant.hpp>
@@ -37,19 +39,54 @@ PTO_INTERNAL void TEXTRACT_walk(T_dst& dst, T_src& src, Q quantise, int index_ro
     }
 }
 
+// The conv variant: src is a FRACTAL_Z (or FRACTAL_Z_3D) ConvTile, [K, N1, 16, C0] or [C1, H, W, N, C0], read
+// as the filter matrix whose row k * C0 + c0 and column n1 * 16 + n0 hold element (k, n1, n0, c0). The window
+// starting at (index_row, index_col), rounded down to a whole C0 x 16 fractal, moves fractal by fractal into dst
+// (a Right tile), covering its valid region rounded up to whole fractals; the bits are copied (the element types
+// have one size), as upstream's CPU simulator copies the fractals.
 template <typename T_dst, typename T_src>
-PTO_INTERNAL void TEXTRACT_impl(T_dst& dst, T_src& src, ReluPreMode relu, int index_row, int index_col) {
+PTO_INTERNAL void TEXTRACT_conv(T_dst& dst, T_src& src, int index_row, int index_col) {
     using D = typename T_dst::DType;
     using S = typename T_src::DType;
-    const bool on = relu == ReluPreMode::NormalRelu;
-    TEXTRACT_walk(
-        dst, src,
-        [on](S x, int) {
-            if (on)
-                x = x > static_cast<S>(0) ? x : static_cast<S>(0);
-            return static_cast<D>(x);
-        },
-        index_row, index_col);
+    static_assert(sizeof(D) == sizeof(S), "TEXTRACT: the element types of dst and src must have one size");
+    constexpr int C0 = 32 / static_cast<int>(sizeof(S));
+    constexpr int N0 = 16;
+    const int64_t n = T_src::totalDimCount == 4 ? src.GetShape(1) * src.GetShape(2) : src.GetShape(3);
+    if constexpr (T_src::totalDimCount == 4) {
+        sim::check(src.GetShape(2) == N0 && src.GetShape(3) == C0, "TEXTRACT",
+                   "a four-extent FRACTAL_Z source must end in [16, 32 / sizeof(T)]");
+    }
+    const int row0 = index_row / C0 * C0, col0 = index_col / N0 * N0;
+    const int rows = (dst.GetValidRow() + C0 - 1) / C0 * C0, cols = (dst.GetValidCol() + N0 - 1) / N0 * N0;
+    const S* in = src.data();
+    for (int i = 0; i < rows; ++i) {
+        for (int j = 0; j < cols; ++j) {
+            const int64_t k = row0 + i, c = col0 + j;
+            const int64_t at = (((k / C0) * (n / N0) + c / N0) * N0 + c % N0) * C0 + k % C0;
+            D bits;
+            std::memcpy(&bits, in + at, sizeof(D));
+            dst.SetElement(i, j, bits);
+        }
+    }
+}
+
+template <typename T_dst, typename T_src>
+PTO_INTERNAL void TEXTRACT_impl(T_dst& dst, T_src& src, ReluPreMode relu, int index_row, int index_col) {
+    if constexpr (is_conv_tile_v<T_src>) {
+        TEXTRACT_conv(dst, src, index_row, index_col);
+    } else {
+        using D = typename T_dst::DType;
+        using S = typename T_src::DType;
+        const bool on = relu == ReluPreMode::NormalRelu;
+        TEXTRACT_walk(
+            dst, src,
+            [on](S x, int) {
+                if (on)
+                    x = x > static_cast<S>(0) ? x : static_cast<S>(0);
+                return static_cast<D>(x);
+            },
+            index_row, index_col);
+    }
 }
 
 // With a tile of vector quantisation parameters, one per source column (element (0, c)).
@@ -96,6 +133,15 @@ PTO_INTERNAL void TEXTRACT_impl(T_dst& dst, T_src& src, sim::ScalarQuantParam q,
         index_row, index_col);
 }
 
+// A form that writes several destinations, each the window of src at its own offsets, moved as the main
+// form moves one (TEXTRACT_ND2XNZ_IMPL; upstream's CPU simulator has none).
+template <typename Dst0TileData, typename Dst1TileData, typename SrcTileData>
+PTO_INTERNAL void TEXTRACT_impl_f6(Dst0TileData& dst0, Dst1TileData& dst1, SrcTileData& src, int indexRow0,
+                                   int indexCol0, int indexRow1, int indexCol1) {
+    TEXTRACT_impl(dst0, src, ReluPreMode::NoRelu, indexRow0, indexCol0);
+    TEXTRACT_impl(dst1, src, ReluPreMode::NoRelu, indexRow1, indexCol1);
+}
+
 } // namespace pto::cpu
 
 namespace pto {
@@ -137,6 +183,14 @@ PTO_INTERNAL void TEXTRACT_IMPL([[maybe_unused]] DstTileData& dst, [[maybe_unuse
                                 [[maybe_unused]] FpTileData& fp, [[maybe_unused]] uint16_t indexRow,
                                 [[maybe_unused]] uint16_t indexCol) {
     cpu::TEXTRACT_impl(dst, src, fp, reluMode, indexRow, indexCol);
+}
+
+template <typename Dst0TileData, typename Dst1TileData, typename SrcTileData>
+PTO_INTERNAL void TEXTRACT_ND2XNZ_IMPL([[maybe_unused]] Dst0TileData& dst0, [[maybe_unused]] Dst1TileData& dst1,
+                                       [[maybe_unused]] SrcTileData& src, [[maybe_unused]] uint16_t indexRow0,
+                                       [[maybe_unused]] uint16_t indexCol0, [[maybe_unused]] uint16_t indexRow1,
+                                       [[maybe_unused]] uint16_t indexCol1) {
+    cpu::TEXTRACT_impl_f6(dst0, dst1, src, indexRow0, indexCol0, indexRow1, indexCol1);
 }
 
 template <typename DstTileData, typename SrcTileData, typename FpTileData, ReluPreMode reluMode>

@@ -5,11 +5,105 @@
 #pragma once
 
 #include <pto/common/pto_core.hpp>
+#include <pto/common/conv_tile.hpp>
+#include <pto/common/packed_types.hpp>
+
+namespace pto {
+
+// Bytes a ConvTile's channel block counts an element as (upstream's TTrans.hpp names it; its
+// kernels size their buffers with it): one for the 8-bit and the twin 4-bit types, else sizeof.
+template <typename T>
+inline constexpr int GetTypeSize() {
+    return static_cast<int>(sizeof(T));
+}
+
+} // namespace pto
 
 namespace pto::cpu {
 
+// The conv variant: dst and src are ConvTiles and each element of src moves to its place in dst's
+// layout, as upstream's CPU simulator converts them. C0 is the channel block, 32 bytes of elements (64 twin 4-bit
+// ones); a channel past C (the padding of the last block) is not written. The extents must match
+// (a run-time check).
 template <typename T_dst, typename T_src>
-PTO_INTERNAL void TTRANS_impl(T_dst& dst, T_src& src) {
+PTO_INTERNAL void TTRANS_conv(T_dst& dst, T_src& src) {
+    using D = typename T_dst::DType;
+    using S = typename T_src::DType;
+    constexpr Layout from = T_src::layout;
+    constexpr Layout to = T_dst::layout;
+    constexpr int64_t C0 = IsTwinType<S>() ? 64 : 32 / static_cast<int64_t>(sizeof(S));
+    D* out = dst.data();
+    const S* in = src.data();
+    auto move = [&](int64_t at, int64_t from_at) {
+        SetProperDataPart(out, static_cast<std::size_t>(at),
+                          static_cast<D>(GetProperDataPart(in, static_cast<std::size_t>(from_at))));
+    };
+    auto fits = [&](bool ok, const char* what) { sim::check(ok, "TTRANS", what); };
+    if constexpr ((from == Layout::NCHW && to == Layout::NC1HWC0) ||
+                  (from == Layout::GNCHW && to == Layout::GNC1HWC0)) {
+        constexpr int g = from == Layout::GNCHW ? 1 : 0; // a group extent comes first
+        const int64_t G = g ? src.GetShape(0) : 1, N = src.GetShape(g), C = src.GetShape(g + 1);
+        const int64_t H = src.GetShape(g + 2), W = src.GetShape(g + 3), C1 = (C + C0 - 1) / C0;
+        fits((!g || dst.GetShape(0) == G) && dst.GetShape(g) == N && dst.GetShape(g + 1) == C1 &&
+                 dst.GetShape(g + 2) == H && dst.GetShape(g + 3) == W &&
+                 (T_dst::totalDimCount == g + 4 || dst.GetShape(g + 4) == C0),
+             "the NC1HWC0 extents must be N, ceil(C / C0), H, W, C0 of the NCHW source");
+        for (int64_t b = 0; b < G * N; ++b)
+            for (int64_t c = 0; c < C; ++c)
+                for (int64_t h = 0; h < H; ++h)
+                    for (int64_t w = 0; w < W; ++w)
+                        move((((b * C1 + c / C0) * H + h) * W + w) * C0 + c % C0, ((b * C + c) * H + h) * W + w);
+    } else if constexpr ((from == Layout::NC1HWC0 && to == Layout::NCHW) ||
+                         (from == Layout::GNC1HWC0 && to == Layout::GNCHW)) {
+        constexpr int g = from == Layout::GNC1HWC0 ? 1 : 0;
+        const int64_t G = g ? dst.GetShape(0) : 1, N = dst.GetShape(g), C = dst.GetShape(g + 1);
+        const int64_t H = dst.GetShape(g + 2), W = dst.GetShape(g + 3), C1 = src.GetShape(g + 1);
+        fits((!g || src.GetShape(0) == G) && src.GetShape(g) == N && C1 * C0 == C && src.GetShape(g + 2) == H &&
+                 src.GetShape(g + 3) == W && (T_src::totalDimCount == g + 4 || src.GetShape(g + 4) == C0),
+             "the NCHW extents must be N, C1 * C0, H, W of the NC1HWC0 source");
+        for (int64_t b = 0; b < G * N; ++b)
+            for (int64_t c = 0; c < C; ++c)
+                for (int64_t h = 0; h < H; ++h)
+                    for (int64_t w = 0; w < W; ++w)
+                        move(((b * C + c) * H + h) * W + w, (((b * C1 + c / C0) * H + h) * W + w) * C0 + c % C0);
+    } else if constexpr ((from == Layout::NC1HWC0 || from == Layout::GNC1HWC0) && to == Layout::FRACTAL_Z) {
+        constexpr int g = from == Layout::GNC1HWC0 ? 1 : 0;
+        const int64_t G = g ? src.GetShape(0) : 1, N = src.GetShape(g), C1 = src.GetShape(g + 1);
+        const int64_t H = src.GetShape(g + 2), W = src.GetShape(g + 3);
+        const int64_t N1 = dst.GetShape(1), N0 = dst.GetShape(2), K0 = dst.GetShape(3);
+        fits(dst.GetShape(0) == G * C1 * H * W && N0 > 0 && N1 * N0 >= N &&
+                 (T_src::totalDimCount == g + 4 ? K0 == C0 : src.GetShape(g + 4) == K0),
+             "the FRACTAL_Z extents must be G * C1 * H * W, N1, N0 (N1 * N0 >= N) and the source's C0");
+        for (int64_t b = 0; b < G; ++b)
+            for (int64_t n = 0; n < N; ++n)
+                for (int64_t c1 = 0; c1 < C1; ++c1)
+                    for (int64_t h = 0; h < H; ++h)
+                        for (int64_t w = 0; w < W; ++w)
+                            for (int64_t c0 = 0; c0 < K0; ++c0)
+                                move((((((b * C1 + c1) * H + h) * W + w) * N1 + n / N0) * N0 + n % N0) * K0 + c0,
+                                     ((((b * N + n) * C1 + c1) * H + h) * W + w) * K0 + c0);
+    } else if constexpr (from == Layout::NCDHW && to == Layout::FRACTAL_Z_3D) {
+        const int64_t N = src.GetShape(0), C = src.GetShape(1), Dd = src.GetShape(2);
+        const int64_t H = src.GetShape(3), W = src.GetShape(4);
+        const int64_t N1 = dst.GetShape(1), N0 = dst.GetShape(2), K0 = dst.GetShape(3);
+        const int64_t C1 = K0 > 0 ? (C + K0 - 1) / K0 : 0;
+        fits(K0 == C0 && dst.GetShape(0) == Dd * C1 * H * W && N0 > 0 && N1 * N0 >= N,
+             "the FRACTAL_Z_3D extents must be D * C1 * H * W, N1, N0 (N1 * N0 >= N), C0");
+        for (int64_t n = 0; n < N; ++n)
+            for (int64_t c = 0; c < C; ++c)
+                for (int64_t d = 0; d < Dd; ++d)
+                    for (int64_t h = 0; h < H; ++h)
+                        for (int64_t w = 0; w < W; ++w)
+                            move((((((d * C1 + c / K0) * H + h) * W + w) * N1 + n / N0) * N0 + n % N0) * K0 + c % K0,
+                                 (((n * C + c) * Dd + d) * H + h) * W + w);
+    } else {
+        static_assert(sizeof(T_dst) == 0, "TTRANS: the simulator converts (G)NCHW to (G)NC1HWC0 and back, "
+                                          "(G)NC1HWC0 to FRACTAL_Z and NCDHW to FRACTAL_Z_3D");
+    }
+}
+
+template <typename T_dst, typename T_src>
+PTO_INTERNAL void TTRANS_tiles(T_dst& dst, T_src& src) {
     using D = typename T_dst::DType;
     static_assert(sizeof(D) == sizeof(typename T_src::DType),
                   "TTRANS: the element types of dst and src must have one size");
@@ -21,6 +115,20 @@ PTO_INTERNAL void TTRANS_impl(T_dst& dst, T_src& src) {
         for (int r = 0; r < rows; ++r) {
             dst.SetElement(c, r, static_cast<D>(src.GetElement(r, c)));
         }
+    }
+}
+
+// ConvTiles convert between conv layouts; Tiles transpose.
+template <typename T_dst, typename T_src>
+PTO_INTERNAL void TTRANS_impl(T_dst& dst, T_src& src) {
+    static_assert(is_conv_tile_v<T_dst> == is_conv_tile_v<T_src>,
+                  "TTRANS: either both operands are ConvTiles or neither");
+    if constexpr (is_conv_tile_v<T_src>) {
+        static_assert(sizeof(typename T_dst::DType) == sizeof(typename T_src::DType),
+                      "TTRANS: the element types of dst and src must have one size");
+        TTRANS_conv(dst, src);
+    } else {
+        TTRANS_tiles(dst, src);
     }
 }
 

@@ -217,7 +217,8 @@ struct Tile {
         return validCol_;
     }
 
-    [[gnu::always_inline]] DType* data() {
+    // A reference, as upstream's: a kernel may point the tile at other storage (`tile.data() = other.data()`).
+    [[gnu::always_inline]] DType*& data() {
         return data_;
     }
     [[gnu::always_inline]] const DType* data() const {

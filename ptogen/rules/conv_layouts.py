@@ -1,0 +1,106 @@
+"""The `conv_layouts` rule kind: the conv layouts (`Layout::NCHW`, `NC1HWC0`, `FRACTAL_Z`, ...) the
+ConvTile operands of a call may have, as one layout per operand or as combinations of them (TTRANS
+converts NCHW to NC1HWC0, NC1HWC0 to FRACTAL_Z, ...; TEXTRACT reads a FRACTAL_Z source).
+
+A ConvTile names its layout in its type (`ConvTile<Loc, T, Bytes, Layout::NC1HWC0, Shape>`), so the
+rule is a `static_assert` over `T::layout`. It speaks of ConvTiles only, so an op states it in a
+variant (`variants:` of its spec), whose calls take ConvTile operands.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+from pydantic import Field, model_validator
+
+from ..spec.fields import Name
+from .base import Broken, PageContext, PageLine, Problem, RuleBase, _with_note
+
+if TYPE_CHECKING:
+    from ..rule_api import RuleBreak as BreakContext
+    from ..rule_api import RuleLowering as RuleView
+    from ..rule_api import RuleOp as OpView
+    from ..rule_api import SpecFacts as OpSpec
+    from ..rule_api import TargetFacts as Targets
+    from ..rule_api import TileDecl
+
+# The layouts a ConvTile may have (pto/common/global_tensor.hpp's `Layout`, the conv ones).
+ConvLayout = Literal[
+    "NC1HWC0",
+    "GNC1HWC0",
+    "NCHW",
+    "GNCHW",
+    "NHWC",
+    "NDC1HWC0",
+    "NCDHW",
+    "FRACTAL_Z",
+    "FRACTAL_Z_S16S8",
+    "FRACTAL_Z_3D",
+]
+
+
+class ConvLayoutsRule(RuleBase):
+    """The layouts of the named ConvTile operands are one of the listed combinations (one layout
+    per operand, in the operands' order)."""
+
+    kind: Literal["conv_layouts"] = "conv_layouts"
+    operands: list[Name] = Field(min_length=1, max_length=2)
+    layouts: list[list[ConvLayout]] = Field(
+        min_length=1,
+        description="the allowed combinations, each one layout per operand in order, e.g. `[NCHW, NC1HWC0]`",
+    )
+    page_prefixes: ClassVar[tuple[str, ...]] = ("convtile layouts",)
+
+    @model_validator(mode="after")
+    def _one_per_operand(self) -> ConvLayoutsRule:
+        for combo in self.layouts:
+            if len(combo) != len(self.operands):
+                raise ValueError(
+                    f"each combination names one layout per operand ({len(self.operands)}), not {len(combo)}"
+                )
+        return self
+
+    def check(self, spec: OpSpec, targets: Targets) -> Iterator[Problem]:
+        yield from super().check(spec, targets)
+        if spec.intrinsic is None:
+            yield ("kind",), "conv_layouts rules apply to tile intrinsics only"
+
+    def _arms(self, types: list[str]) -> list[str]:
+        return [
+            " && ".join(f"{t}::layout == Layout::{lay}" for t, lay in zip(types, combo, strict=True))
+            for combo in self.layouts
+        ]
+
+    def condition(self, op: OpView, rv: RuleView) -> str:
+        arms = self._arms(list(rv.types))
+        return " || ".join(f"({a})" for a in arms) if len(arms) > 1 else arms[0]
+
+    def _combos(self) -> list[str]:
+        return [" to ".join(combo) for combo in self.layouts]
+
+    def text(self, op: OpView) -> str:
+        what = " and ".join(self.operands)
+        return f"ConvTile layouts of {what} must be one of: {', '.join(self._combos())}"
+
+    def doc(self, op: OpView) -> str:
+        what = " and ".join(f"`{o}`" for o in self.operands)
+        combos = ", ".join(" → ".join(f"`{lay}`" for lay in combo) for combo in self.layouts)
+        return _with_note(f"ConvTile layouts of {what} must be one of: {combos}", self.note)
+
+    @classmethod
+    def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:
+        m = re.match(r"ConvTile layouts of (.+?) must be one of: (.+?)\.?$", line.text)
+        if m is None:
+            return None
+        operands = re.findall(r"(\w+)", m.group(1).replace(" and ", " "))
+        combos = [re.findall(r"(\w+)", c) for c in m.group(2).split(", ")]
+        if not combos or any(len(c) != len(operands) for c in combos):
+            return None
+        return {"operands": operands, "layouts": combos}
+
+    def break_static(self, bx: BreakContext, tiles: dict[str, TileDecl]) -> Broken:
+        raise NotImplementedError(
+            "a conv_layouts rule speaks of ConvTiles, which the tile planner does not declare"
+        )

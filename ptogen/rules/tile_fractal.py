@@ -1,0 +1,73 @@
+"""The `tile_fractal` rule kind: a tile's box arrangement, its `BLayout` (how the boxes, or the rows of
+a plain tile, follow each other) and its `SLayout` (how a box stores its elements), e.g. the ZN
+layout of a Right tile that TEXTRACT's filter extraction writes (`BLayout::RowMajor`,
+`SLayout::ColMajor`). A `static_assert` on the tile's type.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+from pydantic import Field
+
+from ..spec.fields import Name
+from .base import Broken, PageContext, PageLine, RuleBase, _with_note
+
+if TYPE_CHECKING:
+    from ..rule_api import RuleBreak as BreakContext
+    from ..rule_api import RuleLowering as RuleView
+    from ..rule_api import RuleOp as OpView
+    from ..rule_api import TileDecl
+
+
+class TileFractalRule(RuleBase):
+    """The operands' tiles have this BLayout and this SLayout."""
+
+    kind: Literal["tile_fractal"] = "tile_fractal"
+    operands: list[Name] = Field(min_length=1)
+    blayout: Literal["RowMajor", "ColMajor"]
+    slayout: Literal["NoneBox", "RowMajor", "ColMajor"]
+    page_prefixes: ClassVar[tuple[str, ...]] = ("box layout of",)
+
+    def admits_layout(self, layout: str) -> bool:
+        return layout == self.blayout
+
+    def condition(self, op: OpView, rv: RuleView) -> str:
+        row = "" if self.blayout == "RowMajor" else "!"
+        return " && ".join(
+            f"{row}{t}::isRowMajor && {t}::SFractal == SLayout::{self.slayout}" for t in rv.types
+        )
+
+    def text(self, op: OpView) -> str:
+        what = " and ".join(self.operands)
+        return f"box layout of {what} must be BLayout::{self.blayout} with SLayout::{self.slayout}"
+
+    def doc(self, op: OpView) -> str:
+        what = " and ".join(f"`{o}`" for o in self.operands)
+        return _with_note(
+            f"Box layout of {what} must be `BLayout::{self.blayout}` with `SLayout::{self.slayout}`",
+            self.note,
+        )
+
+    @classmethod
+    def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:
+        m = re.match(r"Box layout of (.+?) must be BLayout::(\w+) with SLayout::(\w+)", line.text)
+        if m is None:
+            return None
+        operands = [o for o in re.findall(r"\w+", m.group(1)) if o != "and"]
+        return {"operands": operands, "blayout": m.group(2), "slayout": m.group(3)}
+
+    def legalise(self, tiles: dict[str, TileDecl]) -> dict[str, TileDecl]:
+        slayout = None if self.slayout == "NoneBox" else self.slayout
+        return {
+            n: replace(t, layout=self.blayout, slayout=slayout) if n in self.operands else t
+            for n, t in tiles.items()
+        }
+
+    def break_static(self, bx: BreakContext, tiles: dict[str, TileDecl]) -> Broken:
+        # The other SLayout with the same BLayout (a ZN tile becomes NN, a plain one boxed).
+        first = self.operands[0]
+        other = "RowMajor" if self.slayout != "RowMajor" else "ColMajor"
+        return Broken({**tiles, first: replace(tiles[first], slayout=other)}, changed=first)
