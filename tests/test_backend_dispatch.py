@@ -66,16 +66,21 @@ std::string type() { return std::string("type:") + typeid(T).name(); }
 
 template <typename V>
 std::string value(V v) {
-    if constexpr (std::is_enum_v<V>)
+    if constexpr (std::is_pointer_v<V> || std::is_null_pointer_v<V>)  // `&exp`: the object it points to
+        return "object:" + std::to_string(reinterpret_cast<std::uintptr_t>(static_cast<const void*>(v)));
+    else if constexpr (std::is_enum_v<V>)
         return "value:" + std::to_string(static_cast<long long>(v));
     else  // numbers, and the 16-bit float classes through double
         return "value:" + std::to_string(static_cast<long double>(static_cast<double>(v)));
 }
 
-// A tile, global tensor, context or struct is identified by its address, anything else by its value.
+// A tile, global tensor, context or struct is identified by its address, a pointer (TQUANT's side
+// tiles) by the address it holds, anything else by its value.
 template <typename A>
 std::string id(A& a) {
-    if constexpr (requires { a.data(); } || requires { a.GetSession(); } ||
+    if constexpr (std::is_pointer_v<A> || std::is_null_pointer_v<A>)
+        return "object:" + std::to_string(reinterpret_cast<std::uintptr_t>(static_cast<const void*>(a)));
+    else if constexpr (requires { a.data(); } || requires { a.GetSession(); } ||
                   (std::is_class_v<A> && !requires { static_cast<double>(a); }))
         return "object:" + std::to_string(reinterpret_cast<std::uintptr_t>(&a));
     else
@@ -158,7 +163,10 @@ def _expected(
         if t:
             name = types[int(t.group(1))]  # a tile's type, or a scalar's (TCI's `T start`)
             holder = next(p for p in params if name in (p.type, p.value_type))
-            return f"stub::type<decltype({by_param[holder.name]})>()"
+            held = f"decltype({by_param[holder.name]})"
+            if holder.pointer:  # TQUANT's `TileDataExp* exp`: the type is what it points to
+                held = f"std::remove_pointer_t<{held}>"
+            return f"stub::type<{held}>()"
         return f"stub::value({subst(expr)})"
 
     def arg(expr: str) -> str:
@@ -171,7 +179,16 @@ def _expected(
 # Declarations whose dispatch departs from upstream's, argued in their spec's notes: TFILLPAD's Vec form
 # passes `mode` to one _IMPL where upstream's body picks one of three with `if constexpr`.
 ARGUED_DISPATCH = {
-    ("TFILLPAD", "<TFillPadMode _ = TFillPadMode::Normal, typename, typename, typename...>(T0&, T1&, P&...)")
+    ("TFILLPAD", "<TFillPadMode _ = TFillPadMode::Normal, typename, typename, typename...>(T0&, T1&, P&...)"),
+    # SYNCALL's workspace form calls one SYNCALL_IMPL<Mode, CoreType> where upstream picks one per mode.
+    ("SYNCALL", "<SyncAllMode _, SyncCoreType _ = SyncCoreType::AIVOnly, typename>(T0&, int32_tusedCores=)"),
+}
+
+
+# Declarations no runtime case of a profile calls, with the reason; the test checks every other one.
+NOT_RUN_ON = {
+    ("CPU", "TQUANT", 3): "the interleaved MX form: upstream's CPU simulator has none, so the call does "
+    "not compile on the CPU profile (a static_assert says so)",
 }
 
 
@@ -189,17 +206,32 @@ def _planned_forms(op, tests, profile: str) -> tuple[list[str], int]:  # type: i
 
         def calls_form(c, params=params, tparams=tparams, main=form.index == 0):  # type: ignore[no-untyped-def]
             n_targs = len(c.call.template_args)
-            return len(c.call.args) == len(params) and (n_targs == len(tparams) or (main and n_targs == 0))
+            # The main declaration may be called with its leading template arguments only (SYNCALL<Mode,
+            # CoreType>(workspace) deduces GlobalData).
+            if len(c.call.args) != len(params) or not (
+                n_targs == len(tparams) or (main and n_targs < len(tparams))
+            ):
+                return False
+            # Each explicit argument fits its parameter's kind: a type names a test type (TQUANT's
+            # forms take as many template arguments as each other, in other orders).
+            return all(
+                (t.kind == "typename") == bool(re.fullmatch(r"(Tile|Global)_\w+", a))
+                for t, a in zip(tparams, c.call.template_args, strict=False)
+            )
 
+        if (profile, op.name, form.index) in NOT_RUN_ON:
+            assert not any(calls_form(c) and c.call.template_args for c in cases), (op.name, form.index)
+            continue
         case = next(c for c in cases if calls_form(c))
-        if case.call.template_args:
-            values = [a for t, a in zip(tparams, case.call.template_args, strict=True) if t.kind == "value"]
-        else:
-            values = _value_args(op, form, [], case.call.args)
-        dispatch = UPSTREAM.get((op.name, shape)) or dict(OURS[op.name])[shape]
+        values = [a for t, a in zip(tparams, case.call.template_args, strict=False) if t.kind == "value"]
+        if len(values) < sum(t.kind == "value" for t in tparams):  # the ones the call leaves out
+            values += _value_args(op, form, [], case.call.args)[len(values) :]
+        upstream = None if (op.name, shape) in ARGUED_DISPATCH else UPSTREAM.get((op.name, shape))
+        dispatch = upstream or dict(OURS[op.name])[shape]
         impl, targs, ids = _expected(dispatch, form, case.call.args, values)
         lines.append("    {")
         lines += [f"        {MACROS.tile(t)}" for t in case.tiles]
+        lines += [f"        {MACROS.glob(g)}" for g in case.globals]
         lines += [f"        {ty} {name};" for ty, name in case.contexts]
         explicit = f"<{', '.join(case.call.template_args)}>" if case.call.template_args else ""
         lines.append("        stub::calls.clear();")

@@ -50,10 +50,10 @@ def shape(template: str, params: str) -> str:
     for t in (" ".join(x.split()) for x in _split(template)):
         if t.startswith("std::enable_if_t"):
             continue
-        m = re.fullmatch(r"typename(\.\.\.)?\s+(\w+)", t)
+        m = re.fullmatch(r"typename(\.\.\.)?\s+(\w+)(\s*=.*)?", t)  # a type may have a default
         if m:
             renamed[m.group(2)] = "P" if m.group(1) else f"T{len(renamed)}"
-            tshape.append("typename..." if m.group(1) else "typename")
+            tshape.append("typename..." if m.group(1) else "typename" + (" = _" if m.group(3) else ""))
         else:  # a value parameter: keep its type and default, not its name
             tshape.append(re.sub(r"\s+\w+(\s*=|$)", r" _\1", t))
     pshape = []
@@ -127,7 +127,7 @@ def _names(template: str, params: str) -> tuple[list[tuple[str, str]], list[str]
     for t in (" ".join(x.split()) for x in _split(template)):
         if t.startswith("std::enable_if_t"):
             continue
-        m = re.fullmatch(r"typename(\.\.\.)?\s+(\w+)", t)
+        m = re.fullmatch(r"typename(\.\.\.)?\s+(\w+)(\s*=.*)?", t)
         if m:
             tnames.append((m.group(2), "pack" if m.group(1) else "typename"))
         else:
