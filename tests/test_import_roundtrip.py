@@ -342,6 +342,9 @@ EXACT: tuple[str, ...] = (
     "TADDRELUCONV.md",
     "tile/ops/elementwise-tile-tile/tsubreluconv.md",
     "TSUBRELUCONV.md",
+    # issue #24, h-mx
+    "tile/ops/sync-and-config/tget_scale_addr.md",
+    "TGET_SCALE_ADDR.md",
 )
 
 
