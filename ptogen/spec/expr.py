@@ -12,7 +12,8 @@ constant 0; `sum(k, x * y)` folds over k in order, from zero, each step one fuse
 A letter in scope may also be a value of the right side (`dst[i,j] = select(j <= i, 1, 0)`): its
 loop index in the compute type.
 An index may also be affine (the remap kind's slices and strides): letters, non-negative integer
-constants and scalar operands joined by `+`, `-` and `*` with a constant, e.g. `src[i + r0, 2*j + 1]`;
+constants and scalar operands joined by `+`, `-` and `*` with a constant, e.g. `src[i + r0, 2*j + 1]`,
+and `//` by a positive constant (the MX scales' `a_scale[i, k // 32]`: one scale per 32 k);
 on the left side each index then holds exactly one letter (`dst[i + r0, j + c0] = src[i, j]`).
 """
 
@@ -178,7 +179,7 @@ def _index(node: ast.Subscript, names: set[str], bound: set[str] | None) -> Node
     return Node("index", tuple(out), value=node.value.id)
 
 
-_AFFINE_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*"}
+_AFFINE_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//"}
 # Index terms naming a tile's valid extent: `cols(src0)` is the number of columns src0 gives a row
 # (its valid columns; an op kind may take it per row from elsewhere, see opkinds/remap.py).
 EXTENTS = ("rows", "cols")
@@ -192,6 +193,9 @@ def _affine(node: ast.AST, names: set[str], bound: set[str] | None) -> Node:
         op = _AFFINE_OPS[type(node.op)]
         if op == "*" and left.op != "const" and right.op != "const":
             raise ExprError(f"{_at(node)}an index multiplies by a constant only, not {ast.unparse(node)!r}")
+        if op == "//" and (right.op != "const" or right.value == 0):
+            what = ast.unparse(node)
+            raise ExprError(f"{_at(node)}an index divides by a positive constant only, not {what!r}")
         return Node("affine", (left, right), value=op)
     if (
         isinstance(node, ast.Call)
@@ -225,7 +229,7 @@ def index_text(node: Node) -> str:
     if node.op != "affine":
         return str(node.value)
     left, right = (index_text(a) for a in node.args)
-    if node.value == "*":
+    if node.value in ("*", "//"):
         left, right = (
             f"({t})" if a.op == "affine" and a.value != "*" else t
             for a, t in zip(node.args, (left, right), strict=True)
@@ -244,7 +248,7 @@ def index_cpp(node: Node, spell: Callable[[str], str]) -> str:
     if node.op == "const":
         return str(node.value)
     left, right = (index_cpp(a, spell) for a in node.args)
-    return f"({left} {node.value} {right})"
+    return f"({left} {'/' if node.value == '//' else node.value} {right})"  # indices are non-negative
 
 
 def index_value(node: Node, env: dict[str, Any]) -> Any:
@@ -264,6 +268,8 @@ def index_value(node: Node, env: dict[str, Any]) -> Any:
         return left + right
     if node.value == "-":
         return left - right
+    if node.value == "//":
+        return left // right
     return left * right
 
 
@@ -722,6 +728,9 @@ def to_latex(node: Node, ref: Callable[[str], str], reduce_index: str | None = N
 
 
 def _latex_index(node: Node) -> str:
+    if node.op == "affine" and node.value == "//":
+        left, right = (_latex_index(a) for a in node.args)
+        return rf"\lfloor {left} / {right} \rfloor"
     text = index_text(node).replace("_", r"\_")
     return re.sub(r"([A-Za-z][A-Za-z0-9\\_]*[A-Za-z0-9_])", r"\\mathrm{\1}", text).replace(" * ", r" \cdot ")
 
