@@ -119,6 +119,26 @@ int main() {
     TMATMUL_MX(c, c, a, as, b, bs);  // the accumulating form, in place
     if (c.GetElement(15, 15) != 288.0f)
         return 3;
+    // fp4 tiles (two elements a byte): a = 1.5 (e2m1), b = -1.25 (e1m2), scales 2^0: c = 64 * -1.875.
+    TileLeft<float4_e2m1x2_t, 16, 64> a4;
+    TileRight<float4_e1m2x2_t, 64, 16> b4;
+    TASSIGN(a4, 0x1000);
+    TASSIGN(b4, 0x1000);
+    for (int i = 0; i < 16; ++i)
+        for (int k = 0; k < 64; ++k)
+            a4.SetElement(i, k, float4_e2m1x2_t(1.5));
+    for (int k = 0; k < 64; ++k)
+        for (int j = 0; j < 16; ++j)
+            b4.SetElement(k, j, float4_e1m2x2_t(-1.25));
+    for (int i = 0; i < 16; ++i)
+        for (int g = 0; g < 2; ++g)
+            as.SetElement(i, g, float8_e8m0_t::FromRaw(127));
+    for (int g = 0; g < 2; ++g)
+        for (int j = 0; j < 16; ++j)
+            bs.SetElement(g, j, float8_e8m0_t::FromRaw(127));
+    TGEMV_MX(c, a4, as, b4, bs);
+    if (c.GetElement(0, 0) != -120.0f || c.GetElement(15, 15) != -120.0f)
+        return 4;
     std::printf("ok\n");
     return 0;
 }
