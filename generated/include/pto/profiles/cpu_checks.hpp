@@ -4191,19 +4191,21 @@ struct profile_cpu {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
     static constexpr bool check_TMOV() {
-        static_assert(
-            sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t, uint16_t,
-                             int32_t, uint32_t, int64_t, uint64_t, float8_e4m3_t, float8_e5m2_t, float8_e8m0_t> &&
+        static_assert(sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
+                                       uint16_t, int32_t, uint32_t, int64_t, uint64_t, float8_e4m3_t, float8_e5m2_t,
+                                       float8_e8m0_t, float4_e2m1x2_t, float4_e1m2x2_t> &&
+                          sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t,
+                                           int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, float8_e4m3_t,
+                                           float8_e5m2_t, float8_e8m0_t, float4_e2m1x2_t, float4_e1m2x2_t>,
+                      "TMOV [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, uint16_t, "
+                      "int32_t, uint32_t, int64_t, uint64_t, float8_e4m3_t, float8_e5m2_t, float8_e8m0_t, "
+                      "float4_e2m1x2_t, float4_e1m2x2_t");
+        return (sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
+                                 uint16_t, int32_t, uint32_t, int64_t, uint64_t, float8_e4m3_t, float8_e5m2_t,
+                                 float8_e8m0_t, float4_e2m1x2_t, float4_e1m2x2_t> &&
                 sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
                                  uint16_t, int32_t, uint32_t, int64_t, uint64_t, float8_e4m3_t, float8_e5m2_t,
-                                 float8_e8m0_t>,
-            "TMOV [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, "
-            "uint32_t, int64_t, uint64_t, float8_e4m3_t, float8_e5m2_t, float8_e8m0_t");
-        return (
-            sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t, uint16_t,
-                             int32_t, uint32_t, int64_t, uint64_t, float8_e4m3_t, float8_e5m2_t, float8_e8m0_t> &&
-            sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t, uint16_t,
-                             int32_t, uint32_t, int64_t, uint64_t, float8_e4m3_t, float8_e5m2_t, float8_e8m0_t>);
+                                 float8_e8m0_t, float4_e2m1x2_t, float4_e1m2x2_t>);
     }
 
     template <typename DstTileData, typename SrcTileData>
@@ -4263,16 +4265,21 @@ struct profile_cpu {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
     static constexpr bool check_TEXTRACT() {
-        static_assert(sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                       uint16_t, int32_t, uint32_t> &&
-                          sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t,
-                                           int16_t, uint16_t, int32_t, uint32_t>,
-                      "TEXTRACT [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, "
-                      "uint16_t, int32_t, uint32_t");
-        return (sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                 uint16_t, int32_t, uint32_t> &&
+        static_assert(
+            sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t, uint16_t,
+                             int32_t, uint32_t, float8_e4m3_t, float8_e5m2_t, float8_e8m0_t, float4_e2m1x2_t,
+                             float4_e1m2x2_t> &&
                 sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                 uint16_t, int32_t, uint32_t>);
+                                 uint16_t, int32_t, uint32_t, float8_e4m3_t, float8_e5m2_t, float8_e8m0_t,
+                                 float4_e2m1x2_t, float4_e1m2x2_t>,
+            "TEXTRACT [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, uint16_t, "
+            "int32_t, uint32_t, float8_e4m3_t, float8_e5m2_t, float8_e8m0_t, float4_e2m1x2_t, float4_e1m2x2_t");
+        return (sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
+                                 uint16_t, int32_t, uint32_t, float8_e4m3_t, float8_e5m2_t, float8_e8m0_t,
+                                 float4_e2m1x2_t, float4_e1m2x2_t> &&
+                sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
+                                 uint16_t, int32_t, uint32_t, float8_e4m3_t, float8_e5m2_t, float8_e8m0_t,
+                                 float4_e2m1x2_t, float4_e1m2x2_t>);
     }
 
     template <typename DstTileData, typename SrcTileData>
@@ -4410,16 +4417,21 @@ struct profile_cpu {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <TFillPadMode mode, typename DstTileData, typename SrcTileData, typename... WaitEvents>
     static constexpr bool check_TFILLPAD() {
-        static_assert(sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                       uint32_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename SrcTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, half, bfloat16_t, float>,
-                      "TFILLPAD [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "half, bfloat16_t, float");
-        return (sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float> &&
+        static_assert(
+            sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half,
+                             bfloat16_t, float, float4_e2m1x2_t, float4_e1m2x2_t, float8_e4m3_t, float8_e5m2_t,
+                             float8_e8m0_t> &&
                 sim::is_one_of_v<typename SrcTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float>);
+                                 half, bfloat16_t, float, float4_e2m1x2_t, float4_e1m2x2_t, float8_e4m3_t,
+                                 float8_e5m2_t, float8_e8m0_t>,
+            "TFILLPAD [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half, "
+            "bfloat16_t, float, float4_e2m1x2_t, float4_e1m2x2_t, float8_e4m3_t, float8_e5m2_t, float8_e8m0_t");
+        return (sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
+                                 half, bfloat16_t, float, float4_e2m1x2_t, float4_e1m2x2_t, float8_e4m3_t,
+                                 float8_e5m2_t, float8_e8m0_t> &&
+                sim::is_one_of_v<typename SrcTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
+                                 half, bfloat16_t, float, float4_e2m1x2_t, float4_e1m2x2_t, float8_e4m3_t,
+                                 float8_e5m2_t, float8_e8m0_t>);
     }
 
     // The rules only declaration 0 is checked against, in its own scope.
