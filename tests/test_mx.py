@@ -139,6 +139,27 @@ int main() {
     TGEMV_MX(c, a4, as, b4, bs);
     if (c.GetElement(0, 0) != -120.0f || c.GetElement(15, 15) != -120.0f)
         return 4;
+    // The MX scale layouts: element (r, c) of a 16 x 4 ZZ tensor sits at (c / 2) * 32 + r * 2 + c % 2,
+    // of a 4 x 16 NN tensor at (r / 2) * 32 + c * 2 + r % 2 (pairs along k contiguous).
+    static float8_e8m0_t host[64];
+    for (int n = 0; n < 64; ++n)
+        host[n] = float8_e8m0_t::FromRaw(static_cast<std::uint8_t>(n));
+    using Zz = GlobalTensor<float8_e8m0_t, TileShape2D<float8_e8m0_t, 16, 4, Layout::MX_A_ZZ>,
+                            BaseShape2D<float8_e8m0_t, 16, 4, Layout::MX_A_ZZ>, Layout::MX_A_ZZ>;
+    using Nn = GlobalTensor<float8_e8m0_t, TileShape2D<float8_e8m0_t, 4, 16, Layout::MX_B_NN>,
+                            BaseShape2D<float8_e8m0_t, 4, 16, Layout::MX_B_NN>, Layout::MX_B_NN>;
+    Zz zz(host);
+    Nn nn(host);
+    Tile<TileType::Mat, float8_e8m0_t, 16, 4, BLayout::RowMajor, 16, 4, SLayout::RowMajor, 32> ms;
+    Tile<TileType::Mat, float8_e8m0_t, 4, 16, BLayout::ColMajor, 4, 16, SLayout::ColMajor, 32> ns;
+    TASSIGN(ms, 0x0);
+    TASSIGN(ns, 0x100);
+    TLOAD(ms, zz);
+    TLOAD(ns, nn);
+    if (ms.GetElement(5, 3).RawData() != 43 || ms.GetElement(15, 0).RawData() != 30)
+        return 5;
+    if (ns.GetElement(3, 5).RawData() != 43 || ns.GetElement(0, 15).RawData() != 30)
+        return 6;
     std::printf("ok\n");
     return 0;
 }
