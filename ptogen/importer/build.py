@@ -257,6 +257,7 @@ def _index_subscripts(text: str) -> str:
             depth += {"{": 1, "}": -1}.get(text[j], 0)
             j += 1
         inner = re.sub(r"\\mathrm\{(\w+)\}", r"\1", text[m.end() : j - 1]).replace(r"\cdot", "*")
+        inner = re.sub(r"\\lfloor\s*(.*?)\s*/\s*(\d+)\s*\\rfloor", r"\1 // \2", inner)  # k's group: k // 32
         parts = [x.strip() for x in _split_top(inner)]
         joined = (", " if any(" " in x for x in parts) else ",").join(parts)  # as specs spell them
         out += f"{text[i : m.start()]}{m.group(1)}[{joined}]"
@@ -1306,7 +1307,9 @@ def _page_to_spec(
         ov = overloads[int(m.group(1)) - 1]
         ov_names = names | {o["name"] for o in ov.get("operands", []) if o["kind"] in ("tile", "scalar")}
         try:
-            ov["expr"] = latex_to_expr(formula, ov_names, attrs)
+            ov["expr"] = (latex_to_index_notation if KINDS[kind].index_notation else latex_to_expr)(
+                formula, ov_names, attrs
+            )
         except (semantics.ExprError, SyntaxError, ValueError) as exc:
             unplaced.append(f"math of overload {m.group(1)} not understood ({exc}): {formula}")
     sem: dict[str, Any] = {"kind": kind, "expr": expr, "domain": dst, "tolerance": {"kind": "exact"}}

@@ -471,7 +471,8 @@ class OpView:
 
     @property
     def _untested(self) -> set[str]:
-        return {d.name for d in self.targets.dtypes if not d.test_matrix}
+        runs = self.kind.runs_untested(self)
+        return {d.name for d in self.targets.dtypes if not d.test_matrix and d.name not in runs}
 
     def admits(self, profile: str, combo: dict[str, str]) -> bool:
         """Whether every static rule of the profile admits operands of these element types."""

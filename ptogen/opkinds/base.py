@@ -61,6 +61,9 @@ class OpKind:
     # An overload may state its own element semantics (its simulator template renders one function
     # per such form, and its golden preparation checks each).
     form_exprs: ClassVar[bool] = False
+    # With form_exprs: a form's own expression may also read the tile operands only that form takes
+    # (TMATMUL_MX's accumulating form reads its `c_in`, its bias form its `bias`).
+    form_operands_in_expr: ClassVar[bool] = False
     # Its simulator names the result's element type `T`, so `rounded(x)` may round to it.
     rounds_to_element: ClassVar[bool] = False
     # It writes its domain operand, which is then the op's dst (a hint's domain is only read).
@@ -290,6 +293,11 @@ class OpKind:
         order = [d.name for d in project.targets.dtypes]
         dtypes = {d for p in profiles for d in op.test_dtypes(p)}
         return [(d, [p for p in profiles if d in op.test_dtypes(p)]) for d in sorted(dtypes, key=order.index)]
+
+    def runs_untested(self, op: OpViewAPI) -> set[str]:
+        """Element types outside the test matrix (`test_matrix: false`) that this kind's tests run
+        for the op all the same (an MX product's fp8 elements and e8m0 scales); default: none."""
+        return set()
 
     def stored_after(self, op: OpViewAPI, case: Any) -> list[tuple[str, str, int]]:
         """Results a runtime case's kernel stores after the call besides its domain operand, for the

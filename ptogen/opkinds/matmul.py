@@ -15,10 +15,18 @@ Operand roles follow from the expression: the destination and any operand read a
 accumulator tiles (`TileType::Acc`, 16 x 16 boxes of 1 KiB, NZ), the contraction's left factor a
 `Left` tile (NZ), its right factor a `Right` tile (ZN), an operand read at `[0,j]` a one-row
 `Bias` tile.
+
+Block-scaled (MX) products (TMATMUL_MX, TGEMV_MX) contract four factors,
+`sum(k, a[i,k] * b[k,j] * a_scale[i, k // 32] * b_scale[k // 32, j])`: the scale factors are
+`ScaleLeft`/`ScaleRight` tiles of e8m0 powers of two, one per 32 k. Their simulator
+(`sim_mx.hpp.j2`) forms each term in `double` and adds it to a `float` running sum, as upstream's
+CPU simulator does; their accumulating and bias forms state their own expressions (`c_in[i,j]`,
+`bias[0,j]` read only by that form) and run simulator functions of their own.
 """
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -41,7 +49,7 @@ from ..testing.plan import (
 )
 from ..testing.refmath import narrow
 from ..testing.results import Outcome
-from .base import DOMAIN, FORMULA, OpKind, PageOp
+from .base import DOMAIN, FORMULA, Job, OpKind, PageOp
 
 if TYPE_CHECKING:
     from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
@@ -61,6 +69,21 @@ ACC = Role("Acc", "ColMajor", "RowMajor", 1024)  # NZ, 16 x 16 boxes
 LEFT = Role("Left", "ColMajor", "RowMajor", 512)  # NZ, 16 rows of 32 bytes a box
 RIGHT = Role("Right", "RowMajor", "ColMajor", 512)  # ZN, 32 bytes of 16 columns a box
 ROW = Role("Bias", "RowMajor", None, None)  # one plain row
+LEFT_SCALE = Role("ScaleLeft", "RowMajor", "RowMajor", 32)  # 16 x 2 boxes of e8m0 scales
+RIGHT_SCALE = Role("ScaleRight", "ColMajor", "ColMajor", 32)  # 2 x 16 boxes
+
+# MX products: a's static columns are a multiple of 64 (both backends' rule); k need not fill the
+# last group of 32, nor n and m whole boxes.
+MX_SHAPES = [
+    ("full 16x64x32", 16, 64, 32, 16, 64, 32, False),
+    ("partial m, k, n 13x50x9 of 32x128x32", 32, 128, 32, 13, 50, 9, False),
+    ("run-time m, k, n 5x100x21 of 16x128x32", 16, 128, 32, 5, 100, 21, True),
+    ("non-square 48x64x16 valid 33x64x16", 48, 64, 16, 33, 64, 16, False),
+]
+# The element types outside the test matrix that MX tests run (the fp4 pairs hold two a byte).
+MX_TESTED = ("float8_e4m3_t", "float8_e5m2_t", "float8_e8m0_t")
+# The e8m0 scale codes the tests draw: powers of two 2^-6 .. 2^6, whose products stay exact.
+MX_SCALE_CODES = (121, 133)
 
 # (label, M, K, N, m, k, n, run-time valid shape): tile extents in whole boxes (M, N multiples of
 # 16, K of 32, so every element type's boxes fit) and the valid m, k, n the product runs over.
@@ -72,9 +95,29 @@ SHAPES = [
 ]
 
 
+def factors(term: semantics.Node) -> list[semantics.Node]:
+    """The factors of a product term, left to right (`a * b * s * t` parses as ((a*b)*s)*t)."""
+    if term.op == "bin" and term.value == "*":
+        return [f for a in term.args for f in factors(a)]
+    return [term]
+
+
+@dataclass(frozen=True)
+class MxForm:
+    """A form of an MX product with its own expression: its simulator function, the tile it adds
+    and whether that is a bias row (else an accumulator input)."""
+
+    function: str
+    operand: str
+    bias: bool
+
+
 class Matmul(OpKind):
     name: ClassVar[str] = "matmul"
     index_notation: ClassVar[bool] = True
+    # MX forms state their own expressions, reading their own `c_in` or `bias`.
+    form_exprs: ClassVar[bool] = True
+    form_operands_in_expr: ClassVar[bool] = True
 
     # ----------------------------------------------------------------- the expression
     def check_expr(self, expr: semantics.Node) -> list[str]:
@@ -86,14 +129,19 @@ class Matmul(OpKind):
             return ["a matmul op's expression has a two-index left side and one contraction `sum(k, ...)`"]
         term = found[0].args[0]
         i, j, k = free[0], free[1], str(found[0].value)
-        factors = term.args if term.op == "bin" and term.value == "*" else ()
-        shapes = [(f.op, tuple(str(x.value) for x in f.args)) for f in factors]
-        if shapes != [("index", (i, k)), ("index", (k, j))]:
+        shapes = [
+            (f.op, tuple(semantics.index_text(x) for x in f.args)) for f in factors(term) if f.op == "index"
+        ]
+        plain = [("index", (i, k)), ("index", (k, j))]
+        scaled = [*plain, ("index", (i, f"{k} // 32")), ("index", (f"{k} // 32", j))]
+        if len(shapes) != len(factors(term)) or shapes not in (plain, scaled):
             return [
-                f"the contraction is `sum({k}, left[{i},{k}] * right[{k},{j}])`, one product of two tiles"
+                f"the contraction is `sum({k}, left[{i},{k}] * right[{k},{j}])`, one product of two tiles, "
+                f"or the block-scaled `sum({k}, left[{i},{k}] * right[{k},{j}] * left_scale[{i}, {k} // 32] "
+                f"* right_scale[{k} // 32, {j}])`"
             ]
         for name, idx in semantics.indexed(expr.args[1]):
-            if idx not in ((i, k), (k, j), (i, j), ("0", j)):
+            if idx not in ((i, k), (k, j), (i, j), ("0", j), (i, f"{k} // 32"), (f"{k} // 32", j)):
                 return [f"{name}[{','.join(idx)}]: other operands are read at [{i},{j}] or [0,{j}]"]
         return []
 
@@ -101,17 +149,34 @@ class Matmul(OpKind):
         """(left factor, right factor, operands read at [i,j], operands read at [0,j])."""
         node = op.loaded.expr
         (contract,) = semantics.contractions(node)
-        left, right = (str(f.value) for f in contract.args[0].args)
+        left, right = (str(f.value) for f in factors(contract.args[0])[:2])
         i, j = semantics.lhs_indices(node)
-        rest = [(n, idx) for n, idx in semantics.indexed(node.args[1]) if n not in (left, right)]
+        scales = self.scales(op) or ()
+        skip = (left, right, *scales)
+        rest = [(n, idx) for n, idx in semantics.indexed(node.args[1]) if n not in skip]
         return left, right, [n for n, idx in rest if idx == (i, j)], [n for n, idx in rest if idx == ("0", j)]
+
+    @staticmethod
+    def scales(op: OpViewAPI) -> tuple[str, str] | None:
+        """The left and right scale tiles of a block-scaled (MX) product, or None."""
+        (contract,) = semantics.contractions(op.loaded.expr)
+        found = factors(contract.args[0])
+        return (str(found[2].value), str(found[3].value)) if len(found) == 4 else None
+
+    def runs_untested(self, op: OpViewAPI) -> set[str]:
+        return set(MX_TESTED) if self.scales(op) is not None else set()
 
     def role(self, op: OpViewAPI, operand: str) -> Role:
         left, right, _, rows = self.parts(op)
+        scales = self.scales(op) or ("", "")
         if operand == left:
             return LEFT
         if operand == right:
             return RIGHT
+        if operand == scales[0]:
+            return LEFT_SCALE
+        if operand == scales[1]:
+            return RIGHT_SCALE
         return ROW if operand in rows else ACC
 
     # ----------------------------------------------------------------- import
@@ -129,7 +194,10 @@ class Matmul(OpKind):
 
     def operand_index(self, op: OpViewAPI, operand: str) -> str:
         left, right, _, rows = self.parts(op)
-        return {left: "i,k", right: "k,j"}.get(operand, "0,j" if operand in rows else "i,j")
+        scales = self.scales(op) or ("", "")
+        group = r"\lfloor k / 32 \rfloor"
+        at = {left: "i,k", right: "k,j", scales[0]: f"i,{group}", scales[1]: f"{group},j"}
+        return at.get(operand, "0,j" if operand in rows else "i,j")
 
     def reduce_index(self, op: OpViewAPI) -> str:
         return str(semantics.contractions(op.loaded.expr)[0].value)
@@ -161,6 +229,33 @@ class Matmul(OpKind):
             "C",
         )
 
+    def outputs(self, op: OpViewAPI) -> list[Job]:
+        jobs = super().outputs(op)
+        if self.scales(op) is None:
+            return jobs
+        mx = self.template("sim_mx.hpp.j2")
+        return [(path, mx if tpl == self.template("sim.hpp.j2") else tpl, ctx) for path, tpl, ctx in jobs]
+
+    def mx_forms(self, op: OpViewAPI) -> list[MxForm]:
+        """The forms of an MX product that state their own expression: the simulator function each
+        runs and the one tile it adds (`c_in` read at [i,j], or a bias row read at [0,j])."""
+        found = []
+        for form in op.forms[1:]:
+            if form.expr is None:
+                continue
+            (own,) = [o.name for o in form.own if o.kind == "tile"]
+            j = semantics.lhs_indices(form.expr)[1]
+            bias = (own, ("0", j)) in semantics.indexed(form.expr.args[1])
+            found.append(MxForm(form.impl_name, own, bias))
+        return found
+
+    def sim_args(self, op: OpViewAPI, form: FormViewAPI) -> list[str]:
+        """A form with its own expression also passes the tile only it takes."""
+        if form.expr is None:
+            return form.impl_args
+        own = {o.name for o in form.own if o.kind == "tile"}
+        return [*form.impl_args, *(p.name for p in form.params if p.operand in own)]
+
     def stand_in(self, op: OpViewAPI, form: FormViewAPI, operand: str) -> str | None:
         # A form that drops an accumulator input (TMATMUL_ACC in place) reads its destination there.
         return op.domain if operand in op.read_operands and self.role(op, operand) is ACC else None
@@ -175,20 +270,31 @@ class Matmul(OpKind):
         for form in op.forms[1:]:
             bound = {p.operand for p in form.params if p.operand}
             forms[str(form.index)] = [n for n in op.read_operands if n not in bound]
+        scales = self.scales(op)
+        if scales is None:
+            return {"fractal": {n: r.fractal for n, r in roles.items()}, "inplace_forms": forms}
+        mx = {str(f.function.rsplit("_f", 1)[1]): [f.operand, f.bias] for f in self.mx_forms(op)}
+        for f in self.mx_forms(op):
+            roles[f.operand] = ROW if f.bias else ACC
         return {
             "fractal": {n: r.fractal for n, r in roles.items()},
             "inplace_forms": forms,
+            "mx": [*self.parts(op)[:2], *scales],
+            "mx_forms": mx,
         }
 
     # ----------------------------------------------------------------- tests
     def shaped_tile(self, op: OpViewAPI, tile: TileDecl) -> TileDecl:
         role = self.role(op, tile.name)
         left, right, _, _ = self.parts(op)
+        mx = self.scales(op) is not None  # a's columns a multiple of 64, k's groups of 32 in the scales
         rows, cols = {
-            id(LEFT): (16, 32),
-            id(RIGHT): (32, 16),
+            id(LEFT): (16, 64 if mx else 32),
+            id(RIGHT): (64 if mx else 32, 16),
             id(ACC): (16, 16),
             id(ROW): (1, 16),
+            id(LEFT_SCALE): (16, 2),
+            id(RIGHT_SCALE): (2, 16),
         }[id(role)]
         vr, vc = min(tile.valid_rows, rows), min(tile.valid_cols, cols)
         if role is LEFT:  # k = a's valid columns = b's valid rows
@@ -208,6 +314,9 @@ class Matmul(OpKind):
         )
 
     def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
+        if self.scales(op) is not None:
+            self._plan_mx(project, op, tests)
+            return
         profiles = [p.name for p in project.profiles]
         order = [d.name for d in project.targets.dtypes]
         combos: list[dict[str, str]] = []
@@ -223,6 +332,32 @@ class Matmul(OpKind):
             tests.runtime.append(RuntimeKernel(name, dict(combo), dict(op.default_values), on, cases))
         plan_rule_cases(project, op, tests)
 
+    def _plan_mx(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
+        """Every (c, a, b) triple with 8-bit elements any profile admits (the fp4 pairs hold two
+        elements a byte, which the golden does not unpack: their rules are compile-checked), with
+        e8m0 scales, in the MX shapes; the cases also declare the tiles only the accumulating and
+        bias forms take, which those forms' calls copy."""
+        profiles = [p.name for p in project.profiles]
+        left, right, _, _ = self.parts(op)
+        lscale, rscale = self.scales(op) or ("", "")
+        eight = [d.name for d in project.targets.dtypes if d.bits == 8]
+        combos: list[dict[str, str]] = []
+        for p in profiles:
+            for c in op.test_combos(p):  # a and b vary together there: pair every a with every b
+                for x in eight:
+                    for y in eight:
+                        combo = {**c, left: x, right: y, lscale: "float8_e8m0_t", rscale: "float8_e8m0_t"}
+                        if op.admits(p, combo) and combo not in combos:
+                            combos.append(combo)
+        for combo in combos:
+            on = [p for p in profiles if op.admits(p, combo) and op.test_combos(p)]
+            first = sum(len(k.cases) for k in tests.runtime)
+            cases = [self._case(project, op, combo, shape, first + n) for n, shape in enumerate(MX_SHAPES)]
+            name = "_".join(dict.fromkeys([combo[op.domain], combo[left], combo[right]]))
+            dtypes = {**combo, **{f.operand: combo[op.domain] for f in self.mx_forms(op)}}
+            tests.runtime.append(RuntimeKernel(name, dtypes, dict(op.default_values), on, cases))
+        plan_rule_cases(project, op, tests)
+
     def _case(
         self,
         project: ProjectViewAPI,
@@ -233,14 +368,35 @@ class Matmul(OpKind):
     ) -> RuntimeCase:
         label, big_m, big_k, big_n, m, k, n, dyn = shape
         left, right, _, _ = self.parts(op)
+        groups = -(-k // 32)
         extents = {
             id(LEFT): (big_m, big_k, m, k),
             id(RIGHT): (big_k, big_n, k, n),
             id(ACC): (big_m, big_n, m, n),
             id(ROW): (1, big_n, 1, n),
+            id(LEFT_SCALE): (big_m, big_k // 32, m, groups),
+            id(RIGHT_SCALE): (big_k // 32, big_n, groups, n),
         }
+        mx = {f.operand: f for f in self.mx_forms(op)}  # the tiles only a form takes
         tiles: dict[str, TileDecl] = {}
-        for name in tile_operands(op):
+        for name in [*tile_operands(op), *mx]:
+            if name in mx:
+                role = ROW if mx[name].bias else ACC
+                rows, cols, vr, vc = extents[id(role)]
+                tiles[name] = TileDecl(
+                    name,
+                    dtypes[op.domain],
+                    rows,
+                    cols,
+                    vr,
+                    vc,
+                    dyn,
+                    role.loc,
+                    role.layout,
+                    slayout=role.slayout,
+                    fractal=role.fractal,
+                )
+                continue
             role = self.role(op, name)
             rows, cols, vr, vc = extents[id(role)]
             tiles[name] = TileDecl(
@@ -256,6 +412,7 @@ class Matmul(OpKind):
                 slayout=role.slayout,
                 fractal=role.fractal,
             )
+        own = {n: tiles.pop(n) for n in mx}
         tiles = legalised(op, tiles)
         # A run-time rule may have narrowed m (TGEMV: one row): the accumulators follow a and b.
         for name in tile_operands(op):
@@ -265,10 +422,18 @@ class Matmul(OpKind):
                     t, valid_rows=tiles[left].valid_rows, valid_cols=tiles[right].valid_cols
                 )
         call = make_call(op, tiles, dict(op.default_values), {})
-        decls = list(tiles.values())
-        return RuntimeCase(index, label, decls, {}, call, layout_addresses(project, decls))
+        decls = [*tiles.values(), *own.values()]
+        if self.scales(op) is None:
+            return RuntimeCase(index, label, decls, {}, call, layout_addresses(project, decls))
+        # MX cases fill small memories (Bias, ScaleLeft, ScaleRight): each location's tiles from 0.
+        addresses: dict[str, int] = {}
+        for loc in dict.fromkeys(t.loc for t in decls):
+            addresses.update(layout_addresses(project, [t for t in decls if t.loc == loc]))
+        return RuntimeCase(index, label, decls, {}, call, addresses)
 
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
+        if gx.op.extra.get("mx"):
+            return _prepare_mx(gx, data)
         op = gx.op
         ref = gx.reference
         types = {n: gx.np_type(d) for n, d in gx.group.dtypes.items()}
@@ -325,6 +490,8 @@ def box_offsets(t: TileShape, fractal: int | None, itemsize: int) -> np.ndarray:
         return r * t.cols + c if row_major else c * t.rows + r
     if fractal == 1024:
         ir, ic = 16, 16
+    elif fractal == 32:  # MX scale boxes: 16 x 2 (row-major inner), 2 x 16 (column-major inner)
+        ir, ic = (16, 2) if t.slayout == "RowMajor" else (2, 16)
     elif t.slayout == "RowMajor":
         ir, ic = 16, 32 // itemsize
     else:
@@ -368,3 +535,64 @@ def _region_check(
         return Outcome("pass", label)
 
     return check
+
+
+def mx_product(a: np.ndarray, b: np.ndarray, a_scale: np.ndarray, b_scale: np.ndarray) -> np.ndarray:
+    """The MX product as upstream's CPU simulator forms it: per k in order, the double term
+    a * b * (a_scale * b_scale) of k's group of 32 added to a float running sum from zero."""
+    m, k = a.shape
+    n = b.shape[1]
+    total = np.zeros((m, n), dtype=np.float32)
+    for kk in range(k):
+        scale = a_scale[:, kk // 32, None] * b_scale[None, kk // 32, :]
+        term = a[:, kk, None] * b[None, kk, :] * scale
+        total = (total.astype(np.float64) + term).astype(np.float32)
+    return total
+
+
+def _prepare_mx(gx: GoldenContext, data: Path) -> list[Check]:
+    """Inputs and checks of an MX product's cases: fp8 elements drawn as the other float inputs,
+    scales as e8m0 powers of two, the form-only tiles (`c_in`, bias) as float inputs; the main
+    form on every case, each form with its own expression on the first."""
+    op = gx.op
+    left, right, lscale, rscale = op.extra["mx"]
+    forms: dict[str, list[Any]] = op.extra["mx_forms"]
+    fractal: dict[str, int | None] = op.extra["fractal"]
+    types = {n: gx.np_type(d) for n, d in gx.group.dtypes.items()}
+    dst = op.domain
+    checks: list[Check] = []
+    for case in gx.group.cases:
+        k = case.index
+        seed = f"{gx.op_name}/{gx.entry.group}/{k}"
+        full: dict[str, np.ndarray] = {}
+        for name, t in case.tiles.items():
+            count = t.rows * t.cols
+            if name in (lscale, rscale):
+                rng = np.random.default_rng(zlib.crc32(f"{seed}/{name}".encode()))
+                low, high = MX_SCALE_CODES
+                codes = rng.integers(low, high, count, endpoint=True, dtype=np.uint8)
+                flat = codes.view(types[name])
+            elif types[name].itemsize == 1:  # fp8: values drawn as floats, rounded to the type
+                rng = np.random.default_rng(zlib.crc32(f"{seed}/{name}".encode()))
+                flat = rng.uniform(-10.0, 10.0, count).astype(np.float32).astype(types[name])
+            else:
+                flat = inputs(types[name], count, f"{seed}/{name}")
+            flat.tofile(data / f"c{k}_{name}.bin")
+            full[name] = boxed_matrix(flat, t, fractal.get(name))
+        region = {
+            n: full[n][: t.valid_rows, : t.valid_cols].astype(np.float64) for n, t in case.tiles.items()
+        }
+        product = mx_product(region[left], region[right], region[lscale], region[rscale])
+        label = f"{gx.label} case {k} ({case.label})"
+        t = case.tiles[dst]
+        checks.append(_region_check(f"c{k}_{dst}.out", t, fractal.get(dst), product, full[dst], label, op))
+        if case is not gx.group.cases[0]:
+            continue
+        for form, (operand, bias) in forms.items():
+            rows = 1 if bias else t.valid_rows
+            add = full[operand][:rows, : t.valid_cols].astype(np.float32)
+            own = (product + add) if bias else (add + product)
+            out = f"c{k}_{dst}.f{form}.out"
+            where = f"{label}, overload {form}"
+            checks.append(_region_check(out, t, fractal.get(dst), own, full[dst], where, op))
+    return checks

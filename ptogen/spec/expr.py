@@ -12,7 +12,8 @@ constant 0; `sum(k, x * y)` folds over k in order, from zero, each step one fuse
 A letter in scope may also be a value of the right side (`dst[i,j] = select(j <= i, 1, 0)`): its
 loop index in the compute type.
 An index may also be affine (the remap kind's slices and strides): letters, non-negative integer
-constants and scalar operands joined by `+`, `-` and `*` with a constant, e.g. `src[i + r0, 2*j + 1]`;
+constants and scalar operands joined by `+`, `-` and `*` with a constant, e.g. `src[i + r0, 2*j + 1]`,
+and `//` by a positive constant (the MX scales' `a_scale[i, k // 32]`: one scale per 32 k);
 on the left side each index then holds exactly one letter (`dst[i + r0, j + c0] = src[i, j]`).
 """
 

@@ -488,12 +488,16 @@ def check_op(
             if op_kind is not None and not op_kind.form_exprs:
                 problems.append((at, f"overloads of {op_kind.name} ops cannot state their own semantics"))
                 continue
+            reads_own = op_kind is not None and op_kind.form_operands_in_expr
+            extra = {o.name for o in ov.operands if o.kind == "tile"} if reads_own else set()
             try:
-                parsed[f"{_FORM}{k}"] = node = semantics.parse(ov.expr, names, attrs)
+                parsed[f"{_FORM}{k}"] = node = semantics.parse(ov.expr, names | extra, attrs)
             except semantics.ExprError as exc:
                 problems.append((at, str(exc)))
                 continue
-            if "" in parsed and semantics.names_used(node) != semantics.names_used(parsed[""]):
+            if reads_own and op_kind is not None:
+                problems.extend((at, m) for m in op_kind.check_expr(node))
+            if "" in parsed and semantics.names_used(node) - extra != semantics.names_used(parsed[""]):
                 problems.append((at, "must read the same operands as `semantics.expr`"))
 
     for i, rule in enumerate(spec.constraints):

@@ -67,7 +67,7 @@ void fail_a5_01_dtype() {
 }
 
 // breaks rule 02_dtype (dtype) of the CPU profile
-// expected-error@*:* {{TFILLPAD [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float}}
+// expected-error@*:* {{TFILLPAD [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float, float4_e2m1x2_t, float4_e1m2x2_t, float8_e4m3_t, float8_e5m2_t, float8_e8m0_t}}
 void fail_cpu_02_dtype() {
     using Tile_dst =
         Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;

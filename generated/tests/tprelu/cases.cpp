@@ -97,6 +97,7 @@ void case_0([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c0_dst.bin", dst.data(), 256);
         Tile_tmp tmp_f1;
+        std::memcpy(tmp_f1.data(), tmp.data(), sizeof(typename Tile_tmp::DType) * 272); // and its contents
         switch (profile) {
         case Prof::A2A3:
             profiled::TPRELU<profile_a2a3>(dst, src0, src1, tmp_f1);
@@ -361,6 +362,7 @@ void case_8([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 320));
         load("c8_dst.bin", dst.data(), 320);
         Tile_tmp tmp_f1;
+        std::memcpy(tmp_f1.data(), tmp.data(), sizeof(typename Tile_tmp::DType) * 320); // and its contents
         profiled::TPRELU<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 8", main_result, dst.data());
     }
@@ -413,6 +415,7 @@ void case_10([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c10_dst.bin", dst.data(), 256);
         Tile_tmp tmp_f1;
+        std::memcpy(tmp_f1.data(), tmp.data(), sizeof(typename Tile_tmp::DType) * 272); // and its contents
         profiled::TPRELU<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 10", main_result, dst.data());
     }
@@ -607,6 +610,7 @@ void case_18([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c18_dst.bin", dst.data(), 256);
         Tile_tmp tmp_f1;
+        std::memcpy(tmp_f1.data(), tmp.data(), sizeof(typename Tile_tmp::DType) * 272); // and its contents
         switch (profile) {
         case Prof::A2A3:
             profiled::TPRELU<profile_a2a3>(dst, src0, src1, tmp_f1);
@@ -871,6 +875,7 @@ void case_26([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c26_dst.bin", dst.data(), 256);
         Tile_tmp tmp_f1;
+        std::memcpy(tmp_f1.data(), tmp.data(), sizeof(typename Tile_tmp::DType) * 272); // and its contents
         profiled::TPRELU<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 26", main_result, dst.data());
     }
@@ -1055,6 +1060,7 @@ void case_34([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 320));
         load("c34_dst.bin", dst.data(), 320);
         Tile_tmp tmp_f1;
+        std::memcpy(tmp_f1.data(), tmp.data(), sizeof(typename Tile_tmp::DType) * 320); // and its contents
         profiled::TPRELU<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 34", main_result, dst.data());
     }
@@ -1107,6 +1113,7 @@ void case_36([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c36_dst.bin", dst.data(), 256);
         Tile_tmp tmp_f1;
+        std::memcpy(tmp_f1.data(), tmp.data(), sizeof(typename Tile_tmp::DType) * 272); // and its contents
         profiled::TPRELU<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 36", main_result, dst.data());
     }

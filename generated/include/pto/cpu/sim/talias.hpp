@@ -16,7 +16,8 @@ template <typename T_dst, typename T_src>
 PTO_INTERNAL void TALIAS_impl(T_dst& dst, T_src& src) {
     sim::check(dst.GetValidRow() <= src.GetValidRow() && dst.GetValidCol() <= src.GetValidCol(), "TALIAS",
                "the alias's valid region must lie within src's valid region");
-    sim::rebind(dst, src.data());
+    // The alias takes src's bytes under dst's element type (TGET_SCALE_ADDR binds a scale tile so).
+    sim::rebind(dst, reinterpret_cast<typename T_dst::DType*>(src.data()));
 }
 
 } // namespace pto::cpu

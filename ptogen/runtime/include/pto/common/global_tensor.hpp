@@ -8,8 +8,14 @@
 //   NZ (fractal, s4 == 1): row i runs over (i2, i3), column j over (i0, i1, i4): a matrix stored
 //       as column blocks of d4 elements (32 bytes), each block d2 x d3 rows of d4 contiguous elements.
 // The first index listed is the outermost (i = ((i0 * d1 + i1) * d2 + i2) * d3 + i3 for ND).
+// The MX scale layouts hold e8m0 scales in pairs along k (d4 == 2, the pair contiguous):
+//   MX_A_ZZ: row i over (i1, i3), column j over (i2, i4)  (16-row blocks of pairs, blocks along k);
+//   MX_A_ND: row i is i2, column j over (i3, i4);   MX_A_DN: row i is i3, column j over (i2, i4);
+//   MX_B_NN: row i over (i2, i4), column j over (i1, i3)  (16-column blocks of pairs along k);
+//   MX_B_ND: row i over (i2, i4), column j is i3;   MX_B_DN: row i over (i3, i4), column j is i2.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -97,10 +103,26 @@ struct tensor_geometry {
 
     // Rows and columns of the matrix the transfer ops see (see the top of this file).
     static int64_t matrix_rows(const int64_t* d) {
-        return L == Layout::ND ? d[0] * d[1] * d[2] * d[3] : L == Layout::DN ? d[3] : d[2] * d[3];
+        switch (L) {
+        case Layout::MX_A_ZZ: return d[1] * d[3];
+        case Layout::MX_A_ND: return d[2];
+        case Layout::MX_A_DN: return d[3];
+        case Layout::MX_B_NN:
+        case Layout::MX_B_ND: return d[2] * d[4];
+        case Layout::MX_B_DN: return d[3] * d[4];
+        default: return L == Layout::ND ? d[0] * d[1] * d[2] * d[3] : L == Layout::DN ? d[3] : d[2] * d[3];
+        }
     }
     static int64_t matrix_cols(const int64_t* d) {
-        return L == Layout::ND ? d[4] : d[0] * d[1] * (L == Layout::DN ? d[2] : 1) * d[4];
+        switch (L) {
+        case Layout::MX_A_ZZ:
+        case Layout::MX_A_DN: return d[2] * d[4];
+        case Layout::MX_A_ND: return d[3] * d[4];
+        case Layout::MX_B_NN: return d[1] * d[3];
+        case Layout::MX_B_ND: return d[3];
+        case Layout::MX_B_DN: return d[2];
+        default: return L == Layout::ND ? d[4] : d[0] * d[1] * (L == Layout::DN ? d[2] : 1) * d[4];
+        }
     }
 
     // The five indices of matrix element (i, j): each matrix index splits over its dimensions,
@@ -113,6 +135,24 @@ struct tensor_geometry {
         } else if constexpr (L == Layout::DN) {
             k[3] = i;
             split(d, k, j, {0, 1, 2, 4});
+        } else if constexpr (L == Layout::MX_A_ZZ) {
+            split(d, k, i, {1, 3});
+            split(d, k, j, {2, 4});
+        } else if constexpr (L == Layout::MX_A_ND) {
+            k[2] = i;
+            split(d, k, j, {3, 4});
+        } else if constexpr (L == Layout::MX_A_DN) {
+            k[3] = i;
+            split(d, k, j, {2, 4});
+        } else if constexpr (L == Layout::MX_B_NN) {
+            split(d, k, i, {2, 4});
+            split(d, k, j, {1, 3});
+        } else if constexpr (L == Layout::MX_B_ND) {
+            split(d, k, i, {2, 4});
+            k[3] = j;
+        } else if constexpr (L == Layout::MX_B_DN) {
+            split(d, k, i, {3, 4});
+            k[2] = j;
         } else if constexpr (L != Layout::NZ) {
             static_assert(L == Layout::NZ, "GlobalTensor: TLOAD and TSTORE of a Tile move ND, DN and NZ tensors "
                                            "only (a conv layout moves with a ConvTile)");
@@ -347,5 +387,83 @@ inline constexpr bool is_global_tensor_v = is_global_tensor<std::remove_cvref_t<
 // Upstream's name for the same trait.
 template <typename T>
 inline constexpr bool is_global_data_v = is_global_tensor_v<T>;
+
+namespace sim {
+
+// The five extents (`shape`) or strides of a rows x cols matrix stored densely in layout L, as
+// upstream's TileShape2D and BaseShape2D give them (ND, DN and the MX scale layouts, whose pairs
+// along k are contiguous and whose ZZ/NN blocks hold 16 rows or columns of pairs).
+constexpr std::array<int64_t, 5> dense2d(Layout L, int64_t r, int64_t c, bool shape) {
+    const int64_t all = r * c;
+    switch (L) {
+    case Layout::ND:
+        return shape ? std::array<int64_t, 5>{1, 1, 1, r, c} : std::array<int64_t, 5>{all, all, all, c, 1};
+    case Layout::DN:
+        return shape ? std::array<int64_t, 5>{1, 1, 1, r, c} : std::array<int64_t, 5>{all, all, all, 1, r};
+    case Layout::MX_A_ZZ:
+        return shape ? std::array<int64_t, 5>{1, r / 16, c / 2, 16, 2} : std::array<int64_t, 5>{all, c * 16, 32, 2, 1};
+    case Layout::MX_A_ND:
+        return shape ? std::array<int64_t, 5>{1, 1, r, c / 2, 2} : std::array<int64_t, 5>{all, all, c, 2, 1};
+    case Layout::MX_A_DN:
+        return shape ? std::array<int64_t, 5>{1, 1, c / 2, r, 2} : std::array<int64_t, 5>{all, all, r * 2, 2, 1};
+    case Layout::MX_B_NN:
+        return shape ? std::array<int64_t, 5>{1, c / 16, r / 2, 16, 2} : std::array<int64_t, 5>{all, r * 16, 32, 2, 1};
+    case Layout::MX_B_ND:
+        return shape ? std::array<int64_t, 5>{1, 1, r / 2, c, 2} : std::array<int64_t, 5>{all, all, c * 2, 2, 1};
+    case Layout::MX_B_DN:
+        return shape ? std::array<int64_t, 5>{1, 1, c, r / 2, 2} : std::array<int64_t, 5>{all, all, r, 2, 1};
+    default:
+        return {0, 0, 0, 0, 0};
+    }
+}
+
+template <Layout L, int64_t R, int64_t C, bool S, int K>
+inline constexpr int64_t dense2d_at = (R == DYNAMIC || C == DYNAMIC) ? DYNAMIC : dense2d(L, R, C, S)[K];
+
+inline constexpr bool has_dense2d(Layout L) {
+    return L == Layout::ND || L == Layout::DN || L == Layout::MX_A_ZZ || L == Layout::MX_A_ND ||
+           L == Layout::MX_A_DN || L == Layout::MX_B_NN || L == Layout::MX_B_ND || L == Layout::MX_B_DN;
+}
+
+}  // namespace sim
+
+// The Shape of a rows x cols matrix in layout L (rows, cols DYNAMIC: given to the constructor).
+template <typename T, int64_t R = DYNAMIC, int64_t C = DYNAMIC, Layout L = Layout::ND>
+struct TileShape2D
+    : Shape<sim::dense2d_at<L, R, C, true, 0>, sim::dense2d_at<L, R, C, true, 1>, sim::dense2d_at<L, R, C, true, 2>,
+            sim::dense2d_at<L, R, C, true, 3>, sim::dense2d_at<L, R, C, true, 4>> {
+    static_assert(sim::has_dense2d(L), "TileShape2D: ND, DN and the MX layouts only");
+    using Parent = Shape<sim::dense2d_at<L, R, C, true, 0>, sim::dense2d_at<L, R, C, true, 1>,
+                         sim::dense2d_at<L, R, C, true, 2>, sim::dense2d_at<L, R, C, true, 3>,
+                         sim::dense2d_at<L, R, C, true, 4>>;
+    TileShape2D() = default;
+    TileShape2D(int64_t rows, int64_t cols) : Parent(make(rows, cols)) {}
+
+  private:
+    static Parent make(int64_t rows, int64_t cols) {
+        const auto v = sim::dense2d(L, rows, cols, true);
+        return Parent(v[0], v[1], v[2], v[3], v[4]);
+    }
+};
+
+// The Stride of a dense rows x cols matrix in layout L.
+template <typename T, int64_t R = DYNAMIC, int64_t C = DYNAMIC, Layout L = Layout::ND>
+struct BaseShape2D
+    : Stride<sim::dense2d_at<L, R, C, false, 0>, sim::dense2d_at<L, R, C, false, 1>,
+             sim::dense2d_at<L, R, C, false, 2>, sim::dense2d_at<L, R, C, false, 3>,
+             sim::dense2d_at<L, R, C, false, 4>> {
+    static_assert(sim::has_dense2d(L), "BaseShape2D: ND, DN and the MX layouts only");
+    using Parent = Stride<sim::dense2d_at<L, R, C, false, 0>, sim::dense2d_at<L, R, C, false, 1>,
+                          sim::dense2d_at<L, R, C, false, 2>, sim::dense2d_at<L, R, C, false, 3>,
+                          sim::dense2d_at<L, R, C, false, 4>>;
+    BaseShape2D() = default;
+    BaseShape2D(int64_t rows, int64_t cols) : Parent(make(rows, cols)) {}
+
+  private:
+    static Parent make(int64_t rows, int64_t cols) {
+        const auto v = sim::dense2d(L, rows, cols, false);
+        return Parent(v[0], v[1], v[2], v[3], v[4]);
+    }
+};
 
 } // namespace pto

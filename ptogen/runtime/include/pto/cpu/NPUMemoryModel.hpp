@@ -119,6 +119,20 @@ class NPUMemoryModel {
     bool initialized_ = false;
 };
 
+// The MX scale address of a Left or Right tile's storage (TGET_SCALE_ADDR's relation on A5): its
+// offset into its simulated memory shifted right by SHIFT_MX_ADDR, as upstream's CPU simulator and
+// A5 backend compute it; kernels TASSIGN their ScaleLeft/ScaleRight tiles there.
+inline constexpr std::uint32_t SHIFT_MX_ADDR = 4;
+
+template <typename T>
+std::uint64_t GetScaleAddr(T* data) {
+    auto& memory = NPUMemoryModel::Instance();
+    const auto addr = reinterpret_cast<std::uintptr_t>(data);
+    const auto region = memory.RegionOf(addr);
+    const auto base = region == NPUMemoryModel::RegionCount ? addr : reinterpret_cast<std::uintptr_t>(memory.Base(region));
+    return static_cast<std::uint64_t>(addr - base) >> SHIFT_MX_ADDR;
+}
+
 // Selects the target and (re)initialises the memories (upstream's spelling).
 inline void NPU_MEMORY_INIT(NPUArch arch = NPUArch::A2A3) {
     NPUMemoryModel::Instance().Initialize(arch);
