@@ -25,7 +25,7 @@ def test_group_index_renders_three_ways() -> None:
     node = semantics.parse(MX, {"a", "b", "c", "sa", "sb"})
     assert ("sa", ("i", "k // 32")) in semantics.indexed(node)
     latex = semantics.to_latex(node, str)
-    assert r"\mathrm{sa}_{i,\lfloor k / 32 \rfloor}" in latex
+    assert r"\mathrm{sa}_{i,\left\lfloor k / 32 \right\rfloor}" in latex
     group = semantics.indexed(node)  # the parse tree's index node of sb's first index
     assert group[-1] == ("sb", ("k // 32", "j"))
     idx = node.args[1].args[0]  # the contraction's term

@@ -75,7 +75,6 @@ RULE_KINDS: tuple[type[RuleBase], ...] = (
     TemplateValueRule,
     BroadcastRoleRule,
     ColumnOperandRule,
-    TemplateValueRule,
     ScratchBytesRule,
     ConvLayoutsRule,
     TileFractalRule,
