@@ -187,8 +187,9 @@ ARGUED_DISPATCH = {
 
 # Declarations no runtime case of a profile calls, with the reason; the test checks every other one.
 NOT_RUN_ON = {
-    ("CPU", "TQUANT", 3): "the interleaved MX form: upstream's CPU simulator has none, so the call does "
-    "not compile on the CPU profile (a static_assert says so)",
+    (profile, "TQUANT", 3): "the interleaved MX form: upstream's CPU simulator has none, so no kernel "
+    "calls it (on the CPU profile the call does not compile: a static_assert says so)"
+    for profile in ("A2A3", "A5", "CPU")
 }
 
 
@@ -222,7 +223,12 @@ def _planned_forms(op, tests, profile: str) -> tuple[list[str], int]:  # type: i
         if (profile, op.name, form.index) in NOT_RUN_ON:
             assert not any(calls_form(c) and c.call.template_args for c in cases), (op.name, form.index)
             continue
-        case = next(c for c in cases if calls_form(c))
+        case = next((c for c in cases if calls_form(c)), None)
+        if case is None:
+            # No kernel of this NPU profile calls the form (its rules there refuse the types the cases
+            # use: TQUANT's MX forms on A2A3); the CPU profile, which runs every form, checks it.
+            assert profile != "CPU", f"{op.spec.mnemonic}: no CPU case calls declaration {form.index}"
+            continue
         values = [a for t, a in zip(tparams, case.call.template_args, strict=False) if t.kind == "value"]
         if len(values) < sum(t.kind == "value" for t in tparams):  # the ones the call leaves out
             values += _value_args(op, form, [], case.call.args)[len(values) :]
@@ -274,6 +280,11 @@ def program(profile: str) -> tuple[str, int, list[str]]:
             if form.index == 0 and any(f.extra_tiles for f in op.forms) and op.spec.intrinsic.tmp_in_events:
                 # The test plan's call passes the tmp (TPRELU), so it resolves to the form that names
                 # it, which is checked below.
+                continue
+            if form.index and not form.unchecked_profiles([profile]):
+                # Rules limited to this form decide its calls under this profile (TCONCAT's integer
+                # index tiles on A2A3 and A5), which the main case's tiles need not meet: its compile
+                # cases cover it here, and this test under the profiles that run it.
                 continue
             args = case.call.args if form.index == 0 else form.test.call_args(case.call.args)
             upstream = None if (op.name, shape) in ARGUED_DISPATCH else UPSTREAM.get((op.name, shape))
@@ -367,6 +378,17 @@ int main() {{
     return source, checked, skipped
 
 
+# Ops a profile offers whose test plan has no runtime case under it, so nothing here calls them.
+NO_RUNTIME_CASE = {
+    "tsync": "it orders work and computes nothing (tests/test_sync.py runs it)",
+    "timg2col": "ConvTile operands, which the plan cannot declare (tests/test_img2col.py runs them)",
+    "setfmatrix": "as timg2col",
+    "set_img2col_rpt": "as timg2col",
+    "set_img2col_padding": "as timg2col",
+    "tinsert_fp": "on A2A3 and A5 the planner finds no call of the page's vector-quantised pairs that "
+    "its tiles meet (its compile cases cover the rules there; the CPU profile runs it)",
+}
+
 # The build macro that selects each profile's backend; the CPU build names none.
 ARCH = {"A2A3": ["-DPTO_NPU_ARCH_A2A3"], "A5": ["-DPTO_NPU_ARCH_A5"], "CPU": ["-D__CPU_SIM"]}
 
@@ -402,5 +424,7 @@ def test_every_declaration_dispatches_as_upstream(profile: str, tmp_path: Path) 
     run = subprocess.run([str(exe)], capture_output=True, text=True, check=False, timeout=60)
     assert run.returncode == 0, run.stdout[-4000:]
     assert f"checked {checked}, failed 0" in run.stdout
-    # Every intrinsic is reached under the profile, except ops the profile has no legal call of.
-    assert checked >= 90 and len(skipped) <= 12, (checked, skipped)
+    # Every intrinsic is reached under the profile, except ops it does not offer and those named.
+    ops = {o.spec.short: o for o in PROJECT.tile_ops}
+    unexplained = [n for n in skipped if ops[n].available(profile) and n not in NO_RUNTIME_CASE]
+    assert checked >= 90 and not unexplained, (checked, unexplained)
