@@ -13,6 +13,7 @@ from ptogen.testing import runner
 from ptogen.testing.tiers import default_tier
 
 from .compilers import COMPILERS, require
+from .helpers import NO_RUNTIME_CASES
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYOUT = Layout.make(root=ROOT)
@@ -20,10 +21,6 @@ OPS = sorted(runner.load_manifest(LAYOUT).ops)
 # Ops with no compile-time rule under any profile (TPREFETCH_ASYNC's pages state none a compiler can
 # check): only their legal twins compile. test_every_rule_has_a_failing_case keeps rules covered.
 NO_STATIC_RULES = {"tprefetch_async", "syncall"}  # SYNCALL: the pages state no checkable rule
-# Ops whose generated plan has compile cases only: TSYNC computes nothing (it orders work;
-# tests/test_sync.py runs it); TIMG2COL and its three configuration ops take ConvTiles, which the
-# generated plan cannot declare yet, so tests/test_img2col.py runs them against numpy.
-NO_RUNTIME_CASES = {"tsync", "timg2col", "setfmatrix", "set_img2col_rpt", "set_img2col_padding"}
 # The README command runs the quick tier (fewer dtypes and shapes, every op, profile, rule case and
 # overload); .ci/run and `ptogen test` the full one (PTOGEN_TEST_TIER; ptogen/testing/tiers.py).
 TIER = default_tier()

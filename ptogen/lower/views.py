@@ -385,11 +385,7 @@ class OpView:
         return list(self._rules_for_memo[key])
 
     def _rules_for(self, profile: str, static: bool | None) -> list[RuleView]:
-        applying = [
-            rv
-            for rv in self.rules
-            if (rv.rule.profiles is None or profile in rv.rule.profiles) and not rv.rule.vacuous(self, rv)
-        ]
+        applying = [rv for rv in self.rules if rv.rule.enforced_by(profile) and not rv.rule.vacuous(self, rv)]
         if any(rv.rule.not_offered for rv in applying):
             applying = [rv for rv in applying if rv.rule.not_offered]
         out = []
@@ -408,9 +404,7 @@ class OpView:
         return out
 
     def available(self, profile: str) -> bool:
-        return not any(
-            r.rule.not_offered and (r.rule.profiles is None or profile in r.rule.profiles) for r in self.rules
-        )
+        return not any(r.rule.not_offered and r.rule.enforced_by(profile) for r in self.rules)
 
     def operand_dtypes(
         self, profile: str, operand: str, when: dict[str, str] | None = None
@@ -571,7 +565,7 @@ class VariantView:
 
     def rules_for(self, profile: str) -> list[RuleView]:
         """The variant's rules a profile enforces."""
-        return [rv for rv in self.rules if rv.rule.profiles is None or profile in rv.rule.profiles]
+        return [rv for rv in self.rules if rv.rule.enforced_by(profile)]
 
 
 @dataclass(frozen=True)
@@ -705,7 +699,7 @@ class FormView:
         for i, rule in enumerate(self.op.spec.constraints):
             if not rule.form_scoped or not rule.in_form(self):
                 continue
-            if rule.profiles is not None and profile not in rule.profiles:
+            if not rule.enforced_by(profile):
                 continue
             types = []
             dtypes = []  # each operand's element type: a tile's DType, a scalar's own type

@@ -274,6 +274,10 @@ class RuleBase(Strict):
         runs each setting that some rule names as a variant of its own."""
         return {}
 
+    def enforced_by(self, profile: str) -> bool:
+        """Whether the profile enforces the rule (a rule naming no profiles binds every one)."""
+        return self.profiles is None or profile in self.profiles
+
     def applies_under(self, values: dict[str, str]) -> bool:
         """Whether the rule applies when the op's template values are `values`."""
         return all(values.get(k) == v for k, v in self.when_values().items())
@@ -356,9 +360,7 @@ def free_location(bx: BreakContext, rule: RuleBase, operand: str, avoid: list[st
     """A location for `operand` outside `avoid` that every other rule of the profile checking all
     declarations admits, so that a case breaking `rule` by location breaks nothing else."""
     others = [
-        r
-        for r in bx.op.spec.constraints
-        if r is not rule and not r.form_scoped and (r.profiles is None or bx.profile in r.profiles)
+        r for r in bx.op.spec.constraints if r is not rule and not r.form_scoped and r.enforced_by(bx.profile)
     ]
     candidates = [
         loc for loc in ("Mat", "Vec", "Acc", "Left", "Right", "Bias", "Scaling") if loc not in avoid
