@@ -170,6 +170,7 @@ def test_cflags_profile_rejects_what_the_target_rejects(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "unknown profile" in bad.stderr
 
 
+@pytest.mark.full_tier  # every spec through the JSON Schema validator: CI's full tier
 def test_schema_validates_the_real_specs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     jsonschema = pytest.importorskip("jsonschema")
     from ruamel.yaml import YAML

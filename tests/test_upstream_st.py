@@ -270,6 +270,7 @@ def _has_gtest(cxx: str, work: Path) -> bool:
     return subprocess.run(cmd, capture_output=True).returncode == 0
 
 
+@pytest.mark.full_tier  # builds and runs gtest kernels of a fake tree: CI's full tier
 @pytest.mark.parametrize("cxx", COMPILERS[:1])  # the pipeline, not the compiler, is under test
 def test_end_to_end_on_a_fake_upstream_tree(
     cxx: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
