@@ -300,7 +300,9 @@ def build_flags(layout: Layout, upstream: Path, reference: bool, swapped: Path |
     """The flags upstream's CMake gives every CPU ST target, with the include tree swapped: ptogen's
     headers; upstream's own (`reference`); or upstream's with the generated intrinsics (`swapped`,
     ptogen's directories after it for the check headers only ptogen has)."""
-    common = ["-std=c++20", "-D__CPU_SIM", f"-I{upstream / 'tests/common'}"]
+    # NDEBUG: upstream's run script builds Release, whose CMake flags turn its simulator's asserts off
+    # (ptogen's run-time rules do not depend on it).
+    common = ["-std=c++20", "-D__CPU_SIM", "-DNDEBUG", f"-I{upstream / 'tests/common'}"]
     if reference or swapped is not None:
         inc = swapped or upstream / "include"
         flags = [*common, f"-I{inc}", f"-I{inc / 'common'}", "-include", "stdint.h", "-include", "stddef.h"]

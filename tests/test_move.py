@@ -227,3 +227,46 @@ def test_transpose_stops_on_a_destination_not_transposed(tmp_path: Path) -> None
     done = subprocess.run([str(exe)], capture_output=True, text=True)
     assert done.returncode != 0 and "survived" not in done.stdout
     assert "TTRANS" in done.stderr and "the valid shape of dst must be that of src transposed" in done.stderr
+
+
+SCALE_MOVE = r"""
+#include <pto/pto-inst.hpp>
+#include <cstdio>
+using namespace pto;
+int main() {
+    // An MX scale tile whose K groups were padded: 3 valid columns in storage of 4.
+    using Src = Tile<TileType::Mat, int8_t, 4, 32, BLayout::RowMajor, 4, 3>;
+    using Dst = TileLeftScale<int8_t, 4, 4, 4, 4>;
+    using Wide = TileLeftScale<int8_t, 4, 64, 4, 33>;
+    Src src;
+    Dst dst;
+    Wide wide;
+    TASSIGN(src, 0x0);
+    TASSIGN(dst, 0x100);
+    TASSIGN(wide, 0x200);
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 32; ++c)
+            src.data()[r * 32 + c] = static_cast<int8_t>(10 * r + c);
+    TMOV(dst, src);
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c)
+            std::printf("%d%c", dst.GetElement(r, c), c == 3 ? '\n' : ' ');
+    std::fflush(stdout);
+    TMOV(wide, src);  // 33 columns do not lie within the source's 32
+    std::printf("survived\n");
+    return 0;
+}
+"""
+
+
+def test_a_move_into_a_scale_tile_fills_its_valid_region_from_the_sources_storage(tmp_path: Path) -> None:
+    """As upstream's A5 backend moves MX scales (tmatmul_mx_nddn pads K groups); a region beyond the
+    source's storage stops with the rule's message."""
+    cxx = require(COMPILERS[0])
+    done = subprocess.run(
+        [str(build_program(cxx, SCALE_MOVE, tmp_path, "scale_move"))], capture_output=True, text=True
+    )
+    expected = [" ".join(str(10 * r + c) for c in range(4)) for r in range(4)]
+    assert done.stdout.splitlines()[:4] == expected
+    assert done.returncode != 0 and "survived" not in done.stdout
+    assert "TMOV [CPU]" in done.stderr and "must lie within its rows and columns" in done.stderr

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 from pydantic import Field
 
 from ..errors import did_you_mean
-from ..spec.fields import CppIdent, Name, TypeName
+from ..spec.fields import CppIdent, Name, TileLocation, TypeName
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -507,28 +507,64 @@ class SameValidShapeRule(RuleBase):
 
     kind: Literal["same_valid_shape"] = "same_valid_shape"
     operands: list[Name] = Field(min_length=2)
+    storage_read_into: list[TileLocation] = Field(
+        default_factory=list,
+        description=(
+            "locations of the first operand whose valid region is read from the others' storage instead: "
+            "there it only has to lie within each other operand's rows and columns"
+        ),
+    )
     stage: ClassVar[Literal["static", "runtime"]] = "runtime"
     page_prefixes: ClassVar[tuple[str, ...]] = ("runtime: ",)
 
     def condition(self, op: OpView, rv: RuleView) -> str:
         first, *rest = self.operands
-        return conj(
+        same = conj(
             [
                 f"{first}.GetValidRow() == {o}.GetValidRow() && {first}.GetValidCol() == {o}.GetValidCol()"
                 for o in rest
             ]
         )
+        if not self.storage_read_into:
+            return same
+        first_t, *rest_t = rv.types
+        into = " || ".join(f"{first_t}::Loc == TileType::{loc}" for loc in self.storage_read_into)
+        within = conj(
+            [f"{first}.GetValidRow() <= {t}::Rows && {first}.GetValidCol() <= {t}::Cols" for t in rest_t]
+        )
+        return f"(({into}) ? ({within}) : ({same}))"
+
+    def _exception(self, code: bool) -> str:
+        if not self.storage_read_into:
+            return ""
+        first, rest = self.operands[0], self.operands[1:]
+        tick = "`" if code else ""
+        return (
+            f", except when {tick}{first}{tick} is a {or_list(self.storage_read_into, code=code)} tile: "
+            f"then its valid region is read from the storage of {and_list(rest, code=code)} "
+            f"and must lie within {'its' if len(rest) == 1 else 'their'} rows and columns"
+        )
 
     def text(self, op: OpView) -> str:
-        return f"{and_list(self.operands, code=False)} must have the same valid row/col"
+        return (
+            f"{and_list(self.operands, code=False)} must have the same valid row/col{self._exception(False)}"
+        )
 
     def doc(self, op: OpView) -> str:
-        return _with_note(f"Runtime: {and_list(self.operands)} must have the same valid row/col", self.note)
+        return _with_note(
+            f"Runtime: {and_list(self.operands)} must have the same valid row/col{self._exception(True)}",
+            self.note,
+        )
 
     @classmethod
     def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:
         if line.low.startswith("runtime:") and "same valid" in line.low:
-            return {"operands": page.named(line.text.split(":", 1)[1]) or page.data}
+            head, _, tail = line.text.split(":", 1)[1].partition(", except when")
+            rule: dict[str, Any] = {"operands": page.named(head) or page.data}
+            into = re.match(r" \w+ is an? (.*?) tile:", tail)  # the page line has no code ticks
+            if into:
+                rule["storage_read_into"] = re.split(r", | or ", into.group(1))
+            return rule
         return None
 
     def break_runtime(

@@ -6922,7 +6922,7 @@ void case_92([[maybe_unused]] Prof profile) {
     store("c92_dst.out", dst.data(), 1024);
 }
 
-// rf_a2a3_05_same_valid_shape: breaks run-time rule 05_same_valid_shape of A2A3; must stop with: PTO runtime error: TMOV [A2A3]: dst and src must have the same valid row/col
+// rf_a2a3_05_same_valid_shape: breaks run-time rule 05_same_valid_shape of A2A3; must stop with: PTO runtime error: TMOV [A2A3]: dst and src must have the same valid row/col, except when dst is a ScaleLeft or ScaleRight tile: then its valid region is read from the storage of src and must lie within its rows and columns
 void rf_a2a3_05_same_valid_shape(Prof) {
     using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
@@ -6933,7 +6933,7 @@ void rf_a2a3_05_same_valid_shape(Prof) {
     profiled::TMOV<profile_a2a3>(dst, src);
 }
 
-// rf_a5_05_same_valid_shape: breaks run-time rule 05_same_valid_shape of A5; must stop with: PTO runtime error: TMOV [A5]: dst and src must have the same valid row/col
+// rf_a5_05_same_valid_shape: breaks run-time rule 05_same_valid_shape of A5; must stop with: PTO runtime error: TMOV [A5]: dst and src must have the same valid row/col, except when dst is a ScaleLeft or ScaleRight tile: then its valid region is read from the storage of src and must lie within its rows and columns
 void rf_a5_05_same_valid_shape(Prof) {
     using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
@@ -6944,7 +6944,7 @@ void rf_a5_05_same_valid_shape(Prof) {
     profiled::TMOV<profile_a5>(dst, src);
 }
 
-// rf_cpu_05_same_valid_shape: breaks run-time rule 05_same_valid_shape of CPU; must stop with: PTO runtime error: TMOV [CPU]: dst and src must have the same valid row/col
+// rf_cpu_05_same_valid_shape: breaks run-time rule 05_same_valid_shape of CPU; must stop with: PTO runtime error: TMOV [CPU]: dst and src must have the same valid row/col, except when dst is a ScaleLeft or ScaleRight tile: then its valid region is read from the storage of src and must lie within its rows and columns
 void rf_cpu_05_same_valid_shape(Prof) {
     using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);

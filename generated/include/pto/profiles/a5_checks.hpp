@@ -4528,8 +4528,13 @@ struct profile_a5 {
 
     template <typename DstTileData, typename SrcTileData>
     static void verify_TMOV([[maybe_unused]] const DstTileData& dst, [[maybe_unused]] const SrcTileData& src) {
-        if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TMOV [A5]", "dst and src must have the same valid row/col");
+        if (!(((DstTileData::Loc == TileType::ScaleLeft || DstTileData::Loc == TileType::ScaleRight)
+                   ? (dst.GetValidRow() <= SrcTileData::Rows && dst.GetValidCol() <= SrcTileData::Cols)
+                   : (dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))))
+            sim::fail(
+                "TMOV [A5]",
+                "dst and src must have the same valid row/col, except when dst is a ScaleLeft or ScaleRight tile: then "
+                "its valid region is read from the storage of src and must lie within its rows and columns");
     }
 
     // pto.tmov_fp (specs/ops/layout_and_rearrangement/tmov_fp.yaml)

@@ -4210,8 +4210,13 @@ struct profile_cpu {
 
     template <typename DstTileData, typename SrcTileData>
     static void verify_TMOV([[maybe_unused]] const DstTileData& dst, [[maybe_unused]] const SrcTileData& src) {
-        if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TMOV [CPU]", "dst and src must have the same valid row/col");
+        if (!(((DstTileData::Loc == TileType::ScaleLeft || DstTileData::Loc == TileType::ScaleRight)
+                   ? (dst.GetValidRow() <= SrcTileData::Rows && dst.GetValidCol() <= SrcTileData::Cols)
+                   : (dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))))
+            sim::fail(
+                "TMOV [CPU]",
+                "dst and src must have the same valid row/col, except when dst is a ScaleLeft or ScaleRight tile: then "
+                "its valid region is read from the storage of src and must lie within its rows and columns");
     }
 
     // pto.tmov_fp (specs/ops/layout_and_rearrangement/tmov_fp.yaml)
