@@ -523,11 +523,17 @@ def test_page_in_the_browser(
         page.close()  # type: ignore[attr-defined]
 
 
+# The op pages in shards, so that pytest-xdist's workers share them (one test per width took over a
+# minute, and the two ran one after the other at the end of CI).
+SHARDS = 4
+
+
+@pytest.mark.parametrize("shard", range(SHARDS))
 @pytest.mark.parametrize("width", list(WIDTHS))
-def test_every_op_page_at_both_widths(browser: object, served: str, width: str) -> None:
-    """Every op page's DOM at desktop and phone width: each constraint group nested under its
-    label, every display formula typeset at its natural, non-zero size, no sideways scrolling of
-    the page, no console error."""
+def test_every_op_page_at_both_widths(browser: object, served: str, width: str, shard: int) -> None:
+    """Every op page's DOM at desktop and phone width (a shard of the ops each): each constraint
+    group nested under its label, every display formula typeset at its natural, non-zero size, no
+    sideways scrolling of the page, no console error."""
     from ptogen.emit.site import in_docs
 
     tlrelu = next(o for o in _project().ops if o.spec.mnemonic == "pto.tlrelu")  # type: ignore[attr-defined]
@@ -546,7 +552,7 @@ def test_every_op_page_at_both_widths(browser: object, served: str, width: str) 
     page.on("pageerror", lambda e: problems.append(f"{page.url}: {e}"))
     wrong: list[str] = []
     try:
-        for op in _project().ops:  # type: ignore[attr-defined]
+        for op in _project().ops[shard::SHARDS]:  # type: ignore[attr-defined]
             rel = in_docs(op.doc_path).replace(".md", ".html")
             page.goto(f"{served}/{rel}")
             page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise")
