@@ -3,8 +3,9 @@ exponent per group of 32 elements (ND groups along rows, DN groups down columns;
 and integer forms with a per-row scale and offset. The declarations take their MX side tiles by
 pointer (`Param.pointer`) and the integer offset by a nullable pointer, so the kind spells its test
 calls itself (`&exp`), plans each declaration's cases (`plans_forms`), and judges every output
-(`dst`, `exp`, `max`, `scaling`, `exp_zz`) against `reference`, a numpy model of upstream's CPU
-simulator written from the spec's notes."""
+(`dst`, `exp`, `max`, `scaling`, `exp_zz`) against `reference_mx`, a numpy model of upstream's CPU
+simulator written from the spec's notes; packed E2M1 destinations are judged code by code
+(`testing/fp4.py`), and the `interleave` form's exponents in A5's interleaved layout (`interleaved`)."""
 
 from __future__ import annotations
 
