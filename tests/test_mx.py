@@ -15,8 +15,8 @@ import pytest
 
 from ptogen.opkinds.matmul import mx_product
 from ptogen.spec import expr as semantics
-from ptogen.testing import fp4
 from ptogen.spec.load import load_specs
+from ptogen.testing import fp4
 
 from .compilers import COMPILERS, build_program, require
 from .helpers import ROOT
