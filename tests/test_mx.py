@@ -85,7 +85,23 @@ KERNEL = r"""
 
 using namespace pto;
 
-int main() {
+// TQUANT's interleave form with an exponent tile whose valid columns are not twice the source's:
+// the simulator stops (A5's backend asserts the same shape).
+static int bad_interleave() {
+    Tile<TileType::Vec, float, 64, 32, BLayout::RowMajor, 64, 20> src;
+    Tile<TileType::Vec, int8_t, 64, 32, BLayout::RowMajor, 64, 20> dst;
+    Tile<TileType::Vec, uint8_t, 1, 64, BLayout::RowMajor, 1, 64> exp;  // valid 1 x 40 expected
+    Tile<TileType::Vec, float, 1, 32> max, scaling;
+    for (int r = 0; r < 64; ++r)
+        for (int c = 0; c < 32; ++c)
+            src.SetElement(r, c, static_cast<float>(r - c));
+    TQUANT<0, MxQuantAlg::OcpMxFp8E4M3, true>(dst, src, &exp, &max, &scaling);
+    return 0;
+}
+
+int main(int argc, char**) {
+    if (argc > 1)
+        return bad_interleave();
     // The scale address of a tile is its offset into its memory shifted right by SHIFT_MX_ADDR.
     TileLeft<float8_e4m3_t, 16, 64> a;
     TileRight<float8_e5m2_t, 64, 16> b;
@@ -155,6 +171,9 @@ def test_kernel_in_upstreams_spelling(cxx: str, tmp_path: Path) -> None:
     result = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout == "ok\n"
+    bad = subprocess.run([str(exe), "bad_interleave"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode != 0 and bad.stdout == ""
+    assert "TQUANT: the interleaved exponent tile's valid shape is ceil(valid rows / 64) x 2" in bad.stderr
 
 
 def test_e8m0_codes_are_powers_of_two() -> None:
