@@ -19,6 +19,9 @@ from typing import Any, Protocol
 # plain_row_major and plain_col_major rules in targets.yaml, TileConfig::alignedSize).
 ELEMENT_BYTES: dict[str, int] = {}
 ALIGNED_BYTES = 32
+# Elements one storage unit holds, for the spellings that hold more than one (the twin 4-bit floats:
+# two a byte, targets.yaml's `per_byte`), filled with ELEMENT_BYTES.
+PER_UNIT: dict[str, int] = {}
 
 
 def aligned_extent(extent: int, dtype: str, size: int | None = None) -> int:
@@ -62,6 +65,13 @@ class TileDecl:
     @property
     def type_name(self) -> str:
         return f"Tile_{self.name}"
+
+    @property
+    def units(self) -> int:
+        """Storage units (values of the element type) of the tile's rows x cols elements: fewer than
+        the elements for a type that packs two to a byte."""
+        per = PER_UNIT.get(self.dtype, 1)
+        return -(-(self.rows * self.cols) // per)
 
 
 class SpecFacts(Protocol):

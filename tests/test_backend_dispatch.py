@@ -186,14 +186,6 @@ ARGUED_DISPATCH = {
 }
 
 
-# Declarations no runtime case of a profile calls, with the reason; the test checks every other one.
-NOT_RUN_ON = {
-    (profile, "TQUANT", 3): "the interleaved MX form: upstream's CPU simulator has none, so no kernel "
-    "calls it (on the CPU profile the call does not compile: a static_assert says so)"
-    for profile in ("A2A3", "A5", "CPU")
-}
-
-
 def _planned_forms(op, tests, profile: str) -> tuple[list[str], int]:  # type: ignore[no-untyped-def]
     """Calls of each declaration of an op whose kind plans its forms (TMRGSORT, TGATHER, TSCATTER),
     each from the first runtime case of the profile that calls that declaration (its call names the
@@ -221,9 +213,6 @@ def _planned_forms(op, tests, profile: str) -> tuple[list[str], int]:  # type: i
                 for t, a in zip(tparams, c.call.template_args, strict=False)
             )
 
-        if (profile, op.name, form.index) in NOT_RUN_ON:
-            assert not any(calls_form(c) and c.call.template_args for c in cases), (op.name, form.index)
-            continue
         case = next((c for c in cases if calls_form(c)), None)
         if case is None:
             # No kernel of this NPU profile calls the form (its rules there refuse the types the cases

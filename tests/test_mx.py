@@ -1,6 +1,8 @@
 """The block-scaled (MX) products and their scale addresses (issue #24, h-mx): index notation's
-`k // 32`, the forms that read a tile of their own, the golden's order of roundings, and the runtime's
-`GetScaleAddr`/`pto/cpu/MXTypes.hpp` and TMATMUL_MX as kernels written for upstream call them."""
+`k // 32`, the forms that read a tile of their own, the golden's order of roundings, the fp4 codec
+the generated cases' goldens use (`ptogen/testing/fp4.py`; the generated TMATMUL_MX, TGEMV_MX and
+TQUANT cases run fp4 tiles), and the runtime's `GetScaleAddr`/`pto/cpu/MXTypes.hpp` and TMATMUL_MX
+as kernels written for upstream call them."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ import pytest
 from ptogen.opkinds.matmul import mx_product
 from ptogen.spec import expr as semantics
 from ptogen.spec.load import load_specs
+from ptogen.testing import fp4
 
 from .compilers import COMPILERS, build_program, require
 from .helpers import ROOT
@@ -82,7 +85,23 @@ KERNEL = r"""
 
 using namespace pto;
 
-int main() {
+// TQUANT's interleave form with an exponent tile whose valid columns are not twice the source's:
+// the simulator stops (A5's backend asserts the same shape).
+static int bad_interleave() {
+    Tile<TileType::Vec, float, 64, 32, BLayout::RowMajor, 64, 20> src;
+    Tile<TileType::Vec, int8_t, 64, 32, BLayout::RowMajor, 64, 20> dst;
+    Tile<TileType::Vec, uint8_t, 1, 64, BLayout::RowMajor, 1, 64> exp;  // valid 1 x 40 expected
+    Tile<TileType::Vec, float, 1, 32> max, scaling;
+    for (int r = 0; r < 64; ++r)
+        for (int c = 0; c < 32; ++c)
+            src.SetElement(r, c, static_cast<float>(r - c));
+    TQUANT<0, MxQuantAlg::OcpMxFp8E4M3, true>(dst, src, &exp, &max, &scaling);
+    return 0;
+}
+
+int main(int argc, char**) {
+    if (argc > 1)
+        return bad_interleave();
     // The scale address of a tile is its offset into its memory shifted right by SHIFT_MX_ADDR.
     TileLeft<float8_e4m3_t, 16, 64> a;
     TileRight<float8_e5m2_t, 64, 16> b;
@@ -119,26 +138,6 @@ int main() {
     TMATMUL_MX(c, c, a, as, b, bs);  // the accumulating form, in place
     if (c.GetElement(15, 15) != 288.0f)
         return 3;
-    // fp4 tiles (two elements a byte): a = 1.5 (e2m1), b = -1.25 (e1m2), scales 2^0: c = 64 * -1.875.
-    TileLeft<float4_e2m1x2_t, 16, 64> a4;
-    TileRight<float4_e1m2x2_t, 64, 16> b4;
-    TASSIGN(a4, 0x1000);
-    TASSIGN(b4, 0x1000);
-    for (int i = 0; i < 16; ++i)
-        for (int k = 0; k < 64; ++k)
-            a4.SetElement(i, k, float4_e2m1x2_t(1.5));
-    for (int k = 0; k < 64; ++k)
-        for (int j = 0; j < 16; ++j)
-            b4.SetElement(k, j, float4_e1m2x2_t(-1.25));
-    for (int i = 0; i < 16; ++i)
-        for (int g = 0; g < 2; ++g)
-            as.SetElement(i, g, float8_e8m0_t::FromRaw(127));
-    for (int g = 0; g < 2; ++g)
-        for (int j = 0; j < 16; ++j)
-            bs.SetElement(g, j, float8_e8m0_t::FromRaw(127));
-    TGEMV_MX(c, a4, as, b4, bs);
-    if (c.GetElement(0, 0) != -120.0f || c.GetElement(15, 15) != -120.0f)
-        return 4;
     // The MX scale layouts: element (r, c) of a 16 x 4 ZZ tensor sits at (c / 2) * 32 + r * 2 + c % 2,
     // of a 4 x 16 NN tensor at (r / 2) * 32 + c * 2 + r % 2 (pairs along k contiguous).
     static float8_e8m0_t host[64];
@@ -172,6 +171,9 @@ def test_kernel_in_upstreams_spelling(cxx: str, tmp_path: Path) -> None:
     result = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout == "ok\n"
+    bad = subprocess.run([str(exe), "bad_interleave"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode != 0 and bad.stdout == ""
+    assert "TQUANT: the interleaved exponent tile's valid shape is ceil(valid rows / 64) x 2" in bad.stderr
 
 
 def test_e8m0_codes_are_powers_of_two() -> None:
@@ -181,3 +183,22 @@ def test_e8m0_codes_are_powers_of_two() -> None:
     low, high = MX_SCALE_CODES
     codes = np.arange(low, high + 1, dtype=np.uint8).view(ml_dtypes.float8_e8m0fnu).astype(np.float64)
     assert codes.tolist() == [2.0**e for e in range(-6, 7)]
+
+
+def test_fp4_codes_decode_pack_and_round_as_the_types_define() -> None:
+    # E2M1: OCP's FP4 (1 sign, 2 exponent bits with bias 1, 1 significand bit); E1M2: one exponent
+    # bit with bias 1, so exponent 0 gives m/4 and exponent 1 gives 1 + m/4.
+    assert fp4.value_table(fp4.E2M1)[:8].tolist() == [0, 0.5, 1, 1.5, 2, 3, 4, 6]
+    assert fp4.value_table(fp4.E1M2)[:8].tolist() == [k / 4 for k in range(8)]
+    for name in fp4.TWINS:
+        table = fp4.value_table(name)
+        assert (table[8:] == -table[:8]).all() and np.signbit(table[8])
+        # every code is its value's nearest code; midpoints go to the even (significand 0) code
+        assert [fp4.nearest_code(v, name) for v in table] == list(range(16))
+    assert fp4.nearest_code(0.25, fp4.E2M1) == 0 and fp4.nearest_code(5.0, fp4.E2M1) == 6
+    assert fp4.nearest_code(-2.5, fp4.E2M1) == 0x8 | 4 and fp4.nearest_code(100.0, fp4.E2M1) == 7
+    assert fp4.nearest_code(0.125, fp4.E1M2) == 0 and fp4.nearest_code(1.375, fp4.E1M2) == 6
+    # element 2k in the low nibble of byte k
+    codes = np.array([1, 2, 15, 0, 7], dtype=np.uint8)
+    assert fp4.pack(codes).tolist() == [0x21, 0x0F, 0x07]
+    assert fp4.unpack(fp4.pack(codes), 5).tolist() == codes.tolist()

@@ -35,6 +35,7 @@ import numpy as np
 
 from ..rule_api import TileDecl
 from ..spec import expr as semantics
+from ..testing import fp4
 from ..testing.golden import Check, GoldenContext, _bits, _describe, compare, compute_dtype, inputs
 from ..testing.manifest import TileShape
 from ..testing.plan import (
@@ -81,7 +82,7 @@ MX_SHAPES = [
     ("non-square 48x64x16 valid 33x64x16", 48, 64, 16, 33, 64, 16, False),
 ]
 # The element types outside the test matrix that MX tests run (the fp4 pairs hold two a byte).
-MX_TESTED = ("float8_e4m3_t", "float8_e5m2_t", "float8_e8m0_t")
+MX_TESTED = ("float8_e4m3_t", "float8_e5m2_t", "float8_e8m0_t", *fp4.TWINS)
 # The e8m0 scale codes the tests draw: powers of two 2^-6 .. 2^6, whose products stay exact.
 MX_SCALE_CODES = (121, 133)
 
@@ -333,14 +334,15 @@ class Matmul(OpKind):
         plan_rule_cases(project, op, tests)
 
     def _plan_mx(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
-        """Every (c, a, b) triple with 8-bit elements any profile admits (the fp4 pairs hold two
-        elements a byte, which the golden does not unpack: their rules are compile-checked), with
-        e8m0 scales, in the MX shapes; the cases also declare the tiles only the accumulating and
-        bias forms take, which those forms' calls copy."""
+        """Every (c, a, b) triple with 8-bit or 4-bit elements any profile admits (the fp8 ones
+        first; fp4 tiles hold two elements a byte), with e8m0 scales, in the MX shapes; the cases
+        also declare the tiles only the accumulating and bias forms take, which those forms' calls
+        copy."""
         profiles = [p.name for p in project.profiles]
         left, right, _, _ = self.parts(op)
         lscale, rscale = self.scales(op) or ("", "")
-        eight = [d.name for d in project.targets.dtypes if d.bits == 8]
+        small = sorted((d for d in project.targets.dtypes if d.bits in (4, 8)), key=lambda d: -d.bits)
+        eight = [d.name for d in small]
         combos: list[dict[str, str]] = []
         for p in profiles:
             for c in op.test_combos(p):  # a and b vary together there: pair every a with every b
@@ -552,6 +554,7 @@ def mx_product(a: np.ndarray, b: np.ndarray, a_scale: np.ndarray, b_scale: np.nd
 
 def _prepare_mx(gx: GoldenContext, data: Path) -> list[Check]:
     """Inputs and checks of an MX product's cases: fp8 elements drawn as the other float inputs,
+    fp4 elements as uniformly drawn codes packed two a byte (decoded exactly by `testing/fp4.py`),
     scales as e8m0 powers of two, the form-only tiles (`c_in`, bias) as float inputs; the main
     form on every case, each form with its own expression on the first."""
     op = gx.op
@@ -572,6 +575,12 @@ def _prepare_mx(gx: GoldenContext, data: Path) -> list[Check]:
                 low, high = MX_SCALE_CODES
                 codes = rng.integers(low, high, count, endpoint=True, dtype=np.uint8)
                 flat = codes.view(types[name])
+            elif gx.group.dtypes[name] in fp4.TWINS:  # codes, boxed as one-byte elements, then decoded
+                rng = np.random.default_rng(zlib.crc32(f"{seed}/{name}".encode()))
+                codes = fp4.random_codes(rng, count)
+                fp4.pack(codes).tofile(data / f"c{k}_{name}.bin")
+                full[name] = fp4.decode(boxed_matrix(codes, t, fractal.get(name)), gx.group.dtypes[name])
+                continue
             elif types[name].itemsize == 1:  # fp8: values drawn as floats, rounded to the type
                 rng = np.random.default_rng(zlib.crc32(f"{seed}/{name}".encode()))
                 flat = rng.uniform(-10.0, 10.0, count).astype(np.float32).astype(types[name])

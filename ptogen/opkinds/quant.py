@@ -3,8 +3,9 @@ exponent per group of 32 elements (ND groups along rows, DN groups down columns;
 and integer forms with a per-row scale and offset. The declarations take their MX side tiles by
 pointer (`Param.pointer`) and the integer offset by a nullable pointer, so the kind spells its test
 calls itself (`&exp`), plans each declaration's cases (`plans_forms`), and judges every output
-(`dst`, `exp`, `max`, `scaling`, `exp_zz`) against `reference`, a numpy model of upstream's CPU
-simulator written from the spec's notes."""
+(`dst`, `exp`, `max`, `scaling`, `exp_zz`) against `reference_mx`, a numpy model of upstream's CPU
+simulator written from the spec's notes; packed E2M1 destinations are judged code by code
+(`testing/fp4.py`), and the `interleave` form's exponents in A5's interleaved layout (`interleaved`)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..testing import fp4
 from ..testing.golden import Check, GoldenContext, inputs
 from ..testing.plan import OpTests, RuntimeCase, TileDecl, plan_rule_cases
 from .base import DOMAIN, PageOp
@@ -26,8 +28,9 @@ if TYPE_CHECKING:
 GROUP = 32
 POINTERS = ("exp", "max", "scaling", "exp_zz", "offset")
 
-# MX cases: (label, form index (0: grouped, 1: QuantType, 2: VecStoreMode::NZ), MxQuantAlg, grp_axis,
-# source type, rows, cols, valid rows, valid cols, side type (max and scaling)).
+# MX cases: (label, form index (0: grouped, 1: QuantType, 2: VecStoreMode::NZ, 3: interleave),
+# MxQuantAlg, grp_axis, source type, rows, cols, valid rows, valid cols, side type (max and scaling)).
+# The Fp4 algorithms write packed E2M1 codes (float4_e2m1x2_t), the others E4M3 bytes (int8_t).
 MX_CASES = [
     ("OCP E4M3, ND groups, float, valid 3x64 of 4x64", 0, "OcpMxFp8E4M3", 1, "float", 4, 64, 3, 64, "float"),
     ("NV E4M3, ND groups, bfloat16_t, 2x64", 0, "NvMxFp8E4M3", 1, "bfloat16_t", 2, 64, 2, 64, "float"),
@@ -46,6 +49,59 @@ MX_CASES = [
         "float",
     ),
     ("VecStoreMode::NZ, float, 16x64", 2, "OcpMxFp8E4M3", 1, "float", 16, 64, 16, 64, "float"),
+    (
+        "interleaved exponents, OCP E4M3, DN, float, valid 64x20 of 64x32",
+        3,
+        "OcpMxFp8E4M3",
+        0,
+        "float",
+        64,
+        32,
+        64,
+        20,
+        "float",
+    ),
+]
+# The MXFP4 cases (E2M1 destinations, `half` and `bfloat16_t` sources as the pages allow), one kernel.
+MX_FP4_CASES = [
+    ("OCP E2M1, ND groups, half, valid 3x64 of 4x64", 0, "OcpMxFp4E2M1", 1, "half", 4, 64, 3, 64, "float"),
+    ("NV E2M1, ND groups, half, 2x64", 0, "NvMxFp4E2M1", 1, "half", 2, 64, 2, 64, "float"),
+    (
+        "OCP E2M1, DN groups, bfloat16_t, valid 32x20 of 32x32",
+        0,
+        "OcpMxFp4E2M1",
+        0,
+        "bfloat16_t",
+        32,
+        32,
+        32,
+        20,
+        "float",
+    ),
+    (
+        "QuantType::MXFP4_E2M1 with QuantScaleAlg::NV, bfloat16_t, 2x64",
+        1,
+        "NvMxFp4E2M1",
+        1,
+        "bfloat16_t",
+        2,
+        64,
+        2,
+        64,
+        "float",
+    ),
+    (
+        "interleaved exponents, NV E2M1, DN, bfloat16_t, valid 128x24 of 128x32",
+        3,
+        "NvMxFp4E2M1",
+        0,
+        "bfloat16_t",
+        128,
+        32,
+        128,
+        24,
+        "float",
+    ),
 ]
 # Integer cases: (label, QuantType, form index (3: plain, 4: with tmp), rows, cols, valid rows, valid cols).
 INT_CASES = [
@@ -106,13 +162,49 @@ def group_scaling(m: np.float32, e: int, nv: bool) -> np.float32:
     return np.float32(2.0**-127) if s == 0 else s
 
 
+def e2m1_code(v: np.float32) -> int:
+    """E2M1 code (sign in bit 3) of v: the nearest magnitude, ties to the even code, beyond 6 the
+    largest; NaN gives 7 and an infinity 7 with its sign."""
+    if np.isinf(v):
+        return (8 if v < 0 else 0) | 7
+    return fp4.nearest_code(float(v), fp4.E2M1)
+
+
+def bf16_rounded(v: np.float32) -> np.float32:
+    """v through bfloat16 as the simulator rounds a bfloat16_t source's scaled value: half to even on
+    the bits, with no NaN case."""
+    b = _bits(v)
+    return _float((((b + 0x7FFF + ((b >> 16) & 1)) & 0xFFFFFFFF) >> 16) << 16)
+
+
+def group_max(values: list[np.float32], fp4_dst: bool, nv: bool) -> np.float32:
+    """The group's largest magnitude: E4M3 ignores NaN; NV E2M1 stops at the first NaN; OCP E2M1 takes
+    the largest magnitude truncated to bfloat16 (a NaN's bits outrank every number)."""
+    if fp4_dst and not nv:
+        return _float(max((_bits(x) >> 16) & 0x7FFF for x in values) << 16)
+    m = np.float32(0)
+    for x in values:
+        if fp4_dst and np.isnan(x):
+            return x
+        a = np.float32(abs(x))
+        if not np.isnan(a) and a > m:
+            m = a
+    return m
+
+
 def reference_mx(
-    src: np.ndarray, valid: tuple[int, int], grp_axis: int, nv: bool
+    src: np.ndarray,
+    valid: tuple[int, int],
+    grp_axis: int,
+    nv: bool,
+    fp4_dst: bool = False,
+    bf16_src: bool = False,
 ) -> tuple[
     dict[tuple[int, int], int], dict[tuple[int, int], int], dict[int, np.float32], dict[int, np.float32]
 ]:
-    """E4M3 grouped quantisation of `src` (its static shape, as float32): the dst bytes and the
-    exponents by (row, column), the maxima and scalings by flat group index."""
+    """Grouped quantisation of `src` (its static shape, as float32): the dst codes (E4M3 bytes, or
+    E2M1 codes with `fp4_dst`) and the exponents by (row, column) in the DN or ND exponent layout, the
+    maxima and scalings by flat group index."""
     rows, cols = src.shape
     lines = valid[0] if grp_axis == 1 else valid[1]
     groups = cols // GROUP if grp_axis == 1 else rows // GROUP
@@ -123,27 +215,47 @@ def reference_mx(
     for line in range(lines):
         for g in range(groups):
             at = [(line, g * GROUP + k) if grp_axis == 1 else (g * GROUP + k, line) for k in range(GROUP)]
-            m = np.float32(0)
-            for r, c in at:
-                a = np.float32(abs(src[r, c]))
-                if not np.isnan(a) and a > m:
-                    m = a
-            e = nv_exponent(m, 448.0) if nv else ocp_exponent(m, 8)
+            m = group_max([np.float32(src[r, c]) for r, c in at], fp4_dst, nv)
+            if fp4_dst:
+                e = nv_exponent(m, 6.0) if nv else ocp_exponent(m, 2)
+            else:
+                e = nv_exponent(m, 448.0) if nv else ocp_exponent(m, 8)
             s = group_scaling(m, e, nv)
             flat = line * groups + g if grp_axis == 1 else g * lines + line
             mx[flat], sc[flat] = m, s
             exp[(line, g) if grp_axis == 1 else (g, line)] = e
             with np.errstate(over="ignore", invalid="ignore"):
                 for r, c in at:
-                    dst[(r, c)] = e4m3_code(np.float32(src[r, c] * s), nv)
+                    y = np.float32(src[r, c] * s)
+                    if not fp4_dst:
+                        dst[(r, c)] = e4m3_code(y, nv)
+                    elif np.isinf(s):
+                        dst[(r, c)] = 7 if s > 0 else 15
+                    elif np.isnan(s):
+                        dst[(r, c)] = 7
+                    else:
+                        dst[(r, c)] = e2m1_code(bf16_rounded(y) if bf16_src else y)
     return dst, exp, mx, sc
 
 
-def mx_values(rng: np.random.Generator, n: int, with_specials: bool) -> np.ndarray:
+def interleaved(exp: dict[tuple[int, int], int]) -> dict[tuple[int, int], int]:
+    """DN exponents (group, column) in the interleave form's layout: groups 2p and 2p + 1 of column c
+    at (p, 2c) and (p, 2c + 1)."""
+    return {(g // 2, 2 * c + g % 2): e for (g, c), e in exp.items()}
+
+
+def mx_values(rng: np.random.Generator, n: int, with_specials: bool, fp4_dst: bool = False) -> np.ndarray:
     """Values over many binades (groups with other exponents), with exact E4M3 ties and, optionally,
-    zeros of both signs, tiny values and an infinity."""
-    mags = rng.uniform(-1, 1, n) * np.exp2(rng.integers(-12, 12, n))
-    if with_specials:
+    zeros of both signs, tiny values and an infinity. For E2M1: a first group of exact E2M1 ties
+    after its scaling (its largest magnitude 48 gives 2^-3), zeros of both signs, and, with
+    `with_specials`, a NaN in the second group and an infinity in the third."""
+    mags = rng.uniform(-1, 1, n) * np.exp2(rng.integers(-6 if fp4_dst else -12, 6 if fp4_dst else 12, n))
+    if fp4_dst:
+        ties = [48.0, 2.0, 6.0, 10.0, 20.0, 36.0, 44.0, 0.0, -0.0, -2.0, -20.0, 0.25]
+        mags[: len(ties)] = ties
+        if with_specials:
+            mags[40 % n], mags[70 % n] = np.nan, -np.inf
+    elif with_specials:
         specials = [0.0, -0.0, 1e-8, -1e-8, 1.0625, 1.1875, -3.25, 464.0, 65504.0]
         mags[: len(specials)] = specials
     return mags.astype(np.float32)
@@ -217,41 +329,11 @@ class Quant(FormsKind):
     def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         mx_on = [p.name for p in project.profiles if op.available(p.name)]
         every = [p.name for p in project.profiles]
-        cases: list[RuntimeCase] = []
-        for label, index, alg, axis, s_type, r, c, vr, vc, side in MX_CASES:
-            groups = (r * (c // GROUP)) if axis == 1 else ((r // GROUP) * c)
-            exp_r, exp_c = (r, GROUP) if axis == 1 else (r // GROUP, max(c, GROUP))
-            side_cols = 32 // (4 if side == "float" else 2)
-            tiles = [
-                TileDecl("dst", "int8_t", r, c, vr, vc),
-                TileDecl("src", s_type, r, c, vr, vc),
-                TileDecl("exp", "uint8_t", exp_r, exp_c, exp_r, exp_c),
-                TileDecl("max", side, -(-groups // side_cols), side_cols, -(-groups // side_cols), side_cols),
-                TileDecl(
-                    "scaling", side, -(-groups // side_cols), side_cols, -(-groups // side_cols), side_cols
-                ),
-            ]
-            if index == 2:
-                tiles.append(TileDecl("exp_zz", "uint8_t", exp_r, exp_c, exp_r, exp_c))
-            scale_alg = "QuantScaleAlg::NV" if alg.startswith("Nv") else "QuantScaleAlg::OCP"
-            values = {
-                "grp_axis": str(axis),
-                "mx_alg": f"MxQuantAlg::{alg}",
-                "quant_type": "QuantType::MXFP8",
-                "scale_alg": scale_alg,
-                "store_mode": "VecStoreMode::NZ",
-            }
-            call = form_call(op.forms[index], values, {p: f"&{p}" for p in POINTERS})
-            attrs = {
-                "form": str(index),
-                "alg": alg,
-                "axis": str(axis),
-                "src_t": s_type,
-                "dst_t": "int8_t",
-                "side_t": side,
-            }
-            cases.append(self.case(project, tests, cases, label, tiles, call, attrs))
-        self.kernel(tests, "mx", cases, mx_on)
+        for gid, table in (("mx", MX_CASES), ("mx_fp4", MX_FP4_CASES)):
+            cases: list[RuntimeCase] = []
+            for row in table:
+                cases.append(self._mx_case(project, op, tests, cases, row))
+            self.kernel(tests, gid, cases, mx_on)
         cases = []
         for label, qt, index, r, c, vr, vc in INT_CASES:
             form = op.forms[index]
@@ -270,6 +352,54 @@ class Quant(FormsKind):
         self.kernel(tests, "int", cases, every)
         plan_rule_cases(project, op, tests)
 
+    def _mx_case(
+        self,
+        project: ProjectViewAPI,
+        op: OpViewAPI,
+        tests: OpTests,
+        pending: list[RuntimeCase],
+        row: tuple[Any, ...],
+    ) -> RuntimeCase:
+        label, index, alg, axis, s_type, r, c, vr, vc, side = row
+        fp4_dst = "Fp4" in alg
+        groups = (r * (c // GROUP)) if axis == 1 else ((r // GROUP) * c)
+        if index == 3:  # interleaved DN exponents: [ceil(rows / 64), 2 * cols], valid [.., 2 * valid cols]
+            exp_r, exp_c, exp_vr, exp_vc = -(-r // 64), 2 * c, -(-vr // 64), 2 * vc
+        else:
+            exp_r, exp_c = (r, GROUP) if axis == 1 else (r // GROUP, max(c, GROUP))
+            exp_vr, exp_vc = exp_r, exp_c
+        side_cols = 32 // (4 if side == "float" else 2)
+        side_rows = -(-groups // side_cols)
+        dst_t = "float4_e2m1x2_t" if fp4_dst else "int8_t"
+        tiles = [
+            TileDecl("dst", dst_t, r, c, vr, vc),
+            TileDecl("src", s_type, r, c, vr, vc),
+            TileDecl("exp", "uint8_t", exp_r, exp_c, exp_vr, exp_vc),
+            TileDecl("max", side, side_rows, side_cols, side_rows, side_cols),
+            TileDecl("scaling", side, side_rows, side_cols, side_rows, side_cols),
+        ]
+        if index == 2:
+            tiles.append(TileDecl("exp_zz", "uint8_t", exp_r, exp_c, exp_r, exp_c))
+        nv = alg.startswith("Nv")
+        values = {
+            "grp_axis": str(axis),
+            "mx_alg": f"MxQuantAlg::{alg}",
+            "interleave": "true",
+            "quant_type": "QuantType::MXFP4_E2M1" if fp4_dst else "QuantType::MXFP8",
+            "scale_alg": "QuantScaleAlg::NV" if nv else "QuantScaleAlg::OCP",
+            "store_mode": "VecStoreMode::NZ",
+        }
+        call = form_call(op.forms[index], values, {p: f"&{p}" for p in POINTERS})
+        attrs = {
+            "form": str(index),
+            "alg": alg,
+            "axis": str(axis),
+            "src_t": s_type,
+            "dst_t": dst_t,
+            "side_t": side,
+        }
+        return self.case(project, tests, pending, label, tiles, call, attrs)
+
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
         checks: list[Check] = []
         for case in gx.group.cases:
@@ -281,22 +411,38 @@ class Quant(FormsKind):
             ts, td = t["src"], t["dst"]
             s_dt = gx.np_type(case.attrs["src_t"])
             d_dt = gx.np_type(case.attrs["dst_t"])
-            src = mx_values(rng, ts.rows * ts.cols, n == gx.group.cases[0].index).astype(s_dt)
+            fp4_dst = case.attrs["dst_t"] in fp4.TWINS
+            first = n == gx.group.cases[0].index
+            src = mx_values(rng, ts.rows * ts.cols, first or fp4_dst, fp4_dst).astype(s_dt)
             self.write(data, n, "src", src)
-            dst0 = inputs(d_dt, td.rows * td.cols, f"{seed}/dst")
+            count = td.rows * td.cols
+            dst0 = inputs(d_dt, fp4.units(count) if fp4_dst else count, f"{seed}/dst")
             self.write(data, n, "dst", dst0)
             grid = boxed_logical(src, ts).astype(np.float32)
-            before = boxed_logical(dst0, td)
-            if case.attrs["form"] in ("0", "1", "2"):
+            # A packed destination is judged code by code; the simulator clears all of it first.
+            before = np.zeros((td.rows, td.cols), np.uint8) if fp4_dst else boxed_logical(dst0, td)
+            if case.attrs["form"] in ("0", "1", "2", "3"):
                 nv = case.attrs["alg"].startswith("Nv")
                 axis = int(case.attrs["axis"])
-                dst, exp, mx, sc = reference_mx(grid, (ts.valid_rows, ts.valid_cols), axis, nv)
+                valid = (ts.valid_rows, ts.valid_cols)
+                bf16 = case.attrs["src_t"] == "bfloat16_t"
+                dst, exp, mx, sc = reference_mx(grid, valid, axis, nv, fp4_dst, bf16)
+                if case.attrs["form"] == "3":
+                    exp = interleaved(exp)
                 want = before.copy()
                 mask = np.zeros(want.shape, dtype=bool)
                 for (r, c), code in dst.items():
-                    want[r, c] = np.array([code], dtype=np.uint8).view(np.int8)[0]
+                    want[r, c] = code if fp4_dst else np.array([code], dtype=np.uint8).view(np.int8)[0]
                     mask[r, c] = True
-                checks.append(region_check(f"c{n}_dst.out", td, want, mask, before, label))
+                if fp4_dst:
+                    packed = td
+
+                    def layout(codes: np.ndarray, tile: Any = packed) -> np.ndarray:
+                        return boxed_logical(codes[: tile.rows * tile.cols], tile)
+
+                    checks.append(fp4.codes_check(f"c{n}_dst.out", layout, want, mask, before, label))
+                else:
+                    checks.append(region_check(f"c{n}_dst.out", td, want, mask, before, label))
                 te = t["exp"]
                 exp0 = inputs(np.dtype(np.uint8), te.rows * te.cols, f"{seed}/exp")
                 self.write(data, n, "exp", exp0)

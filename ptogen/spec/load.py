@@ -839,12 +839,16 @@ def _check_tile_type(targets: Targets, doc: LoadedDoc) -> None:
 
 
 def set_element_bytes(targets: Targets) -> None:
-    """sizeof(DType) of every spelling, for the test plan's tiles (rule_api.TileDecl)."""
+    """sizeof(DType) of every spelling and the elements a unit of a packed one holds, for the test
+    plan's tiles (rule_api.TileDecl)."""
     rule_api.ELEMENT_BYTES.clear()
+    rule_api.PER_UNIT.clear()
     for d in targets.dtypes:
         size = max(1, d.bits // 8)
         for spelling in (d.name, *d.aliases):
             rule_api.ELEMENT_BYTES[spelling] = size
+            if d.per_byte > 1:
+                rule_api.PER_UNIT[spelling] = d.per_byte
 
 
 def spec_context(specs_dir: Path, root: Path | None = None) -> tuple[Targets, opclasses.Context]:

@@ -1102,6 +1102,1046 @@ void case_15([[maybe_unused]] Prof profile) {
     store("c15_c.out", c.data(), 768);
 }
 
+// case 16 (float_float4_e2m1x2_t): full 16x64x32
+void case_16([[maybe_unused]] Prof profile) {
+    using Tile_c = Tile<TileType::Acc, float, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    TASSIGN(c, 0x0);
+    load("c16_c.bin", c.data(), 512);
+    using Tile_a = Tile<TileType::Left, float4_e2m1x2_t, 16, 64, BLayout::ColMajor, 16, 64, SLayout::RowMajor, 512>;
+    Tile_a a;
+    TASSIGN(a, 0x0);
+    load("c16_a.bin", a.data(), 512);
+    using Tile_a_scale =
+        Tile<TileType::ScaleLeft, float8_e8m0_t, 16, 2, BLayout::RowMajor, 16, 2, SLayout::RowMajor, 32>;
+    Tile_a_scale a_scale;
+    TASSIGN(a_scale, 0x0);
+    load("c16_a_scale.bin", a_scale.data(), 32);
+    using Tile_b = Tile<TileType::Right, float4_e2m1x2_t, 64, 32, BLayout::RowMajor, 64, 32, SLayout::ColMajor, 512>;
+    Tile_b b;
+    TASSIGN(b, 0x0);
+    load("c16_b.bin", b.data(), 1024);
+    using Tile_b_scale =
+        Tile<TileType::ScaleRight, float8_e8m0_t, 2, 32, BLayout::ColMajor, 2, 32, SLayout::ColMajor, 32>;
+    Tile_b_scale b_scale;
+    TASSIGN(b_scale, 0x0);
+    load("c16_b_scale.bin", b_scale.data(), 64);
+    using Tile_c_in = Tile<TileType::Acc, float, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
+    Tile_c_in c_in;
+    TASSIGN(c_in, 0x800);
+    load("c16_c_in.bin", c_in.data(), 512);
+    using Tile_bias = Tile<TileType::Bias, float, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_bias bias;
+    TASSIGN(bias, 0x0);
+    load("c16_bias.bin", bias.data(), 32);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TMATMUL_MX<profile_a5>(c, a, a_scale, b, b_scale);
+        break;
+    case Prof::CPU:
+        profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
+        break;
+    }
+    store("c16_c.out", c.data(), 512);
+    { // overload 1 must give the main form's result: Unit-flag phase (`AccPhase`, a scheduling hint); computes what the main form computes.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(c.data()),
+                                                     reinterpret_cast<const unsigned char*>(c.data() + 512));
+        load("c16_c.bin", c.data(), 512);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMATMUL_MX<profile_a5, AccPhase::Final>(c, a, a_scale, b, b_scale);
+            break;
+        case Prof::CPU:
+            profiled::TMATMUL_MX<profile_cpu, AccPhase::Final>(c, a, a_scale, b, b_scale);
+            break;
+        }
+        same_bytes("overload 1, case 16", main_result, c.data());
+    }
+    { // overload 2: Accumulating form (a split-K step) that adds the scaled product to `c_in`.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(c.data()),
+                                                     reinterpret_cast<const unsigned char*>(c.data() + 512));
+        load("c16_c.bin", c.data(), 512);
+        Tile_c_in c_in_f2;
+        std::memcpy(c_in_f2.data(), c_in.data(), sizeof(typename Tile_c_in::DType) * 512); // and its contents
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMATMUL_MX<profile_a5>(c, c_in_f2, a, a_scale, b, b_scale);
+            break;
+        case Prof::CPU:
+            profiled::TMATMUL_MX<profile_cpu>(c, c_in_f2, a, a_scale, b, b_scale);
+            break;
+        }
+        store("c16_c.f2.out", c.data(), 512); // judged against its own golden
+        std::memcpy(c.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 3: Accumulating form with a unit-flag phase (`AccPhase`).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(c.data()),
+                                                     reinterpret_cast<const unsigned char*>(c.data() + 512));
+        load("c16_c.bin", c.data(), 512);
+        Tile_c_in c_in_f3;
+        std::memcpy(c_in_f3.data(), c_in.data(), sizeof(typename Tile_c_in::DType) * 512); // and its contents
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMATMUL_MX<profile_a5, AccPhase::Partial>(c, c_in_f3, a, a_scale, b, b_scale);
+            break;
+        case Prof::CPU:
+            profiled::TMATMUL_MX<profile_cpu, AccPhase::Partial>(c, c_in_f3, a, a_scale, b, b_scale);
+            break;
+        }
+        store("c16_c.f3.out", c.data(), 512); // judged against its own golden
+        std::memcpy(c.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 4: Bias form that adds row 0 of a `float` bias tile to every row of the scaled product.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(c.data()),
+                                                     reinterpret_cast<const unsigned char*>(c.data() + 512));
+        load("c16_c.bin", c.data(), 512);
+        Tile_bias bias_f4;
+        std::memcpy(bias_f4.data(), bias.data(), sizeof(typename Tile_bias::DType) * 32); // and its contents
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMATMUL_MX<profile_a5>(c, a, a_scale, b, b_scale, bias_f4);
+            break;
+        case Prof::CPU:
+            profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale, bias_f4);
+            break;
+        }
+        store("c16_c.f4.out", c.data(), 512); // judged against its own golden
+        std::memcpy(c.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 5: Bias form with a unit-flag phase (`AccPhase`).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(c.data()),
+                                                     reinterpret_cast<const unsigned char*>(c.data() + 512));
+        load("c16_c.bin", c.data(), 512);
+        Tile_bias bias_f5;
+        std::memcpy(bias_f5.data(), bias.data(), sizeof(typename Tile_bias::DType) * 32); // and its contents
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMATMUL_MX<profile_a5, AccPhase::Final>(c, a, a_scale, b, b_scale, bias_f5);
+            break;
+        case Prof::CPU:
+            profiled::TMATMUL_MX<profile_cpu, AccPhase::Final>(c, a, a_scale, b, b_scale, bias_f5);
+            break;
+        }
+        store("c16_c.f5.out", c.data(), 512); // judged against its own golden
+        std::memcpy(c.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+}
+
+// case 17 (float_float4_e2m1x2_t): partial m, k, n 13x50x9 of 32x128x32
+void case_17([[maybe_unused]] Prof profile) {
+    using Tile_c = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 13, 9, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    TASSIGN(c, 0x0);
+    load("c17_c.bin", c.data(), 1024);
+    using Tile_a = Tile<TileType::Left, float4_e2m1x2_t, 32, 128, BLayout::ColMajor, 13, 50, SLayout::RowMajor, 512>;
+    Tile_a a;
+    TASSIGN(a, 0x0);
+    load("c17_a.bin", a.data(), 2048);
+    using Tile_a_scale =
+        Tile<TileType::ScaleLeft, float8_e8m0_t, 32, 4, BLayout::RowMajor, 13, 2, SLayout::RowMajor, 32>;
+    Tile_a_scale a_scale;
+    TASSIGN(a_scale, 0x0);
+    load("c17_a_scale.bin", a_scale.data(), 128);
+    using Tile_b = Tile<TileType::Right, float4_e2m1x2_t, 128, 32, BLayout::RowMajor, 50, 9, SLayout::ColMajor, 512>;
+    Tile_b b;
+    TASSIGN(b, 0x0);
+    load("c17_b.bin", b.data(), 2048);
+    using Tile_b_scale =
+        Tile<TileType::ScaleRight, float8_e8m0_t, 4, 32, BLayout::ColMajor, 2, 9, SLayout::ColMajor, 32>;
+    Tile_b_scale b_scale;
+    TASSIGN(b_scale, 0x0);
+    load("c17_b_scale.bin", b_scale.data(), 128);
+    using Tile_c_in = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 13, 9, SLayout::RowMajor, 1024>;
+    Tile_c_in c_in;
+    TASSIGN(c_in, 0x1000);
+    load("c17_c_in.bin", c_in.data(), 1024);
+    using Tile_bias = Tile<TileType::Bias, float, 1, 32, BLayout::RowMajor, 1, 9>;
+    Tile_bias bias;
+    TASSIGN(bias, 0x0);
+    load("c17_bias.bin", bias.data(), 32);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TMATMUL_MX<profile_a5>(c, a, a_scale, b, b_scale);
+        break;
+    case Prof::CPU:
+        profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
+        break;
+    }
+    store("c17_c.out", c.data(), 1024);
+}
+
+// case 18 (float_float4_e2m1x2_t): run-time m, k, n 5x100x21 of 16x128x32
+void case_18([[maybe_unused]] Prof profile) {
+    using Tile_c = Tile<TileType::Acc, float, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_c c(5, 21);
+    TASSIGN(c, 0x0);
+    load("c18_c.bin", c.data(), 512);
+    using Tile_a =
+        Tile<TileType::Left, float4_e2m1x2_t, 16, 128, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
+    Tile_a a(5, 100);
+    TASSIGN(a, 0x0);
+    load("c18_a.bin", a.data(), 1024);
+    using Tile_a_scale =
+        Tile<TileType::ScaleLeft, float8_e8m0_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 32>;
+    Tile_a_scale a_scale(5, 4);
+    TASSIGN(a_scale, 0x0);
+    load("c18_a_scale.bin", a_scale.data(), 64);
+    using Tile_b =
+        Tile<TileType::Right, float4_e2m1x2_t, 128, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC, SLayout::ColMajor, 512>;
+    Tile_b b(100, 21);
+    TASSIGN(b, 0x0);
+    load("c18_b.bin", b.data(), 2048);
+    using Tile_b_scale =
+        Tile<TileType::ScaleRight, float8_e8m0_t, 4, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::ColMajor, 32>;
+    Tile_b_scale b_scale(4, 21);
+    TASSIGN(b_scale, 0x0);
+    load("c18_b_scale.bin", b_scale.data(), 128);
+    using Tile_c_in = Tile<TileType::Acc, float, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_c_in c_in(5, 21);
+    TASSIGN(c_in, 0x800);
+    load("c18_c_in.bin", c_in.data(), 512);
+    using Tile_bias = Tile<TileType::Bias, float, 1, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_bias bias(1, 21);
+    TASSIGN(bias, 0x0);
+    load("c18_bias.bin", bias.data(), 32);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TMATMUL_MX<profile_a5>(c, a, a_scale, b, b_scale);
+        break;
+    case Prof::CPU:
+        profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
+        break;
+    }
+    store("c18_c.out", c.data(), 512);
+}
+
+// case 19 (float_float4_e2m1x2_t): non-square 48x64x16 valid 33x64x16
+void case_19([[maybe_unused]] Prof profile) {
+    using Tile_c = Tile<TileType::Acc, float, 48, 16, BLayout::ColMajor, 33, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    TASSIGN(c, 0x0);
+    load("c19_c.bin", c.data(), 768);
+    using Tile_a = Tile<TileType::Left, float4_e2m1x2_t, 48, 64, BLayout::ColMajor, 33, 64, SLayout::RowMajor, 512>;
+    Tile_a a;
+    TASSIGN(a, 0x0);
+    load("c19_a.bin", a.data(), 1536);
+    using Tile_a_scale =
+        Tile<TileType::ScaleLeft, float8_e8m0_t, 48, 2, BLayout::RowMajor, 33, 2, SLayout::RowMajor, 32>;
+    Tile_a_scale a_scale;
+    TASSIGN(a_scale, 0x0);
+    load("c19_a_scale.bin", a_scale.data(), 96);
+    using Tile_b = Tile<TileType::Right, float4_e2m1x2_t, 64, 16, BLayout::RowMajor, 64, 16, SLayout::ColMajor, 512>;
+    Tile_b b;
+    TASSIGN(b, 0x0);
+    load("c19_b.bin", b.data(), 512);
+    using Tile_b_scale =
+        Tile<TileType::ScaleRight, float8_e8m0_t, 2, 16, BLayout::ColMajor, 2, 16, SLayout::ColMajor, 32>;
+    Tile_b_scale b_scale;
+    TASSIGN(b_scale, 0x0);
+    load("c19_b_scale.bin", b_scale.data(), 32);
+    using Tile_c_in = Tile<TileType::Acc, float, 48, 16, BLayout::ColMajor, 33, 16, SLayout::RowMajor, 1024>;
+    Tile_c_in c_in;
+    TASSIGN(c_in, 0xc00);
+    load("c19_c_in.bin", c_in.data(), 768);
+    using Tile_bias = Tile<TileType::Bias, float, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_bias bias;
+    TASSIGN(bias, 0x0);
+    load("c19_bias.bin", bias.data(), 16);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TMATMUL_MX<profile_a5>(c, a, a_scale, b, b_scale);
+        break;
+    case Prof::CPU:
+        profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
+        break;
+    }
+    store("c19_c.out", c.data(), 768);
+}
+
+// case 20 (float_float4_e2m1x2_t_float4_e1m2x2_t): full 16x64x32
+void case_20([[maybe_unused]] Prof profile) {
+    using Tile_c = Tile<TileType::Acc, float, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    TASSIGN(c, 0x0);
+    load("c20_c.bin", c.data(), 512);
+    using Tile_a = Tile<TileType::Left, float4_e2m1x2_t, 16, 64, BLayout::ColMajor, 16, 64, SLayout::RowMajor, 512>;
+    Tile_a a;
+    TASSIGN(a, 0x0);
+    load("c20_a.bin", a.data(), 512);
+    using Tile_a_scale =
+        Tile<TileType::ScaleLeft, float8_e8m0_t, 16, 2, BLayout::RowMajor, 16, 2, SLayout::RowMajor, 32>;
+    Tile_a_scale a_scale;
+    TASSIGN(a_scale, 0x0);
+    load("c20_a_scale.bin", a_scale.data(), 32);
+    using Tile_b = Tile<TileType::Right, float4_e1m2x2_t, 64, 32, BLayout::RowMajor, 64, 32, SLayout::ColMajor, 512>;
+    Tile_b b;
+    TASSIGN(b, 0x0);
+    load("c20_b.bin", b.data(), 1024);
+    using Tile_b_scale =
+        Tile<TileType::ScaleRight, float8_e8m0_t, 2, 32, BLayout::ColMajor, 2, 32, SLayout::ColMajor, 32>;
+    Tile_b_scale b_scale;
+    TASSIGN(b_scale, 0x0);
+    load("c20_b_scale.bin", b_scale.data(), 64);
+    using Tile_c_in = Tile<TileType::Acc, float, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
+    Tile_c_in c_in;
+    TASSIGN(c_in, 0x800);
+    load("c20_c_in.bin", c_in.data(), 512);
+    using Tile_bias = Tile<TileType::Bias, float, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_bias bias;
+    TASSIGN(bias, 0x0);
+    load("c20_bias.bin", bias.data(), 32);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TMATMUL_MX<profile_a5>(c, a, a_scale, b, b_scale);
+        break;
+    case Prof::CPU:
+        profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
+        break;
+    }
+    store("c20_c.out", c.data(), 512);
+    { // overload 1 must give the main form's result: Unit-flag phase (`AccPhase`, a scheduling hint); computes what the main form computes.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(c.data()),
+                                                     reinterpret_cast<const unsigned char*>(c.data() + 512));
+        load("c20_c.bin", c.data(), 512);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMATMUL_MX<profile_a5, AccPhase::Final>(c, a, a_scale, b, b_scale);
+            break;
+        case Prof::CPU:
+            profiled::TMATMUL_MX<profile_cpu, AccPhase::Final>(c, a, a_scale, b, b_scale);
+            break;
+        }
+        same_bytes("overload 1, case 20", main_result, c.data());
+    }
+    { // overload 2: Accumulating form (a split-K step) that adds the scaled product to `c_in`.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(c.data()),
+                                                     reinterpret_cast<const unsigned char*>(c.data() + 512));
+        load("c20_c.bin", c.data(), 512);
+        Tile_c_in c_in_f2;
+        std::memcpy(c_in_f2.data(), c_in.data(), sizeof(typename Tile_c_in::DType) * 512); // and its contents
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMATMUL_MX<profile_a5>(c, c_in_f2, a, a_scale, b, b_scale);
+            break;
+        case Prof::CPU:
+            profiled::TMATMUL_MX<profile_cpu>(c, c_in_f2, a, a_scale, b, b_scale);
+            break;
+        }
+        store("c20_c.f2.out", c.data(), 512); // judged against its own golden
+        std::memcpy(c.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 3: Accumulating form with a unit-flag phase (`AccPhase`).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(c.data()),
+                                                     reinterpret_cast<const unsigned char*>(c.data() + 512));
+        load("c20_c.bin", c.data(), 512);
+        Tile_c_in c_in_f3;
+        std::memcpy(c_in_f3.data(), c_in.data(), sizeof(typename Tile_c_in::DType) * 512); // and its contents
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMATMUL_MX<profile_a5, AccPhase::Partial>(c, c_in_f3, a, a_scale, b, b_scale);
+            break;
+        case Prof::CPU:
+            profiled::TMATMUL_MX<profile_cpu, AccPhase::Partial>(c, c_in_f3, a, a_scale, b, b_scale);
+            break;
+        }
+        store("c20_c.f3.out", c.data(), 512); // judged against its own golden
+        std::memcpy(c.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 4: Bias form that adds row 0 of a `float` bias tile to every row of the scaled product.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(c.data()),
+                                                     reinterpret_cast<const unsigned char*>(c.data() + 512));
+        load("c20_c.bin", c.data(), 512);
+        Tile_bias bias_f4;
+        std::memcpy(bias_f4.data(), bias.data(), sizeof(typename Tile_bias::DType) * 32); // and its contents
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMATMUL_MX<profile_a5>(c, a, a_scale, b, b_scale, bias_f4);
+            break;
+        case Prof::CPU:
+            profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale, bias_f4);
+            break;
+        }
+        store("c20_c.f4.out", c.data(), 512); // judged against its own golden
+        std::memcpy(c.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 5: Bias form with a unit-flag phase (`AccPhase`).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(c.data()),
+                                                     reinterpret_cast<const unsigned char*>(c.data() + 512));
+        load("c20_c.bin", c.data(), 512);
+        Tile_bias bias_f5;
+        std::memcpy(bias_f5.data(), bias.data(), sizeof(typename Tile_bias::DType) * 32); // and its contents
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMATMUL_MX<profile_a5, AccPhase::Final>(c, a, a_scale, b, b_scale, bias_f5);
+            break;
+        case Prof::CPU:
+            profiled::TMATMUL_MX<profile_cpu, AccPhase::Final>(c, a, a_scale, b, b_scale, bias_f5);
+            break;
+        }
+        store("c20_c.f5.out", c.data(), 512); // judged against its own golden
+        std::memcpy(c.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+}
+
+// case 21 (float_float4_e2m1x2_t_float4_e1m2x2_t): partial m, k, n 13x50x9 of 32x128x32
+void case_21([[maybe_unused]] Prof profile) {
+    using Tile_c = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 13, 9, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    TASSIGN(c, 0x0);
+    load("c21_c.bin", c.data(), 1024);
+    using Tile_a = Tile<TileType::Left, float4_e2m1x2_t, 32, 128, BLayout::ColMajor, 13, 50, SLayout::RowMajor, 512>;
+    Tile_a a;
+    TASSIGN(a, 0x0);
+    load("c21_a.bin", a.data(), 2048);
+    using Tile_a_scale =
+        Tile<TileType::ScaleLeft, float8_e8m0_t, 32, 4, BLayout::RowMajor, 13, 2, SLayout::RowMajor, 32>;
+    Tile_a_scale a_scale;
+    TASSIGN(a_scale, 0x0);
+    load("c21_a_scale.bin", a_scale.data(), 128);
+    using Tile_b = Tile<TileType::Right, float4_e1m2x2_t, 128, 32, BLayout::RowMajor, 50, 9, SLayout::ColMajor, 512>;
+    Tile_b b;
+    TASSIGN(b, 0x0);
+    load("c21_b.bin", b.data(), 2048);
+    using Tile_b_scale =
+        Tile<TileType::ScaleRight, float8_e8m0_t, 4, 32, BLayout::ColMajor, 2, 9, SLayout::ColMajor, 32>;
+    Tile_b_scale b_scale;
+    TASSIGN(b_scale, 0x0);
+    load("c21_b_scale.bin", b_scale.data(), 128);
+    using Tile_c_in = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 13, 9, SLayout::RowMajor, 1024>;
+    Tile_c_in c_in;
+    TASSIGN(c_in, 0x1000);
+    load("c21_c_in.bin", c_in.data(), 1024);
+    using Tile_bias = Tile<TileType::Bias, float, 1, 32, BLayout::RowMajor, 1, 9>;
+    Tile_bias bias;
+    TASSIGN(bias, 0x0);
+    load("c21_bias.bin", bias.data(), 32);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TMATMUL_MX<profile_a5>(c, a, a_scale, b, b_scale);
+        break;
+    case Prof::CPU:
+        profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
+        break;
+    }
+    store("c21_c.out", c.data(), 1024);
+}
+
+// case 22 (float_float4_e2m1x2_t_float4_e1m2x2_t): run-time m, k, n 5x100x21 of 16x128x32
+void case_22([[maybe_unused]] Prof profile) {
+    using Tile_c = Tile<TileType::Acc, float, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_c c(5, 21);
+    TASSIGN(c, 0x0);
+    load("c22_c.bin", c.data(), 512);
+    using Tile_a =
+        Tile<TileType::Left, float4_e2m1x2_t, 16, 128, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
+    Tile_a a(5, 100);
+    TASSIGN(a, 0x0);
+    load("c22_a.bin", a.data(), 1024);
+    using Tile_a_scale =
+        Tile<TileType::ScaleLeft, float8_e8m0_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 32>;
+    Tile_a_scale a_scale(5, 4);
+    TASSIGN(a_scale, 0x0);
+    load("c22_a_scale.bin", a_scale.data(), 64);
+    using Tile_b =
+        Tile<TileType::Right, float4_e1m2x2_t, 128, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC, SLayout::ColMajor, 512>;
+    Tile_b b(100, 21);
+    TASSIGN(b, 0x0);
+    load("c22_b.bin", b.data(), 2048);
+    using Tile_b_scale =
+        Tile<TileType::ScaleRight, float8_e8m0_t, 4, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::ColMajor, 32>;
+    Tile_b_scale b_scale(4, 21);
+    TASSIGN(b_scale, 0x0);
+    load("c22_b_scale.bin", b_scale.data(), 128);
+    using Tile_c_in = Tile<TileType::Acc, float, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_c_in c_in(5, 21);
+    TASSIGN(c_in, 0x800);
+    load("c22_c_in.bin", c_in.data(), 512);
+    using Tile_bias = Tile<TileType::Bias, float, 1, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_bias bias(1, 21);
+    TASSIGN(bias, 0x0);
+    load("c22_bias.bin", bias.data(), 32);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TMATMUL_MX<profile_a5>(c, a, a_scale, b, b_scale);
+        break;
+    case Prof::CPU:
+        profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
+        break;
+    }
+    store("c22_c.out", c.data(), 512);
+}
+
+// case 23 (float_float4_e2m1x2_t_float4_e1m2x2_t): non-square 48x64x16 valid 33x64x16
+void case_23([[maybe_unused]] Prof profile) {
+    using Tile_c = Tile<TileType::Acc, float, 48, 16, BLayout::ColMajor, 33, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    TASSIGN(c, 0x0);
+    load("c23_c.bin", c.data(), 768);
+    using Tile_a = Tile<TileType::Left, float4_e2m1x2_t, 48, 64, BLayout::ColMajor, 33, 64, SLayout::RowMajor, 512>;
+    Tile_a a;
+    TASSIGN(a, 0x0);
+    load("c23_a.bin", a.data(), 1536);
+    using Tile_a_scale =
+        Tile<TileType::ScaleLeft, float8_e8m0_t, 48, 2, BLayout::RowMajor, 33, 2, SLayout::RowMajor, 32>;
+    Tile_a_scale a_scale;
+    TASSIGN(a_scale, 0x0);
+    load("c23_a_scale.bin", a_scale.data(), 96);
+    using Tile_b = Tile<TileType::Right, float4_e1m2x2_t, 64, 16, BLayout::RowMajor, 64, 16, SLayout::ColMajor, 512>;
+    Tile_b b;
+    TASSIGN(b, 0x0);
+    load("c23_b.bin", b.data(), 512);
+    using Tile_b_scale =
+        Tile<TileType::ScaleRight, float8_e8m0_t, 2, 16, BLayout::ColMajor, 2, 16, SLayout::ColMajor, 32>;
+    Tile_b_scale b_scale;
+    TASSIGN(b_scale, 0x0);
+    load("c23_b_scale.bin", b_scale.data(), 32);
+    using Tile_c_in = Tile<TileType::Acc, float, 48, 16, BLayout::ColMajor, 33, 16, SLayout::RowMajor, 1024>;
+    Tile_c_in c_in;
+    TASSIGN(c_in, 0xc00);
+    load("c23_c_in.bin", c_in.data(), 768);
+    using Tile_bias = Tile<TileType::Bias, float, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_bias bias;
+    TASSIGN(bias, 0x0);
+    load("c23_bias.bin", bias.data(), 16);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TMATMUL_MX<profile_a5>(c, a, a_scale, b, b_scale);
+        break;
+    case Prof::CPU:
+        profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
+        break;
+    }
+    store("c23_c.out", c.data(), 768);
+}
+
+// case 24 (float_float4_e1m2x2_t_float4_e2m1x2_t): full 16x64x32
+void case_24([[maybe_unused]] Prof profile) {
+    using Tile_c = Tile<TileType::Acc, float, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    TASSIGN(c, 0x0);
+    load("c24_c.bin", c.data(), 512);
+    using Tile_a = Tile<TileType::Left, float4_e1m2x2_t, 16, 64, BLayout::ColMajor, 16, 64, SLayout::RowMajor, 512>;
+    Tile_a a;
+    TASSIGN(a, 0x0);
+    load("c24_a.bin", a.data(), 512);
+    using Tile_a_scale =
+        Tile<TileType::ScaleLeft, float8_e8m0_t, 16, 2, BLayout::RowMajor, 16, 2, SLayout::RowMajor, 32>;
+    Tile_a_scale a_scale;
+    TASSIGN(a_scale, 0x0);
+    load("c24_a_scale.bin", a_scale.data(), 32);
+    using Tile_b = Tile<TileType::Right, float4_e2m1x2_t, 64, 32, BLayout::RowMajor, 64, 32, SLayout::ColMajor, 512>;
+    Tile_b b;
+    TASSIGN(b, 0x0);
+    load("c24_b.bin", b.data(), 1024);
+    using Tile_b_scale =
+        Tile<TileType::ScaleRight, float8_e8m0_t, 2, 32, BLayout::ColMajor, 2, 32, SLayout::ColMajor, 32>;
+    Tile_b_scale b_scale;
+    TASSIGN(b_scale, 0x0);
+    load("c24_b_scale.bin", b_scale.data(), 64);
+    using Tile_c_in = Tile<TileType::Acc, float, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
+    Tile_c_in c_in;
+    TASSIGN(c_in, 0x800);
+    load("c24_c_in.bin", c_in.data(), 512);
+    using Tile_bias = Tile<TileType::Bias, float, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_bias bias;
+    TASSIGN(bias, 0x0);
+    load("c24_bias.bin", bias.data(), 32);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TMATMUL_MX<profile_a5>(c, a, a_scale, b, b_scale);
+        break;
+    case Prof::CPU:
+        profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
+        break;
+    }
+    store("c24_c.out", c.data(), 512);
+    { // overload 1 must give the main form's result: Unit-flag phase (`AccPhase`, a scheduling hint); computes what the main form computes.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(c.data()),
+                                                     reinterpret_cast<const unsigned char*>(c.data() + 512));
+        load("c24_c.bin", c.data(), 512);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMATMUL_MX<profile_a5, AccPhase::Final>(c, a, a_scale, b, b_scale);
+            break;
+        case Prof::CPU:
+            profiled::TMATMUL_MX<profile_cpu, AccPhase::Final>(c, a, a_scale, b, b_scale);
+            break;
+        }
+        same_bytes("overload 1, case 24", main_result, c.data());
+    }
+    { // overload 2: Accumulating form (a split-K step) that adds the scaled product to `c_in`.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(c.data()),
+                                                     reinterpret_cast<const unsigned char*>(c.data() + 512));
+        load("c24_c.bin", c.data(), 512);
+        Tile_c_in c_in_f2;
+        std::memcpy(c_in_f2.data(), c_in.data(), sizeof(typename Tile_c_in::DType) * 512); // and its contents
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMATMUL_MX<profile_a5>(c, c_in_f2, a, a_scale, b, b_scale);
+            break;
+        case Prof::CPU:
+            profiled::TMATMUL_MX<profile_cpu>(c, c_in_f2, a, a_scale, b, b_scale);
+            break;
+        }
+        store("c24_c.f2.out", c.data(), 512); // judged against its own golden
+        std::memcpy(c.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 3: Accumulating form with a unit-flag phase (`AccPhase`).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(c.data()),
+                                                     reinterpret_cast<const unsigned char*>(c.data() + 512));
+        load("c24_c.bin", c.data(), 512);
+        Tile_c_in c_in_f3;
+        std::memcpy(c_in_f3.data(), c_in.data(), sizeof(typename Tile_c_in::DType) * 512); // and its contents
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMATMUL_MX<profile_a5, AccPhase::Partial>(c, c_in_f3, a, a_scale, b, b_scale);
+            break;
+        case Prof::CPU:
+            profiled::TMATMUL_MX<profile_cpu, AccPhase::Partial>(c, c_in_f3, a, a_scale, b, b_scale);
+            break;
+        }
+        store("c24_c.f3.out", c.data(), 512); // judged against its own golden
+        std::memcpy(c.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 4: Bias form that adds row 0 of a `float` bias tile to every row of the scaled product.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(c.data()),
+                                                     reinterpret_cast<const unsigned char*>(c.data() + 512));
+        load("c24_c.bin", c.data(), 512);
+        Tile_bias bias_f4;
+        std::memcpy(bias_f4.data(), bias.data(), sizeof(typename Tile_bias::DType) * 32); // and its contents
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMATMUL_MX<profile_a5>(c, a, a_scale, b, b_scale, bias_f4);
+            break;
+        case Prof::CPU:
+            profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale, bias_f4);
+            break;
+        }
+        store("c24_c.f4.out", c.data(), 512); // judged against its own golden
+        std::memcpy(c.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 5: Bias form with a unit-flag phase (`AccPhase`).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(c.data()),
+                                                     reinterpret_cast<const unsigned char*>(c.data() + 512));
+        load("c24_c.bin", c.data(), 512);
+        Tile_bias bias_f5;
+        std::memcpy(bias_f5.data(), bias.data(), sizeof(typename Tile_bias::DType) * 32); // and its contents
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMATMUL_MX<profile_a5, AccPhase::Final>(c, a, a_scale, b, b_scale, bias_f5);
+            break;
+        case Prof::CPU:
+            profiled::TMATMUL_MX<profile_cpu, AccPhase::Final>(c, a, a_scale, b, b_scale, bias_f5);
+            break;
+        }
+        store("c24_c.f5.out", c.data(), 512); // judged against its own golden
+        std::memcpy(c.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+}
+
+// case 25 (float_float4_e1m2x2_t_float4_e2m1x2_t): partial m, k, n 13x50x9 of 32x128x32
+void case_25([[maybe_unused]] Prof profile) {
+    using Tile_c = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 13, 9, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    TASSIGN(c, 0x0);
+    load("c25_c.bin", c.data(), 1024);
+    using Tile_a = Tile<TileType::Left, float4_e1m2x2_t, 32, 128, BLayout::ColMajor, 13, 50, SLayout::RowMajor, 512>;
+    Tile_a a;
+    TASSIGN(a, 0x0);
+    load("c25_a.bin", a.data(), 2048);
+    using Tile_a_scale =
+        Tile<TileType::ScaleLeft, float8_e8m0_t, 32, 4, BLayout::RowMajor, 13, 2, SLayout::RowMajor, 32>;
+    Tile_a_scale a_scale;
+    TASSIGN(a_scale, 0x0);
+    load("c25_a_scale.bin", a_scale.data(), 128);
+    using Tile_b = Tile<TileType::Right, float4_e2m1x2_t, 128, 32, BLayout::RowMajor, 50, 9, SLayout::ColMajor, 512>;
+    Tile_b b;
+    TASSIGN(b, 0x0);
+    load("c25_b.bin", b.data(), 2048);
+    using Tile_b_scale =
+        Tile<TileType::ScaleRight, float8_e8m0_t, 4, 32, BLayout::ColMajor, 2, 9, SLayout::ColMajor, 32>;
+    Tile_b_scale b_scale;
+    TASSIGN(b_scale, 0x0);
+    load("c25_b_scale.bin", b_scale.data(), 128);
+    using Tile_c_in = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 13, 9, SLayout::RowMajor, 1024>;
+    Tile_c_in c_in;
+    TASSIGN(c_in, 0x1000);
+    load("c25_c_in.bin", c_in.data(), 1024);
+    using Tile_bias = Tile<TileType::Bias, float, 1, 32, BLayout::RowMajor, 1, 9>;
+    Tile_bias bias;
+    TASSIGN(bias, 0x0);
+    load("c25_bias.bin", bias.data(), 32);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TMATMUL_MX<profile_a5>(c, a, a_scale, b, b_scale);
+        break;
+    case Prof::CPU:
+        profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
+        break;
+    }
+    store("c25_c.out", c.data(), 1024);
+}
+
+// case 26 (float_float4_e1m2x2_t_float4_e2m1x2_t): run-time m, k, n 5x100x21 of 16x128x32
+void case_26([[maybe_unused]] Prof profile) {
+    using Tile_c = Tile<TileType::Acc, float, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_c c(5, 21);
+    TASSIGN(c, 0x0);
+    load("c26_c.bin", c.data(), 512);
+    using Tile_a =
+        Tile<TileType::Left, float4_e1m2x2_t, 16, 128, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
+    Tile_a a(5, 100);
+    TASSIGN(a, 0x0);
+    load("c26_a.bin", a.data(), 1024);
+    using Tile_a_scale =
+        Tile<TileType::ScaleLeft, float8_e8m0_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 32>;
+    Tile_a_scale a_scale(5, 4);
+    TASSIGN(a_scale, 0x0);
+    load("c26_a_scale.bin", a_scale.data(), 64);
+    using Tile_b =
+        Tile<TileType::Right, float4_e2m1x2_t, 128, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC, SLayout::ColMajor, 512>;
+    Tile_b b(100, 21);
+    TASSIGN(b, 0x0);
+    load("c26_b.bin", b.data(), 2048);
+    using Tile_b_scale =
+        Tile<TileType::ScaleRight, float8_e8m0_t, 4, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::ColMajor, 32>;
+    Tile_b_scale b_scale(4, 21);
+    TASSIGN(b_scale, 0x0);
+    load("c26_b_scale.bin", b_scale.data(), 128);
+    using Tile_c_in = Tile<TileType::Acc, float, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_c_in c_in(5, 21);
+    TASSIGN(c_in, 0x800);
+    load("c26_c_in.bin", c_in.data(), 512);
+    using Tile_bias = Tile<TileType::Bias, float, 1, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_bias bias(1, 21);
+    TASSIGN(bias, 0x0);
+    load("c26_bias.bin", bias.data(), 32);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TMATMUL_MX<profile_a5>(c, a, a_scale, b, b_scale);
+        break;
+    case Prof::CPU:
+        profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
+        break;
+    }
+    store("c26_c.out", c.data(), 512);
+}
+
+// case 27 (float_float4_e1m2x2_t_float4_e2m1x2_t): non-square 48x64x16 valid 33x64x16
+void case_27([[maybe_unused]] Prof profile) {
+    using Tile_c = Tile<TileType::Acc, float, 48, 16, BLayout::ColMajor, 33, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    TASSIGN(c, 0x0);
+    load("c27_c.bin", c.data(), 768);
+    using Tile_a = Tile<TileType::Left, float4_e1m2x2_t, 48, 64, BLayout::ColMajor, 33, 64, SLayout::RowMajor, 512>;
+    Tile_a a;
+    TASSIGN(a, 0x0);
+    load("c27_a.bin", a.data(), 1536);
+    using Tile_a_scale =
+        Tile<TileType::ScaleLeft, float8_e8m0_t, 48, 2, BLayout::RowMajor, 33, 2, SLayout::RowMajor, 32>;
+    Tile_a_scale a_scale;
+    TASSIGN(a_scale, 0x0);
+    load("c27_a_scale.bin", a_scale.data(), 96);
+    using Tile_b = Tile<TileType::Right, float4_e2m1x2_t, 64, 16, BLayout::RowMajor, 64, 16, SLayout::ColMajor, 512>;
+    Tile_b b;
+    TASSIGN(b, 0x0);
+    load("c27_b.bin", b.data(), 512);
+    using Tile_b_scale =
+        Tile<TileType::ScaleRight, float8_e8m0_t, 2, 16, BLayout::ColMajor, 2, 16, SLayout::ColMajor, 32>;
+    Tile_b_scale b_scale;
+    TASSIGN(b_scale, 0x0);
+    load("c27_b_scale.bin", b_scale.data(), 32);
+    using Tile_c_in = Tile<TileType::Acc, float, 48, 16, BLayout::ColMajor, 33, 16, SLayout::RowMajor, 1024>;
+    Tile_c_in c_in;
+    TASSIGN(c_in, 0xc00);
+    load("c27_c_in.bin", c_in.data(), 768);
+    using Tile_bias = Tile<TileType::Bias, float, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_bias bias;
+    TASSIGN(bias, 0x0);
+    load("c27_bias.bin", bias.data(), 16);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TMATMUL_MX<profile_a5>(c, a, a_scale, b, b_scale);
+        break;
+    case Prof::CPU:
+        profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
+        break;
+    }
+    store("c27_c.out", c.data(), 768);
+}
+
+// case 28 (float_float4_e1m2x2_t): full 16x64x32
+void case_28([[maybe_unused]] Prof profile) {
+    using Tile_c = Tile<TileType::Acc, float, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    TASSIGN(c, 0x0);
+    load("c28_c.bin", c.data(), 512);
+    using Tile_a = Tile<TileType::Left, float4_e1m2x2_t, 16, 64, BLayout::ColMajor, 16, 64, SLayout::RowMajor, 512>;
+    Tile_a a;
+    TASSIGN(a, 0x0);
+    load("c28_a.bin", a.data(), 512);
+    using Tile_a_scale =
+        Tile<TileType::ScaleLeft, float8_e8m0_t, 16, 2, BLayout::RowMajor, 16, 2, SLayout::RowMajor, 32>;
+    Tile_a_scale a_scale;
+    TASSIGN(a_scale, 0x0);
+    load("c28_a_scale.bin", a_scale.data(), 32);
+    using Tile_b = Tile<TileType::Right, float4_e1m2x2_t, 64, 32, BLayout::RowMajor, 64, 32, SLayout::ColMajor, 512>;
+    Tile_b b;
+    TASSIGN(b, 0x0);
+    load("c28_b.bin", b.data(), 1024);
+    using Tile_b_scale =
+        Tile<TileType::ScaleRight, float8_e8m0_t, 2, 32, BLayout::ColMajor, 2, 32, SLayout::ColMajor, 32>;
+    Tile_b_scale b_scale;
+    TASSIGN(b_scale, 0x0);
+    load("c28_b_scale.bin", b_scale.data(), 64);
+    using Tile_c_in = Tile<TileType::Acc, float, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
+    Tile_c_in c_in;
+    TASSIGN(c_in, 0x800);
+    load("c28_c_in.bin", c_in.data(), 512);
+    using Tile_bias = Tile<TileType::Bias, float, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_bias bias;
+    TASSIGN(bias, 0x0);
+    load("c28_bias.bin", bias.data(), 32);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TMATMUL_MX<profile_a5>(c, a, a_scale, b, b_scale);
+        break;
+    case Prof::CPU:
+        profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
+        break;
+    }
+    store("c28_c.out", c.data(), 512);
+    { // overload 1 must give the main form's result: Unit-flag phase (`AccPhase`, a scheduling hint); computes what the main form computes.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(c.data()),
+                                                     reinterpret_cast<const unsigned char*>(c.data() + 512));
+        load("c28_c.bin", c.data(), 512);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMATMUL_MX<profile_a5, AccPhase::Final>(c, a, a_scale, b, b_scale);
+            break;
+        case Prof::CPU:
+            profiled::TMATMUL_MX<profile_cpu, AccPhase::Final>(c, a, a_scale, b, b_scale);
+            break;
+        }
+        same_bytes("overload 1, case 28", main_result, c.data());
+    }
+    { // overload 2: Accumulating form (a split-K step) that adds the scaled product to `c_in`.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(c.data()),
+                                                     reinterpret_cast<const unsigned char*>(c.data() + 512));
+        load("c28_c.bin", c.data(), 512);
+        Tile_c_in c_in_f2;
+        std::memcpy(c_in_f2.data(), c_in.data(), sizeof(typename Tile_c_in::DType) * 512); // and its contents
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMATMUL_MX<profile_a5>(c, c_in_f2, a, a_scale, b, b_scale);
+            break;
+        case Prof::CPU:
+            profiled::TMATMUL_MX<profile_cpu>(c, c_in_f2, a, a_scale, b, b_scale);
+            break;
+        }
+        store("c28_c.f2.out", c.data(), 512); // judged against its own golden
+        std::memcpy(c.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 3: Accumulating form with a unit-flag phase (`AccPhase`).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(c.data()),
+                                                     reinterpret_cast<const unsigned char*>(c.data() + 512));
+        load("c28_c.bin", c.data(), 512);
+        Tile_c_in c_in_f3;
+        std::memcpy(c_in_f3.data(), c_in.data(), sizeof(typename Tile_c_in::DType) * 512); // and its contents
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMATMUL_MX<profile_a5, AccPhase::Partial>(c, c_in_f3, a, a_scale, b, b_scale);
+            break;
+        case Prof::CPU:
+            profiled::TMATMUL_MX<profile_cpu, AccPhase::Partial>(c, c_in_f3, a, a_scale, b, b_scale);
+            break;
+        }
+        store("c28_c.f3.out", c.data(), 512); // judged against its own golden
+        std::memcpy(c.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 4: Bias form that adds row 0 of a `float` bias tile to every row of the scaled product.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(c.data()),
+                                                     reinterpret_cast<const unsigned char*>(c.data() + 512));
+        load("c28_c.bin", c.data(), 512);
+        Tile_bias bias_f4;
+        std::memcpy(bias_f4.data(), bias.data(), sizeof(typename Tile_bias::DType) * 32); // and its contents
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMATMUL_MX<profile_a5>(c, a, a_scale, b, b_scale, bias_f4);
+            break;
+        case Prof::CPU:
+            profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale, bias_f4);
+            break;
+        }
+        store("c28_c.f4.out", c.data(), 512); // judged against its own golden
+        std::memcpy(c.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 5: Bias form with a unit-flag phase (`AccPhase`).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(c.data()),
+                                                     reinterpret_cast<const unsigned char*>(c.data() + 512));
+        load("c28_c.bin", c.data(), 512);
+        Tile_bias bias_f5;
+        std::memcpy(bias_f5.data(), bias.data(), sizeof(typename Tile_bias::DType) * 32); // and its contents
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMATMUL_MX<profile_a5, AccPhase::Final>(c, a, a_scale, b, b_scale, bias_f5);
+            break;
+        case Prof::CPU:
+            profiled::TMATMUL_MX<profile_cpu, AccPhase::Final>(c, a, a_scale, b, b_scale, bias_f5);
+            break;
+        }
+        store("c28_c.f5.out", c.data(), 512); // judged against its own golden
+        std::memcpy(c.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+}
+
+// case 29 (float_float4_e1m2x2_t): partial m, k, n 13x50x9 of 32x128x32
+void case_29([[maybe_unused]] Prof profile) {
+    using Tile_c = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 13, 9, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    TASSIGN(c, 0x0);
+    load("c29_c.bin", c.data(), 1024);
+    using Tile_a = Tile<TileType::Left, float4_e1m2x2_t, 32, 128, BLayout::ColMajor, 13, 50, SLayout::RowMajor, 512>;
+    Tile_a a;
+    TASSIGN(a, 0x0);
+    load("c29_a.bin", a.data(), 2048);
+    using Tile_a_scale =
+        Tile<TileType::ScaleLeft, float8_e8m0_t, 32, 4, BLayout::RowMajor, 13, 2, SLayout::RowMajor, 32>;
+    Tile_a_scale a_scale;
+    TASSIGN(a_scale, 0x0);
+    load("c29_a_scale.bin", a_scale.data(), 128);
+    using Tile_b = Tile<TileType::Right, float4_e1m2x2_t, 128, 32, BLayout::RowMajor, 50, 9, SLayout::ColMajor, 512>;
+    Tile_b b;
+    TASSIGN(b, 0x0);
+    load("c29_b.bin", b.data(), 2048);
+    using Tile_b_scale =
+        Tile<TileType::ScaleRight, float8_e8m0_t, 4, 32, BLayout::ColMajor, 2, 9, SLayout::ColMajor, 32>;
+    Tile_b_scale b_scale;
+    TASSIGN(b_scale, 0x0);
+    load("c29_b_scale.bin", b_scale.data(), 128);
+    using Tile_c_in = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 13, 9, SLayout::RowMajor, 1024>;
+    Tile_c_in c_in;
+    TASSIGN(c_in, 0x1000);
+    load("c29_c_in.bin", c_in.data(), 1024);
+    using Tile_bias = Tile<TileType::Bias, float, 1, 32, BLayout::RowMajor, 1, 9>;
+    Tile_bias bias;
+    TASSIGN(bias, 0x0);
+    load("c29_bias.bin", bias.data(), 32);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TMATMUL_MX<profile_a5>(c, a, a_scale, b, b_scale);
+        break;
+    case Prof::CPU:
+        profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
+        break;
+    }
+    store("c29_c.out", c.data(), 1024);
+}
+
+// case 30 (float_float4_e1m2x2_t): run-time m, k, n 5x100x21 of 16x128x32
+void case_30([[maybe_unused]] Prof profile) {
+    using Tile_c = Tile<TileType::Acc, float, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_c c(5, 21);
+    TASSIGN(c, 0x0);
+    load("c30_c.bin", c.data(), 512);
+    using Tile_a =
+        Tile<TileType::Left, float4_e1m2x2_t, 16, 128, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
+    Tile_a a(5, 100);
+    TASSIGN(a, 0x0);
+    load("c30_a.bin", a.data(), 1024);
+    using Tile_a_scale =
+        Tile<TileType::ScaleLeft, float8_e8m0_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 32>;
+    Tile_a_scale a_scale(5, 4);
+    TASSIGN(a_scale, 0x0);
+    load("c30_a_scale.bin", a_scale.data(), 64);
+    using Tile_b =
+        Tile<TileType::Right, float4_e1m2x2_t, 128, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC, SLayout::ColMajor, 512>;
+    Tile_b b(100, 21);
+    TASSIGN(b, 0x0);
+    load("c30_b.bin", b.data(), 2048);
+    using Tile_b_scale =
+        Tile<TileType::ScaleRight, float8_e8m0_t, 4, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::ColMajor, 32>;
+    Tile_b_scale b_scale(4, 21);
+    TASSIGN(b_scale, 0x0);
+    load("c30_b_scale.bin", b_scale.data(), 128);
+    using Tile_c_in = Tile<TileType::Acc, float, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_c_in c_in(5, 21);
+    TASSIGN(c_in, 0x800);
+    load("c30_c_in.bin", c_in.data(), 512);
+    using Tile_bias = Tile<TileType::Bias, float, 1, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_bias bias(1, 21);
+    TASSIGN(bias, 0x0);
+    load("c30_bias.bin", bias.data(), 32);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TMATMUL_MX<profile_a5>(c, a, a_scale, b, b_scale);
+        break;
+    case Prof::CPU:
+        profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
+        break;
+    }
+    store("c30_c.out", c.data(), 512);
+}
+
+// case 31 (float_float4_e1m2x2_t): non-square 48x64x16 valid 33x64x16
+void case_31([[maybe_unused]] Prof profile) {
+    using Tile_c = Tile<TileType::Acc, float, 48, 16, BLayout::ColMajor, 33, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    TASSIGN(c, 0x0);
+    load("c31_c.bin", c.data(), 768);
+    using Tile_a = Tile<TileType::Left, float4_e1m2x2_t, 48, 64, BLayout::ColMajor, 33, 64, SLayout::RowMajor, 512>;
+    Tile_a a;
+    TASSIGN(a, 0x0);
+    load("c31_a.bin", a.data(), 1536);
+    using Tile_a_scale =
+        Tile<TileType::ScaleLeft, float8_e8m0_t, 48, 2, BLayout::RowMajor, 33, 2, SLayout::RowMajor, 32>;
+    Tile_a_scale a_scale;
+    TASSIGN(a_scale, 0x0);
+    load("c31_a_scale.bin", a_scale.data(), 96);
+    using Tile_b = Tile<TileType::Right, float4_e1m2x2_t, 64, 16, BLayout::RowMajor, 64, 16, SLayout::ColMajor, 512>;
+    Tile_b b;
+    TASSIGN(b, 0x0);
+    load("c31_b.bin", b.data(), 512);
+    using Tile_b_scale =
+        Tile<TileType::ScaleRight, float8_e8m0_t, 2, 16, BLayout::ColMajor, 2, 16, SLayout::ColMajor, 32>;
+    Tile_b_scale b_scale;
+    TASSIGN(b_scale, 0x0);
+    load("c31_b_scale.bin", b_scale.data(), 32);
+    using Tile_c_in = Tile<TileType::Acc, float, 48, 16, BLayout::ColMajor, 33, 16, SLayout::RowMajor, 1024>;
+    Tile_c_in c_in;
+    TASSIGN(c_in, 0xc00);
+    load("c31_c_in.bin", c_in.data(), 768);
+    using Tile_bias = Tile<TileType::Bias, float, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_bias bias;
+    TASSIGN(bias, 0x0);
+    load("c31_bias.bin", bias.data(), 16);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TMATMUL_MX<profile_a5>(c, a, a_scale, b, b_scale);
+        break;
+    case Prof::CPU:
+        profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
+        break;
+    }
+    store("c31_c.out", c.data(), 768);
+}
+
 // rf_a5_06_valid_range: breaks run-time rule 06_valid_range of A5; must stop with: PTO runtime error: TMATMUL_MX [A5]: the valid rows of a (m) must lie in [1, 4095]
 void rf_a5_06_valid_range(Prof) {
     using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
@@ -1285,6 +2325,38 @@ const Entry entries[] = {
     {"c14@CPU", case_14, Prof::CPU},
     {"c15@A5", case_15, Prof::A5},
     {"c15@CPU", case_15, Prof::CPU},
+    {"c16@A5", case_16, Prof::A5},
+    {"c16@CPU", case_16, Prof::CPU},
+    {"c17@A5", case_17, Prof::A5},
+    {"c17@CPU", case_17, Prof::CPU},
+    {"c18@A5", case_18, Prof::A5},
+    {"c18@CPU", case_18, Prof::CPU},
+    {"c19@A5", case_19, Prof::A5},
+    {"c19@CPU", case_19, Prof::CPU},
+    {"c20@A5", case_20, Prof::A5},
+    {"c20@CPU", case_20, Prof::CPU},
+    {"c21@A5", case_21, Prof::A5},
+    {"c21@CPU", case_21, Prof::CPU},
+    {"c22@A5", case_22, Prof::A5},
+    {"c22@CPU", case_22, Prof::CPU},
+    {"c23@A5", case_23, Prof::A5},
+    {"c23@CPU", case_23, Prof::CPU},
+    {"c24@A5", case_24, Prof::A5},
+    {"c24@CPU", case_24, Prof::CPU},
+    {"c25@A5", case_25, Prof::A5},
+    {"c25@CPU", case_25, Prof::CPU},
+    {"c26@A5", case_26, Prof::A5},
+    {"c26@CPU", case_26, Prof::CPU},
+    {"c27@A5", case_27, Prof::A5},
+    {"c27@CPU", case_27, Prof::CPU},
+    {"c28@A5", case_28, Prof::A5},
+    {"c28@CPU", case_28, Prof::CPU},
+    {"c29@A5", case_29, Prof::A5},
+    {"c29@CPU", case_29, Prof::CPU},
+    {"c30@A5", case_30, Prof::A5},
+    {"c30@CPU", case_30, Prof::CPU},
+    {"c31@A5", case_31, Prof::A5},
+    {"c31@CPU", case_31, Prof::CPU},
     {"rf_a5_06_valid_range", rf_a5_06_valid_range, Prof::A5},
     {"rf_a5_07_valid_range", rf_a5_07_valid_range, Prof::A5},
     {"rf_a5_08_valid_range", rf_a5_08_valid_range, Prof::A5},

@@ -307,24 +307,264 @@ void case_5([[maybe_unused]] Prof profile) {
     store("c5_exp_zz.out", exp_zz.data(), 512);
 }
 
-// case 6 (int): INT8_SYM, valid 3x10 of 4x16
+// case 6 (mx): interleaved exponents, OCP E4M3, DN, float, valid 64x20 of 64x32
 void case_6([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 64, 32, BLayout::RowMajor, 64, 20>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c6_dst.bin", dst.data(), 2048);
+    using Tile_src = Tile<TileType::Vec, float, 64, 32, BLayout::RowMajor, 64, 20>;
+    Tile_src src;
+    TASSIGN(src, 0x800);
+    load("c6_src.bin", src.data(), 2048);
+    using Tile_exp = Tile<TileType::Vec, uint8_t, 1, 64, BLayout::RowMajor, 1, 40>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x2800);
+    load("c6_exp.bin", exp.data(), 64);
+    using Tile_max = Tile<TileType::Vec, float, 8, 8, BLayout::RowMajor, 8, 8>;
+    Tile_max max;
+    TASSIGN(max, 0x2840);
+    load("c6_max.bin", max.data(), 64);
+    using Tile_scaling = Tile<TileType::Vec, float, 8, 8, BLayout::RowMajor, 8, 8>;
+    Tile_scaling scaling;
+    TASSIGN(scaling, 0x2940);
+    load("c6_scaling.bin", scaling.data(), 64);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TQUANT<profile_a5, 0, MxQuantAlg::OcpMxFp8E4M3, true, Tile_dst, Tile_src, Tile_exp, Tile_max,
+                         Tile_scaling>(dst, src, &exp, &max, &scaling);
+        break;
+    case Prof::CPU:
+        profiled::TQUANT<profile_cpu, 0, MxQuantAlg::OcpMxFp8E4M3, true, Tile_dst, Tile_src, Tile_exp, Tile_max,
+                         Tile_scaling>(dst, src, &exp, &max, &scaling);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c6_dst.out", dst.data(), 2048);
+    store("c6_exp.out", exp.data(), 64);
+    store("c6_max.out", max.data(), 64);
+    store("c6_scaling.out", scaling.data(), 64);
+}
+
+// case 7 (mx_fp4): OCP E2M1, ND groups, half, valid 3x64 of 4x64
+void case_7([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, float4_e2m1x2_t, 4, 64, BLayout::RowMajor, 3, 64>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c7_dst.bin", dst.data(), 128);
+    using Tile_src = Tile<TileType::Vec, half, 4, 64, BLayout::RowMajor, 3, 64>;
+    Tile_src src;
+    TASSIGN(src, 0x80);
+    load("c7_src.bin", src.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, uint8_t, 4, 32, BLayout::RowMajor, 4, 32>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x280);
+    load("c7_exp.bin", exp.data(), 128);
+    using Tile_max = Tile<TileType::Vec, float, 1, 8, BLayout::RowMajor, 1, 8>;
+    Tile_max max;
+    TASSIGN(max, 0x300);
+    load("c7_max.bin", max.data(), 8);
+    using Tile_scaling = Tile<TileType::Vec, float, 1, 8, BLayout::RowMajor, 1, 8>;
+    Tile_scaling scaling;
+    TASSIGN(scaling, 0x340);
+    load("c7_scaling.bin", scaling.data(), 8);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TQUANT<profile_a5, 1, MxQuantAlg::OcpMxFp4E2M1, Tile_dst, Tile_src, Tile_exp, Tile_max, Tile_scaling>(
+            dst, src, &exp, &max, &scaling);
+        break;
+    case Prof::CPU:
+        profiled::TQUANT<profile_cpu, 1, MxQuantAlg::OcpMxFp4E2M1, Tile_dst, Tile_src, Tile_exp, Tile_max,
+                         Tile_scaling>(dst, src, &exp, &max, &scaling);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c7_dst.out", dst.data(), 128);
+    store("c7_exp.out", exp.data(), 128);
+    store("c7_max.out", max.data(), 8);
+    store("c7_scaling.out", scaling.data(), 8);
+}
+
+// case 8 (mx_fp4): NV E2M1, ND groups, half, 2x64
+void case_8([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, float4_e2m1x2_t, 2, 64, BLayout::RowMajor, 2, 64>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c8_dst.bin", dst.data(), 64);
+    using Tile_src = Tile<TileType::Vec, half, 2, 64, BLayout::RowMajor, 2, 64>;
+    Tile_src src;
+    TASSIGN(src, 0x40);
+    load("c8_src.bin", src.data(), 128);
+    using Tile_exp = Tile<TileType::Vec, uint8_t, 2, 32, BLayout::RowMajor, 2, 32>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x140);
+    load("c8_exp.bin", exp.data(), 64);
+    using Tile_max = Tile<TileType::Vec, float, 1, 8, BLayout::RowMajor, 1, 8>;
+    Tile_max max;
+    TASSIGN(max, 0x180);
+    load("c8_max.bin", max.data(), 8);
+    using Tile_scaling = Tile<TileType::Vec, float, 1, 8, BLayout::RowMajor, 1, 8>;
+    Tile_scaling scaling;
+    TASSIGN(scaling, 0x1c0);
+    load("c8_scaling.bin", scaling.data(), 8);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TQUANT<profile_a5, 1, MxQuantAlg::NvMxFp4E2M1, Tile_dst, Tile_src, Tile_exp, Tile_max, Tile_scaling>(
+            dst, src, &exp, &max, &scaling);
+        break;
+    case Prof::CPU:
+        profiled::TQUANT<profile_cpu, 1, MxQuantAlg::NvMxFp4E2M1, Tile_dst, Tile_src, Tile_exp, Tile_max, Tile_scaling>(
+            dst, src, &exp, &max, &scaling);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c8_dst.out", dst.data(), 64);
+    store("c8_exp.out", exp.data(), 64);
+    store("c8_max.out", max.data(), 8);
+    store("c8_scaling.out", scaling.data(), 8);
+}
+
+// case 9 (mx_fp4): OCP E2M1, DN groups, bfloat16_t, valid 32x20 of 32x32
+void case_9([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, float4_e2m1x2_t, 32, 32, BLayout::RowMajor, 32, 20>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c9_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 32, 32, BLayout::RowMajor, 32, 20>;
+    Tile_src src;
+    TASSIGN(src, 0x200);
+    load("c9_src.bin", src.data(), 1024);
+    using Tile_exp = Tile<TileType::Vec, uint8_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_exp exp;
+    TASSIGN(exp, 0xa00);
+    load("c9_exp.bin", exp.data(), 32);
+    using Tile_max = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, 4, 8>;
+    Tile_max max;
+    TASSIGN(max, 0xa40);
+    load("c9_max.bin", max.data(), 32);
+    using Tile_scaling = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, 4, 8>;
+    Tile_scaling scaling;
+    TASSIGN(scaling, 0xac0);
+    load("c9_scaling.bin", scaling.data(), 32);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TQUANT<profile_a5, 0, MxQuantAlg::OcpMxFp4E2M1, Tile_dst, Tile_src, Tile_exp, Tile_max, Tile_scaling>(
+            dst, src, &exp, &max, &scaling);
+        break;
+    case Prof::CPU:
+        profiled::TQUANT<profile_cpu, 0, MxQuantAlg::OcpMxFp4E2M1, Tile_dst, Tile_src, Tile_exp, Tile_max,
+                         Tile_scaling>(dst, src, &exp, &max, &scaling);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c9_dst.out", dst.data(), 512);
+    store("c9_exp.out", exp.data(), 32);
+    store("c9_max.out", max.data(), 32);
+    store("c9_scaling.out", scaling.data(), 32);
+}
+
+// case 10 (mx_fp4): QuantType::MXFP4_E2M1 with QuantScaleAlg::NV, bfloat16_t, 2x64
+void case_10([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, float4_e2m1x2_t, 2, 64, BLayout::RowMajor, 2, 64>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c10_dst.bin", dst.data(), 64);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 2, 64, BLayout::RowMajor, 2, 64>;
+    Tile_src src;
+    TASSIGN(src, 0x40);
+    load("c10_src.bin", src.data(), 128);
+    using Tile_exp = Tile<TileType::Vec, uint8_t, 2, 32, BLayout::RowMajor, 2, 32>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x140);
+    load("c10_exp.bin", exp.data(), 64);
+    using Tile_max = Tile<TileType::Vec, float, 1, 8, BLayout::RowMajor, 1, 8>;
+    Tile_max max;
+    TASSIGN(max, 0x180);
+    load("c10_max.bin", max.data(), 8);
+    using Tile_scaling = Tile<TileType::Vec, float, 1, 8, BLayout::RowMajor, 1, 8>;
+    Tile_scaling scaling;
+    TASSIGN(scaling, 0x1c0);
+    load("c10_scaling.bin", scaling.data(), 8);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TQUANT<profile_a5, QuantType::MXFP4_E2M1, Tile_dst, Tile_src, Tile_exp, Tile_max, Tile_scaling,
+                         QuantScaleAlg::NV>(dst, src, &exp, &max, &scaling);
+        break;
+    case Prof::CPU:
+        profiled::TQUANT<profile_cpu, QuantType::MXFP4_E2M1, Tile_dst, Tile_src, Tile_exp, Tile_max, Tile_scaling,
+                         QuantScaleAlg::NV>(dst, src, &exp, &max, &scaling);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c10_dst.out", dst.data(), 64);
+    store("c10_exp.out", exp.data(), 64);
+    store("c10_max.out", max.data(), 8);
+    store("c10_scaling.out", scaling.data(), 8);
+}
+
+// case 11 (mx_fp4): interleaved exponents, NV E2M1, DN, bfloat16_t, valid 128x24 of 128x32
+void case_11([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, float4_e2m1x2_t, 128, 32, BLayout::RowMajor, 128, 24>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c11_dst.bin", dst.data(), 2048);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 128, 32, BLayout::RowMajor, 128, 24>;
+    Tile_src src;
+    TASSIGN(src, 0x800);
+    load("c11_src.bin", src.data(), 4096);
+    using Tile_exp = Tile<TileType::Vec, uint8_t, 2, 64, BLayout::RowMajor, 2, 48>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x2800);
+    load("c11_exp.bin", exp.data(), 128);
+    using Tile_max = Tile<TileType::Vec, float, 16, 8, BLayout::RowMajor, 16, 8>;
+    Tile_max max;
+    TASSIGN(max, 0x2880);
+    load("c11_max.bin", max.data(), 128);
+    using Tile_scaling = Tile<TileType::Vec, float, 16, 8, BLayout::RowMajor, 16, 8>;
+    Tile_scaling scaling;
+    TASSIGN(scaling, 0x2a80);
+    load("c11_scaling.bin", scaling.data(), 128);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TQUANT<profile_a5, 0, MxQuantAlg::NvMxFp4E2M1, true, Tile_dst, Tile_src, Tile_exp, Tile_max,
+                         Tile_scaling>(dst, src, &exp, &max, &scaling);
+        break;
+    case Prof::CPU:
+        profiled::TQUANT<profile_cpu, 0, MxQuantAlg::NvMxFp4E2M1, true, Tile_dst, Tile_src, Tile_exp, Tile_max,
+                         Tile_scaling>(dst, src, &exp, &max, &scaling);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c11_dst.out", dst.data(), 2048);
+    store("c11_exp.out", exp.data(), 128);
+    store("c11_max.out", max.data(), 128);
+    store("c11_scaling.out", scaling.data(), 128);
+}
+
+// case 12 (int): INT8_SYM, valid 3x10 of 4x16
+void case_12([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int8_t, 4, 32, BLayout::RowMajor, 3, 10>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c6_dst.bin", dst.data(), 128);
+    load("c12_dst.bin", dst.data(), 128);
     using Tile_src = Tile<TileType::Vec, float, 4, 16, BLayout::RowMajor, 3, 10>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c6_src.bin", src.data(), 64);
+    load("c12_src.bin", src.data(), 64);
     using Tile_scale = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, 3, 1>;
     Tile_scale scale;
     TASSIGN(scale, 0x180);
-    load("c6_scale.bin", scale.data(), 32);
+    load("c12_scale.bin", scale.data(), 32);
     using Tile_offset = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, 3, 1>;
     Tile_offset offset;
     TASSIGN(offset, 0x200);
-    load("c6_offset.bin", offset.data(), 32);
+    load("c12_offset.bin", offset.data(), 32);
     switch (profile) {
     case Prof::A2A3:
         profiled::TQUANT<profile_a2a3, QuantType::INT8_SYM, Tile_dst, Tile_src, Tile_offset>(dst, src, scale, nullptr);
@@ -336,27 +576,27 @@ void case_6([[maybe_unused]] Prof profile) {
         profiled::TQUANT<profile_cpu, QuantType::INT8_SYM, Tile_dst, Tile_src, Tile_offset>(dst, src, scale, nullptr);
         break;
     }
-    store("c6_dst.out", dst.data(), 128);
+    store("c12_dst.out", dst.data(), 128);
 }
 
-// case 7 (int): INT8_ASYM, 4x16
-void case_7([[maybe_unused]] Prof profile) {
+// case 13 (int): INT8_ASYM, 4x16
+void case_13([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 4, 32, BLayout::RowMajor, 4, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c7_dst.bin", dst.data(), 128);
+    load("c13_dst.bin", dst.data(), 128);
     using Tile_src = Tile<TileType::Vec, float, 4, 16, BLayout::RowMajor, 4, 16>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c7_src.bin", src.data(), 64);
+    load("c13_src.bin", src.data(), 64);
     using Tile_scale = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, 4, 1>;
     Tile_scale scale;
     TASSIGN(scale, 0x180);
-    load("c7_scale.bin", scale.data(), 32);
+    load("c13_scale.bin", scale.data(), 32);
     using Tile_offset = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, 4, 1>;
     Tile_offset offset;
     TASSIGN(offset, 0x200);
-    load("c7_offset.bin", offset.data(), 32);
+    load("c13_offset.bin", offset.data(), 32);
     switch (profile) {
     case Prof::A2A3:
         profiled::TQUANT<profile_a2a3, QuantType::INT8_ASYM, Tile_dst, Tile_src, Tile_offset>(dst, src, scale, &offset);
@@ -368,31 +608,31 @@ void case_7([[maybe_unused]] Prof profile) {
         profiled::TQUANT<profile_cpu, QuantType::INT8_ASYM, Tile_dst, Tile_src, Tile_offset>(dst, src, scale, &offset);
         break;
     }
-    store("c7_dst.out", dst.data(), 128);
+    store("c13_dst.out", dst.data(), 128);
 }
 
-// case 8 (int): INT8_ASYM with tmp, valid 2x12 of 4x16
-void case_8([[maybe_unused]] Prof profile) {
+// case 14 (int): INT8_ASYM with tmp, valid 2x12 of 4x16
+void case_14([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 4, 32, BLayout::RowMajor, 2, 12>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c8_dst.bin", dst.data(), 128);
+    load("c14_dst.bin", dst.data(), 128);
     using Tile_src = Tile<TileType::Vec, float, 4, 16, BLayout::RowMajor, 2, 12>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c8_src.bin", src.data(), 64);
+    load("c14_src.bin", src.data(), 64);
     using Tile_scale = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, 2, 1>;
     Tile_scale scale;
     TASSIGN(scale, 0x180);
-    load("c8_scale.bin", scale.data(), 32);
+    load("c14_scale.bin", scale.data(), 32);
     using Tile_offset = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, 2, 1>;
     Tile_offset offset;
     TASSIGN(offset, 0x200);
-    load("c8_offset.bin", offset.data(), 32);
+    load("c14_offset.bin", offset.data(), 32);
     using Tile_tmp = Tile<TileType::Vec, float, 4, 16, BLayout::RowMajor, 4, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x280);
-    load("c8_tmp.bin", tmp.data(), 64);
+    load("c14_tmp.bin", tmp.data(), 64);
     switch (profile) {
     case Prof::A2A3:
         profiled::TQUANT<profile_a2a3, QuantType::INT8_ASYM, Tile_dst, Tile_src, Tile_offset, Tile_tmp>(dst, src, scale,
@@ -407,7 +647,7 @@ void case_8([[maybe_unused]] Prof profile) {
                                                                                                        tmp, &offset);
         break;
     }
-    store("c8_dst.out", dst.data(), 128);
+    store("c14_dst.out", dst.data(), 128);
 }
 
 struct Entry {
@@ -417,13 +657,17 @@ struct Entry {
 };
 
 const Entry entries[] = {
-    {"c0@A5", case_0, Prof::A5},     {"c0@CPU", case_0, Prof::CPU}, {"c1@A5", case_1, Prof::A5},
-    {"c1@CPU", case_1, Prof::CPU},   {"c2@A5", case_2, Prof::A5},   {"c2@CPU", case_2, Prof::CPU},
-    {"c3@A5", case_3, Prof::A5},     {"c3@CPU", case_3, Prof::CPU}, {"c4@A5", case_4, Prof::A5},
-    {"c4@CPU", case_4, Prof::CPU},   {"c5@A5", case_5, Prof::A5},   {"c5@CPU", case_5, Prof::CPU},
-    {"c6@A2A3", case_6, Prof::A2A3}, {"c6@A5", case_6, Prof::A5},   {"c6@CPU", case_6, Prof::CPU},
-    {"c7@A2A3", case_7, Prof::A2A3}, {"c7@A5", case_7, Prof::A5},   {"c7@CPU", case_7, Prof::CPU},
-    {"c8@A2A3", case_8, Prof::A2A3}, {"c8@A5", case_8, Prof::A5},   {"c8@CPU", case_8, Prof::CPU},
+    {"c0@A5", case_0, Prof::A5},       {"c0@CPU", case_0, Prof::CPU}, {"c1@A5", case_1, Prof::A5},
+    {"c1@CPU", case_1, Prof::CPU},     {"c2@A5", case_2, Prof::A5},   {"c2@CPU", case_2, Prof::CPU},
+    {"c3@A5", case_3, Prof::A5},       {"c3@CPU", case_3, Prof::CPU}, {"c4@A5", case_4, Prof::A5},
+    {"c4@CPU", case_4, Prof::CPU},     {"c5@A5", case_5, Prof::A5},   {"c5@CPU", case_5, Prof::CPU},
+    {"c6@A5", case_6, Prof::A5},       {"c6@CPU", case_6, Prof::CPU}, {"c7@A5", case_7, Prof::A5},
+    {"c7@CPU", case_7, Prof::CPU},     {"c8@A5", case_8, Prof::A5},   {"c8@CPU", case_8, Prof::CPU},
+    {"c9@A5", case_9, Prof::A5},       {"c9@CPU", case_9, Prof::CPU}, {"c10@A5", case_10, Prof::A5},
+    {"c10@CPU", case_10, Prof::CPU},   {"c11@A5", case_11, Prof::A5}, {"c11@CPU", case_11, Prof::CPU},
+    {"c12@A2A3", case_12, Prof::A2A3}, {"c12@A5", case_12, Prof::A5}, {"c12@CPU", case_12, Prof::CPU},
+    {"c13@A2A3", case_13, Prof::A2A3}, {"c13@A5", case_13, Prof::A5}, {"c13@CPU", case_13, Prof::CPU},
+    {"c14@A2A3", case_14, Prof::A2A3}, {"c14@A5", case_14, Prof::A5}, {"c14@CPU", case_14, Prof::CPU},
 };
 
 } // namespace

@@ -4980,7 +4980,7 @@ PTO_INTERNAL RecordEvent TQUANT(TileDataOut& dst, TileDataSrc& src, TileDataExp*
 }
 } // namespace profiled
 
-// The grouped MX form with `interleave`, which A5 and later hardware use to write interleaved E2M1 output.
+// The grouped MX form with `interleave`: with DN groups, the exponents of each pair of 32-row groups side by side in a `ceil(M/64) x 2N` tile.
 template <int grp_axis, auto mx_alg, bool interleave, typename TileDataOut = void, typename TileDataSrc = void,
           typename TileDataExp = void, typename TileDataMax = void, typename TileDataScaling = void,
           typename... WaitEvents>

@@ -157,8 +157,10 @@ inline float ComputeMxGroupMax(TSrc& src, int axis, int group) {
     return fp4 && scale_alg == QuantScaleAlg::OCP ? Bf16BitsToFloat(top) : m;
 }
 
-template <int grp_axis, QuantType quant_type, QuantScaleAlg scale_alg, typename TOut, typename TSrc, typename TExp,
-          typename TMax, typename TScl>
+// With `interleave` (DN groups only) the exponent of group g of column c goes to (g / 2, 2c + g % 2):
+// the two groups of a 64-row pair side by side, A5's layout for the interleave form.
+template <int grp_axis, QuantType quant_type, QuantScaleAlg scale_alg, bool interleave = false, typename TOut,
+          typename TSrc, typename TExp, typename TMax, typename TScl>
 inline void mx_quant(TOut& dst, TSrc& src, TExp* exp, TMax* max, TScl* scaling) {
     using S = typename TSrc::DType;
     constexpr bool fp4 = quant_type == QuantType::MXFP4_E2M1;
@@ -189,6 +191,8 @@ inline void mx_quant(TOut& dst, TSrc& src, TExp* exp, TMax* max, TScl* scaling) 
             scaling->data()[flat] = static_cast<typename TScl::DType>(s);
             if constexpr (grp_axis == 1) {
                 exp->SetElement(line, group, e);
+            } else if constexpr (interleave) {
+                exp->SetElement(group / 2, 2 * line + group % 2, e);
             } else {
                 exp->SetElement(group, line, e);
             }
@@ -240,12 +244,28 @@ PTO_INTERNAL void TQUANT_impl(TOut& dst, TSrc& src, TExp* exp, TMax* max, TScl* 
                                                                                                    scaling);
 }
 
-// The grouped MX form with `interleave`: upstream's simulator has none, so neither does this one.
+// The grouped MX form with `interleave`, from A5's backend (upstream's CPU simulator has none): with
+// interleave false it is the grouped form; with true (DN groups only) dst, max and scaling are the
+// grouped form's and the exponents of row groups 2p and 2p + 1 of column c go to exp(p, 2c) and
+// exp(p, 2c + 1). exp is a ceil(Rows / 64) x (2 * Cols rounded up to 32) tile whose valid shape is
+// ceil(valid rows / 64) x 2 * valid columns; rows (static and valid) are a multiple of 64.
 template <int grp_axis, auto mx_alg, bool interleave, typename TOut, typename TSrc, typename TExp, typename TMax,
           typename TScl>
-PTO_INTERNAL void TQUANT_impl(TOut&, TSrc&, TExp*, TMax*, TScl*) {
-    static_assert(sim::always_false_v<TOut>,
-                  "TQUANT: the interleave form is not simulated (upstream's CPU simulator has no such form)");
+PTO_INTERNAL void TQUANT_impl(TOut& dst, TSrc& src, TExp* exp, TMax* max, TScl* scaling) {
+    static_assert(std::is_same_v<decltype(mx_alg), MxQuantAlg>, "TQUANT: mx_alg is an MxQuantAlg");
+    static_assert(!interleave || grp_axis == 0, "TQUANT: exponent interleave is for DN groups (grp_axis 0) only");
+    if constexpr (interleave) {
+        static_assert(TSrc::Rows % 64 == 0, "TQUANT: the interleave form needs rows a multiple of 64");
+        static_assert(TExp::Rows == (TSrc::Rows + 63) / 64 && TExp::Cols == (TSrc::Cols * 2 + 31) / 32 * 32,
+                      "TQUANT: the interleaved exponent tile is ceil(Rows / 64) x (2 * Cols rounded up to 32)");
+        sim::check(src.GetValidRow() % 64 == 0, "TQUANT", "the interleave form needs valid rows a multiple of 64");
+        sim::check(exp != nullptr && exp->GetValidRow() == (src.GetValidRow() + 63) / 64 &&
+                       exp->GetValidCol() == 2 * src.GetValidCol(),
+                   "TQUANT",
+                   "the interleaved exponent tile's valid shape is ceil(valid rows / 64) x 2 * valid columns");
+    }
+    cpu_quant::mx_quant<grp_axis, quant_detail::alg_type<mx_alg>, quant_detail::alg_scale<mx_alg>, interleave>(
+        dst, src, exp, max, scaling);
 }
 
 // ND groups named by QuantType and QuantScaleAlg.
