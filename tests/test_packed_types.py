@@ -2,8 +2,9 @@
 them on the CPU profile: TCVT to and from int4b_t, float4_e2m1x2_t and float4_e1m2x2_t, TLOAD with
 every pad value and TSTORE of twin types (two elements to a byte).
 
-The generated test plan leaves these types out (targets.yaml, `test_matrix: false`); this module
-checks the simulator against a reference written here from the spec's notes: encodings by
+The general test matrix leaves these types out (targets.yaml, `test_matrix: false`; only the MX
+products and TQUANT plan fp4 cases of their own, ptogen/testing/fp4.py); this module checks the
+conversions, loads and stores against a reference written here from the spec's notes: encodings by
 arithmetic (frexp and floor) rather than by the simulator's bit manipulation."""
 
 from __future__ import annotations

@@ -52,8 +52,9 @@ class DTypeDef(Strict):
     )
     test_matrix: bool = Field(
         True,
-        description="whether the generated test plan runs kernels of this type; the 4-bit types are left "
-        "out of it and exercised by tests/test_packed_types.py",
+        description="whether the general test matrix (every op over every type) includes this type; the "
+        "4-bit types are left out of it: the MX products and TQUANT plan their fp4 cases themselves, and "
+        "tests/test_packed_types.py checks TCVT, TLOAD and TSTORE of them",
     )
 
 
