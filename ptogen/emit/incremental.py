@@ -254,8 +254,20 @@ def full(layout: Layout, inputs: Inputs, store: Store) -> Result:
 
     specs = load_specs(layout.specs, layout.root)
     project = ProjectView(specs)
-    jobs = plan(project)
-    check_unique(jobs)
+    # An op unit found in the store is taken whole, paths included (its entry's digest covers them,
+    # and its key every input its plan follows from), so the op's tests are not planned again.
+    reused: dict[str, dict[str, str]] = {}
+    reused_keys: dict[str, str | None] = {}
+    skip: set[str] = set()
+    for op in project.ops:
+        unit = unit_of({"op": op})
+        key = inputs.op_key(unit)
+        hit = store.load_unit(key)
+        if hit is not None:
+            reused[unit], reused_keys[unit] = hit, key
+            skip.add(op.name)
+    jobs = [job for job in plan(project, reuse=frozenset(skip)) if unit_of(job[2]) not in reused]
+    check_unique(jobs + [(path, "", {}) for files in reused.values() for path in files])
     by_unit: dict[str, list[tuple[str, str, dict[str, object]]]] = {}
     for job in jobs:
         by_unit.setdefault(unit_of(job[2]), []).append(job)
@@ -277,10 +289,13 @@ def full(layout: Layout, inputs: Inputs, store: Store) -> Result:
         fresh = render_jobs(env, project, todo, layout.style, cache=cache_root(layout) / "format")
         for unit in stale:
             store.save_unit(keys[unit], {path: fresh[path] for path, _t, _e in by_unit[unit]})
-    files: dict[str, str] = {}
+    files: dict[str, str] = {
+        path: text for unit_files in reused.values() for path, text in unit_files.items()
+    }
     for path, _template, extra in jobs:
         unit = unit_of(extra)
         files[path] = stored[unit][path] if unit in stored else fresh[path]
+    keys.update(reused_keys)
     store.save_state(inputs.project_key, keys, output_hashes(files))
     return Result(files, len(files), stale)
 

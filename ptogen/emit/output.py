@@ -129,6 +129,16 @@ def recover(out: Path) -> None:
         shutil.rmtree(path, ignore_errors=True)
 
 
+def _keep(old: Path, target: Path) -> None:
+    """An unchanged file goes into the new tree as it is, mtime included (compilers' caches use
+    it): a hard link, since every written file is a new one and the old tree is only removed; a
+    copy where the file system has no links."""
+    try:
+        os.link(old, target)
+    except OSError:
+        shutil.copy2(old, target)
+
+
 def write_tree(out: Path, files: dict[str, str]) -> list[str]:
     """Replace `out` with exactly `files`; returns the relative paths that changed. The caller
     holds `output_lock(out)`."""
@@ -149,7 +159,7 @@ def write_tree(out: Path, files: dict[str, str]) -> list[str]:
             target = staging / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             if rel in before and rel not in changed_set:
-                shutil.copy2(before[rel], target)  # unchanged: keep its mtime (compilers' caches use it)
+                _keep(before[rel], target)
             else:
                 target.write_text(text, encoding="utf-8", newline="\n")
         if out.is_dir() and _exchange(staging, out):

@@ -185,8 +185,11 @@ def environment(templates_dir: Path, bytecode_cache: Path | None = None) -> jinj
     return env
 
 
-def plan(project: ProjectView) -> list[tuple[str, str, dict[str, object]]]:
-    """(output path, template, extra context) for every generated file."""
+def plan(
+    project: ProjectView, reuse: frozenset[str] = frozenset()
+) -> list[tuple[str, str, dict[str, object]]]:
+    """(output path, template, extra context) for every generated file; the ops named in `reuse`
+    (their outputs come from the incremental store) get no test plan, the costliest part."""
     jobs: list[tuple[str, str, dict[str, object]]] = [
         ("include/pto/common/pto_instr.hpp", "cpp/pto_instr.hpp.j2", {}),
         ("include/pto/common/pto_instr_impl.hpp", "cpp/pto_instr_impl.hpp.j2", {}),
@@ -219,7 +222,7 @@ def plan(project: ProjectView) -> list[tuple[str, str, dict[str, object]]]:
     jobs.extend(site_jobs())
     from ..testing.plan import test_jobs  # late import: test generation builds on the same views
 
-    jobs.extend(test_jobs(project))
+    jobs.extend(test_jobs(project, skip=reuse))
     return jobs
 
 

@@ -539,8 +539,9 @@ class SameValidShapeRule(RuleBase):
             return ""
         first, rest = self.operands[0], self.operands[1:]
         tick = "`" if code else ""
+        into = or_list(list[str](self.storage_read_into), code=code)
         return (
-            f", except when {tick}{first}{tick} is a {or_list(list[str](self.storage_read_into), code=code)} tile: "
+            f", except when {tick}{first}{tick} is a {into} tile: "
             f"then its valid region is read from the storage of {and_list(rest, code=code)} "
             f"and must lie within {'its' if len(rest) == 1 else 'their'} rows and columns"
         )
