@@ -3,6 +3,7 @@ shorthand, derived facts; errors located where the fact is written; `show` and `
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 from typing import Any
@@ -41,10 +42,16 @@ def _gen_errors(project: Path, capsys: pytest.CaptureFixture[str]) -> list[str]:
     return [line for line in capsys.readouterr().err.splitlines() if line.startswith("error:")]
 
 
+@functools.cache
+def _context() -> Any:
+    """The checkout's targets and classes, read once per worker (each spec's test used to read them)."""
+    return spec_context(ROOT / "specs", ROOT)[1]
+
+
 @pytest.mark.parametrize("spec", SPECS, ids=[p.stem for p in SPECS])
 def test_a_spec_is_written_over_its_class_exactly(spec: Path) -> None:
     """Resolving a spec and writing it over its class again gives the same facts back."""
-    _targets, ctx = spec_context(ROOT / "specs", ROOT)
+    ctx = _context()
     data, _origins = resolve_file(spec, ROOT / "specs", ROOT)
     assert "${" not in json.dumps(data), "a placeholder was left unfilled"
     written = factor_with(data, ctx, _class_of(spec))
