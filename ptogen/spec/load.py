@@ -7,6 +7,7 @@ checked before anything is reported, so one run shows every mistake.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -218,6 +219,7 @@ def load_specs(specs_dir: Path, root: Path | None = None) -> SpecSet:
     enum_cases = _parse_enum_cases(targets, targets_doc)
     classes_dir = specs_dir / opclasses.CLASSES_DIR
     context = opclasses.load_context(targets, targets_doc, classes_dir, root, cache)
+    context_key = _context_key(targets_file, classes_dir, root)
 
     errors: list[SpecError] = []
     ops: list[LoadedOp] = []
@@ -226,7 +228,7 @@ def load_specs(specs_dir: Path, root: Path | None = None) -> SpecSet:
         if path == targets_file or classes_dir in path.parents:
             continue
         display = display_path(path, root)
-        resolved = collected(errors, partial(_resolved, path, display, cache, context))
+        resolved = collected(errors, partial(_resolved, path, display, cache, context, context_key))
         if resolved is None:
             continue
         doc, origins = resolved
@@ -303,10 +305,32 @@ def _expr_scope(spec: OpSpec, targets: Targets) -> tuple[set[str], dict[str, int
     return names, attrs
 
 
+# Resolved specs of this process, by (display path, the file's bytes, the context's inputs): a
+# process that loads many copies of a project (the test suite) resolves each spec once. Only
+# successful resolutions are kept, and nothing downstream changes a resolved document.
+_RESOLVED: dict[tuple[str, str, str], tuple[LoadedDoc, dict[tuple[str | int, ...], Node]]] = {}
+_RESOLVED_MAX = 4096
+
+
+def _context_key(targets_file: Path, classes_dir: Path, root: Path) -> str:
+    """What a spec's resolution depends on besides its own file: targets.yaml and the class files."""
+    h = hashlib.sha256(targets_file.read_bytes())
+    for path in sorted(classes_dir.glob("*.yaml")) if classes_dir.is_dir() else []:
+        h.update(display_path(path, root).encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
 def _resolved(
-    path: Path, display: str, cache: Path, context: opclasses.Context
+    path: Path, display: str, cache: Path, context: opclasses.Context, context_key: str
 ) -> tuple[LoadedDoc, dict[tuple[str | int, ...], Node]]:
-    return resolve(load_yaml(path, display, cache), context)
+    key = (display, hashlib.sha256(path.read_bytes()).hexdigest(), context_key)
+    hit = _RESOLVED.get(key)
+    if hit is None:
+        hit = resolve(load_yaml(path, display, cache), context)
+        if len(_RESOLVED) >= _RESOLVED_MAX:
+            _RESOLVED.clear()
+        _RESOLVED[key] = hit
+    return hit
 
 
 def _check_dispatch_targets(ops: list[LoadedOp]) -> list[SpecError]:
