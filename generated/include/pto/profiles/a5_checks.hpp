@@ -4964,8 +4964,22 @@ struct profile_a5 {
                       "TINSERT [A5]: the tile locations of src and dst must be one of the profile's move pairs");
         static_assert(std::is_same_v<typename DstTileData::DType, typename SrcTileData::DType>,
                       "TINSERT [A5]: dst and src must have the same DType");
+        static_assert(!SrcTileData::isRowMajor && SrcTileData::SFractal == SLayout::RowMajor,
+                      "TINSERT [A5]: box layout of src must be BLayout::ColMajor with SLayout::RowMajor");
+        static_assert(
+            sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int32_t, int8_t, hifloat8_t,
+                             float8_e4m3_t, float8_e5m2_t, float8_e8m0_t, float4_e2m1x2_t, float4_e1m2x2_t> &&
+                sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int32_t, int8_t, hifloat8_t,
+                                 float8_e4m3_t, float8_e5m2_t, float8_e8m0_t, float4_e2m1x2_t, float4_e1m2x2_t>,
+            "TINSERT [A5]: DType must be one of: half, bfloat16_t, float, int32_t, int8_t, hifloat8_t, float8_e4m3_t, "
+            "float8_e5m2_t, float8_e8m0_t, float4_e2m1x2_t, float4_e1m2x2_t");
         return (((SrcTileData::Loc == TileType::Vec && (DstTileData::Loc == TileType::Mat)))) &&
-               (std::is_same_v<typename DstTileData::DType, typename SrcTileData::DType>);
+               (std::is_same_v<typename DstTileData::DType, typename SrcTileData::DType>) &&
+               (!SrcTileData::isRowMajor && SrcTileData::SFractal == SLayout::RowMajor) &&
+               (sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int32_t, int8_t, hifloat8_t,
+                                 float8_e4m3_t, float8_e5m2_t, float8_e8m0_t, float4_e2m1x2_t, float4_e1m2x2_t> &&
+                sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int32_t, int8_t, hifloat8_t,
+                                 float8_e4m3_t, float8_e5m2_t, float8_e8m0_t, float4_e2m1x2_t, float4_e1m2x2_t>);
     }
 
     template <typename DstTileData, typename SrcTileData>
