@@ -6,6 +6,7 @@ each op in tests/test_simulator.py; here, what each rule states, how it breaks a
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -184,3 +185,147 @@ def test_a_scratch_breaks_below_and_legalises_above_every_minimum() -> None:
     legal = rule.legalise(tiles)["tmp"]
     assert legal.rows * legal.cols >= 1792  # elements: enough bytes whatever the element type
     assert rule.legalise({"dst": tiles["dst"]}) == {"dst": tiles["dst"]}
+
+
+# ----------------------------------------------------------------------------- h-rules2: TGATHER, TINSERT
+
+
+def test_tgather_a2a3_compares_int32_with_eq_only() -> None:
+    op = OPS["tgather"]
+    (rule,) = [
+        r
+        for r in op.spec.constraints
+        if isinstance(r, TemplateValueRule) and r.when_dtype is not None and r.forms == [1]
+    ]
+    assert rule.profiles == ["A2A3"]
+    (rv,) = [rv for rv in op.forms[1].rules_for("A2A3") if rv.rule is rule]
+    assert rv.condition == (
+        "(!(sim::is_one_of_v<typename TileDataS::DType, int32_t>) || (cmpMode == CmpMode::EQ))"
+    )
+    assert rule.doc(op) == "Template argument `cmpMode` must be `CmpMode::EQ` when `src0` is `int32_t`."
+    failing = _failing("tgather")
+    (case,) = [
+        c for c in failing if c.startswith("fail_a2a3_") and c.endswith(f"{rv.index:02d}_template_value_f1")
+    ]
+    assert failing[case] == [
+        "TGATHER [A2A3]: template argument cmpMode must be CmpMode::EQ when src0 is int32_t"
+    ]
+    verify = (ROOT / "generated/tests/tgather/verify.cpp").read_text()
+    body = verify.split(f"void {case}() {{")[1].split("\n}\n")[0]
+    # An int32_t source with GT: a value the unconditional rule allows, so only this rule breaks.
+    assert "Tile<TileType::Vec, int32_t" in body.split("Tile_src0 =")[1].split(";")[0]
+    assert "CmpMode::GT>(" in body
+    assert not any(
+        c.startswith(("fail_a5_", "fail_cpu_")) and c.endswith(f"{rv.index:02d}_template_value_f1")
+        for c in failing
+    )
+
+
+def test_a_conditioned_template_value_applies_to_its_types_only() -> None:
+    op = OPS["tgather"]
+    (rule,) = [
+        r
+        for r in op.spec.constraints
+        if isinstance(r, TemplateValueRule) and r.when_dtype is not None and r.forms == [1]
+    ]
+    rv = op.rule_view(rule)
+    assert rule.rule_operands == ["src0"] and rule.listed_dtypes() == ["int32_t"]
+    assert rule.broken_by(op, rv, {"src0": "int32_t"}, {"cmpMode": "CmpMode::GT"})
+    assert not rule.broken_by(op, rv, {"src0": "float"}, {"cmpMode": "CmpMode::GT"})
+    assert not rule.broken_by(op, rv, {"src0": "int32_t"}, {"cmpMode": "CmpMode::EQ"})
+    # Outside the values of the unconditional rule when it can: GT, not NE.
+    assert (
+        rule.outside({"CmpMode": ["EQ", "NE", "LT", "GT"]}, keep=["CmpMode::GT", "CmpMode::EQ"])
+        == "CmpMode::GT"
+    )
+    assert rule.outside({"CmpMode": ["EQ", "NE", "LT", "GT"]}) == "CmpMode::NE"
+
+
+def test_a_conditioned_template_value_reads_back_and_checks_its_types() -> None:
+    line = PageLine(
+        "A5",
+        "Template argument gatherType must be GatherAxis::GATHER_ROW"
+        " when dst and src are int64_t or uint64_t.",
+    )
+    assert TemplateValueRule.recognise(line, PAGE) == {
+        "param": "gatherType",
+        "values": ["GatherAxis::GATHER_ROW"],
+        "when_dtype": {"operands": ["dst", "src"], "dtypes": ["int64_t", "uint64_t"]},
+    }
+    spec = OPS["tgather"].spec
+    wrong = TemplateValueRule(
+        param="cmpMode",
+        values=["CmpMode::EQ"],
+        forms=[1],
+        when_dtype={"operands": ["src0"], "dtypes": ["int33_t"]},
+    )  # type: ignore[arg-type]
+    assert [where for where, _ in wrong.check(spec, SPECS.targets)] == [("when_dtype", "dtypes", 0)]
+    absent = TemplateValueRule(
+        param="cmpMode",
+        values=["CmpMode::EQ"],
+        forms=[1],
+        when_dtype={"operands": ["nope"], "dtypes": ["int32_t"]},
+    )  # type: ignore[arg-type]
+    assert [where for where, _ in absent.check(spec, SPECS.targets)] == [("operands", 0)]
+
+
+def test_tgather_mask_form_keeps_the_element_size_and_b64_rows() -> None:
+    failing = _failing("tgather")
+    for profile in ("A2A3", "A5", "CPU"):
+        (case,) = [
+            c
+            for c in failing
+            if c.startswith(f"fail_{profile.lower()}_") and c.endswith("same_element_size_f2")
+        ]
+        assert failing[case] == [
+            f"TGATHER [{profile}]: the element types of dst and src must have the same size"
+        ]
+    (b64,) = [c for c in failing if c.startswith("fail_a5_") and c.endswith("template_value_f2")]
+    assert failing[b64] == [
+        "TGATHER [A5]: template argument gatherType must be GatherAxis::GATHER_ROW"
+        " when dst and src are int64_t or uint64_t"
+    ]
+    verify = (ROOT / "generated/tests/tgather/verify.cpp").read_text()
+    # The defaulted gatherType is spelled out (with the types and pattern before it) to pass GATHER_COL.
+    assert (
+        "TGATHER<profile_a5, Tile_dst, Tile_src_f2, MaskPattern::P1111, GatherAxis::GATHER_COL>(dst, src_f2)"
+        in verify
+    )
+    checks = (ROOT / "generated/include/pto/profiles/cpu_checks.hpp").read_text()
+    assert "sizeof(typename DstTileData::DType) == sizeof(typename SrcTileData::DType)" in checks
+
+
+def test_an_element_size_breaks_by_a_type_of_another_size() -> None:
+    from ptogen.rules.same_element_size import SameElementSizeRule
+
+    op = OPS["tgather"]
+    (rule,) = [r for r in op.spec.constraints if isinstance(r, SameElementSizeRule)]
+    assert rule.admits(op, {"dst": "int16_t", "src": "half"})
+    assert not rule.admits(op, {"dst": "float", "src": "half"})
+    assert rule.doc(op) == "Element size: `sizeof(dst::DType) == sizeof(src::DType)`."
+    read = SameElementSizeRule.recognise(
+        PageLine(None, "Element size: sizeof(dst::DType) == sizeof(src::DType) (bits copied)."), PAGE
+    )
+    assert read == {"operands": ["dst", "src"], "note": "bits copied"}
+    assert (
+        SameElementSizeRule.recognise(
+            PageLine(None, "Element size: sizeof(a::DType) == sizeof(src::DType)."), PAGE
+        )
+        is None
+    )
+
+
+def test_tinsert_split_form_takes_an_nz_source_of_its_own_types() -> None:
+    failing = _failing("tinsert")
+    (nz,) = [c for c in failing if c.startswith("fail_a5_") and c.endswith("tile_fractal_f6")]
+    assert failing[nz] == ["TINSERT [A5]: box layout of src must be BLayout::ColMajor with SLayout::RowMajor"]
+    (types,) = [c for c in failing if c.startswith("fail_a5_") and re.search(r"_\d+_dtype_f6$", c)]
+    assert "float4_e2m1x2_t" in failing[types][0]
+    assert not any(
+        c.startswith(("fail_a2a3_", "fail_cpu_")) and c.endswith(("tile_fractal_f6", "dtype_f6"))
+        for c in failing
+    )
+    page = (ROOT / "generated/docs/isa/TINSERT.md").read_text()
+    assert (
+        "The element type of `dst` and `src` must be one of: `half`" in page
+    )  # a form's line names its tiles

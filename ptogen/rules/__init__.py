@@ -39,6 +39,7 @@ from .dtype_tuples import DTypeTuplesRule
 from .location_pairs import LOCATION_PAIRS_KINDS
 from .locations import LOCATION_KINDS
 from .same_bytes import SameBytesRule
+from .same_element_size import SameElementSizeRule
 from .scratch_bytes import ScratchBytesRule
 from .shape_relation import ShapeRelationRule
 from .store_pairs import STORE_PAIRS_KINDS
@@ -78,6 +79,7 @@ RULE_KINDS: tuple[type[RuleBase], ...] = (
     ScratchBytesRule,
     ConvLayoutsRule,
     TileFractalRule,
+    SameElementSizeRule,
 )
 
 # The spec's `constraints` items: one of the registry's classes, chosen by `kind`.

@@ -597,7 +597,7 @@ def _plan_form_rules(
                 dtypes = {n: d for rv in mine for n, d in rv.rule.global_dtypes(tiles).items()}
                 glob = global_decls(op, tiles, dtypes=dtypes)
                 names = {t.name: t.type_name for t in tiles.values()} | {g.name: g.type_name for g in glob}
-                targs = form.test.template_args(main.template_args, names, main.args)
+                targs = form.test.template_args(main.template_args, names, main.args, explicit=values)
                 # A rule on a template value breaks by passing another one (Broken.values).
                 spelled = [t.name for t in form.template if t.kind != "pack"]
                 for name, value in (values or {}).items():

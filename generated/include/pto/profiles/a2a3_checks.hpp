@@ -5630,10 +5630,13 @@ struct profile_a2a3 {
                       "TGATHER [A2A3]: DType must be one of: int32_t, uint32_t");
         static_assert((cmpMode == CmpMode::GT || cmpMode == CmpMode::EQ),
                       "TGATHER [A2A3]: template argument cmpMode must be CmpMode::GT or CmpMode::EQ");
+        static_assert((!(sim::is_one_of_v<typename TileDataS::DType, int32_t>) || (cmpMode == CmpMode::EQ)),
+                      "TGATHER [A2A3]: template argument cmpMode must be CmpMode::EQ when src0 is int32_t");
         return (sim::is_one_of_v<typename TileDataD::DType, int32_t, uint32_t>) &&
                (sim::is_one_of_v<typename TileDataS::DType, float, half, int32_t>) &&
                (sim::is_one_of_v<typename TileDataS1::DType, int32_t, uint32_t>) &&
-               ((cmpMode == CmpMode::GT || cmpMode == CmpMode::EQ));
+               ((cmpMode == CmpMode::GT || cmpMode == CmpMode::EQ)) &&
+               ((!(sim::is_one_of_v<typename TileDataS::DType, int32_t>) || (cmpMode == CmpMode::EQ)));
     }
 
     // The rules only declaration 2 is checked against, in its own scope.
@@ -5649,12 +5652,15 @@ struct profile_a2a3 {
                 sim::is_one_of_v<typename SrcTileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
                                  float>,
             "TGATHER [A2A3]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float");
+        static_assert(sizeof(typename DstTileData::DType) == sizeof(typename SrcTileData::DType),
+                      "TGATHER [A2A3]: the element types of dst and src must have the same size");
         return (DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec) &&
                (DstTileData::isRowMajor && SrcTileData::isRowMajor) &&
                (sim::is_one_of_v<typename DstTileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
                                  float> &&
                 sim::is_one_of_v<typename SrcTileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
-                                 float>);
+                                 float>) &&
+               (sizeof(typename DstTileData::DType) == sizeof(typename SrcTileData::DType));
     }
 
     template <typename TileDataD, typename TileDataS0, typename TileDataS1, typename TileDataTmp>

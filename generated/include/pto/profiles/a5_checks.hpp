@@ -6005,12 +6005,23 @@ struct profile_a5 {
                                            uint32_t, int64_t, uint64_t, half, bfloat16_t, float>,
                       "TGATHER [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
                       "int64_t, uint64_t, half, bfloat16_t, float");
+        static_assert(sizeof(typename DstTileData::DType) == sizeof(typename SrcTileData::DType),
+                      "TGATHER [A5]: the element types of dst and src must have the same size");
+        static_assert((!(sim::is_one_of_v<typename DstTileData::DType, int64_t, uint64_t> &&
+                         sim::is_one_of_v<typename SrcTileData::DType, int64_t, uint64_t>) ||
+                       (gatherType == GatherAxis::GATHER_ROW)),
+                      "TGATHER [A5]: template argument gatherType must be GatherAxis::GATHER_ROW when dst and src are "
+                      "int64_t or uint64_t");
         return (DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec) &&
                (DstTileData::isRowMajor && SrcTileData::isRowMajor) &&
                (sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
                                  int64_t, uint64_t, half, bfloat16_t, float> &&
                 sim::is_one_of_v<typename SrcTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float>);
+                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
+               (sizeof(typename DstTileData::DType) == sizeof(typename SrcTileData::DType)) &&
+               ((!(sim::is_one_of_v<typename DstTileData::DType, int64_t, uint64_t> &&
+                   sim::is_one_of_v<typename SrcTileData::DType, int64_t, uint64_t>) ||
+                 (gatherType == GatherAxis::GATHER_ROW)));
     }
 
     template <typename TileDataD, typename TileDataS0, typename TileDataS1, typename TileDataTmp>

@@ -5262,8 +5262,11 @@ struct profile_cpu {
                       "TGATHER [CPU]: tile location must be TileType::Vec");
         static_assert(DstTileData::isRowMajor && SrcTileData::isRowMajor,
                       "TGATHER [CPU]: tile layout must be row-major");
+        static_assert(sizeof(typename DstTileData::DType) == sizeof(typename SrcTileData::DType),
+                      "TGATHER [CPU]: the element types of dst and src must have the same size");
         return (DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec) &&
-               (DstTileData::isRowMajor && SrcTileData::isRowMajor);
+               (DstTileData::isRowMajor && SrcTileData::isRowMajor) &&
+               (sizeof(typename DstTileData::DType) == sizeof(typename SrcTileData::DType));
     }
 
     template <typename TileDataD, typename TileDataS0, typename TileDataS1, typename TileDataTmp>
