@@ -45,6 +45,7 @@ from .shape_relation import ShapeRelationRule
 from .store_pairs import STORE_PAIRS_KINDS
 from .template_value import TemplateValueRule
 from .tile_fractal import TileFractalRule
+from .total_bytes import TotalBytesRule
 from .union_region import UnionRegionRule
 from .valid_multiple import ValidMultipleRule
 from .valid_range import ValidRangeRule
@@ -80,6 +81,7 @@ RULE_KINDS: tuple[type[RuleBase], ...] = (
     ConvLayoutsRule,
     TileFractalRule,
     SameElementSizeRule,
+    TotalBytesRule,
 )
 
 # The spec's `constraints` items: one of the registry's classes, chosen by `kind`.

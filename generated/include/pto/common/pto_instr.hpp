@@ -4613,7 +4613,8 @@ namespace profiled {
 template <typename Profile, typename DstTileData, typename SrcTileData, typename... WaitEvents,
           std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
 PTO_INTERNAL RecordEvent TMRGSORT(DstTileData& dst, SrcTileData& src, uint32_t blockLen, WaitEvents&... events) {
-    if constexpr (Profile::template check_TMRGSORT<DstTileData, SrcTileData, WaitEvents...>()) {
+    if constexpr (Profile::template check_TMRGSORT<DstTileData, SrcTileData, WaitEvents...>() &&
+                  Profile::template check_TMRGSORT_f0<DstTileData, SrcTileData>()) {
         WaitAllEvents(events...);
         Profile::verify_TMRGSORT(dst, src);
         MAP_INSTR_IMPL(TMRGSORT, dst, src, blockLen);

@@ -5866,6 +5866,16 @@ struct profile_a5 {
                ((DstTileData::Rows == 1 && SrcTileData::Rows == 1));
     }
 
+    // The rules only declaration 0 is checked against, in its own scope.
+    template <typename DstTileData, typename SrcTileData>
+    static constexpr bool check_TMRGSORT_f0() {
+        static_assert((sizeof(typename SrcTileData::DType) * SrcTileData::Numel +
+                       sizeof(typename DstTileData::DType) * DstTileData::Numel) < 196608,
+                      "TMRGSORT [A5]: the storage of src, dst together must be below 196608 bytes (192 KiB)");
+        return ((sizeof(typename SrcTileData::DType) * SrcTileData::Numel +
+                 sizeof(typename DstTileData::DType) * DstTileData::Numel) < 196608);
+    }
+
     // The rules only declaration 1 is checked against, in its own scope.
     template <typename DstTileData, typename TmpTileData, typename Src0TileData, typename Src1TileData,
               typename Src2TileData, typename Src3TileData, bool exhausted>
@@ -5885,6 +5895,13 @@ struct profile_a5 {
             (TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1 && Src3TileData::Rows == 1),
             "TMRGSORT [A5]: template shapes must satisfy tmp.Rows == 1, src1.Rows == 1, src2.Rows == 1 and src3.Rows "
             "== 1");
+        static_assert(
+            (sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
+             sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
+             sizeof(typename Src2TileData::DType) * Src2TileData::Numel +
+             sizeof(typename Src3TileData::DType) * Src3TileData::Numel +
+             sizeof(typename TmpTileData::DType) * TmpTileData::Numel) < 196608,
+            "TMRGSORT [A5]: the storage of src0, src1, src2, src3, tmp together must be below 196608 bytes (192 KiB)");
         return (std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
                 std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType> &&
                 std::is_same_v<typename Src0TileData::DType, typename Src2TileData::DType> &&
@@ -5894,7 +5911,12 @@ struct profile_a5 {
                (TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec &&
                 Src2TileData::Loc == TileType::Vec && Src3TileData::Loc == TileType::Vec) &&
                ((TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1 &&
-                 Src3TileData::Rows == 1));
+                 Src3TileData::Rows == 1)) &&
+               ((sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
+                 sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
+                 sizeof(typename Src2TileData::DType) * Src2TileData::Numel +
+                 sizeof(typename Src3TileData::DType) * Src3TileData::Numel +
+                 sizeof(typename TmpTileData::DType) * TmpTileData::Numel) < 196608);
     }
 
     // The rules only declaration 2 is checked against, in its own scope.
@@ -5912,13 +5934,23 @@ struct profile_a5 {
                       "TMRGSORT [A5]: tile location must be TileType::Vec");
         static_assert((TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1),
                       "TMRGSORT [A5]: template shapes must satisfy tmp.Rows == 1, src1.Rows == 1 and src2.Rows == 1");
+        static_assert(
+            (sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
+             sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
+             sizeof(typename Src2TileData::DType) * Src2TileData::Numel +
+             sizeof(typename TmpTileData::DType) * TmpTileData::Numel) < 196608,
+            "TMRGSORT [A5]: the storage of src0, src1, src2, tmp together must be below 196608 bytes (192 KiB)");
         return (std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
                 std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType> &&
                 std::is_same_v<typename Src0TileData::DType, typename Src2TileData::DType>) &&
                (TmpTileData::isRowMajor && Src1TileData::isRowMajor && Src2TileData::isRowMajor) &&
                (TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec &&
                 Src2TileData::Loc == TileType::Vec) &&
-               ((TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1));
+               ((TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1)) &&
+               ((sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
+                 sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
+                 sizeof(typename Src2TileData::DType) * Src2TileData::Numel +
+                 sizeof(typename TmpTileData::DType) * TmpTileData::Numel) < 196608);
     }
 
     // The rules only declaration 3 is checked against, in its own scope.
@@ -5933,11 +5965,18 @@ struct profile_a5 {
                       "TMRGSORT [A5]: tile location must be TileType::Vec");
         static_assert((TmpTileData::Rows == 1 && Src1TileData::Rows == 1),
                       "TMRGSORT [A5]: template shapes must satisfy tmp.Rows == 1 and src1.Rows == 1");
+        static_assert((sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
+                       sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
+                       sizeof(typename TmpTileData::DType) * TmpTileData::Numel) < 196608,
+                      "TMRGSORT [A5]: the storage of src0, src1, tmp together must be below 196608 bytes (192 KiB)");
         return (std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
                 std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType>) &&
                (TmpTileData::isRowMajor && Src1TileData::isRowMajor) &&
                (TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec) &&
-               ((TmpTileData::Rows == 1 && Src1TileData::Rows == 1));
+               ((TmpTileData::Rows == 1 && Src1TileData::Rows == 1)) &&
+               ((sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
+                 sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
+                 sizeof(typename TmpTileData::DType) * TmpTileData::Numel) < 196608);
     }
 
     template <typename DstTileData, typename SrcTileData>

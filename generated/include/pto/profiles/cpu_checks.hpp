@@ -5168,6 +5168,12 @@ struct profile_cpu {
                ((DstTileData::Rows == 1 && SrcTileData::Rows == 1));
     }
 
+    // The rules only declaration 0 is checked against, in its own scope.
+    template <typename DstTileData, typename SrcTileData>
+    static constexpr bool check_TMRGSORT_f0() {
+        return true;
+    }
+
     // The rules only declaration 1 is checked against, in its own scope.
     template <typename DstTileData, typename TmpTileData, typename Src0TileData, typename Src1TileData,
               typename Src2TileData, typename Src3TileData, bool exhausted>
