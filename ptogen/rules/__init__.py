@@ -41,6 +41,7 @@ from .locations import LOCATION_KINDS
 from .same_bytes import SameBytesRule
 from .same_element_size import SameElementSizeRule
 from .scratch_bytes import ScratchBytesRule
+from .shape_multiple import ShapeMultipleRule
 from .shape_relation import ShapeRelationRule
 from .store_pairs import STORE_PAIRS_KINDS
 from .template_value import TemplateValueRule
@@ -82,6 +83,7 @@ RULE_KINDS: tuple[type[RuleBase], ...] = (
     TileFractalRule,
     SameElementSizeRule,
     TotalBytesRule,
+    ShapeMultipleRule,
 )
 
 # The spec's `constraints` items: one of the registry's classes, chosen by `kind`.

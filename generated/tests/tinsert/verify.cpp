@@ -201,7 +201,7 @@ void fail_a5_11_same_dtype_f6() {
 void fail_a5_12_tile_fractal_f6() {
     using Tile_dst = Tile<TileType::Mat, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 16, SLayout::ColMajor, 512>;
+    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TINSERT<profile_a5, TInsertMode::SPLIT2>(dst, src, uint16_t{}, uint16_t{});
