@@ -4088,6 +4088,12 @@ struct profile_a5 {
         static_assert(TileRes::Loc == TileType::Acc, "TMATMUL_MX [A5]: tile location must be TileType::Acc");
         static_assert(TileLeft::Loc == TileType::Left, "TMATMUL_MX [A5]: tile location must be TileType::Left");
         static_assert(TileRight::Loc == TileType::Right, "TMATMUL_MX [A5]: tile location must be TileType::Right");
+        static_assert(TileLeft::Cols % 64 == 0, "TMATMUL_MX [A5]: the static cols of a must be a multiple of 64");
+        static_assert(!TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor && !TileRes::isRowMajor &&
+                          TileRes::SFractal == SLayout::RowMajor,
+                      "TMATMUL_MX [A5]: box layout of a and c must be BLayout::ColMajor with SLayout::RowMajor");
+        static_assert(TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor,
+                      "TMATMUL_MX [A5]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor");
         return (((std::is_same_v<typename TileRes::DType, float> &&
                   std::is_same_v<typename TileLeft::DType, float8_e4m3_t> &&
                   std::is_same_v<typename TileRight::DType, float8_e4m3_t>) ||
@@ -4115,7 +4121,10 @@ struct profile_a5 {
                (sim::is_one_of_v<typename TileLeftScale::DType, float8_e8m0_t> &&
                 sim::is_one_of_v<typename TileRightScale::DType, float8_e8m0_t>) &&
                (TileRes::Loc == TileType::Acc) && (TileLeft::Loc == TileType::Left) &&
-               (TileRight::Loc == TileType::Right);
+               (TileRight::Loc == TileType::Right) && (TileLeft::Cols % 64 == 0) &&
+               (!TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor && !TileRes::isRowMajor &&
+                TileRes::SFractal == SLayout::RowMajor) &&
+               (TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor);
     }
 
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale>
@@ -4167,6 +4176,12 @@ struct profile_a5 {
         static_assert(TileRes::Loc == TileType::Acc, "TGEMV_MX [A5]: tile location must be TileType::Acc");
         static_assert(TileLeft::Loc == TileType::Left, "TGEMV_MX [A5]: tile location must be TileType::Left");
         static_assert(TileRight::Loc == TileType::Right, "TGEMV_MX [A5]: tile location must be TileType::Right");
+        static_assert(TileLeft::Cols % 64 == 0, "TGEMV_MX [A5]: the static cols of a must be a multiple of 64");
+        static_assert(!TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor && !TileRes::isRowMajor &&
+                          TileRes::SFractal == SLayout::RowMajor,
+                      "TGEMV_MX [A5]: box layout of a and c must be BLayout::ColMajor with SLayout::RowMajor");
+        static_assert(TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor,
+                      "TGEMV_MX [A5]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor");
         return (((std::is_same_v<typename TileRes::DType, float> &&
                   std::is_same_v<typename TileLeft::DType, float8_e4m3_t> &&
                   std::is_same_v<typename TileRight::DType, float8_e4m3_t>) ||
@@ -4194,7 +4209,10 @@ struct profile_a5 {
                (sim::is_one_of_v<typename TileLeftScale::DType, float8_e8m0_t> &&
                 sim::is_one_of_v<typename TileRightScale::DType, float8_e8m0_t>) &&
                (TileRes::Loc == TileType::Acc) && (TileLeft::Loc == TileType::Left) &&
-               (TileRight::Loc == TileType::Right);
+               (TileRight::Loc == TileType::Right) && (TileLeft::Cols % 64 == 0) &&
+               (!TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor && !TileRes::isRowMajor &&
+                TileRes::SFractal == SLayout::RowMajor) &&
+               (TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor);
     }
 
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale>

@@ -3866,6 +3866,12 @@ struct profile_cpu {
         static_assert(TileRes::Loc == TileType::Acc, "TMATMUL_MX [CPU]: tile location must be TileType::Acc");
         static_assert(TileLeft::Loc == TileType::Left, "TMATMUL_MX [CPU]: tile location must be TileType::Left");
         static_assert(TileRight::Loc == TileType::Right, "TMATMUL_MX [CPU]: tile location must be TileType::Right");
+        static_assert(TileLeft::Cols % 64 == 0, "TMATMUL_MX [CPU]: the static cols of a must be a multiple of 64");
+        static_assert(!TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor && !TileRes::isRowMajor &&
+                          TileRes::SFractal == SLayout::RowMajor,
+                      "TMATMUL_MX [CPU]: box layout of a and c must be BLayout::ColMajor with SLayout::RowMajor");
+        static_assert(TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor,
+                      "TMATMUL_MX [CPU]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor");
         return (((std::is_same_v<typename TileRes::DType, float> &&
                   std::is_same_v<typename TileLeft::DType, float8_e4m3_t> &&
                   std::is_same_v<typename TileRight::DType, float8_e4m3_t>) ||
@@ -3891,7 +3897,10 @@ struct profile_cpu {
                   std::is_same_v<typename TileLeft::DType, float4_e2m1x2_t> &&
                   std::is_same_v<typename TileRight::DType, float4_e1m2x2_t>))) &&
                (TileRes::Loc == TileType::Acc) && (TileLeft::Loc == TileType::Left) &&
-               (TileRight::Loc == TileType::Right);
+               (TileRight::Loc == TileType::Right) && (TileLeft::Cols % 64 == 0) &&
+               (!TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor && !TileRes::isRowMajor &&
+                TileRes::SFractal == SLayout::RowMajor) &&
+               (TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor);
     }
 
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale>
@@ -3940,6 +3949,12 @@ struct profile_cpu {
         static_assert(TileRes::Loc == TileType::Acc, "TGEMV_MX [CPU]: tile location must be TileType::Acc");
         static_assert(TileLeft::Loc == TileType::Left, "TGEMV_MX [CPU]: tile location must be TileType::Left");
         static_assert(TileRight::Loc == TileType::Right, "TGEMV_MX [CPU]: tile location must be TileType::Right");
+        static_assert(TileLeft::Cols % 64 == 0, "TGEMV_MX [CPU]: the static cols of a must be a multiple of 64");
+        static_assert(!TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor && !TileRes::isRowMajor &&
+                          TileRes::SFractal == SLayout::RowMajor,
+                      "TGEMV_MX [CPU]: box layout of a and c must be BLayout::ColMajor with SLayout::RowMajor");
+        static_assert(TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor,
+                      "TGEMV_MX [CPU]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor");
         return (((std::is_same_v<typename TileRes::DType, float> &&
                   std::is_same_v<typename TileLeft::DType, float8_e4m3_t> &&
                   std::is_same_v<typename TileRight::DType, float8_e4m3_t>) ||
@@ -3965,7 +3980,10 @@ struct profile_cpu {
                   std::is_same_v<typename TileLeft::DType, float4_e2m1x2_t> &&
                   std::is_same_v<typename TileRight::DType, float4_e1m2x2_t>))) &&
                (TileRes::Loc == TileType::Acc) && (TileLeft::Loc == TileType::Left) &&
-               (TileRight::Loc == TileType::Right);
+               (TileRight::Loc == TileType::Right) && (TileLeft::Cols % 64 == 0) &&
+               (!TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor && !TileRes::isRowMajor &&
+                TileRes::SFractal == SLayout::RowMajor) &&
+               (TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor);
     }
 
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale>
