@@ -439,3 +439,49 @@ def test_a_boxed_fractal_breaks_by_the_box_order_and_a_plain_one_by_boxes() -> N
     plain = TileFractalRule(operands=["a"], blayout="RowMajor", slayout="NoneBox")
     broken = plain.break_static(None, {"a": TileDecl("a", "float")}).tiles["a"]  # type: ignore[arg-type]
     assert (broken.layout, broken.slayout) == ("RowMajor", "RowMajor")
+
+
+# ---------------------------------------------------------------------- run-time rules of one declaration
+
+
+def test_tdeinterleave_two_source_form_checks_all_four_valid_shapes() -> None:
+    op = OPS["tdeinterleave"]
+    form = op.forms[0]
+    assert form.has_own_verify and not op.forms[1].has_own_verify
+    (rv,) = form.rules_for("A5", static=False)
+    assert form.rules_for("A5", static=True) == [] and form.rules_for("A2A3", static=False) == []
+    instr = (ROOT / "generated/include/pto/common/pto_instr.hpp").read_text()
+    assert (
+        "Profile::template verify_TDEINTERLEAVE_f0<TileDataDst, TileDataSrc>(dst1, dst0, src1, src0);"
+        in instr
+    )
+    checks = (ROOT / "generated/include/pto/profiles/cpu_checks.hpp").read_text()
+    body = checks.split("static void verify_TDEINTERLEAVE_f0(")[1].split("\n    }\n")[0]
+    assert (
+        'sim::fail("TDEINTERLEAVE [CPU]", "src0, src1, dst0 and dst1 must have the same valid row/col")'
+        in body
+    )
+    fails = {c["case"]: c for c in _manifest("tdeinterleave")["runtime_fail"]}
+    for profile in ("a5", "cpu"):
+        case = fails[f"rf_{profile}_{rv.id}_f0"]
+        assert case["rule"] == f"{rv.id}_f0"
+    cases = (ROOT / "generated/tests/tdeinterleave/cases.cpp").read_text()
+    failing = cases.split(f"void rf_cpu_{rv.id}_f0(Prof) {{")[1].split("\n}\n")[0]
+    assert "Tile_src1 src1(8, 7);" in failing  # one source a column short, the rest alike
+
+
+def test_every_runtime_rule_of_one_declaration_has_a_failing_case() -> None:
+    for op in PROJECT.ops:
+        fails = {c["rule"] for c in _manifest(op.spec.short)["runtime_fail"]} if op.spec.intrinsic else set()
+        for form in op.forms:
+            for p in PROJECT.profiles:
+                for rv in form.rules_for(p.name, static=False):
+                    assert f"{rv.id}_f{form.index}" in fails, (
+                        f"{op.name}: {rv.id} on declaration {form.index}"
+                    )
+
+
+def test_a_form_verify_binds_operands_named_apart_from_their_parameters() -> None:
+    form = OPS["tdeinterleave"].forms[1]
+    assert form.verify_aliases == [("src", "src0")]
+    assert [p.name for p in form.verify_params] == ["dst1", "dst0", "src"]

@@ -4307,9 +4307,11 @@ namespace profiled {
 template <typename Profile, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 PTO_INTERNAL RecordEvent TDEINTERLEAVE(TileDataDst& dst1, TileDataDst& dst0, TileDataSrc& src1, TileDataSrc& src0,
                                        WaitEvents&... events) {
-    if constexpr (Profile::template check_TDEINTERLEAVE<TileDataDst, TileDataSrc, WaitEvents...>()) {
+    if constexpr (Profile::template check_TDEINTERLEAVE<TileDataDst, TileDataSrc, WaitEvents...>() &&
+                  Profile::template check_TDEINTERLEAVE_f0<TileDataDst, TileDataSrc>()) {
         WaitAllEvents(events...);
         Profile::verify_TDEINTERLEAVE(dst1, dst0, src1, src0);
+        Profile::template verify_TDEINTERLEAVE_f0<TileDataDst, TileDataSrc>(dst1, dst0, src1, src0);
         MAP_INSTR_IMPL(TDEINTERLEAVE, dst1, dst0, src1, src0);
     }
     return {};

@@ -4690,6 +4690,22 @@ struct profile_cpu {
                 TileDataSrc::isRowMajor);
     }
 
+    // The rules only declaration 0 is checked against, in its own scope.
+    template <typename TileDataDst, typename TileDataSrc>
+    static constexpr bool check_TDEINTERLEAVE_f0() {
+        return true;
+    }
+
+    // The run-time rules only declaration 0 is checked against, with its own arguments.
+    template <typename TileDataDst, typename TileDataSrc>
+    static void verify_TDEINTERLEAVE_f0([[maybe_unused]] TileDataDst& dst1, [[maybe_unused]] TileDataDst& dst0,
+                                        [[maybe_unused]] TileDataSrc& src1, [[maybe_unused]] TileDataSrc& src0) {
+        if (!(src0.GetValidRow() == src1.GetValidRow() && src0.GetValidCol() == src1.GetValidCol() &&
+              src0.GetValidRow() == dst0.GetValidRow() && src0.GetValidCol() == dst0.GetValidCol() &&
+              src0.GetValidRow() == dst1.GetValidRow() && src0.GetValidCol() == dst1.GetValidCol()))
+            sim::fail("TDEINTERLEAVE [CPU]", "src0, src1, dst0 and dst1 must have the same valid row/col");
+    }
+
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TDEINTERLEAVE([[maybe_unused]] const TileDataDst& dst1, [[maybe_unused]] const TileDataDst& dst0,
                                      [[maybe_unused]] const TileDataSrc& src1,
