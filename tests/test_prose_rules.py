@@ -485,3 +485,22 @@ def test_a_form_verify_binds_operands_named_apart_from_their_parameters() -> Non
     form = OPS["tdeinterleave"].forms[1]
     assert form.verify_aliases == [("src", "src0")]
     assert [p.name for p in form.verify_params] == ["dst1", "dst0", "src"]
+
+
+def test_thistogram_uint16_bytes_and_bins_are_rules() -> None:
+    failing = _failing("thistogram")
+    for profile in ("A5", "CPU"):
+        (case,) = [
+            c for c in failing if c.startswith(f"fail_{profile.lower()}_") and c.endswith("_template_value")
+        ]
+        assert failing[case] == [
+            f"THISTOGRAM [{profile}]: template argument byte must be HistByte::BYTE_0 or HistByte::BYTE_1"
+            " when src is uint16_t"
+        ]
+    fails = {c["case"]: c for c in _manifest("thistogram")["runtime_fail"]}
+    assert {k for k in fails if k.endswith("_min_valid_extent")} == {
+        "rf_a5_07_min_valid_extent",
+        "rf_cpu_07_min_valid_extent",
+    }
+    page = (ROOT / "generated/docs/isa/THISTOGRAM.md").read_text()
+    assert "Runtime: `dst.GetValidCol() >= 256` (one bin per byte value)." in page

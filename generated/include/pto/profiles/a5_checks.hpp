@@ -6207,17 +6207,26 @@ struct profile_a5 {
         static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec &&
                           TileDataIdx::Loc == TileType::Vec,
                       "THISTOGRAM [A5]: tile location must be TileType::Vec");
+        static_assert((!(sim::is_one_of_v<typename TileDataSrc::DType, uint16_t>) ||
+                       (byte == HistByte::BYTE_0 || byte == HistByte::BYTE_1)),
+                      "THISTOGRAM [A5]: template argument byte must be HistByte::BYTE_0 or HistByte::BYTE_1 when src "
+                      "is uint16_t");
         return (sim::is_one_of_v<typename TileDataDst::DType, uint32_t>) &&
                (sim::is_one_of_v<typename TileDataSrc::DType, uint16_t, uint32_t>) &&
                (sim::is_one_of_v<typename TileDataIdx::DType, uint8_t>) &&
                (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
                (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec &&
-                TileDataIdx::Loc == TileType::Vec);
+                TileDataIdx::Loc == TileType::Vec) &&
+               ((!(sim::is_one_of_v<typename TileDataSrc::DType, uint16_t>) ||
+                 (byte == HistByte::BYTE_0 || byte == HistByte::BYTE_1)));
     }
 
     template <typename TileDataDst, typename TileDataSrc, typename TileDataIdx>
     static void verify_THISTOGRAM([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src,
-                                  [[maybe_unused]] const TileDataIdx& idx) {}
+                                  [[maybe_unused]] const TileDataIdx& idx) {
+        if (!(dst.GetValidCol() >= 256))
+            sim::fail("THISTOGRAM [A5]", "dst must have at least 256 valid cols");
+    }
 
     // pto.trandom (specs/ops/irregular_and_complex/trandom.yaml)
     // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the

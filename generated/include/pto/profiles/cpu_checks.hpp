@@ -5403,14 +5403,23 @@ struct profile_cpu {
                       "THISTOGRAM [CPU]: DType must be one of: uint16_t, uint32_t");
         static_assert(sim::is_one_of_v<typename TileDataIdx::DType, uint8_t>,
                       "THISTOGRAM [CPU]: DType must be one of: uint8_t");
+        static_assert((!(sim::is_one_of_v<typename TileDataSrc::DType, uint16_t>) ||
+                       (byte == HistByte::BYTE_0 || byte == HistByte::BYTE_1)),
+                      "THISTOGRAM [CPU]: template argument byte must be HistByte::BYTE_0 or HistByte::BYTE_1 when src "
+                      "is uint16_t");
         return (sim::is_one_of_v<typename TileDataDst::DType, uint32_t>) &&
                (sim::is_one_of_v<typename TileDataSrc::DType, uint16_t, uint32_t>) &&
-               (sim::is_one_of_v<typename TileDataIdx::DType, uint8_t>);
+               (sim::is_one_of_v<typename TileDataIdx::DType, uint8_t>) &&
+               ((!(sim::is_one_of_v<typename TileDataSrc::DType, uint16_t>) ||
+                 (byte == HistByte::BYTE_0 || byte == HistByte::BYTE_1)));
     }
 
     template <typename TileDataDst, typename TileDataSrc, typename TileDataIdx>
     static void verify_THISTOGRAM([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src,
-                                  [[maybe_unused]] const TileDataIdx& idx) {}
+                                  [[maybe_unused]] const TileDataIdx& idx) {
+        if (!(dst.GetValidCol() >= 256))
+            sim::fail("THISTOGRAM [CPU]", "dst must have at least 256 valid cols");
+    }
 
     // pto.trandom (specs/ops/irregular_and_complex/trandom.yaml)
     // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
