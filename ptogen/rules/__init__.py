@@ -43,6 +43,7 @@ from .same_element_size import SameElementSizeRule
 from .scratch_bytes import ScratchBytesRule
 from .shape_multiple import ShapeMultipleRule
 from .shape_relation import ShapeRelationRule
+from .size_pairs import SizePairsRule
 from .store_pairs import STORE_PAIRS_KINDS
 from .template_value import TemplateValueRule
 from .tile_fractal import TileFractalRule
@@ -84,6 +85,7 @@ RULE_KINDS: tuple[type[RuleBase], ...] = (
     SameElementSizeRule,
     TotalBytesRule,
     ShapeMultipleRule,
+    SizePairsRule,
 )
 
 # The spec's `constraints` items: one of the registry's classes, chosen by `kind`.

@@ -13,7 +13,7 @@ from pydantic import Field
 
 from ..rule_api import ELEMENT_BYTES
 from ..spec.fields import Name
-from .base import Broken, PageContext, PageLine, RuleBase, _with_note
+from .base import Broken, PageContext, PageLine, RuleBase, _with_note, allowed_by_others
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -65,21 +65,8 @@ class SameElementSizeRule(RuleBase):
         # declarations allow it, so that only this rule breaks.
         first, second = self.operands
         size = ELEMENT_BYTES.get(tiles[second].dtype)
-        allowed = _allowed(bx, self, first)
+        allowed = allowed_by_others(bx, self, first)
         pick = next((d for d in allowed if ELEMENT_BYTES.get(d) != size), None)
         if pick is None:
             raise ValueError(f"{first}: every type the rules allow has the size of {second}'s")
         return Broken({**tiles, first: replace(tiles[first], dtype=pick)}, changed=first)
-
-
-def _allowed(bx: BreakContext, rule: RuleBase, operand: str) -> list[str]:
-    """The element types the profile's other rules on `rule`'s declarations allow `operand` (every
-    type of the vocabulary when none names it), in the vocabulary's order."""
-    allowed = [d.name for d in bx.op.targets.dtypes]
-    for other in bx.op.spec.constraints:
-        if other is rule or not other.enforced_by(bx.profile) or other.forms != rule.forms:
-            continue
-        listed = other.operand_dtypes(bx.op.rule_view(other), operand, other.when_values())
-        if listed is not None:
-            allowed = [d for d in allowed if d in listed]
-    return allowed

@@ -5768,13 +5768,22 @@ struct profile_a2a3 {
         static_assert(TileDataD::Loc == TileType::Vec && TileDataS::Loc == TileType::Vec &&
                           TileDataI::Loc == TileType::Vec,
                       "TSCATTER [A2A3]: tile location must be TileType::Vec");
+        static_assert(
+            ((sizeof(typename TileDataS::DType) == 4 && sizeof(typename TileDataI::DType) == 4) ||
+             (sizeof(typename TileDataS::DType) == 2 && sizeof(typename TileDataI::DType) == 2) ||
+             (sizeof(typename TileDataS::DType) == 1 && sizeof(typename TileDataI::DType) == 2)),
+            "TSCATTER [A2A3]: the element sizes of src and indexes must pair as 4 with 4, 2 with 2 or 1 with 2 bytes");
         return (sim::is_one_of_v<typename TileDataD::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half,
                                  bfloat16_t, float> &&
                 sim::is_one_of_v<typename TileDataS::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half,
                                  bfloat16_t, float>) &&
                (std::is_same_v<typename TileDataD::DType, typename TileDataS::DType>) &&
                (sim::is_one_of_v<typename TileDataI::DType, int16_t, uint16_t, int32_t, uint32_t>) &&
-               (TileDataD::Loc == TileType::Vec && TileDataS::Loc == TileType::Vec && TileDataI::Loc == TileType::Vec);
+               (TileDataD::Loc == TileType::Vec && TileDataS::Loc == TileType::Vec &&
+                TileDataI::Loc == TileType::Vec) &&
+               (((sizeof(typename TileDataS::DType) == 4 && sizeof(typename TileDataI::DType) == 4) ||
+                 (sizeof(typename TileDataS::DType) == 2 && sizeof(typename TileDataI::DType) == 2) ||
+                 (sizeof(typename TileDataS::DType) == 1 && sizeof(typename TileDataI::DType) == 2)));
     }
 
     // The rules only declaration 1 is checked against, in its own scope.

@@ -5380,12 +5380,15 @@ struct profile_cpu {
                 sim::is_one_of_v<typename SrcTileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
                                  float>,
             "TSCATTER [CPU]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float");
+        static_assert(sizeof(typename DstTileData::DType) == sizeof(typename SrcTileData::DType),
+                      "TSCATTER [CPU]: the element types of dst and src must have the same size");
         return (DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec) &&
                (DstTileData::isRowMajor && SrcTileData::isRowMajor) &&
                (sim::is_one_of_v<typename DstTileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
                                  float> &&
                 sim::is_one_of_v<typename SrcTileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
-                                 float>);
+                                 float>) &&
+               (sizeof(typename DstTileData::DType) == sizeof(typename SrcTileData::DType));
     }
 
     template <typename TileDataD, typename TileDataS, typename TileDataI>
