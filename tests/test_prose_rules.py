@@ -534,3 +534,28 @@ def test_tscatter_pairs_index_sizes_with_data_sizes() -> None:
         "operands": ["src", "indexes"],
         "pairs": [[4, 4], [2, 2], [1, 2]],
     }
+
+
+def test_tgatherb_rows_are_whole_32_byte_blocks() -> None:
+    from ptogen.rules.valid_multiple import ValidMultipleRule
+
+    op = OPS["tgatherb"]
+    (rule,) = [r for r in op.spec.constraints if isinstance(r, ValidMultipleRule)]
+    assert op.rule_view(rule).condition == "dst.GetValidCol() * sizeof(typename TileDataDst::DType) % 32 == 0"
+    doc = rule.doc(op)
+    assert doc == "Runtime multiple: `dst.GetValidCol() * sizeof(DType) % 32 == 0` (whole 32-byte blocks)."
+    page = PageContext([], {"CPU"}, ["dst", "src"], True)
+    read = ValidMultipleRule.recognise(PageLine(None, doc.replace("`", "").replace("*", "")), page)
+    assert read == {
+        "operand": "dst",
+        "extent": "cols",
+        "multiple": 32,
+        "unit": "bytes",
+        "note": "whole 32-byte blocks",
+    }
+    fails = {c["case"] for c in _manifest("tgatherb")["runtime_fail"]}
+    assert {f"rf_{p}_{rule_id}" for p in ("a2a3", "a5", "cpu") for rule_id in ["08_valid_multiple"]} <= fails
+    tiles = {"dst": TileDecl("dst", "float", 4, 16, 4, 12), "src": TileDecl("src", "float", 4, 16, 4, 12)}
+    assert not rule.admits_tiles(tiles)  # 12 floats: 48 bytes
+    legal = rule.legalise(tiles)
+    assert legal["dst"].valid_cols == 8 and rule.admits_tiles(legal)

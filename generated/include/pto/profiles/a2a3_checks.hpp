@@ -5748,7 +5748,10 @@ struct profile_a2a3 {
 
     template <typename TileDataDst, typename TileDataSrc, typename TileDataOffset>
     static void verify_TGATHERB([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src,
-                                [[maybe_unused]] const TileDataOffset& offset) {}
+                                [[maybe_unused]] const TileDataOffset& offset) {
+        if (!(dst.GetValidCol() * sizeof(typename TileDataDst::DType) % 32 == 0))
+            sim::fail("TGATHERB [A2A3]", "the valid cols of dst must span a multiple of 32 bytes");
+    }
 
     // pto.tscatter (specs/ops/irregular_and_complex/tscatter.yaml)
     // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
