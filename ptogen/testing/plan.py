@@ -503,6 +503,8 @@ def _plan_compile(project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> Non
             tiles = _legal_tiles(op, profile, variant)
             if tiles is None:
                 return None
+            # Valid shapes every run-time rule admits, so that the legal kernel also runs.
+            tiles = legalised(op, tiles)
             call = make_call(op, tiles, variant, _scalar_default(op, tiles))
             path = f"legal_{profile.lower()}{key[1]}"
             twins[key] = CompileCase.legal(
