@@ -79,7 +79,11 @@ class FormTestsAPI(Protocol):
     def call_args(self, main_args: list[str]) -> list[str]: ...
 
     def template_args(
-        self, main_explicit: list[str], type_names: dict[str, str], main_args: list[str] | None = None
+        self,
+        main_explicit: list[str],
+        type_names: dict[str, str],
+        main_args: list[str] | None = None,
+        explicit: dict[str, str] | None = None,
     ) -> list[str]: ...
 
 
@@ -134,6 +138,8 @@ class FormViewAPI(Protocol):
 
     @property
     def expr(self) -> Node | None: ...
+
+    def rules_for(self, profile: str, static: bool | None = None) -> Sequence[RuleViewAPI]: ...
 
     @property
     def own_result(self) -> bool: ...

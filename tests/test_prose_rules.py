@@ -6,6 +6,7 @@ each op in tests/test_simulator.py; here, what each rule states, how it breaks a
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -184,3 +185,377 @@ def test_a_scratch_breaks_below_and_legalises_above_every_minimum() -> None:
     legal = rule.legalise(tiles)["tmp"]
     assert legal.rows * legal.cols >= 1792  # elements: enough bytes whatever the element type
     assert rule.legalise({"dst": tiles["dst"]}) == {"dst": tiles["dst"]}
+
+
+# ----------------------------------------------------------------------------- h-rules2: TGATHER, TINSERT
+
+
+def test_tgather_a2a3_compares_int32_with_eq_only() -> None:
+    op = OPS["tgather"]
+    (rule,) = [
+        r
+        for r in op.spec.constraints
+        if isinstance(r, TemplateValueRule) and r.when_dtype is not None and r.forms == [1]
+    ]
+    assert rule.profiles == ["A2A3"]
+    (rv,) = [rv for rv in op.forms[1].rules_for("A2A3") if rv.rule is rule]
+    assert rv.condition == (
+        "(!(sim::is_one_of_v<typename TileDataS::DType, int32_t>) || (cmpMode == CmpMode::EQ))"
+    )
+    assert rule.doc(op) == "Template argument `cmpMode` must be `CmpMode::EQ` when `src0` is `int32_t`."
+    failing = _failing("tgather")
+    (case,) = [
+        c for c in failing if c.startswith("fail_a2a3_") and c.endswith(f"{rv.index:02d}_template_value_f1")
+    ]
+    assert failing[case] == [
+        "TGATHER [A2A3]: template argument cmpMode must be CmpMode::EQ when src0 is int32_t"
+    ]
+    verify = (ROOT / "generated/tests/tgather/verify.cpp").read_text()
+    body = verify.split(f"void {case}() {{")[1].split("\n}\n")[0]
+    # An int32_t source with GT: a value the unconditional rule allows, so only this rule breaks.
+    assert "Tile<TileType::Vec, int32_t" in body.split("Tile_src0 =")[1].split(";")[0]
+    assert "CmpMode::GT>(" in body
+    assert not any(
+        c.startswith(("fail_a5_", "fail_cpu_")) and c.endswith(f"{rv.index:02d}_template_value_f1")
+        for c in failing
+    )
+
+
+def test_a_conditioned_template_value_applies_to_its_types_only() -> None:
+    op = OPS["tgather"]
+    (rule,) = [
+        r
+        for r in op.spec.constraints
+        if isinstance(r, TemplateValueRule) and r.when_dtype is not None and r.forms == [1]
+    ]
+    rv = op.rule_view(rule)
+    assert rule.rule_operands == ["src0"] and rule.listed_dtypes() == ["int32_t"]
+    assert rule.broken_by(op, rv, {"src0": "int32_t"}, {"cmpMode": "CmpMode::GT"})
+    assert not rule.broken_by(op, rv, {"src0": "float"}, {"cmpMode": "CmpMode::GT"})
+    assert not rule.broken_by(op, rv, {"src0": "int32_t"}, {"cmpMode": "CmpMode::EQ"})
+    # Outside the values of the unconditional rule when it can: GT, not NE.
+    assert (
+        rule.outside({"CmpMode": ["EQ", "NE", "LT", "GT"]}, keep=["CmpMode::GT", "CmpMode::EQ"])
+        == "CmpMode::GT"
+    )
+    assert rule.outside({"CmpMode": ["EQ", "NE", "LT", "GT"]}) == "CmpMode::NE"
+
+
+def test_a_conditioned_template_value_reads_back_and_checks_its_types() -> None:
+    line = PageLine(
+        "A5",
+        "Template argument gatherType must be GatherAxis::GATHER_ROW"
+        " when dst and src are int64_t or uint64_t.",
+    )
+    assert TemplateValueRule.recognise(line, PAGE) == {
+        "param": "gatherType",
+        "values": ["GatherAxis::GATHER_ROW"],
+        "when_dtype": {"operands": ["dst", "src"], "dtypes": ["int64_t", "uint64_t"]},
+    }
+    spec = OPS["tgather"].spec
+    wrong = TemplateValueRule(
+        param="cmpMode",
+        values=["CmpMode::EQ"],
+        forms=[1],
+        when_dtype={"operands": ["src0"], "dtypes": ["int33_t"]},
+    )  # type: ignore[arg-type]
+    assert [where for where, _ in wrong.check(spec, SPECS.targets)] == [("when_dtype", "dtypes", 0)]
+    absent = TemplateValueRule(
+        param="cmpMode",
+        values=["CmpMode::EQ"],
+        forms=[1],
+        when_dtype={"operands": ["nope"], "dtypes": ["int32_t"]},
+    )  # type: ignore[arg-type]
+    assert [where for where, _ in absent.check(spec, SPECS.targets)] == [("operands", 0)]
+
+
+def test_tgather_mask_form_keeps_the_element_size_and_b64_rows() -> None:
+    failing = _failing("tgather")
+    for profile in ("A2A3", "A5", "CPU"):
+        (case,) = [
+            c
+            for c in failing
+            if c.startswith(f"fail_{profile.lower()}_") and c.endswith("same_element_size_f2")
+        ]
+        assert failing[case] == [
+            f"TGATHER [{profile}]: the element types of dst and src must have the same size"
+        ]
+    (b64,) = [c for c in failing if c.startswith("fail_a5_") and c.endswith("template_value_f2")]
+    assert failing[b64] == [
+        "TGATHER [A5]: template argument gatherType must be GatherAxis::GATHER_ROW"
+        " when dst and src are int64_t or uint64_t"
+    ]
+    verify = (ROOT / "generated/tests/tgather/verify.cpp").read_text()
+    # The defaulted gatherType is spelled out (with the types and pattern before it) to pass GATHER_COL.
+    assert (
+        "TGATHER<profile_a5, Tile_dst, Tile_src_f2, MaskPattern::P1111, GatherAxis::GATHER_COL>(dst, src_f2)"
+        in verify
+    )
+    checks = (ROOT / "generated/include/pto/profiles/cpu_checks.hpp").read_text()
+    assert "sizeof(typename DstTileData::DType) == sizeof(typename SrcTileData::DType)" in checks
+
+
+def test_an_element_size_breaks_by_a_type_of_another_size() -> None:
+    from ptogen.rules.same_element_size import SameElementSizeRule
+
+    op = OPS["tgather"]
+    (rule,) = [r for r in op.spec.constraints if isinstance(r, SameElementSizeRule)]
+    assert rule.admits(op, {"dst": "int16_t", "src": "half"})
+    assert not rule.admits(op, {"dst": "float", "src": "half"})
+    assert rule.doc(op) == "Element size: `sizeof(dst::DType) == sizeof(src::DType)`."
+    read = SameElementSizeRule.recognise(
+        PageLine(None, "Element size: sizeof(dst::DType) == sizeof(src::DType) (bits copied)."), PAGE
+    )
+    assert read == {"operands": ["dst", "src"], "note": "bits copied"}
+    assert (
+        SameElementSizeRule.recognise(
+            PageLine(None, "Element size: sizeof(a::DType) == sizeof(src::DType)."), PAGE
+        )
+        is None
+    )
+
+
+def test_tinsert_split_form_takes_an_nz_source_of_its_own_types() -> None:
+    failing = _failing("tinsert")
+    (nz,) = [c for c in failing if c.startswith("fail_a5_") and c.endswith("tile_fractal_f6")]
+    assert failing[nz] == ["TINSERT [A5]: box layout of src must be BLayout::ColMajor with SLayout::RowMajor"]
+    (types,) = [c for c in failing if c.startswith("fail_a5_") and re.search(r"_\d+_dtype_f6$", c)]
+    assert "float4_e2m1x2_t" in failing[types][0]
+    assert not any(
+        c.startswith(("fail_a2a3_", "fail_cpu_")) and c.endswith(("tile_fractal_f6", "dtype_f6"))
+        for c in failing
+    )
+    page = (ROOT / "generated/docs/isa/TINSERT.md").read_text()
+    assert (
+        "The element type of `dst` and `src` must be one of: `half`" in page
+    )  # a form's line names its tiles
+
+
+# ----------------------------------------------------------------------------- total_bytes (TMRGSORT)
+
+
+def test_tmrgsort_tiles_fit_the_unified_buffer_per_declaration() -> None:
+    from ptogen.rules.total_bytes import TotalBytesRule
+
+    op = OPS["tmrgsort"]
+    rules = [r for r in op.spec.constraints if isinstance(r, TotalBytesRule)]
+    assert [(r.forms, r.operands) for r in rules] == [
+        ([0], ["src", "dst"]),
+        ([1], ["src0", "src1", "src2", "src3", "tmp"]),
+        ([2], ["src0", "src1", "src2", "tmp"]),
+        ([3], ["src0", "src1", "tmp"]),
+    ]
+    (rv,) = [rv for rv in op.forms[0].rules_for("A5") if rv.rule is rules[0]]
+    assert rv.condition == (
+        "(sizeof(typename SrcTileData::DType) * SrcTileData::Numel"
+        " + sizeof(typename DstTileData::DType) * DstTileData::Numel) < 196608"
+    )
+    failing = _failing("tmrgsort")
+    for k, rule in enumerate(rules):
+        for profile in ("A2A3", "A5"):
+            (case,) = [
+                c
+                for c in failing
+                if c.startswith(f"fail_{profile.lower()}_") and c.endswith(f"total_bytes_f{k}")
+            ]
+            assert failing[case] == [f"TMRGSORT [{profile}]: {rule.text(op)}"]
+        assert not any(c.startswith("fail_cpu_") and c.endswith(f"total_bytes_f{k}") for c in failing)
+    assert rules[0].text(op) == "the storage of src, dst together must be below 196608 bytes (192 KiB)"
+
+
+def test_a_byte_budget_breaks_at_the_bound_and_reads_back() -> None:
+    from ptogen.rules.total_bytes import TotalBytesRule
+
+    rule = TotalBytesRule(operands=["src", "dst"], below=1024)
+    tiles = {n: TileDecl(n, "half", 1, 16, 1, 16) for n in ("src", "dst")}
+    broken = rule.break_static(None, tiles)  # type: ignore[arg-type]  # the kind needs no context
+    src = broken.tiles["src"]
+    assert broken.changed == "src" and src.rows == 1 and src.valid_cols == 16
+    assert 2 * src.cols + 2 * 16 >= 1024 > 2 * (src.cols - 16) + 2 * 16  # just past the bound
+    # The page line as import sees it: code ticks and the lone `*` of the products removed.
+    line = PageLine(
+        "A2A3", "Total bytes: sizeof(src::DType)  src::Numel + sizeof(dst::DType)  dst::Numel < 1024."
+    )
+    assert TotalBytesRule.recognise(line, PAGE) == {"operands": ["src", "dst"], "below": 1024}
+    bad = PageLine("A2A3", "Total bytes: sizeof(src::DType) * dst::Numel < 1024.")
+    assert TotalBytesRule.recognise(bad, PAGE) is None
+
+
+# ------------------------------------------------------------------- shape_multiple, tile_fractal (MX)
+
+
+@pytest.mark.parametrize("name", ["tmatmul_mx", "tgemv_mx"])
+def test_mx_products_check_k_in_64s_and_the_cube_fractals(name: str) -> None:
+    from ptogen.rules.shape_multiple import ShapeMultipleRule
+    from ptogen.rules.tile_fractal import TileFractalRule
+
+    op = OPS[name]
+    (rule,) = [r for r in op.spec.constraints if isinstance(r, ShapeMultipleRule)]
+    rv = op.rule_view(rule)
+    assert rv.condition == "TileLeft::Cols % 64 == 0"
+    assert rule.doc(op) == "Static multiple: `a::Cols % 64 == 0`."
+    fractals = [
+        (r.operands, r.blayout, r.slayout) for r in op.spec.constraints if isinstance(r, TileFractalRule)
+    ]
+    assert fractals == [(["a", "c"], "ColMajor", "RowMajor"), (["b"], "RowMajor", "ColMajor")]
+    failing = _failing(name)
+    cpp = op.name
+    for profile in ("A5", "CPU"):
+        low = profile.lower()
+        (case,) = [c for c in failing if c.startswith(f"fail_{low}_") and c.endswith("_shape_multiple")]
+        assert failing[case] == [f"{cpp} [{profile}]: the static cols of a must be a multiple of 64"]
+        assert len([c for c in failing if c.startswith(f"fail_{low}_") and c.endswith("_tile_fractal")]) == 2
+    verify = (ROOT / f"generated/tests/{name}/verify.cpp").read_text()
+    # The broken `a` is 32 columns wider (one fp8 box); the broken `b` keeps its ZN boxes, laid NN.
+    body = verify.split(f"void {case}() {{")[1].split("\n}\n")[0]
+    assert ", 96, BLayout::ColMajor" in body.split("Tile_a =")[1].split(";")[0]
+
+
+def test_a_static_multiple_breaks_by_half_and_reads_back() -> None:
+    from ptogen.rules.shape_multiple import ShapeMultipleRule
+
+    rule = ShapeMultipleRule(operand="a", extent="Cols", multiple=64)
+    tiles = {"a": TileDecl("a", "float", 16, 64, 16, 64)}
+    broken = rule.break_static(None, tiles)  # type: ignore[arg-type]  # the kind needs no context
+    assert broken.tiles["a"].cols == 96 and broken.changed == "a"
+    page = PageContext([], {"A5"}, ["a", "b"], True)
+    line = PageLine("A5", "Static multiple: a::Cols % 64 == 0 (two scale groups).")
+    assert ShapeMultipleRule.recognise(line, page) == {
+        "operand": "a",
+        "extent": "Cols",
+        "multiple": 64,
+        "note": "two scale groups",
+    }
+    assert ShapeMultipleRule.recognise(PageLine("A5", "Static multiple: z::Cols % 64 == 0."), page) is None
+
+
+def test_a_boxed_fractal_breaks_by_the_box_order_and_a_plain_one_by_boxes() -> None:
+    from ptogen.rules.tile_fractal import TileFractalRule
+
+    nz = TileFractalRule(operands=["a"], blayout="ColMajor", slayout="RowMajor")
+    boxed = TileDecl("a", "float8_e4m3_t", 16, 64, 16, 64, layout="ColMajor", slayout="RowMajor")
+    broken = nz.break_static(None, {"a": boxed}).tiles["a"]  # type: ignore[arg-type]
+    assert (broken.layout, broken.slayout) == ("RowMajor", "RowMajor")  # same box shape, ZZ
+    plain = TileFractalRule(operands=["a"], blayout="RowMajor", slayout="NoneBox")
+    broken = plain.break_static(None, {"a": TileDecl("a", "float")}).tiles["a"]  # type: ignore[arg-type]
+    assert (broken.layout, broken.slayout) == ("RowMajor", "RowMajor")
+
+
+# ---------------------------------------------------------------------- run-time rules of one declaration
+
+
+def test_tdeinterleave_two_source_form_checks_all_four_valid_shapes() -> None:
+    op = OPS["tdeinterleave"]
+    form = op.forms[0]
+    assert form.has_own_verify and not op.forms[1].has_own_verify
+    (rv,) = form.rules_for("A5", static=False)
+    assert form.rules_for("A5", static=True) == [] and form.rules_for("A2A3", static=False) == []
+    instr = (ROOT / "generated/include/pto/common/pto_instr.hpp").read_text()
+    assert (
+        "Profile::template verify_TDEINTERLEAVE_f0<TileDataDst, TileDataSrc>(dst1, dst0, src1, src0);"
+        in instr
+    )
+    checks = (ROOT / "generated/include/pto/profiles/cpu_checks.hpp").read_text()
+    body = checks.split("static void verify_TDEINTERLEAVE_f0(")[1].split("\n    }\n")[0]
+    assert (
+        'sim::fail("TDEINTERLEAVE [CPU]", "src0, src1, dst0 and dst1 must have the same valid row/col")'
+        in body
+    )
+    fails = {c["case"]: c for c in _manifest("tdeinterleave")["runtime_fail"]}
+    for profile in ("a5", "cpu"):
+        case = fails[f"rf_{profile}_{rv.id}_f0"]
+        assert case["rule"] == f"{rv.id}_f0"
+    cases = (ROOT / "generated/tests/tdeinterleave/cases.cpp").read_text()
+    failing = cases.split(f"void rf_cpu_{rv.id}_f0(Prof) {{")[1].split("\n}\n")[0]
+    assert "Tile_src1 src1(8, 7);" in failing  # one source a column short, the rest alike
+
+
+def test_every_runtime_rule_of_one_declaration_has_a_failing_case() -> None:
+    for op in PROJECT.ops:
+        fails = {c["rule"] for c in _manifest(op.spec.short)["runtime_fail"]} if op.spec.intrinsic else set()
+        for form in op.forms:
+            for p in PROJECT.profiles:
+                for rv in form.rules_for(p.name, static=False):
+                    assert f"{rv.id}_f{form.index}" in fails, (
+                        f"{op.name}: {rv.id} on declaration {form.index}"
+                    )
+
+
+def test_a_form_verify_binds_operands_named_apart_from_their_parameters() -> None:
+    form = OPS["tdeinterleave"].forms[1]
+    assert form.verify_aliases == [("src", "src0")]
+    assert [p.name for p in form.verify_params] == ["dst1", "dst0", "src"]
+
+
+def test_thistogram_uint16_bytes_and_bins_are_rules() -> None:
+    failing = _failing("thistogram")
+    for profile in ("A5", "CPU"):
+        (case,) = [
+            c for c in failing if c.startswith(f"fail_{profile.lower()}_") and c.endswith("_template_value")
+        ]
+        assert failing[case] == [
+            f"THISTOGRAM [{profile}]: template argument byte must be HistByte::BYTE_0 or HistByte::BYTE_1"
+            " when src is uint16_t"
+        ]
+    fails = {c["case"]: c for c in _manifest("thistogram")["runtime_fail"]}
+    assert {k for k in fails if k.endswith("_min_valid_extent")} == {
+        "rf_a5_07_min_valid_extent",
+        "rf_cpu_07_min_valid_extent",
+    }
+    page = (ROOT / "generated/docs/isa/THISTOGRAM.md").read_text()
+    assert "Runtime: `dst.GetValidCol() >= 256` (one bin per byte value)." in page
+
+
+def test_tscatter_pairs_index_sizes_with_data_sizes() -> None:
+    from ptogen.rules.size_pairs import SizePairsRule
+
+    op = OPS["tscatter"]
+    rules = {tuple(r.profiles or []): r for r in op.spec.constraints if isinstance(r, SizePairsRule)}
+    a2a3, a5 = rules[("A2A3",)], rules[("A5",)]
+    assert a5.pairs == [(8, 4), (4, 4), (2, 2), (1, 2)]
+    assert a2a3.admits(op, {"src": "half", "indexes": "uint16_t"})
+    assert not a2a3.admits(op, {"src": "half", "indexes": "int32_t"})
+    assert not a2a3.admits(op, {"src": "int64_t", "indexes": "uint32_t"}) and a5.admits(
+        op, {"src": "int64_t", "indexes": "uint32_t"}
+    )
+    assert a2a3.condition(op, op.rule_view(a2a3)).startswith(
+        "((sizeof(typename TileDataS::DType) == 4 && sizeof(typename TileDataI::DType) == 4) ||"
+    )
+    failing = _failing("tscatter")
+    for profile, rule in (("A2A3", a2a3), ("A5", a5)):
+        (case,) = [
+            c for c in failing if c.startswith(f"fail_{profile.lower()}_") and c.endswith("_size_pairs")
+        ]
+        assert failing[case] == [f"TSCATTER [{profile}]: {rule.text(op)}"]
+    (cpu,) = [c for c in failing if c.startswith("fail_cpu_") and c.endswith("same_element_size_f1")]
+    assert failing[cpu] == ["TSCATTER [CPU]: the element types of dst and src must have the same size"]
+    line = PageLine("A2A3", a2a3.doc(op).replace("`", ""))
+    assert SizePairsRule.recognise(line, PageContext([], {"A2A3"}, ["src", "indexes"], True)) == {
+        "operands": ["src", "indexes"],
+        "pairs": [[4, 4], [2, 2], [1, 2]],
+    }
+
+
+def test_tgatherb_rows_are_whole_32_byte_blocks() -> None:
+    from ptogen.rules.valid_multiple import ValidMultipleRule
+
+    op = OPS["tgatherb"]
+    (rule,) = [r for r in op.spec.constraints if isinstance(r, ValidMultipleRule)]
+    assert op.rule_view(rule).condition == "dst.GetValidCol() * sizeof(typename TileDataDst::DType) % 32 == 0"
+    doc = rule.doc(op)
+    assert doc == "Runtime multiple: `dst.GetValidCol() * sizeof(DType) % 32 == 0` (whole 32-byte blocks)."
+    page = PageContext([], {"CPU"}, ["dst", "src"], True)
+    read = ValidMultipleRule.recognise(PageLine(None, doc.replace("`", "").replace("*", "")), page)
+    assert read == {
+        "operand": "dst",
+        "extent": "cols",
+        "multiple": 32,
+        "unit": "bytes",
+        "note": "whole 32-byte blocks",
+    }
+    fails = {c["case"] for c in _manifest("tgatherb")["runtime_fail"]}
+    assert {f"rf_{p}_{rule_id}" for p in ("a2a3", "a5", "cpu") for rule_id in ["08_valid_multiple"]} <= fails
+    tiles = {"dst": TileDecl("dst", "float", 4, 16, 4, 12), "src": TileDecl("src", "float", 4, 16, 4, 12)}
+    assert not rule.admits_tiles(tiles)  # 12 floats: 48 bytes
+    legal = rule.legalise(tiles)
+    assert legal["dst"].valid_cols == 8 and rule.admits_tiles(legal)

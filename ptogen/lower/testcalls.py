@@ -102,14 +102,19 @@ class FormTestView:
         return f"{t.type}::{next(e.values[0] for e in self.form.op.targets.enums if e.name == t.type)}"
 
     def template_args(
-        self, main_explicit: list[str], type_names: dict[str, str], main_args: list[str] | None = None
+        self,
+        main_explicit: list[str],
+        type_names: dict[str, str],
+        main_args: list[str] | None = None,
+        explicit: dict[str, str] | None = None,
     ) -> list[str]:
         """Explicit template arguments of a test call of this form: the main form's explicit values
         (`main_explicit`) for the value parameters it shares, the test values of its own, and, where
         a value parameter follows type parameters (TSTORE's `atomicType`), those types too, spelled
         by `type_names` (operand -> C++ type). Empty when every value parameter may be deduced or
         defaulted and the main form passes none; the main form's explicit values unchanged when the
-        form states no test values of its own."""
+        form states no test values of its own. `explicit`: value parameters the call must spell
+        (a compile case breaking a rule on a defaulted one, TGATHER's `gatherType`), with their values."""
         intr = self.form.op.spec.intrinsic
         assert intr is not None
         own_call = self.form.op.kind.form_template_args(self.form, main_explicit, type_names)
@@ -118,6 +123,8 @@ class FormTestView:
         main_values = [t.name for t in intr.template if t.kind == "value"]
         given = dict(zip(main_values, main_explicit, strict=False))
         intr_own = dict(intr.overloads[self.form.index - 1].test_template_args) if self.form.index else {}
+        spelled = {t.name for t in self.form.template}
+        intr_own |= {n: v for n, v in (explicit or {}).items() if n in spelled}
         by_operand = self.main_args_by_operand(main_args or [])
         for t in self.form.template:  # an operand the main form passes as an argument (TASSIGN<Addr>)
             if t.operand is not None and t.operand in by_operand:

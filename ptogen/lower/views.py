@@ -692,14 +692,15 @@ class FormView:
         return self.check_arg_lists[0]
 
     # ------------------------------------------------------------------ form-scoped rules
-    def rules_for(self, profile: str) -> list[RuleView]:
+    def rules_for(self, profile: str, static: bool | None = None) -> list[RuleView]:
         """Form-scoped rules (rules.RuleBase.form_scoped) that a profile checks on this form, their
-        operands spelled in this form's scope: a tile by its type, a carried operand by its name."""
+        operands spelled in this form's scope: a tile by its type, a carried operand by its name
+        (`static`: only the compile-time rules, or only the run-time ones)."""
         out = []
         for i, rule in enumerate(self.op.spec.constraints):
             if not rule.form_scoped or not rule.in_form(self):
                 continue
-            if not rule.enforced_by(profile):
+            if not rule.enforced_by(profile) or (static is not None and rule.is_static != static):
                 continue
             types = []
             dtypes = []  # each operand's element type: a tile's DType, a scalar's own type
@@ -732,6 +733,28 @@ class FormView:
         """Whether some form-scoped rule checks this form (under some profile): every profile then
         defines its check function `check_<OP>_f<index>`."""
         return any(r.form_scoped and r.in_form(self) for r in self.op.spec.constraints)
+
+    @property
+    def has_own_verify(self) -> bool:
+        """Whether some run-time rule is limited to this form (under some profile): every profile then
+        defines its run-time check `verify_<OP>_f<index>`, which the form calls with its arguments."""
+        return any(r.form_scoped and r.in_form(self) and not r.is_static for r in self.op.spec.constraints)
+
+    @property
+    def verify_params(self) -> list[Param]:
+        """The parameters `verify_<OP>_f<index>` takes: the form's own, events aside."""
+        return [p for p in self.params if not p.events]
+
+    @property
+    def verify_aliases(self) -> list[tuple[str, str]]:
+        """(parameter, operand) for each parameter named apart from its operand (TDEINTERLEAVE's
+        `src` for `src0`): the rules name operands, so the check binds each operand's name."""
+        names = {p.name for p in self.verify_params}
+        return [
+            (p.name, str(p.operand))
+            for p in self.verify_params
+            if p.operand and p.operand != p.name and p.operand not in names
+        ]
 
     @property
     def check_name(self) -> str:

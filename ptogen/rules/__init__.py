@@ -39,11 +39,15 @@ from .dtype_tuples import DTypeTuplesRule
 from .location_pairs import LOCATION_PAIRS_KINDS
 from .locations import LOCATION_KINDS
 from .same_bytes import SameBytesRule
+from .same_element_size import SameElementSizeRule
 from .scratch_bytes import ScratchBytesRule
+from .shape_multiple import ShapeMultipleRule
 from .shape_relation import ShapeRelationRule
+from .size_pairs import SizePairsRule
 from .store_pairs import STORE_PAIRS_KINDS
 from .template_value import TemplateValueRule
 from .tile_fractal import TileFractalRule
+from .total_bytes import TotalBytesRule
 from .union_region import UnionRegionRule
 from .valid_multiple import ValidMultipleRule
 from .valid_range import ValidRangeRule
@@ -78,6 +82,10 @@ RULE_KINDS: tuple[type[RuleBase], ...] = (
     ScratchBytesRule,
     ConvLayoutsRule,
     TileFractalRule,
+    SameElementSizeRule,
+    TotalBytesRule,
+    ShapeMultipleRule,
+    SizePairsRule,
 )
 
 # The spec's `constraints` items: one of the registry's classes, chosen by `kind`.

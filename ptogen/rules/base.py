@@ -368,6 +368,20 @@ def free_location(bx: BreakContext, rule: RuleBase, operand: str, avoid: list[st
     return next((c for c in candidates if all(r.admits_location(operand, c) for r in others)), candidates[0])
 
 
+def allowed_by_others(bx: BreakContext, rule: RuleBase, operand: str) -> list[str]:
+    """The element types the profile's other rules on `rule`'s declarations allow `operand` (every
+    type of the vocabulary when none names it), in the vocabulary's order: what a case breaking
+    `rule` by `operand`'s type may pick so that no other rule breaks."""
+    allowed = [d.name for d in bx.op.targets.dtypes]
+    for other in bx.op.spec.constraints:
+        if other is rule or not other.enforced_by(bx.profile) or other.forms != rule.forms:
+            continue
+        listed = other.operand_dtypes(bx.op.rule_view(other), operand, other.when_values())
+        if listed is not None:
+            allowed = [d for d in allowed if d in listed]
+    return allowed
+
+
 def _with_note(line: str, note: str | None) -> str:
     return f"{line} ({note})." if note else f"{line}."
 

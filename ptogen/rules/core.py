@@ -94,7 +94,7 @@ class DTypeRule(RuleBase):
         when = f"With `{self.when.param} == {self.when.equals}`, " if self.when else ""
         subject = (
             "`TileData::DType`"
-            if op.covers_data_tiles(self.operands)
+            if op.covers_data_tiles(self.operands) and self.forms is None
             else "The element type of " + and_list(self.operands)
         )
         listed = ", ".join(f"`{d}`" for d in self.dtypes)

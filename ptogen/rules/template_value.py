@@ -1,18 +1,21 @@
 """`template_value`: a value template argument of the intrinsic takes one of a few listed values
 (TTRI's `isUpperOrLower` is 0 or 1, TGATHER's comparison `cmpMode` is `CmpMode::GT` or
-`CmpMode::EQ`). Checked by `static_assert` on the argument itself, so it names no operand; the
-failing kernel passes a value outside the list."""
+`CmpMode::EQ`), always or only while some operands have one of some element types (`when_dtype`:
+A2A3's TGATHER compares an `int32_t` source with `CmpMode::EQ` only). Checked by `static_assert` on
+the argument (and those operands' types); the failing kernel passes a value outside the list (with
+those operands of the first listed type), one that the op's other rules on the parameter allow."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import Field
 
-from ..spec.fields import CppIdent, CppQualified
-from .base import Broken, PageContext, PageLine, Problem, RuleBase, _with_note, or_list
+from ..spec.fields import CppIdent, CppQualified, Name, Strict, TypeName
+from .base import Broken, PageContext, PageLine, Problem, RuleBase, _with_note, and_list, or_list
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -25,9 +28,18 @@ if TYPE_CHECKING:
 # "Template argument `isUpperOrLower` must be `0` or `1`." (the page's words after its subject)
 _VALUE = r"`?(?:-?\d+|[A-Za-z_][\w:]*::\w+)`?"
 _LINE = re.compile(
-    rf"^template argument `?(?P<param>[A-Za-z_]\w*)`? must be (?P<values>{_VALUE}(?:(?:, | or ){_VALUE})*)",
+    rf"^template argument `?(?P<param>[A-Za-z_]\w*)`? must be (?P<values>{_VALUE}(?:(?:, | or ){_VALUE})*)"
+    r"(?: when (?P<operands>`?\w+`?(?:(?:, | and )`?\w+`?)*)"
+    r" (?:is|are) (?P<dtypes>`?\w+`?(?:(?:, | or )`?\w+`?)*))?",
     re.IGNORECASE,
 )
+
+
+class WhenDType(Strict):
+    """The operands whose element types make the rule apply: each is one of `dtypes`."""
+
+    operands: list[Name] = Field(min_length=1)
+    dtypes: list[TypeName] = Field(min_length=1)
 
 
 class TemplateValueRule(RuleBase):
@@ -38,7 +50,17 @@ class TemplateValueRule(RuleBase):
     values: list[int] | list[CppQualified] = Field(
         min_length=1, description="the values it may take: integers, or an enum's (`CmpMode::GT`)"
     )
+    when_dtype: WhenDType | None = Field(
+        default=None, description="the rule applies only while these operands have one of these types"
+    )
     page_prefixes: ClassVar[tuple[str, ...]] = ("template argument ",)
+
+    @property
+    def rule_operands(self) -> list[str]:
+        return list(self.when_dtype.operands) if self.when_dtype is not None else []
+
+    def listed_dtypes(self) -> list[str]:
+        return list(self.when_dtype.dtypes) if self.when_dtype is not None else []
 
     def check(self, spec: OpSpec, targets: Targets) -> Iterator[Problem]:
         yield from super().check(spec, targets)
@@ -54,18 +76,48 @@ class TemplateValueRule(RuleBase):
             yield ("param",), f"{self.param!r} is not a value template parameter of {intr.name} ({known})"
         if len(set(self.values)) != len(self.values):
             yield ("values",), "each value is listed once"
+        if self.when_dtype is not None:
+            for j, d in enumerate(self.when_dtype.dtypes):
+                if not targets.has_dtype(d):
+                    yield ("when_dtype", "dtypes", j), f"unknown dtype {d!r}"
+
+    def _applies(self, rv: RuleView) -> str:
+        """The C++ test of `when_dtype` (every named operand has one of the types)."""
+        listed = ", ".join(rv.dtypes_cpp)
+        return " && ".join(f"sim::is_one_of_v<{e}, {listed}>" for e in rv.dtype_exprs)
 
     def condition(self, op: OpView, rv: RuleView) -> str:
-        return "(" + " || ".join(f"{self.param} == {v}" for v in self.values) + ")"
+        allowed = "(" + " || ".join(f"{self.param} == {v}" for v in self.values) + ")"
+        if self.when_dtype is None:
+            return allowed
+        return f"(!({self._applies(rv)}) || {allowed})"
+
+    def _when(self, code: bool) -> str:
+        if self.when_dtype is None:
+            return ""
+        w = self.when_dtype
+        verb = "is" if len(w.operands) == 1 else "are"
+        return f" when {and_list(w.operands, code=code)} {verb} {or_list(w.dtypes, code=code)}"
 
     def _spelled(self, code: bool) -> str:
         return or_list([str(v) for v in self.values], code=code)
 
     def text(self, op: OpView) -> str:
-        return f"template argument {self.param} must be {self._spelled(code=False)}"
+        return f"template argument {self.param} must be {self._spelled(code=False)}{self._when(code=False)}"
 
     def doc(self, op: OpView) -> str:
-        return _with_note(f"Template argument `{self.param}` must be {self._spelled(code=True)}", self.note)
+        return _with_note(
+            f"Template argument `{self.param}` must be {self._spelled(code=True)}{self._when(code=True)}",
+            self.note,
+        )
+
+    def broken_by(self, op: OpView, rv: RuleView, combo: dict[str, str], values: dict[str, str]) -> bool:
+        # Tiles alone break it only with a value outside the list that the call passes.
+        if self.param not in values or values[self.param] in {str(v) for v in self.values}:
+            return False
+        if self.when_dtype is None:
+            return True
+        return all(combo.get(n) in rv.dtypes_cpp for n in self.when_dtype.operands)
 
     @classmethod
     def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:
@@ -76,19 +128,26 @@ class TemplateValueRule(RuleBase):
             "param": m.group("param"),
             "values": [_value(v) for v in re.findall(_VALUE, m.group("values"))],
         }
+        if m.group("operands"):
+            out["when_dtype"] = {
+                "operands": re.findall(r"\w+", m.group("operands").replace(" and ", ", ")),
+                "dtypes": re.findall(r"\w+", m.group("dtypes").replace(" or ", ", ")),
+            }
         note = re.search(r"\((?P<note>[^()]*)\)\.?$", line.text)
         if note:
             out["note"] = note.group("note").strip()
         return out
 
-    def outside(self, enums: dict[str, list[str]]) -> str:
+    def outside(self, enums: dict[str, list[str]], keep: list[str] | None = None) -> str:
         """A value the rule rejects: the least integer above the list, or the first value of the
-        enum (`enums`: each enum's values) that the list leaves out."""
+        enum (`enums`: each enum's values) that the list leaves out, among `keep` when given (the
+        values the op's other rules on the parameter allow)."""
         ints = [v for v in self.values if isinstance(v, int)]
         if ints:
             return str(max(ints) + 1)
         enum = str(self.values[0]).rpartition("::")[0]
         left = [f"{enum}::{v}" for v in enums.get(enum, []) if f"{enum}::{v}" not in self.values]
+        left = [v for v in left if keep is None or v in keep] or left
         if not left:
             raise ValueError(
                 f"{self.param}: every value of {enum} is allowed, so no kernel can break the rule"
@@ -96,9 +155,28 @@ class TemplateValueRule(RuleBase):
         return left[0]
 
     def break_static(self, bx: BreakContext, tiles: dict[str, TileDecl]) -> Broken:
-        # Legal tiles, one template argument outside the list.
+        # Legal tiles, one template argument outside the list; with `when_dtype`, the operands it
+        # names take its first type and the value is one the op's unconditional rules allow.
         enums = {e.name: list(e.values) for e in bx.op.targets.enums} if bx is not None else {}
-        return Broken(dict(tiles), values={self.param: self.outside(enums)})
+        keep = None
+        if bx is not None and self.when_dtype is not None:
+            others = [
+                r
+                for r in bx.op.spec.constraints
+                if isinstance(r, TemplateValueRule)
+                and r is not self
+                and r.param == self.param
+                and r.when_dtype is None
+                and r.enforced_by(bx.profile)
+            ]
+            keep = [str(v) for v in others[0].values] if others else None
+        value = self.outside(enums, keep)
+        if self.when_dtype is None:
+            return Broken(dict(tiles), values={self.param: value})
+        dtype = bx.rv.dtypes_cpp[0] if bx is not None else self.when_dtype.dtypes[0]
+        changed = {n: replace(tiles[n], dtype=dtype) for n in self.when_dtype.operands if n in tiles}
+        first = self.when_dtype.operands[0]
+        return Broken({**tiles, **changed}, values={self.param: value}, changed=first)
 
 
 def _value(spelled: str) -> int | str:

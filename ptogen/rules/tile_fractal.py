@@ -67,7 +67,13 @@ class TileFractalRule(RuleBase):
         }
 
     def break_static(self, bx: BreakContext, tiles: dict[str, TileDecl]) -> Broken:
-        # The other SLayout with the same BLayout (a ZN tile becomes NN, a plain one boxed).
+        # A plain tile gets boxes (the other SLayout, same BLayout); a boxed one keeps its boxes, whose
+        # shape the Tile type ties to the element size, and has them follow each other the other way
+        # (an NZ tile becomes ZZ, a ZN one NN).
         first = self.operands[0]
+        t = tiles[first]
+        if self.slayout != "NoneBox" and t.slayout == self.slayout:
+            other = "RowMajor" if self.blayout != "RowMajor" else "ColMajor"
+            return Broken({**tiles, first: replace(t, layout=other)}, changed=first)
         other = "RowMajor" if self.slayout != "RowMajor" else "ColMajor"
-        return Broken({**tiles, first: replace(tiles[first], slayout=other)}, changed=first)
+        return Broken({**tiles, first: replace(t, slayout=other)}, changed=first)

@@ -1,6 +1,7 @@
 """`valid_multiple`: a tile's valid rows or columns are a multiple of a count when the op runs, e.g.
-TINTERLEAVE's even valid columns on A5 (the interleaved stream splits at a pair boundary). Checked in
-the simulator (valid shapes may be dynamic)."""
+TINTERLEAVE's even valid columns on A5 (the interleaved stream splits at a pair boundary), or, with
+`unit: bytes`, span a multiple of a number of bytes (TGATHERB's rows of whole 32-byte blocks).
+Checked in the simulator (valid shapes may be dynamic)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from pydantic import Field
 
+from ..rule_api import ELEMENT_BYTES
 from ..spec.fields import Name
 from .base import PageContext, PageLine, RuleBase, _with_note
 
@@ -26,6 +28,9 @@ class ValidMultipleRule(RuleBase):
     operand: Name
     extent: Literal["rows", "cols"]
     multiple: Annotated[int, Field(ge=2, le=1 << 16)]
+    unit: Literal["elements", "bytes"] = Field(
+        default="elements", description="bytes: the extent times the element size is the multiple"
+    )
     stage: ClassVar[Literal["static", "runtime"]] = "runtime"
     page_prefixes: ClassVar[tuple[str, ...]] = ("runtime multiple:",)
 
@@ -37,18 +42,24 @@ class ValidMultipleRule(RuleBase):
         return f"{self.operand}.{'GetValidRow' if self.extent == 'rows' else 'GetValidCol'}()"
 
     def condition(self, op: OpView, rv: RuleView) -> str:
+        if self.unit == "bytes":
+            return f"{self._value()} * sizeof(typename {rv.types[0]}::DType) % {self.multiple} == 0"
         return f"{self._value()} % {self.multiple} == 0"
 
     def text(self, op: OpView) -> str:
+        if self.unit == "bytes":
+            return f"the valid {self.extent} of {self.operand} must span a multiple of {self.multiple} bytes"
         return f"the valid {self.extent} of {self.operand} must be a multiple of {self.multiple}"
 
     def doc(self, op: OpView) -> str:
-        return _with_note(f"Runtime multiple: `{self._value()} % {self.multiple} == 0`", self.note)
+        size = " * sizeof(DType)" if self.unit == "bytes" else ""
+        return _with_note(f"Runtime multiple: `{self._value()}{size} % {self.multiple} == 0`", self.note)
 
     @classmethod
     def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:
         m = re.match(
-            r"Runtime multiple: (\w+)\.(GetValidRow|GetValidCol)\(\) % (\d+) == 0"
+            r"Runtime multiple: (\w+)\.(GetValidRow|GetValidCol)\(\)(?P<bytes>\s*\*?\s*sizeof\(DType\))?"
+            r" % (\d+) == 0"
             r"\.?\s*(?:\((?P<note>[^()]*)\))?",
             line.text,
         )
@@ -57,8 +68,10 @@ class ValidMultipleRule(RuleBase):
         found: dict[str, Any] = {
             "operand": m.group(1),
             "extent": "rows" if m.group(2) == "GetValidRow" else "cols",
-            "multiple": int(m.group(3)),
+            "multiple": int(m.group(4)),
         }
+        if m.group("bytes"):
+            found["unit"] = "bytes"
         if m.group("note"):
             found["note"] = m.group("note").strip()
         return found
@@ -66,12 +79,20 @@ class ValidMultipleRule(RuleBase):
     def _extent(self, t: TileDecl) -> int:
         return t.valid_rows if self.extent == "rows" else t.valid_cols
 
+    def _step(self, tiles: dict[str, TileDecl]) -> int:
+        """The multiple in elements of the operand's type (whole elements at least)."""
+        t = tiles.get(self.operand)
+        if self.unit == "elements" or t is None:
+            return self.multiple
+        return max(1, self.multiple // ELEMENT_BYTES.get(t.dtype, 1))
+
     def admits_tiles(self, tiles: dict[str, TileDecl]) -> bool:
         t = tiles.get(self.operand)
-        return t is None or self._extent(t) % self.multiple == 0
+        return t is None or self._extent(t) % self._step(tiles) == 0
 
     def legalise(self, tiles: dict[str, TileDecl]) -> dict[str, TileDecl]:
-        return self._set(tiles, lambda have: have - have % self.multiple or self.multiple)
+        step = self._step(tiles)
+        return self._set(tiles, lambda have: have - have % step or step)
 
     def break_runtime(
         self, tiles: dict[str, TileDecl], addresses: dict[str, int]

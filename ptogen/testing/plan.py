@@ -503,6 +503,8 @@ def _plan_compile(project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> Non
             tiles = _legal_tiles(op, profile, variant)
             if tiles is None:
                 return None
+            # Valid shapes every run-time rule admits, so that the legal kernel also runs.
+            tiles = legalised(op, tiles)
             call = make_call(op, tiles, variant, _scalar_default(op, tiles))
             path = f"legal_{profile.lower()}{key[1]}"
             twins[key] = CompileCase.legal(
@@ -566,7 +568,11 @@ def _plan_form_rules(
     for p in project.profiles:
         rules = op.form_rules_for(p.name)
         for form in op.forms:
-            mine = [rv for rv in rules if rv.rule.forms is not None and rv.rule.in_form(form)]
+            mine = [
+                rv
+                for rv in rules
+                if rv.rule.forms is not None and rv.rule.in_form(form) and rv.rule.is_static
+            ]
             if not mine:
                 continue
             legal = twin(p.name, dict(op.default_values))
@@ -597,7 +603,7 @@ def _plan_form_rules(
                 dtypes = {n: d for rv in mine for n, d in rv.rule.global_dtypes(tiles).items()}
                 glob = global_decls(op, tiles, dtypes=dtypes)
                 names = {t.name: t.type_name for t in tiles.values()} | {g.name: g.type_name for g in glob}
-                targs = form.test.template_args(main.template_args, names, main.args)
+                targs = form.test.template_args(main.template_args, names, main.args, explicit=values)
                 # A rule on a template value breaks by passing another one (Broken.values).
                 spelled = [t.name for t in form.template if t.kind != "pack"]
                 for name, value in (values or {}).items():
@@ -674,6 +680,48 @@ def _plan_runtime_fail(project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -
             tests.runtime_fail.append(
                 RuntimeFailCase(path, p.name, rv, rv.id, list(tiles.values()), call, addresses)
             )
+        for form in op.forms:
+            for rv in form.rules_for(p.name, static=False):
+                _plan_form_runtime_fail(project, op, tests, form, rv, p.name)
+
+
+def _plan_form_runtime_fail(
+    project: ProjectViewAPI, op: OpViewAPI, tests: OpTests, form: FormViewAPI, rv: RuleViewAPI, profile: str
+) -> None:
+    """The runtime-fail case of a run-time rule limited to some declarations (`forms`): the op's
+    legal run-time tiles (with the form's own tiles, `<operand>_f<k>`, shaped like the destination),
+    broken by the rule, passed to that declaration."""
+    variant = dict(op.default_values)
+    want = {n: rv.rule.runtime_dtypes(rv) for n in rv.rule.rule_operands}
+    tiles = _legal_tiles(op, profile, variant, want)
+    if tiles is None or (form.test.own_tiles and op.domain not in tiles):
+        return
+    tiles = {
+        n: shaped(op, replace(t, rows=8, cols=8, valid_rows=8, valid_cols=8, dynamic=True))
+        for n, t in tiles.items()
+    }
+    tiles = legalised(op, tiles)
+    k = form.index
+    tiles |= {n: replace(tiles[op.domain], name=n) for n in form.test.own_tiles if n not in tiles}
+    own = {n[: -len(f"_f{k}")]: n for n in form.test.own_tiles}
+    named = {n: o for o, n in own.items()}
+    by_operand = {named.get(n, n): t for n, t in tiles.items()}
+    addresses = layout_addresses(project, list(by_operand.values()))
+    by_operand, addresses = rv.rule.break_runtime(by_operand, addresses)
+    tiles = {own.get(n, n): replace(t, name=own.get(n, n)) for n, t in by_operand.items()}
+    addresses = {own.get(n, n): a for n, a in addresses.items()}
+    main = make_call(op, tiles, variant, _scalar_default(op, tiles))
+    if k == 0:
+        call = main
+    else:
+        names = {t.name: t.type_name for t in tiles.values()}
+        call = Call(
+            form.test.template_args(main.template_args, names, main.args), form.test.call_args(main.args)
+        )
+    path = f"rf_{profile.lower()}_{rv.id}_f{k}"
+    tests.runtime_fail.append(
+        RuntimeFailCase(path, profile, rv, f"{rv.id}_f{k}", list(tiles.values()), call, addresses)
+    )
 
 
 # ----------------------------------------------------------------------------- output jobs

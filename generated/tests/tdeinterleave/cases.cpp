@@ -1355,6 +1355,23 @@ void rf_a5_07_valid_multiple(Prof) {
     profiled::TDEINTERLEAVE<profile_a5>(dst1, dst0, src1, src0);
 }
 
+// rf_a5_08_same_valid_shape_f0: breaks run-time rule 08_same_valid_shape of A5; must stop with: PTO runtime error: TDEINTERLEAVE [A5]: src0, src1, dst0 and dst1 must have the same valid row/col
+void rf_a5_08_same_valid_shape_f0(Prof) {
+    using Tile_dst1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst1 dst1(8, 8);
+    TASSIGN(dst1, 0x0);
+    using Tile_dst0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst0 dst0(8, 8);
+    TASSIGN(dst0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(8, 7);
+    TASSIGN(src1, 0x200);
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(8, 8);
+    TASSIGN(src0, 0x300);
+    profiled::TDEINTERLEAVE<profile_a5>(dst1, dst0, src1, src0);
+}
+
 // rf_cpu_05_same_valid_shape: breaks run-time rule 05_same_valid_shape of CPU; must stop with: PTO runtime error: TDEINTERLEAVE [CPU]: dst0 and dst1 must have the same valid row/col
 void rf_cpu_05_same_valid_shape(Prof) {
     using Tile_dst1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
@@ -1385,6 +1402,23 @@ void rf_cpu_06_same_valid_extent(Prof) {
     TASSIGN(src1, 0x200);
     using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(7, 8);
+    TASSIGN(src0, 0x300);
+    profiled::TDEINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
+}
+
+// rf_cpu_08_same_valid_shape_f0: breaks run-time rule 08_same_valid_shape of CPU; must stop with: PTO runtime error: TDEINTERLEAVE [CPU]: src0, src1, dst0 and dst1 must have the same valid row/col
+void rf_cpu_08_same_valid_shape_f0(Prof) {
+    using Tile_dst1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst1 dst1(8, 8);
+    TASSIGN(dst1, 0x0);
+    using Tile_dst0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst0 dst0(8, 8);
+    TASSIGN(dst0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(8, 7);
+    TASSIGN(src1, 0x200);
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(8, 8);
     TASSIGN(src0, 0x300);
     profiled::TDEINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
 }
@@ -1462,8 +1496,10 @@ const Entry entries[] = {
     {"rf_a5_05_same_valid_shape", rf_a5_05_same_valid_shape, Prof::A5},
     {"rf_a5_06_same_valid_extent", rf_a5_06_same_valid_extent, Prof::A5},
     {"rf_a5_07_valid_multiple", rf_a5_07_valid_multiple, Prof::A5},
+    {"rf_a5_08_same_valid_shape_f0", rf_a5_08_same_valid_shape_f0, Prof::A5},
     {"rf_cpu_05_same_valid_shape", rf_cpu_05_same_valid_shape, Prof::CPU},
     {"rf_cpu_06_same_valid_extent", rf_cpu_06_same_valid_extent, Prof::CPU},
+    {"rf_cpu_08_same_valid_shape_f0", rf_cpu_08_same_valid_shape_f0, Prof::CPU},
 };
 
 } // namespace

@@ -129,7 +129,7 @@ void fail_a2a3_06_tile_fractal_f6() {
 // breaks rule 07_tile_fractal (tile_fractal) of the A2A3 profile on declaration 6
 // expected-error@*:* {{TEXTRACT [A2A3]: box layout of dst and dst1 must be BLayout::ColMajor with SLayout::RowMajor}}
 void fail_a2a3_07_tile_fractal_f6() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::ColMajor, 512>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -192,7 +192,7 @@ void fail_a5_06_tile_fractal_f6() {
 // breaks rule 07_tile_fractal (tile_fractal) of the A5 profile on declaration 6
 // expected-error@*:* {{TEXTRACT [A5]: box layout of dst and dst1 must be BLayout::ColMajor with SLayout::RowMajor}}
 void fail_a5_07_tile_fractal_f6() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::ColMajor, 512>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;

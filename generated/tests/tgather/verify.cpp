@@ -339,6 +339,26 @@ void fail_a2a3_12_template_value_f1() {
         dst, src0, k_value_f1, cdst_f1, tmp, 0);
 }
 
+// breaks rule 13_template_value (template_value) of the A2A3 profile on declaration 1
+// expected-error@*:* {{TGATHER [A2A3]: template argument cmpMode must be CmpMode::EQ when src0 is int32_t}}
+void fail_a2a3_13_template_value_f1() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    using Tile_k_value_f1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_k_value_f1 k_value_f1;
+    using Tile_cdst_f1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_cdst_f1 cdst_f1;
+    // expected-note@+1 {{requested here}}
+    profiled::TGATHER<profile_a2a3, Tile_dst, Tile_src0, Tile_k_value_f1, Tile_cdst_f1, Tile_tmp, CmpMode::GT>(
+        dst, src0, k_value_f1, cdst_f1, tmp, 0);
+}
+
 // legal twin of declaration 2: every rule of the profile holds
 void legal_a2a3_f2() {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
@@ -354,9 +374,9 @@ void legal_a2a3_f2() {
     profiled::TGATHER<profile_a2a3>(dst, src_f2);
 }
 
-// breaks rule 13_location (location) of the A2A3 profile on declaration 2
+// breaks rule 14_location (location) of the A2A3 profile on declaration 2
 // expected-error@*:* {{TGATHER [A2A3]: tile location must be TileType::Vec}}
-void fail_a2a3_13_location_f2() {
+void fail_a2a3_14_location_f2() {
     using Tile_dst = Tile<TileType::Mat, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
@@ -371,9 +391,9 @@ void fail_a2a3_13_location_f2() {
     profiled::TGATHER<profile_a2a3>(dst, src_f2);
 }
 
-// breaks rule 14_row_major (row_major) of the A2A3 profile on declaration 2
+// breaks rule 15_row_major (row_major) of the A2A3 profile on declaration 2
 // expected-error@*:* {{TGATHER [A2A3]: tile layout must be row-major}}
-void fail_a2a3_14_row_major_f2() {
+void fail_a2a3_15_row_major_f2() {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::ColMajor, 16, 16>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
@@ -388,9 +408,9 @@ void fail_a2a3_14_row_major_f2() {
     profiled::TGATHER<profile_a2a3>(dst, src_f2);
 }
 
-// breaks rule 15_dtype (dtype) of the A2A3 profile on declaration 2
+// breaks rule 16_dtype (dtype) of the A2A3 profile on declaration 2
 // expected-error@*:* {{TGATHER [A2A3]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float}}
-void fail_a2a3_15_dtype_f2() {
+void fail_a2a3_16_dtype_f2() {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
@@ -400,6 +420,23 @@ void fail_a2a3_15_dtype_f2() {
     using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     using Tile_src_f2 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src_f2 src_f2;
+    // expected-note@+1 {{requested here}}
+    profiled::TGATHER<profile_a2a3>(dst, src_f2);
+}
+
+// breaks rule 18_same_element_size (same_element_size) of the A2A3 profile on declaration 2
+// expected-error@*:* {{TGATHER [A2A3]: the element types of dst and src must have the same size}}
+void fail_a2a3_18_same_element_size_f2() {
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    using Tile_src_f2 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src_f2 src_f2;
     // expected-note@+1 {{requested here}}
     profiled::TGATHER<profile_a2a3>(dst, src_f2);
@@ -518,9 +555,9 @@ void legal_a5_f2() {
     profiled::TGATHER<profile_a5>(dst, src_f2);
 }
 
-// breaks rule 13_location (location) of the A5 profile on declaration 2
+// breaks rule 14_location (location) of the A5 profile on declaration 2
 // expected-error@*:* {{TGATHER [A5]: tile location must be TileType::Vec}}
-void fail_a5_13_location_f2() {
+void fail_a5_14_location_f2() {
     using Tile_dst = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
@@ -535,9 +572,9 @@ void fail_a5_13_location_f2() {
     profiled::TGATHER<profile_a5>(dst, src_f2);
 }
 
-// breaks rule 14_row_major (row_major) of the A5 profile on declaration 2
+// breaks rule 15_row_major (row_major) of the A5 profile on declaration 2
 // expected-error@*:* {{TGATHER [A5]: tile layout must be row-major}}
-void fail_a5_14_row_major_f2() {
+void fail_a5_15_row_major_f2() {
     using Tile_dst = Tile<TileType::Vec, int8_t, 32, 32, BLayout::ColMajor, 16, 16>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
@@ -552,9 +589,9 @@ void fail_a5_14_row_major_f2() {
     profiled::TGATHER<profile_a5>(dst, src_f2);
 }
 
-// breaks rule 16_dtype (dtype) of the A5 profile on declaration 2
+// breaks rule 17_dtype (dtype) of the A5 profile on declaration 2
 // expected-error@*:* {{TGATHER [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float}}
-void fail_a5_16_dtype_f2() {
+void fail_a5_17_dtype_f2() {
     using Tile_dst = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
@@ -567,6 +604,40 @@ void fail_a5_16_dtype_f2() {
     Tile_src_f2 src_f2;
     // expected-note@+1 {{requested here}}
     profiled::TGATHER<profile_a5>(dst, src_f2);
+}
+
+// breaks rule 18_same_element_size (same_element_size) of the A5 profile on declaration 2
+// expected-error@*:* {{TGATHER [A5]: the element types of dst and src must have the same size}}
+void fail_a5_18_same_element_size_f2() {
+    using Tile_dst = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    using Tile_src_f2 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src_f2 src_f2;
+    // expected-note@+1 {{requested here}}
+    profiled::TGATHER<profile_a5>(dst, src_f2);
+}
+
+// breaks rule 19_template_value (template_value) of the A5 profile on declaration 2
+// expected-error@*:* {{TGATHER [A5]: template argument gatherType must be GatherAxis::GATHER_ROW when dst and src are int64_t or uint64_t}}
+void fail_a5_19_template_value_f2() {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    using Tile_src_f2 = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src_f2 src_f2;
+    // expected-note@+1 {{requested here}}
+    profiled::TGATHER<profile_a5, Tile_dst, Tile_src_f2, MaskPattern::P1111, GatherAxis::GATHER_COL>(dst, src_f2);
 }
 
 // legal twin of declaration 2: every rule of the profile holds
@@ -584,9 +655,9 @@ void legal_cpu_f2() {
     profiled::TGATHER<profile_cpu>(dst, src_f2);
 }
 
-// breaks rule 13_location (location) of the CPU profile on declaration 2
+// breaks rule 14_location (location) of the CPU profile on declaration 2
 // expected-error@*:* {{TGATHER [CPU]: tile location must be TileType::Vec}}
-void fail_cpu_13_location_f2() {
+void fail_cpu_14_location_f2() {
     using Tile_dst = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
@@ -601,10 +672,27 @@ void fail_cpu_13_location_f2() {
     profiled::TGATHER<profile_cpu>(dst, src_f2);
 }
 
-// breaks rule 14_row_major (row_major) of the CPU profile on declaration 2
+// breaks rule 15_row_major (row_major) of the CPU profile on declaration 2
 // expected-error@*:* {{TGATHER [CPU]: tile layout must be row-major}}
-void fail_cpu_14_row_major_f2() {
+void fail_cpu_15_row_major_f2() {
     using Tile_dst = Tile<TileType::Vec, int8_t, 32, 32, BLayout::ColMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    using Tile_src_f2 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src_f2 src_f2;
+    // expected-note@+1 {{requested here}}
+    profiled::TGATHER<profile_cpu>(dst, src_f2);
+}
+
+// breaks rule 18_same_element_size (same_element_size) of the CPU profile on declaration 2
+// expected-error@*:* {{TGATHER [CPU]: the element types of dst and src must have the same size}}
+void fail_cpu_18_same_element_size_f2() {
+    using Tile_dst = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;

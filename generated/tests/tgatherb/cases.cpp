@@ -638,6 +638,48 @@ void case_21([[maybe_unused]] Prof profile) {
     store("c21_dst.out", dst.data(), 32);
 }
 
+// rf_a2a3_08_valid_multiple: breaks run-time rule 08_valid_multiple of A2A3; must stop with: PTO runtime error: TGATHERB [A2A3]: the valid cols of dst must span a multiple of 32 bytes
+void rf_a2a3_08_valid_multiple(Prof) {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(8, 31);
+    TASSIGN(dst, 0x0);
+    using Tile_src = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(8, 31);
+    TASSIGN(src, 0x100);
+    using Tile_offset = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_offset offset(8, 8);
+    TASSIGN(offset, 0x200);
+    profiled::TGATHERB<profile_a2a3>(dst, src, offset);
+}
+
+// rf_a5_08_valid_multiple: breaks run-time rule 08_valid_multiple of A5; must stop with: PTO runtime error: TGATHERB [A5]: the valid cols of dst must span a multiple of 32 bytes
+void rf_a5_08_valid_multiple(Prof) {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(8, 31);
+    TASSIGN(dst, 0x0);
+    using Tile_src = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(8, 31);
+    TASSIGN(src, 0x100);
+    using Tile_offset = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_offset offset(8, 8);
+    TASSIGN(offset, 0x200);
+    profiled::TGATHERB<profile_a5>(dst, src, offset);
+}
+
+// rf_cpu_08_valid_multiple: breaks run-time rule 08_valid_multiple of CPU; must stop with: PTO runtime error: TGATHERB [CPU]: the valid cols of dst must span a multiple of 32 bytes
+void rf_cpu_08_valid_multiple(Prof) {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(8, 31);
+    TASSIGN(dst, 0x0);
+    using Tile_src = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(8, 31);
+    TASSIGN(src, 0x100);
+    using Tile_offset = Tile<TileType::Vec, int32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_offset offset(8, 8);
+    TASSIGN(offset, 0x200);
+    profiled::TGATHERB<profile_cpu>(dst, src, offset);
+}
+
 struct Entry {
     const char* id;
     void (*run)(Prof);
@@ -645,26 +687,67 @@ struct Entry {
 };
 
 const Entry entries[] = {
-    {"c0@A2A3", case_0, Prof::A2A3},   {"c0@A5", case_0, Prof::A5},     {"c0@CPU", case_0, Prof::CPU},
-    {"c1@A2A3", case_1, Prof::A2A3},   {"c1@A5", case_1, Prof::A5},     {"c1@CPU", case_1, Prof::CPU},
-    {"c2@A2A3", case_2, Prof::A2A3},   {"c2@A5", case_2, Prof::A5},     {"c2@CPU", case_2, Prof::CPU},
-    {"c3@A2A3", case_3, Prof::A2A3},   {"c3@A5", case_3, Prof::A5},     {"c3@CPU", case_3, Prof::CPU},
-    {"c4@A2A3", case_4, Prof::A2A3},   {"c4@A5", case_4, Prof::A5},     {"c4@CPU", case_4, Prof::CPU},
-    {"c5@A2A3", case_5, Prof::A2A3},   {"c5@A5", case_5, Prof::A5},     {"c5@CPU", case_5, Prof::CPU},
-    {"c6@A2A3", case_6, Prof::A2A3},   {"c6@A5", case_6, Prof::A5},     {"c6@CPU", case_6, Prof::CPU},
-    {"c7@A2A3", case_7, Prof::A2A3},   {"c7@A5", case_7, Prof::A5},     {"c7@CPU", case_7, Prof::CPU},
-    {"c8@A2A3", case_8, Prof::A2A3},   {"c8@A5", case_8, Prof::A5},     {"c8@CPU", case_8, Prof::CPU},
-    {"c9@A2A3", case_9, Prof::A2A3},   {"c9@A5", case_9, Prof::A5},     {"c9@CPU", case_9, Prof::CPU},
-    {"c10@A2A3", case_10, Prof::A2A3}, {"c10@A5", case_10, Prof::A5},   {"c10@CPU", case_10, Prof::CPU},
-    {"c11@A2A3", case_11, Prof::A2A3}, {"c11@A5", case_11, Prof::A5},   {"c11@CPU", case_11, Prof::CPU},
-    {"c12@A2A3", case_12, Prof::A2A3}, {"c12@A5", case_12, Prof::A5},   {"c12@CPU", case_12, Prof::CPU},
-    {"c13@A2A3", case_13, Prof::A2A3}, {"c13@A5", case_13, Prof::A5},   {"c13@CPU", case_13, Prof::CPU},
-    {"c14@A2A3", case_14, Prof::A2A3}, {"c14@A5", case_14, Prof::A5},   {"c14@CPU", case_14, Prof::CPU},
-    {"c15@A2A3", case_15, Prof::A2A3}, {"c15@A5", case_15, Prof::A5},   {"c15@CPU", case_15, Prof::CPU},
-    {"c16@A2A3", case_16, Prof::A2A3}, {"c16@A5", case_16, Prof::A5},   {"c16@CPU", case_16, Prof::CPU},
-    {"c17@A2A3", case_17, Prof::A2A3}, {"c17@A5", case_17, Prof::A5},   {"c17@CPU", case_17, Prof::CPU},
-    {"c18@CPU", case_18, Prof::CPU},   {"c19@CPU", case_19, Prof::CPU}, {"c20@CPU", case_20, Prof::CPU},
+    {"c0@A2A3", case_0, Prof::A2A3},
+    {"c0@A5", case_0, Prof::A5},
+    {"c0@CPU", case_0, Prof::CPU},
+    {"c1@A2A3", case_1, Prof::A2A3},
+    {"c1@A5", case_1, Prof::A5},
+    {"c1@CPU", case_1, Prof::CPU},
+    {"c2@A2A3", case_2, Prof::A2A3},
+    {"c2@A5", case_2, Prof::A5},
+    {"c2@CPU", case_2, Prof::CPU},
+    {"c3@A2A3", case_3, Prof::A2A3},
+    {"c3@A5", case_3, Prof::A5},
+    {"c3@CPU", case_3, Prof::CPU},
+    {"c4@A2A3", case_4, Prof::A2A3},
+    {"c4@A5", case_4, Prof::A5},
+    {"c4@CPU", case_4, Prof::CPU},
+    {"c5@A2A3", case_5, Prof::A2A3},
+    {"c5@A5", case_5, Prof::A5},
+    {"c5@CPU", case_5, Prof::CPU},
+    {"c6@A2A3", case_6, Prof::A2A3},
+    {"c6@A5", case_6, Prof::A5},
+    {"c6@CPU", case_6, Prof::CPU},
+    {"c7@A2A3", case_7, Prof::A2A3},
+    {"c7@A5", case_7, Prof::A5},
+    {"c7@CPU", case_7, Prof::CPU},
+    {"c8@A2A3", case_8, Prof::A2A3},
+    {"c8@A5", case_8, Prof::A5},
+    {"c8@CPU", case_8, Prof::CPU},
+    {"c9@A2A3", case_9, Prof::A2A3},
+    {"c9@A5", case_9, Prof::A5},
+    {"c9@CPU", case_9, Prof::CPU},
+    {"c10@A2A3", case_10, Prof::A2A3},
+    {"c10@A5", case_10, Prof::A5},
+    {"c10@CPU", case_10, Prof::CPU},
+    {"c11@A2A3", case_11, Prof::A2A3},
+    {"c11@A5", case_11, Prof::A5},
+    {"c11@CPU", case_11, Prof::CPU},
+    {"c12@A2A3", case_12, Prof::A2A3},
+    {"c12@A5", case_12, Prof::A5},
+    {"c12@CPU", case_12, Prof::CPU},
+    {"c13@A2A3", case_13, Prof::A2A3},
+    {"c13@A5", case_13, Prof::A5},
+    {"c13@CPU", case_13, Prof::CPU},
+    {"c14@A2A3", case_14, Prof::A2A3},
+    {"c14@A5", case_14, Prof::A5},
+    {"c14@CPU", case_14, Prof::CPU},
+    {"c15@A2A3", case_15, Prof::A2A3},
+    {"c15@A5", case_15, Prof::A5},
+    {"c15@CPU", case_15, Prof::CPU},
+    {"c16@A2A3", case_16, Prof::A2A3},
+    {"c16@A5", case_16, Prof::A5},
+    {"c16@CPU", case_16, Prof::CPU},
+    {"c17@A2A3", case_17, Prof::A2A3},
+    {"c17@A5", case_17, Prof::A5},
+    {"c17@CPU", case_17, Prof::CPU},
+    {"c18@CPU", case_18, Prof::CPU},
+    {"c19@CPU", case_19, Prof::CPU},
+    {"c20@CPU", case_20, Prof::CPU},
     {"c21@CPU", case_21, Prof::CPU},
+    {"rf_a2a3_08_valid_multiple", rf_a2a3_08_valid_multiple, Prof::A2A3},
+    {"rf_a5_08_valid_multiple", rf_a5_08_valid_multiple, Prof::A5},
+    {"rf_cpu_08_valid_multiple", rf_cpu_08_valid_multiple, Prof::CPU},
 };
 
 } // namespace

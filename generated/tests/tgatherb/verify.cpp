@@ -9,9 +9,9 @@ using namespace pto;
 
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 32>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 32>;
     Tile_src src;
     using Tile_offset = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_offset offset;
@@ -20,9 +20,9 @@ void legal_a2a3() {
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 32>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 32>;
     Tile_src src;
     using Tile_offset = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_offset offset;
@@ -31,9 +31,9 @@ void legal_a5() {
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 32>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 32>;
     Tile_src src;
     using Tile_offset = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_offset offset;
@@ -43,9 +43,9 @@ void legal_cpu() {
 // breaks rule 00_dtype (dtype) of the A2A3 profile
 // expected-error@*:* {{TGATHERB [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float}}
 void fail_a2a3_00_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 32>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 32>;
     Tile_src src;
     using Tile_offset = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_offset offset;
@@ -56,9 +56,9 @@ void fail_a2a3_00_dtype() {
 // breaks rule 03_same_dtype (same_dtype) of the A2A3 profile
 // expected-error@*:* {{TGATHERB [A2A3]: dst and src must have the same DType}}
 void fail_a2a3_03_same_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 32>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 32>;
     Tile_src src;
     using Tile_offset = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_offset offset;
@@ -69,9 +69,9 @@ void fail_a2a3_03_same_dtype() {
 // breaks rule 04_dtype (dtype) of the A2A3 profile
 // expected-error@*:* {{TGATHERB [A2A3]: DType must be one of: uint32_t}}
 void fail_a2a3_04_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 32>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 32>;
     Tile_src src;
     using Tile_offset = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_offset offset;
@@ -82,9 +82,9 @@ void fail_a2a3_04_dtype() {
 // breaks rule 06_row_major (row_major) of the A2A3 profile
 // expected-error@*:* {{TGATHERB [A2A3]: tile layout must be row-major}}
 void fail_a2a3_06_row_major() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 32, BLayout::ColMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 32, BLayout::ColMajor, 16, 32>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 32>;
     Tile_src src;
     using Tile_offset = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_offset offset;
@@ -95,9 +95,9 @@ void fail_a2a3_06_row_major() {
 // breaks rule 07_location (location) of the A2A3 profile
 // expected-error@*:* {{TGATHERB [A2A3]: tile location must be TileType::Vec}}
 void fail_a2a3_07_location() {
-    using Tile_dst = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 32>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 32>;
     Tile_src src;
     using Tile_offset = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_offset offset;
@@ -108,9 +108,9 @@ void fail_a2a3_07_location() {
 // breaks rule 01_dtype (dtype) of the A5 profile
 // expected-error@*:* {{TGATHERB [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float}}
 void fail_a5_01_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 32>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 32>;
     Tile_src src;
     using Tile_offset = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_offset offset;
@@ -121,9 +121,9 @@ void fail_a5_01_dtype() {
 // breaks rule 03_same_dtype (same_dtype) of the A5 profile
 // expected-error@*:* {{TGATHERB [A5]: dst and src must have the same DType}}
 void fail_a5_03_same_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 32>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 32>;
     Tile_src src;
     using Tile_offset = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_offset offset;
@@ -134,9 +134,9 @@ void fail_a5_03_same_dtype() {
 // breaks rule 04_dtype (dtype) of the A5 profile
 // expected-error@*:* {{TGATHERB [A5]: DType must be one of: uint32_t}}
 void fail_a5_04_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 32>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 32>;
     Tile_src src;
     using Tile_offset = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_offset offset;
@@ -147,9 +147,9 @@ void fail_a5_04_dtype() {
 // breaks rule 06_row_major (row_major) of the A5 profile
 // expected-error@*:* {{TGATHERB [A5]: tile layout must be row-major}}
 void fail_a5_06_row_major() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 32, BLayout::ColMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 32, BLayout::ColMajor, 16, 32>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 32>;
     Tile_src src;
     using Tile_offset = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_offset offset;
@@ -160,9 +160,9 @@ void fail_a5_06_row_major() {
 // breaks rule 07_location (location) of the A5 profile
 // expected-error@*:* {{TGATHERB [A5]: tile location must be TileType::Vec}}
 void fail_a5_07_location() {
-    using Tile_dst = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 32>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 32>;
     Tile_src src;
     using Tile_offset = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_offset offset;
@@ -173,9 +173,9 @@ void fail_a5_07_location() {
 // breaks rule 02_dtype (dtype) of the CPU profile
 // expected-error@*:* {{TGATHERB [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float}}
 void fail_cpu_02_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 32>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 32>;
     Tile_src src;
     using Tile_offset = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_offset offset;
@@ -186,9 +186,9 @@ void fail_cpu_02_dtype() {
 // breaks rule 03_same_dtype (same_dtype) of the CPU profile
 // expected-error@*:* {{TGATHERB [CPU]: dst and src must have the same DType}}
 void fail_cpu_03_same_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 32>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 32>;
     Tile_src src;
     using Tile_offset = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_offset offset;
@@ -199,9 +199,9 @@ void fail_cpu_03_same_dtype() {
 // breaks rule 05_dtype (dtype) of the CPU profile
 // expected-error@*:* {{TGATHERB [CPU]: DType must be one of: int32_t, uint32_t}}
 void fail_cpu_05_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 32>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 32>;
     Tile_src src;
     using Tile_offset = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_offset offset;
@@ -212,9 +212,9 @@ void fail_cpu_05_dtype() {
 // breaks rule 06_row_major (row_major) of the CPU profile
 // expected-error@*:* {{TGATHERB [CPU]: tile layout must be row-major}}
 void fail_cpu_06_row_major() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 32, BLayout::ColMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 32, BLayout::ColMajor, 16, 32>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 32>;
     Tile_src src;
     using Tile_offset = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_offset offset;

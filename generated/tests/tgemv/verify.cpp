@@ -11,7 +11,7 @@ using namespace pto;
 void legal_a2a3() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -22,7 +22,7 @@ void legal_a2a3() {
 void legal_a5() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -33,7 +33,7 @@ void legal_a5() {
 void legal_cpu() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -45,7 +45,7 @@ void legal_cpu() {
 void fail_a2a3_00_dtype_tuples() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, half, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, half, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, half, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -58,7 +58,7 @@ void fail_a2a3_00_dtype_tuples() {
 void fail_a2a3_01_location() {
     using Tile_c = Tile<TileType::Mat, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -71,7 +71,7 @@ void fail_a2a3_01_location() {
 void fail_a2a3_02_location() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Mat, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Mat, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -84,7 +84,7 @@ void fail_a2a3_02_location() {
 void fail_a2a3_03_location() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Mat, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -97,7 +97,7 @@ void fail_a2a3_03_location() {
 void fail_a2a3_04_shape_relation() {
     using Tile_c = Tile<TileType::Acc, int32_t, 32, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -110,7 +110,7 @@ void fail_a2a3_04_shape_relation() {
 void fail_a5_00_dtype_tuples() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, half, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, half, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, half, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -123,7 +123,7 @@ void fail_a5_00_dtype_tuples() {
 void fail_a5_01_location() {
     using Tile_c = Tile<TileType::Mat, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -136,7 +136,7 @@ void fail_a5_01_location() {
 void fail_a5_02_location() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Mat, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Mat, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -149,7 +149,7 @@ void fail_a5_02_location() {
 void fail_a5_03_location() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Mat, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -162,7 +162,7 @@ void fail_a5_03_location() {
 void fail_a5_04_shape_relation() {
     using Tile_c = Tile<TileType::Acc, int32_t, 32, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -175,7 +175,7 @@ void fail_a5_04_shape_relation() {
 void fail_cpu_00_dtype_tuples() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, half, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, half, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, half, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -188,7 +188,7 @@ void fail_cpu_00_dtype_tuples() {
 void fail_cpu_01_location() {
     using Tile_c = Tile<TileType::Mat, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -201,7 +201,7 @@ void fail_cpu_01_location() {
 void fail_cpu_02_location() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Mat, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Mat, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -214,7 +214,7 @@ void fail_cpu_02_location() {
 void fail_cpu_03_location() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Mat, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -227,7 +227,7 @@ void fail_cpu_03_location() {
 void fail_cpu_04_shape_relation() {
     using Tile_c = Tile<TileType::Acc, int32_t, 32, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;

@@ -13,7 +13,7 @@ void legal_a2a3() {
     Tile_c c;
     using Tile_c_in = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c_in c_in;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -26,7 +26,7 @@ void legal_a5() {
     Tile_c c;
     using Tile_c_in = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c_in c_in;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -39,7 +39,7 @@ void legal_cpu() {
     Tile_c c;
     using Tile_c_in = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c_in c_in;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -53,7 +53,7 @@ void fail_a2a3_00_dtype_tuples() {
     Tile_c c;
     using Tile_c_in = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c_in c_in;
-    using Tile_a = Tile<TileType::Left, half, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, half, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, half, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -68,7 +68,7 @@ void fail_a2a3_01_location() {
     Tile_c c;
     using Tile_c_in = Tile<TileType::Mat, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c_in c_in;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -83,7 +83,7 @@ void fail_a2a3_02_location() {
     Tile_c c;
     using Tile_c_in = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c_in c_in;
-    using Tile_a = Tile<TileType::Mat, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Mat, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -98,7 +98,7 @@ void fail_a2a3_03_location() {
     Tile_c c;
     using Tile_c_in = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c_in c_in;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Mat, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -113,7 +113,7 @@ void fail_a2a3_04_shape_relation() {
     Tile_c c;
     using Tile_c_in = Tile<TileType::Acc, int32_t, 32, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c_in c_in;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -128,7 +128,7 @@ void fail_a5_00_dtype_tuples() {
     Tile_c c;
     using Tile_c_in = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c_in c_in;
-    using Tile_a = Tile<TileType::Left, half, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, half, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, half, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -143,7 +143,7 @@ void fail_a5_01_location() {
     Tile_c c;
     using Tile_c_in = Tile<TileType::Mat, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c_in c_in;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -158,7 +158,7 @@ void fail_a5_02_location() {
     Tile_c c;
     using Tile_c_in = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c_in c_in;
-    using Tile_a = Tile<TileType::Mat, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Mat, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -173,7 +173,7 @@ void fail_a5_03_location() {
     Tile_c c;
     using Tile_c_in = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c_in c_in;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Mat, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -188,7 +188,7 @@ void fail_a5_04_shape_relation() {
     Tile_c c;
     using Tile_c_in = Tile<TileType::Acc, int32_t, 32, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c_in c_in;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -203,7 +203,7 @@ void fail_cpu_00_dtype_tuples() {
     Tile_c c;
     using Tile_c_in = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c_in c_in;
-    using Tile_a = Tile<TileType::Left, half, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, half, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, half, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -218,7 +218,7 @@ void fail_cpu_01_location() {
     Tile_c c;
     using Tile_c_in = Tile<TileType::Mat, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c_in c_in;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -233,7 +233,7 @@ void fail_cpu_02_location() {
     Tile_c c;
     using Tile_c_in = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c_in c_in;
-    using Tile_a = Tile<TileType::Mat, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Mat, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -248,7 +248,7 @@ void fail_cpu_03_location() {
     Tile_c c;
     using Tile_c_in = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c_in c_in;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Mat, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -263,7 +263,7 @@ void fail_cpu_04_shape_relation() {
     Tile_c c;
     using Tile_c_in = Tile<TileType::Acc, int32_t, 32, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c_in c_in;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;

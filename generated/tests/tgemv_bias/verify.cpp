@@ -11,7 +11,7 @@ using namespace pto;
 void legal_a2a3() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -24,7 +24,7 @@ void legal_a2a3() {
 void legal_a5() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -37,7 +37,7 @@ void legal_a5() {
 void legal_cpu() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -51,7 +51,7 @@ void legal_cpu() {
 void fail_a2a3_00_dtype_tuples() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, half, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, half, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, half, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -66,7 +66,7 @@ void fail_a2a3_00_dtype_tuples() {
 void fail_a2a3_01_location() {
     using Tile_c = Tile<TileType::Mat, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -81,7 +81,7 @@ void fail_a2a3_01_location() {
 void fail_a2a3_02_location() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Mat, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Mat, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -96,7 +96,7 @@ void fail_a2a3_02_location() {
 void fail_a2a3_03_location() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Mat, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -111,7 +111,7 @@ void fail_a2a3_03_location() {
 void fail_a2a3_04_location() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -126,7 +126,7 @@ void fail_a2a3_04_location() {
 void fail_a2a3_05_same_dtype() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -141,7 +141,7 @@ void fail_a2a3_05_same_dtype() {
 void fail_a2a3_06_row_major() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -156,7 +156,7 @@ void fail_a2a3_06_row_major() {
 void fail_a2a3_07_shape_relation() {
     using Tile_c = Tile<TileType::Acc, int32_t, 32, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -171,7 +171,7 @@ void fail_a2a3_07_shape_relation() {
 void fail_a5_00_dtype_tuples() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, half, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, half, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, half, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -186,7 +186,7 @@ void fail_a5_00_dtype_tuples() {
 void fail_a5_01_location() {
     using Tile_c = Tile<TileType::Mat, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -201,7 +201,7 @@ void fail_a5_01_location() {
 void fail_a5_02_location() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Mat, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Mat, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -216,7 +216,7 @@ void fail_a5_02_location() {
 void fail_a5_03_location() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Mat, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -231,7 +231,7 @@ void fail_a5_03_location() {
 void fail_a5_04_location() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -246,7 +246,7 @@ void fail_a5_04_location() {
 void fail_a5_05_same_dtype() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -261,7 +261,7 @@ void fail_a5_05_same_dtype() {
 void fail_a5_06_row_major() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -276,7 +276,7 @@ void fail_a5_06_row_major() {
 void fail_a5_07_shape_relation() {
     using Tile_c = Tile<TileType::Acc, int32_t, 32, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -291,7 +291,7 @@ void fail_a5_07_shape_relation() {
 void fail_cpu_00_dtype_tuples() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, half, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, half, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, half, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -306,7 +306,7 @@ void fail_cpu_00_dtype_tuples() {
 void fail_cpu_01_location() {
     using Tile_c = Tile<TileType::Mat, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -321,7 +321,7 @@ void fail_cpu_01_location() {
 void fail_cpu_02_location() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Mat, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Mat, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -336,7 +336,7 @@ void fail_cpu_02_location() {
 void fail_cpu_03_location() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Mat, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -351,7 +351,7 @@ void fail_cpu_03_location() {
 void fail_cpu_04_location() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -366,7 +366,7 @@ void fail_cpu_04_location() {
 void fail_cpu_05_same_dtype() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -381,7 +381,7 @@ void fail_cpu_05_same_dtype() {
 void fail_cpu_06_row_major() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -396,7 +396,7 @@ void fail_cpu_06_row_major() {
 void fail_cpu_07_shape_relation() {
     using Tile_c = Tile<TileType::Acc, int32_t, 32, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;

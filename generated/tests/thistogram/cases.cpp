@@ -212,6 +212,34 @@ void case_5([[maybe_unused]] Prof profile) {
     store("c5_dst.out", dst.data(), 1024);
 }
 
+// rf_a5_07_min_valid_extent: breaks run-time rule 07_min_valid_extent of A5; must stop with: PTO runtime error: THISTOGRAM [A5]: dst must have at least 256 valid cols
+void rf_a5_07_min_valid_extent(Prof) {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 256, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(8, 255);
+    TASSIGN(dst, 0x0);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(8, 8);
+    TASSIGN(src, 0x2000);
+    using Tile_idx = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_idx idx(8, 8);
+    TASSIGN(idx, 0x2100);
+    profiled::THISTOGRAM<profile_a5, HistByte::BYTE_0>(dst, src, idx);
+}
+
+// rf_cpu_07_min_valid_extent: breaks run-time rule 07_min_valid_extent of CPU; must stop with: PTO runtime error: THISTOGRAM [CPU]: dst must have at least 256 valid cols
+void rf_cpu_07_min_valid_extent(Prof) {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 256, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(8, 255);
+    TASSIGN(dst, 0x0);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(8, 8);
+    TASSIGN(src, 0x2000);
+    using Tile_idx = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_idx idx(8, 8);
+    TASSIGN(idx, 0x2100);
+    profiled::THISTOGRAM<profile_cpu, HistByte::BYTE_0>(dst, src, idx);
+}
+
 struct Entry {
     const char* id;
     void (*run)(Prof);
@@ -219,10 +247,20 @@ struct Entry {
 };
 
 const Entry entries[] = {
-    {"c0@A5", case_0, Prof::A5},   {"c0@CPU", case_0, Prof::CPU}, {"c1@A5", case_1, Prof::A5},
-    {"c1@CPU", case_1, Prof::CPU}, {"c2@A5", case_2, Prof::A5},   {"c2@CPU", case_2, Prof::CPU},
-    {"c3@A5", case_3, Prof::A5},   {"c3@CPU", case_3, Prof::CPU}, {"c4@A5", case_4, Prof::A5},
-    {"c4@CPU", case_4, Prof::CPU}, {"c5@A5", case_5, Prof::A5},   {"c5@CPU", case_5, Prof::CPU},
+    {"c0@A5", case_0, Prof::A5},
+    {"c0@CPU", case_0, Prof::CPU},
+    {"c1@A5", case_1, Prof::A5},
+    {"c1@CPU", case_1, Prof::CPU},
+    {"c2@A5", case_2, Prof::A5},
+    {"c2@CPU", case_2, Prof::CPU},
+    {"c3@A5", case_3, Prof::A5},
+    {"c3@CPU", case_3, Prof::CPU},
+    {"c4@A5", case_4, Prof::A5},
+    {"c4@CPU", case_4, Prof::CPU},
+    {"c5@A5", case_5, Prof::A5},
+    {"c5@CPU", case_5, Prof::CPU},
+    {"rf_a5_07_min_valid_extent", rf_a5_07_min_valid_extent, Prof::A5},
+    {"rf_cpu_07_min_valid_extent", rf_cpu_07_min_valid_extent, Prof::CPU},
 };
 
 } // namespace

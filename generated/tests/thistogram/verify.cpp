@@ -107,6 +107,19 @@ void fail_a5_04_location() {
     profiled::THISTOGRAM<profile_a5, HistByte::BYTE_0>(dst, src, idx);
 }
 
+// breaks rule 06_template_value (template_value) of the A5 profile
+// expected-error@*:* {{THISTOGRAM [A5]: template argument byte must be HistByte::BYTE_0 or HistByte::BYTE_1 when src is uint16_t}}
+void fail_a5_06_template_value() {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 256, BLayout::RowMajor, 16, 256>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    using Tile_idx = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_idx idx;
+    // expected-note@+1 {{requested here}}
+    profiled::THISTOGRAM<profile_a5, HistByte::BYTE_2>(dst, src, idx);
+}
+
 // breaks rule 00_dtype (dtype) of the CPU profile
 // expected-error@*:* {{THISTOGRAM [CPU]: DType must be one of: uint32_t}}
 void fail_cpu_00_dtype() {
@@ -144,4 +157,17 @@ void fail_cpu_02_dtype() {
     Tile_idx idx;
     // expected-note@+1 {{requested here}}
     profiled::THISTOGRAM<profile_cpu, HistByte::BYTE_0>(dst, src, idx);
+}
+
+// breaks rule 06_template_value (template_value) of the CPU profile
+// expected-error@*:* {{THISTOGRAM [CPU]: template argument byte must be HistByte::BYTE_0 or HistByte::BYTE_1 when src is uint16_t}}
+void fail_cpu_06_template_value() {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 256, BLayout::RowMajor, 16, 256>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    using Tile_idx = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_idx idx;
+    // expected-note@+1 {{requested here}}
+    profiled::THISTOGRAM<profile_cpu, HistByte::BYTE_2>(dst, src, idx);
 }

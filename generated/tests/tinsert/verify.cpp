@@ -169,7 +169,7 @@ void fail_a5_08_dtype_tuples_f4() {
 void legal_a5_f6() {
     using Tile_dst = Tile<TileType::Mat, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_src src;
     profiled::TINSERT<profile_a5, TInsertMode::SPLIT2>(dst, src, uint16_t{}, uint16_t{});
 }
@@ -179,7 +179,7 @@ void legal_a5_f6() {
 void fail_a5_10_location_pairs_f6() {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TINSERT<profile_a5, TInsertMode::SPLIT2>(dst, src, uint16_t{}, uint16_t{});
@@ -190,7 +190,29 @@ void fail_a5_10_location_pairs_f6() {
 void fail_a5_11_same_dtype_f6() {
     using Tile_dst = Tile<TileType::Mat, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_src src;
+    // expected-note@+1 {{requested here}}
+    profiled::TINSERT<profile_a5, TInsertMode::SPLIT2>(dst, src, uint16_t{}, uint16_t{});
+}
+
+// breaks rule 12_tile_fractal (tile_fractal) of the A5 profile on declaration 6
+// expected-error@*:* {{TINSERT [A5]: box layout of src must be BLayout::ColMajor with SLayout::RowMajor}}
+void fail_a5_12_tile_fractal_f6() {
+    using Tile_dst = Tile<TileType::Mat, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_src src;
+    // expected-note@+1 {{requested here}}
+    profiled::TINSERT<profile_a5, TInsertMode::SPLIT2>(dst, src, uint16_t{}, uint16_t{});
+}
+
+// breaks rule 13_dtype (dtype) of the A5 profile on declaration 6
+// expected-error@*:* {{TINSERT [A5]: DType must be one of: half, bfloat16_t, float, int32_t, int8_t, hifloat8_t, float8_e4m3_t, float8_e5m2_t, float8_e8m0_t, float4_e2m1x2_t, float4_e1m2x2_t}}
+void fail_a5_13_dtype_f6() {
+    using Tile_dst = Tile<TileType::Mat, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TINSERT<profile_a5, TInsertMode::SPLIT2>(dst, src, uint16_t{}, uint16_t{});

@@ -151,6 +151,63 @@ void fail_a5_05_location() {
     profiled::TMATMUL_MX<profile_a5>(c, a, a_scale, b, b_scale);
 }
 
+// breaks rule 09_shape_multiple (shape_multiple) of the A5 profile
+// expected-error@*:* {{TMATMUL_MX [A5]: the static cols of a must be a multiple of 64}}
+void fail_a5_09_shape_multiple() {
+    using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_a = Tile<TileType::Left, float8_e4m3_t, 16, 96, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_a a;
+    using Tile_a_scale =
+        Tile<TileType::ScaleLeft, float8_e8m0_t, 16, 2, BLayout::RowMajor, 16, 2, SLayout::RowMajor, 32>;
+    Tile_a_scale a_scale;
+    using Tile_b = Tile<TileType::Right, float8_e4m3_t, 64, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
+    Tile_b b;
+    using Tile_b_scale =
+        Tile<TileType::ScaleRight, float8_e8m0_t, 2, 16, BLayout::ColMajor, 2, 16, SLayout::ColMajor, 32>;
+    Tile_b_scale b_scale;
+    // expected-note@+1 {{requested here}}
+    profiled::TMATMUL_MX<profile_a5>(c, a, a_scale, b, b_scale);
+}
+
+// breaks rule 10_tile_fractal (tile_fractal) of the A5 profile
+// expected-error@*:* {{TMATMUL_MX [A5]: box layout of a and c must be BLayout::ColMajor with SLayout::RowMajor}}
+void fail_a5_10_tile_fractal() {
+    using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_a = Tile<TileType::Left, float8_e4m3_t, 16, 64, BLayout::RowMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_a a;
+    using Tile_a_scale =
+        Tile<TileType::ScaleLeft, float8_e8m0_t, 16, 2, BLayout::RowMajor, 16, 2, SLayout::RowMajor, 32>;
+    Tile_a_scale a_scale;
+    using Tile_b = Tile<TileType::Right, float8_e4m3_t, 64, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
+    Tile_b b;
+    using Tile_b_scale =
+        Tile<TileType::ScaleRight, float8_e8m0_t, 2, 16, BLayout::ColMajor, 2, 16, SLayout::ColMajor, 32>;
+    Tile_b_scale b_scale;
+    // expected-note@+1 {{requested here}}
+    profiled::TMATMUL_MX<profile_a5>(c, a, a_scale, b, b_scale);
+}
+
+// breaks rule 11_tile_fractal (tile_fractal) of the A5 profile
+// expected-error@*:* {{TMATMUL_MX [A5]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor}}
+void fail_a5_11_tile_fractal() {
+    using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_a = Tile<TileType::Left, float8_e4m3_t, 16, 64, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_a a;
+    using Tile_a_scale =
+        Tile<TileType::ScaleLeft, float8_e8m0_t, 16, 2, BLayout::RowMajor, 16, 2, SLayout::RowMajor, 32>;
+    Tile_a_scale a_scale;
+    using Tile_b = Tile<TileType::Right, float8_e4m3_t, 64, 16, BLayout::ColMajor, 16, 16, SLayout::ColMajor, 512>;
+    Tile_b b;
+    using Tile_b_scale =
+        Tile<TileType::ScaleRight, float8_e8m0_t, 2, 16, BLayout::ColMajor, 2, 16, SLayout::ColMajor, 32>;
+    Tile_b_scale b_scale;
+    // expected-note@+1 {{requested here}}
+    profiled::TMATMUL_MX<profile_a5>(c, a, a_scale, b, b_scale);
+}
+
 // breaks rule 01_dtype_tuples (dtype_tuples) of the CPU profile
 // expected-error@*:* {{TMATMUL_MX [CPU]: the element types of c, a and b must be one of the documented tuples}}
 void fail_cpu_01_dtype_tuples() {
@@ -212,6 +269,57 @@ void fail_cpu_05_location() {
     using Tile_a_scale = Tile<TileType::ScaleLeft, float, 16, 2, BLayout::RowMajor, 16, 2, SLayout::RowMajor, 32>;
     Tile_a_scale a_scale;
     using Tile_b = Tile<TileType::Mat, float8_e4m3_t, 64, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
+    Tile_b b;
+    using Tile_b_scale = Tile<TileType::ScaleRight, float, 2, 16, BLayout::ColMajor, 2, 16, SLayout::ColMajor, 32>;
+    Tile_b_scale b_scale;
+    // expected-note@+1 {{requested here}}
+    profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
+}
+
+// breaks rule 09_shape_multiple (shape_multiple) of the CPU profile
+// expected-error@*:* {{TMATMUL_MX [CPU]: the static cols of a must be a multiple of 64}}
+void fail_cpu_09_shape_multiple() {
+    using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_a = Tile<TileType::Left, float8_e4m3_t, 16, 96, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_a a;
+    using Tile_a_scale = Tile<TileType::ScaleLeft, float, 16, 2, BLayout::RowMajor, 16, 2, SLayout::RowMajor, 32>;
+    Tile_a_scale a_scale;
+    using Tile_b = Tile<TileType::Right, float8_e4m3_t, 64, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
+    Tile_b b;
+    using Tile_b_scale = Tile<TileType::ScaleRight, float, 2, 16, BLayout::ColMajor, 2, 16, SLayout::ColMajor, 32>;
+    Tile_b_scale b_scale;
+    // expected-note@+1 {{requested here}}
+    profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
+}
+
+// breaks rule 10_tile_fractal (tile_fractal) of the CPU profile
+// expected-error@*:* {{TMATMUL_MX [CPU]: box layout of a and c must be BLayout::ColMajor with SLayout::RowMajor}}
+void fail_cpu_10_tile_fractal() {
+    using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_a = Tile<TileType::Left, float8_e4m3_t, 16, 64, BLayout::RowMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_a a;
+    using Tile_a_scale = Tile<TileType::ScaleLeft, float, 16, 2, BLayout::RowMajor, 16, 2, SLayout::RowMajor, 32>;
+    Tile_a_scale a_scale;
+    using Tile_b = Tile<TileType::Right, float8_e4m3_t, 64, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
+    Tile_b b;
+    using Tile_b_scale = Tile<TileType::ScaleRight, float, 2, 16, BLayout::ColMajor, 2, 16, SLayout::ColMajor, 32>;
+    Tile_b_scale b_scale;
+    // expected-note@+1 {{requested here}}
+    profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
+}
+
+// breaks rule 11_tile_fractal (tile_fractal) of the CPU profile
+// expected-error@*:* {{TMATMUL_MX [CPU]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor}}
+void fail_cpu_11_tile_fractal() {
+    using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_a = Tile<TileType::Left, float8_e4m3_t, 16, 64, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_a a;
+    using Tile_a_scale = Tile<TileType::ScaleLeft, float, 16, 2, BLayout::RowMajor, 16, 2, SLayout::RowMajor, 32>;
+    Tile_a_scale a_scale;
+    using Tile_b = Tile<TileType::Right, float8_e4m3_t, 64, 16, BLayout::ColMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
     using Tile_b_scale = Tile<TileType::ScaleRight, float, 2, 16, BLayout::ColMajor, 2, 16, SLayout::ColMajor, 32>;
     Tile_b_scale b_scale;

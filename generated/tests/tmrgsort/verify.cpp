@@ -199,6 +199,26 @@ void fail_cpu_06_shape_relation() {
     profiled::TMRGSORT<profile_cpu>(dst, src, uint32_t{});
 }
 
+// legal twin of declaration 0: every rule of the profile holds
+void legal_a2a3_f0() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    profiled::TMRGSORT<profile_a2a3>(dst, src, uint32_t{});
+}
+
+// breaks rule 19_total_bytes (total_bytes) of the A2A3 profile on declaration 0
+// expected-error@*:* {{TMRGSORT [A2A3]: the storage of src, dst together must be below 196608 bytes (192 KiB)}}
+void fail_a2a3_19_total_bytes_f0() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 98288, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_a2a3>(dst, src, uint32_t{});
+}
+
 // legal twin of declaration 1: every rule of the profile holds
 void legal_a2a3_f1() {
     using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
@@ -299,6 +319,29 @@ void fail_a2a3_10_shape_relation_f1() {
     using Tile_tmp_f1 = Tile<TileType::Vec, half, 17, 16, BLayout::RowMajor, 1, 16>;
     Tile_tmp_f1 tmp_f1;
     using Tile_src0_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f1 src0_f1;
+    using Tile_src1_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f1 src1_f1;
+    using Tile_src2_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src2_f1 src2_f1;
+    using Tile_src3_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src3_f1 src3_f1;
+    MrgSortExecutedNumList executed_f1;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_a2a3, Tile_dst, Tile_tmp_f1, Tile_src0_f1, Tile_src1_f1, Tile_src2_f1, Tile_src3_f1,
+                       false>(dst, executed_f1, tmp_f1, src0_f1, src1_f1, src2_f1, src3_f1);
+}
+
+// breaks rule 20_total_bytes (total_bytes) of the A2A3 profile on declaration 1
+// expected-error@*:* {{TMRGSORT [A2A3]: the storage of src0, src1, src2, src3, tmp together must be below 196608 bytes (192 KiB)}}
+void fail_a2a3_20_total_bytes_f1() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_tmp_f1 tmp_f1;
+    using Tile_src0_f1 = Tile<TileType::Vec, half, 1, 98240, BLayout::RowMajor, 1, 16>;
     Tile_src0_f1 src0_f1;
     using Tile_src1_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src1_f1 src1_f1;
@@ -415,6 +458,27 @@ void fail_a2a3_14_shape_relation_f2() {
         dst, executed_f2, tmp_f2, src0_f2, src1_f2, src2_f2);
 }
 
+// breaks rule 21_total_bytes (total_bytes) of the A2A3 profile on declaration 2
+// expected-error@*:* {{TMRGSORT [A2A3]: the storage of src0, src1, src2, tmp together must be below 196608 bytes (192 KiB)}}
+void fail_a2a3_21_total_bytes_f2() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_tmp_f2 tmp_f2;
+    using Tile_src0_f2 = Tile<TileType::Vec, half, 1, 98256, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f2 src0_f2;
+    using Tile_src1_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f2 src1_f2;
+    using Tile_src2_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src2_f2 src2_f2;
+    MrgSortExecutedNumList executed_f2;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_a2a3, Tile_dst, Tile_tmp_f2, Tile_src0_f2, Tile_src1_f2, Tile_src2_f2, false>(
+        dst, executed_f2, tmp_f2, src0_f2, src1_f2, src2_f2);
+}
+
 // legal twin of declaration 3: every rule of the profile holds
 void legal_a2a3_f3() {
     using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
@@ -506,6 +570,45 @@ void fail_a2a3_18_shape_relation_f3() {
     // expected-note@+1 {{requested here}}
     profiled::TMRGSORT<profile_a2a3, Tile_dst, Tile_tmp_f3, Tile_src0_f3, Tile_src1_f3, false>(dst, executed_f3, tmp_f3,
                                                                                                src0_f3, src1_f3);
+}
+
+// breaks rule 22_total_bytes (total_bytes) of the A2A3 profile on declaration 3
+// expected-error@*:* {{TMRGSORT [A2A3]: the storage of src0, src1, tmp together must be below 196608 bytes (192 KiB)}}
+void fail_a2a3_22_total_bytes_f3() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_tmp_f3 tmp_f3;
+    using Tile_src0_f3 = Tile<TileType::Vec, half, 1, 98272, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f3 src0_f3;
+    using Tile_src1_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f3 src1_f3;
+    MrgSortExecutedNumList executed_f3;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_a2a3, Tile_dst, Tile_tmp_f3, Tile_src0_f3, Tile_src1_f3, false>(dst, executed_f3, tmp_f3,
+                                                                                               src0_f3, src1_f3);
+}
+
+// legal twin of declaration 0: every rule of the profile holds
+void legal_a5_f0() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    profiled::TMRGSORT<profile_a5>(dst, src, uint32_t{});
+}
+
+// breaks rule 19_total_bytes (total_bytes) of the A5 profile on declaration 0
+// expected-error@*:* {{TMRGSORT [A5]: the storage of src, dst together must be below 196608 bytes (192 KiB)}}
+void fail_a5_19_total_bytes_f0() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 98288, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_a5>(dst, src, uint32_t{});
 }
 
 // legal twin of declaration 1: every rule of the profile holds
@@ -608,6 +711,29 @@ void fail_a5_10_shape_relation_f1() {
     using Tile_tmp_f1 = Tile<TileType::Vec, half, 17, 16, BLayout::RowMajor, 1, 16>;
     Tile_tmp_f1 tmp_f1;
     using Tile_src0_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f1 src0_f1;
+    using Tile_src1_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f1 src1_f1;
+    using Tile_src2_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src2_f1 src2_f1;
+    using Tile_src3_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src3_f1 src3_f1;
+    MrgSortExecutedNumList executed_f1;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_a5, Tile_dst, Tile_tmp_f1, Tile_src0_f1, Tile_src1_f1, Tile_src2_f1, Tile_src3_f1,
+                       false>(dst, executed_f1, tmp_f1, src0_f1, src1_f1, src2_f1, src3_f1);
+}
+
+// breaks rule 20_total_bytes (total_bytes) of the A5 profile on declaration 1
+// expected-error@*:* {{TMRGSORT [A5]: the storage of src0, src1, src2, src3, tmp together must be below 196608 bytes (192 KiB)}}
+void fail_a5_20_total_bytes_f1() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_tmp_f1 tmp_f1;
+    using Tile_src0_f1 = Tile<TileType::Vec, half, 1, 98240, BLayout::RowMajor, 1, 16>;
     Tile_src0_f1 src0_f1;
     using Tile_src1_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src1_f1 src1_f1;
@@ -724,6 +850,27 @@ void fail_a5_14_shape_relation_f2() {
         dst, executed_f2, tmp_f2, src0_f2, src1_f2, src2_f2);
 }
 
+// breaks rule 21_total_bytes (total_bytes) of the A5 profile on declaration 2
+// expected-error@*:* {{TMRGSORT [A5]: the storage of src0, src1, src2, tmp together must be below 196608 bytes (192 KiB)}}
+void fail_a5_21_total_bytes_f2() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_tmp_f2 tmp_f2;
+    using Tile_src0_f2 = Tile<TileType::Vec, half, 1, 98256, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f2 src0_f2;
+    using Tile_src1_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f2 src1_f2;
+    using Tile_src2_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src2_f2 src2_f2;
+    MrgSortExecutedNumList executed_f2;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_a5, Tile_dst, Tile_tmp_f2, Tile_src0_f2, Tile_src1_f2, Tile_src2_f2, false>(
+        dst, executed_f2, tmp_f2, src0_f2, src1_f2, src2_f2);
+}
+
 // legal twin of declaration 3: every rule of the profile holds
 void legal_a5_f3() {
     using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
@@ -808,6 +955,25 @@ void fail_a5_18_shape_relation_f3() {
     using Tile_tmp_f3 = Tile<TileType::Vec, half, 17, 16, BLayout::RowMajor, 1, 16>;
     Tile_tmp_f3 tmp_f3;
     using Tile_src0_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f3 src0_f3;
+    using Tile_src1_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f3 src1_f3;
+    MrgSortExecutedNumList executed_f3;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_a5, Tile_dst, Tile_tmp_f3, Tile_src0_f3, Tile_src1_f3, false>(dst, executed_f3, tmp_f3,
+                                                                                             src0_f3, src1_f3);
+}
+
+// breaks rule 22_total_bytes (total_bytes) of the A5 profile on declaration 3
+// expected-error@*:* {{TMRGSORT [A5]: the storage of src0, src1, tmp together must be below 196608 bytes (192 KiB)}}
+void fail_a5_22_total_bytes_f3() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_tmp_f3 tmp_f3;
+    using Tile_src0_f3 = Tile<TileType::Vec, half, 1, 98272, BLayout::RowMajor, 1, 16>;
     Tile_src0_f3 src0_f3;
     using Tile_src1_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src1_f3 src1_f3;

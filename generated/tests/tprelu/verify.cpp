@@ -15,7 +15,7 @@ void legal_a2a3() {
     Tile_src0 src0;
     using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, half, 17, 16, BLayout::RowMajor, 17, 16>;
     Tile_tmp tmp;
     profiled::TPRELU<profile_a2a3>(dst, src0, src1, tmp);
 }
@@ -28,7 +28,7 @@ void legal_a5() {
     Tile_src0 src0;
     using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, half, 17, 16, BLayout::RowMajor, 17, 16>;
     Tile_tmp tmp;
     profiled::TPRELU<profile_a5>(dst, src0, src1, tmp);
 }
@@ -41,7 +41,7 @@ void legal_cpu() {
     Tile_src0 src0;
     using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, half, 17, 16, BLayout::RowMajor, 17, 16>;
     Tile_tmp tmp;
     profiled::TPRELU<profile_cpu>(dst, src0, src1, tmp);
 }
@@ -55,7 +55,7 @@ void fail_a2a3_01_tmp_required() {
     Tile_src0 src0;
     using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, half, 17, 16, BLayout::RowMajor, 17, 16>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}
     profiled::TPRELU<profile_a2a3>(dst, src0, src1);
@@ -70,7 +70,7 @@ void fail_a2a3_03_dtype() {
     Tile_src0 src0;
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 17, 16, BLayout::RowMajor, 17, 16>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}
     profiled::TPRELU<profile_a2a3>(dst, src0, src1, tmp);
@@ -85,7 +85,7 @@ void fail_a2a3_05_row_major() {
     Tile_src0 src0;
     using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 16>;
     Tile_src1 src1;
-    using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, half, 17, 16, BLayout::RowMajor, 17, 16>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}
     profiled::TPRELU<profile_a2a3>(dst, src0, src1, tmp);
@@ -100,7 +100,7 @@ void fail_a5_03_dtype() {
     Tile_src0 src0;
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 17, 16, BLayout::RowMajor, 17, 16>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}
     profiled::TPRELU<profile_a5>(dst, src0, src1, tmp);
@@ -115,7 +115,7 @@ void fail_a5_05_row_major() {
     Tile_src0 src0;
     using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 16>;
     Tile_src1 src1;
-    using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, half, 17, 16, BLayout::RowMajor, 17, 16>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}
     profiled::TPRELU<profile_a5>(dst, src0, src1, tmp);
@@ -130,7 +130,7 @@ void fail_cpu_04_dtype() {
     Tile_src0 src0;
     using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 17, 32, BLayout::RowMajor, 17, 16>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}
     profiled::TPRELU<profile_cpu>(dst, src0, src1, tmp);

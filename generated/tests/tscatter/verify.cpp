@@ -42,6 +42,7 @@ void legal_cpu() {
 
 // breaks rule 00_dtype (dtype) of the A2A3 profile
 // expected-error@*:* {{TSCATTER [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float}}
+// expected-error@*:* {{TSCATTER [A2A3]: the element sizes of src and indexes must pair as 4 with 4, 2 with 2 or 1 with 2 bytes}}
 void fail_a2a3_00_dtype() {
     using Tile_dst = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -68,6 +69,7 @@ void fail_a2a3_03_same_dtype() {
 
 // breaks rule 04_dtype (dtype) of the A2A3 profile
 // expected-error@*:* {{TSCATTER [A2A3]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t}}
+// expected-error@*:* {{TSCATTER [A2A3]: the element sizes of src and indexes must pair as 4 with 4, 2 with 2 or 1 with 2 bytes}}
 void fail_a2a3_04_dtype() {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -87,6 +89,19 @@ void fail_a2a3_06_location() {
     using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     using Tile_indexes = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_indexes indexes;
+    // expected-note@+1 {{requested here}}
+    profiled::TSCATTER<profile_a2a3>(dst, src, indexes);
+}
+
+// breaks rule 07_size_pairs (size_pairs) of the A2A3 profile
+// expected-error@*:* {{TSCATTER [A2A3]: the element sizes of src and indexes must pair as 4 with 4, 2 with 2 or 1 with 2 bytes}}
+void fail_a2a3_07_size_pairs() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    using Tile_indexes = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_indexes indexes;
     // expected-note@+1 {{requested here}}
     profiled::TSCATTER<profile_a2a3>(dst, src, indexes);
@@ -120,6 +135,7 @@ void fail_a5_03_same_dtype() {
 
 // breaks rule 04_dtype (dtype) of the A5 profile
 // expected-error@*:* {{TSCATTER [A5]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t}}
+// expected-error@*:* {{TSCATTER [A5]: the element sizes of src and indexes must pair as 8 with 4, 4 with 4, 2 with 2 or 1 with 2 bytes}}
 void fail_a5_04_dtype() {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -139,6 +155,19 @@ void fail_a5_06_location() {
     using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     using Tile_indexes = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_indexes indexes;
+    // expected-note@+1 {{requested here}}
+    profiled::TSCATTER<profile_a5>(dst, src, indexes);
+}
+
+// breaks rule 08_size_pairs (size_pairs) of the A5 profile
+// expected-error@*:* {{TSCATTER [A5]: the element sizes of src and indexes must pair as 8 with 4, 4 with 4, 2 with 2 or 1 with 2 bytes}}
+void fail_a5_08_size_pairs() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    using Tile_indexes = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_indexes indexes;
     // expected-note@+1 {{requested here}}
     profiled::TSCATTER<profile_a5>(dst, src, indexes);
@@ -194,9 +223,9 @@ void legal_a2a3_f1() {
     profiled::TSCATTER<profile_a2a3>(dst, src);
 }
 
-// breaks rule 07_location (location) of the A2A3 profile on declaration 1
+// breaks rule 09_location (location) of the A2A3 profile on declaration 1
 // expected-error@*:* {{TSCATTER [A2A3]: tile location must be TileType::Vec}}
-void fail_a2a3_07_location_f1() {
+void fail_a2a3_09_location_f1() {
     using Tile_dst = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
@@ -207,9 +236,9 @@ void fail_a2a3_07_location_f1() {
     profiled::TSCATTER<profile_a2a3>(dst, src);
 }
 
-// breaks rule 09_same_dtype (same_dtype) of the A2A3 profile on declaration 1
+// breaks rule 11_same_dtype (same_dtype) of the A2A3 profile on declaration 1
 // expected-error@*:* {{TSCATTER [A2A3]: dst and src must have the same DType}}
-void fail_a2a3_09_same_dtype_f1() {
+void fail_a2a3_11_same_dtype_f1() {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
@@ -220,9 +249,9 @@ void fail_a2a3_09_same_dtype_f1() {
     profiled::TSCATTER<profile_a2a3>(dst, src);
 }
 
-// breaks rule 10_dtype (dtype) of the A2A3 profile on declaration 1
+// breaks rule 12_dtype (dtype) of the A2A3 profile on declaration 1
 // expected-error@*:* {{TSCATTER [A2A3]: DType must be one of: int32_t, int16_t, int8_t, half, float, uint32_t, uint16_t, uint8_t, bfloat16_t}}
-void fail_a2a3_10_dtype_f1() {
+void fail_a2a3_12_dtype_f1() {
     using Tile_dst = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16>;
@@ -233,9 +262,9 @@ void fail_a2a3_10_dtype_f1() {
     profiled::TSCATTER<profile_a2a3>(dst, src);
 }
 
-// breaks rule 13_valid_bounds (valid_bounds) of the A2A3 profile on declaration 1
+// breaks rule 15_valid_bounds (valid_bounds) of the A2A3 profile on declaration 1
 // expected-error@*:* {{TSCATTER [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
-void fail_a2a3_13_valid_bounds_f1() {
+void fail_a2a3_15_valid_bounds_f1() {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 17, 16>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
@@ -257,9 +286,9 @@ void legal_a5_f1() {
     profiled::TSCATTER<profile_a5>(dst, src);
 }
 
-// breaks rule 07_location (location) of the A5 profile on declaration 1
+// breaks rule 09_location (location) of the A5 profile on declaration 1
 // expected-error@*:* {{TSCATTER [A5]: tile location must be TileType::Vec}}
-void fail_a5_07_location_f1() {
+void fail_a5_09_location_f1() {
     using Tile_dst = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
@@ -270,9 +299,9 @@ void fail_a5_07_location_f1() {
     profiled::TSCATTER<profile_a5>(dst, src);
 }
 
-// breaks rule 09_same_dtype (same_dtype) of the A5 profile on declaration 1
+// breaks rule 11_same_dtype (same_dtype) of the A5 profile on declaration 1
 // expected-error@*:* {{TSCATTER [A5]: dst and src must have the same DType}}
-void fail_a5_09_same_dtype_f1() {
+void fail_a5_11_same_dtype_f1() {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
@@ -283,9 +312,9 @@ void fail_a5_09_same_dtype_f1() {
     profiled::TSCATTER<profile_a5>(dst, src);
 }
 
-// breaks rule 11_dtype (dtype) of the A5 profile on declaration 1
+// breaks rule 13_dtype (dtype) of the A5 profile on declaration 1
 // expected-error@*:* {{TSCATTER [A5]: DType must be one of: int32_t, int16_t, int8_t, half, float, uint32_t, int64_t, uint64_t, uint16_t, uint8_t, bfloat16_t}}
-void fail_a5_11_dtype_f1() {
+void fail_a5_13_dtype_f1() {
     using Tile_dst = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
@@ -296,9 +325,9 @@ void fail_a5_11_dtype_f1() {
     profiled::TSCATTER<profile_a5>(dst, src);
 }
 
-// breaks rule 13_valid_bounds (valid_bounds) of the A5 profile on declaration 1
+// breaks rule 15_valid_bounds (valid_bounds) of the A5 profile on declaration 1
 // expected-error@*:* {{TSCATTER [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
-void fail_a5_13_valid_bounds_f1() {
+void fail_a5_15_valid_bounds_f1() {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 17, 16>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
@@ -320,9 +349,9 @@ void legal_cpu_f1() {
     profiled::TSCATTER<profile_cpu>(dst, src);
 }
 
-// breaks rule 07_location (location) of the CPU profile on declaration 1
+// breaks rule 09_location (location) of the CPU profile on declaration 1
 // expected-error@*:* {{TSCATTER [CPU]: tile location must be TileType::Vec}}
-void fail_cpu_07_location_f1() {
+void fail_cpu_09_location_f1() {
     using Tile_dst = Tile<TileType::Mat, int16_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, 16, 16>;
@@ -333,9 +362,9 @@ void fail_cpu_07_location_f1() {
     profiled::TSCATTER<profile_cpu>(dst, src);
 }
 
-// breaks rule 08_row_major (row_major) of the CPU profile on declaration 1
+// breaks rule 10_row_major (row_major) of the CPU profile on declaration 1
 // expected-error@*:* {{TSCATTER [CPU]: tile layout must be row-major}}
-void fail_cpu_08_row_major_f1() {
+void fail_cpu_10_row_major_f1() {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 32, BLayout::ColMajor, 16, 16>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, 16, 16>;
@@ -346,12 +375,25 @@ void fail_cpu_08_row_major_f1() {
     profiled::TSCATTER<profile_cpu>(dst, src);
 }
 
-// breaks rule 12_dtype (dtype) of the CPU profile on declaration 1
+// breaks rule 14_dtype (dtype) of the CPU profile on declaration 1
 // expected-error@*:* {{TSCATTER [CPU]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float}}
-void fail_cpu_12_dtype_f1() {
+void fail_cpu_14_dtype_f1() {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    using Tile_indexes = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_indexes indexes;
+    // expected-note@+1 {{requested here}}
+    profiled::TSCATTER<profile_cpu>(dst, src);
+}
+
+// breaks rule 16_same_element_size (same_element_size) of the CPU profile on declaration 1
+// expected-error@*:* {{TSCATTER [CPU]: the element types of dst and src must have the same size}}
+void fail_cpu_16_same_element_size_f1() {
+    using Tile_dst = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     using Tile_indexes = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_indexes indexes;

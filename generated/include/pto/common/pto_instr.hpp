@@ -4307,9 +4307,11 @@ namespace profiled {
 template <typename Profile, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 PTO_INTERNAL RecordEvent TDEINTERLEAVE(TileDataDst& dst1, TileDataDst& dst0, TileDataSrc& src1, TileDataSrc& src0,
                                        WaitEvents&... events) {
-    if constexpr (Profile::template check_TDEINTERLEAVE<TileDataDst, TileDataSrc, WaitEvents...>()) {
+    if constexpr (Profile::template check_TDEINTERLEAVE<TileDataDst, TileDataSrc, WaitEvents...>() &&
+                  Profile::template check_TDEINTERLEAVE_f0<TileDataDst, TileDataSrc>()) {
         WaitAllEvents(events...);
         Profile::verify_TDEINTERLEAVE(dst1, dst0, src1, src0);
+        Profile::template verify_TDEINTERLEAVE_f0<TileDataDst, TileDataSrc>(dst1, dst0, src1, src0);
         MAP_INSTR_IMPL(TDEINTERLEAVE, dst1, dst0, src1, src0);
     }
     return {};
@@ -4613,7 +4615,8 @@ namespace profiled {
 template <typename Profile, typename DstTileData, typename SrcTileData, typename... WaitEvents,
           std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
 PTO_INTERNAL RecordEvent TMRGSORT(DstTileData& dst, SrcTileData& src, uint32_t blockLen, WaitEvents&... events) {
-    if constexpr (Profile::template check_TMRGSORT<DstTileData, SrcTileData, WaitEvents...>()) {
+    if constexpr (Profile::template check_TMRGSORT<DstTileData, SrcTileData, WaitEvents...>() &&
+                  Profile::template check_TMRGSORT_f0<DstTileData, SrcTileData>()) {
         WaitAllEvents(events...);
         Profile::verify_TMRGSORT(dst, src);
         MAP_INSTR_IMPL(TMRGSORT, dst, src, blockLen);

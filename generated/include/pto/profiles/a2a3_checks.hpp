@@ -4838,6 +4838,17 @@ struct profile_a2a3 {
         return (sim::always_false_v<TileDataDst>);
     }
 
+    // The rules only declaration 0 is checked against, in its own scope.
+    template <typename TileDataDst, typename TileDataSrc>
+    static constexpr bool check_TDEINTERLEAVE_f0() {
+        return true;
+    }
+
+    // The run-time rules only declaration 0 is checked against, with its own arguments.
+    template <typename TileDataDst, typename TileDataSrc>
+    static void verify_TDEINTERLEAVE_f0([[maybe_unused]] TileDataDst& dst1, [[maybe_unused]] TileDataDst& dst0,
+                                        [[maybe_unused]] TileDataSrc& src1, [[maybe_unused]] TileDataSrc& src0) {}
+
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TDEINTERLEAVE([[maybe_unused]] const TileDataDst& dst1, [[maybe_unused]] const TileDataDst& dst0,
                                      [[maybe_unused]] const TileDataSrc& src1,
@@ -5515,6 +5526,16 @@ struct profile_a2a3 {
                ((DstTileData::Rows == 1 && SrcTileData::Rows == 1));
     }
 
+    // The rules only declaration 0 is checked against, in its own scope.
+    template <typename DstTileData, typename SrcTileData>
+    static constexpr bool check_TMRGSORT_f0() {
+        static_assert((sizeof(typename SrcTileData::DType) * SrcTileData::Numel +
+                       sizeof(typename DstTileData::DType) * DstTileData::Numel) < 196608,
+                      "TMRGSORT [A2A3]: the storage of src, dst together must be below 196608 bytes (192 KiB)");
+        return ((sizeof(typename SrcTileData::DType) * SrcTileData::Numel +
+                 sizeof(typename DstTileData::DType) * DstTileData::Numel) < 196608);
+    }
+
     // The rules only declaration 1 is checked against, in its own scope.
     template <typename DstTileData, typename TmpTileData, typename Src0TileData, typename Src1TileData,
               typename Src2TileData, typename Src3TileData, bool exhausted>
@@ -5534,6 +5555,13 @@ struct profile_a2a3 {
             (TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1 && Src3TileData::Rows == 1),
             "TMRGSORT [A2A3]: template shapes must satisfy tmp.Rows == 1, src1.Rows == 1, src2.Rows == 1 and src3.Rows "
             "== 1");
+        static_assert((sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
+                       sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
+                       sizeof(typename Src2TileData::DType) * Src2TileData::Numel +
+                       sizeof(typename Src3TileData::DType) * Src3TileData::Numel +
+                       sizeof(typename TmpTileData::DType) * TmpTileData::Numel) < 196608,
+                      "TMRGSORT [A2A3]: the storage of src0, src1, src2, src3, tmp together must be below 196608 bytes "
+                      "(192 KiB)");
         return (std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
                 std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType> &&
                 std::is_same_v<typename Src0TileData::DType, typename Src2TileData::DType> &&
@@ -5543,7 +5571,12 @@ struct profile_a2a3 {
                (TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec &&
                 Src2TileData::Loc == TileType::Vec && Src3TileData::Loc == TileType::Vec) &&
                ((TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1 &&
-                 Src3TileData::Rows == 1));
+                 Src3TileData::Rows == 1)) &&
+               ((sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
+                 sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
+                 sizeof(typename Src2TileData::DType) * Src2TileData::Numel +
+                 sizeof(typename Src3TileData::DType) * Src3TileData::Numel +
+                 sizeof(typename TmpTileData::DType) * TmpTileData::Numel) < 196608);
     }
 
     // The rules only declaration 2 is checked against, in its own scope.
@@ -5561,13 +5594,23 @@ struct profile_a2a3 {
                       "TMRGSORT [A2A3]: tile location must be TileType::Vec");
         static_assert((TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1),
                       "TMRGSORT [A2A3]: template shapes must satisfy tmp.Rows == 1, src1.Rows == 1 and src2.Rows == 1");
+        static_assert(
+            (sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
+             sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
+             sizeof(typename Src2TileData::DType) * Src2TileData::Numel +
+             sizeof(typename TmpTileData::DType) * TmpTileData::Numel) < 196608,
+            "TMRGSORT [A2A3]: the storage of src0, src1, src2, tmp together must be below 196608 bytes (192 KiB)");
         return (std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
                 std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType> &&
                 std::is_same_v<typename Src0TileData::DType, typename Src2TileData::DType>) &&
                (TmpTileData::isRowMajor && Src1TileData::isRowMajor && Src2TileData::isRowMajor) &&
                (TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec &&
                 Src2TileData::Loc == TileType::Vec) &&
-               ((TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1));
+               ((TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1)) &&
+               ((sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
+                 sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
+                 sizeof(typename Src2TileData::DType) * Src2TileData::Numel +
+                 sizeof(typename TmpTileData::DType) * TmpTileData::Numel) < 196608);
     }
 
     // The rules only declaration 3 is checked against, in its own scope.
@@ -5582,11 +5625,18 @@ struct profile_a2a3 {
                       "TMRGSORT [A2A3]: tile location must be TileType::Vec");
         static_assert((TmpTileData::Rows == 1 && Src1TileData::Rows == 1),
                       "TMRGSORT [A2A3]: template shapes must satisfy tmp.Rows == 1 and src1.Rows == 1");
+        static_assert((sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
+                       sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
+                       sizeof(typename TmpTileData::DType) * TmpTileData::Numel) < 196608,
+                      "TMRGSORT [A2A3]: the storage of src0, src1, tmp together must be below 196608 bytes (192 KiB)");
         return (std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
                 std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType>) &&
                (TmpTileData::isRowMajor && Src1TileData::isRowMajor) &&
                (TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec) &&
-               ((TmpTileData::Rows == 1 && Src1TileData::Rows == 1));
+               ((TmpTileData::Rows == 1 && Src1TileData::Rows == 1)) &&
+               ((sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
+                 sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
+                 sizeof(typename TmpTileData::DType) * TmpTileData::Numel) < 196608);
     }
 
     template <typename DstTileData, typename SrcTileData>
@@ -5635,10 +5685,13 @@ struct profile_a2a3 {
                       "TGATHER [A2A3]: DType must be one of: int32_t, uint32_t");
         static_assert((cmpMode == CmpMode::GT || cmpMode == CmpMode::EQ),
                       "TGATHER [A2A3]: template argument cmpMode must be CmpMode::GT or CmpMode::EQ");
+        static_assert((!(sim::is_one_of_v<typename TileDataS::DType, int32_t>) || (cmpMode == CmpMode::EQ)),
+                      "TGATHER [A2A3]: template argument cmpMode must be CmpMode::EQ when src0 is int32_t");
         return (sim::is_one_of_v<typename TileDataD::DType, int32_t, uint32_t>) &&
                (sim::is_one_of_v<typename TileDataS::DType, float, half, int32_t>) &&
                (sim::is_one_of_v<typename TileDataS1::DType, int32_t, uint32_t>) &&
-               ((cmpMode == CmpMode::GT || cmpMode == CmpMode::EQ));
+               ((cmpMode == CmpMode::GT || cmpMode == CmpMode::EQ)) &&
+               ((!(sim::is_one_of_v<typename TileDataS::DType, int32_t>) || (cmpMode == CmpMode::EQ)));
     }
 
     // The rules only declaration 2 is checked against, in its own scope.
@@ -5654,12 +5707,15 @@ struct profile_a2a3 {
                 sim::is_one_of_v<typename SrcTileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
                                  float>,
             "TGATHER [A2A3]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float");
+        static_assert(sizeof(typename DstTileData::DType) == sizeof(typename SrcTileData::DType),
+                      "TGATHER [A2A3]: the element types of dst and src must have the same size");
         return (DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec) &&
                (DstTileData::isRowMajor && SrcTileData::isRowMajor) &&
                (sim::is_one_of_v<typename DstTileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
                                  float> &&
                 sim::is_one_of_v<typename SrcTileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
-                                 float>);
+                                 float>) &&
+               (sizeof(typename DstTileData::DType) == sizeof(typename SrcTileData::DType));
     }
 
     template <typename TileDataD, typename TileDataS0, typename TileDataS1, typename TileDataTmp>
@@ -5697,7 +5753,10 @@ struct profile_a2a3 {
 
     template <typename TileDataDst, typename TileDataSrc, typename TileDataOffset>
     static void verify_TGATHERB([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src,
-                                [[maybe_unused]] const TileDataOffset& offset) {}
+                                [[maybe_unused]] const TileDataOffset& offset) {
+        if (!(dst.GetValidCol() * sizeof(typename TileDataDst::DType) % 32 == 0))
+            sim::fail("TGATHERB [A2A3]", "the valid cols of dst must span a multiple of 32 bytes");
+    }
 
     // pto.tscatter (specs/ops/irregular_and_complex/tscatter.yaml)
     // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
@@ -5717,13 +5776,22 @@ struct profile_a2a3 {
         static_assert(TileDataD::Loc == TileType::Vec && TileDataS::Loc == TileType::Vec &&
                           TileDataI::Loc == TileType::Vec,
                       "TSCATTER [A2A3]: tile location must be TileType::Vec");
+        static_assert(
+            ((sizeof(typename TileDataS::DType) == 4 && sizeof(typename TileDataI::DType) == 4) ||
+             (sizeof(typename TileDataS::DType) == 2 && sizeof(typename TileDataI::DType) == 2) ||
+             (sizeof(typename TileDataS::DType) == 1 && sizeof(typename TileDataI::DType) == 2)),
+            "TSCATTER [A2A3]: the element sizes of src and indexes must pair as 4 with 4, 2 with 2 or 1 with 2 bytes");
         return (sim::is_one_of_v<typename TileDataD::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half,
                                  bfloat16_t, float> &&
                 sim::is_one_of_v<typename TileDataS::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half,
                                  bfloat16_t, float>) &&
                (std::is_same_v<typename TileDataD::DType, typename TileDataS::DType>) &&
                (sim::is_one_of_v<typename TileDataI::DType, int16_t, uint16_t, int32_t, uint32_t>) &&
-               (TileDataD::Loc == TileType::Vec && TileDataS::Loc == TileType::Vec && TileDataI::Loc == TileType::Vec);
+               (TileDataD::Loc == TileType::Vec && TileDataS::Loc == TileType::Vec &&
+                TileDataI::Loc == TileType::Vec) &&
+               (((sizeof(typename TileDataS::DType) == 4 && sizeof(typename TileDataI::DType) == 4) ||
+                 (sizeof(typename TileDataS::DType) == 2 && sizeof(typename TileDataI::DType) == 2) ||
+                 (sizeof(typename TileDataS::DType) == 1 && sizeof(typename TileDataI::DType) == 2)));
     }
 
     // The rules only declaration 1 is checked against, in its own scope.

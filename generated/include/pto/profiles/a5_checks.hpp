@@ -4088,6 +4088,12 @@ struct profile_a5 {
         static_assert(TileRes::Loc == TileType::Acc, "TMATMUL_MX [A5]: tile location must be TileType::Acc");
         static_assert(TileLeft::Loc == TileType::Left, "TMATMUL_MX [A5]: tile location must be TileType::Left");
         static_assert(TileRight::Loc == TileType::Right, "TMATMUL_MX [A5]: tile location must be TileType::Right");
+        static_assert(TileLeft::Cols % 64 == 0, "TMATMUL_MX [A5]: the static cols of a must be a multiple of 64");
+        static_assert(!TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor && !TileRes::isRowMajor &&
+                          TileRes::SFractal == SLayout::RowMajor,
+                      "TMATMUL_MX [A5]: box layout of a and c must be BLayout::ColMajor with SLayout::RowMajor");
+        static_assert(TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor,
+                      "TMATMUL_MX [A5]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor");
         return (((std::is_same_v<typename TileRes::DType, float> &&
                   std::is_same_v<typename TileLeft::DType, float8_e4m3_t> &&
                   std::is_same_v<typename TileRight::DType, float8_e4m3_t>) ||
@@ -4115,7 +4121,10 @@ struct profile_a5 {
                (sim::is_one_of_v<typename TileLeftScale::DType, float8_e8m0_t> &&
                 sim::is_one_of_v<typename TileRightScale::DType, float8_e8m0_t>) &&
                (TileRes::Loc == TileType::Acc) && (TileLeft::Loc == TileType::Left) &&
-               (TileRight::Loc == TileType::Right);
+               (TileRight::Loc == TileType::Right) && (TileLeft::Cols % 64 == 0) &&
+               (!TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor && !TileRes::isRowMajor &&
+                TileRes::SFractal == SLayout::RowMajor) &&
+               (TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor);
     }
 
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale>
@@ -4167,6 +4176,12 @@ struct profile_a5 {
         static_assert(TileRes::Loc == TileType::Acc, "TGEMV_MX [A5]: tile location must be TileType::Acc");
         static_assert(TileLeft::Loc == TileType::Left, "TGEMV_MX [A5]: tile location must be TileType::Left");
         static_assert(TileRight::Loc == TileType::Right, "TGEMV_MX [A5]: tile location must be TileType::Right");
+        static_assert(TileLeft::Cols % 64 == 0, "TGEMV_MX [A5]: the static cols of a must be a multiple of 64");
+        static_assert(!TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor && !TileRes::isRowMajor &&
+                          TileRes::SFractal == SLayout::RowMajor,
+                      "TGEMV_MX [A5]: box layout of a and c must be BLayout::ColMajor with SLayout::RowMajor");
+        static_assert(TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor,
+                      "TGEMV_MX [A5]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor");
         return (((std::is_same_v<typename TileRes::DType, float> &&
                   std::is_same_v<typename TileLeft::DType, float8_e4m3_t> &&
                   std::is_same_v<typename TileRight::DType, float8_e4m3_t>) ||
@@ -4194,7 +4209,10 @@ struct profile_a5 {
                (sim::is_one_of_v<typename TileLeftScale::DType, float8_e8m0_t> &&
                 sim::is_one_of_v<typename TileRightScale::DType, float8_e8m0_t>) &&
                (TileRes::Loc == TileType::Acc) && (TileLeft::Loc == TileType::Left) &&
-               (TileRight::Loc == TileType::Right);
+               (TileRight::Loc == TileType::Right) && (TileLeft::Cols % 64 == 0) &&
+               (!TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor && !TileRes::isRowMajor &&
+                TileRes::SFractal == SLayout::RowMajor) &&
+               (TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor);
     }
 
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale>
@@ -4969,8 +4987,22 @@ struct profile_a5 {
                       "TINSERT [A5]: the tile locations of src and dst must be one of the profile's move pairs");
         static_assert(std::is_same_v<typename DstTileData::DType, typename SrcTileData::DType>,
                       "TINSERT [A5]: dst and src must have the same DType");
+        static_assert(!SrcTileData::isRowMajor && SrcTileData::SFractal == SLayout::RowMajor,
+                      "TINSERT [A5]: box layout of src must be BLayout::ColMajor with SLayout::RowMajor");
+        static_assert(
+            sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int32_t, int8_t, hifloat8_t,
+                             float8_e4m3_t, float8_e5m2_t, float8_e8m0_t, float4_e2m1x2_t, float4_e1m2x2_t> &&
+                sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int32_t, int8_t, hifloat8_t,
+                                 float8_e4m3_t, float8_e5m2_t, float8_e8m0_t, float4_e2m1x2_t, float4_e1m2x2_t>,
+            "TINSERT [A5]: DType must be one of: half, bfloat16_t, float, int32_t, int8_t, hifloat8_t, float8_e4m3_t, "
+            "float8_e5m2_t, float8_e8m0_t, float4_e2m1x2_t, float4_e1m2x2_t");
         return (((SrcTileData::Loc == TileType::Vec && (DstTileData::Loc == TileType::Mat)))) &&
-               (std::is_same_v<typename DstTileData::DType, typename SrcTileData::DType>);
+               (std::is_same_v<typename DstTileData::DType, typename SrcTileData::DType>) &&
+               (!SrcTileData::isRowMajor && SrcTileData::SFractal == SLayout::RowMajor) &&
+               (sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int32_t, int8_t, hifloat8_t,
+                                 float8_e4m3_t, float8_e5m2_t, float8_e8m0_t, float4_e2m1x2_t, float4_e1m2x2_t> &&
+                sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int32_t, int8_t, hifloat8_t,
+                                 float8_e4m3_t, float8_e5m2_t, float8_e8m0_t, float4_e2m1x2_t, float4_e1m2x2_t>);
     }
 
     template <typename DstTileData, typename SrcTileData>
@@ -5315,6 +5347,22 @@ struct profile_a5 {
                 TileDataSrc::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
                (TileDataDst::isRowMajor && TileDataDst::isRowMajor && TileDataSrc::isRowMajor &&
                 TileDataSrc::isRowMajor);
+    }
+
+    // The rules only declaration 0 is checked against, in its own scope.
+    template <typename TileDataDst, typename TileDataSrc>
+    static constexpr bool check_TDEINTERLEAVE_f0() {
+        return true;
+    }
+
+    // The run-time rules only declaration 0 is checked against, with its own arguments.
+    template <typename TileDataDst, typename TileDataSrc>
+    static void verify_TDEINTERLEAVE_f0([[maybe_unused]] TileDataDst& dst1, [[maybe_unused]] TileDataDst& dst0,
+                                        [[maybe_unused]] TileDataSrc& src1, [[maybe_unused]] TileDataSrc& src0) {
+        if (!(src0.GetValidRow() == src1.GetValidRow() && src0.GetValidCol() == src1.GetValidCol() &&
+              src0.GetValidRow() == dst0.GetValidRow() && src0.GetValidCol() == dst0.GetValidCol() &&
+              src0.GetValidRow() == dst1.GetValidRow() && src0.GetValidCol() == dst1.GetValidCol()))
+            sim::fail("TDEINTERLEAVE [A5]", "src0, src1, dst0 and dst1 must have the same valid row/col");
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -5857,6 +5905,16 @@ struct profile_a5 {
                ((DstTileData::Rows == 1 && SrcTileData::Rows == 1));
     }
 
+    // The rules only declaration 0 is checked against, in its own scope.
+    template <typename DstTileData, typename SrcTileData>
+    static constexpr bool check_TMRGSORT_f0() {
+        static_assert((sizeof(typename SrcTileData::DType) * SrcTileData::Numel +
+                       sizeof(typename DstTileData::DType) * DstTileData::Numel) < 196608,
+                      "TMRGSORT [A5]: the storage of src, dst together must be below 196608 bytes (192 KiB)");
+        return ((sizeof(typename SrcTileData::DType) * SrcTileData::Numel +
+                 sizeof(typename DstTileData::DType) * DstTileData::Numel) < 196608);
+    }
+
     // The rules only declaration 1 is checked against, in its own scope.
     template <typename DstTileData, typename TmpTileData, typename Src0TileData, typename Src1TileData,
               typename Src2TileData, typename Src3TileData, bool exhausted>
@@ -5876,6 +5934,13 @@ struct profile_a5 {
             (TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1 && Src3TileData::Rows == 1),
             "TMRGSORT [A5]: template shapes must satisfy tmp.Rows == 1, src1.Rows == 1, src2.Rows == 1 and src3.Rows "
             "== 1");
+        static_assert(
+            (sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
+             sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
+             sizeof(typename Src2TileData::DType) * Src2TileData::Numel +
+             sizeof(typename Src3TileData::DType) * Src3TileData::Numel +
+             sizeof(typename TmpTileData::DType) * TmpTileData::Numel) < 196608,
+            "TMRGSORT [A5]: the storage of src0, src1, src2, src3, tmp together must be below 196608 bytes (192 KiB)");
         return (std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
                 std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType> &&
                 std::is_same_v<typename Src0TileData::DType, typename Src2TileData::DType> &&
@@ -5885,7 +5950,12 @@ struct profile_a5 {
                (TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec &&
                 Src2TileData::Loc == TileType::Vec && Src3TileData::Loc == TileType::Vec) &&
                ((TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1 &&
-                 Src3TileData::Rows == 1));
+                 Src3TileData::Rows == 1)) &&
+               ((sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
+                 sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
+                 sizeof(typename Src2TileData::DType) * Src2TileData::Numel +
+                 sizeof(typename Src3TileData::DType) * Src3TileData::Numel +
+                 sizeof(typename TmpTileData::DType) * TmpTileData::Numel) < 196608);
     }
 
     // The rules only declaration 2 is checked against, in its own scope.
@@ -5903,13 +5973,23 @@ struct profile_a5 {
                       "TMRGSORT [A5]: tile location must be TileType::Vec");
         static_assert((TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1),
                       "TMRGSORT [A5]: template shapes must satisfy tmp.Rows == 1, src1.Rows == 1 and src2.Rows == 1");
+        static_assert(
+            (sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
+             sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
+             sizeof(typename Src2TileData::DType) * Src2TileData::Numel +
+             sizeof(typename TmpTileData::DType) * TmpTileData::Numel) < 196608,
+            "TMRGSORT [A5]: the storage of src0, src1, src2, tmp together must be below 196608 bytes (192 KiB)");
         return (std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
                 std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType> &&
                 std::is_same_v<typename Src0TileData::DType, typename Src2TileData::DType>) &&
                (TmpTileData::isRowMajor && Src1TileData::isRowMajor && Src2TileData::isRowMajor) &&
                (TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec &&
                 Src2TileData::Loc == TileType::Vec) &&
-               ((TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1));
+               ((TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1)) &&
+               ((sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
+                 sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
+                 sizeof(typename Src2TileData::DType) * Src2TileData::Numel +
+                 sizeof(typename TmpTileData::DType) * TmpTileData::Numel) < 196608);
     }
 
     // The rules only declaration 3 is checked against, in its own scope.
@@ -5924,11 +6004,18 @@ struct profile_a5 {
                       "TMRGSORT [A5]: tile location must be TileType::Vec");
         static_assert((TmpTileData::Rows == 1 && Src1TileData::Rows == 1),
                       "TMRGSORT [A5]: template shapes must satisfy tmp.Rows == 1 and src1.Rows == 1");
+        static_assert((sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
+                       sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
+                       sizeof(typename TmpTileData::DType) * TmpTileData::Numel) < 196608,
+                      "TMRGSORT [A5]: the storage of src0, src1, tmp together must be below 196608 bytes (192 KiB)");
         return (std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
                 std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType>) &&
                (TmpTileData::isRowMajor && Src1TileData::isRowMajor) &&
                (TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec) &&
-               ((TmpTileData::Rows == 1 && Src1TileData::Rows == 1));
+               ((TmpTileData::Rows == 1 && Src1TileData::Rows == 1)) &&
+               ((sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
+                 sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
+                 sizeof(typename TmpTileData::DType) * TmpTileData::Numel) < 196608);
     }
 
     template <typename DstTileData, typename SrcTileData>
@@ -5996,12 +6083,23 @@ struct profile_a5 {
                                            uint32_t, int64_t, uint64_t, half, bfloat16_t, float>,
                       "TGATHER [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
                       "int64_t, uint64_t, half, bfloat16_t, float");
+        static_assert(sizeof(typename DstTileData::DType) == sizeof(typename SrcTileData::DType),
+                      "TGATHER [A5]: the element types of dst and src must have the same size");
+        static_assert((!(sim::is_one_of_v<typename DstTileData::DType, int64_t, uint64_t> &&
+                         sim::is_one_of_v<typename SrcTileData::DType, int64_t, uint64_t>) ||
+                       (gatherType == GatherAxis::GATHER_ROW)),
+                      "TGATHER [A5]: template argument gatherType must be GatherAxis::GATHER_ROW when dst and src are "
+                      "int64_t or uint64_t");
         return (DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec) &&
                (DstTileData::isRowMajor && SrcTileData::isRowMajor) &&
                (sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
                                  int64_t, uint64_t, half, bfloat16_t, float> &&
                 sim::is_one_of_v<typename SrcTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float>);
+                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
+               (sizeof(typename DstTileData::DType) == sizeof(typename SrcTileData::DType)) &&
+               ((!(sim::is_one_of_v<typename DstTileData::DType, int64_t, uint64_t> &&
+                   sim::is_one_of_v<typename SrcTileData::DType, int64_t, uint64_t>) ||
+                 (gatherType == GatherAxis::GATHER_ROW)));
     }
 
     template <typename TileDataD, typename TileDataS0, typename TileDataS1, typename TileDataTmp>
@@ -6039,7 +6137,10 @@ struct profile_a5 {
 
     template <typename TileDataDst, typename TileDataSrc, typename TileDataOffset>
     static void verify_TGATHERB([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src,
-                                [[maybe_unused]] const TileDataOffset& offset) {}
+                                [[maybe_unused]] const TileDataOffset& offset) {
+        if (!(dst.GetValidCol() * sizeof(typename TileDataDst::DType) % 32 == 0))
+            sim::fail("TGATHERB [A5]", "the valid cols of dst must span a multiple of 32 bytes");
+    }
 
     // pto.tscatter (specs/ops/irregular_and_complex/tscatter.yaml)
     // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
@@ -6059,13 +6160,24 @@ struct profile_a5 {
         static_assert(TileDataD::Loc == TileType::Vec && TileDataS::Loc == TileType::Vec &&
                           TileDataI::Loc == TileType::Vec,
                       "TSCATTER [A5]: tile location must be TileType::Vec");
+        static_assert(((sizeof(typename TileDataS::DType) == 8 && sizeof(typename TileDataI::DType) == 4) ||
+                       (sizeof(typename TileDataS::DType) == 4 && sizeof(typename TileDataI::DType) == 4) ||
+                       (sizeof(typename TileDataS::DType) == 2 && sizeof(typename TileDataI::DType) == 2) ||
+                       (sizeof(typename TileDataS::DType) == 1 && sizeof(typename TileDataI::DType) == 2)),
+                      "TSCATTER [A5]: the element sizes of src and indexes must pair as 8 with 4, 4 with 4, 2 with 2 "
+                      "or 1 with 2 bytes");
         return (sim::is_one_of_v<typename TileDataD::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
                                  int64_t, uint64_t, half, bfloat16_t, float> &&
                 sim::is_one_of_v<typename TileDataS::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
                                  int64_t, uint64_t, half, bfloat16_t, float>) &&
                (std::is_same_v<typename TileDataD::DType, typename TileDataS::DType>) &&
                (sim::is_one_of_v<typename TileDataI::DType, int16_t, uint16_t, int32_t, uint32_t>) &&
-               (TileDataD::Loc == TileType::Vec && TileDataS::Loc == TileType::Vec && TileDataI::Loc == TileType::Vec);
+               (TileDataD::Loc == TileType::Vec && TileDataS::Loc == TileType::Vec &&
+                TileDataI::Loc == TileType::Vec) &&
+               (((sizeof(typename TileDataS::DType) == 8 && sizeof(typename TileDataI::DType) == 4) ||
+                 (sizeof(typename TileDataS::DType) == 4 && sizeof(typename TileDataI::DType) == 4) ||
+                 (sizeof(typename TileDataS::DType) == 2 && sizeof(typename TileDataI::DType) == 2) ||
+                 (sizeof(typename TileDataS::DType) == 1 && sizeof(typename TileDataI::DType) == 2)));
     }
 
     // The rules only declaration 1 is checked against, in its own scope.
@@ -6114,17 +6226,26 @@ struct profile_a5 {
         static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec &&
                           TileDataIdx::Loc == TileType::Vec,
                       "THISTOGRAM [A5]: tile location must be TileType::Vec");
+        static_assert((!(sim::is_one_of_v<typename TileDataSrc::DType, uint16_t>) ||
+                       (byte == HistByte::BYTE_0 || byte == HistByte::BYTE_1)),
+                      "THISTOGRAM [A5]: template argument byte must be HistByte::BYTE_0 or HistByte::BYTE_1 when src "
+                      "is uint16_t");
         return (sim::is_one_of_v<typename TileDataDst::DType, uint32_t>) &&
                (sim::is_one_of_v<typename TileDataSrc::DType, uint16_t, uint32_t>) &&
                (sim::is_one_of_v<typename TileDataIdx::DType, uint8_t>) &&
                (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
                (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec &&
-                TileDataIdx::Loc == TileType::Vec);
+                TileDataIdx::Loc == TileType::Vec) &&
+               ((!(sim::is_one_of_v<typename TileDataSrc::DType, uint16_t>) ||
+                 (byte == HistByte::BYTE_0 || byte == HistByte::BYTE_1)));
     }
 
     template <typename TileDataDst, typename TileDataSrc, typename TileDataIdx>
     static void verify_THISTOGRAM([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src,
-                                  [[maybe_unused]] const TileDataIdx& idx) {}
+                                  [[maybe_unused]] const TileDataIdx& idx) {
+        if (!(dst.GetValidCol() >= 256))
+            sim::fail("THISTOGRAM [A5]", "dst must have at least 256 valid cols");
+    }
 
     // pto.trandom (specs/ops/irregular_and_complex/trandom.yaml)
     // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the

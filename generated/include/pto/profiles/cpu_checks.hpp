@@ -3866,6 +3866,12 @@ struct profile_cpu {
         static_assert(TileRes::Loc == TileType::Acc, "TMATMUL_MX [CPU]: tile location must be TileType::Acc");
         static_assert(TileLeft::Loc == TileType::Left, "TMATMUL_MX [CPU]: tile location must be TileType::Left");
         static_assert(TileRight::Loc == TileType::Right, "TMATMUL_MX [CPU]: tile location must be TileType::Right");
+        static_assert(TileLeft::Cols % 64 == 0, "TMATMUL_MX [CPU]: the static cols of a must be a multiple of 64");
+        static_assert(!TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor && !TileRes::isRowMajor &&
+                          TileRes::SFractal == SLayout::RowMajor,
+                      "TMATMUL_MX [CPU]: box layout of a and c must be BLayout::ColMajor with SLayout::RowMajor");
+        static_assert(TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor,
+                      "TMATMUL_MX [CPU]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor");
         return (((std::is_same_v<typename TileRes::DType, float> &&
                   std::is_same_v<typename TileLeft::DType, float8_e4m3_t> &&
                   std::is_same_v<typename TileRight::DType, float8_e4m3_t>) ||
@@ -3891,7 +3897,10 @@ struct profile_cpu {
                   std::is_same_v<typename TileLeft::DType, float4_e2m1x2_t> &&
                   std::is_same_v<typename TileRight::DType, float4_e1m2x2_t>))) &&
                (TileRes::Loc == TileType::Acc) && (TileLeft::Loc == TileType::Left) &&
-               (TileRight::Loc == TileType::Right);
+               (TileRight::Loc == TileType::Right) && (TileLeft::Cols % 64 == 0) &&
+               (!TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor && !TileRes::isRowMajor &&
+                TileRes::SFractal == SLayout::RowMajor) &&
+               (TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor);
     }
 
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale>
@@ -3940,6 +3949,12 @@ struct profile_cpu {
         static_assert(TileRes::Loc == TileType::Acc, "TGEMV_MX [CPU]: tile location must be TileType::Acc");
         static_assert(TileLeft::Loc == TileType::Left, "TGEMV_MX [CPU]: tile location must be TileType::Left");
         static_assert(TileRight::Loc == TileType::Right, "TGEMV_MX [CPU]: tile location must be TileType::Right");
+        static_assert(TileLeft::Cols % 64 == 0, "TGEMV_MX [CPU]: the static cols of a must be a multiple of 64");
+        static_assert(!TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor && !TileRes::isRowMajor &&
+                          TileRes::SFractal == SLayout::RowMajor,
+                      "TGEMV_MX [CPU]: box layout of a and c must be BLayout::ColMajor with SLayout::RowMajor");
+        static_assert(TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor,
+                      "TGEMV_MX [CPU]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor");
         return (((std::is_same_v<typename TileRes::DType, float> &&
                   std::is_same_v<typename TileLeft::DType, float8_e4m3_t> &&
                   std::is_same_v<typename TileRight::DType, float8_e4m3_t>) ||
@@ -3965,7 +3980,10 @@ struct profile_cpu {
                   std::is_same_v<typename TileLeft::DType, float4_e2m1x2_t> &&
                   std::is_same_v<typename TileRight::DType, float4_e1m2x2_t>))) &&
                (TileRes::Loc == TileType::Acc) && (TileLeft::Loc == TileType::Left) &&
-               (TileRight::Loc == TileType::Right);
+               (TileRight::Loc == TileType::Right) && (TileLeft::Cols % 64 == 0) &&
+               (!TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor && !TileRes::isRowMajor &&
+                TileRes::SFractal == SLayout::RowMajor) &&
+               (TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor);
     }
 
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale>
@@ -4677,6 +4695,22 @@ struct profile_cpu {
                 TileDataSrc::isRowMajor);
     }
 
+    // The rules only declaration 0 is checked against, in its own scope.
+    template <typename TileDataDst, typename TileDataSrc>
+    static constexpr bool check_TDEINTERLEAVE_f0() {
+        return true;
+    }
+
+    // The run-time rules only declaration 0 is checked against, with its own arguments.
+    template <typename TileDataDst, typename TileDataSrc>
+    static void verify_TDEINTERLEAVE_f0([[maybe_unused]] TileDataDst& dst1, [[maybe_unused]] TileDataDst& dst0,
+                                        [[maybe_unused]] TileDataSrc& src1, [[maybe_unused]] TileDataSrc& src0) {
+        if (!(src0.GetValidRow() == src1.GetValidRow() && src0.GetValidCol() == src1.GetValidCol() &&
+              src0.GetValidRow() == dst0.GetValidRow() && src0.GetValidCol() == dst0.GetValidCol() &&
+              src0.GetValidRow() == dst1.GetValidRow() && src0.GetValidCol() == dst1.GetValidCol()))
+            sim::fail("TDEINTERLEAVE [CPU]", "src0, src1, dst0 and dst1 must have the same valid row/col");
+    }
+
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TDEINTERLEAVE([[maybe_unused]] const TileDataDst& dst1, [[maybe_unused]] const TileDataDst& dst0,
                                      [[maybe_unused]] const TileDataSrc& src1,
@@ -5173,6 +5207,12 @@ struct profile_cpu {
                ((DstTileData::Rows == 1 && SrcTileData::Rows == 1));
     }
 
+    // The rules only declaration 0 is checked against, in its own scope.
+    template <typename DstTileData, typename SrcTileData>
+    static constexpr bool check_TMRGSORT_f0() {
+        return true;
+    }
+
     // The rules only declaration 1 is checked against, in its own scope.
     template <typename DstTileData, typename TmpTileData, typename Src0TileData, typename Src1TileData,
               typename Src2TileData, typename Src3TileData, bool exhausted>
@@ -5267,8 +5307,11 @@ struct profile_cpu {
                       "TGATHER [CPU]: tile location must be TileType::Vec");
         static_assert(DstTileData::isRowMajor && SrcTileData::isRowMajor,
                       "TGATHER [CPU]: tile layout must be row-major");
+        static_assert(sizeof(typename DstTileData::DType) == sizeof(typename SrcTileData::DType),
+                      "TGATHER [CPU]: the element types of dst and src must have the same size");
         return (DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec) &&
-               (DstTileData::isRowMajor && SrcTileData::isRowMajor);
+               (DstTileData::isRowMajor && SrcTileData::isRowMajor) &&
+               (sizeof(typename DstTileData::DType) == sizeof(typename SrcTileData::DType));
     }
 
     template <typename TileDataD, typename TileDataS0, typename TileDataS1, typename TileDataTmp>
@@ -5301,7 +5344,10 @@ struct profile_cpu {
 
     template <typename TileDataDst, typename TileDataSrc, typename TileDataOffset>
     static void verify_TGATHERB([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src,
-                                [[maybe_unused]] const TileDataOffset& offset) {}
+                                [[maybe_unused]] const TileDataOffset& offset) {
+        if (!(dst.GetValidCol() * sizeof(typename TileDataDst::DType) % 32 == 0))
+            sim::fail("TGATHERB [CPU]", "the valid cols of dst must span a multiple of 32 bytes");
+    }
 
     // pto.tscatter (specs/ops/irregular_and_complex/tscatter.yaml)
     // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
@@ -5342,12 +5388,15 @@ struct profile_cpu {
                 sim::is_one_of_v<typename SrcTileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
                                  float>,
             "TSCATTER [CPU]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float");
+        static_assert(sizeof(typename DstTileData::DType) == sizeof(typename SrcTileData::DType),
+                      "TSCATTER [CPU]: the element types of dst and src must have the same size");
         return (DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec) &&
                (DstTileData::isRowMajor && SrcTileData::isRowMajor) &&
                (sim::is_one_of_v<typename DstTileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
                                  float> &&
                 sim::is_one_of_v<typename SrcTileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
-                                 float>);
+                                 float>) &&
+               (sizeof(typename DstTileData::DType) == sizeof(typename SrcTileData::DType));
     }
 
     template <typename TileDataD, typename TileDataS, typename TileDataI>
@@ -5365,14 +5414,23 @@ struct profile_cpu {
                       "THISTOGRAM [CPU]: DType must be one of: uint16_t, uint32_t");
         static_assert(sim::is_one_of_v<typename TileDataIdx::DType, uint8_t>,
                       "THISTOGRAM [CPU]: DType must be one of: uint8_t");
+        static_assert((!(sim::is_one_of_v<typename TileDataSrc::DType, uint16_t>) ||
+                       (byte == HistByte::BYTE_0 || byte == HistByte::BYTE_1)),
+                      "THISTOGRAM [CPU]: template argument byte must be HistByte::BYTE_0 or HistByte::BYTE_1 when src "
+                      "is uint16_t");
         return (sim::is_one_of_v<typename TileDataDst::DType, uint32_t>) &&
                (sim::is_one_of_v<typename TileDataSrc::DType, uint16_t, uint32_t>) &&
-               (sim::is_one_of_v<typename TileDataIdx::DType, uint8_t>);
+               (sim::is_one_of_v<typename TileDataIdx::DType, uint8_t>) &&
+               ((!(sim::is_one_of_v<typename TileDataSrc::DType, uint16_t>) ||
+                 (byte == HistByte::BYTE_0 || byte == HistByte::BYTE_1)));
     }
 
     template <typename TileDataDst, typename TileDataSrc, typename TileDataIdx>
     static void verify_THISTOGRAM([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src,
-                                  [[maybe_unused]] const TileDataIdx& idx) {}
+                                  [[maybe_unused]] const TileDataIdx& idx) {
+        if (!(dst.GetValidCol() >= 256))
+            sim::fail("THISTOGRAM [CPU]", "dst must have at least 256 valid cols");
+    }
 
     // pto.trandom (specs/ops/irregular_and_complex/trandom.yaml)
     // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
