@@ -7,10 +7,44 @@ so in numpy, independently of the simulator's walk over the ConvTile's matrix (s
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..testing.plan import GlobalDecl, TileDecl
+
+if TYPE_CHECKING:
+    from ..kind_api import OpViewAPI, ProjectViewAPI, VariantViewAPI
+
+
+def conv_tile(name: str, dtype: str, loc: str, layout: str, extents: tuple[int, ...]) -> TileDecl:
+    """A ConvTile of these extents (all of them, C0 included), its storage rows x last extent."""
+    count = int(np.prod(extents))
+    return TileDecl(name, dtype, count // extents[-1], extents[-1], count // extents[-1], extents[-1], False,
+                    loc, conv=(layout, extents))  # fmt: skip
+
+
+def variant_profiles(
+    project: ProjectViewAPI, op: OpViewAPI, variant: VariantViewAPI, tiles: dict[str, TileDecl]
+) -> list[str]:
+    """The profiles whose rules of the variant admit a call with these tiles: their locations,
+    layouts and element types."""
+    combo = {n: t.dtype for n, t in tiles.items()}
+
+    def admitted(profile: str) -> bool:
+        return all(
+            rv.rule.admits_tiles(tiles)
+            and not rv.rule.broken_by(op, rv, combo, {})
+            and all(rv.rule.admits_location(n, t.loc) for n, t in tiles.items())
+            for rv in variant.rules_for(profile)
+        )
+
+    return [p.name for p in project.profiles if op.available(p.name) and admitted(p.name)]
+
+
+def channel_block(project: ProjectViewAPI, dtype: str) -> int:
+    """C0: the elements of one 32-byte channel block."""
+    return 256 // next(d.bits for d in project.targets.dtypes if d.name == dtype)
 
 
 @dataclass(frozen=True)
@@ -75,3 +109,81 @@ TRANSFER_SHAPES = (
     ConvShape("FRACTAL_Z, five extents", "FRACTAL_Z", (2, 2, 3, 16), (2, 2, 3, 16)),
     ConvShape("FRACTAL_Z, four extents", "FRACTAL_Z", (6, 1, 16), (3, 1, 2, 16)),
 )
+
+
+def conversions(c0: int) -> list[tuple[str, str, tuple[int, ...], str, tuple[int, ...]]]:
+    """TTRANS's conv conversions (label, source layout and extents, destination layout and extents),
+    each channel count past a whole block where the layout allows, so the padding lanes show."""
+    return [
+        ("NCHW to NC1HWC0", "NCHW", (2, c0 + 3, 3, 4), "NC1HWC0", (2, 2, 3, 4, c0)),
+        ("NC1HWC0 to NCHW", "NC1HWC0", (1, 2, 2, 3, c0), "NCHW", (1, 2 * c0, 2, 3)),
+        ("GNCHW to GNC1HWC0", "GNCHW", (2, 1, 5, 2, 2), "GNC1HWC0", (2, 1, 1, 2, 2, c0)),
+        ("GNC1HWC0 to GNCHW", "GNC1HWC0", (2, 1, 1, 2, 2, c0), "GNCHW", (2, 1, c0, 2, 2)),
+        ("NC1HWC0 to FRACTAL_Z", "NC1HWC0", (20, 2, 2, 1, c0), "FRACTAL_Z", (4, 2, 16, c0)),
+        ("GNC1HWC0 to FRACTAL_Z", "GNC1HWC0", (2, 5, 1, 1, 2, c0), "FRACTAL_Z", (4, 1, 16, c0)),
+        ("NCDHW to FRACTAL_Z_3D", "NCDHW", (3, c0 + 2, 2, 1, 2), "FRACTAL_Z_3D", (8, 1, 16, c0)),
+    ]
+
+
+def converted_from(src_lay: str, src: tuple[int, ...], dst_lay: str, dst: tuple[int, ...]) -> np.ndarray:
+    """For each element of the destination's storage, the index of the source element a conv
+    conversion puts there, or -1 where it writes nothing (the padding channels and filters), from the
+    layouts' definitions: reshapes and transposes of the source's indices."""
+    x = np.arange(int(np.prod(src)), dtype=np.float64).reshape(src)
+    if src_lay in ("NCHW", "GNCHW") and dst_lay in ("NC1HWC0", "GNC1HWC0"):
+        lead, (c, h, w) = x.shape[:-3], x.shape[-3:]
+        c1, c0 = dst[-4], dst[-1]
+        padded = np.full((*lead, c1 * c0, h, w), np.nan)
+        padded[..., :c, :, :] = x
+        out = np.moveaxis(padded.reshape(*lead, c1, c0, h, w), -3, -1)  # [..., C1, H, W, C0]
+    elif dst_lay in ("NCHW", "GNCHW"):
+        out = np.moveaxis(x, -1, -3).reshape(dst)  # [..., C1, C0, H, W] -> [..., C, H, W]
+    elif dst_lay == "FRACTAL_Z":
+        g = x.shape[0] if src_lay == "GNC1HWC0" else 1
+        n = x.shape[-5]
+        y = x.reshape(g, *x.shape[-5:])  # [G, N, C1, H, W, C0]
+        k, n1, n0, c0 = dst
+        filt = np.full((g, n1 * n0, *y.shape[2:]), np.nan)
+        filt[:, :n] = y
+        out = filt.transpose(0, 2, 3, 4, 1, 5).reshape(k, n1, n0, c0)  # [G, C1, H, W, N, C0]
+    else:  # NCDHW to FRACTAL_Z_3D
+        n, c, d, h, w = x.shape
+        k, n1, n0, c0 = dst
+        c1 = -(-c // c0)
+        full = np.full((n1 * n0, c1 * c0, d, h, w), np.nan)
+        full[:n, :c] = x
+        out = full.reshape(n1 * n0, c1, c0, d, h, w).transpose(3, 1, 4, 5, 0, 2).reshape(k, n1, n0, c0)
+    flat = np.asarray(out).reshape(-1)
+    return np.where(np.isnan(flat), -1, flat).astype(np.int64)
+
+
+# TEXTRACT's conv variant: (label, source layout, extents without C0, destination rows and columns in
+# units of (C0, 16), rows and columns short of them in the valid region, index row in units of C0,
+# index column).
+EXTRACTS = (
+    ("FRACTAL_Z [K, N1, 16, C0]", "FRACTAL_Z", (4, 3, 16), (2, 2), (0, 0), 1, 16),
+    ("FRACTAL_Z, partial valid region", "FRACTAL_Z", (6, 2, 16), (3, 1), (4, 7), 1, 16),
+    ("FRACTAL_Z [C1, H, W, N, C0]", "FRACTAL_Z", (1, 2, 2, 32), (2, 1), (0, 0), 1, 16),
+    ("FRACTAL_Z_3D", "FRACTAL_Z_3D", (4, 2, 16), (2, 1), (0, 3), 2, 16),
+)
+
+
+def filter_matrix(flat: np.ndarray, extents: tuple[int, ...]) -> np.ndarray:
+    """A FRACTAL_Z filter's storage as its matrix: row k * C0 + c0, column n1 * 16 + n0 hold element
+    (k, n1, n0, c0) ([C1, H, W, N, C0] is the same storage with K = C1 * H * W, N1 = N / 16)."""
+    c0 = extents[-1]
+    k = int(np.prod(extents[:-2])) if len(extents) == 5 else extents[0]
+    n1 = extents[-2] // 16 if len(extents) == 5 else extents[1]
+    return flat.reshape(k, n1, 16, c0).transpose(0, 3, 1, 2).reshape(k * c0, n1 * 16)
+
+
+def extracted(
+    matrix: np.ndarray, before: np.ndarray, c0: int, valid: tuple[int, int], at: tuple[int, int]
+) -> np.ndarray:
+    """The destination's matrix after the extraction: the whole C0 x 16 fractals covering its valid
+    region, from the fractal holding (index row, index column) on; the rest as it was."""
+    top, left = at[0] // c0 * c0, at[1] // 16 * 16
+    rows, cols = -(-valid[0] // c0) * c0, -(-valid[1] // 16) * 16
+    want = before.copy()
+    want[:rows, :cols] = matrix[top : top + rows, left : left + cols]
+    return want

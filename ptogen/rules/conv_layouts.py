@@ -100,6 +100,13 @@ class ConvLayoutsRule(RuleBase):
             return None
         return {"operands": operands, "layouts": combos}
 
+    def admits_tiles(self, tiles: dict[str, TileDecl]) -> bool:
+        """Whether ConvTiles of these layouts (the test plan's `TileDecl.conv`) are a listed combination."""
+        convs = [tiles[o].conv if o in tiles else None for o in self.operands]
+        if any(c is None for c in convs):
+            return True
+        return [c[0] for c in convs if c is not None] in [list(combo) for combo in self.layouts]
+
     def break_static(self, bx: BreakContext, tiles: dict[str, TileDecl]) -> Broken:
         raise NotImplementedError(
             "a conv_layouts rule speaks of ConvTiles, which the tile planner does not declare"
