@@ -5,9 +5,11 @@ select them through the ops' main declarations, they are checked by their own ru
 
 The conversions and extractions run as generated runtime cases (groups `<dtype>_conv` of
 generated/tests/ttrans and textract: every layout pair, filter shape and element type, on the
-profiles whose variant rules admit them, against numpy goldens from the layouts' definitions). Here:
-TEXTRACT's ND -> 2xNZ windows under A5's rules and the CPU's, compile cases that hold each variant
-rule to its message, and the loader's refusal of a variant the op's kind does not define."""
+profiles whose variant rules admit them, against numpy goldens from the layouts' definitions), and
+each variant rule has a generated compile-fail case with a legal twin per profile (their verify
+files; tests/test_simulator.py::test_every_rule_has_a_failing_case counts them). Here: TEXTRACT's
+ND -> 2xNZ windows under A5's rules and the CPU's, and the loader's refusal of a variant the op's
+kind does not define."""
 
 from __future__ import annotations
 
@@ -20,8 +22,7 @@ import pytest
 from ptogen.errors import SpecErrors
 from ptogen.spec.load import load_specs
 
-from .compilers import COMPILERS, build_program, cxx_argv, require
-from .helpers import ROOT
+from .compilers import COMPILERS, build_program, require
 
 SENTINEL = -1  # what a destination holds before the call: padding lanes keep it
 
@@ -96,84 +97,6 @@ def test_textract_nd_to_two_nz_windows(cxx: str, tmp_path: Path) -> None:
         for name, w in (("dst0", ND2XNZ[2]), ("dst1", ND2XNZ[3])):
             key = f"nd2xnz_{profile}_{name}"
             assert np.array_equal(got[key], _nd2xnz_golden(w)), key
-
-
-PROFILES = ("A2A3", "A5", "CPU")
-
-
-def _ttrans(src: str, dst: str, t: str = "float", loc: str = "Vec") -> str:
-    """A TTRANS of ConvTiles (extents only need to suit the layouts' ranks: nothing runs)."""
-    rank = {"NCHW": "2, 16, 2, 2", "NC1HWC0": "2, 2, 2, 2, 8", "FRACTAL_Z": "8, 1, 16, 8"}
-    return (
-        f"ConvTile<TileType::{loc}, {t}, 4096, Layout::{src}, ConvTileShape<{rank[src]}>> s; "
-        f"ConvTile<TileType::{loc}, {t}, 4096, Layout::{dst}, ConvTileShape<{rank[dst]}>> d; "
-        f"Tile<TileType::Vec, {t}, 1, 32> tmp; profiled::TTRANS<{{profile}}>(d, s, tmp);"
-    )
-
-
-def _textract(t: str = "half", lay: str = "FRACTAL_Z", loc: str = "Right", slay: str = "ColMajor") -> str:
-    """A TEXTRACT from a ConvTile into a 32 x 32 tile."""
-    c0 = 32 // {"half": 2, "int64_t": 8}[t]
-    return (
-        f"ConvTile<TileType::Mat, {t}, 4 * 3 * 512, Layout::{lay}, ConvTileShape<4, 3, 16, {c0}>> s; "
-        f"Tile<TileType::{loc}, {t}, 32, 32, BLayout::RowMajor, 32, 32, SLayout::{slay}> d; "
-        "profiled::TEXTRACT<{profile}>(d, s, 0, 0);"
-    )
-
-
-# Each variant rule under each profile it applies to: (op, position in the variant's constraints,
-# profile, a call that breaks that rule alone). The legal calls below pass under every profile.
-BREAKING: list[tuple[str, int, str, str]] = [
-    ("TTRANS", 0, "A2A3", _ttrans("NCHW", "FRACTAL_Z")),
-    ("TTRANS", 1, "A5", _ttrans("NC1HWC0", "NCHW")),
-    ("TTRANS", 2, "CPU", _ttrans("NCHW", "FRACTAL_Z")),
-    *[("TTRANS", 3, p, _ttrans("NCHW", "NC1HWC0", loc="Mat")) for p in ("A2A3", "A5")],
-    *[("TTRANS", 4, p, _ttrans("NCHW", "NC1HWC0", t="int64_t")) for p in ("A2A3", "A5")],
-    *[("TEXTRACT", 0, p, _textract(loc="Left")) for p in PROFILES],
-    *[("TEXTRACT", 1, p, _textract(lay="NC1HWC0")) for p in PROFILES],
-    *[("TEXTRACT", 2, p, _textract(slay="RowMajor")) for p in PROFILES],
-    *[("TEXTRACT", 3, p, _textract(t="int64_t")) for p in PROFILES],
-]
-LEGAL = [_ttrans("NCHW", "NC1HWC0"), _ttrans("NC1HWC0", "FRACTAL_Z"), _textract()]
-
-
-def _variant_rules() -> dict[tuple[str, int, str], str]:
-    """Every variant rule a profile enforces, with its static_assert message."""
-    from ptogen.lower.views import ProjectView
-
-    project = ProjectView(load_specs(ROOT / "specs", ROOT))
-    out = {}
-    for op in project.ops:
-        for v in op.variants:
-            for p in project.profiles:
-                for rv in v.rules_for(p.name):
-                    out[(op.name, rv.index % 100, p.name)] = rv.message(p.name)
-    return out
-
-
-def test_every_variant_rule_is_broken_by_a_case() -> None:
-    assert {(op, k, p) for op, k, p, _ in BREAKING} == set(_variant_rules())
-
-
-def test_each_variant_rule_gives_its_own_message(tmp_path: Path) -> None:
-    """One translation unit under clang's -verify: each breaking call raises exactly its rule's
-    static_assert (the message the header's check states), the legal calls none."""
-    cxx = require("clang++")
-    messages = _variant_rules()
-    lines = ["#include <pto/pto-inst.hpp>", "using namespace pto;"]
-    for n, (op, k, p, body) in enumerate(BREAKING):
-        lines.append(f"// expected-error@*:* {{{{{messages[(op, k, p)]}}}}}")
-        lines.append(f"void broken_{n}() {{ {body.format(profile='profile_' + p.lower())} }}")
-    for n, body in enumerate(LEGAL):
-        for p in PROFILES:
-            lines.append(f"void legal_{n}_{p}() {{ {body.format(profile='profile_' + p.lower())} }}")
-    source = tmp_path / "rules.cpp"
-    source.write_text("\n".join(lines) + "\n")
-    flags = ["-std=c++20", "-fsyntax-only", "-ferror-limit=0", "-Xclang", "-verify"]
-    flags += ["-Xclang", "-verify-ignore-unexpected=note"]
-    includes = [f"-I{ROOT / 'generated/include'}", f"-I{ROOT / 'ptogen/runtime/include'}"]
-    run = subprocess.run([*cxx_argv(cxx), *flags, *includes, str(source)], capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr[:3000]
 
 
 def test_a_variant_the_kind_does_not_define_is_refused(spec_project: Path) -> None:

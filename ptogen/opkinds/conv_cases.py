@@ -11,10 +11,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..testing.plan import GlobalDecl, TileDecl
+from ..testing.plan import BreakContext, Call, CompileCase, GlobalDecl, OpTests, TileDecl
 
 if TYPE_CHECKING:
-    from ..kind_api import OpViewAPI, ProjectViewAPI, VariantViewAPI
+    from collections.abc import Callable
+
+    from ..kind_api import OpViewAPI, ProjectViewAPI, RuleViewAPI, VariantViewAPI
 
 
 def conv_tile(name: str, dtype: str, loc: str, layout: str, extents: tuple[int, ...]) -> TileDecl:
@@ -40,6 +42,49 @@ def variant_profiles(
         )
 
     return [p.name for p in project.profiles if op.available(p.name) and admitted(p.name)]
+
+
+def _admits(op: OpViewAPI, rv: RuleViewAPI, tiles: dict[str, TileDecl]) -> bool:
+    combo = {n: t.dtype for n, t in tiles.items()}
+    return (
+        rv.rule.admits_tiles(tiles)
+        and not rv.rule.broken_by(op, rv, combo, {})
+        and all(rv.rule.admits_location(n, t.loc) for n, t in tiles.items())
+    )
+
+
+def plan_variant_rules(
+    project: ProjectViewAPI,
+    op: OpViewAPI,
+    tests: OpTests,
+    variant: VariantViewAPI,
+    legal: Callable[[str], dict[str, TileDecl] | None],
+    call: Callable[[dict[str, TileDecl]], Call],
+) -> None:
+    """Compile cases of a variant's rules: per profile, a legal call with the tiles `legal(profile)`
+    gives (a runtime case's), and one call per rule of the variant breaking it (the rule's
+    `break_static`), expecting also the messages of the variant's other rules those tiles break."""
+    for p in project.profiles:
+        tiles = legal(p.name)
+        if tiles is None:
+            continue
+        low = p.name.lower()
+        fn = f"{low}_{variant.name}"
+        tests.compile.append(
+            CompileCase.legal(
+                f"legal_{fn}", p.name, list(tiles.values()), call(tiles), of=f" of variant {variant.name}"
+            )
+        )
+        rules = [rv for rv in variant.rules_for(p.name) if rv.rule.is_static]
+        for rv in rules:
+            broken = rv.rule.break_static(BreakContext(project, op, rv, p.name), dict(tiles)).tiles
+            also = [o for o in rules if o is not rv and not _admits(op, o, broken)]
+            tests.compile.append(
+                CompileCase.breaking(
+                    f"fail_{fn}_{rv.id}", p.name, rv, list(broken.values()), call(broken), also=also,
+                    on=f" on variant {variant.name}",
+                )
+            )  # fmt: skip
 
 
 def channel_block(project: ProjectViewAPI, dtype: str) -> int:

@@ -28,6 +28,7 @@ from ..spec import expr as semantics
 from ..testing.golden import Check, GoldenContext, Outcome, _bits, _describe, inputs
 from ..testing.manifest import TileShape
 from ..testing.plan import (
+    Call,
     OpTests,
     RuntimeCase,
     RuntimeKernel,
@@ -39,7 +40,14 @@ from ..testing.plan import (
 )
 from .base import DOMAIN, OpKind, PageOp, operand_type
 from .conv_cases import EXTRACTS as CONV_EXTRACTS
-from .conv_cases import channel_block, conv_tile, extracted, filter_matrix, variant_profiles
+from .conv_cases import (
+    channel_block,
+    conv_tile,
+    extracted,
+    filter_matrix,
+    plan_variant_rules,
+    variant_profiles,
+)
 from .move import CONVERSIONS, PARAM_DTYPE, QUANTISED, Move, boxed_logical, quantisation_parameters, quantise
 from .transfer import CONV_DTYPES, tile_logical
 
@@ -858,6 +866,7 @@ class Remap(Move):
             return
         dst, src = op.domain, self.source(op)
         rs, cs = self.index_scalars(op)[:2]
+        legal: dict[str, dict[str, TileDecl]] = {}  # each profile's first admitted case: the rules' twin
         for dtype in project.targets.dtype_sets[CONV_DTYPES]:
             c0 = channel_block(project, dtype)
             kernels: dict[tuple[str, ...], list[tuple[str, dict[str, TileDecl], tuple[int, int]]]] = {}
@@ -879,6 +888,8 @@ class Remap(Move):
                     src: conv_tile(src, dtype, "Mat", layout, (*extents, c0)),
                 }
                 where = tuple(variant_profiles(project, op, variant, tiles))
+                for p in where:
+                    legal.setdefault(p, tiles)
                 if where:
                     kernels.setdefault(where, []).append((label, tiles, (row * c0, col)))
             for k, (where, planned) in enumerate(kernels.items()):
@@ -893,6 +904,11 @@ class Remap(Move):
                     )
                 gid = f"{dtype}_conv{f'_{k}' if k else ''}"
                 tests.runtime.append(RuntimeKernel(gid, {dst: dtype, src: dtype}, {}, list(where), cases))
+
+        def twin_call(tiles: dict[str, TileDecl]) -> Call:
+            return make_call(op, tiles, dict(op.default_values), {rs: "0", cs: "0"})
+
+        plan_variant_rules(project, op, tests, variant, legal.get, twin_call)
 
     def form_runs(self, op: OpViewAPI, form: FormViewAPI, case: Any) -> bool:
         """The variant's calls take the main declaration only."""

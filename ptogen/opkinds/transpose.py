@@ -19,6 +19,7 @@ import numpy as np
 from ..spec import expr as semantics
 from ..testing.golden import Check, GoldenContext, inputs, same_bits
 from ..testing.plan import (
+    Call,
     OpTests,
     RuntimeCase,
     RuntimeKernel,
@@ -29,7 +30,14 @@ from ..testing.plan import (
     tile_operands,
 )
 from .base import DOMAIN, OpKind, PageOp, operand_type
-from .conv_cases import channel_block, conv_tile, conversions, converted_from, variant_profiles
+from .conv_cases import (
+    channel_block,
+    conv_tile,
+    conversions,
+    converted_from,
+    plan_variant_rules,
+    variant_profiles,
+)
 from .move import Move, _moved_check, boxed_logical
 from .transfer import CONV_DTYPES
 
@@ -137,6 +145,7 @@ class Transpose(Move):
             return
         dst, src = op.domain, self.source(op)
         scratch = [n for n in tile_operands(op) if n not in (dst, src)]
+        legal: dict[str, dict[str, TileDecl]] = {}  # each profile's first admitted case: the rules' twin
         for dtype in project.targets.dtype_sets[CONV_DTYPES]:
             c0 = channel_block(project, dtype)
             kernels: dict[tuple[str, ...], list[tuple[str, dict[str, TileDecl]]]] = {}
@@ -147,6 +156,8 @@ class Transpose(Move):
                     **{n: TileDecl(n, dtype, 1, 32, 1, 32) for n in scratch},
                 }
                 where = tuple(variant_profiles(project, op, variant, tiles))
+                for p in where:
+                    legal.setdefault(p, tiles)
                 if where:
                     kernels.setdefault(where, []).append((label, tiles))
             for k, (where, planned) in enumerate(kernels.items()):
@@ -158,6 +169,11 @@ class Transpose(Move):
                     cases.append(RuntimeCase(index, label, decls, {}, call, layout_addresses(project, decls)))
                 gid = f"{dtype}_conv{f'_{k}' if k else ''}"
                 tests.runtime.append(RuntimeKernel(gid, {n: dtype for n in tiles}, {}, list(where), cases))
+
+        def twin_call(tiles: dict[str, TileDecl]) -> Call:
+            return make_call(op, tiles, dict(op.default_values), {})
+
+        plan_variant_rules(project, op, tests, variant, legal.get, twin_call)
 
     def form_runs(self, op: OpViewAPI, form: FormViewAPI, case: Any) -> bool:
         """The variant's calls take the main declaration only."""
