@@ -219,176 +219,16 @@ void case_3([[maybe_unused]] Prof profile) {
     store("c3_src.out", src.data(), 576);
 }
 
-// case 4 (bfloat16_t): padded
+// case 4 (float): padded
 void case_4([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, bfloat16_t, 192 * sizeof(bfloat16_t), Layout::NC1HWC0, ConvTileShape<1, 1, 3, 4, 16>>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c4_src.bin", src.data(), 192);
-    using Tile_im2col = Tile<TileType::Left, bfloat16_t, 16, 64, BLayout::ColMajor, 4, 64, SLayout::RowMajor, 512>;
-    Tile_im2col im2col;
-    TASSIGN(im2col, 0x0);
-    load("c4_im2col.bin", im2col.data(), 1024);
-    const uint8_t src_pads[4] = {1, 0, 1, 0}; // left, right, top, bottom
-    src.SetPadListArray(src_pads);
-    src.SetFmapH(3);
-    src.SetFmapW(4);
-    src.SetFilterH(2);
-    src.SetFilterW(2);
-    src.SetStrideH(1);
-    src.SetStrideW(1);
-    src.SetDilationH(1);
-    src.SetDilationW(1);
-    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(5)));
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::SETFMATRIX<profile_a2a3, decltype(src), SetFmatrixMode::FMATRIX_A_MANUAL>(src);
-        break;
-    case Prof::A5:
-        profiled::SETFMATRIX<profile_a5, decltype(src), SetFmatrixMode::FMATRIX_A_MANUAL>(src);
-        break;
-    case Prof::CPU:
-        profiled::SETFMATRIX<profile_cpu, decltype(src), SetFmatrixMode::FMATRIX_A_MANUAL>(src);
-        break;
-    }
-    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(src);
-    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(src);
-    TIMG2COL<Tile_im2col, Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(im2col, src, 1, 16);
-    store("c4_im2col.out", im2col.data(), 1024);
-    store("c4_src.out", src.data(), 192);
-}
-
-// case 5 (bfloat16_t): strided
-void case_5([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, bfloat16_t, 1024 * sizeof(bfloat16_t), Layout::NC1HWC0, ConvTileShape<2, 2, 4, 4, 16>>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c5_src.bin", src.data(), 1024);
-    using Tile_im2col = Tile<TileType::Left, bfloat16_t, 16, 128, BLayout::ColMajor, 8, 128, SLayout::RowMajor, 512>;
-    Tile_im2col im2col;
-    TASSIGN(im2col, 0x0);
-    load("c5_im2col.bin", im2col.data(), 2048);
-    const uint8_t src_pads[4] = {0, 0, 0, 0}; // left, right, top, bottom
-    src.SetPadListArray(src_pads);
-    src.SetFmapH(4);
-    src.SetFmapW(4);
-    src.SetFilterH(2);
-    src.SetFilterW(2);
-    src.SetStrideH(2);
-    src.SetStrideW(2);
-    src.SetDilationH(1);
-    src.SetDilationW(1);
-    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(0)));
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::SETFMATRIX<profile_a2a3, decltype(src), SetFmatrixMode::FMATRIX_B_AUTO>(src);
-        break;
-    case Prof::A5:
-        profiled::SETFMATRIX<profile_a5, decltype(src), SetFmatrixMode::FMATRIX_B_AUTO>(src);
-        break;
-    case Prof::CPU:
-        profiled::SETFMATRIX<profile_cpu, decltype(src), SetFmatrixMode::FMATRIX_B_AUTO>(src);
-        break;
-    }
-    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(src);
-    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(src);
-    TIMG2COL<Tile_im2col, Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(im2col, src, 0, 0);
-    store("c5_im2col.out", im2col.data(), 2048);
-    store("c5_src.out", src.data(), 1024);
-}
-
-// case 6 (bfloat16_t): dilated
-void case_6([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, bfloat16_t, 1920 * sizeof(bfloat16_t), Layout::NC1HWC0, ConvTileShape<2, 2, 5, 6, 16>>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c6_src.bin", src.data(), 1920);
-    using Tile_im2col = Tile<TileType::Left, bfloat16_t, 32, 96, BLayout::ColMajor, 29, 93, SLayout::RowMajor, 512>;
-    Tile_im2col im2col;
-    TASSIGN(im2col, 0x0);
-    load("c6_im2col.bin", im2col.data(), 3072);
-    const uint8_t src_pads[4] = {2, 1, 0, 3}; // left, right, top, bottom
-    src.SetPadListArray(src_pads);
-    src.SetFmapH(5);
-    src.SetFmapW(6);
-    src.SetFilterH(3);
-    src.SetFilterW(2);
-    src.SetStrideH(1);
-    src.SetStrideW(2);
-    src.SetDilationH(2);
-    src.SetDilationW(1);
-    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(7)));
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::SETFMATRIX<profile_a2a3, decltype(src), SetFmatrixMode::FMATRIX_B_MANUAL>(src);
-        break;
-    case Prof::A5:
-        profiled::SETFMATRIX<profile_a5, decltype(src), SetFmatrixMode::FMATRIX_B_MANUAL>(src);
-        break;
-    case Prof::CPU:
-        profiled::SETFMATRIX<profile_cpu, decltype(src), SetFmatrixMode::FMATRIX_B_MANUAL>(src);
-        break;
-    }
-    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(src);
-    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(src);
-    TIMG2COL<Tile_im2col, Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(im2col, src, 3, 80);
-    store("c6_im2col.out", im2col.data(), 3072);
-    store("c6_src.out", src.data(), 1920);
-}
-
-// case 7 (bfloat16_t): volume
-void case_7([[maybe_unused]] Prof profile) {
-    using Tile_src = ConvTile<TileType::Mat, bfloat16_t, 576 * sizeof(bfloat16_t), Layout::NDC1HWC0,
-                              ConvTileShape<1, 2, 2, 3, 3, 16>>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c7_src.bin", src.data(), 576);
-    using Tile_im2col = Tile<TileType::Left, bfloat16_t, 32, 128, BLayout::ColMajor, 17, 128, SLayout::RowMajor, 512>;
-    Tile_im2col im2col;
-    TASSIGN(im2col, 0x0);
-    load("c7_im2col.bin", im2col.data(), 4096);
-    const uint8_t src_pads[4] = {0, 1, 1, 0}; // left, right, top, bottom
-    src.SetPadListArray(src_pads);
-    src.SetFmapH(3);
-    src.SetFmapW(3);
-    src.SetFilterH(2);
-    src.SetFilterW(2);
-    src.SetStrideH(1);
-    src.SetStrideW(1);
-    src.SetDilationH(1);
-    src.SetDilationW(1);
-    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(2)));
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::SETFMATRIX<profile_a2a3, decltype(src), SetFmatrixMode::FMATRIX_A_AUTO>(src);
-        break;
-    case Prof::A5:
-        profiled::SETFMATRIX<profile_a5, decltype(src), SetFmatrixMode::FMATRIX_A_AUTO>(src);
-        break;
-    case Prof::CPU:
-        profiled::SETFMATRIX<profile_cpu, decltype(src), SetFmatrixMode::FMATRIX_A_AUTO>(src);
-        break;
-    }
-    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(src);
-    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(src);
-    TIMG2COL<Tile_im2col, Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(im2col, src, 2, 0);
-    store("c7_im2col.out", im2col.data(), 4096);
-    store("c7_src.out", src.data(), 576);
-}
-
-// case 8 (float): padded
-void case_8([[maybe_unused]] Prof profile) {
     using Tile_src = ConvTile<TileType::Mat, float, 96 * sizeof(float), Layout::NC1HWC0, ConvTileShape<1, 1, 3, 4, 8>>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c8_src.bin", src.data(), 96);
+    load("c4_src.bin", src.data(), 96);
     using Tile_im2col = Tile<TileType::Left, float, 16, 32, BLayout::ColMajor, 4, 32, SLayout::RowMajor, 512>;
     Tile_im2col im2col;
     TASSIGN(im2col, 0x0);
-    load("c8_im2col.bin", im2col.data(), 512);
+    load("c4_im2col.bin", im2col.data(), 512);
     const uint8_t src_pads[4] = {1, 0, 1, 0}; // left, right, top, bottom
     src.SetPadListArray(src_pads);
     src.SetFmapH(3);
@@ -414,20 +254,20 @@ void case_8([[maybe_unused]] Prof profile) {
     SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(src);
     SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(src);
     TIMG2COL<Tile_im2col, Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(im2col, src, 1, 8);
-    store("c8_im2col.out", im2col.data(), 512);
-    store("c8_src.out", src.data(), 96);
+    store("c4_im2col.out", im2col.data(), 512);
+    store("c4_src.out", src.data(), 96);
 }
 
-// case 9 (float): strided
-void case_9([[maybe_unused]] Prof profile) {
+// case 5 (float): strided
+void case_5([[maybe_unused]] Prof profile) {
     using Tile_src = ConvTile<TileType::Mat, float, 512 * sizeof(float), Layout::NC1HWC0, ConvTileShape<2, 2, 4, 4, 8>>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c9_src.bin", src.data(), 512);
+    load("c5_src.bin", src.data(), 512);
     using Tile_im2col = Tile<TileType::Left, float, 16, 64, BLayout::ColMajor, 8, 64, SLayout::RowMajor, 512>;
     Tile_im2col im2col;
     TASSIGN(im2col, 0x0);
-    load("c9_im2col.bin", im2col.data(), 1024);
+    load("c5_im2col.bin", im2col.data(), 1024);
     const uint8_t src_pads[4] = {0, 0, 0, 0}; // left, right, top, bottom
     src.SetPadListArray(src_pads);
     src.SetFmapH(4);
@@ -453,20 +293,20 @@ void case_9([[maybe_unused]] Prof profile) {
     SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(src);
     SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(src);
     TIMG2COL<Tile_im2col, Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(im2col, src, 0, 0);
-    store("c9_im2col.out", im2col.data(), 1024);
-    store("c9_src.out", src.data(), 512);
+    store("c5_im2col.out", im2col.data(), 1024);
+    store("c5_src.out", src.data(), 512);
 }
 
-// case 10 (float): dilated
-void case_10([[maybe_unused]] Prof profile) {
+// case 6 (float): dilated
+void case_6([[maybe_unused]] Prof profile) {
     using Tile_src = ConvTile<TileType::Mat, float, 960 * sizeof(float), Layout::NC1HWC0, ConvTileShape<2, 2, 5, 6, 8>>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c10_src.bin", src.data(), 960);
+    load("c6_src.bin", src.data(), 960);
     using Tile_im2col = Tile<TileType::Left, float, 32, 48, BLayout::ColMajor, 29, 45, SLayout::RowMajor, 512>;
     Tile_im2col im2col;
     TASSIGN(im2col, 0x0);
-    load("c10_im2col.bin", im2col.data(), 1536);
+    load("c6_im2col.bin", im2col.data(), 1536);
     const uint8_t src_pads[4] = {2, 1, 0, 3}; // left, right, top, bottom
     src.SetPadListArray(src_pads);
     src.SetFmapH(5);
@@ -492,21 +332,21 @@ void case_10([[maybe_unused]] Prof profile) {
     SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(src);
     SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(src);
     TIMG2COL<Tile_im2col, Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(im2col, src, 3, 40);
-    store("c10_im2col.out", im2col.data(), 1536);
-    store("c10_src.out", src.data(), 960);
+    store("c6_im2col.out", im2col.data(), 1536);
+    store("c6_src.out", src.data(), 960);
 }
 
-// case 11 (float): volume
-void case_11([[maybe_unused]] Prof profile) {
+// case 7 (float): volume
+void case_7([[maybe_unused]] Prof profile) {
     using Tile_src =
         ConvTile<TileType::Mat, float, 288 * sizeof(float), Layout::NDC1HWC0, ConvTileShape<1, 2, 2, 3, 3, 8>>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c11_src.bin", src.data(), 288);
+    load("c7_src.bin", src.data(), 288);
     using Tile_im2col = Tile<TileType::Left, float, 32, 64, BLayout::ColMajor, 17, 64, SLayout::RowMajor, 512>;
     Tile_im2col im2col;
     TASSIGN(im2col, 0x0);
-    load("c11_im2col.bin", im2col.data(), 2048);
+    load("c7_im2col.bin", im2col.data(), 2048);
     const uint8_t src_pads[4] = {0, 1, 1, 0}; // left, right, top, bottom
     src.SetPadListArray(src_pads);
     src.SetFmapH(3);
@@ -532,21 +372,21 @@ void case_11([[maybe_unused]] Prof profile) {
     SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(src);
     SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(src);
     TIMG2COL<Tile_im2col, Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(im2col, src, 2, 0);
-    store("c11_im2col.out", im2col.data(), 2048);
-    store("c11_src.out", src.data(), 288);
+    store("c7_im2col.out", im2col.data(), 2048);
+    store("c7_src.out", src.data(), 288);
 }
 
-// case 12 (int8_t): padded
-void case_12([[maybe_unused]] Prof profile) {
+// case 8 (int8_t): padded
+void case_8([[maybe_unused]] Prof profile) {
     using Tile_src =
         ConvTile<TileType::Mat, int8_t, 384 * sizeof(int8_t), Layout::NC1HWC0, ConvTileShape<1, 1, 3, 4, 32>>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c12_src.bin", src.data(), 384);
+    load("c8_src.bin", src.data(), 384);
     using Tile_im2col = Tile<TileType::Left, int8_t, 16, 128, BLayout::ColMajor, 4, 128, SLayout::RowMajor, 512>;
     Tile_im2col im2col;
     TASSIGN(im2col, 0x0);
-    load("c12_im2col.bin", im2col.data(), 2048);
+    load("c8_im2col.bin", im2col.data(), 2048);
     const uint8_t src_pads[4] = {1, 0, 1, 0}; // left, right, top, bottom
     src.SetPadListArray(src_pads);
     src.SetFmapH(3);
@@ -572,21 +412,21 @@ void case_12([[maybe_unused]] Prof profile) {
     SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(src);
     SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(src);
     TIMG2COL<Tile_im2col, Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(im2col, src, 1, 32);
-    store("c12_im2col.out", im2col.data(), 2048);
-    store("c12_src.out", src.data(), 384);
+    store("c8_im2col.out", im2col.data(), 2048);
+    store("c8_src.out", src.data(), 384);
 }
 
-// case 13 (int8_t): strided
-void case_13([[maybe_unused]] Prof profile) {
+// case 9 (int8_t): strided
+void case_9([[maybe_unused]] Prof profile) {
     using Tile_src =
         ConvTile<TileType::Mat, int8_t, 2048 * sizeof(int8_t), Layout::NC1HWC0, ConvTileShape<2, 2, 4, 4, 32>>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c13_src.bin", src.data(), 2048);
+    load("c9_src.bin", src.data(), 2048);
     using Tile_im2col = Tile<TileType::Left, int8_t, 16, 256, BLayout::ColMajor, 8, 256, SLayout::RowMajor, 512>;
     Tile_im2col im2col;
     TASSIGN(im2col, 0x0);
-    load("c13_im2col.bin", im2col.data(), 4096);
+    load("c9_im2col.bin", im2col.data(), 4096);
     const uint8_t src_pads[4] = {0, 0, 0, 0}; // left, right, top, bottom
     src.SetPadListArray(src_pads);
     src.SetFmapH(4);
@@ -612,21 +452,21 @@ void case_13([[maybe_unused]] Prof profile) {
     SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(src);
     SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(src);
     TIMG2COL<Tile_im2col, Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(im2col, src, 0, 0);
-    store("c13_im2col.out", im2col.data(), 4096);
-    store("c13_src.out", src.data(), 2048);
+    store("c9_im2col.out", im2col.data(), 4096);
+    store("c9_src.out", src.data(), 2048);
 }
 
-// case 14 (int8_t): dilated
-void case_14([[maybe_unused]] Prof profile) {
+// case 10 (int8_t): dilated
+void case_10([[maybe_unused]] Prof profile) {
     using Tile_src =
         ConvTile<TileType::Mat, int8_t, 3840 * sizeof(int8_t), Layout::NC1HWC0, ConvTileShape<2, 2, 5, 6, 32>>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c14_src.bin", src.data(), 3840);
+    load("c10_src.bin", src.data(), 3840);
     using Tile_im2col = Tile<TileType::Left, int8_t, 32, 192, BLayout::ColMajor, 29, 189, SLayout::RowMajor, 512>;
     Tile_im2col im2col;
     TASSIGN(im2col, 0x0);
-    load("c14_im2col.bin", im2col.data(), 6144);
+    load("c10_im2col.bin", im2col.data(), 6144);
     const uint8_t src_pads[4] = {2, 1, 0, 3}; // left, right, top, bottom
     src.SetPadListArray(src_pads);
     src.SetFmapH(5);
@@ -652,21 +492,21 @@ void case_14([[maybe_unused]] Prof profile) {
     SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(src);
     SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(src);
     TIMG2COL<Tile_im2col, Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(im2col, src, 3, 160);
-    store("c14_im2col.out", im2col.data(), 6144);
-    store("c14_src.out", src.data(), 3840);
+    store("c10_im2col.out", im2col.data(), 6144);
+    store("c10_src.out", src.data(), 3840);
 }
 
-// case 15 (int8_t): volume
-void case_15([[maybe_unused]] Prof profile) {
+// case 11 (int8_t): volume
+void case_11([[maybe_unused]] Prof profile) {
     using Tile_src =
         ConvTile<TileType::Mat, int8_t, 1152 * sizeof(int8_t), Layout::NDC1HWC0, ConvTileShape<1, 2, 2, 3, 3, 32>>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c15_src.bin", src.data(), 1152);
+    load("c11_src.bin", src.data(), 1152);
     using Tile_im2col = Tile<TileType::Left, int8_t, 32, 256, BLayout::ColMajor, 17, 256, SLayout::RowMajor, 512>;
     Tile_im2col im2col;
     TASSIGN(im2col, 0x0);
-    load("c15_im2col.bin", im2col.data(), 8192);
+    load("c11_im2col.bin", im2col.data(), 8192);
     const uint8_t src_pads[4] = {0, 1, 1, 0}; // left, right, top, bottom
     src.SetPadListArray(src_pads);
     src.SetFmapH(3);
@@ -692,788 +532,8 @@ void case_15([[maybe_unused]] Prof profile) {
     SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(src);
     SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(src);
     TIMG2COL<Tile_im2col, Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(im2col, src, 2, 0);
-    store("c15_im2col.out", im2col.data(), 8192);
-    store("c15_src.out", src.data(), 1152);
-}
-
-// case 16 (uint8_t): padded
-void case_16([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, uint8_t, 384 * sizeof(uint8_t), Layout::NC1HWC0, ConvTileShape<1, 1, 3, 4, 32>>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c16_src.bin", src.data(), 384);
-    using Tile_im2col = Tile<TileType::Left, uint8_t, 16, 128, BLayout::ColMajor, 4, 128, SLayout::RowMajor, 512>;
-    Tile_im2col im2col;
-    TASSIGN(im2col, 0x0);
-    load("c16_im2col.bin", im2col.data(), 2048);
-    const uint8_t src_pads[4] = {1, 0, 1, 0}; // left, right, top, bottom
-    src.SetPadListArray(src_pads);
-    src.SetFmapH(3);
-    src.SetFmapW(4);
-    src.SetFilterH(2);
-    src.SetFilterW(2);
-    src.SetStrideH(1);
-    src.SetStrideW(1);
-    src.SetDilationH(1);
-    src.SetDilationW(1);
-    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(5)));
-    switch (profile) {
-    case Prof::A5:
-        profiled::SETFMATRIX<profile_a5, decltype(src), SetFmatrixMode::FMATRIX_A_MANUAL>(src);
-        break;
-    case Prof::CPU:
-        profiled::SETFMATRIX<profile_cpu, decltype(src), SetFmatrixMode::FMATRIX_A_MANUAL>(src);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
-    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(src);
-    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(src);
-    TIMG2COL<Tile_im2col, Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(im2col, src, 1, 32);
-    store("c16_im2col.out", im2col.data(), 2048);
-    store("c16_src.out", src.data(), 384);
-}
-
-// case 17 (uint8_t): strided
-void case_17([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, uint8_t, 2048 * sizeof(uint8_t), Layout::NC1HWC0, ConvTileShape<2, 2, 4, 4, 32>>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c17_src.bin", src.data(), 2048);
-    using Tile_im2col = Tile<TileType::Left, uint8_t, 16, 256, BLayout::ColMajor, 8, 256, SLayout::RowMajor, 512>;
-    Tile_im2col im2col;
-    TASSIGN(im2col, 0x0);
-    load("c17_im2col.bin", im2col.data(), 4096);
-    const uint8_t src_pads[4] = {0, 0, 0, 0}; // left, right, top, bottom
-    src.SetPadListArray(src_pads);
-    src.SetFmapH(4);
-    src.SetFmapW(4);
-    src.SetFilterH(2);
-    src.SetFilterW(2);
-    src.SetStrideH(2);
-    src.SetStrideW(2);
-    src.SetDilationH(1);
-    src.SetDilationW(1);
-    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(0)));
-    switch (profile) {
-    case Prof::A5:
-        profiled::SETFMATRIX<profile_a5, decltype(src), SetFmatrixMode::FMATRIX_B_AUTO>(src);
-        break;
-    case Prof::CPU:
-        profiled::SETFMATRIX<profile_cpu, decltype(src), SetFmatrixMode::FMATRIX_B_AUTO>(src);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
-    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(src);
-    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(src);
-    TIMG2COL<Tile_im2col, Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(im2col, src, 0, 0);
-    store("c17_im2col.out", im2col.data(), 4096);
-    store("c17_src.out", src.data(), 2048);
-}
-
-// case 18 (uint8_t): dilated
-void case_18([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, uint8_t, 3840 * sizeof(uint8_t), Layout::NC1HWC0, ConvTileShape<2, 2, 5, 6, 32>>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c18_src.bin", src.data(), 3840);
-    using Tile_im2col = Tile<TileType::Left, uint8_t, 32, 192, BLayout::ColMajor, 29, 189, SLayout::RowMajor, 512>;
-    Tile_im2col im2col;
-    TASSIGN(im2col, 0x0);
-    load("c18_im2col.bin", im2col.data(), 6144);
-    const uint8_t src_pads[4] = {2, 1, 0, 3}; // left, right, top, bottom
-    src.SetPadListArray(src_pads);
-    src.SetFmapH(5);
-    src.SetFmapW(6);
-    src.SetFilterH(3);
-    src.SetFilterW(2);
-    src.SetStrideH(1);
-    src.SetStrideW(2);
-    src.SetDilationH(2);
-    src.SetDilationW(1);
-    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(7)));
-    switch (profile) {
-    case Prof::A5:
-        profiled::SETFMATRIX<profile_a5, decltype(src), SetFmatrixMode::FMATRIX_B_MANUAL>(src);
-        break;
-    case Prof::CPU:
-        profiled::SETFMATRIX<profile_cpu, decltype(src), SetFmatrixMode::FMATRIX_B_MANUAL>(src);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
-    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(src);
-    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(src);
-    TIMG2COL<Tile_im2col, Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(im2col, src, 3, 160);
-    store("c18_im2col.out", im2col.data(), 6144);
-    store("c18_src.out", src.data(), 3840);
-}
-
-// case 19 (uint8_t): volume
-void case_19([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, uint8_t, 1152 * sizeof(uint8_t), Layout::NDC1HWC0, ConvTileShape<1, 2, 2, 3, 3, 32>>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c19_src.bin", src.data(), 1152);
-    using Tile_im2col = Tile<TileType::Left, uint8_t, 32, 256, BLayout::ColMajor, 17, 256, SLayout::RowMajor, 512>;
-    Tile_im2col im2col;
-    TASSIGN(im2col, 0x0);
-    load("c19_im2col.bin", im2col.data(), 8192);
-    const uint8_t src_pads[4] = {0, 1, 1, 0}; // left, right, top, bottom
-    src.SetPadListArray(src_pads);
-    src.SetFmapH(3);
-    src.SetFmapW(3);
-    src.SetFilterH(2);
-    src.SetFilterW(2);
-    src.SetStrideH(1);
-    src.SetStrideW(1);
-    src.SetDilationH(1);
-    src.SetDilationW(1);
-    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(2)));
-    switch (profile) {
-    case Prof::A5:
-        profiled::SETFMATRIX<profile_a5, decltype(src), SetFmatrixMode::FMATRIX_A_AUTO>(src);
-        break;
-    case Prof::CPU:
-        profiled::SETFMATRIX<profile_cpu, decltype(src), SetFmatrixMode::FMATRIX_A_AUTO>(src);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
-    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(src);
-    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(src);
-    TIMG2COL<Tile_im2col, Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(im2col, src, 2, 0);
-    store("c19_im2col.out", im2col.data(), 8192);
-    store("c19_src.out", src.data(), 1152);
-}
-
-// case 20 (int16_t): padded
-void case_20([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, int16_t, 192 * sizeof(int16_t), Layout::NC1HWC0, ConvTileShape<1, 1, 3, 4, 16>>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c20_src.bin", src.data(), 192);
-    using Tile_im2col = Tile<TileType::Left, int16_t, 16, 64, BLayout::ColMajor, 4, 64, SLayout::RowMajor, 512>;
-    Tile_im2col im2col;
-    TASSIGN(im2col, 0x0);
-    load("c20_im2col.bin", im2col.data(), 1024);
-    const uint8_t src_pads[4] = {1, 0, 1, 0}; // left, right, top, bottom
-    src.SetPadListArray(src_pads);
-    src.SetFmapH(3);
-    src.SetFmapW(4);
-    src.SetFilterH(2);
-    src.SetFilterW(2);
-    src.SetStrideH(1);
-    src.SetStrideW(1);
-    src.SetDilationH(1);
-    src.SetDilationW(1);
-    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(5)));
-    switch (profile) {
-    case Prof::A5:
-        profiled::SETFMATRIX<profile_a5, decltype(src), SetFmatrixMode::FMATRIX_A_MANUAL>(src);
-        break;
-    case Prof::CPU:
-        profiled::SETFMATRIX<profile_cpu, decltype(src), SetFmatrixMode::FMATRIX_A_MANUAL>(src);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
-    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(src);
-    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(src);
-    TIMG2COL<Tile_im2col, Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(im2col, src, 1, 16);
-    store("c20_im2col.out", im2col.data(), 1024);
-    store("c20_src.out", src.data(), 192);
-}
-
-// case 21 (int16_t): strided
-void case_21([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, int16_t, 1024 * sizeof(int16_t), Layout::NC1HWC0, ConvTileShape<2, 2, 4, 4, 16>>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c21_src.bin", src.data(), 1024);
-    using Tile_im2col = Tile<TileType::Left, int16_t, 16, 128, BLayout::ColMajor, 8, 128, SLayout::RowMajor, 512>;
-    Tile_im2col im2col;
-    TASSIGN(im2col, 0x0);
-    load("c21_im2col.bin", im2col.data(), 2048);
-    const uint8_t src_pads[4] = {0, 0, 0, 0}; // left, right, top, bottom
-    src.SetPadListArray(src_pads);
-    src.SetFmapH(4);
-    src.SetFmapW(4);
-    src.SetFilterH(2);
-    src.SetFilterW(2);
-    src.SetStrideH(2);
-    src.SetStrideW(2);
-    src.SetDilationH(1);
-    src.SetDilationW(1);
-    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(0)));
-    switch (profile) {
-    case Prof::A5:
-        profiled::SETFMATRIX<profile_a5, decltype(src), SetFmatrixMode::FMATRIX_B_AUTO>(src);
-        break;
-    case Prof::CPU:
-        profiled::SETFMATRIX<profile_cpu, decltype(src), SetFmatrixMode::FMATRIX_B_AUTO>(src);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
-    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(src);
-    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(src);
-    TIMG2COL<Tile_im2col, Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(im2col, src, 0, 0);
-    store("c21_im2col.out", im2col.data(), 2048);
-    store("c21_src.out", src.data(), 1024);
-}
-
-// case 22 (int16_t): dilated
-void case_22([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, int16_t, 1920 * sizeof(int16_t), Layout::NC1HWC0, ConvTileShape<2, 2, 5, 6, 16>>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c22_src.bin", src.data(), 1920);
-    using Tile_im2col = Tile<TileType::Left, int16_t, 32, 96, BLayout::ColMajor, 29, 93, SLayout::RowMajor, 512>;
-    Tile_im2col im2col;
-    TASSIGN(im2col, 0x0);
-    load("c22_im2col.bin", im2col.data(), 3072);
-    const uint8_t src_pads[4] = {2, 1, 0, 3}; // left, right, top, bottom
-    src.SetPadListArray(src_pads);
-    src.SetFmapH(5);
-    src.SetFmapW(6);
-    src.SetFilterH(3);
-    src.SetFilterW(2);
-    src.SetStrideH(1);
-    src.SetStrideW(2);
-    src.SetDilationH(2);
-    src.SetDilationW(1);
-    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(7)));
-    switch (profile) {
-    case Prof::A5:
-        profiled::SETFMATRIX<profile_a5, decltype(src), SetFmatrixMode::FMATRIX_B_MANUAL>(src);
-        break;
-    case Prof::CPU:
-        profiled::SETFMATRIX<profile_cpu, decltype(src), SetFmatrixMode::FMATRIX_B_MANUAL>(src);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
-    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(src);
-    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(src);
-    TIMG2COL<Tile_im2col, Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(im2col, src, 3, 80);
-    store("c22_im2col.out", im2col.data(), 3072);
-    store("c22_src.out", src.data(), 1920);
-}
-
-// case 23 (int16_t): volume
-void case_23([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, int16_t, 576 * sizeof(int16_t), Layout::NDC1HWC0, ConvTileShape<1, 2, 2, 3, 3, 16>>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c23_src.bin", src.data(), 576);
-    using Tile_im2col = Tile<TileType::Left, int16_t, 32, 128, BLayout::ColMajor, 17, 128, SLayout::RowMajor, 512>;
-    Tile_im2col im2col;
-    TASSIGN(im2col, 0x0);
-    load("c23_im2col.bin", im2col.data(), 4096);
-    const uint8_t src_pads[4] = {0, 1, 1, 0}; // left, right, top, bottom
-    src.SetPadListArray(src_pads);
-    src.SetFmapH(3);
-    src.SetFmapW(3);
-    src.SetFilterH(2);
-    src.SetFilterW(2);
-    src.SetStrideH(1);
-    src.SetStrideW(1);
-    src.SetDilationH(1);
-    src.SetDilationW(1);
-    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(2)));
-    switch (profile) {
-    case Prof::A5:
-        profiled::SETFMATRIX<profile_a5, decltype(src), SetFmatrixMode::FMATRIX_A_AUTO>(src);
-        break;
-    case Prof::CPU:
-        profiled::SETFMATRIX<profile_cpu, decltype(src), SetFmatrixMode::FMATRIX_A_AUTO>(src);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
-    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(src);
-    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(src);
-    TIMG2COL<Tile_im2col, Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(im2col, src, 2, 0);
-    store("c23_im2col.out", im2col.data(), 4096);
-    store("c23_src.out", src.data(), 576);
-}
-
-// case 24 (uint16_t): padded
-void case_24([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, uint16_t, 192 * sizeof(uint16_t), Layout::NC1HWC0, ConvTileShape<1, 1, 3, 4, 16>>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c24_src.bin", src.data(), 192);
-    using Tile_im2col = Tile<TileType::Left, uint16_t, 16, 64, BLayout::ColMajor, 4, 64, SLayout::RowMajor, 512>;
-    Tile_im2col im2col;
-    TASSIGN(im2col, 0x0);
-    load("c24_im2col.bin", im2col.data(), 1024);
-    const uint8_t src_pads[4] = {1, 0, 1, 0}; // left, right, top, bottom
-    src.SetPadListArray(src_pads);
-    src.SetFmapH(3);
-    src.SetFmapW(4);
-    src.SetFilterH(2);
-    src.SetFilterW(2);
-    src.SetStrideH(1);
-    src.SetStrideW(1);
-    src.SetDilationH(1);
-    src.SetDilationW(1);
-    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(5)));
-    switch (profile) {
-    case Prof::A5:
-        profiled::SETFMATRIX<profile_a5, decltype(src), SetFmatrixMode::FMATRIX_A_MANUAL>(src);
-        break;
-    case Prof::CPU:
-        profiled::SETFMATRIX<profile_cpu, decltype(src), SetFmatrixMode::FMATRIX_A_MANUAL>(src);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
-    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(src);
-    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(src);
-    TIMG2COL<Tile_im2col, Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(im2col, src, 1, 16);
-    store("c24_im2col.out", im2col.data(), 1024);
-    store("c24_src.out", src.data(), 192);
-}
-
-// case 25 (uint16_t): strided
-void case_25([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, uint16_t, 1024 * sizeof(uint16_t), Layout::NC1HWC0, ConvTileShape<2, 2, 4, 4, 16>>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c25_src.bin", src.data(), 1024);
-    using Tile_im2col = Tile<TileType::Left, uint16_t, 16, 128, BLayout::ColMajor, 8, 128, SLayout::RowMajor, 512>;
-    Tile_im2col im2col;
-    TASSIGN(im2col, 0x0);
-    load("c25_im2col.bin", im2col.data(), 2048);
-    const uint8_t src_pads[4] = {0, 0, 0, 0}; // left, right, top, bottom
-    src.SetPadListArray(src_pads);
-    src.SetFmapH(4);
-    src.SetFmapW(4);
-    src.SetFilterH(2);
-    src.SetFilterW(2);
-    src.SetStrideH(2);
-    src.SetStrideW(2);
-    src.SetDilationH(1);
-    src.SetDilationW(1);
-    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(0)));
-    switch (profile) {
-    case Prof::A5:
-        profiled::SETFMATRIX<profile_a5, decltype(src), SetFmatrixMode::FMATRIX_B_AUTO>(src);
-        break;
-    case Prof::CPU:
-        profiled::SETFMATRIX<profile_cpu, decltype(src), SetFmatrixMode::FMATRIX_B_AUTO>(src);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
-    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(src);
-    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(src);
-    TIMG2COL<Tile_im2col, Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(im2col, src, 0, 0);
-    store("c25_im2col.out", im2col.data(), 2048);
-    store("c25_src.out", src.data(), 1024);
-}
-
-// case 26 (uint16_t): dilated
-void case_26([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, uint16_t, 1920 * sizeof(uint16_t), Layout::NC1HWC0, ConvTileShape<2, 2, 5, 6, 16>>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c26_src.bin", src.data(), 1920);
-    using Tile_im2col = Tile<TileType::Left, uint16_t, 32, 96, BLayout::ColMajor, 29, 93, SLayout::RowMajor, 512>;
-    Tile_im2col im2col;
-    TASSIGN(im2col, 0x0);
-    load("c26_im2col.bin", im2col.data(), 3072);
-    const uint8_t src_pads[4] = {2, 1, 0, 3}; // left, right, top, bottom
-    src.SetPadListArray(src_pads);
-    src.SetFmapH(5);
-    src.SetFmapW(6);
-    src.SetFilterH(3);
-    src.SetFilterW(2);
-    src.SetStrideH(1);
-    src.SetStrideW(2);
-    src.SetDilationH(2);
-    src.SetDilationW(1);
-    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(7)));
-    switch (profile) {
-    case Prof::A5:
-        profiled::SETFMATRIX<profile_a5, decltype(src), SetFmatrixMode::FMATRIX_B_MANUAL>(src);
-        break;
-    case Prof::CPU:
-        profiled::SETFMATRIX<profile_cpu, decltype(src), SetFmatrixMode::FMATRIX_B_MANUAL>(src);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
-    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(src);
-    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(src);
-    TIMG2COL<Tile_im2col, Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(im2col, src, 3, 80);
-    store("c26_im2col.out", im2col.data(), 3072);
-    store("c26_src.out", src.data(), 1920);
-}
-
-// case 27 (uint16_t): volume
-void case_27([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, uint16_t, 576 * sizeof(uint16_t), Layout::NDC1HWC0, ConvTileShape<1, 2, 2, 3, 3, 16>>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c27_src.bin", src.data(), 576);
-    using Tile_im2col = Tile<TileType::Left, uint16_t, 32, 128, BLayout::ColMajor, 17, 128, SLayout::RowMajor, 512>;
-    Tile_im2col im2col;
-    TASSIGN(im2col, 0x0);
-    load("c27_im2col.bin", im2col.data(), 4096);
-    const uint8_t src_pads[4] = {0, 1, 1, 0}; // left, right, top, bottom
-    src.SetPadListArray(src_pads);
-    src.SetFmapH(3);
-    src.SetFmapW(3);
-    src.SetFilterH(2);
-    src.SetFilterW(2);
-    src.SetStrideH(1);
-    src.SetStrideW(1);
-    src.SetDilationH(1);
-    src.SetDilationW(1);
-    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(2)));
-    switch (profile) {
-    case Prof::A5:
-        profiled::SETFMATRIX<profile_a5, decltype(src), SetFmatrixMode::FMATRIX_A_AUTO>(src);
-        break;
-    case Prof::CPU:
-        profiled::SETFMATRIX<profile_cpu, decltype(src), SetFmatrixMode::FMATRIX_A_AUTO>(src);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
-    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(src);
-    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(src);
-    TIMG2COL<Tile_im2col, Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(im2col, src, 2, 0);
-    store("c27_im2col.out", im2col.data(), 4096);
-    store("c27_src.out", src.data(), 576);
-}
-
-// case 28 (int32_t): padded
-void case_28([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, int32_t, 96 * sizeof(int32_t), Layout::NC1HWC0, ConvTileShape<1, 1, 3, 4, 8>>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c28_src.bin", src.data(), 96);
-    using Tile_im2col = Tile<TileType::Left, int32_t, 16, 32, BLayout::ColMajor, 4, 32, SLayout::RowMajor, 512>;
-    Tile_im2col im2col;
-    TASSIGN(im2col, 0x0);
-    load("c28_im2col.bin", im2col.data(), 512);
-    const uint8_t src_pads[4] = {1, 0, 1, 0}; // left, right, top, bottom
-    src.SetPadListArray(src_pads);
-    src.SetFmapH(3);
-    src.SetFmapW(4);
-    src.SetFilterH(2);
-    src.SetFilterW(2);
-    src.SetStrideH(1);
-    src.SetStrideW(1);
-    src.SetDilationH(1);
-    src.SetDilationW(1);
-    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(5)));
-    switch (profile) {
-    case Prof::A5:
-        profiled::SETFMATRIX<profile_a5, decltype(src), SetFmatrixMode::FMATRIX_A_MANUAL>(src);
-        break;
-    case Prof::CPU:
-        profiled::SETFMATRIX<profile_cpu, decltype(src), SetFmatrixMode::FMATRIX_A_MANUAL>(src);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
-    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(src);
-    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(src);
-    TIMG2COL<Tile_im2col, Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(im2col, src, 1, 8);
-    store("c28_im2col.out", im2col.data(), 512);
-    store("c28_src.out", src.data(), 96);
-}
-
-// case 29 (int32_t): strided
-void case_29([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, int32_t, 512 * sizeof(int32_t), Layout::NC1HWC0, ConvTileShape<2, 2, 4, 4, 8>>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c29_src.bin", src.data(), 512);
-    using Tile_im2col = Tile<TileType::Left, int32_t, 16, 64, BLayout::ColMajor, 8, 64, SLayout::RowMajor, 512>;
-    Tile_im2col im2col;
-    TASSIGN(im2col, 0x0);
-    load("c29_im2col.bin", im2col.data(), 1024);
-    const uint8_t src_pads[4] = {0, 0, 0, 0}; // left, right, top, bottom
-    src.SetPadListArray(src_pads);
-    src.SetFmapH(4);
-    src.SetFmapW(4);
-    src.SetFilterH(2);
-    src.SetFilterW(2);
-    src.SetStrideH(2);
-    src.SetStrideW(2);
-    src.SetDilationH(1);
-    src.SetDilationW(1);
-    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(0)));
-    switch (profile) {
-    case Prof::A5:
-        profiled::SETFMATRIX<profile_a5, decltype(src), SetFmatrixMode::FMATRIX_B_AUTO>(src);
-        break;
-    case Prof::CPU:
-        profiled::SETFMATRIX<profile_cpu, decltype(src), SetFmatrixMode::FMATRIX_B_AUTO>(src);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
-    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(src);
-    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(src);
-    TIMG2COL<Tile_im2col, Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(im2col, src, 0, 0);
-    store("c29_im2col.out", im2col.data(), 1024);
-    store("c29_src.out", src.data(), 512);
-}
-
-// case 30 (int32_t): dilated
-void case_30([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, int32_t, 960 * sizeof(int32_t), Layout::NC1HWC0, ConvTileShape<2, 2, 5, 6, 8>>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c30_src.bin", src.data(), 960);
-    using Tile_im2col = Tile<TileType::Left, int32_t, 32, 48, BLayout::ColMajor, 29, 45, SLayout::RowMajor, 512>;
-    Tile_im2col im2col;
-    TASSIGN(im2col, 0x0);
-    load("c30_im2col.bin", im2col.data(), 1536);
-    const uint8_t src_pads[4] = {2, 1, 0, 3}; // left, right, top, bottom
-    src.SetPadListArray(src_pads);
-    src.SetFmapH(5);
-    src.SetFmapW(6);
-    src.SetFilterH(3);
-    src.SetFilterW(2);
-    src.SetStrideH(1);
-    src.SetStrideW(2);
-    src.SetDilationH(2);
-    src.SetDilationW(1);
-    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(7)));
-    switch (profile) {
-    case Prof::A5:
-        profiled::SETFMATRIX<profile_a5, decltype(src), SetFmatrixMode::FMATRIX_B_MANUAL>(src);
-        break;
-    case Prof::CPU:
-        profiled::SETFMATRIX<profile_cpu, decltype(src), SetFmatrixMode::FMATRIX_B_MANUAL>(src);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
-    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(src);
-    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(src);
-    TIMG2COL<Tile_im2col, Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(im2col, src, 3, 40);
-    store("c30_im2col.out", im2col.data(), 1536);
-    store("c30_src.out", src.data(), 960);
-}
-
-// case 31 (int32_t): volume
-void case_31([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, int32_t, 288 * sizeof(int32_t), Layout::NDC1HWC0, ConvTileShape<1, 2, 2, 3, 3, 8>>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c31_src.bin", src.data(), 288);
-    using Tile_im2col = Tile<TileType::Left, int32_t, 32, 64, BLayout::ColMajor, 17, 64, SLayout::RowMajor, 512>;
-    Tile_im2col im2col;
-    TASSIGN(im2col, 0x0);
-    load("c31_im2col.bin", im2col.data(), 2048);
-    const uint8_t src_pads[4] = {0, 1, 1, 0}; // left, right, top, bottom
-    src.SetPadListArray(src_pads);
-    src.SetFmapH(3);
-    src.SetFmapW(3);
-    src.SetFilterH(2);
-    src.SetFilterW(2);
-    src.SetStrideH(1);
-    src.SetStrideW(1);
-    src.SetDilationH(1);
-    src.SetDilationW(1);
-    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(2)));
-    switch (profile) {
-    case Prof::A5:
-        profiled::SETFMATRIX<profile_a5, decltype(src), SetFmatrixMode::FMATRIX_A_AUTO>(src);
-        break;
-    case Prof::CPU:
-        profiled::SETFMATRIX<profile_cpu, decltype(src), SetFmatrixMode::FMATRIX_A_AUTO>(src);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
-    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(src);
-    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(src);
-    TIMG2COL<Tile_im2col, Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(im2col, src, 2, 0);
-    store("c31_im2col.out", im2col.data(), 2048);
-    store("c31_src.out", src.data(), 288);
-}
-
-// case 32 (uint32_t): padded
-void case_32([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, uint32_t, 96 * sizeof(uint32_t), Layout::NC1HWC0, ConvTileShape<1, 1, 3, 4, 8>>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c32_src.bin", src.data(), 96);
-    using Tile_im2col = Tile<TileType::Left, uint32_t, 16, 32, BLayout::ColMajor, 4, 32, SLayout::RowMajor, 512>;
-    Tile_im2col im2col;
-    TASSIGN(im2col, 0x0);
-    load("c32_im2col.bin", im2col.data(), 512);
-    const uint8_t src_pads[4] = {1, 0, 1, 0}; // left, right, top, bottom
-    src.SetPadListArray(src_pads);
-    src.SetFmapH(3);
-    src.SetFmapW(4);
-    src.SetFilterH(2);
-    src.SetFilterW(2);
-    src.SetStrideH(1);
-    src.SetStrideW(1);
-    src.SetDilationH(1);
-    src.SetDilationW(1);
-    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(5)));
-    switch (profile) {
-    case Prof::A5:
-        profiled::SETFMATRIX<profile_a5, decltype(src), SetFmatrixMode::FMATRIX_A_MANUAL>(src);
-        break;
-    case Prof::CPU:
-        profiled::SETFMATRIX<profile_cpu, decltype(src), SetFmatrixMode::FMATRIX_A_MANUAL>(src);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
-    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(src);
-    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(src);
-    TIMG2COL<Tile_im2col, Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(im2col, src, 1, 8);
-    store("c32_im2col.out", im2col.data(), 512);
-    store("c32_src.out", src.data(), 96);
-}
-
-// case 33 (uint32_t): strided
-void case_33([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, uint32_t, 512 * sizeof(uint32_t), Layout::NC1HWC0, ConvTileShape<2, 2, 4, 4, 8>>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c33_src.bin", src.data(), 512);
-    using Tile_im2col = Tile<TileType::Left, uint32_t, 16, 64, BLayout::ColMajor, 8, 64, SLayout::RowMajor, 512>;
-    Tile_im2col im2col;
-    TASSIGN(im2col, 0x0);
-    load("c33_im2col.bin", im2col.data(), 1024);
-    const uint8_t src_pads[4] = {0, 0, 0, 0}; // left, right, top, bottom
-    src.SetPadListArray(src_pads);
-    src.SetFmapH(4);
-    src.SetFmapW(4);
-    src.SetFilterH(2);
-    src.SetFilterW(2);
-    src.SetStrideH(2);
-    src.SetStrideW(2);
-    src.SetDilationH(1);
-    src.SetDilationW(1);
-    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(0)));
-    switch (profile) {
-    case Prof::A5:
-        profiled::SETFMATRIX<profile_a5, decltype(src), SetFmatrixMode::FMATRIX_B_AUTO>(src);
-        break;
-    case Prof::CPU:
-        profiled::SETFMATRIX<profile_cpu, decltype(src), SetFmatrixMode::FMATRIX_B_AUTO>(src);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
-    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(src);
-    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(src);
-    TIMG2COL<Tile_im2col, Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(im2col, src, 0, 0);
-    store("c33_im2col.out", im2col.data(), 1024);
-    store("c33_src.out", src.data(), 512);
-}
-
-// case 34 (uint32_t): dilated
-void case_34([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, uint32_t, 960 * sizeof(uint32_t), Layout::NC1HWC0, ConvTileShape<2, 2, 5, 6, 8>>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c34_src.bin", src.data(), 960);
-    using Tile_im2col = Tile<TileType::Left, uint32_t, 32, 48, BLayout::ColMajor, 29, 45, SLayout::RowMajor, 512>;
-    Tile_im2col im2col;
-    TASSIGN(im2col, 0x0);
-    load("c34_im2col.bin", im2col.data(), 1536);
-    const uint8_t src_pads[4] = {2, 1, 0, 3}; // left, right, top, bottom
-    src.SetPadListArray(src_pads);
-    src.SetFmapH(5);
-    src.SetFmapW(6);
-    src.SetFilterH(3);
-    src.SetFilterW(2);
-    src.SetStrideH(1);
-    src.SetStrideW(2);
-    src.SetDilationH(2);
-    src.SetDilationW(1);
-    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(7)));
-    switch (profile) {
-    case Prof::A5:
-        profiled::SETFMATRIX<profile_a5, decltype(src), SetFmatrixMode::FMATRIX_B_MANUAL>(src);
-        break;
-    case Prof::CPU:
-        profiled::SETFMATRIX<profile_cpu, decltype(src), SetFmatrixMode::FMATRIX_B_MANUAL>(src);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
-    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(src);
-    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(src);
-    TIMG2COL<Tile_im2col, Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(im2col, src, 3, 40);
-    store("c34_im2col.out", im2col.data(), 1536);
-    store("c34_src.out", src.data(), 960);
-}
-
-// case 35 (uint32_t): volume
-void case_35([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, uint32_t, 288 * sizeof(uint32_t), Layout::NDC1HWC0, ConvTileShape<1, 2, 2, 3, 3, 8>>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c35_src.bin", src.data(), 288);
-    using Tile_im2col = Tile<TileType::Left, uint32_t, 32, 64, BLayout::ColMajor, 17, 64, SLayout::RowMajor, 512>;
-    Tile_im2col im2col;
-    TASSIGN(im2col, 0x0);
-    load("c35_im2col.bin", im2col.data(), 2048);
-    const uint8_t src_pads[4] = {0, 1, 1, 0}; // left, right, top, bottom
-    src.SetPadListArray(src_pads);
-    src.SetFmapH(3);
-    src.SetFmapW(3);
-    src.SetFilterH(2);
-    src.SetFilterW(2);
-    src.SetStrideH(1);
-    src.SetStrideW(1);
-    src.SetDilationH(1);
-    src.SetDilationW(1);
-    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(2)));
-    switch (profile) {
-    case Prof::A5:
-        profiled::SETFMATRIX<profile_a5, decltype(src), SetFmatrixMode::FMATRIX_A_AUTO>(src);
-        break;
-    case Prof::CPU:
-        profiled::SETFMATRIX<profile_cpu, decltype(src), SetFmatrixMode::FMATRIX_A_AUTO>(src);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
-    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(src);
-    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(src);
-    TIMG2COL<Tile_im2col, Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(im2col, src, 2, 0);
-    store("c35_im2col.out", im2col.data(), 2048);
-    store("c35_src.out", src.data(), 288);
+    store("c11_im2col.out", im2col.data(), 8192);
+    store("c11_src.out", src.data(), 1152);
 }
 
 struct Entry {
@@ -1483,36 +543,18 @@ struct Entry {
 };
 
 const Entry entries[] = {
-    {"c0@A2A3", case_0, Prof::A2A3},   {"c0@A5", case_0, Prof::A5},     {"c0@CPU", case_0, Prof::CPU},
-    {"c1@A2A3", case_1, Prof::A2A3},   {"c1@A5", case_1, Prof::A5},     {"c1@CPU", case_1, Prof::CPU},
-    {"c2@A2A3", case_2, Prof::A2A3},   {"c2@A5", case_2, Prof::A5},     {"c2@CPU", case_2, Prof::CPU},
-    {"c3@A2A3", case_3, Prof::A2A3},   {"c3@A5", case_3, Prof::A5},     {"c3@CPU", case_3, Prof::CPU},
-    {"c4@A2A3", case_4, Prof::A2A3},   {"c4@A5", case_4, Prof::A5},     {"c4@CPU", case_4, Prof::CPU},
-    {"c5@A2A3", case_5, Prof::A2A3},   {"c5@A5", case_5, Prof::A5},     {"c5@CPU", case_5, Prof::CPU},
-    {"c6@A2A3", case_6, Prof::A2A3},   {"c6@A5", case_6, Prof::A5},     {"c6@CPU", case_6, Prof::CPU},
-    {"c7@A2A3", case_7, Prof::A2A3},   {"c7@A5", case_7, Prof::A5},     {"c7@CPU", case_7, Prof::CPU},
-    {"c8@A2A3", case_8, Prof::A2A3},   {"c8@A5", case_8, Prof::A5},     {"c8@CPU", case_8, Prof::CPU},
-    {"c9@A2A3", case_9, Prof::A2A3},   {"c9@A5", case_9, Prof::A5},     {"c9@CPU", case_9, Prof::CPU},
-    {"c10@A2A3", case_10, Prof::A2A3}, {"c10@A5", case_10, Prof::A5},   {"c10@CPU", case_10, Prof::CPU},
-    {"c11@A2A3", case_11, Prof::A2A3}, {"c11@A5", case_11, Prof::A5},   {"c11@CPU", case_11, Prof::CPU},
-    {"c12@A2A3", case_12, Prof::A2A3}, {"c12@A5", case_12, Prof::A5},   {"c12@CPU", case_12, Prof::CPU},
-    {"c13@A2A3", case_13, Prof::A2A3}, {"c13@A5", case_13, Prof::A5},   {"c13@CPU", case_13, Prof::CPU},
-    {"c14@A2A3", case_14, Prof::A2A3}, {"c14@A5", case_14, Prof::A5},   {"c14@CPU", case_14, Prof::CPU},
-    {"c15@A2A3", case_15, Prof::A2A3}, {"c15@A5", case_15, Prof::A5},   {"c15@CPU", case_15, Prof::CPU},
-    {"c16@A5", case_16, Prof::A5},     {"c16@CPU", case_16, Prof::CPU}, {"c17@A5", case_17, Prof::A5},
-    {"c17@CPU", case_17, Prof::CPU},   {"c18@A5", case_18, Prof::A5},   {"c18@CPU", case_18, Prof::CPU},
-    {"c19@A5", case_19, Prof::A5},     {"c19@CPU", case_19, Prof::CPU}, {"c20@A5", case_20, Prof::A5},
-    {"c20@CPU", case_20, Prof::CPU},   {"c21@A5", case_21, Prof::A5},   {"c21@CPU", case_21, Prof::CPU},
-    {"c22@A5", case_22, Prof::A5},     {"c22@CPU", case_22, Prof::CPU}, {"c23@A5", case_23, Prof::A5},
-    {"c23@CPU", case_23, Prof::CPU},   {"c24@A5", case_24, Prof::A5},   {"c24@CPU", case_24, Prof::CPU},
-    {"c25@A5", case_25, Prof::A5},     {"c25@CPU", case_25, Prof::CPU}, {"c26@A5", case_26, Prof::A5},
-    {"c26@CPU", case_26, Prof::CPU},   {"c27@A5", case_27, Prof::A5},   {"c27@CPU", case_27, Prof::CPU},
-    {"c28@A5", case_28, Prof::A5},     {"c28@CPU", case_28, Prof::CPU}, {"c29@A5", case_29, Prof::A5},
-    {"c29@CPU", case_29, Prof::CPU},   {"c30@A5", case_30, Prof::A5},   {"c30@CPU", case_30, Prof::CPU},
-    {"c31@A5", case_31, Prof::A5},     {"c31@CPU", case_31, Prof::CPU}, {"c32@A5", case_32, Prof::A5},
-    {"c32@CPU", case_32, Prof::CPU},   {"c33@A5", case_33, Prof::A5},   {"c33@CPU", case_33, Prof::CPU},
-    {"c34@A5", case_34, Prof::A5},     {"c34@CPU", case_34, Prof::CPU}, {"c35@A5", case_35, Prof::A5},
-    {"c35@CPU", case_35, Prof::CPU},
+    {"c0@A2A3", case_0, Prof::A2A3},   {"c0@A5", case_0, Prof::A5},   {"c0@CPU", case_0, Prof::CPU},
+    {"c1@A2A3", case_1, Prof::A2A3},   {"c1@A5", case_1, Prof::A5},   {"c1@CPU", case_1, Prof::CPU},
+    {"c2@A2A3", case_2, Prof::A2A3},   {"c2@A5", case_2, Prof::A5},   {"c2@CPU", case_2, Prof::CPU},
+    {"c3@A2A3", case_3, Prof::A2A3},   {"c3@A5", case_3, Prof::A5},   {"c3@CPU", case_3, Prof::CPU},
+    {"c4@A2A3", case_4, Prof::A2A3},   {"c4@A5", case_4, Prof::A5},   {"c4@CPU", case_4, Prof::CPU},
+    {"c5@A2A3", case_5, Prof::A2A3},   {"c5@A5", case_5, Prof::A5},   {"c5@CPU", case_5, Prof::CPU},
+    {"c6@A2A3", case_6, Prof::A2A3},   {"c6@A5", case_6, Prof::A5},   {"c6@CPU", case_6, Prof::CPU},
+    {"c7@A2A3", case_7, Prof::A2A3},   {"c7@A5", case_7, Prof::A5},   {"c7@CPU", case_7, Prof::CPU},
+    {"c8@A2A3", case_8, Prof::A2A3},   {"c8@A5", case_8, Prof::A5},   {"c8@CPU", case_8, Prof::CPU},
+    {"c9@A2A3", case_9, Prof::A2A3},   {"c9@A5", case_9, Prof::A5},   {"c9@CPU", case_9, Prof::CPU},
+    {"c10@A2A3", case_10, Prof::A2A3}, {"c10@A5", case_10, Prof::A5}, {"c10@CPU", case_10, Prof::CPU},
+    {"c11@A2A3", case_11, Prof::A2A3}, {"c11@A5", case_11, Prof::A5}, {"c11@CPU", case_11, Prof::CPU},
 };
 
 } // namespace
