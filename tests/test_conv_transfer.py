@@ -10,38 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from .compilers import COMPILERS, build_shared_program, cxx_argv, require
+from .compilers import COMPILERS, cxx_argv, require
 from .helpers import ROOT
-
-PROGRAM_HEAD = r"""
-#include <pto/pto-inst.hpp>
-#include <cstring>
-using namespace pto;
-
-// A ConvTile whose BufferSize holds one channel block fewer than its extents need.
-void too_small() {
-    static half in[1 * 1 * 2 * 2 * 16] = {};
-    using G = GlobalTensor<half, Shape<1, 1, 2, 2, 16>, Stride<64, 64, 32, 16, 1>, Layout::NC1HWC0>;
-    ConvTile<TileType::Mat, half, 96, Layout::NC1HWC0, ConvTileShape<1, 1, 2, 2>> tile;
-    G g(in);
-    TLOAD(tile, g);
-}
-"""
-
-
-def _program() -> str:
-    main = """
-int main(int argc, char** argv) {
-    if (argc > 1 && std::strcmp(argv[1], "too_small") == 0) too_small();
-    return 0;
-}
-"""
-    return PROGRAM_HEAD + main
+from .test_img2col import conv_hand_program
 
 
 @pytest.fixture(scope="module")
 def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_shared_program(require(COMPILERS[0]), _program(), tmp_path_factory, "conv_transfer")
+    return conv_hand_program(tmp_path_factory)  # its TOO_SMALL
 
 
 def test_a_conv_tile_too_small_for_its_extents_stops(program: Path) -> None:

@@ -100,22 +100,43 @@ void missing(const char* which) {
 """
 
 
+# A ConvTile whose BufferSize holds one channel block fewer than its extents need (TLOAD's run-time
+# check; tests/test_conv_transfer.py runs it, in this program so that one build serves both files).
+TOO_SMALL = r"""
+void too_small() {
+    static half in[1 * 1 * 2 * 2 * 16] = {};
+    using G = GlobalTensor<half, Shape<1, 1, 2, 2, 16>, Stride<64, 64, 32, 16, 1>, Layout::NC1HWC0>;
+    ConvTile<TileType::Mat, half, 96, Layout::NC1HWC0, ConvTileShape<1, 1, 2, 2>> tile;
+    G g(in);
+    TLOAD(tile, g);
+}
+"""
+
+
 def _program() -> str:
     main = """
 int main(int argc, char** argv) {
-    if (argc < 3) return 2;
+    if (argc < 2) return 2;
     const std::string what = argv[1];
+    if (what == "too_small") too_small();
+    if (argc < 3) return 2;
     if (what == "registers") registers_hold(argv[2]);
     if (what == "missing") missing(argv[2]);
     return 0;
 }
 """
-    return PROGRAM_HEAD + main
+    return PROGRAM_HEAD + TOO_SMALL + main
+
+
+def conv_hand_program(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The program of the ConvTile hand tests (this file's and tests/test_conv_transfer.py's), built
+    once per session."""
+    return build_shared_program(require(COMPILERS[0]), _program(), tmp_path_factory, "conv_hand")
 
 
 @pytest.fixture(scope="module")
 def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_shared_program(require(COMPILERS[0]), _program(), tmp_path_factory, "img2col")
+    return conv_hand_program(tmp_path_factory)
 
 
 def test_timg2col_reads_the_registers_the_configuration_ops_set(program: Path, tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ stand-in tile a rule's `break_static` changes), and runtime cases, each one sequ
 img2col parameters set, SETFMATRIX, SET_IMG2COL_PADDING and SET_IMG2COL_RPT in the case's mode, then
 TIMG2COL into a Left tile (the op under test called under the case's profile, the others plainly),
 over both feature-map layouts, all four modes, padding, strides, dilations, offsets and partial valid
-regions, for every element type TIMG2COL's profiles take (a configuration op: one of each width).
+regions, for every element type TIMG2COL's profiles take (a configuration op: the first of them).
 The golden is the im2col matrix built in numpy from the mapping the spec's notes state; a
 configuration op's case also checks that its ConvTile is left as it was. tests/test_img2col.py
 keeps what these cannot show: that TIMG2COL reads the registers rather than its source, and the
@@ -183,9 +183,9 @@ class _ConvSource(NamesOperand):
         """The tiles of a legal call: the stand-in of the ConvTile (`Mat`) and any other tile operand."""
         return {self.conv_operand(op): TileDecl(self.conv_operand(op), dtype, 16, 16, 16, 16, False, "Mat")}
 
-    # Whether the runtime cases take one element type of each width only (TIMG2COL's first of each):
-    # a configuration op reads no element, so its cases vary the register groups, not the type.
-    one_type_per_width: ClassVar[bool] = False
+    # Whether the runtime cases take one element type only (the first TIMG2COL's profiles take): a
+    # configuration op reads no element, so its cases vary the register groups and modes, not the type.
+    one_type: ClassVar[bool] = False
 
     def _call(self, op: OpViewAPI, tiles: dict[str, TileDecl], mode: str | None) -> Call:
         raise NotImplementedError
@@ -252,14 +252,13 @@ class _ConvSource(NamesOperand):
         src, out = self.conv_operand(op), self._out_tile(op)
         im2col_op = self._im2col_op(project, op)
         mine = dict(self.dtype_profiles(project, op))
-        widths: set[int] = set()
+        planned = 0
         for dtype, on in self.dtype_profiles(project, im2col_op):
             where = [p for p in on if p in mine.get(dtype, [])]
-            bits = next(d.bits for d in project.targets.dtypes if d.name == dtype)
-            if not where or (self.one_type_per_width and bits in widths):
+            if not where or (self.one_type and planned):
                 continue
-            widths.add(bits)
-            c0 = 256 // bits
+            planned += 1
+            c0 = 256 // next(d.bits for d in project.targets.dtypes if d.name == dtype)
             cases: list[RuntimeCase] = []
             for scene in SCENES:
                 ext = scene.extents(c0)
@@ -366,7 +365,7 @@ class Img2colConfig(_ConvSource):
 
     name: ClassVar[str] = "img2col_config"
     writes: ClassVar[bool] = False
-    one_type_per_width: ClassVar[bool] = True
+    one_type: ClassVar[bool] = True
     domain_starts: ClassVar[tuple[str, ...]] = ("No element is read or written: the op copies",)
 
     def recognise(self, page: PageOp) -> int | None:
