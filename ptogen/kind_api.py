@@ -152,6 +152,16 @@ class FormViewAPI(Protocol):
     def carrier(self, operand: str) -> TemplateParam | None: ...
 
 
+class VariantViewAPI(Protocol):
+    """A variant of an op's main declaration (`lower.views.VariantView`): its name and the rules a
+    profile enforces on the calls it selects."""
+
+    @property
+    def name(self) -> str: ...
+
+    def rules_for(self, profile: str) -> Sequence[RuleViewAPI]: ...
+
+
 class OpViewAPI(RuleOp, Protocol):
     """One op, lowered (`lower.views.OpView`): what a rule kind reads of it (`rule_api.RuleOp`)
     and its semantic core as the op kinds and the planner read it."""
@@ -253,6 +263,9 @@ class OpViewAPI(RuleOp, Protocol):
 
     @property
     def value_variants(self) -> list[dict[str, str]]: ...
+
+    @property
+    def variants(self) -> Sequence[VariantViewAPI]: ...
 
     def context(self, what: str) -> Any: ...
 

@@ -53,9 +53,12 @@ class TileDecl:
     slayout: str | None = None  # inner (fractal box) layout of a boxed tile: "RowMajor" for NZ
     pad: str | None = None  # PadValue of the tile ("Zero", "Max", "Min"); None: Null
     fractal: int | None = None  # bytes of one box of a boxed tile (None: 512; an accumulator's 1024)
+    # A ConvTile (pto/common/conv_tile.hpp) rather than a Tile: its Layout and ConvTileShape extents; its
+    # storage is rows x cols elements (rows * cols the extents' elements), declared by the op kind's size.
+    conv: tuple[str, tuple[int, ...]] | None = None
 
     def __post_init__(self) -> None:
-        if self.slayout is not None and self.slayout != "NoneBox":
+        if self.conv is not None or (self.slayout is not None and self.slayout != "NoneBox"):
             return
         if self.layout == "RowMajor":
             object.__setattr__(self, "cols", aligned_extent(self.cols, self.dtype))

@@ -11,10 +11,6 @@ TLRELU = "specs/ops/tile_scalar_and_immediate/tlrelu.yaml"
 # Ops whose generated test plan has compile cases only, with the test that runs them instead.
 NO_RUNTIME_CASES = {
     "tsync": "it orders work and computes nothing (tests/test_sync.py runs it)",
-    "timg2col": "ConvTile operands, which the plan cannot declare yet (tests/test_img2col.py runs them)",
-    "setfmatrix": "as timg2col",
-    "set_img2col_rpt": "as timg2col",
-    "set_img2col_padding": "as timg2col",
 }
 
 

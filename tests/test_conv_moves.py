@@ -3,11 +3,13 @@ two-destination ND -> 2xNZ form at two different windows. ConvTile operands
 select them through the ops' main declarations, they are checked by their own rules
 (`check_TTRANS_conv`, `check_TEXTRACT_conv`) and simulated by the kinds' conv paths.
 
-One program runs every conversion the simulator knows (NCHW <-> NC1HWC0, GNCHW <-> GNC1HWC0,
-(G)NC1HWC0 -> FRACTAL_Z, NCDHW -> FRACTAL_Z_3D) and TEXTRACT's filter extraction, printing each
-result; numpy computes the goldens from the layouts' definitions (reshapes and transposes, not the
-simulator's index formulas). Compile cases hold each variant rule to its message, and the loader
-refuses a variant the op's kind does not define."""
+The conversions and extractions run as generated runtime cases (groups `<dtype>_conv` of
+generated/tests/ttrans and textract: every layout pair, filter shape and element type, on the
+profiles whose variant rules admit them, against numpy goldens from the layouts' definitions), and
+each variant rule has a generated compile-fail case with a legal twin per profile (their verify
+files; tests/test_simulator.py::test_every_rule_has_a_failing_case counts them). Here: TEXTRACT's
+ND -> 2xNZ windows under A5's rules and the CPU's, and the loader's refusal of a variant the op's
+kind does not define."""
 
 from __future__ import annotations
 
@@ -20,67 +22,9 @@ import pytest
 from ptogen.errors import SpecErrors
 from ptogen.spec.load import load_specs
 
-from .compilers import COMPILERS, build_program, cxx_argv, require
-from .helpers import ROOT
+from .compilers import COMPILERS, build_program, require
 
-# (name, C++ element type, numpy type, source layout and extents, destination layout and extents)
-CONVERSIONS = [
-    ("nchw_nc1hwc0", "float", np.float32, "NCHW", (2, 11, 3, 4), "NC1HWC0", (2, 2, 3, 4, 8)),
-    ("nc1hwc0_nchw", "int16_t", np.int16, "NC1HWC0", (1, 2, 2, 3, 16), "NCHW", (1, 32, 2, 3)),
-    ("gnchw_gnc1hwc0", "int8_t", np.int8, "GNCHW", (2, 1, 5, 2, 2), "GNC1HWC0", (2, 1, 1, 2, 2, 32)),
-    ("gnc1hwc0_gnchw", "uint16_t", np.uint16, "GNC1HWC0", (2, 1, 1, 2, 2, 16), "GNCHW", (2, 1, 16, 2, 2)),
-    ("nc1hwc0_fz", "int32_t", np.int32, "NC1HWC0", (20, 2, 2, 1, 8), "FRACTAL_Z", (4, 2, 16, 8)),
-    ("gnc1hwc0_fz", "float", np.float32, "GNC1HWC0", (2, 5, 1, 1, 2, 8), "FRACTAL_Z", (4, 1, 16, 8)),
-    ("ncdhw_fz3d", "int32_t", np.int32, "NCDHW", (3, 10, 2, 1, 2), "FRACTAL_Z_3D", (8, 1, 16, 8)),
-]
-# TEXTRACT: (name, type, numpy type, FRACTAL_Z extents, dst rows, cols, valid rows, valid cols, row, col)
-EXTRACTS = [
-    ("fz_half", "half", np.float16, (4, 3, 16, 16), 32, 32, 32, 32, 16, 16),
-    ("fz_float_partial", "float", np.float32, (6, 2, 16, 8), 24, 16, 20, 9, 8, 16),
-    ("fz5_int32", "int32_t", np.int32, (1, 2, 2, 32, 8), 16, 16, 16, 16, 8, 16),
-]
 SENTINEL = -1  # what a destination holds before the call: padding lanes keep it
-
-
-def _conversion(
-    name: str, ctype: str, src_lay: str, src: tuple[int, ...], dst_lay: str, dst: tuple[int, ...]
-) -> str:
-    n_src, n_dst = int(np.prod(src)), int(np.prod(dst))
-    shape = lambda dims: ", ".join(map(str, dims))  # noqa: E731
-    return f"""
-    {{
-        using S = ConvTile<TileType::Vec, {ctype}, {n_src} * sizeof({ctype}), Layout::{src_lay},
-                           ConvTileShape<{shape(src)}>>;
-        using D = ConvTile<TileType::Vec, {ctype}, {n_dst} * sizeof({ctype}), Layout::{dst_lay},
-                           ConvTileShape<{shape(dst)}>>;
-        S src; D dst; Tile<TileType::Vec, {ctype}, 1, 32> tmp;
-        for (int k = 0; k < {n_src}; ++k) src.data()[k] = static_cast<{ctype}>(k % 97 + 1);
-        for (int k = 0; k < {n_dst}; ++k) dst.data()[k] = static_cast<{ctype}>({SENTINEL});
-        TTRANS(dst, src, tmp);
-        show("{name}", dst.data(), {n_dst});
-    }}"""
-
-
-def _extract(
-    name: str, ctype: str, src: tuple[int, ...], rows: int, cols: int, vr: int, vc: int, r0: int, c0: int
-) -> str:
-    n_src = int(np.prod(src))
-    shape = ", ".join(map(str, src))
-    return f"""
-    {{
-        using S = ConvTile<TileType::Mat, {ctype}, {n_src} * sizeof({ctype}), Layout::FRACTAL_Z,
-                           ConvTileShape<{shape}>>;
-        using D = Tile<TileType::Right, {ctype}, {rows}, {cols}, BLayout::RowMajor, {vr}, {vc},
-                       SLayout::ColMajor>;
-        S src; D dst;
-        for (int k = 0; k < {n_src}; ++k) src.data()[k] = static_cast<{ctype}>(k % 89 + 1);
-        for (int k = 0; k < {rows * cols}; ++k) dst.data()[k] = static_cast<{ctype}>({SENTINEL});
-        TEXTRACT(dst, src, {r0}, {c0});
-        std::vector<double> logical;
-        for (int i = 0; i < {rows}; ++i)
-            for (int j = 0; j < {cols}; ++j) logical.push_back(static_cast<double>(dst.GetElement(i, j)));
-        show("{name}", logical.data(), {rows * cols});
-    }}"""
 
 
 # TEXTRACT's ND -> 2xNZ form: one row-major half source, two NZ destinations at different offsets
@@ -123,9 +67,7 @@ def _nd2xnz_golden(w: tuple[int, int, int, int, int, int]) -> np.ndarray:
 
 
 def _program() -> str:
-    body = "".join(_conversion(n, t, sl, s, dl, d) for n, t, _, sl, s, dl, d in CONVERSIONS)
-    body += "".join(_extract(n, t, s, r, c, vr, vc, r0, c0) for n, t, _, s, r, c, vr, vc, r0, c0 in EXTRACTS)
-    body += _nd2xnz()
+    body = _nd2xnz()
     return f"""
 #include <pto/pto-inst.hpp>
 #include <cstdio>
@@ -145,157 +87,16 @@ int main() {{{body}
 """
 
 
-def _convert_golden(
-    src_lay: str, src: tuple[int, ...], dst_lay: str, dst: tuple[int, ...], dt: type
-) -> np.ndarray:
-    """The destination's storage from the layouts' definitions (padding lanes keep the sentinel)."""
-    x = (np.arange(int(np.prod(src))) % 97 + 1).astype(dt).reshape(src)
-    out = np.full(dst, SENTINEL, dtype=np.float64)
-    if src_lay in ("NCHW", "GNCHW") and dst_lay in ("NC1HWC0", "GNC1HWC0"):
-        lead = x.shape[:-3]  # N (or G, N)
-        c, h, w = x.shape[-3:]
-        c1, c0 = dst[-4], dst[-1]
-        padded = np.full((*lead, c1 * c0, h, w), np.nan)
-        padded[..., :c, :, :] = x
-        moved = np.moveaxis(padded.reshape(*lead, c1, c0, h, w), -3, -1)  # [..., C1, H, W, C0]
-        out = np.where(np.isnan(moved), SENTINEL, moved)
-    elif dst_lay in ("NCHW", "GNCHW"):
-        out = np.moveaxis(x.astype(np.float64), -1, -3).reshape(dst)  # [..., C1, C0, H, W] -> [..., C, H, W]
-    elif dst_lay == "FRACTAL_Z" and src_lay in ("NC1HWC0", "GNC1HWC0"):
-        g = x.shape[0] if src_lay == "GNC1HWC0" else 1
-        n = x.shape[-5]
-        y = x.reshape(g, *x.shape[-5:])  # [G, N, C1, H, W, C0]
-        k, n1, n0, c0 = dst
-        filt = np.full((g, n1 * n0) + y.shape[2:], np.nan)
-        filt[:, :n] = y
-        moved = filt.transpose(0, 2, 3, 4, 1, 5).reshape(k, n1, n0, c0)  # [G, C1, H, W, N, C0]
-        out = np.where(np.isnan(moved), SENTINEL, moved)
-    elif dst_lay == "FRACTAL_Z_3D":
-        n, c, d, h, w = x.shape
-        k, n1, n0, c0 = dst
-        c1 = -(-c // c0)
-        full = np.full((n1 * n0, c1 * c0, d, h, w), np.nan)
-        full[:n, :c] = x
-        moved = full.reshape(n1 * n0, c1, c0, d, h, w).transpose(3, 1, 4, 5, 0, 2).reshape(k, n1, n0, c0)
-        out = np.where(np.isnan(moved), SENTINEL, moved)
-    return np.asarray(out, dtype=np.float64).reshape(-1)
-
-
-def _extract_golden(
-    src: tuple[int, ...], rows: int, cols: int, vr: int, vc: int, r0: int, c0: int, dt: type
-) -> np.ndarray:
-    """The Right tile's logical matrix: the filter matrix's window, in whole C0 x 16 fractals."""
-    x = (np.arange(int(np.prod(src))) % 89 + 1).astype(dt)
-    cb = 32 // np.dtype(dt).itemsize
-    if len(src) == 4:
-        k, n1 = src[0], src[1]
-    else:  # [C1, H, W, N, C0]
-        k, n1 = src[0] * src[1] * src[2], src[3] // 16
-    fractals = x.reshape(k, n1, 16, cb)  # fractal (k, n1) holds n0 x c0
-    matrix = (
-        fractals.transpose(0, 3, 1, 2).reshape(k * cb, n1 * 16).astype(np.float64)
-    )  # row k*C0+c0, col n1*16+n0
-    want = np.full((rows, cols), float(SENTINEL))
-    r_top, c_left = r0 // cb * cb, c0 // 16 * 16
-    rr, cc = -(-vr // cb) * cb, -(-vc // 16) * 16
-    want[:rr, :cc] = matrix[r_top : r_top + rr, c_left : c_left + cc]
-    return want.reshape(-1)
-
-
 @pytest.mark.parametrize("cxx", COMPILERS)
-def test_conv_variants_move_every_element(cxx: str, tmp_path: Path) -> None:
+def test_textract_nd_to_two_nz_windows(cxx: str, tmp_path: Path) -> None:
     exe = build_program(require(cxx), _program(), tmp_path, "conv_moves")
     run = subprocess.run([str(exe)], capture_output=True, text=True, check=False)
     assert run.returncode == 0, run.stdout + run.stderr
     got = {line.split()[0]: np.array(line.split()[1:], dtype=np.float64) for line in run.stdout.splitlines()}
-    for name, _, dt, sl, s, dl, d in CONVERSIONS:
-        want = _convert_golden(sl, s, dl, d, dt)
-        assert np.array_equal(got[name], want), f"{name}: first difference at {np.argmax(got[name] != want)}"
-    for name, _, dt, s, r, c, vr, vc, r0, c0 in EXTRACTS:
-        want = _extract_golden(s, r, c, vr, vc, r0, c0, dt)
-        assert np.array_equal(got[name], want), f"{name}: first difference at {np.argmax(got[name] != want)}"
     for profile in ("profile_a5", "profile_cpu"):
         for name, w in (("dst0", ND2XNZ[2]), ("dst1", ND2XNZ[3])):
             key = f"nd2xnz_{profile}_{name}"
             assert np.array_equal(got[key], _nd2xnz_golden(w)), key
-
-
-PROFILES = ("A2A3", "A5", "CPU")
-
-
-def _ttrans(src: str, dst: str, t: str = "float", loc: str = "Vec") -> str:
-    """A TTRANS of ConvTiles (extents only need to suit the layouts' ranks: nothing runs)."""
-    rank = {"NCHW": "2, 16, 2, 2", "NC1HWC0": "2, 2, 2, 2, 8", "FRACTAL_Z": "8, 1, 16, 8"}
-    return (
-        f"ConvTile<TileType::{loc}, {t}, 4096, Layout::{src}, ConvTileShape<{rank[src]}>> s; "
-        f"ConvTile<TileType::{loc}, {t}, 4096, Layout::{dst}, ConvTileShape<{rank[dst]}>> d; "
-        f"Tile<TileType::Vec, {t}, 1, 32> tmp; profiled::TTRANS<{{profile}}>(d, s, tmp);"
-    )
-
-
-def _textract(t: str = "half", lay: str = "FRACTAL_Z", loc: str = "Right", slay: str = "ColMajor") -> str:
-    """A TEXTRACT from a ConvTile into a 32 x 32 tile."""
-    c0 = 32 // {"half": 2, "int64_t": 8}[t]
-    return (
-        f"ConvTile<TileType::Mat, {t}, 4 * 3 * 512, Layout::{lay}, ConvTileShape<4, 3, 16, {c0}>> s; "
-        f"Tile<TileType::{loc}, {t}, 32, 32, BLayout::RowMajor, 32, 32, SLayout::{slay}> d; "
-        "profiled::TEXTRACT<{profile}>(d, s, 0, 0);"
-    )
-
-
-# Each variant rule under each profile it applies to: (op, position in the variant's constraints,
-# profile, a call that breaks that rule alone). The legal calls below pass under every profile.
-BREAKING: list[tuple[str, int, str, str]] = [
-    ("TTRANS", 0, "A2A3", _ttrans("NCHW", "FRACTAL_Z")),
-    ("TTRANS", 1, "A5", _ttrans("NC1HWC0", "NCHW")),
-    ("TTRANS", 2, "CPU", _ttrans("NCHW", "FRACTAL_Z")),
-    *[("TTRANS", 3, p, _ttrans("NCHW", "NC1HWC0", loc="Mat")) for p in ("A2A3", "A5")],
-    *[("TTRANS", 4, p, _ttrans("NCHW", "NC1HWC0", t="int64_t")) for p in ("A2A3", "A5")],
-    *[("TEXTRACT", 0, p, _textract(loc="Left")) for p in PROFILES],
-    *[("TEXTRACT", 1, p, _textract(lay="NC1HWC0")) for p in PROFILES],
-    *[("TEXTRACT", 2, p, _textract(slay="RowMajor")) for p in PROFILES],
-    *[("TEXTRACT", 3, p, _textract(t="int64_t")) for p in PROFILES],
-]
-LEGAL = [_ttrans("NCHW", "NC1HWC0"), _ttrans("NC1HWC0", "FRACTAL_Z"), _textract()]
-
-
-def _variant_rules() -> dict[tuple[str, int, str], str]:
-    """Every variant rule a profile enforces, with its static_assert message."""
-    from ptogen.lower.views import ProjectView
-
-    project = ProjectView(load_specs(ROOT / "specs", ROOT))
-    out = {}
-    for op in project.ops:
-        for v in op.variants:
-            for p in project.profiles:
-                for rv in v.rules_for(p.name):
-                    out[(op.name, rv.index % 100, p.name)] = rv.message(p.name)
-    return out
-
-
-def test_every_variant_rule_is_broken_by_a_case() -> None:
-    assert {(op, k, p) for op, k, p, _ in BREAKING} == set(_variant_rules())
-
-
-def test_each_variant_rule_gives_its_own_message(tmp_path: Path) -> None:
-    """One translation unit under clang's -verify: each breaking call raises exactly its rule's
-    static_assert (the message the header's check states), the legal calls none."""
-    cxx = require("clang++")
-    messages = _variant_rules()
-    lines = ["#include <pto/pto-inst.hpp>", "using namespace pto;"]
-    for n, (op, k, p, body) in enumerate(BREAKING):
-        lines.append(f"// expected-error@*:* {{{{{messages[(op, k, p)]}}}}}")
-        lines.append(f"void broken_{n}() {{ {body.format(profile='profile_' + p.lower())} }}")
-    for n, body in enumerate(LEGAL):
-        for p in PROFILES:
-            lines.append(f"void legal_{n}_{p}() {{ {body.format(profile='profile_' + p.lower())} }}")
-    source = tmp_path / "rules.cpp"
-    source.write_text("\n".join(lines) + "\n")
-    flags = ["-std=c++20", "-fsyntax-only", "-ferror-limit=0", "-Xclang", "-verify"]
-    flags += ["-Xclang", "-verify-ignore-unexpected=note"]
-    includes = [f"-I{ROOT / 'generated/include'}", f"-I{ROOT / 'ptogen/runtime/include'}"]
-    run = subprocess.run([*cxx_argv(cxx), *flags, *includes, str(source)], capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr[:3000]
 
 
 def test_a_variant_the_kind_does_not_define_is_refused(spec_project: Path) -> None:

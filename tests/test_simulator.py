@@ -124,6 +124,9 @@ def test_every_rule_has_a_failing_case() -> None:
                 assert (p.name, rv.id) in fails, (
                     f"{op.spec.mnemonic}: run-time rule {rv.id} on {p.name} untested"
                 )
+            for v in op.variants:  # a variant's rules (TTRANS's and TEXTRACT's ConvTile calls)
+                for rv in v.rules_for(p.name):
+                    assert (p.name, rv.id) in cases, f"{op.spec.mnemonic}: {v.name} rule {rv.id} on {p.name}"
 
 
 def _one_job(r: runner.Runner, op: str, kind: str, compiler: runner.Compiler) -> runner.Job:

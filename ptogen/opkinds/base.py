@@ -326,6 +326,11 @@ class OpKind:
         captures standard output and stores it for the golden). Default: none."""
         return [], []
 
+    def form_runs(self, op: OpViewAPI, form: FormViewAPI, case: Any) -> bool:
+        """Whether the first case of a runtime group also calls the further declaration `form` (and
+        judges it): by default every one does; TSTORE's quantising forms take no ConvTile."""
+        return True
+
     def test_contexts(self, op: OpViewAPI) -> list[tuple[str, str]]:
         """(C++ type, name) of the context operands the rule-driven compile cases of the main
         declaration declare (`plan_rule_cases`). Default: none."""

@@ -28,6 +28,7 @@ from ..spec import expr as semantics
 from ..testing.golden import Check, GoldenContext, Outcome, _bits, _describe, inputs
 from ..testing.manifest import TileShape
 from ..testing.plan import (
+    Call,
     OpTests,
     RuntimeCase,
     RuntimeKernel,
@@ -38,7 +39,17 @@ from ..testing.plan import (
     tile_operands,
 )
 from .base import DOMAIN, OpKind, PageOp, operand_type
+from .conv_cases import EXTRACTS as CONV_EXTRACTS
+from .conv_cases import (
+    channel_block,
+    conv_tile,
+    extracted,
+    filter_matrix,
+    plan_variant_rules,
+    variant_profiles,
+)
 from .move import CONVERSIONS, PARAM_DTYPE, QUANTISED, Move, boxed_logical, quantisation_parameters, quantise
+from .transfer import CONV_DTYPES, tile_logical
 
 if TYPE_CHECKING:
     from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
@@ -843,7 +854,99 @@ class Remap(Move):
                 }
                 suffix = f"_{k}" if k else ""
                 tests.runtime.append(RuntimeKernel(gid + suffix, dtypes, {}, list(where), cases))
+        self._plan_conv(project, op, tests)
         plan_rule_cases(project, op, tests)
+
+    def _plan_conv(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
+        """The `conv` variant: a window of a FRACTAL_Z (or FRACTAL_Z_3D) filter ConvTile into a Right
+        tile, every shape of `conv_cases.EXTRACTS`, for each element type of the variant's rules, on
+        the profiles those rules admit."""
+        variant = next((v for v in op.variants if v.name == "conv"), None)
+        if variant is None:
+            return
+        dst, src = op.domain, self.source(op)
+        rs, cs = self.index_scalars(op)[:2]
+        legal: dict[str, dict[str, TileDecl]] = {}  # each profile's first admitted case: the rules' twin
+        for dtype in project.targets.dtype_sets[CONV_DTYPES]:
+            c0 = channel_block(project, dtype)
+            kernels: dict[tuple[str, ...], list[tuple[str, dict[str, TileDecl], tuple[int, int]]]] = {}
+            for label, layout, extents, (rb, cb), (rshort, cshort), row, col in CONV_EXTRACTS:
+                rows, cols = rb * c0, cb * 16
+                tiles = {
+                    dst: TileDecl(
+                        dst,
+                        dtype,
+                        rows,
+                        cols,
+                        rows - rshort,
+                        cols - cshort,
+                        False,
+                        "Right",
+                        "RowMajor",
+                        slayout="ColMajor",
+                    ),  # fmt: skip
+                    src: conv_tile(src, dtype, "Mat", layout, (*extents, c0)),
+                }
+                where = tuple(variant_profiles(project, op, variant, tiles))
+                for p in where:
+                    legal.setdefault(p, tiles)
+                if where:
+                    kernels.setdefault(where, []).append((label, tiles, (row * c0, col)))
+            for k, (where, planned) in enumerate(kernels.items()):
+                first = sum(len(x.cases) for x in tests.runtime)
+                cases = []
+                for index, (label, tiles, (row, col)) in enumerate(planned, first):
+                    call = make_call(op, tiles, dict(op.default_values), {rs: str(row), cs: str(col)})
+                    decls = [tiles[dst], tiles[src]]
+                    attrs = {"index_row": str(row), "index_col": str(col)}
+                    cases.append(
+                        RuntimeCase(index, label, decls, {}, call, layout_addresses(project, decls), attrs)
+                    )
+                gid = f"{dtype}_conv{f'_{k}' if k else ''}"
+                tests.runtime.append(RuntimeKernel(gid, {dst: dtype, src: dtype}, {}, list(where), cases))
+
+        def twin_call(tiles: dict[str, TileDecl]) -> Call:
+            return make_call(op, tiles, dict(op.default_values), {rs: "0", cs: "0"})
+
+        plan_variant_rules(project, op, tests, variant, legal.get, twin_call)
+
+    def form_runs(self, op: OpViewAPI, form: FormViewAPI, case: Any) -> bool:
+        """The variant's calls take the main declaration only."""
+        return not any(t.conv is not None for t in case.tiles)
+
+    def _prepare_conv(self, gx: GoldenContext, data: Path) -> list[Check]:
+        """The conv variant's cases: the filter matrix's fractals over `dst`'s valid region."""
+        dst = gx.op.domain
+        checks: list[Check] = []
+        for case in gx.group.cases:
+            k = case.index
+            src = next(n for n, t in case.tiles.items() if t.conv)
+            t, ts = case.tiles[dst], case.tiles[src]
+            assert ts.conv is not None
+            dt = gx.np_type(gx.group.dtypes[dst])
+            seed = f"{gx.op_name}/{gx.entry.group}/{k}"
+            flat_s = inputs(dt, ts.rows * ts.cols, f"{seed}/{src}")
+            flat_d = inputs(dt, t.rows * t.cols, f"{seed}/{dst}")
+            flat_s.tofile(data / f"c{k}_{src}.bin")
+            flat_d.tofile(data / f"c{k}_{dst}.bin")
+            extents = tuple(int(e) for e in ts.conv[1:])
+            at = (int(case.attrs["index_row"]), int(case.attrs["index_col"]))
+            c0 = extents[-1]
+            want = extracted(filter_matrix(flat_s, extents), tile_logical(flat_d, t), c0,
+                             (t.valid_rows, t.valid_cols), at)  # fmt: skip
+            label = f"{gx.label} case {k} ({case.label})"
+
+            def check(
+                d: Path, k: int = k, want: np.ndarray = want, t: TileShape = t, label: str = label
+            ) -> Outcome:
+                got = tile_logical(np.fromfile(d / f"c{k}_{dst}.out", dtype=want.dtype), t)
+                bad = _bits(got) != _bits(want)
+                if bad.any():
+                    return Outcome("fail", label, _describe(bad, got, want, "extracted"))
+                return Outcome("pass", label)
+
+            checks.append(check)
+        return checks
 
     @staticmethod
     def _admits(op: OpViewAPI, profile: str, tiles: dict[str, TileDecl]) -> bool:
@@ -864,6 +967,8 @@ class Remap(Move):
             return self._prepare_sum(gx, data)
         if gx.op.extra.get("piecewise"):
             return self._prepare_piecewise(gx, data)
+        if any(t.conv for c in gx.group.cases for t in c.tiles.values()):
+            return self._prepare_conv(gx, data)
         op = gx.op
         dst = op.domain
         tree = semantics.parse(str(op.extra["expr"]), set(op.extra["names"]))

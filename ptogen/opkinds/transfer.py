@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from ..testing.golden import Check, GoldenContext, _bits, _describe, _is_float, compute_dtype, inputs
-from ..testing.manifest import GlobalShape, TileShape
+from ..testing.manifest import CaseEntry, GlobalShape, TileShape
 from ..testing.plan import (
     GlobalDecl,
     OpTests,
@@ -42,6 +42,7 @@ from ..testing.plan import (
 )
 from ..testing.results import Outcome
 from .base import OPERANDS, NamesOperand, PageOp, fixed_type
+from .conv_cases import TRANSFER_SHAPES
 from .move import PARAM_DTYPE, QUANTISED, quantisation_parameters
 from .move import quantise as vector_quantise
 
@@ -329,6 +330,11 @@ class Transfer(NamesOperand):
         modes = (name for name, _, _ in self.modes(op, form))
         return [*form.impl_args, *self.param_tiles(form), *modes, *self.scalars(form)]
 
+    def form_runs(self, op: OpViewAPI, form: FormViewAPI, case: Any) -> bool:
+        """A ConvTile's store runs the mode forms without a quantisation scalar (the simulator
+        quantises Tiles only)."""
+        return not (self.scalars(form) and any(t.conv is not None for t in case.tiles))
+
     def manifest_extra(self, op: OpViewAPI) -> dict[str, Any]:
         """The overloads judged against their own golden, with the modes their tests apply, and a
         store's parameter tile."""
@@ -400,6 +406,7 @@ class Transfer(NamesOperand):
             self._plan_cube_loads(project, op, tests)
         else:
             self._plan_acc_stores(project, op, tests)
+        self._plan_conv(project, op, tests)
         plan_rule_cases(project, op, tests)
 
     @staticmethod
@@ -444,6 +451,25 @@ class Transfer(NamesOperand):
             case = RuntimeCase(index, label, [t], {}, call, layout_addresses(project, [t]), globals=[g])
             kernel = RuntimeKernel(f"{dtype}_{loc.lower()}", {tile: dtype, glob: dtype}, {}, where, [case])
             tests.runtime.append(kernel)
+
+    def _plan_conv(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
+        """ConvTiles (in `Mat`) of each element type the simulator moves (the named set CONV_DTYPES)
+        to and from GlobalTensors of their layout: every layout and extent count of TRANSFER_SHAPES,
+        on the profiles that admit a `Mat` tile of that type."""
+        tile, glob = self.tile_operand(op), self.global_operand(op)
+        movable = set(project.targets.dtype_sets[CONV_DTYPES])
+        for dtype, on in self.dtype_profiles(project, op):
+            where = self._admitting(op, on, tile, "Mat")
+            if dtype not in movable or not where:
+                continue
+            c0 = 256 // next(d.bits for d in project.targets.dtypes if d.name == dtype)
+            first = sum(len(k.cases) for k in tests.runtime)
+            cases = []
+            for index, shape in enumerate(TRANSFER_SHAPES, first):
+                t, g = shape.decls(tile, glob, dtype, c0)
+                call = make_call(op, {tile: t}, dict(op.default_values), {})
+                cases.append(RuntimeCase(index, shape.label, [t], {}, call, {tile: 0}, globals=[g]))
+            tests.runtime.append(RuntimeKernel(f"{dtype}_conv", {tile: dtype, glob: dtype}, {}, where, cases))
 
     def _plan_acc_stores(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         """Stores from NZ accumulator tiles to ND and NZ GlobalTensors of each documented element
@@ -539,6 +565,9 @@ class Transfer(NamesOperand):
             t_name = next(n for n in case.tiles if n != fp)
             g_name = next(iter(case.globals))
             t, g = case.tiles[t_name], case.globals[g_name]
+            if t.conv:
+                checks += self._conv_checks(gx, case, t_name, g_name, data)
+                continue
             tile_type = gx.np_type(gx.group.dtypes[t_name])
             dtype = gx.np_type(gx.group.dtypes[g_name])  # the stored (or loaded) element type
             seed = f"{gx.op_name}/{gx.entry.group}/{k}"
@@ -614,6 +643,48 @@ class Transfer(NamesOperand):
                     checks.append(self._form_check(gx, form, k, dst, buf, addr, tile[:vr, :vc], dtype, label))
         return checks
 
+    def _conv_checks(
+        self, gx: GoldenContext, case: CaseEntry, t_name: str, g_name: str, data: Path
+    ) -> list[Check]:
+        """A ConvTile moved whole: each element between its place in the tile's storage and its place
+        in the tensor's buffer (conv_cases.ConvShape.positions, by the layout's indices); a store
+        leaves the rest of the buffer as it was, and its first case runs the store modes' overloads."""
+        k, dst = case.index, gx.op.domain
+        t, g = case.tiles[t_name], case.globals[g_name]
+        assert t.conv is not None
+        dtype = gx.np_type(gx.group.dtypes[t_name])
+        c0 = 32 // dtype.itemsize
+        shape = next(s for s in TRANSFER_SHAPES if s.label == case.label)
+        at, to = shape.positions(c0)
+        seed = f"{gx.op_name}/{gx.entry.group}/{k}"
+        tile = inputs(dtype, t.rows * t.cols, f"{seed}/{t_name}")
+        buf = inputs(dtype, g.size, f"{seed}/{g_name}")
+        tile.tofile(data / f"c{k}_{t_name}.bin")
+        buf.tofile(data / f"c{k}_{g_name}.bin")
+        if sorted(at.tolist()) != list(range(tile.size)):
+            raise AssertionError(f"{case.label}: the positions must cover the ConvTile once")
+        if dst == t_name:
+            want = tile.copy()
+            want[at] = buf[to]
+        else:
+            want = buf.copy()
+            want[to] = tile[at]
+        label = f"{gx.label} case {k} ({case.label}; {g_name if dst == t_name else t_name} -> {dst})"
+
+        def check(d: Path, want: np.ndarray = want, label: str = label) -> Outcome:
+            got = np.fromfile(d / f"c{k}_{dst}.out", dtype=want.dtype)
+            bad = _bits(got) != _bits(want)
+            if bad.any():
+                return Outcome("fail", label, _describe(bad, got, want, "moved"))
+            return Outcome("pass", label)
+
+        checks: list[Check] = [check]
+        if case is gx.group.cases[0] and dst != t_name:
+            for form in gx.op.extra.get("mode_forms", []):
+                if not form["scalars"]:  # form_runs: a quantising form takes no ConvTile
+                    checks.append(self._form_check(gx, form, k, dst, buf, to, tile[at], dtype, label))
+        return checks
+
     @staticmethod
     def _form_check(
         gx: GoldenContext,
@@ -673,6 +744,11 @@ class Transfer(NamesOperand):
             return Outcome("pass", what)
 
         return check
+
+
+# The named set (targets.yaml's dtype_sets) of the element types a ConvTile transfer moves: the
+# simulator's requirement (pto/common/sim_conv.hpp), which upstream's states alike.
+CONV_DTYPES = "int8_to_32_floats"
 
 
 def global_addresses(g: GlobalShape, rows: int, cols: int) -> np.ndarray:

@@ -12,13 +12,14 @@ through; the result does not depend on it.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from ..spec import expr as semantics
-from ..testing.golden import Check, GoldenContext, inputs
+from ..testing.golden import Check, GoldenContext, inputs, same_bits
 from ..testing.plan import (
+    Call,
     OpTests,
     RuntimeCase,
     RuntimeKernel,
@@ -29,7 +30,16 @@ from ..testing.plan import (
     tile_operands,
 )
 from .base import DOMAIN, OpKind, PageOp, operand_type
+from .conv_cases import (
+    channel_block,
+    conv_tile,
+    conversions,
+    converted_from,
+    plan_variant_rules,
+    variant_profiles,
+)
 from .move import Move, _moved_check, boxed_logical
+from .transfer import CONV_DTYPES
 
 if TYPE_CHECKING:
     from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
@@ -124,7 +134,50 @@ class Transpose(Move):
                 decls = list(tiles.values())
                 cases.append(RuntimeCase(index, label, decls, {}, call, layout_addresses(project, decls)))
             tests.runtime.append(RuntimeKernel(dtype, {n: dtype for n in tiles}, {}, on, cases))
+        self._plan_conv(project, op, tests)
         plan_rule_cases(project, op, tests)
+
+    def _plan_conv(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
+        """The `conv` variant: every conversion of `conv_cases.conversions`, for each element type a
+        ConvTile transfer moves, on the profiles whose variant rules admit it (grouped by them)."""
+        variant = next((v for v in op.variants if v.name == "conv"), None)
+        if variant is None:
+            return
+        dst, src = op.domain, self.source(op)
+        scratch = [n for n in tile_operands(op) if n not in (dst, src)]
+        legal: dict[str, dict[str, TileDecl]] = {}  # each profile's first admitted case: the rules' twin
+        for dtype in project.targets.dtype_sets[CONV_DTYPES]:
+            c0 = channel_block(project, dtype)
+            kernels: dict[tuple[str, ...], list[tuple[str, dict[str, TileDecl]]]] = {}
+            for label, sl, se, dl, de in conversions(c0):
+                tiles = {
+                    dst: conv_tile(dst, dtype, "Vec", dl, de),
+                    src: conv_tile(src, dtype, "Vec", sl, se),
+                    **{n: TileDecl(n, dtype, 1, 32, 1, 32) for n in scratch},
+                }
+                where = tuple(variant_profiles(project, op, variant, tiles))
+                for p in where:
+                    legal.setdefault(p, tiles)
+                if where:
+                    kernels.setdefault(where, []).append((label, tiles))
+            for k, (where, planned) in enumerate(kernels.items()):
+                first = sum(len(x.cases) for x in tests.runtime)
+                cases = []
+                for index, (label, tiles) in enumerate(planned, first):
+                    call = make_call(op, tiles, dict(op.default_values), {})
+                    decls = list(tiles.values())
+                    cases.append(RuntimeCase(index, label, decls, {}, call, layout_addresses(project, decls)))
+                gid = f"{dtype}_conv{f'_{k}' if k else ''}"
+                tests.runtime.append(RuntimeKernel(gid, {n: dtype for n in tiles}, {}, list(where), cases))
+
+        def twin_call(tiles: dict[str, TileDecl]) -> Call:
+            return make_call(op, tiles, dict(op.default_values), {})
+
+        plan_variant_rules(project, op, tests, variant, legal.get, twin_call)
+
+    def form_runs(self, op: OpViewAPI, form: FormViewAPI, case: Any) -> bool:
+        """The variant's calls take the main declaration only."""
+        return not any(t.conv is not None for t in case.tiles)
 
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
         op = gx.op
@@ -140,6 +193,14 @@ class Transpose(Move):
                 flats[name] = inputs(gx.np_type(gx.group.dtypes[name]), t.rows * t.cols, f"{seed}/{name}")
                 flats[name].tofile(data / f"c{k}_{name}.bin")
             t, ts = case.tiles[dst], case.tiles[src]
+            if t.conv and ts.conv:  # the conv variant: each destination element from its source element
+                moved = converted_from(ts.conv[0], tuple(ts.conv[1:]), t.conv[0], tuple(t.conv[1:]))
+                want = flats[dst].copy()
+                want[moved >= 0] = flats[src][moved[moved >= 0]]
+                checks.append(
+                    same_bits(f"c{k}_{dst}.out", want, f"{gx.label} case {k} ({case.label})", "moved")
+                )
+                continue
             d_type = gx.np_type(gx.group.dtypes[dst])
             values = boxed_logical(flats[src], ts)[: ts.valid_rows, : ts.valid_cols]
             with np.errstate(all="ignore"):

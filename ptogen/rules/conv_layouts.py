@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, get_args
 
 from pydantic import Field, model_validator
 
@@ -39,6 +40,8 @@ ConvLayout = Literal[
     "FRACTAL_Z_S16S8",
     "FRACTAL_Z_3D",
 ]
+
+CONV_LAYOUTS: tuple[str, ...] = get_args(ConvLayout)
 
 
 class ConvLayoutsRule(RuleBase):
@@ -100,7 +103,23 @@ class ConvLayoutsRule(RuleBase):
             return None
         return {"operands": operands, "layouts": combos}
 
+    def admits_tiles(self, tiles: dict[str, TileDecl]) -> bool:
+        """Whether ConvTiles of these layouts (the test plan's `TileDecl.conv`) are a listed combination."""
+        convs = [tiles[o].conv if o in tiles else None for o in self.operands]
+        if any(c is None for c in convs):
+            return True
+        return [c[0] for c in convs if c is not None] in [list(combo) for combo in self.layouts]
+
     def break_static(self, bx: BreakContext, tiles: dict[str, TileDecl]) -> Broken:
-        raise NotImplementedError(
-            "a conv_layouts rule speaks of ConvTiles, which the tile planner does not declare"
-        )
+        """The last operand's ConvTile takes a layout that forms no listed combination with the
+        others' (one the rule names elsewhere, else another conv layout)."""
+        last = self.operands[-1]
+        tile = tiles[last]
+        if tile.conv is None:
+            raise NotImplementedError("a conv_layouts rule is broken on ConvTile operands (TileDecl.conv)")
+        given = [tiles[o].conv[0] if tiles[o].conv else "" for o in self.operands[:-1]]  # type: ignore[index]
+        named = [combo[-1] for combo in self.layouts]
+        candidates = [*dict.fromkeys(named), *(lay for lay in CONV_LAYOUTS if lay not in named)]
+        listed = [list(combo) for combo in self.layouts]
+        other = next(lay for lay in candidates if [*given, lay] not in listed)
+        return Broken({**tiles, last: replace(tile, conv=(other, tile.conv[1]))}, changed=last)

@@ -25,6 +25,7 @@ class TileShape:
     slayout: str | None = None  # inner (fractal box) layout of a boxed tile
     pad: str | None = None  # PadValue; None: Null
     fractal: int | None = None  # bytes of one box of a boxed tile; None: 512
+    conv: list[Any] | None = None  # a ConvTile: [Layout, extent, ...] (rows x cols its element count)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -40,6 +41,8 @@ class TileShape:
             out["pad"] = self.pad
         if self.fractal:
             out["fractal"] = self.fractal
+        if self.conv:
+            out["conv"] = list(self.conv)
         return out
 
     @classmethod
@@ -53,6 +56,7 @@ class TileShape:
             d.get("slayout"),
             d.get("pad"),
             d.get("fractal"),
+            d.get("conv"),
         )
 
 

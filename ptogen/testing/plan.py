@@ -56,6 +56,9 @@ class GlobalDecl:
     layout: str = "ND"  # "ND", "DN" or "NZ"
     dynamic: bool = False  # extents and leading stride given at run time
     block: int = 0  # NZ: elements of one block row (32 bytes)
+    # A conv layout's tensor (NC1HWC0, ...): its five extents and strides as stated, and the buffer's
+    # elements (rows x cols is then the ConvTile's matrix).
+    dims: tuple[tuple[int, ...], tuple[int, ...], int] | None = None
 
     @property
     def type_name(self) -> str:
@@ -64,6 +67,8 @@ class GlobalDecl:
     @property
     def shape(self) -> list[int]:
         """Extents of dimensions 0..4."""
+        if self.dims is not None:
+            return list(self.dims[0])
         if self.layout == "NZ":
             return [1, self.cols // self.block, self.rows // 16, 16, self.block]
         return [1, 1, 1, self.rows, self.cols]
@@ -71,6 +76,8 @@ class GlobalDecl:
     @property
     def strides(self) -> list[int]:
         """Element strides of dimensions 0..4 (the outer three span the whole buffer)."""
+        if self.dims is not None:
+            return list(self.dims[1])
         if self.layout == "NZ":
             return [self.size, self.rows * self.block, 16 * self.block, self.block, 1]
         inner = [self.ld, 1] if self.layout == "ND" else [1, self.ld]
@@ -79,6 +86,8 @@ class GlobalDecl:
     @property
     def size(self) -> int:
         """Elements of the host buffer."""
+        if self.dims is not None:
+            return self.dims[2]
         if self.layout == "NZ":
             return self.rows * self.cols
         return self.ld * (self.rows if self.layout == "ND" else self.cols)
@@ -775,6 +784,7 @@ def op_manifest(project: ProjectViewAPI, t: OpTests) -> OpManifest:
                                 x.slayout,
                                 x.pad,
                                 x.fractal,
+                                [x.conv[0], *x.conv[1]] if x.conv else None,
                             )
                             for x in c.tiles
                         },

@@ -3063,6 +3063,904 @@ void case_62([[maybe_unused]] Prof profile) {
     store("c62_dst.out", dst.data(), 1024);
 }
 
+// case 63 (int8_t_conv): FRACTAL_Z [K, N1, 16, C0]
+void case_63([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Right, int8_t, 64, 32, BLayout::RowMajor, 64, 32, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c63_dst.bin", dst.data(), 2048);
+    using Tile_src =
+        ConvTile<TileType::Mat, int8_t, 6144 * sizeof(int8_t), Layout::FRACTAL_Z, ConvTileShape<4, 3, 16, 32>>;
+    Tile_src src;
+    TASSIGN(src, 0x800);
+    load("c63_src.bin", src.data(), 6144);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TEXTRACT<profile_a2a3>(dst, src, 32, 16);
+        break;
+    case Prof::A5:
+        profiled::TEXTRACT<profile_a5>(dst, src, 32, 16);
+        break;
+    case Prof::CPU:
+        profiled::TEXTRACT<profile_cpu>(dst, src, 32, 16);
+        break;
+    }
+    store("c63_dst.out", dst.data(), 2048);
+}
+
+// case 64 (int8_t_conv): FRACTAL_Z, partial valid region
+void case_64([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Right, int8_t, 96, 16, BLayout::RowMajor, 92, 9, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c64_dst.bin", dst.data(), 1536);
+    using Tile_src =
+        ConvTile<TileType::Mat, int8_t, 6144 * sizeof(int8_t), Layout::FRACTAL_Z, ConvTileShape<6, 2, 16, 32>>;
+    Tile_src src;
+    TASSIGN(src, 0x600);
+    load("c64_src.bin", src.data(), 6144);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TEXTRACT<profile_a2a3>(dst, src, 32, 16);
+        break;
+    case Prof::A5:
+        profiled::TEXTRACT<profile_a5>(dst, src, 32, 16);
+        break;
+    case Prof::CPU:
+        profiled::TEXTRACT<profile_cpu>(dst, src, 32, 16);
+        break;
+    }
+    store("c64_dst.out", dst.data(), 1536);
+}
+
+// case 65 (int8_t_conv): FRACTAL_Z [C1, H, W, N, C0]
+void case_65([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Right, int8_t, 64, 16, BLayout::RowMajor, 64, 16, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c65_dst.bin", dst.data(), 1024);
+    using Tile_src =
+        ConvTile<TileType::Mat, int8_t, 4096 * sizeof(int8_t), Layout::FRACTAL_Z, ConvTileShape<1, 2, 2, 32, 32>>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c65_src.bin", src.data(), 4096);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TEXTRACT<profile_a2a3>(dst, src, 32, 16);
+        break;
+    case Prof::A5:
+        profiled::TEXTRACT<profile_a5>(dst, src, 32, 16);
+        break;
+    case Prof::CPU:
+        profiled::TEXTRACT<profile_cpu>(dst, src, 32, 16);
+        break;
+    }
+    store("c65_dst.out", dst.data(), 1024);
+}
+
+// case 66 (int8_t_conv): FRACTAL_Z_3D
+void case_66([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Right, int8_t, 64, 16, BLayout::RowMajor, 64, 13, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c66_dst.bin", dst.data(), 1024);
+    using Tile_src =
+        ConvTile<TileType::Mat, int8_t, 4096 * sizeof(int8_t), Layout::FRACTAL_Z_3D, ConvTileShape<4, 2, 16, 32>>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c66_src.bin", src.data(), 4096);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TEXTRACT<profile_a2a3>(dst, src, 64, 16);
+        break;
+    case Prof::A5:
+        profiled::TEXTRACT<profile_a5>(dst, src, 64, 16);
+        break;
+    case Prof::CPU:
+        profiled::TEXTRACT<profile_cpu>(dst, src, 64, 16);
+        break;
+    }
+    store("c66_dst.out", dst.data(), 1024);
+}
+
+// case 67 (uint8_t_conv): FRACTAL_Z [K, N1, 16, C0]
+void case_67([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Right, uint8_t, 64, 32, BLayout::RowMajor, 64, 32, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c67_dst.bin", dst.data(), 2048);
+    using Tile_src =
+        ConvTile<TileType::Mat, uint8_t, 6144 * sizeof(uint8_t), Layout::FRACTAL_Z, ConvTileShape<4, 3, 16, 32>>;
+    Tile_src src;
+    TASSIGN(src, 0x800);
+    load("c67_src.bin", src.data(), 6144);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TEXTRACT<profile_a2a3>(dst, src, 32, 16);
+        break;
+    case Prof::A5:
+        profiled::TEXTRACT<profile_a5>(dst, src, 32, 16);
+        break;
+    case Prof::CPU:
+        profiled::TEXTRACT<profile_cpu>(dst, src, 32, 16);
+        break;
+    }
+    store("c67_dst.out", dst.data(), 2048);
+}
+
+// case 68 (uint8_t_conv): FRACTAL_Z, partial valid region
+void case_68([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Right, uint8_t, 96, 16, BLayout::RowMajor, 92, 9, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c68_dst.bin", dst.data(), 1536);
+    using Tile_src =
+        ConvTile<TileType::Mat, uint8_t, 6144 * sizeof(uint8_t), Layout::FRACTAL_Z, ConvTileShape<6, 2, 16, 32>>;
+    Tile_src src;
+    TASSIGN(src, 0x600);
+    load("c68_src.bin", src.data(), 6144);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TEXTRACT<profile_a2a3>(dst, src, 32, 16);
+        break;
+    case Prof::A5:
+        profiled::TEXTRACT<profile_a5>(dst, src, 32, 16);
+        break;
+    case Prof::CPU:
+        profiled::TEXTRACT<profile_cpu>(dst, src, 32, 16);
+        break;
+    }
+    store("c68_dst.out", dst.data(), 1536);
+}
+
+// case 69 (uint8_t_conv): FRACTAL_Z [C1, H, W, N, C0]
+void case_69([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Right, uint8_t, 64, 16, BLayout::RowMajor, 64, 16, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c69_dst.bin", dst.data(), 1024);
+    using Tile_src =
+        ConvTile<TileType::Mat, uint8_t, 4096 * sizeof(uint8_t), Layout::FRACTAL_Z, ConvTileShape<1, 2, 2, 32, 32>>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c69_src.bin", src.data(), 4096);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TEXTRACT<profile_a2a3>(dst, src, 32, 16);
+        break;
+    case Prof::A5:
+        profiled::TEXTRACT<profile_a5>(dst, src, 32, 16);
+        break;
+    case Prof::CPU:
+        profiled::TEXTRACT<profile_cpu>(dst, src, 32, 16);
+        break;
+    }
+    store("c69_dst.out", dst.data(), 1024);
+}
+
+// case 70 (uint8_t_conv): FRACTAL_Z_3D
+void case_70([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Right, uint8_t, 64, 16, BLayout::RowMajor, 64, 13, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c70_dst.bin", dst.data(), 1024);
+    using Tile_src =
+        ConvTile<TileType::Mat, uint8_t, 4096 * sizeof(uint8_t), Layout::FRACTAL_Z_3D, ConvTileShape<4, 2, 16, 32>>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c70_src.bin", src.data(), 4096);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TEXTRACT<profile_a2a3>(dst, src, 64, 16);
+        break;
+    case Prof::A5:
+        profiled::TEXTRACT<profile_a5>(dst, src, 64, 16);
+        break;
+    case Prof::CPU:
+        profiled::TEXTRACT<profile_cpu>(dst, src, 64, 16);
+        break;
+    }
+    store("c70_dst.out", dst.data(), 1024);
+}
+
+// case 71 (int16_t_conv): FRACTAL_Z [K, N1, 16, C0]
+void case_71([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Right, int16_t, 32, 32, BLayout::RowMajor, 32, 32, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c71_dst.bin", dst.data(), 1024);
+    using Tile_src =
+        ConvTile<TileType::Mat, int16_t, 3072 * sizeof(int16_t), Layout::FRACTAL_Z, ConvTileShape<4, 3, 16, 16>>;
+    Tile_src src;
+    TASSIGN(src, 0x800);
+    load("c71_src.bin", src.data(), 3072);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TEXTRACT<profile_a2a3>(dst, src, 16, 16);
+        break;
+    case Prof::A5:
+        profiled::TEXTRACT<profile_a5>(dst, src, 16, 16);
+        break;
+    case Prof::CPU:
+        profiled::TEXTRACT<profile_cpu>(dst, src, 16, 16);
+        break;
+    }
+    store("c71_dst.out", dst.data(), 1024);
+}
+
+// case 72 (int16_t_conv): FRACTAL_Z, partial valid region
+void case_72([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Right, int16_t, 48, 16, BLayout::RowMajor, 44, 9, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c72_dst.bin", dst.data(), 768);
+    using Tile_src =
+        ConvTile<TileType::Mat, int16_t, 3072 * sizeof(int16_t), Layout::FRACTAL_Z, ConvTileShape<6, 2, 16, 16>>;
+    Tile_src src;
+    TASSIGN(src, 0x600);
+    load("c72_src.bin", src.data(), 3072);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TEXTRACT<profile_a2a3>(dst, src, 16, 16);
+        break;
+    case Prof::A5:
+        profiled::TEXTRACT<profile_a5>(dst, src, 16, 16);
+        break;
+    case Prof::CPU:
+        profiled::TEXTRACT<profile_cpu>(dst, src, 16, 16);
+        break;
+    }
+    store("c72_dst.out", dst.data(), 768);
+}
+
+// case 73 (int16_t_conv): FRACTAL_Z [C1, H, W, N, C0]
+void case_73([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Right, int16_t, 32, 16, BLayout::RowMajor, 32, 16, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c73_dst.bin", dst.data(), 512);
+    using Tile_src =
+        ConvTile<TileType::Mat, int16_t, 2048 * sizeof(int16_t), Layout::FRACTAL_Z, ConvTileShape<1, 2, 2, 32, 16>>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c73_src.bin", src.data(), 2048);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TEXTRACT<profile_a2a3>(dst, src, 16, 16);
+        break;
+    case Prof::A5:
+        profiled::TEXTRACT<profile_a5>(dst, src, 16, 16);
+        break;
+    case Prof::CPU:
+        profiled::TEXTRACT<profile_cpu>(dst, src, 16, 16);
+        break;
+    }
+    store("c73_dst.out", dst.data(), 512);
+}
+
+// case 74 (int16_t_conv): FRACTAL_Z_3D
+void case_74([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Right, int16_t, 32, 16, BLayout::RowMajor, 32, 13, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c74_dst.bin", dst.data(), 512);
+    using Tile_src =
+        ConvTile<TileType::Mat, int16_t, 2048 * sizeof(int16_t), Layout::FRACTAL_Z_3D, ConvTileShape<4, 2, 16, 16>>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c74_src.bin", src.data(), 2048);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TEXTRACT<profile_a2a3>(dst, src, 32, 16);
+        break;
+    case Prof::A5:
+        profiled::TEXTRACT<profile_a5>(dst, src, 32, 16);
+        break;
+    case Prof::CPU:
+        profiled::TEXTRACT<profile_cpu>(dst, src, 32, 16);
+        break;
+    }
+    store("c74_dst.out", dst.data(), 512);
+}
+
+// case 75 (uint16_t_conv): FRACTAL_Z [K, N1, 16, C0]
+void case_75([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Right, uint16_t, 32, 32, BLayout::RowMajor, 32, 32, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c75_dst.bin", dst.data(), 1024);
+    using Tile_src =
+        ConvTile<TileType::Mat, uint16_t, 3072 * sizeof(uint16_t), Layout::FRACTAL_Z, ConvTileShape<4, 3, 16, 16>>;
+    Tile_src src;
+    TASSIGN(src, 0x800);
+    load("c75_src.bin", src.data(), 3072);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TEXTRACT<profile_a2a3>(dst, src, 16, 16);
+        break;
+    case Prof::A5:
+        profiled::TEXTRACT<profile_a5>(dst, src, 16, 16);
+        break;
+    case Prof::CPU:
+        profiled::TEXTRACT<profile_cpu>(dst, src, 16, 16);
+        break;
+    }
+    store("c75_dst.out", dst.data(), 1024);
+}
+
+// case 76 (uint16_t_conv): FRACTAL_Z, partial valid region
+void case_76([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Right, uint16_t, 48, 16, BLayout::RowMajor, 44, 9, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c76_dst.bin", dst.data(), 768);
+    using Tile_src =
+        ConvTile<TileType::Mat, uint16_t, 3072 * sizeof(uint16_t), Layout::FRACTAL_Z, ConvTileShape<6, 2, 16, 16>>;
+    Tile_src src;
+    TASSIGN(src, 0x600);
+    load("c76_src.bin", src.data(), 3072);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TEXTRACT<profile_a2a3>(dst, src, 16, 16);
+        break;
+    case Prof::A5:
+        profiled::TEXTRACT<profile_a5>(dst, src, 16, 16);
+        break;
+    case Prof::CPU:
+        profiled::TEXTRACT<profile_cpu>(dst, src, 16, 16);
+        break;
+    }
+    store("c76_dst.out", dst.data(), 768);
+}
+
+// case 77 (uint16_t_conv): FRACTAL_Z [C1, H, W, N, C0]
+void case_77([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Right, uint16_t, 32, 16, BLayout::RowMajor, 32, 16, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c77_dst.bin", dst.data(), 512);
+    using Tile_src =
+        ConvTile<TileType::Mat, uint16_t, 2048 * sizeof(uint16_t), Layout::FRACTAL_Z, ConvTileShape<1, 2, 2, 32, 16>>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c77_src.bin", src.data(), 2048);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TEXTRACT<profile_a2a3>(dst, src, 16, 16);
+        break;
+    case Prof::A5:
+        profiled::TEXTRACT<profile_a5>(dst, src, 16, 16);
+        break;
+    case Prof::CPU:
+        profiled::TEXTRACT<profile_cpu>(dst, src, 16, 16);
+        break;
+    }
+    store("c77_dst.out", dst.data(), 512);
+}
+
+// case 78 (uint16_t_conv): FRACTAL_Z_3D
+void case_78([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Right, uint16_t, 32, 16, BLayout::RowMajor, 32, 13, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c78_dst.bin", dst.data(), 512);
+    using Tile_src =
+        ConvTile<TileType::Mat, uint16_t, 2048 * sizeof(uint16_t), Layout::FRACTAL_Z_3D, ConvTileShape<4, 2, 16, 16>>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c78_src.bin", src.data(), 2048);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TEXTRACT<profile_a2a3>(dst, src, 32, 16);
+        break;
+    case Prof::A5:
+        profiled::TEXTRACT<profile_a5>(dst, src, 32, 16);
+        break;
+    case Prof::CPU:
+        profiled::TEXTRACT<profile_cpu>(dst, src, 32, 16);
+        break;
+    }
+    store("c78_dst.out", dst.data(), 512);
+}
+
+// case 79 (int32_t_conv): FRACTAL_Z [K, N1, 16, C0]
+void case_79([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Right, int32_t, 16, 32, BLayout::RowMajor, 16, 32, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c79_dst.bin", dst.data(), 512);
+    using Tile_src =
+        ConvTile<TileType::Mat, int32_t, 1536 * sizeof(int32_t), Layout::FRACTAL_Z, ConvTileShape<4, 3, 16, 8>>;
+    Tile_src src;
+    TASSIGN(src, 0x800);
+    load("c79_src.bin", src.data(), 1536);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TEXTRACT<profile_a2a3>(dst, src, 8, 16);
+        break;
+    case Prof::A5:
+        profiled::TEXTRACT<profile_a5>(dst, src, 8, 16);
+        break;
+    case Prof::CPU:
+        profiled::TEXTRACT<profile_cpu>(dst, src, 8, 16);
+        break;
+    }
+    store("c79_dst.out", dst.data(), 512);
+}
+
+// case 80 (int32_t_conv): FRACTAL_Z, partial valid region
+void case_80([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Right, int32_t, 24, 16, BLayout::RowMajor, 20, 9, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c80_dst.bin", dst.data(), 384);
+    using Tile_src =
+        ConvTile<TileType::Mat, int32_t, 1536 * sizeof(int32_t), Layout::FRACTAL_Z, ConvTileShape<6, 2, 16, 8>>;
+    Tile_src src;
+    TASSIGN(src, 0x600);
+    load("c80_src.bin", src.data(), 1536);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TEXTRACT<profile_a2a3>(dst, src, 8, 16);
+        break;
+    case Prof::A5:
+        profiled::TEXTRACT<profile_a5>(dst, src, 8, 16);
+        break;
+    case Prof::CPU:
+        profiled::TEXTRACT<profile_cpu>(dst, src, 8, 16);
+        break;
+    }
+    store("c80_dst.out", dst.data(), 384);
+}
+
+// case 81 (int32_t_conv): FRACTAL_Z [C1, H, W, N, C0]
+void case_81([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Right, int32_t, 16, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c81_dst.bin", dst.data(), 256);
+    using Tile_src =
+        ConvTile<TileType::Mat, int32_t, 1024 * sizeof(int32_t), Layout::FRACTAL_Z, ConvTileShape<1, 2, 2, 32, 8>>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c81_src.bin", src.data(), 1024);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TEXTRACT<profile_a2a3>(dst, src, 8, 16);
+        break;
+    case Prof::A5:
+        profiled::TEXTRACT<profile_a5>(dst, src, 8, 16);
+        break;
+    case Prof::CPU:
+        profiled::TEXTRACT<profile_cpu>(dst, src, 8, 16);
+        break;
+    }
+    store("c81_dst.out", dst.data(), 256);
+}
+
+// case 82 (int32_t_conv): FRACTAL_Z_3D
+void case_82([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Right, int32_t, 16, 16, BLayout::RowMajor, 16, 13, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c82_dst.bin", dst.data(), 256);
+    using Tile_src =
+        ConvTile<TileType::Mat, int32_t, 1024 * sizeof(int32_t), Layout::FRACTAL_Z_3D, ConvTileShape<4, 2, 16, 8>>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c82_src.bin", src.data(), 1024);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TEXTRACT<profile_a2a3>(dst, src, 16, 16);
+        break;
+    case Prof::A5:
+        profiled::TEXTRACT<profile_a5>(dst, src, 16, 16);
+        break;
+    case Prof::CPU:
+        profiled::TEXTRACT<profile_cpu>(dst, src, 16, 16);
+        break;
+    }
+    store("c82_dst.out", dst.data(), 256);
+}
+
+// case 83 (uint32_t_conv): FRACTAL_Z [K, N1, 16, C0]
+void case_83([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Right, uint32_t, 16, 32, BLayout::RowMajor, 16, 32, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c83_dst.bin", dst.data(), 512);
+    using Tile_src =
+        ConvTile<TileType::Mat, uint32_t, 1536 * sizeof(uint32_t), Layout::FRACTAL_Z, ConvTileShape<4, 3, 16, 8>>;
+    Tile_src src;
+    TASSIGN(src, 0x800);
+    load("c83_src.bin", src.data(), 1536);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TEXTRACT<profile_a2a3>(dst, src, 8, 16);
+        break;
+    case Prof::A5:
+        profiled::TEXTRACT<profile_a5>(dst, src, 8, 16);
+        break;
+    case Prof::CPU:
+        profiled::TEXTRACT<profile_cpu>(dst, src, 8, 16);
+        break;
+    }
+    store("c83_dst.out", dst.data(), 512);
+}
+
+// case 84 (uint32_t_conv): FRACTAL_Z, partial valid region
+void case_84([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Right, uint32_t, 24, 16, BLayout::RowMajor, 20, 9, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c84_dst.bin", dst.data(), 384);
+    using Tile_src =
+        ConvTile<TileType::Mat, uint32_t, 1536 * sizeof(uint32_t), Layout::FRACTAL_Z, ConvTileShape<6, 2, 16, 8>>;
+    Tile_src src;
+    TASSIGN(src, 0x600);
+    load("c84_src.bin", src.data(), 1536);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TEXTRACT<profile_a2a3>(dst, src, 8, 16);
+        break;
+    case Prof::A5:
+        profiled::TEXTRACT<profile_a5>(dst, src, 8, 16);
+        break;
+    case Prof::CPU:
+        profiled::TEXTRACT<profile_cpu>(dst, src, 8, 16);
+        break;
+    }
+    store("c84_dst.out", dst.data(), 384);
+}
+
+// case 85 (uint32_t_conv): FRACTAL_Z [C1, H, W, N, C0]
+void case_85([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Right, uint32_t, 16, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c85_dst.bin", dst.data(), 256);
+    using Tile_src =
+        ConvTile<TileType::Mat, uint32_t, 1024 * sizeof(uint32_t), Layout::FRACTAL_Z, ConvTileShape<1, 2, 2, 32, 8>>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c85_src.bin", src.data(), 1024);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TEXTRACT<profile_a2a3>(dst, src, 8, 16);
+        break;
+    case Prof::A5:
+        profiled::TEXTRACT<profile_a5>(dst, src, 8, 16);
+        break;
+    case Prof::CPU:
+        profiled::TEXTRACT<profile_cpu>(dst, src, 8, 16);
+        break;
+    }
+    store("c85_dst.out", dst.data(), 256);
+}
+
+// case 86 (uint32_t_conv): FRACTAL_Z_3D
+void case_86([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Right, uint32_t, 16, 16, BLayout::RowMajor, 16, 13, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c86_dst.bin", dst.data(), 256);
+    using Tile_src =
+        ConvTile<TileType::Mat, uint32_t, 1024 * sizeof(uint32_t), Layout::FRACTAL_Z_3D, ConvTileShape<4, 2, 16, 8>>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c86_src.bin", src.data(), 1024);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TEXTRACT<profile_a2a3>(dst, src, 16, 16);
+        break;
+    case Prof::A5:
+        profiled::TEXTRACT<profile_a5>(dst, src, 16, 16);
+        break;
+    case Prof::CPU:
+        profiled::TEXTRACT<profile_cpu>(dst, src, 16, 16);
+        break;
+    }
+    store("c86_dst.out", dst.data(), 256);
+}
+
+// case 87 (half_conv): FRACTAL_Z [K, N1, 16, C0]
+void case_87([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Right, half, 32, 32, BLayout::RowMajor, 32, 32, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c87_dst.bin", dst.data(), 1024);
+    using Tile_src = ConvTile<TileType::Mat, half, 3072 * sizeof(half), Layout::FRACTAL_Z, ConvTileShape<4, 3, 16, 16>>;
+    Tile_src src;
+    TASSIGN(src, 0x800);
+    load("c87_src.bin", src.data(), 3072);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TEXTRACT<profile_a2a3>(dst, src, 16, 16);
+        break;
+    case Prof::A5:
+        profiled::TEXTRACT<profile_a5>(dst, src, 16, 16);
+        break;
+    case Prof::CPU:
+        profiled::TEXTRACT<profile_cpu>(dst, src, 16, 16);
+        break;
+    }
+    store("c87_dst.out", dst.data(), 1024);
+}
+
+// case 88 (half_conv): FRACTAL_Z, partial valid region
+void case_88([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Right, half, 48, 16, BLayout::RowMajor, 44, 9, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c88_dst.bin", dst.data(), 768);
+    using Tile_src = ConvTile<TileType::Mat, half, 3072 * sizeof(half), Layout::FRACTAL_Z, ConvTileShape<6, 2, 16, 16>>;
+    Tile_src src;
+    TASSIGN(src, 0x600);
+    load("c88_src.bin", src.data(), 3072);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TEXTRACT<profile_a2a3>(dst, src, 16, 16);
+        break;
+    case Prof::A5:
+        profiled::TEXTRACT<profile_a5>(dst, src, 16, 16);
+        break;
+    case Prof::CPU:
+        profiled::TEXTRACT<profile_cpu>(dst, src, 16, 16);
+        break;
+    }
+    store("c88_dst.out", dst.data(), 768);
+}
+
+// case 89 (half_conv): FRACTAL_Z [C1, H, W, N, C0]
+void case_89([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Right, half, 32, 16, BLayout::RowMajor, 32, 16, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c89_dst.bin", dst.data(), 512);
+    using Tile_src =
+        ConvTile<TileType::Mat, half, 2048 * sizeof(half), Layout::FRACTAL_Z, ConvTileShape<1, 2, 2, 32, 16>>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c89_src.bin", src.data(), 2048);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TEXTRACT<profile_a2a3>(dst, src, 16, 16);
+        break;
+    case Prof::A5:
+        profiled::TEXTRACT<profile_a5>(dst, src, 16, 16);
+        break;
+    case Prof::CPU:
+        profiled::TEXTRACT<profile_cpu>(dst, src, 16, 16);
+        break;
+    }
+    store("c89_dst.out", dst.data(), 512);
+}
+
+// case 90 (half_conv): FRACTAL_Z_3D
+void case_90([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Right, half, 32, 16, BLayout::RowMajor, 32, 13, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c90_dst.bin", dst.data(), 512);
+    using Tile_src =
+        ConvTile<TileType::Mat, half, 2048 * sizeof(half), Layout::FRACTAL_Z_3D, ConvTileShape<4, 2, 16, 16>>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c90_src.bin", src.data(), 2048);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TEXTRACT<profile_a2a3>(dst, src, 32, 16);
+        break;
+    case Prof::A5:
+        profiled::TEXTRACT<profile_a5>(dst, src, 32, 16);
+        break;
+    case Prof::CPU:
+        profiled::TEXTRACT<profile_cpu>(dst, src, 32, 16);
+        break;
+    }
+    store("c90_dst.out", dst.data(), 512);
+}
+
+// case 91 (bfloat16_t_conv): FRACTAL_Z [K, N1, 16, C0]
+void case_91([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Right, bfloat16_t, 32, 32, BLayout::RowMajor, 32, 32, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c91_dst.bin", dst.data(), 1024);
+    using Tile_src =
+        ConvTile<TileType::Mat, bfloat16_t, 3072 * sizeof(bfloat16_t), Layout::FRACTAL_Z, ConvTileShape<4, 3, 16, 16>>;
+    Tile_src src;
+    TASSIGN(src, 0x800);
+    load("c91_src.bin", src.data(), 3072);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TEXTRACT<profile_a2a3>(dst, src, 16, 16);
+        break;
+    case Prof::A5:
+        profiled::TEXTRACT<profile_a5>(dst, src, 16, 16);
+        break;
+    case Prof::CPU:
+        profiled::TEXTRACT<profile_cpu>(dst, src, 16, 16);
+        break;
+    }
+    store("c91_dst.out", dst.data(), 1024);
+}
+
+// case 92 (bfloat16_t_conv): FRACTAL_Z, partial valid region
+void case_92([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Right, bfloat16_t, 48, 16, BLayout::RowMajor, 44, 9, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c92_dst.bin", dst.data(), 768);
+    using Tile_src =
+        ConvTile<TileType::Mat, bfloat16_t, 3072 * sizeof(bfloat16_t), Layout::FRACTAL_Z, ConvTileShape<6, 2, 16, 16>>;
+    Tile_src src;
+    TASSIGN(src, 0x600);
+    load("c92_src.bin", src.data(), 3072);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TEXTRACT<profile_a2a3>(dst, src, 16, 16);
+        break;
+    case Prof::A5:
+        profiled::TEXTRACT<profile_a5>(dst, src, 16, 16);
+        break;
+    case Prof::CPU:
+        profiled::TEXTRACT<profile_cpu>(dst, src, 16, 16);
+        break;
+    }
+    store("c92_dst.out", dst.data(), 768);
+}
+
+// case 93 (bfloat16_t_conv): FRACTAL_Z [C1, H, W, N, C0]
+void case_93([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Right, bfloat16_t, 32, 16, BLayout::RowMajor, 32, 16, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c93_dst.bin", dst.data(), 512);
+    using Tile_src = ConvTile<TileType::Mat, bfloat16_t, 2048 * sizeof(bfloat16_t), Layout::FRACTAL_Z,
+                              ConvTileShape<1, 2, 2, 32, 16>>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c93_src.bin", src.data(), 2048);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TEXTRACT<profile_a2a3>(dst, src, 16, 16);
+        break;
+    case Prof::A5:
+        profiled::TEXTRACT<profile_a5>(dst, src, 16, 16);
+        break;
+    case Prof::CPU:
+        profiled::TEXTRACT<profile_cpu>(dst, src, 16, 16);
+        break;
+    }
+    store("c93_dst.out", dst.data(), 512);
+}
+
+// case 94 (bfloat16_t_conv): FRACTAL_Z_3D
+void case_94([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Right, bfloat16_t, 32, 16, BLayout::RowMajor, 32, 13, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c94_dst.bin", dst.data(), 512);
+    using Tile_src = ConvTile<TileType::Mat, bfloat16_t, 2048 * sizeof(bfloat16_t), Layout::FRACTAL_Z_3D,
+                              ConvTileShape<4, 2, 16, 16>>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c94_src.bin", src.data(), 2048);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TEXTRACT<profile_a2a3>(dst, src, 32, 16);
+        break;
+    case Prof::A5:
+        profiled::TEXTRACT<profile_a5>(dst, src, 32, 16);
+        break;
+    case Prof::CPU:
+        profiled::TEXTRACT<profile_cpu>(dst, src, 32, 16);
+        break;
+    }
+    store("c94_dst.out", dst.data(), 512);
+}
+
+// case 95 (float_conv): FRACTAL_Z [K, N1, 16, C0]
+void case_95([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Right, float, 16, 32, BLayout::RowMajor, 16, 32, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c95_dst.bin", dst.data(), 512);
+    using Tile_src =
+        ConvTile<TileType::Mat, float, 1536 * sizeof(float), Layout::FRACTAL_Z, ConvTileShape<4, 3, 16, 8>>;
+    Tile_src src;
+    TASSIGN(src, 0x800);
+    load("c95_src.bin", src.data(), 1536);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TEXTRACT<profile_a2a3>(dst, src, 8, 16);
+        break;
+    case Prof::A5:
+        profiled::TEXTRACT<profile_a5>(dst, src, 8, 16);
+        break;
+    case Prof::CPU:
+        profiled::TEXTRACT<profile_cpu>(dst, src, 8, 16);
+        break;
+    }
+    store("c95_dst.out", dst.data(), 512);
+}
+
+// case 96 (float_conv): FRACTAL_Z, partial valid region
+void case_96([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Right, float, 24, 16, BLayout::RowMajor, 20, 9, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c96_dst.bin", dst.data(), 384);
+    using Tile_src =
+        ConvTile<TileType::Mat, float, 1536 * sizeof(float), Layout::FRACTAL_Z, ConvTileShape<6, 2, 16, 8>>;
+    Tile_src src;
+    TASSIGN(src, 0x600);
+    load("c96_src.bin", src.data(), 1536);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TEXTRACT<profile_a2a3>(dst, src, 8, 16);
+        break;
+    case Prof::A5:
+        profiled::TEXTRACT<profile_a5>(dst, src, 8, 16);
+        break;
+    case Prof::CPU:
+        profiled::TEXTRACT<profile_cpu>(dst, src, 8, 16);
+        break;
+    }
+    store("c96_dst.out", dst.data(), 384);
+}
+
+// case 97 (float_conv): FRACTAL_Z [C1, H, W, N, C0]
+void case_97([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Right, float, 16, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c97_dst.bin", dst.data(), 256);
+    using Tile_src =
+        ConvTile<TileType::Mat, float, 1024 * sizeof(float), Layout::FRACTAL_Z, ConvTileShape<1, 2, 2, 32, 8>>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c97_src.bin", src.data(), 1024);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TEXTRACT<profile_a2a3>(dst, src, 8, 16);
+        break;
+    case Prof::A5:
+        profiled::TEXTRACT<profile_a5>(dst, src, 8, 16);
+        break;
+    case Prof::CPU:
+        profiled::TEXTRACT<profile_cpu>(dst, src, 8, 16);
+        break;
+    }
+    store("c97_dst.out", dst.data(), 256);
+}
+
+// case 98 (float_conv): FRACTAL_Z_3D
+void case_98([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Right, float, 16, 16, BLayout::RowMajor, 16, 13, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c98_dst.bin", dst.data(), 256);
+    using Tile_src =
+        ConvTile<TileType::Mat, float, 1024 * sizeof(float), Layout::FRACTAL_Z_3D, ConvTileShape<4, 2, 16, 8>>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c98_src.bin", src.data(), 1024);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TEXTRACT<profile_a2a3>(dst, src, 16, 16);
+        break;
+    case Prof::A5:
+        profiled::TEXTRACT<profile_a5>(dst, src, 16, 16);
+        break;
+    case Prof::CPU:
+        profiled::TEXTRACT<profile_cpu>(dst, src, 16, 16);
+        break;
+    }
+    store("c98_dst.out", dst.data(), 256);
+}
+
 struct Entry {
     const char* id;
     void (*run)(Prof);
@@ -3109,7 +4007,43 @@ const Entry entries[] = {
     {"c53@CPU", case_53, Prof::CPU}, {"c54@CPU", case_54, Prof::CPU},   {"c55@CPU", case_55, Prof::CPU},
     {"c56@CPU", case_56, Prof::CPU}, {"c57@CPU", case_57, Prof::CPU},   {"c58@CPU", case_58, Prof::CPU},
     {"c59@CPU", case_59, Prof::CPU}, {"c60@CPU", case_60, Prof::CPU},   {"c61@CPU", case_61, Prof::CPU},
-    {"c62@CPU", case_62, Prof::CPU},
+    {"c62@CPU", case_62, Prof::CPU}, {"c63@A2A3", case_63, Prof::A2A3}, {"c63@A5", case_63, Prof::A5},
+    {"c63@CPU", case_63, Prof::CPU}, {"c64@A2A3", case_64, Prof::A2A3}, {"c64@A5", case_64, Prof::A5},
+    {"c64@CPU", case_64, Prof::CPU}, {"c65@A2A3", case_65, Prof::A2A3}, {"c65@A5", case_65, Prof::A5},
+    {"c65@CPU", case_65, Prof::CPU}, {"c66@A2A3", case_66, Prof::A2A3}, {"c66@A5", case_66, Prof::A5},
+    {"c66@CPU", case_66, Prof::CPU}, {"c67@A2A3", case_67, Prof::A2A3}, {"c67@A5", case_67, Prof::A5},
+    {"c67@CPU", case_67, Prof::CPU}, {"c68@A2A3", case_68, Prof::A2A3}, {"c68@A5", case_68, Prof::A5},
+    {"c68@CPU", case_68, Prof::CPU}, {"c69@A2A3", case_69, Prof::A2A3}, {"c69@A5", case_69, Prof::A5},
+    {"c69@CPU", case_69, Prof::CPU}, {"c70@A2A3", case_70, Prof::A2A3}, {"c70@A5", case_70, Prof::A5},
+    {"c70@CPU", case_70, Prof::CPU}, {"c71@A2A3", case_71, Prof::A2A3}, {"c71@A5", case_71, Prof::A5},
+    {"c71@CPU", case_71, Prof::CPU}, {"c72@A2A3", case_72, Prof::A2A3}, {"c72@A5", case_72, Prof::A5},
+    {"c72@CPU", case_72, Prof::CPU}, {"c73@A2A3", case_73, Prof::A2A3}, {"c73@A5", case_73, Prof::A5},
+    {"c73@CPU", case_73, Prof::CPU}, {"c74@A2A3", case_74, Prof::A2A3}, {"c74@A5", case_74, Prof::A5},
+    {"c74@CPU", case_74, Prof::CPU}, {"c75@A2A3", case_75, Prof::A2A3}, {"c75@A5", case_75, Prof::A5},
+    {"c75@CPU", case_75, Prof::CPU}, {"c76@A2A3", case_76, Prof::A2A3}, {"c76@A5", case_76, Prof::A5},
+    {"c76@CPU", case_76, Prof::CPU}, {"c77@A2A3", case_77, Prof::A2A3}, {"c77@A5", case_77, Prof::A5},
+    {"c77@CPU", case_77, Prof::CPU}, {"c78@A2A3", case_78, Prof::A2A3}, {"c78@A5", case_78, Prof::A5},
+    {"c78@CPU", case_78, Prof::CPU}, {"c79@A2A3", case_79, Prof::A2A3}, {"c79@A5", case_79, Prof::A5},
+    {"c79@CPU", case_79, Prof::CPU}, {"c80@A2A3", case_80, Prof::A2A3}, {"c80@A5", case_80, Prof::A5},
+    {"c80@CPU", case_80, Prof::CPU}, {"c81@A2A3", case_81, Prof::A2A3}, {"c81@A5", case_81, Prof::A5},
+    {"c81@CPU", case_81, Prof::CPU}, {"c82@A2A3", case_82, Prof::A2A3}, {"c82@A5", case_82, Prof::A5},
+    {"c82@CPU", case_82, Prof::CPU}, {"c83@A2A3", case_83, Prof::A2A3}, {"c83@A5", case_83, Prof::A5},
+    {"c83@CPU", case_83, Prof::CPU}, {"c84@A2A3", case_84, Prof::A2A3}, {"c84@A5", case_84, Prof::A5},
+    {"c84@CPU", case_84, Prof::CPU}, {"c85@A2A3", case_85, Prof::A2A3}, {"c85@A5", case_85, Prof::A5},
+    {"c85@CPU", case_85, Prof::CPU}, {"c86@A2A3", case_86, Prof::A2A3}, {"c86@A5", case_86, Prof::A5},
+    {"c86@CPU", case_86, Prof::CPU}, {"c87@A2A3", case_87, Prof::A2A3}, {"c87@A5", case_87, Prof::A5},
+    {"c87@CPU", case_87, Prof::CPU}, {"c88@A2A3", case_88, Prof::A2A3}, {"c88@A5", case_88, Prof::A5},
+    {"c88@CPU", case_88, Prof::CPU}, {"c89@A2A3", case_89, Prof::A2A3}, {"c89@A5", case_89, Prof::A5},
+    {"c89@CPU", case_89, Prof::CPU}, {"c90@A2A3", case_90, Prof::A2A3}, {"c90@A5", case_90, Prof::A5},
+    {"c90@CPU", case_90, Prof::CPU}, {"c91@A2A3", case_91, Prof::A2A3}, {"c91@A5", case_91, Prof::A5},
+    {"c91@CPU", case_91, Prof::CPU}, {"c92@A2A3", case_92, Prof::A2A3}, {"c92@A5", case_92, Prof::A5},
+    {"c92@CPU", case_92, Prof::CPU}, {"c93@A2A3", case_93, Prof::A2A3}, {"c93@A5", case_93, Prof::A5},
+    {"c93@CPU", case_93, Prof::CPU}, {"c94@A2A3", case_94, Prof::A2A3}, {"c94@A5", case_94, Prof::A5},
+    {"c94@CPU", case_94, Prof::CPU}, {"c95@A2A3", case_95, Prof::A2A3}, {"c95@A5", case_95, Prof::A5},
+    {"c95@CPU", case_95, Prof::CPU}, {"c96@A2A3", case_96, Prof::A2A3}, {"c96@A5", case_96, Prof::A5},
+    {"c96@CPU", case_96, Prof::CPU}, {"c97@A2A3", case_97, Prof::A2A3}, {"c97@A5", case_97, Prof::A5},
+    {"c97@CPU", case_97, Prof::CPU}, {"c98@A2A3", case_98, Prof::A2A3}, {"c98@A5", case_98, Prof::A5},
+    {"c98@CPU", case_98, Prof::CPU},
 };
 
 } // namespace

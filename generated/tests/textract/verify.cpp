@@ -7,6 +7,180 @@
 
 using namespace pto;
 
+// legal twin of variant conv: every rule of the profile holds
+void legal_a2a3_conv() {
+    using Tile_dst = Tile<TileType::Right, int8_t, 64, 32, BLayout::RowMajor, 64, 32, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    using Tile_src =
+        ConvTile<TileType::Mat, int8_t, 6144 * sizeof(int8_t), Layout::FRACTAL_Z, ConvTileShape<4, 3, 16, 32>>;
+    Tile_src src;
+    profiled::TEXTRACT<profile_a2a3>(dst, src, 0, 0);
+}
+
+// breaks rule 100_location_pairs (location_pairs) of the A2A3 profile on variant conv
+// expected-error@*:* {{TEXTRACT [A2A3]: the tile locations of src and dst must be one of the profile's move pairs}}
+void fail_a2a3_conv_100_location_pairs() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 64, 32, BLayout::RowMajor, 64, 32, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    using Tile_src =
+        ConvTile<TileType::Mat, int8_t, 6144 * sizeof(int8_t), Layout::FRACTAL_Z, ConvTileShape<4, 3, 16, 32>>;
+    Tile_src src;
+    // expected-note@+1 {{requested here}}
+    profiled::TEXTRACT<profile_a2a3>(dst, src, 0, 0);
+}
+
+// breaks rule 101_conv_layouts (conv_layouts) of the A2A3 profile on variant conv
+// expected-error@*:* {{TEXTRACT [A2A3]: ConvTile layouts of src must be one of: FRACTAL_Z, FRACTAL_Z_3D}}
+void fail_a2a3_conv_101_conv_layouts() {
+    using Tile_dst = Tile<TileType::Right, int8_t, 64, 32, BLayout::RowMajor, 64, 32, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    using Tile_src =
+        ConvTile<TileType::Mat, int8_t, 6144 * sizeof(int8_t), Layout::NC1HWC0, ConvTileShape<4, 3, 16, 32>>;
+    Tile_src src;
+    // expected-note@+1 {{requested here}}
+    profiled::TEXTRACT<profile_a2a3>(dst, src, 0, 0);
+}
+
+// breaks rule 102_tile_fractal (tile_fractal) of the A2A3 profile on variant conv
+// expected-error@*:* {{TEXTRACT [A2A3]: box layout of dst must be BLayout::RowMajor with SLayout::ColMajor}}
+void fail_a2a3_conv_102_tile_fractal() {
+    using Tile_dst = Tile<TileType::Right, int8_t, 64, 32, BLayout::RowMajor, 64, 32, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    using Tile_src =
+        ConvTile<TileType::Mat, int8_t, 6144 * sizeof(int8_t), Layout::FRACTAL_Z, ConvTileShape<4, 3, 16, 32>>;
+    Tile_src src;
+    // expected-note@+1 {{requested here}}
+    profiled::TEXTRACT<profile_a2a3>(dst, src, 0, 0);
+}
+
+// breaks rule 103_dtype (dtype) of the A2A3 profile on variant conv
+// expected-error@*:* {{TEXTRACT [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float}}
+void fail_a2a3_conv_103_dtype() {
+    using Tile_dst = Tile<TileType::Right, int64_t, 64, 32, BLayout::RowMajor, 64, 32, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    using Tile_src =
+        ConvTile<TileType::Mat, int8_t, 6144 * sizeof(int8_t), Layout::FRACTAL_Z, ConvTileShape<4, 3, 16, 32>>;
+    Tile_src src;
+    // expected-note@+1 {{requested here}}
+    profiled::TEXTRACT<profile_a2a3>(dst, src, 0, 0);
+}
+
+// legal twin of variant conv: every rule of the profile holds
+void legal_a5_conv() {
+    using Tile_dst = Tile<TileType::Right, int8_t, 64, 32, BLayout::RowMajor, 64, 32, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    using Tile_src =
+        ConvTile<TileType::Mat, int8_t, 6144 * sizeof(int8_t), Layout::FRACTAL_Z, ConvTileShape<4, 3, 16, 32>>;
+    Tile_src src;
+    profiled::TEXTRACT<profile_a5>(dst, src, 0, 0);
+}
+
+// breaks rule 100_location_pairs (location_pairs) of the A5 profile on variant conv
+// expected-error@*:* {{TEXTRACT [A5]: the tile locations of src and dst must be one of the profile's move pairs}}
+void fail_a5_conv_100_location_pairs() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 64, 32, BLayout::RowMajor, 64, 32, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    using Tile_src =
+        ConvTile<TileType::Mat, int8_t, 6144 * sizeof(int8_t), Layout::FRACTAL_Z, ConvTileShape<4, 3, 16, 32>>;
+    Tile_src src;
+    // expected-note@+1 {{requested here}}
+    profiled::TEXTRACT<profile_a5>(dst, src, 0, 0);
+}
+
+// breaks rule 101_conv_layouts (conv_layouts) of the A5 profile on variant conv
+// expected-error@*:* {{TEXTRACT [A5]: ConvTile layouts of src must be one of: FRACTAL_Z, FRACTAL_Z_3D}}
+void fail_a5_conv_101_conv_layouts() {
+    using Tile_dst = Tile<TileType::Right, int8_t, 64, 32, BLayout::RowMajor, 64, 32, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    using Tile_src =
+        ConvTile<TileType::Mat, int8_t, 6144 * sizeof(int8_t), Layout::NC1HWC0, ConvTileShape<4, 3, 16, 32>>;
+    Tile_src src;
+    // expected-note@+1 {{requested here}}
+    profiled::TEXTRACT<profile_a5>(dst, src, 0, 0);
+}
+
+// breaks rule 102_tile_fractal (tile_fractal) of the A5 profile on variant conv
+// expected-error@*:* {{TEXTRACT [A5]: box layout of dst must be BLayout::RowMajor with SLayout::ColMajor}}
+void fail_a5_conv_102_tile_fractal() {
+    using Tile_dst = Tile<TileType::Right, int8_t, 64, 32, BLayout::RowMajor, 64, 32, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    using Tile_src =
+        ConvTile<TileType::Mat, int8_t, 6144 * sizeof(int8_t), Layout::FRACTAL_Z, ConvTileShape<4, 3, 16, 32>>;
+    Tile_src src;
+    // expected-note@+1 {{requested here}}
+    profiled::TEXTRACT<profile_a5>(dst, src, 0, 0);
+}
+
+// breaks rule 103_dtype (dtype) of the A5 profile on variant conv
+// expected-error@*:* {{TEXTRACT [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float}}
+void fail_a5_conv_103_dtype() {
+    using Tile_dst = Tile<TileType::Right, int64_t, 64, 32, BLayout::RowMajor, 64, 32, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    using Tile_src =
+        ConvTile<TileType::Mat, int8_t, 6144 * sizeof(int8_t), Layout::FRACTAL_Z, ConvTileShape<4, 3, 16, 32>>;
+    Tile_src src;
+    // expected-note@+1 {{requested here}}
+    profiled::TEXTRACT<profile_a5>(dst, src, 0, 0);
+}
+
+// legal twin of variant conv: every rule of the profile holds
+void legal_cpu_conv() {
+    using Tile_dst = Tile<TileType::Right, int8_t, 64, 32, BLayout::RowMajor, 64, 32, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    using Tile_src =
+        ConvTile<TileType::Mat, int8_t, 6144 * sizeof(int8_t), Layout::FRACTAL_Z, ConvTileShape<4, 3, 16, 32>>;
+    Tile_src src;
+    profiled::TEXTRACT<profile_cpu>(dst, src, 0, 0);
+}
+
+// breaks rule 100_location_pairs (location_pairs) of the CPU profile on variant conv
+// expected-error@*:* {{TEXTRACT [CPU]: the tile locations of src and dst must be one of the profile's move pairs}}
+void fail_cpu_conv_100_location_pairs() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 64, 32, BLayout::RowMajor, 64, 32, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    using Tile_src =
+        ConvTile<TileType::Mat, int8_t, 6144 * sizeof(int8_t), Layout::FRACTAL_Z, ConvTileShape<4, 3, 16, 32>>;
+    Tile_src src;
+    // expected-note@+1 {{requested here}}
+    profiled::TEXTRACT<profile_cpu>(dst, src, 0, 0);
+}
+
+// breaks rule 101_conv_layouts (conv_layouts) of the CPU profile on variant conv
+// expected-error@*:* {{TEXTRACT [CPU]: ConvTile layouts of src must be one of: FRACTAL_Z, FRACTAL_Z_3D}}
+void fail_cpu_conv_101_conv_layouts() {
+    using Tile_dst = Tile<TileType::Right, int8_t, 64, 32, BLayout::RowMajor, 64, 32, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    using Tile_src =
+        ConvTile<TileType::Mat, int8_t, 6144 * sizeof(int8_t), Layout::NC1HWC0, ConvTileShape<4, 3, 16, 32>>;
+    Tile_src src;
+    // expected-note@+1 {{requested here}}
+    profiled::TEXTRACT<profile_cpu>(dst, src, 0, 0);
+}
+
+// breaks rule 102_tile_fractal (tile_fractal) of the CPU profile on variant conv
+// expected-error@*:* {{TEXTRACT [CPU]: box layout of dst must be BLayout::RowMajor with SLayout::ColMajor}}
+void fail_cpu_conv_102_tile_fractal() {
+    using Tile_dst = Tile<TileType::Right, int8_t, 64, 32, BLayout::RowMajor, 64, 32, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    using Tile_src =
+        ConvTile<TileType::Mat, int8_t, 6144 * sizeof(int8_t), Layout::FRACTAL_Z, ConvTileShape<4, 3, 16, 32>>;
+    Tile_src src;
+    // expected-note@+1 {{requested here}}
+    profiled::TEXTRACT<profile_cpu>(dst, src, 0, 0);
+}
+
+// breaks rule 103_dtype (dtype) of the CPU profile on variant conv
+// expected-error@*:* {{TEXTRACT [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float}}
+void fail_cpu_conv_103_dtype() {
+    using Tile_dst = Tile<TileType::Right, int64_t, 64, 32, BLayout::RowMajor, 64, 32, SLayout::ColMajor, 512>;
+    Tile_dst dst;
+    using Tile_src =
+        ConvTile<TileType::Mat, int8_t, 6144 * sizeof(int8_t), Layout::FRACTAL_Z, ConvTileShape<4, 3, 16, 32>>;
+    Tile_src src;
+    // expected-note@+1 {{requested here}}
+    profiled::TEXTRACT<profile_cpu>(dst, src, 0, 0);
+}
+
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;

@@ -4838,6 +4838,1175 @@ void case_188([[maybe_unused]] Prof profile) {
     store("c188_dst.out", dst.data(), 16);
 }
 
+// case 189 (half_conv): NC1HWC0, four extents
+void case_189([[maybe_unused]] Prof profile) {
+    using Tile_dst = ConvTile<TileType::Mat, half, 960 * sizeof(half), Layout::NC1HWC0, ConvTileShape<2, 2, 3, 5>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c189_dst.bin", dst.data(), 960);
+    auto src_buf = std::make_unique<half[]>(2336);
+    using Global_src = GlobalTensor<half, Shape<2, 2, 3, 5, 16>, Stride<1216, 592, 192, 32, 1>, Layout::NC1HWC0>;
+    Global_src src(src_buf.get());
+
+    load("c189_src.bin", src_buf.get(), 2336);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c189_dst.out", dst.data(), 960);
+}
+
+// case 190 (half_conv): NC1HWC0, five extents
+void case_190([[maybe_unused]] Prof profile) {
+    using Tile_dst = ConvTile<TileType::Mat, half, 384 * sizeof(half), Layout::NC1HWC0, ConvTileShape<1, 3, 2, 4, 16>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c190_dst.bin", dst.data(), 384);
+    auto src_buf = std::make_unique<half[]>(944);
+    using Global_src = GlobalTensor<half, Shape<1, 3, 2, 4, 16>, Stride<1040, 336, 160, 32, 1>, Layout::NC1HWC0>;
+    Global_src src(src_buf.get());
+
+    load("c190_src.bin", src_buf.get(), 944);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c190_dst.out", dst.data(), 384);
+}
+
+// case 191 (half_conv): NDC1HWC0
+void case_191([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        ConvTile<TileType::Mat, half, 1536 * sizeof(half), Layout::NDC1HWC0, ConvTileShape<2, 2, 2, 3, 4, 16>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c191_dst.bin", dst.data(), 1536);
+    auto src_buf = std::make_unique<half[]>(2208);
+    using Global_src = GlobalTensor<half, Shape<2, 2, 2, 3, 4>, Stride<1152, 560, 272, 80, 16>, Layout::NDC1HWC0>;
+    Global_src src(src_buf.get());
+
+    load("c191_src.bin", src_buf.get(), 2208);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c191_dst.out", dst.data(), 1536);
+}
+
+// case 192 (half_conv): FRACTAL_Z, five extents
+void case_192([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        ConvTile<TileType::Mat, half, 3072 * sizeof(half), Layout::FRACTAL_Z, ConvTileShape<2, 2, 3, 16, 16>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c192_dst.bin", dst.data(), 3072);
+    auto src_buf = std::make_unique<half[]>(6560);
+    using Global_src = GlobalTensor<half, Shape<2, 2, 3, 16, 16>, Stride<3328, 1648, 544, 32, 1>, Layout::FRACTAL_Z>;
+    Global_src src(src_buf.get());
+
+    load("c192_src.bin", src_buf.get(), 6560);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c192_dst.out", dst.data(), 3072);
+}
+
+// case 193 (half_conv): FRACTAL_Z, four extents
+void case_193([[maybe_unused]] Prof profile) {
+    using Tile_dst = ConvTile<TileType::Mat, half, 1536 * sizeof(half), Layout::FRACTAL_Z, ConvTileShape<6, 1, 16, 16>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c193_dst.bin", dst.data(), 1536);
+    auto src_buf = std::make_unique<half[]>(3312);
+    using Global_src = GlobalTensor<half, Shape<3, 1, 2, 16, 16>, Stride<1136, 1104, 544, 32, 1>, Layout::FRACTAL_Z>;
+    Global_src src(src_buf.get());
+
+    load("c193_src.bin", src_buf.get(), 3312);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c193_dst.out", dst.data(), 1536);
+}
+
+// case 194 (bfloat16_t_conv): NC1HWC0, four extents
+void case_194([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        ConvTile<TileType::Mat, bfloat16_t, 960 * sizeof(bfloat16_t), Layout::NC1HWC0, ConvTileShape<2, 2, 3, 5>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c194_dst.bin", dst.data(), 960);
+    auto src_buf = std::make_unique<bfloat16_t[]>(2336);
+    using Global_src = GlobalTensor<bfloat16_t, Shape<2, 2, 3, 5, 16>, Stride<1216, 592, 192, 32, 1>, Layout::NC1HWC0>;
+    Global_src src(src_buf.get());
+
+    load("c194_src.bin", src_buf.get(), 2336);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c194_dst.out", dst.data(), 960);
+}
+
+// case 195 (bfloat16_t_conv): NC1HWC0, five extents
+void case_195([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        ConvTile<TileType::Mat, bfloat16_t, 384 * sizeof(bfloat16_t), Layout::NC1HWC0, ConvTileShape<1, 3, 2, 4, 16>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c195_dst.bin", dst.data(), 384);
+    auto src_buf = std::make_unique<bfloat16_t[]>(944);
+    using Global_src = GlobalTensor<bfloat16_t, Shape<1, 3, 2, 4, 16>, Stride<1040, 336, 160, 32, 1>, Layout::NC1HWC0>;
+    Global_src src(src_buf.get());
+
+    load("c195_src.bin", src_buf.get(), 944);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c195_dst.out", dst.data(), 384);
+}
+
+// case 196 (bfloat16_t_conv): NDC1HWC0
+void case_196([[maybe_unused]] Prof profile) {
+    using Tile_dst = ConvTile<TileType::Mat, bfloat16_t, 1536 * sizeof(bfloat16_t), Layout::NDC1HWC0,
+                              ConvTileShape<2, 2, 2, 3, 4, 16>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c196_dst.bin", dst.data(), 1536);
+    auto src_buf = std::make_unique<bfloat16_t[]>(2208);
+    using Global_src = GlobalTensor<bfloat16_t, Shape<2, 2, 2, 3, 4>, Stride<1152, 560, 272, 80, 16>, Layout::NDC1HWC0>;
+    Global_src src(src_buf.get());
+
+    load("c196_src.bin", src_buf.get(), 2208);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c196_dst.out", dst.data(), 1536);
+}
+
+// case 197 (bfloat16_t_conv): FRACTAL_Z, five extents
+void case_197([[maybe_unused]] Prof profile) {
+    using Tile_dst = ConvTile<TileType::Mat, bfloat16_t, 3072 * sizeof(bfloat16_t), Layout::FRACTAL_Z,
+                              ConvTileShape<2, 2, 3, 16, 16>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c197_dst.bin", dst.data(), 3072);
+    auto src_buf = std::make_unique<bfloat16_t[]>(6560);
+    using Global_src =
+        GlobalTensor<bfloat16_t, Shape<2, 2, 3, 16, 16>, Stride<3328, 1648, 544, 32, 1>, Layout::FRACTAL_Z>;
+    Global_src src(src_buf.get());
+
+    load("c197_src.bin", src_buf.get(), 6560);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c197_dst.out", dst.data(), 3072);
+}
+
+// case 198 (bfloat16_t_conv): FRACTAL_Z, four extents
+void case_198([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        ConvTile<TileType::Mat, bfloat16_t, 1536 * sizeof(bfloat16_t), Layout::FRACTAL_Z, ConvTileShape<6, 1, 16, 16>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c198_dst.bin", dst.data(), 1536);
+    auto src_buf = std::make_unique<bfloat16_t[]>(3312);
+    using Global_src =
+        GlobalTensor<bfloat16_t, Shape<3, 1, 2, 16, 16>, Stride<1136, 1104, 544, 32, 1>, Layout::FRACTAL_Z>;
+    Global_src src(src_buf.get());
+
+    load("c198_src.bin", src_buf.get(), 3312);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c198_dst.out", dst.data(), 1536);
+}
+
+// case 199 (float_conv): NC1HWC0, four extents
+void case_199([[maybe_unused]] Prof profile) {
+    using Tile_dst = ConvTile<TileType::Mat, float, 480 * sizeof(float), Layout::NC1HWC0, ConvTileShape<2, 2, 3, 5>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c199_dst.bin", dst.data(), 480);
+    auto src_buf = std::make_unique<float[]>(1168);
+    using Global_src = GlobalTensor<float, Shape<2, 2, 3, 5, 8>, Stride<608, 296, 96, 16, 1>, Layout::NC1HWC0>;
+    Global_src src(src_buf.get());
+
+    load("c199_src.bin", src_buf.get(), 1168);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c199_dst.out", dst.data(), 480);
+}
+
+// case 200 (float_conv): NC1HWC0, five extents
+void case_200([[maybe_unused]] Prof profile) {
+    using Tile_dst = ConvTile<TileType::Mat, float, 192 * sizeof(float), Layout::NC1HWC0, ConvTileShape<1, 3, 2, 4, 8>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c200_dst.bin", dst.data(), 192);
+    auto src_buf = std::make_unique<float[]>(472);
+    using Global_src = GlobalTensor<float, Shape<1, 3, 2, 4, 8>, Stride<520, 168, 80, 16, 1>, Layout::NC1HWC0>;
+    Global_src src(src_buf.get());
+
+    load("c200_src.bin", src_buf.get(), 472);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c200_dst.out", dst.data(), 192);
+}
+
+// case 201 (float_conv): NDC1HWC0
+void case_201([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        ConvTile<TileType::Mat, float, 768 * sizeof(float), Layout::NDC1HWC0, ConvTileShape<2, 2, 2, 3, 4, 8>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c201_dst.bin", dst.data(), 768);
+    auto src_buf = std::make_unique<float[]>(1104);
+    using Global_src = GlobalTensor<float, Shape<2, 2, 2, 3, 4>, Stride<576, 280, 136, 40, 8>, Layout::NDC1HWC0>;
+    Global_src src(src_buf.get());
+
+    load("c201_src.bin", src_buf.get(), 1104);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c201_dst.out", dst.data(), 768);
+}
+
+// case 202 (float_conv): FRACTAL_Z, five extents
+void case_202([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        ConvTile<TileType::Mat, float, 1536 * sizeof(float), Layout::FRACTAL_Z, ConvTileShape<2, 2, 3, 16, 8>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c202_dst.bin", dst.data(), 1536);
+    auto src_buf = std::make_unique<float[]>(3280);
+    using Global_src = GlobalTensor<float, Shape<2, 2, 3, 16, 8>, Stride<1664, 824, 272, 16, 1>, Layout::FRACTAL_Z>;
+    Global_src src(src_buf.get());
+
+    load("c202_src.bin", src_buf.get(), 3280);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c202_dst.out", dst.data(), 1536);
+}
+
+// case 203 (float_conv): FRACTAL_Z, four extents
+void case_203([[maybe_unused]] Prof profile) {
+    using Tile_dst = ConvTile<TileType::Mat, float, 768 * sizeof(float), Layout::FRACTAL_Z, ConvTileShape<6, 1, 16, 8>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c203_dst.bin", dst.data(), 768);
+    auto src_buf = std::make_unique<float[]>(1656);
+    using Global_src = GlobalTensor<float, Shape<3, 1, 2, 16, 8>, Stride<568, 552, 272, 16, 1>, Layout::FRACTAL_Z>;
+    Global_src src(src_buf.get());
+
+    load("c203_src.bin", src_buf.get(), 1656);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c203_dst.out", dst.data(), 768);
+}
+
+// case 204 (int8_t_conv): NC1HWC0, four extents
+void case_204([[maybe_unused]] Prof profile) {
+    using Tile_dst = ConvTile<TileType::Mat, int8_t, 1920 * sizeof(int8_t), Layout::NC1HWC0, ConvTileShape<2, 2, 3, 5>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c204_dst.bin", dst.data(), 1920);
+    auto src_buf = std::make_unique<int8_t[]>(4672);
+    using Global_src = GlobalTensor<int8_t, Shape<2, 2, 3, 5, 32>, Stride<2432, 1184, 384, 64, 1>, Layout::NC1HWC0>;
+    Global_src src(src_buf.get());
+
+    load("c204_src.bin", src_buf.get(), 4672);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c204_dst.out", dst.data(), 1920);
+}
+
+// case 205 (int8_t_conv): NC1HWC0, five extents
+void case_205([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        ConvTile<TileType::Mat, int8_t, 768 * sizeof(int8_t), Layout::NC1HWC0, ConvTileShape<1, 3, 2, 4, 32>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c205_dst.bin", dst.data(), 768);
+    auto src_buf = std::make_unique<int8_t[]>(1888);
+    using Global_src = GlobalTensor<int8_t, Shape<1, 3, 2, 4, 32>, Stride<2080, 672, 320, 64, 1>, Layout::NC1HWC0>;
+    Global_src src(src_buf.get());
+
+    load("c205_src.bin", src_buf.get(), 1888);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c205_dst.out", dst.data(), 768);
+}
+
+// case 206 (int8_t_conv): NDC1HWC0
+void case_206([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        ConvTile<TileType::Mat, int8_t, 3072 * sizeof(int8_t), Layout::NDC1HWC0, ConvTileShape<2, 2, 2, 3, 4, 32>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c206_dst.bin", dst.data(), 3072);
+    auto src_buf = std::make_unique<int8_t[]>(4416);
+    using Global_src = GlobalTensor<int8_t, Shape<2, 2, 2, 3, 4>, Stride<2304, 1120, 544, 160, 32>, Layout::NDC1HWC0>;
+    Global_src src(src_buf.get());
+
+    load("c206_src.bin", src_buf.get(), 4416);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c206_dst.out", dst.data(), 3072);
+}
+
+// case 207 (int8_t_conv): FRACTAL_Z, five extents
+void case_207([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        ConvTile<TileType::Mat, int8_t, 6144 * sizeof(int8_t), Layout::FRACTAL_Z, ConvTileShape<2, 2, 3, 16, 32>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c207_dst.bin", dst.data(), 6144);
+    auto src_buf = std::make_unique<int8_t[]>(13120);
+    using Global_src = GlobalTensor<int8_t, Shape<2, 2, 3, 16, 32>, Stride<6656, 3296, 1088, 64, 1>, Layout::FRACTAL_Z>;
+    Global_src src(src_buf.get());
+
+    load("c207_src.bin", src_buf.get(), 13120);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c207_dst.out", dst.data(), 6144);
+}
+
+// case 208 (int8_t_conv): FRACTAL_Z, four extents
+void case_208([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        ConvTile<TileType::Mat, int8_t, 3072 * sizeof(int8_t), Layout::FRACTAL_Z, ConvTileShape<6, 1, 16, 32>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c208_dst.bin", dst.data(), 3072);
+    auto src_buf = std::make_unique<int8_t[]>(6624);
+    using Global_src = GlobalTensor<int8_t, Shape<3, 1, 2, 16, 32>, Stride<2272, 2208, 1088, 64, 1>, Layout::FRACTAL_Z>;
+    Global_src src(src_buf.get());
+
+    load("c208_src.bin", src_buf.get(), 6624);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c208_dst.out", dst.data(), 3072);
+}
+
+// case 209 (uint8_t_conv): NC1HWC0, four extents
+void case_209([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        ConvTile<TileType::Mat, uint8_t, 1920 * sizeof(uint8_t), Layout::NC1HWC0, ConvTileShape<2, 2, 3, 5>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c209_dst.bin", dst.data(), 1920);
+    auto src_buf = std::make_unique<uint8_t[]>(4672);
+    using Global_src = GlobalTensor<uint8_t, Shape<2, 2, 3, 5, 32>, Stride<2432, 1184, 384, 64, 1>, Layout::NC1HWC0>;
+    Global_src src(src_buf.get());
+
+    load("c209_src.bin", src_buf.get(), 4672);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c209_dst.out", dst.data(), 1920);
+}
+
+// case 210 (uint8_t_conv): NC1HWC0, five extents
+void case_210([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        ConvTile<TileType::Mat, uint8_t, 768 * sizeof(uint8_t), Layout::NC1HWC0, ConvTileShape<1, 3, 2, 4, 32>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c210_dst.bin", dst.data(), 768);
+    auto src_buf = std::make_unique<uint8_t[]>(1888);
+    using Global_src = GlobalTensor<uint8_t, Shape<1, 3, 2, 4, 32>, Stride<2080, 672, 320, 64, 1>, Layout::NC1HWC0>;
+    Global_src src(src_buf.get());
+
+    load("c210_src.bin", src_buf.get(), 1888);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c210_dst.out", dst.data(), 768);
+}
+
+// case 211 (uint8_t_conv): NDC1HWC0
+void case_211([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        ConvTile<TileType::Mat, uint8_t, 3072 * sizeof(uint8_t), Layout::NDC1HWC0, ConvTileShape<2, 2, 2, 3, 4, 32>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c211_dst.bin", dst.data(), 3072);
+    auto src_buf = std::make_unique<uint8_t[]>(4416);
+    using Global_src = GlobalTensor<uint8_t, Shape<2, 2, 2, 3, 4>, Stride<2304, 1120, 544, 160, 32>, Layout::NDC1HWC0>;
+    Global_src src(src_buf.get());
+
+    load("c211_src.bin", src_buf.get(), 4416);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c211_dst.out", dst.data(), 3072);
+}
+
+// case 212 (uint8_t_conv): FRACTAL_Z, five extents
+void case_212([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        ConvTile<TileType::Mat, uint8_t, 6144 * sizeof(uint8_t), Layout::FRACTAL_Z, ConvTileShape<2, 2, 3, 16, 32>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c212_dst.bin", dst.data(), 6144);
+    auto src_buf = std::make_unique<uint8_t[]>(13120);
+    using Global_src =
+        GlobalTensor<uint8_t, Shape<2, 2, 3, 16, 32>, Stride<6656, 3296, 1088, 64, 1>, Layout::FRACTAL_Z>;
+    Global_src src(src_buf.get());
+
+    load("c212_src.bin", src_buf.get(), 13120);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c212_dst.out", dst.data(), 6144);
+}
+
+// case 213 (uint8_t_conv): FRACTAL_Z, four extents
+void case_213([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        ConvTile<TileType::Mat, uint8_t, 3072 * sizeof(uint8_t), Layout::FRACTAL_Z, ConvTileShape<6, 1, 16, 32>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c213_dst.bin", dst.data(), 3072);
+    auto src_buf = std::make_unique<uint8_t[]>(6624);
+    using Global_src =
+        GlobalTensor<uint8_t, Shape<3, 1, 2, 16, 32>, Stride<2272, 2208, 1088, 64, 1>, Layout::FRACTAL_Z>;
+    Global_src src(src_buf.get());
+
+    load("c213_src.bin", src_buf.get(), 6624);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c213_dst.out", dst.data(), 3072);
+}
+
+// case 214 (int16_t_conv): NC1HWC0, four extents
+void case_214([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        ConvTile<TileType::Mat, int16_t, 960 * sizeof(int16_t), Layout::NC1HWC0, ConvTileShape<2, 2, 3, 5>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c214_dst.bin", dst.data(), 960);
+    auto src_buf = std::make_unique<int16_t[]>(2336);
+    using Global_src = GlobalTensor<int16_t, Shape<2, 2, 3, 5, 16>, Stride<1216, 592, 192, 32, 1>, Layout::NC1HWC0>;
+    Global_src src(src_buf.get());
+
+    load("c214_src.bin", src_buf.get(), 2336);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c214_dst.out", dst.data(), 960);
+}
+
+// case 215 (int16_t_conv): NC1HWC0, five extents
+void case_215([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        ConvTile<TileType::Mat, int16_t, 384 * sizeof(int16_t), Layout::NC1HWC0, ConvTileShape<1, 3, 2, 4, 16>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c215_dst.bin", dst.data(), 384);
+    auto src_buf = std::make_unique<int16_t[]>(944);
+    using Global_src = GlobalTensor<int16_t, Shape<1, 3, 2, 4, 16>, Stride<1040, 336, 160, 32, 1>, Layout::NC1HWC0>;
+    Global_src src(src_buf.get());
+
+    load("c215_src.bin", src_buf.get(), 944);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c215_dst.out", dst.data(), 384);
+}
+
+// case 216 (int16_t_conv): NDC1HWC0
+void case_216([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        ConvTile<TileType::Mat, int16_t, 1536 * sizeof(int16_t), Layout::NDC1HWC0, ConvTileShape<2, 2, 2, 3, 4, 16>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c216_dst.bin", dst.data(), 1536);
+    auto src_buf = std::make_unique<int16_t[]>(2208);
+    using Global_src = GlobalTensor<int16_t, Shape<2, 2, 2, 3, 4>, Stride<1152, 560, 272, 80, 16>, Layout::NDC1HWC0>;
+    Global_src src(src_buf.get());
+
+    load("c216_src.bin", src_buf.get(), 2208);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c216_dst.out", dst.data(), 1536);
+}
+
+// case 217 (int16_t_conv): FRACTAL_Z, five extents
+void case_217([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        ConvTile<TileType::Mat, int16_t, 3072 * sizeof(int16_t), Layout::FRACTAL_Z, ConvTileShape<2, 2, 3, 16, 16>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c217_dst.bin", dst.data(), 3072);
+    auto src_buf = std::make_unique<int16_t[]>(6560);
+    using Global_src = GlobalTensor<int16_t, Shape<2, 2, 3, 16, 16>, Stride<3328, 1648, 544, 32, 1>, Layout::FRACTAL_Z>;
+    Global_src src(src_buf.get());
+
+    load("c217_src.bin", src_buf.get(), 6560);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c217_dst.out", dst.data(), 3072);
+}
+
+// case 218 (int16_t_conv): FRACTAL_Z, four extents
+void case_218([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        ConvTile<TileType::Mat, int16_t, 1536 * sizeof(int16_t), Layout::FRACTAL_Z, ConvTileShape<6, 1, 16, 16>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c218_dst.bin", dst.data(), 1536);
+    auto src_buf = std::make_unique<int16_t[]>(3312);
+    using Global_src = GlobalTensor<int16_t, Shape<3, 1, 2, 16, 16>, Stride<1136, 1104, 544, 32, 1>, Layout::FRACTAL_Z>;
+    Global_src src(src_buf.get());
+
+    load("c218_src.bin", src_buf.get(), 3312);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c218_dst.out", dst.data(), 1536);
+}
+
+// case 219 (uint16_t_conv): NC1HWC0, four extents
+void case_219([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        ConvTile<TileType::Mat, uint16_t, 960 * sizeof(uint16_t), Layout::NC1HWC0, ConvTileShape<2, 2, 3, 5>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c219_dst.bin", dst.data(), 960);
+    auto src_buf = std::make_unique<uint16_t[]>(2336);
+    using Global_src = GlobalTensor<uint16_t, Shape<2, 2, 3, 5, 16>, Stride<1216, 592, 192, 32, 1>, Layout::NC1HWC0>;
+    Global_src src(src_buf.get());
+
+    load("c219_src.bin", src_buf.get(), 2336);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c219_dst.out", dst.data(), 960);
+}
+
+// case 220 (uint16_t_conv): NC1HWC0, five extents
+void case_220([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        ConvTile<TileType::Mat, uint16_t, 384 * sizeof(uint16_t), Layout::NC1HWC0, ConvTileShape<1, 3, 2, 4, 16>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c220_dst.bin", dst.data(), 384);
+    auto src_buf = std::make_unique<uint16_t[]>(944);
+    using Global_src = GlobalTensor<uint16_t, Shape<1, 3, 2, 4, 16>, Stride<1040, 336, 160, 32, 1>, Layout::NC1HWC0>;
+    Global_src src(src_buf.get());
+
+    load("c220_src.bin", src_buf.get(), 944);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c220_dst.out", dst.data(), 384);
+}
+
+// case 221 (uint16_t_conv): NDC1HWC0
+void case_221([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        ConvTile<TileType::Mat, uint16_t, 1536 * sizeof(uint16_t), Layout::NDC1HWC0, ConvTileShape<2, 2, 2, 3, 4, 16>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c221_dst.bin", dst.data(), 1536);
+    auto src_buf = std::make_unique<uint16_t[]>(2208);
+    using Global_src = GlobalTensor<uint16_t, Shape<2, 2, 2, 3, 4>, Stride<1152, 560, 272, 80, 16>, Layout::NDC1HWC0>;
+    Global_src src(src_buf.get());
+
+    load("c221_src.bin", src_buf.get(), 2208);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c221_dst.out", dst.data(), 1536);
+}
+
+// case 222 (uint16_t_conv): FRACTAL_Z, five extents
+void case_222([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        ConvTile<TileType::Mat, uint16_t, 3072 * sizeof(uint16_t), Layout::FRACTAL_Z, ConvTileShape<2, 2, 3, 16, 16>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c222_dst.bin", dst.data(), 3072);
+    auto src_buf = std::make_unique<uint16_t[]>(6560);
+    using Global_src =
+        GlobalTensor<uint16_t, Shape<2, 2, 3, 16, 16>, Stride<3328, 1648, 544, 32, 1>, Layout::FRACTAL_Z>;
+    Global_src src(src_buf.get());
+
+    load("c222_src.bin", src_buf.get(), 6560);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c222_dst.out", dst.data(), 3072);
+}
+
+// case 223 (uint16_t_conv): FRACTAL_Z, four extents
+void case_223([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        ConvTile<TileType::Mat, uint16_t, 1536 * sizeof(uint16_t), Layout::FRACTAL_Z, ConvTileShape<6, 1, 16, 16>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c223_dst.bin", dst.data(), 1536);
+    auto src_buf = std::make_unique<uint16_t[]>(3312);
+    using Global_src =
+        GlobalTensor<uint16_t, Shape<3, 1, 2, 16, 16>, Stride<1136, 1104, 544, 32, 1>, Layout::FRACTAL_Z>;
+    Global_src src(src_buf.get());
+
+    load("c223_src.bin", src_buf.get(), 3312);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c223_dst.out", dst.data(), 1536);
+}
+
+// case 224 (int32_t_conv): NC1HWC0, four extents
+void case_224([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        ConvTile<TileType::Mat, int32_t, 480 * sizeof(int32_t), Layout::NC1HWC0, ConvTileShape<2, 2, 3, 5>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c224_dst.bin", dst.data(), 480);
+    auto src_buf = std::make_unique<int32_t[]>(1168);
+    using Global_src = GlobalTensor<int32_t, Shape<2, 2, 3, 5, 8>, Stride<608, 296, 96, 16, 1>, Layout::NC1HWC0>;
+    Global_src src(src_buf.get());
+
+    load("c224_src.bin", src_buf.get(), 1168);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c224_dst.out", dst.data(), 480);
+}
+
+// case 225 (int32_t_conv): NC1HWC0, five extents
+void case_225([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        ConvTile<TileType::Mat, int32_t, 192 * sizeof(int32_t), Layout::NC1HWC0, ConvTileShape<1, 3, 2, 4, 8>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c225_dst.bin", dst.data(), 192);
+    auto src_buf = std::make_unique<int32_t[]>(472);
+    using Global_src = GlobalTensor<int32_t, Shape<1, 3, 2, 4, 8>, Stride<520, 168, 80, 16, 1>, Layout::NC1HWC0>;
+    Global_src src(src_buf.get());
+
+    load("c225_src.bin", src_buf.get(), 472);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c225_dst.out", dst.data(), 192);
+}
+
+// case 226 (int32_t_conv): NDC1HWC0
+void case_226([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        ConvTile<TileType::Mat, int32_t, 768 * sizeof(int32_t), Layout::NDC1HWC0, ConvTileShape<2, 2, 2, 3, 4, 8>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c226_dst.bin", dst.data(), 768);
+    auto src_buf = std::make_unique<int32_t[]>(1104);
+    using Global_src = GlobalTensor<int32_t, Shape<2, 2, 2, 3, 4>, Stride<576, 280, 136, 40, 8>, Layout::NDC1HWC0>;
+    Global_src src(src_buf.get());
+
+    load("c226_src.bin", src_buf.get(), 1104);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c226_dst.out", dst.data(), 768);
+}
+
+// case 227 (int32_t_conv): FRACTAL_Z, five extents
+void case_227([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        ConvTile<TileType::Mat, int32_t, 1536 * sizeof(int32_t), Layout::FRACTAL_Z, ConvTileShape<2, 2, 3, 16, 8>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c227_dst.bin", dst.data(), 1536);
+    auto src_buf = std::make_unique<int32_t[]>(3280);
+    using Global_src = GlobalTensor<int32_t, Shape<2, 2, 3, 16, 8>, Stride<1664, 824, 272, 16, 1>, Layout::FRACTAL_Z>;
+    Global_src src(src_buf.get());
+
+    load("c227_src.bin", src_buf.get(), 3280);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c227_dst.out", dst.data(), 1536);
+}
+
+// case 228 (int32_t_conv): FRACTAL_Z, four extents
+void case_228([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        ConvTile<TileType::Mat, int32_t, 768 * sizeof(int32_t), Layout::FRACTAL_Z, ConvTileShape<6, 1, 16, 8>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c228_dst.bin", dst.data(), 768);
+    auto src_buf = std::make_unique<int32_t[]>(1656);
+    using Global_src = GlobalTensor<int32_t, Shape<3, 1, 2, 16, 8>, Stride<568, 552, 272, 16, 1>, Layout::FRACTAL_Z>;
+    Global_src src(src_buf.get());
+
+    load("c228_src.bin", src_buf.get(), 1656);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c228_dst.out", dst.data(), 768);
+}
+
+// case 229 (uint32_t_conv): NC1HWC0, four extents
+void case_229([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        ConvTile<TileType::Mat, uint32_t, 480 * sizeof(uint32_t), Layout::NC1HWC0, ConvTileShape<2, 2, 3, 5>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c229_dst.bin", dst.data(), 480);
+    auto src_buf = std::make_unique<uint32_t[]>(1168);
+    using Global_src = GlobalTensor<uint32_t, Shape<2, 2, 3, 5, 8>, Stride<608, 296, 96, 16, 1>, Layout::NC1HWC0>;
+    Global_src src(src_buf.get());
+
+    load("c229_src.bin", src_buf.get(), 1168);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c229_dst.out", dst.data(), 480);
+}
+
+// case 230 (uint32_t_conv): NC1HWC0, five extents
+void case_230([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        ConvTile<TileType::Mat, uint32_t, 192 * sizeof(uint32_t), Layout::NC1HWC0, ConvTileShape<1, 3, 2, 4, 8>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c230_dst.bin", dst.data(), 192);
+    auto src_buf = std::make_unique<uint32_t[]>(472);
+    using Global_src = GlobalTensor<uint32_t, Shape<1, 3, 2, 4, 8>, Stride<520, 168, 80, 16, 1>, Layout::NC1HWC0>;
+    Global_src src(src_buf.get());
+
+    load("c230_src.bin", src_buf.get(), 472);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c230_dst.out", dst.data(), 192);
+}
+
+// case 231 (uint32_t_conv): NDC1HWC0
+void case_231([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        ConvTile<TileType::Mat, uint32_t, 768 * sizeof(uint32_t), Layout::NDC1HWC0, ConvTileShape<2, 2, 2, 3, 4, 8>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c231_dst.bin", dst.data(), 768);
+    auto src_buf = std::make_unique<uint32_t[]>(1104);
+    using Global_src = GlobalTensor<uint32_t, Shape<2, 2, 2, 3, 4>, Stride<576, 280, 136, 40, 8>, Layout::NDC1HWC0>;
+    Global_src src(src_buf.get());
+
+    load("c231_src.bin", src_buf.get(), 1104);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c231_dst.out", dst.data(), 768);
+}
+
+// case 232 (uint32_t_conv): FRACTAL_Z, five extents
+void case_232([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        ConvTile<TileType::Mat, uint32_t, 1536 * sizeof(uint32_t), Layout::FRACTAL_Z, ConvTileShape<2, 2, 3, 16, 8>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c232_dst.bin", dst.data(), 1536);
+    auto src_buf = std::make_unique<uint32_t[]>(3280);
+    using Global_src = GlobalTensor<uint32_t, Shape<2, 2, 3, 16, 8>, Stride<1664, 824, 272, 16, 1>, Layout::FRACTAL_Z>;
+    Global_src src(src_buf.get());
+
+    load("c232_src.bin", src_buf.get(), 3280);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c232_dst.out", dst.data(), 1536);
+}
+
+// case 233 (uint32_t_conv): FRACTAL_Z, four extents
+void case_233([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        ConvTile<TileType::Mat, uint32_t, 768 * sizeof(uint32_t), Layout::FRACTAL_Z, ConvTileShape<6, 1, 16, 8>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c233_dst.bin", dst.data(), 768);
+    auto src_buf = std::make_unique<uint32_t[]>(1656);
+    using Global_src = GlobalTensor<uint32_t, Shape<3, 1, 2, 16, 8>, Stride<568, 552, 272, 16, 1>, Layout::FRACTAL_Z>;
+    Global_src src(src_buf.get());
+
+    load("c233_src.bin", src_buf.get(), 1656);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c233_dst.out", dst.data(), 768);
+}
+
 struct Entry {
     const char* id;
     void (*run)(Prof);
@@ -5032,6 +6201,51 @@ const Entry entries[] = {
     {"c184@A2A3", case_184, Prof::A2A3}, {"c184@A5", case_184, Prof::A5},   {"c184@CPU", case_184, Prof::CPU},
     {"c185@A2A3", case_185, Prof::A2A3}, {"c185@A5", case_185, Prof::A5},   {"c185@CPU", case_185, Prof::CPU},
     {"c186@CPU", case_186, Prof::CPU},   {"c187@CPU", case_187, Prof::CPU}, {"c188@CPU", case_188, Prof::CPU},
+    {"c189@A2A3", case_189, Prof::A2A3}, {"c189@A5", case_189, Prof::A5},   {"c189@CPU", case_189, Prof::CPU},
+    {"c190@A2A3", case_190, Prof::A2A3}, {"c190@A5", case_190, Prof::A5},   {"c190@CPU", case_190, Prof::CPU},
+    {"c191@A2A3", case_191, Prof::A2A3}, {"c191@A5", case_191, Prof::A5},   {"c191@CPU", case_191, Prof::CPU},
+    {"c192@A2A3", case_192, Prof::A2A3}, {"c192@A5", case_192, Prof::A5},   {"c192@CPU", case_192, Prof::CPU},
+    {"c193@A2A3", case_193, Prof::A2A3}, {"c193@A5", case_193, Prof::A5},   {"c193@CPU", case_193, Prof::CPU},
+    {"c194@A2A3", case_194, Prof::A2A3}, {"c194@A5", case_194, Prof::A5},   {"c194@CPU", case_194, Prof::CPU},
+    {"c195@A2A3", case_195, Prof::A2A3}, {"c195@A5", case_195, Prof::A5},   {"c195@CPU", case_195, Prof::CPU},
+    {"c196@A2A3", case_196, Prof::A2A3}, {"c196@A5", case_196, Prof::A5},   {"c196@CPU", case_196, Prof::CPU},
+    {"c197@A2A3", case_197, Prof::A2A3}, {"c197@A5", case_197, Prof::A5},   {"c197@CPU", case_197, Prof::CPU},
+    {"c198@A2A3", case_198, Prof::A2A3}, {"c198@A5", case_198, Prof::A5},   {"c198@CPU", case_198, Prof::CPU},
+    {"c199@A2A3", case_199, Prof::A2A3}, {"c199@A5", case_199, Prof::A5},   {"c199@CPU", case_199, Prof::CPU},
+    {"c200@A2A3", case_200, Prof::A2A3}, {"c200@A5", case_200, Prof::A5},   {"c200@CPU", case_200, Prof::CPU},
+    {"c201@A2A3", case_201, Prof::A2A3}, {"c201@A5", case_201, Prof::A5},   {"c201@CPU", case_201, Prof::CPU},
+    {"c202@A2A3", case_202, Prof::A2A3}, {"c202@A5", case_202, Prof::A5},   {"c202@CPU", case_202, Prof::CPU},
+    {"c203@A2A3", case_203, Prof::A2A3}, {"c203@A5", case_203, Prof::A5},   {"c203@CPU", case_203, Prof::CPU},
+    {"c204@A2A3", case_204, Prof::A2A3}, {"c204@A5", case_204, Prof::A5},   {"c204@CPU", case_204, Prof::CPU},
+    {"c205@A2A3", case_205, Prof::A2A3}, {"c205@A5", case_205, Prof::A5},   {"c205@CPU", case_205, Prof::CPU},
+    {"c206@A2A3", case_206, Prof::A2A3}, {"c206@A5", case_206, Prof::A5},   {"c206@CPU", case_206, Prof::CPU},
+    {"c207@A2A3", case_207, Prof::A2A3}, {"c207@A5", case_207, Prof::A5},   {"c207@CPU", case_207, Prof::CPU},
+    {"c208@A2A3", case_208, Prof::A2A3}, {"c208@A5", case_208, Prof::A5},   {"c208@CPU", case_208, Prof::CPU},
+    {"c209@A2A3", case_209, Prof::A2A3}, {"c209@A5", case_209, Prof::A5},   {"c209@CPU", case_209, Prof::CPU},
+    {"c210@A2A3", case_210, Prof::A2A3}, {"c210@A5", case_210, Prof::A5},   {"c210@CPU", case_210, Prof::CPU},
+    {"c211@A2A3", case_211, Prof::A2A3}, {"c211@A5", case_211, Prof::A5},   {"c211@CPU", case_211, Prof::CPU},
+    {"c212@A2A3", case_212, Prof::A2A3}, {"c212@A5", case_212, Prof::A5},   {"c212@CPU", case_212, Prof::CPU},
+    {"c213@A2A3", case_213, Prof::A2A3}, {"c213@A5", case_213, Prof::A5},   {"c213@CPU", case_213, Prof::CPU},
+    {"c214@A2A3", case_214, Prof::A2A3}, {"c214@A5", case_214, Prof::A5},   {"c214@CPU", case_214, Prof::CPU},
+    {"c215@A2A3", case_215, Prof::A2A3}, {"c215@A5", case_215, Prof::A5},   {"c215@CPU", case_215, Prof::CPU},
+    {"c216@A2A3", case_216, Prof::A2A3}, {"c216@A5", case_216, Prof::A5},   {"c216@CPU", case_216, Prof::CPU},
+    {"c217@A2A3", case_217, Prof::A2A3}, {"c217@A5", case_217, Prof::A5},   {"c217@CPU", case_217, Prof::CPU},
+    {"c218@A2A3", case_218, Prof::A2A3}, {"c218@A5", case_218, Prof::A5},   {"c218@CPU", case_218, Prof::CPU},
+    {"c219@A2A3", case_219, Prof::A2A3}, {"c219@A5", case_219, Prof::A5},   {"c219@CPU", case_219, Prof::CPU},
+    {"c220@A2A3", case_220, Prof::A2A3}, {"c220@A5", case_220, Prof::A5},   {"c220@CPU", case_220, Prof::CPU},
+    {"c221@A2A3", case_221, Prof::A2A3}, {"c221@A5", case_221, Prof::A5},   {"c221@CPU", case_221, Prof::CPU},
+    {"c222@A2A3", case_222, Prof::A2A3}, {"c222@A5", case_222, Prof::A5},   {"c222@CPU", case_222, Prof::CPU},
+    {"c223@A2A3", case_223, Prof::A2A3}, {"c223@A5", case_223, Prof::A5},   {"c223@CPU", case_223, Prof::CPU},
+    {"c224@A2A3", case_224, Prof::A2A3}, {"c224@A5", case_224, Prof::A5},   {"c224@CPU", case_224, Prof::CPU},
+    {"c225@A2A3", case_225, Prof::A2A3}, {"c225@A5", case_225, Prof::A5},   {"c225@CPU", case_225, Prof::CPU},
+    {"c226@A2A3", case_226, Prof::A2A3}, {"c226@A5", case_226, Prof::A5},   {"c226@CPU", case_226, Prof::CPU},
+    {"c227@A2A3", case_227, Prof::A2A3}, {"c227@A5", case_227, Prof::A5},   {"c227@CPU", case_227, Prof::CPU},
+    {"c228@A2A3", case_228, Prof::A2A3}, {"c228@A5", case_228, Prof::A5},   {"c228@CPU", case_228, Prof::CPU},
+    {"c229@A2A3", case_229, Prof::A2A3}, {"c229@A5", case_229, Prof::A5},   {"c229@CPU", case_229, Prof::CPU},
+    {"c230@A2A3", case_230, Prof::A2A3}, {"c230@A5", case_230, Prof::A5},   {"c230@CPU", case_230, Prof::CPU},
+    {"c231@A2A3", case_231, Prof::A2A3}, {"c231@A5", case_231, Prof::A5},   {"c231@CPU", case_231, Prof::CPU},
+    {"c232@A2A3", case_232, Prof::A2A3}, {"c232@A5", case_232, Prof::A5},   {"c232@CPU", case_232, Prof::CPU},
+    {"c233@A2A3", case_233, Prof::A2A3}, {"c233@A5", case_233, Prof::A5},   {"c233@CPU", case_233, Prof::CPU},
 };
 
 } // namespace

@@ -5927,6 +5927,1526 @@ void case_187([[maybe_unused]] Prof profile) {
     store("c187_dst.out", dst_buf.get(), 512);
 }
 
+// case 188 (half_conv): NC1HWC0, four extents
+void case_188([[maybe_unused]] Prof profile) {
+    using Tile_src = ConvTile<TileType::Mat, half, 960 * sizeof(half), Layout::NC1HWC0, ConvTileShape<2, 2, 3, 5>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c188_src.bin", src.data(), 960);
+    auto dst_buf = std::make_unique<half[]>(2336);
+    using Global_dst = GlobalTensor<half, Shape<2, 2, 3, 5, 16>, Stride<1216, 592, 192, 32, 1>, Layout::NC1HWC0>;
+    Global_dst dst(dst_buf.get());
+
+    load("c188_dst.bin", dst_buf.get(), 2336);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c188_dst.out", dst_buf.get(), 2336);
+    { // overload 1 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); stores what the main form stores.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 2336));
+        load("c188_dst.bin", dst_buf.get(), 2336);
+        profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
+        same_bytes("overload 1, case 188", main_result, dst_buf.get());
+    }
+    { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 2336));
+        load("c188_dst.bin", dst_buf.get(), 2336);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c188_dst.f2.out", dst_buf.get(), 2336); // judged against its own golden
+        std::memcpy(dst_buf.get(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 3: Unit-flag phase and atomic mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 2336));
+        load("c188_dst.bin", dst_buf.get(), 2336);
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c188_dst.f3.out", dst_buf.get(), 2336); // judged against its own golden
+        std::memcpy(dst_buf.get(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 2336));
+        load("c188_dst.bin", dst_buf.get(), 2336);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
+        store("c188_dst.f4.out", dst_buf.get(), 2336); // judged against its own golden
+        std::memcpy(dst_buf.get(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 5: Unit-flag phase, atomic mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 2336));
+        load("c188_dst.bin", dst_buf.get(), 2336);
+        profiled::TSTORE<profile_cpu, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
+                         ReluPreMode::NormalRelu>(dst, src);
+        store("c188_dst.f5.out", dst_buf.get(), 2336); // judged against its own golden
+        std::memcpy(dst_buf.get(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+}
+
+// case 189 (half_conv): NC1HWC0, five extents
+void case_189([[maybe_unused]] Prof profile) {
+    using Tile_src = ConvTile<TileType::Mat, half, 384 * sizeof(half), Layout::NC1HWC0, ConvTileShape<1, 3, 2, 4, 16>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c189_src.bin", src.data(), 384);
+    auto dst_buf = std::make_unique<half[]>(944);
+    using Global_dst = GlobalTensor<half, Shape<1, 3, 2, 4, 16>, Stride<1040, 336, 160, 32, 1>, Layout::NC1HWC0>;
+    Global_dst dst(dst_buf.get());
+
+    load("c189_dst.bin", dst_buf.get(), 944);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c189_dst.out", dst_buf.get(), 944);
+}
+
+// case 190 (half_conv): NDC1HWC0
+void case_190([[maybe_unused]] Prof profile) {
+    using Tile_src =
+        ConvTile<TileType::Mat, half, 1536 * sizeof(half), Layout::NDC1HWC0, ConvTileShape<2, 2, 2, 3, 4, 16>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c190_src.bin", src.data(), 1536);
+    auto dst_buf = std::make_unique<half[]>(2208);
+    using Global_dst = GlobalTensor<half, Shape<2, 2, 2, 3, 4>, Stride<1152, 560, 272, 80, 16>, Layout::NDC1HWC0>;
+    Global_dst dst(dst_buf.get());
+
+    load("c190_dst.bin", dst_buf.get(), 2208);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c190_dst.out", dst_buf.get(), 2208);
+}
+
+// case 191 (half_conv): FRACTAL_Z, five extents
+void case_191([[maybe_unused]] Prof profile) {
+    using Tile_src =
+        ConvTile<TileType::Mat, half, 3072 * sizeof(half), Layout::FRACTAL_Z, ConvTileShape<2, 2, 3, 16, 16>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c191_src.bin", src.data(), 3072);
+    auto dst_buf = std::make_unique<half[]>(6560);
+    using Global_dst = GlobalTensor<half, Shape<2, 2, 3, 16, 16>, Stride<3328, 1648, 544, 32, 1>, Layout::FRACTAL_Z>;
+    Global_dst dst(dst_buf.get());
+
+    load("c191_dst.bin", dst_buf.get(), 6560);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c191_dst.out", dst_buf.get(), 6560);
+}
+
+// case 192 (half_conv): FRACTAL_Z, four extents
+void case_192([[maybe_unused]] Prof profile) {
+    using Tile_src = ConvTile<TileType::Mat, half, 1536 * sizeof(half), Layout::FRACTAL_Z, ConvTileShape<6, 1, 16, 16>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c192_src.bin", src.data(), 1536);
+    auto dst_buf = std::make_unique<half[]>(3312);
+    using Global_dst = GlobalTensor<half, Shape<3, 1, 2, 16, 16>, Stride<1136, 1104, 544, 32, 1>, Layout::FRACTAL_Z>;
+    Global_dst dst(dst_buf.get());
+
+    load("c192_dst.bin", dst_buf.get(), 3312);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c192_dst.out", dst_buf.get(), 3312);
+}
+
+// case 193 (bfloat16_t_conv): NC1HWC0, four extents
+void case_193([[maybe_unused]] Prof profile) {
+    using Tile_src =
+        ConvTile<TileType::Mat, bfloat16_t, 960 * sizeof(bfloat16_t), Layout::NC1HWC0, ConvTileShape<2, 2, 3, 5>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c193_src.bin", src.data(), 960);
+    auto dst_buf = std::make_unique<bfloat16_t[]>(2336);
+    using Global_dst = GlobalTensor<bfloat16_t, Shape<2, 2, 3, 5, 16>, Stride<1216, 592, 192, 32, 1>, Layout::NC1HWC0>;
+    Global_dst dst(dst_buf.get());
+
+    load("c193_dst.bin", dst_buf.get(), 2336);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c193_dst.out", dst_buf.get(), 2336);
+    { // overload 1 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); stores what the main form stores.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 2336));
+        load("c193_dst.bin", dst_buf.get(), 2336);
+        profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
+        same_bytes("overload 1, case 193", main_result, dst_buf.get());
+    }
+    { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 2336));
+        load("c193_dst.bin", dst_buf.get(), 2336);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c193_dst.f2.out", dst_buf.get(), 2336); // judged against its own golden
+        std::memcpy(dst_buf.get(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 3: Unit-flag phase and atomic mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 2336));
+        load("c193_dst.bin", dst_buf.get(), 2336);
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c193_dst.f3.out", dst_buf.get(), 2336); // judged against its own golden
+        std::memcpy(dst_buf.get(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 2336));
+        load("c193_dst.bin", dst_buf.get(), 2336);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
+        store("c193_dst.f4.out", dst_buf.get(), 2336); // judged against its own golden
+        std::memcpy(dst_buf.get(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 5: Unit-flag phase, atomic mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 2336));
+        load("c193_dst.bin", dst_buf.get(), 2336);
+        profiled::TSTORE<profile_cpu, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
+                         ReluPreMode::NormalRelu>(dst, src);
+        store("c193_dst.f5.out", dst_buf.get(), 2336); // judged against its own golden
+        std::memcpy(dst_buf.get(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+}
+
+// case 194 (bfloat16_t_conv): NC1HWC0, five extents
+void case_194([[maybe_unused]] Prof profile) {
+    using Tile_src =
+        ConvTile<TileType::Mat, bfloat16_t, 384 * sizeof(bfloat16_t), Layout::NC1HWC0, ConvTileShape<1, 3, 2, 4, 16>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c194_src.bin", src.data(), 384);
+    auto dst_buf = std::make_unique<bfloat16_t[]>(944);
+    using Global_dst = GlobalTensor<bfloat16_t, Shape<1, 3, 2, 4, 16>, Stride<1040, 336, 160, 32, 1>, Layout::NC1HWC0>;
+    Global_dst dst(dst_buf.get());
+
+    load("c194_dst.bin", dst_buf.get(), 944);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c194_dst.out", dst_buf.get(), 944);
+}
+
+// case 195 (bfloat16_t_conv): NDC1HWC0
+void case_195([[maybe_unused]] Prof profile) {
+    using Tile_src = ConvTile<TileType::Mat, bfloat16_t, 1536 * sizeof(bfloat16_t), Layout::NDC1HWC0,
+                              ConvTileShape<2, 2, 2, 3, 4, 16>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c195_src.bin", src.data(), 1536);
+    auto dst_buf = std::make_unique<bfloat16_t[]>(2208);
+    using Global_dst = GlobalTensor<bfloat16_t, Shape<2, 2, 2, 3, 4>, Stride<1152, 560, 272, 80, 16>, Layout::NDC1HWC0>;
+    Global_dst dst(dst_buf.get());
+
+    load("c195_dst.bin", dst_buf.get(), 2208);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c195_dst.out", dst_buf.get(), 2208);
+}
+
+// case 196 (bfloat16_t_conv): FRACTAL_Z, five extents
+void case_196([[maybe_unused]] Prof profile) {
+    using Tile_src = ConvTile<TileType::Mat, bfloat16_t, 3072 * sizeof(bfloat16_t), Layout::FRACTAL_Z,
+                              ConvTileShape<2, 2, 3, 16, 16>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c196_src.bin", src.data(), 3072);
+    auto dst_buf = std::make_unique<bfloat16_t[]>(6560);
+    using Global_dst =
+        GlobalTensor<bfloat16_t, Shape<2, 2, 3, 16, 16>, Stride<3328, 1648, 544, 32, 1>, Layout::FRACTAL_Z>;
+    Global_dst dst(dst_buf.get());
+
+    load("c196_dst.bin", dst_buf.get(), 6560);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c196_dst.out", dst_buf.get(), 6560);
+}
+
+// case 197 (bfloat16_t_conv): FRACTAL_Z, four extents
+void case_197([[maybe_unused]] Prof profile) {
+    using Tile_src =
+        ConvTile<TileType::Mat, bfloat16_t, 1536 * sizeof(bfloat16_t), Layout::FRACTAL_Z, ConvTileShape<6, 1, 16, 16>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c197_src.bin", src.data(), 1536);
+    auto dst_buf = std::make_unique<bfloat16_t[]>(3312);
+    using Global_dst =
+        GlobalTensor<bfloat16_t, Shape<3, 1, 2, 16, 16>, Stride<1136, 1104, 544, 32, 1>, Layout::FRACTAL_Z>;
+    Global_dst dst(dst_buf.get());
+
+    load("c197_dst.bin", dst_buf.get(), 3312);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c197_dst.out", dst_buf.get(), 3312);
+}
+
+// case 198 (float_conv): NC1HWC0, four extents
+void case_198([[maybe_unused]] Prof profile) {
+    using Tile_src = ConvTile<TileType::Mat, float, 480 * sizeof(float), Layout::NC1HWC0, ConvTileShape<2, 2, 3, 5>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c198_src.bin", src.data(), 480);
+    auto dst_buf = std::make_unique<float[]>(1168);
+    using Global_dst = GlobalTensor<float, Shape<2, 2, 3, 5, 8>, Stride<608, 296, 96, 16, 1>, Layout::NC1HWC0>;
+    Global_dst dst(dst_buf.get());
+
+    load("c198_dst.bin", dst_buf.get(), 1168);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c198_dst.out", dst_buf.get(), 1168);
+    { // overload 1 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); stores what the main form stores.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1168));
+        load("c198_dst.bin", dst_buf.get(), 1168);
+        profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
+        same_bytes("overload 1, case 198", main_result, dst_buf.get());
+    }
+    { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1168));
+        load("c198_dst.bin", dst_buf.get(), 1168);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c198_dst.f2.out", dst_buf.get(), 1168); // judged against its own golden
+        std::memcpy(dst_buf.get(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 3: Unit-flag phase and atomic mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1168));
+        load("c198_dst.bin", dst_buf.get(), 1168);
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c198_dst.f3.out", dst_buf.get(), 1168); // judged against its own golden
+        std::memcpy(dst_buf.get(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1168));
+        load("c198_dst.bin", dst_buf.get(), 1168);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
+        store("c198_dst.f4.out", dst_buf.get(), 1168); // judged against its own golden
+        std::memcpy(dst_buf.get(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 5: Unit-flag phase, atomic mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1168));
+        load("c198_dst.bin", dst_buf.get(), 1168);
+        profiled::TSTORE<profile_cpu, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
+                         ReluPreMode::NormalRelu>(dst, src);
+        store("c198_dst.f5.out", dst_buf.get(), 1168); // judged against its own golden
+        std::memcpy(dst_buf.get(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+}
+
+// case 199 (float_conv): NC1HWC0, five extents
+void case_199([[maybe_unused]] Prof profile) {
+    using Tile_src = ConvTile<TileType::Mat, float, 192 * sizeof(float), Layout::NC1HWC0, ConvTileShape<1, 3, 2, 4, 8>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c199_src.bin", src.data(), 192);
+    auto dst_buf = std::make_unique<float[]>(472);
+    using Global_dst = GlobalTensor<float, Shape<1, 3, 2, 4, 8>, Stride<520, 168, 80, 16, 1>, Layout::NC1HWC0>;
+    Global_dst dst(dst_buf.get());
+
+    load("c199_dst.bin", dst_buf.get(), 472);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c199_dst.out", dst_buf.get(), 472);
+}
+
+// case 200 (float_conv): NDC1HWC0
+void case_200([[maybe_unused]] Prof profile) {
+    using Tile_src =
+        ConvTile<TileType::Mat, float, 768 * sizeof(float), Layout::NDC1HWC0, ConvTileShape<2, 2, 2, 3, 4, 8>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c200_src.bin", src.data(), 768);
+    auto dst_buf = std::make_unique<float[]>(1104);
+    using Global_dst = GlobalTensor<float, Shape<2, 2, 2, 3, 4>, Stride<576, 280, 136, 40, 8>, Layout::NDC1HWC0>;
+    Global_dst dst(dst_buf.get());
+
+    load("c200_dst.bin", dst_buf.get(), 1104);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c200_dst.out", dst_buf.get(), 1104);
+}
+
+// case 201 (float_conv): FRACTAL_Z, five extents
+void case_201([[maybe_unused]] Prof profile) {
+    using Tile_src =
+        ConvTile<TileType::Mat, float, 1536 * sizeof(float), Layout::FRACTAL_Z, ConvTileShape<2, 2, 3, 16, 8>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c201_src.bin", src.data(), 1536);
+    auto dst_buf = std::make_unique<float[]>(3280);
+    using Global_dst = GlobalTensor<float, Shape<2, 2, 3, 16, 8>, Stride<1664, 824, 272, 16, 1>, Layout::FRACTAL_Z>;
+    Global_dst dst(dst_buf.get());
+
+    load("c201_dst.bin", dst_buf.get(), 3280);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c201_dst.out", dst_buf.get(), 3280);
+}
+
+// case 202 (float_conv): FRACTAL_Z, four extents
+void case_202([[maybe_unused]] Prof profile) {
+    using Tile_src = ConvTile<TileType::Mat, float, 768 * sizeof(float), Layout::FRACTAL_Z, ConvTileShape<6, 1, 16, 8>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c202_src.bin", src.data(), 768);
+    auto dst_buf = std::make_unique<float[]>(1656);
+    using Global_dst = GlobalTensor<float, Shape<3, 1, 2, 16, 8>, Stride<568, 552, 272, 16, 1>, Layout::FRACTAL_Z>;
+    Global_dst dst(dst_buf.get());
+
+    load("c202_dst.bin", dst_buf.get(), 1656);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c202_dst.out", dst_buf.get(), 1656);
+}
+
+// case 203 (int8_t_conv): NC1HWC0, four extents
+void case_203([[maybe_unused]] Prof profile) {
+    using Tile_src = ConvTile<TileType::Mat, int8_t, 1920 * sizeof(int8_t), Layout::NC1HWC0, ConvTileShape<2, 2, 3, 5>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c203_src.bin", src.data(), 1920);
+    auto dst_buf = std::make_unique<int8_t[]>(4672);
+    using Global_dst = GlobalTensor<int8_t, Shape<2, 2, 3, 5, 32>, Stride<2432, 1184, 384, 64, 1>, Layout::NC1HWC0>;
+    Global_dst dst(dst_buf.get());
+
+    load("c203_dst.bin", dst_buf.get(), 4672);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c203_dst.out", dst_buf.get(), 4672);
+    { // overload 1 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); stores what the main form stores.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 4672));
+        load("c203_dst.bin", dst_buf.get(), 4672);
+        profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
+        same_bytes("overload 1, case 203", main_result, dst_buf.get());
+    }
+    { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 4672));
+        load("c203_dst.bin", dst_buf.get(), 4672);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c203_dst.f2.out", dst_buf.get(), 4672); // judged against its own golden
+        std::memcpy(dst_buf.get(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 3: Unit-flag phase and atomic mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 4672));
+        load("c203_dst.bin", dst_buf.get(), 4672);
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c203_dst.f3.out", dst_buf.get(), 4672); // judged against its own golden
+        std::memcpy(dst_buf.get(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 4672));
+        load("c203_dst.bin", dst_buf.get(), 4672);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
+        store("c203_dst.f4.out", dst_buf.get(), 4672); // judged against its own golden
+        std::memcpy(dst_buf.get(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 5: Unit-flag phase, atomic mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 4672));
+        load("c203_dst.bin", dst_buf.get(), 4672);
+        profiled::TSTORE<profile_cpu, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
+                         ReluPreMode::NormalRelu>(dst, src);
+        store("c203_dst.f5.out", dst_buf.get(), 4672); // judged against its own golden
+        std::memcpy(dst_buf.get(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+}
+
+// case 204 (int8_t_conv): NC1HWC0, five extents
+void case_204([[maybe_unused]] Prof profile) {
+    using Tile_src =
+        ConvTile<TileType::Mat, int8_t, 768 * sizeof(int8_t), Layout::NC1HWC0, ConvTileShape<1, 3, 2, 4, 32>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c204_src.bin", src.data(), 768);
+    auto dst_buf = std::make_unique<int8_t[]>(1888);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 3, 2, 4, 32>, Stride<2080, 672, 320, 64, 1>, Layout::NC1HWC0>;
+    Global_dst dst(dst_buf.get());
+
+    load("c204_dst.bin", dst_buf.get(), 1888);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c204_dst.out", dst_buf.get(), 1888);
+}
+
+// case 205 (int8_t_conv): NDC1HWC0
+void case_205([[maybe_unused]] Prof profile) {
+    using Tile_src =
+        ConvTile<TileType::Mat, int8_t, 3072 * sizeof(int8_t), Layout::NDC1HWC0, ConvTileShape<2, 2, 2, 3, 4, 32>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c205_src.bin", src.data(), 3072);
+    auto dst_buf = std::make_unique<int8_t[]>(4416);
+    using Global_dst = GlobalTensor<int8_t, Shape<2, 2, 2, 3, 4>, Stride<2304, 1120, 544, 160, 32>, Layout::NDC1HWC0>;
+    Global_dst dst(dst_buf.get());
+
+    load("c205_dst.bin", dst_buf.get(), 4416);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c205_dst.out", dst_buf.get(), 4416);
+}
+
+// case 206 (int8_t_conv): FRACTAL_Z, five extents
+void case_206([[maybe_unused]] Prof profile) {
+    using Tile_src =
+        ConvTile<TileType::Mat, int8_t, 6144 * sizeof(int8_t), Layout::FRACTAL_Z, ConvTileShape<2, 2, 3, 16, 32>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c206_src.bin", src.data(), 6144);
+    auto dst_buf = std::make_unique<int8_t[]>(13120);
+    using Global_dst = GlobalTensor<int8_t, Shape<2, 2, 3, 16, 32>, Stride<6656, 3296, 1088, 64, 1>, Layout::FRACTAL_Z>;
+    Global_dst dst(dst_buf.get());
+
+    load("c206_dst.bin", dst_buf.get(), 13120);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c206_dst.out", dst_buf.get(), 13120);
+}
+
+// case 207 (int8_t_conv): FRACTAL_Z, four extents
+void case_207([[maybe_unused]] Prof profile) {
+    using Tile_src =
+        ConvTile<TileType::Mat, int8_t, 3072 * sizeof(int8_t), Layout::FRACTAL_Z, ConvTileShape<6, 1, 16, 32>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c207_src.bin", src.data(), 3072);
+    auto dst_buf = std::make_unique<int8_t[]>(6624);
+    using Global_dst = GlobalTensor<int8_t, Shape<3, 1, 2, 16, 32>, Stride<2272, 2208, 1088, 64, 1>, Layout::FRACTAL_Z>;
+    Global_dst dst(dst_buf.get());
+
+    load("c207_dst.bin", dst_buf.get(), 6624);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c207_dst.out", dst_buf.get(), 6624);
+}
+
+// case 208 (uint8_t_conv): NC1HWC0, four extents
+void case_208([[maybe_unused]] Prof profile) {
+    using Tile_src =
+        ConvTile<TileType::Mat, uint8_t, 1920 * sizeof(uint8_t), Layout::NC1HWC0, ConvTileShape<2, 2, 3, 5>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c208_src.bin", src.data(), 1920);
+    auto dst_buf = std::make_unique<uint8_t[]>(4672);
+    using Global_dst = GlobalTensor<uint8_t, Shape<2, 2, 3, 5, 32>, Stride<2432, 1184, 384, 64, 1>, Layout::NC1HWC0>;
+    Global_dst dst(dst_buf.get());
+
+    load("c208_dst.bin", dst_buf.get(), 4672);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c208_dst.out", dst_buf.get(), 4672);
+    { // overload 1 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); stores what the main form stores.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 4672));
+        load("c208_dst.bin", dst_buf.get(), 4672);
+        profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
+        same_bytes("overload 1, case 208", main_result, dst_buf.get());
+    }
+    { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 4672));
+        load("c208_dst.bin", dst_buf.get(), 4672);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c208_dst.f2.out", dst_buf.get(), 4672); // judged against its own golden
+        std::memcpy(dst_buf.get(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 3: Unit-flag phase and atomic mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 4672));
+        load("c208_dst.bin", dst_buf.get(), 4672);
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c208_dst.f3.out", dst_buf.get(), 4672); // judged against its own golden
+        std::memcpy(dst_buf.get(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 4672));
+        load("c208_dst.bin", dst_buf.get(), 4672);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
+        store("c208_dst.f4.out", dst_buf.get(), 4672); // judged against its own golden
+        std::memcpy(dst_buf.get(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 5: Unit-flag phase, atomic mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 4672));
+        load("c208_dst.bin", dst_buf.get(), 4672);
+        profiled::TSTORE<profile_cpu, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
+                         ReluPreMode::NormalRelu>(dst, src);
+        store("c208_dst.f5.out", dst_buf.get(), 4672); // judged against its own golden
+        std::memcpy(dst_buf.get(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+}
+
+// case 209 (uint8_t_conv): NC1HWC0, five extents
+void case_209([[maybe_unused]] Prof profile) {
+    using Tile_src =
+        ConvTile<TileType::Mat, uint8_t, 768 * sizeof(uint8_t), Layout::NC1HWC0, ConvTileShape<1, 3, 2, 4, 32>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c209_src.bin", src.data(), 768);
+    auto dst_buf = std::make_unique<uint8_t[]>(1888);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 3, 2, 4, 32>, Stride<2080, 672, 320, 64, 1>, Layout::NC1HWC0>;
+    Global_dst dst(dst_buf.get());
+
+    load("c209_dst.bin", dst_buf.get(), 1888);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c209_dst.out", dst_buf.get(), 1888);
+}
+
+// case 210 (uint8_t_conv): NDC1HWC0
+void case_210([[maybe_unused]] Prof profile) {
+    using Tile_src =
+        ConvTile<TileType::Mat, uint8_t, 3072 * sizeof(uint8_t), Layout::NDC1HWC0, ConvTileShape<2, 2, 2, 3, 4, 32>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c210_src.bin", src.data(), 3072);
+    auto dst_buf = std::make_unique<uint8_t[]>(4416);
+    using Global_dst = GlobalTensor<uint8_t, Shape<2, 2, 2, 3, 4>, Stride<2304, 1120, 544, 160, 32>, Layout::NDC1HWC0>;
+    Global_dst dst(dst_buf.get());
+
+    load("c210_dst.bin", dst_buf.get(), 4416);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c210_dst.out", dst_buf.get(), 4416);
+}
+
+// case 211 (uint8_t_conv): FRACTAL_Z, five extents
+void case_211([[maybe_unused]] Prof profile) {
+    using Tile_src =
+        ConvTile<TileType::Mat, uint8_t, 6144 * sizeof(uint8_t), Layout::FRACTAL_Z, ConvTileShape<2, 2, 3, 16, 32>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c211_src.bin", src.data(), 6144);
+    auto dst_buf = std::make_unique<uint8_t[]>(13120);
+    using Global_dst =
+        GlobalTensor<uint8_t, Shape<2, 2, 3, 16, 32>, Stride<6656, 3296, 1088, 64, 1>, Layout::FRACTAL_Z>;
+    Global_dst dst(dst_buf.get());
+
+    load("c211_dst.bin", dst_buf.get(), 13120);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c211_dst.out", dst_buf.get(), 13120);
+}
+
+// case 212 (uint8_t_conv): FRACTAL_Z, four extents
+void case_212([[maybe_unused]] Prof profile) {
+    using Tile_src =
+        ConvTile<TileType::Mat, uint8_t, 3072 * sizeof(uint8_t), Layout::FRACTAL_Z, ConvTileShape<6, 1, 16, 32>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c212_src.bin", src.data(), 3072);
+    auto dst_buf = std::make_unique<uint8_t[]>(6624);
+    using Global_dst =
+        GlobalTensor<uint8_t, Shape<3, 1, 2, 16, 32>, Stride<2272, 2208, 1088, 64, 1>, Layout::FRACTAL_Z>;
+    Global_dst dst(dst_buf.get());
+
+    load("c212_dst.bin", dst_buf.get(), 6624);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c212_dst.out", dst_buf.get(), 6624);
+}
+
+// case 213 (int16_t_conv): NC1HWC0, four extents
+void case_213([[maybe_unused]] Prof profile) {
+    using Tile_src =
+        ConvTile<TileType::Mat, int16_t, 960 * sizeof(int16_t), Layout::NC1HWC0, ConvTileShape<2, 2, 3, 5>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c213_src.bin", src.data(), 960);
+    auto dst_buf = std::make_unique<int16_t[]>(2336);
+    using Global_dst = GlobalTensor<int16_t, Shape<2, 2, 3, 5, 16>, Stride<1216, 592, 192, 32, 1>, Layout::NC1HWC0>;
+    Global_dst dst(dst_buf.get());
+
+    load("c213_dst.bin", dst_buf.get(), 2336);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c213_dst.out", dst_buf.get(), 2336);
+    { // overload 1 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); stores what the main form stores.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 2336));
+        load("c213_dst.bin", dst_buf.get(), 2336);
+        profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
+        same_bytes("overload 1, case 213", main_result, dst_buf.get());
+    }
+    { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 2336));
+        load("c213_dst.bin", dst_buf.get(), 2336);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c213_dst.f2.out", dst_buf.get(), 2336); // judged against its own golden
+        std::memcpy(dst_buf.get(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 3: Unit-flag phase and atomic mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 2336));
+        load("c213_dst.bin", dst_buf.get(), 2336);
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c213_dst.f3.out", dst_buf.get(), 2336); // judged against its own golden
+        std::memcpy(dst_buf.get(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 2336));
+        load("c213_dst.bin", dst_buf.get(), 2336);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
+        store("c213_dst.f4.out", dst_buf.get(), 2336); // judged against its own golden
+        std::memcpy(dst_buf.get(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 5: Unit-flag phase, atomic mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 2336));
+        load("c213_dst.bin", dst_buf.get(), 2336);
+        profiled::TSTORE<profile_cpu, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
+                         ReluPreMode::NormalRelu>(dst, src);
+        store("c213_dst.f5.out", dst_buf.get(), 2336); // judged against its own golden
+        std::memcpy(dst_buf.get(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+}
+
+// case 214 (int16_t_conv): NC1HWC0, five extents
+void case_214([[maybe_unused]] Prof profile) {
+    using Tile_src =
+        ConvTile<TileType::Mat, int16_t, 384 * sizeof(int16_t), Layout::NC1HWC0, ConvTileShape<1, 3, 2, 4, 16>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c214_src.bin", src.data(), 384);
+    auto dst_buf = std::make_unique<int16_t[]>(944);
+    using Global_dst = GlobalTensor<int16_t, Shape<1, 3, 2, 4, 16>, Stride<1040, 336, 160, 32, 1>, Layout::NC1HWC0>;
+    Global_dst dst(dst_buf.get());
+
+    load("c214_dst.bin", dst_buf.get(), 944);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c214_dst.out", dst_buf.get(), 944);
+}
+
+// case 215 (int16_t_conv): NDC1HWC0
+void case_215([[maybe_unused]] Prof profile) {
+    using Tile_src =
+        ConvTile<TileType::Mat, int16_t, 1536 * sizeof(int16_t), Layout::NDC1HWC0, ConvTileShape<2, 2, 2, 3, 4, 16>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c215_src.bin", src.data(), 1536);
+    auto dst_buf = std::make_unique<int16_t[]>(2208);
+    using Global_dst = GlobalTensor<int16_t, Shape<2, 2, 2, 3, 4>, Stride<1152, 560, 272, 80, 16>, Layout::NDC1HWC0>;
+    Global_dst dst(dst_buf.get());
+
+    load("c215_dst.bin", dst_buf.get(), 2208);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c215_dst.out", dst_buf.get(), 2208);
+}
+
+// case 216 (int16_t_conv): FRACTAL_Z, five extents
+void case_216([[maybe_unused]] Prof profile) {
+    using Tile_src =
+        ConvTile<TileType::Mat, int16_t, 3072 * sizeof(int16_t), Layout::FRACTAL_Z, ConvTileShape<2, 2, 3, 16, 16>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c216_src.bin", src.data(), 3072);
+    auto dst_buf = std::make_unique<int16_t[]>(6560);
+    using Global_dst = GlobalTensor<int16_t, Shape<2, 2, 3, 16, 16>, Stride<3328, 1648, 544, 32, 1>, Layout::FRACTAL_Z>;
+    Global_dst dst(dst_buf.get());
+
+    load("c216_dst.bin", dst_buf.get(), 6560);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c216_dst.out", dst_buf.get(), 6560);
+}
+
+// case 217 (int16_t_conv): FRACTAL_Z, four extents
+void case_217([[maybe_unused]] Prof profile) {
+    using Tile_src =
+        ConvTile<TileType::Mat, int16_t, 1536 * sizeof(int16_t), Layout::FRACTAL_Z, ConvTileShape<6, 1, 16, 16>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c217_src.bin", src.data(), 1536);
+    auto dst_buf = std::make_unique<int16_t[]>(3312);
+    using Global_dst = GlobalTensor<int16_t, Shape<3, 1, 2, 16, 16>, Stride<1136, 1104, 544, 32, 1>, Layout::FRACTAL_Z>;
+    Global_dst dst(dst_buf.get());
+
+    load("c217_dst.bin", dst_buf.get(), 3312);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c217_dst.out", dst_buf.get(), 3312);
+}
+
+// case 218 (uint16_t_conv): NC1HWC0, four extents
+void case_218([[maybe_unused]] Prof profile) {
+    using Tile_src =
+        ConvTile<TileType::Mat, uint16_t, 960 * sizeof(uint16_t), Layout::NC1HWC0, ConvTileShape<2, 2, 3, 5>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c218_src.bin", src.data(), 960);
+    auto dst_buf = std::make_unique<uint16_t[]>(2336);
+    using Global_dst = GlobalTensor<uint16_t, Shape<2, 2, 3, 5, 16>, Stride<1216, 592, 192, 32, 1>, Layout::NC1HWC0>;
+    Global_dst dst(dst_buf.get());
+
+    load("c218_dst.bin", dst_buf.get(), 2336);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c218_dst.out", dst_buf.get(), 2336);
+    { // overload 1 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); stores what the main form stores.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 2336));
+        load("c218_dst.bin", dst_buf.get(), 2336);
+        profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
+        same_bytes("overload 1, case 218", main_result, dst_buf.get());
+    }
+    { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 2336));
+        load("c218_dst.bin", dst_buf.get(), 2336);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c218_dst.f2.out", dst_buf.get(), 2336); // judged against its own golden
+        std::memcpy(dst_buf.get(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 3: Unit-flag phase and atomic mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 2336));
+        load("c218_dst.bin", dst_buf.get(), 2336);
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c218_dst.f3.out", dst_buf.get(), 2336); // judged against its own golden
+        std::memcpy(dst_buf.get(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 2336));
+        load("c218_dst.bin", dst_buf.get(), 2336);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
+        store("c218_dst.f4.out", dst_buf.get(), 2336); // judged against its own golden
+        std::memcpy(dst_buf.get(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 5: Unit-flag phase, atomic mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 2336));
+        load("c218_dst.bin", dst_buf.get(), 2336);
+        profiled::TSTORE<profile_cpu, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
+                         ReluPreMode::NormalRelu>(dst, src);
+        store("c218_dst.f5.out", dst_buf.get(), 2336); // judged against its own golden
+        std::memcpy(dst_buf.get(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+}
+
+// case 219 (uint16_t_conv): NC1HWC0, five extents
+void case_219([[maybe_unused]] Prof profile) {
+    using Tile_src =
+        ConvTile<TileType::Mat, uint16_t, 384 * sizeof(uint16_t), Layout::NC1HWC0, ConvTileShape<1, 3, 2, 4, 16>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c219_src.bin", src.data(), 384);
+    auto dst_buf = std::make_unique<uint16_t[]>(944);
+    using Global_dst = GlobalTensor<uint16_t, Shape<1, 3, 2, 4, 16>, Stride<1040, 336, 160, 32, 1>, Layout::NC1HWC0>;
+    Global_dst dst(dst_buf.get());
+
+    load("c219_dst.bin", dst_buf.get(), 944);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c219_dst.out", dst_buf.get(), 944);
+}
+
+// case 220 (uint16_t_conv): NDC1HWC0
+void case_220([[maybe_unused]] Prof profile) {
+    using Tile_src =
+        ConvTile<TileType::Mat, uint16_t, 1536 * sizeof(uint16_t), Layout::NDC1HWC0, ConvTileShape<2, 2, 2, 3, 4, 16>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c220_src.bin", src.data(), 1536);
+    auto dst_buf = std::make_unique<uint16_t[]>(2208);
+    using Global_dst = GlobalTensor<uint16_t, Shape<2, 2, 2, 3, 4>, Stride<1152, 560, 272, 80, 16>, Layout::NDC1HWC0>;
+    Global_dst dst(dst_buf.get());
+
+    load("c220_dst.bin", dst_buf.get(), 2208);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c220_dst.out", dst_buf.get(), 2208);
+}
+
+// case 221 (uint16_t_conv): FRACTAL_Z, five extents
+void case_221([[maybe_unused]] Prof profile) {
+    using Tile_src =
+        ConvTile<TileType::Mat, uint16_t, 3072 * sizeof(uint16_t), Layout::FRACTAL_Z, ConvTileShape<2, 2, 3, 16, 16>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c221_src.bin", src.data(), 3072);
+    auto dst_buf = std::make_unique<uint16_t[]>(6560);
+    using Global_dst =
+        GlobalTensor<uint16_t, Shape<2, 2, 3, 16, 16>, Stride<3328, 1648, 544, 32, 1>, Layout::FRACTAL_Z>;
+    Global_dst dst(dst_buf.get());
+
+    load("c221_dst.bin", dst_buf.get(), 6560);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c221_dst.out", dst_buf.get(), 6560);
+}
+
+// case 222 (uint16_t_conv): FRACTAL_Z, four extents
+void case_222([[maybe_unused]] Prof profile) {
+    using Tile_src =
+        ConvTile<TileType::Mat, uint16_t, 1536 * sizeof(uint16_t), Layout::FRACTAL_Z, ConvTileShape<6, 1, 16, 16>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c222_src.bin", src.data(), 1536);
+    auto dst_buf = std::make_unique<uint16_t[]>(3312);
+    using Global_dst =
+        GlobalTensor<uint16_t, Shape<3, 1, 2, 16, 16>, Stride<1136, 1104, 544, 32, 1>, Layout::FRACTAL_Z>;
+    Global_dst dst(dst_buf.get());
+
+    load("c222_dst.bin", dst_buf.get(), 3312);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c222_dst.out", dst_buf.get(), 3312);
+}
+
+// case 223 (int32_t_conv): NC1HWC0, four extents
+void case_223([[maybe_unused]] Prof profile) {
+    using Tile_src =
+        ConvTile<TileType::Mat, int32_t, 480 * sizeof(int32_t), Layout::NC1HWC0, ConvTileShape<2, 2, 3, 5>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c223_src.bin", src.data(), 480);
+    auto dst_buf = std::make_unique<int32_t[]>(1168);
+    using Global_dst = GlobalTensor<int32_t, Shape<2, 2, 3, 5, 8>, Stride<608, 296, 96, 16, 1>, Layout::NC1HWC0>;
+    Global_dst dst(dst_buf.get());
+
+    load("c223_dst.bin", dst_buf.get(), 1168);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c223_dst.out", dst_buf.get(), 1168);
+    { // overload 1 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); stores what the main form stores.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1168));
+        load("c223_dst.bin", dst_buf.get(), 1168);
+        profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
+        same_bytes("overload 1, case 223", main_result, dst_buf.get());
+    }
+    { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1168));
+        load("c223_dst.bin", dst_buf.get(), 1168);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c223_dst.f2.out", dst_buf.get(), 1168); // judged against its own golden
+        std::memcpy(dst_buf.get(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 3: Unit-flag phase and atomic mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1168));
+        load("c223_dst.bin", dst_buf.get(), 1168);
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c223_dst.f3.out", dst_buf.get(), 1168); // judged against its own golden
+        std::memcpy(dst_buf.get(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1168));
+        load("c223_dst.bin", dst_buf.get(), 1168);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
+        store("c223_dst.f4.out", dst_buf.get(), 1168); // judged against its own golden
+        std::memcpy(dst_buf.get(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 5: Unit-flag phase, atomic mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1168));
+        load("c223_dst.bin", dst_buf.get(), 1168);
+        profiled::TSTORE<profile_cpu, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
+                         ReluPreMode::NormalRelu>(dst, src);
+        store("c223_dst.f5.out", dst_buf.get(), 1168); // judged against its own golden
+        std::memcpy(dst_buf.get(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+}
+
+// case 224 (int32_t_conv): NC1HWC0, five extents
+void case_224([[maybe_unused]] Prof profile) {
+    using Tile_src =
+        ConvTile<TileType::Mat, int32_t, 192 * sizeof(int32_t), Layout::NC1HWC0, ConvTileShape<1, 3, 2, 4, 8>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c224_src.bin", src.data(), 192);
+    auto dst_buf = std::make_unique<int32_t[]>(472);
+    using Global_dst = GlobalTensor<int32_t, Shape<1, 3, 2, 4, 8>, Stride<520, 168, 80, 16, 1>, Layout::NC1HWC0>;
+    Global_dst dst(dst_buf.get());
+
+    load("c224_dst.bin", dst_buf.get(), 472);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c224_dst.out", dst_buf.get(), 472);
+}
+
+// case 225 (int32_t_conv): NDC1HWC0
+void case_225([[maybe_unused]] Prof profile) {
+    using Tile_src =
+        ConvTile<TileType::Mat, int32_t, 768 * sizeof(int32_t), Layout::NDC1HWC0, ConvTileShape<2, 2, 2, 3, 4, 8>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c225_src.bin", src.data(), 768);
+    auto dst_buf = std::make_unique<int32_t[]>(1104);
+    using Global_dst = GlobalTensor<int32_t, Shape<2, 2, 2, 3, 4>, Stride<576, 280, 136, 40, 8>, Layout::NDC1HWC0>;
+    Global_dst dst(dst_buf.get());
+
+    load("c225_dst.bin", dst_buf.get(), 1104);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c225_dst.out", dst_buf.get(), 1104);
+}
+
+// case 226 (int32_t_conv): FRACTAL_Z, five extents
+void case_226([[maybe_unused]] Prof profile) {
+    using Tile_src =
+        ConvTile<TileType::Mat, int32_t, 1536 * sizeof(int32_t), Layout::FRACTAL_Z, ConvTileShape<2, 2, 3, 16, 8>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c226_src.bin", src.data(), 1536);
+    auto dst_buf = std::make_unique<int32_t[]>(3280);
+    using Global_dst = GlobalTensor<int32_t, Shape<2, 2, 3, 16, 8>, Stride<1664, 824, 272, 16, 1>, Layout::FRACTAL_Z>;
+    Global_dst dst(dst_buf.get());
+
+    load("c226_dst.bin", dst_buf.get(), 3280);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c226_dst.out", dst_buf.get(), 3280);
+}
+
+// case 227 (int32_t_conv): FRACTAL_Z, four extents
+void case_227([[maybe_unused]] Prof profile) {
+    using Tile_src =
+        ConvTile<TileType::Mat, int32_t, 768 * sizeof(int32_t), Layout::FRACTAL_Z, ConvTileShape<6, 1, 16, 8>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c227_src.bin", src.data(), 768);
+    auto dst_buf = std::make_unique<int32_t[]>(1656);
+    using Global_dst = GlobalTensor<int32_t, Shape<3, 1, 2, 16, 8>, Stride<568, 552, 272, 16, 1>, Layout::FRACTAL_Z>;
+    Global_dst dst(dst_buf.get());
+
+    load("c227_dst.bin", dst_buf.get(), 1656);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c227_dst.out", dst_buf.get(), 1656);
+}
+
+// case 228 (uint32_t_conv): NC1HWC0, four extents
+void case_228([[maybe_unused]] Prof profile) {
+    using Tile_src =
+        ConvTile<TileType::Mat, uint32_t, 480 * sizeof(uint32_t), Layout::NC1HWC0, ConvTileShape<2, 2, 3, 5>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c228_src.bin", src.data(), 480);
+    auto dst_buf = std::make_unique<uint32_t[]>(1168);
+    using Global_dst = GlobalTensor<uint32_t, Shape<2, 2, 3, 5, 8>, Stride<608, 296, 96, 16, 1>, Layout::NC1HWC0>;
+    Global_dst dst(dst_buf.get());
+
+    load("c228_dst.bin", dst_buf.get(), 1168);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c228_dst.out", dst_buf.get(), 1168);
+    { // overload 1 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); stores what the main form stores.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1168));
+        load("c228_dst.bin", dst_buf.get(), 1168);
+        profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
+        same_bytes("overload 1, case 228", main_result, dst_buf.get());
+    }
+    { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1168));
+        load("c228_dst.bin", dst_buf.get(), 1168);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c228_dst.f2.out", dst_buf.get(), 1168); // judged against its own golden
+        std::memcpy(dst_buf.get(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 3: Unit-flag phase and atomic mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1168));
+        load("c228_dst.bin", dst_buf.get(), 1168);
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c228_dst.f3.out", dst_buf.get(), 1168); // judged against its own golden
+        std::memcpy(dst_buf.get(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1168));
+        load("c228_dst.bin", dst_buf.get(), 1168);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
+        store("c228_dst.f4.out", dst_buf.get(), 1168); // judged against its own golden
+        std::memcpy(dst_buf.get(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 5: Unit-flag phase, atomic mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1168));
+        load("c228_dst.bin", dst_buf.get(), 1168);
+        profiled::TSTORE<profile_cpu, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
+                         ReluPreMode::NormalRelu>(dst, src);
+        store("c228_dst.f5.out", dst_buf.get(), 1168); // judged against its own golden
+        std::memcpy(dst_buf.get(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+}
+
+// case 229 (uint32_t_conv): NC1HWC0, five extents
+void case_229([[maybe_unused]] Prof profile) {
+    using Tile_src =
+        ConvTile<TileType::Mat, uint32_t, 192 * sizeof(uint32_t), Layout::NC1HWC0, ConvTileShape<1, 3, 2, 4, 8>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c229_src.bin", src.data(), 192);
+    auto dst_buf = std::make_unique<uint32_t[]>(472);
+    using Global_dst = GlobalTensor<uint32_t, Shape<1, 3, 2, 4, 8>, Stride<520, 168, 80, 16, 1>, Layout::NC1HWC0>;
+    Global_dst dst(dst_buf.get());
+
+    load("c229_dst.bin", dst_buf.get(), 472);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c229_dst.out", dst_buf.get(), 472);
+}
+
+// case 230 (uint32_t_conv): NDC1HWC0
+void case_230([[maybe_unused]] Prof profile) {
+    using Tile_src =
+        ConvTile<TileType::Mat, uint32_t, 768 * sizeof(uint32_t), Layout::NDC1HWC0, ConvTileShape<2, 2, 2, 3, 4, 8>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c230_src.bin", src.data(), 768);
+    auto dst_buf = std::make_unique<uint32_t[]>(1104);
+    using Global_dst = GlobalTensor<uint32_t, Shape<2, 2, 2, 3, 4>, Stride<576, 280, 136, 40, 8>, Layout::NDC1HWC0>;
+    Global_dst dst(dst_buf.get());
+
+    load("c230_dst.bin", dst_buf.get(), 1104);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c230_dst.out", dst_buf.get(), 1104);
+}
+
+// case 231 (uint32_t_conv): FRACTAL_Z, five extents
+void case_231([[maybe_unused]] Prof profile) {
+    using Tile_src =
+        ConvTile<TileType::Mat, uint32_t, 1536 * sizeof(uint32_t), Layout::FRACTAL_Z, ConvTileShape<2, 2, 3, 16, 8>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c231_src.bin", src.data(), 1536);
+    auto dst_buf = std::make_unique<uint32_t[]>(3280);
+    using Global_dst = GlobalTensor<uint32_t, Shape<2, 2, 3, 16, 8>, Stride<1664, 824, 272, 16, 1>, Layout::FRACTAL_Z>;
+    Global_dst dst(dst_buf.get());
+
+    load("c231_dst.bin", dst_buf.get(), 3280);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c231_dst.out", dst_buf.get(), 3280);
+}
+
+// case 232 (uint32_t_conv): FRACTAL_Z, four extents
+void case_232([[maybe_unused]] Prof profile) {
+    using Tile_src =
+        ConvTile<TileType::Mat, uint32_t, 768 * sizeof(uint32_t), Layout::FRACTAL_Z, ConvTileShape<6, 1, 16, 8>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c232_src.bin", src.data(), 768);
+    auto dst_buf = std::make_unique<uint32_t[]>(1656);
+    using Global_dst = GlobalTensor<uint32_t, Shape<3, 1, 2, 16, 8>, Stride<568, 552, 272, 16, 1>, Layout::FRACTAL_Z>;
+    Global_dst dst(dst_buf.get());
+
+    load("c232_dst.bin", dst_buf.get(), 1656);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c232_dst.out", dst_buf.get(), 1656);
+}
+
 struct Entry {
     const char* id;
     void (*run)(Prof);
@@ -5934,178 +7454,208 @@ struct Entry {
 };
 
 const Entry entries[] = {
-    {"c0@A2A3", case_0, Prof::A2A3},     {"c0@A5", case_0, Prof::A5},       {"c0@CPU", case_0, Prof::CPU},
-    {"c1@A2A3", case_1, Prof::A2A3},     {"c1@A5", case_1, Prof::A5},       {"c1@CPU", case_1, Prof::CPU},
-    {"c2@A2A3", case_2, Prof::A2A3},     {"c2@A5", case_2, Prof::A5},       {"c2@CPU", case_2, Prof::CPU},
-    {"c3@A2A3", case_3, Prof::A2A3},     {"c3@A5", case_3, Prof::A5},       {"c3@CPU", case_3, Prof::CPU},
-    {"c4@A2A3", case_4, Prof::A2A3},     {"c4@A5", case_4, Prof::A5},       {"c4@CPU", case_4, Prof::CPU},
-    {"c5@A2A3", case_5, Prof::A2A3},     {"c5@A5", case_5, Prof::A5},       {"c5@CPU", case_5, Prof::CPU},
-    {"c6@A2A3", case_6, Prof::A2A3},     {"c6@A5", case_6, Prof::A5},       {"c6@CPU", case_6, Prof::CPU},
-    {"c7@A2A3", case_7, Prof::A2A3},     {"c7@A5", case_7, Prof::A5},       {"c7@CPU", case_7, Prof::CPU},
-    {"c8@A2A3", case_8, Prof::A2A3},     {"c8@A5", case_8, Prof::A5},       {"c8@CPU", case_8, Prof::CPU},
-    {"c9@A2A3", case_9, Prof::A2A3},     {"c9@A5", case_9, Prof::A5},       {"c9@CPU", case_9, Prof::CPU},
-    {"c10@A2A3", case_10, Prof::A2A3},   {"c10@A5", case_10, Prof::A5},     {"c10@CPU", case_10, Prof::CPU},
-    {"c11@A2A3", case_11, Prof::A2A3},   {"c11@A5", case_11, Prof::A5},     {"c11@CPU", case_11, Prof::CPU},
-    {"c12@A2A3", case_12, Prof::A2A3},   {"c12@A5", case_12, Prof::A5},     {"c12@CPU", case_12, Prof::CPU},
-    {"c13@A2A3", case_13, Prof::A2A3},   {"c13@A5", case_13, Prof::A5},     {"c13@CPU", case_13, Prof::CPU},
-    {"c14@A2A3", case_14, Prof::A2A3},   {"c14@A5", case_14, Prof::A5},     {"c14@CPU", case_14, Prof::CPU},
-    {"c15@A2A3", case_15, Prof::A2A3},   {"c15@A5", case_15, Prof::A5},     {"c15@CPU", case_15, Prof::CPU},
-    {"c16@A2A3", case_16, Prof::A2A3},   {"c16@A5", case_16, Prof::A5},     {"c16@CPU", case_16, Prof::CPU},
-    {"c17@A2A3", case_17, Prof::A2A3},   {"c17@A5", case_17, Prof::A5},     {"c17@CPU", case_17, Prof::CPU},
-    {"c18@A2A3", case_18, Prof::A2A3},   {"c18@A5", case_18, Prof::A5},     {"c18@CPU", case_18, Prof::CPU},
-    {"c19@A2A3", case_19, Prof::A2A3},   {"c19@A5", case_19, Prof::A5},     {"c19@CPU", case_19, Prof::CPU},
-    {"c20@A2A3", case_20, Prof::A2A3},   {"c20@A5", case_20, Prof::A5},     {"c20@CPU", case_20, Prof::CPU},
-    {"c21@A2A3", case_21, Prof::A2A3},   {"c21@A5", case_21, Prof::A5},     {"c21@CPU", case_21, Prof::CPU},
-    {"c22@A2A3", case_22, Prof::A2A3},   {"c22@A5", case_22, Prof::A5},     {"c22@CPU", case_22, Prof::CPU},
-    {"c23@A2A3", case_23, Prof::A2A3},   {"c23@A5", case_23, Prof::A5},     {"c23@CPU", case_23, Prof::CPU},
-    {"c24@A2A3", case_24, Prof::A2A3},   {"c24@A5", case_24, Prof::A5},     {"c24@CPU", case_24, Prof::CPU},
-    {"c25@A2A3", case_25, Prof::A2A3},   {"c25@A5", case_25, Prof::A5},     {"c25@CPU", case_25, Prof::CPU},
-    {"c26@A2A3", case_26, Prof::A2A3},   {"c26@A5", case_26, Prof::A5},     {"c26@CPU", case_26, Prof::CPU},
-    {"c27@A2A3", case_27, Prof::A2A3},   {"c27@A5", case_27, Prof::A5},     {"c27@CPU", case_27, Prof::CPU},
-    {"c28@A2A3", case_28, Prof::A2A3},   {"c28@A5", case_28, Prof::A5},     {"c28@CPU", case_28, Prof::CPU},
-    {"c29@A2A3", case_29, Prof::A2A3},   {"c29@A5", case_29, Prof::A5},     {"c29@CPU", case_29, Prof::CPU},
-    {"c30@A2A3", case_30, Prof::A2A3},   {"c30@A5", case_30, Prof::A5},     {"c30@CPU", case_30, Prof::CPU},
-    {"c31@A2A3", case_31, Prof::A2A3},   {"c31@A5", case_31, Prof::A5},     {"c31@CPU", case_31, Prof::CPU},
-    {"c32@A2A3", case_32, Prof::A2A3},   {"c32@A5", case_32, Prof::A5},     {"c32@CPU", case_32, Prof::CPU},
-    {"c33@A2A3", case_33, Prof::A2A3},   {"c33@A5", case_33, Prof::A5},     {"c33@CPU", case_33, Prof::CPU},
-    {"c34@A2A3", case_34, Prof::A2A3},   {"c34@A5", case_34, Prof::A5},     {"c34@CPU", case_34, Prof::CPU},
-    {"c35@A2A3", case_35, Prof::A2A3},   {"c35@A5", case_35, Prof::A5},     {"c35@CPU", case_35, Prof::CPU},
-    {"c36@A2A3", case_36, Prof::A2A3},   {"c36@A5", case_36, Prof::A5},     {"c36@CPU", case_36, Prof::CPU},
-    {"c37@A2A3", case_37, Prof::A2A3},   {"c37@A5", case_37, Prof::A5},     {"c37@CPU", case_37, Prof::CPU},
-    {"c38@A2A3", case_38, Prof::A2A3},   {"c38@A5", case_38, Prof::A5},     {"c38@CPU", case_38, Prof::CPU},
-    {"c39@A2A3", case_39, Prof::A2A3},   {"c39@A5", case_39, Prof::A5},     {"c39@CPU", case_39, Prof::CPU},
-    {"c40@A2A3", case_40, Prof::A2A3},   {"c40@A5", case_40, Prof::A5},     {"c40@CPU", case_40, Prof::CPU},
-    {"c41@A2A3", case_41, Prof::A2A3},   {"c41@A5", case_41, Prof::A5},     {"c41@CPU", case_41, Prof::CPU},
-    {"c42@A2A3", case_42, Prof::A2A3},   {"c42@A5", case_42, Prof::A5},     {"c42@CPU", case_42, Prof::CPU},
-    {"c43@A2A3", case_43, Prof::A2A3},   {"c43@A5", case_43, Prof::A5},     {"c43@CPU", case_43, Prof::CPU},
-    {"c44@A2A3", case_44, Prof::A2A3},   {"c44@A5", case_44, Prof::A5},     {"c44@CPU", case_44, Prof::CPU},
-    {"c45@A2A3", case_45, Prof::A2A3},   {"c45@A5", case_45, Prof::A5},     {"c45@CPU", case_45, Prof::CPU},
-    {"c46@A2A3", case_46, Prof::A2A3},   {"c46@A5", case_46, Prof::A5},     {"c46@CPU", case_46, Prof::CPU},
-    {"c47@A2A3", case_47, Prof::A2A3},   {"c47@A5", case_47, Prof::A5},     {"c47@CPU", case_47, Prof::CPU},
-    {"c48@A2A3", case_48, Prof::A2A3},   {"c48@A5", case_48, Prof::A5},     {"c48@CPU", case_48, Prof::CPU},
-    {"c49@A2A3", case_49, Prof::A2A3},   {"c49@A5", case_49, Prof::A5},     {"c49@CPU", case_49, Prof::CPU},
-    {"c50@A2A3", case_50, Prof::A2A3},   {"c50@A5", case_50, Prof::A5},     {"c50@CPU", case_50, Prof::CPU},
-    {"c51@A2A3", case_51, Prof::A2A3},   {"c51@A5", case_51, Prof::A5},     {"c51@CPU", case_51, Prof::CPU},
-    {"c52@A2A3", case_52, Prof::A2A3},   {"c52@A5", case_52, Prof::A5},     {"c52@CPU", case_52, Prof::CPU},
-    {"c53@A2A3", case_53, Prof::A2A3},   {"c53@A5", case_53, Prof::A5},     {"c53@CPU", case_53, Prof::CPU},
-    {"c54@A2A3", case_54, Prof::A2A3},   {"c54@A5", case_54, Prof::A5},     {"c54@CPU", case_54, Prof::CPU},
-    {"c55@A2A3", case_55, Prof::A2A3},   {"c55@A5", case_55, Prof::A5},     {"c55@CPU", case_55, Prof::CPU},
-    {"c56@A2A3", case_56, Prof::A2A3},   {"c56@A5", case_56, Prof::A5},     {"c56@CPU", case_56, Prof::CPU},
-    {"c57@A2A3", case_57, Prof::A2A3},   {"c57@A5", case_57, Prof::A5},     {"c57@CPU", case_57, Prof::CPU},
-    {"c58@A2A3", case_58, Prof::A2A3},   {"c58@A5", case_58, Prof::A5},     {"c58@CPU", case_58, Prof::CPU},
-    {"c59@A2A3", case_59, Prof::A2A3},   {"c59@A5", case_59, Prof::A5},     {"c59@CPU", case_59, Prof::CPU},
-    {"c60@A2A3", case_60, Prof::A2A3},   {"c60@A5", case_60, Prof::A5},     {"c60@CPU", case_60, Prof::CPU},
-    {"c61@A2A3", case_61, Prof::A2A3},   {"c61@A5", case_61, Prof::A5},     {"c61@CPU", case_61, Prof::CPU},
-    {"c62@A2A3", case_62, Prof::A2A3},   {"c62@A5", case_62, Prof::A5},     {"c62@CPU", case_62, Prof::CPU},
-    {"c63@A2A3", case_63, Prof::A2A3},   {"c63@A5", case_63, Prof::A5},     {"c63@CPU", case_63, Prof::CPU},
-    {"c64@A2A3", case_64, Prof::A2A3},   {"c64@A5", case_64, Prof::A5},     {"c64@CPU", case_64, Prof::CPU},
-    {"c65@A2A3", case_65, Prof::A2A3},   {"c65@A5", case_65, Prof::A5},     {"c65@CPU", case_65, Prof::CPU},
-    {"c66@A2A3", case_66, Prof::A2A3},   {"c66@A5", case_66, Prof::A5},     {"c66@CPU", case_66, Prof::CPU},
-    {"c67@A2A3", case_67, Prof::A2A3},   {"c67@A5", case_67, Prof::A5},     {"c67@CPU", case_67, Prof::CPU},
-    {"c68@A2A3", case_68, Prof::A2A3},   {"c68@A5", case_68, Prof::A5},     {"c68@CPU", case_68, Prof::CPU},
-    {"c69@A2A3", case_69, Prof::A2A3},   {"c69@A5", case_69, Prof::A5},     {"c69@CPU", case_69, Prof::CPU},
-    {"c70@A2A3", case_70, Prof::A2A3},   {"c70@A5", case_70, Prof::A5},     {"c70@CPU", case_70, Prof::CPU},
-    {"c71@A2A3", case_71, Prof::A2A3},   {"c71@A5", case_71, Prof::A5},     {"c71@CPU", case_71, Prof::CPU},
-    {"c72@A2A3", case_72, Prof::A2A3},   {"c72@A5", case_72, Prof::A5},     {"c72@CPU", case_72, Prof::CPU},
-    {"c73@A2A3", case_73, Prof::A2A3},   {"c73@A5", case_73, Prof::A5},     {"c73@CPU", case_73, Prof::CPU},
-    {"c74@A2A3", case_74, Prof::A2A3},   {"c74@A5", case_74, Prof::A5},     {"c74@CPU", case_74, Prof::CPU},
-    {"c75@A2A3", case_75, Prof::A2A3},   {"c75@A5", case_75, Prof::A5},     {"c75@CPU", case_75, Prof::CPU},
-    {"c76@A2A3", case_76, Prof::A2A3},   {"c76@A5", case_76, Prof::A5},     {"c76@CPU", case_76, Prof::CPU},
-    {"c77@A2A3", case_77, Prof::A2A3},   {"c77@A5", case_77, Prof::A5},     {"c77@CPU", case_77, Prof::CPU},
-    {"c78@A2A3", case_78, Prof::A2A3},   {"c78@A5", case_78, Prof::A5},     {"c78@CPU", case_78, Prof::CPU},
-    {"c79@A2A3", case_79, Prof::A2A3},   {"c79@A5", case_79, Prof::A5},     {"c79@CPU", case_79, Prof::CPU},
-    {"c80@A2A3", case_80, Prof::A2A3},   {"c80@A5", case_80, Prof::A5},     {"c80@CPU", case_80, Prof::CPU},
-    {"c81@A2A3", case_81, Prof::A2A3},   {"c81@A5", case_81, Prof::A5},     {"c81@CPU", case_81, Prof::CPU},
-    {"c82@A2A3", case_82, Prof::A2A3},   {"c82@A5", case_82, Prof::A5},     {"c82@CPU", case_82, Prof::CPU},
-    {"c83@A2A3", case_83, Prof::A2A3},   {"c83@A5", case_83, Prof::A5},     {"c83@CPU", case_83, Prof::CPU},
-    {"c84@A2A3", case_84, Prof::A2A3},   {"c84@A5", case_84, Prof::A5},     {"c84@CPU", case_84, Prof::CPU},
-    {"c85@A2A3", case_85, Prof::A2A3},   {"c85@A5", case_85, Prof::A5},     {"c85@CPU", case_85, Prof::CPU},
-    {"c86@A2A3", case_86, Prof::A2A3},   {"c86@A5", case_86, Prof::A5},     {"c86@CPU", case_86, Prof::CPU},
-    {"c87@A2A3", case_87, Prof::A2A3},   {"c87@A5", case_87, Prof::A5},     {"c87@CPU", case_87, Prof::CPU},
-    {"c88@A2A3", case_88, Prof::A2A3},   {"c88@A5", case_88, Prof::A5},     {"c88@CPU", case_88, Prof::CPU},
-    {"c89@A2A3", case_89, Prof::A2A3},   {"c89@A5", case_89, Prof::A5},     {"c89@CPU", case_89, Prof::CPU},
-    {"c90@A2A3", case_90, Prof::A2A3},   {"c90@A5", case_90, Prof::A5},     {"c90@CPU", case_90, Prof::CPU},
-    {"c91@A2A3", case_91, Prof::A2A3},   {"c91@A5", case_91, Prof::A5},     {"c91@CPU", case_91, Prof::CPU},
-    {"c92@A2A3", case_92, Prof::A2A3},   {"c92@A5", case_92, Prof::A5},     {"c92@CPU", case_92, Prof::CPU},
-    {"c93@A2A3", case_93, Prof::A2A3},   {"c93@A5", case_93, Prof::A5},     {"c93@CPU", case_93, Prof::CPU},
-    {"c94@A2A3", case_94, Prof::A2A3},   {"c94@A5", case_94, Prof::A5},     {"c94@CPU", case_94, Prof::CPU},
-    {"c95@A2A3", case_95, Prof::A2A3},   {"c95@A5", case_95, Prof::A5},     {"c95@CPU", case_95, Prof::CPU},
-    {"c96@A2A3", case_96, Prof::A2A3},   {"c96@A5", case_96, Prof::A5},     {"c96@CPU", case_96, Prof::CPU},
-    {"c97@A2A3", case_97, Prof::A2A3},   {"c97@A5", case_97, Prof::A5},     {"c97@CPU", case_97, Prof::CPU},
-    {"c98@A2A3", case_98, Prof::A2A3},   {"c98@A5", case_98, Prof::A5},     {"c98@CPU", case_98, Prof::CPU},
-    {"c99@A2A3", case_99, Prof::A2A3},   {"c99@A5", case_99, Prof::A5},     {"c99@CPU", case_99, Prof::CPU},
-    {"c100@A2A3", case_100, Prof::A2A3}, {"c100@A5", case_100, Prof::A5},   {"c100@CPU", case_100, Prof::CPU},
-    {"c101@A2A3", case_101, Prof::A2A3}, {"c101@A5", case_101, Prof::A5},   {"c101@CPU", case_101, Prof::CPU},
-    {"c102@A2A3", case_102, Prof::A2A3}, {"c102@A5", case_102, Prof::A5},   {"c102@CPU", case_102, Prof::CPU},
-    {"c103@A2A3", case_103, Prof::A2A3}, {"c103@A5", case_103, Prof::A5},   {"c103@CPU", case_103, Prof::CPU},
-    {"c104@A2A3", case_104, Prof::A2A3}, {"c104@A5", case_104, Prof::A5},   {"c104@CPU", case_104, Prof::CPU},
-    {"c105@A2A3", case_105, Prof::A2A3}, {"c105@A5", case_105, Prof::A5},   {"c105@CPU", case_105, Prof::CPU},
-    {"c106@A2A3", case_106, Prof::A2A3}, {"c106@A5", case_106, Prof::A5},   {"c106@CPU", case_106, Prof::CPU},
-    {"c107@A2A3", case_107, Prof::A2A3}, {"c107@A5", case_107, Prof::A5},   {"c107@CPU", case_107, Prof::CPU},
-    {"c108@A2A3", case_108, Prof::A2A3}, {"c108@A5", case_108, Prof::A5},   {"c108@CPU", case_108, Prof::CPU},
-    {"c109@A2A3", case_109, Prof::A2A3}, {"c109@A5", case_109, Prof::A5},   {"c109@CPU", case_109, Prof::CPU},
-    {"c110@A2A3", case_110, Prof::A2A3}, {"c110@A5", case_110, Prof::A5},   {"c110@CPU", case_110, Prof::CPU},
-    {"c111@A2A3", case_111, Prof::A2A3}, {"c111@A5", case_111, Prof::A5},   {"c111@CPU", case_111, Prof::CPU},
-    {"c112@A2A3", case_112, Prof::A2A3}, {"c112@A5", case_112, Prof::A5},   {"c112@CPU", case_112, Prof::CPU},
-    {"c113@A2A3", case_113, Prof::A2A3}, {"c113@A5", case_113, Prof::A5},   {"c113@CPU", case_113, Prof::CPU},
-    {"c114@A2A3", case_114, Prof::A2A3}, {"c114@A5", case_114, Prof::A5},   {"c114@CPU", case_114, Prof::CPU},
-    {"c115@A2A3", case_115, Prof::A2A3}, {"c115@A5", case_115, Prof::A5},   {"c115@CPU", case_115, Prof::CPU},
-    {"c116@A2A3", case_116, Prof::A2A3}, {"c116@A5", case_116, Prof::A5},   {"c116@CPU", case_116, Prof::CPU},
-    {"c117@A2A3", case_117, Prof::A2A3}, {"c117@A5", case_117, Prof::A5},   {"c117@CPU", case_117, Prof::CPU},
-    {"c118@A2A3", case_118, Prof::A2A3}, {"c118@A5", case_118, Prof::A5},   {"c118@CPU", case_118, Prof::CPU},
-    {"c119@A2A3", case_119, Prof::A2A3}, {"c119@A5", case_119, Prof::A5},   {"c119@CPU", case_119, Prof::CPU},
-    {"c120@A2A3", case_120, Prof::A2A3}, {"c120@A5", case_120, Prof::A5},   {"c120@CPU", case_120, Prof::CPU},
-    {"c121@A2A3", case_121, Prof::A2A3}, {"c121@A5", case_121, Prof::A5},   {"c121@CPU", case_121, Prof::CPU},
-    {"c122@A2A3", case_122, Prof::A2A3}, {"c122@A5", case_122, Prof::A5},   {"c122@CPU", case_122, Prof::CPU},
-    {"c123@A2A3", case_123, Prof::A2A3}, {"c123@A5", case_123, Prof::A5},   {"c123@CPU", case_123, Prof::CPU},
-    {"c124@A2A3", case_124, Prof::A2A3}, {"c124@A5", case_124, Prof::A5},   {"c124@CPU", case_124, Prof::CPU},
-    {"c125@A2A3", case_125, Prof::A2A3}, {"c125@A5", case_125, Prof::A5},   {"c125@CPU", case_125, Prof::CPU},
-    {"c126@A2A3", case_126, Prof::A2A3}, {"c126@A5", case_126, Prof::A5},   {"c126@CPU", case_126, Prof::CPU},
-    {"c127@A2A3", case_127, Prof::A2A3}, {"c127@A5", case_127, Prof::A5},   {"c127@CPU", case_127, Prof::CPU},
-    {"c128@A2A3", case_128, Prof::A2A3}, {"c128@A5", case_128, Prof::A5},   {"c128@CPU", case_128, Prof::CPU},
-    {"c129@A2A3", case_129, Prof::A2A3}, {"c129@A5", case_129, Prof::A5},   {"c129@CPU", case_129, Prof::CPU},
-    {"c130@A2A3", case_130, Prof::A2A3}, {"c130@A5", case_130, Prof::A5},   {"c130@CPU", case_130, Prof::CPU},
-    {"c131@A2A3", case_131, Prof::A2A3}, {"c131@A5", case_131, Prof::A5},   {"c131@CPU", case_131, Prof::CPU},
-    {"c132@A2A3", case_132, Prof::A2A3}, {"c132@A5", case_132, Prof::A5},   {"c132@CPU", case_132, Prof::CPU},
-    {"c133@A2A3", case_133, Prof::A2A3}, {"c133@A5", case_133, Prof::A5},   {"c133@CPU", case_133, Prof::CPU},
-    {"c134@A2A3", case_134, Prof::A2A3}, {"c134@A5", case_134, Prof::A5},   {"c134@CPU", case_134, Prof::CPU},
-    {"c135@A2A3", case_135, Prof::A2A3}, {"c135@A5", case_135, Prof::A5},   {"c135@CPU", case_135, Prof::CPU},
-    {"c136@A2A3", case_136, Prof::A2A3}, {"c136@A5", case_136, Prof::A5},   {"c136@CPU", case_136, Prof::CPU},
-    {"c137@A2A3", case_137, Prof::A2A3}, {"c137@A5", case_137, Prof::A5},   {"c137@CPU", case_137, Prof::CPU},
-    {"c138@A2A3", case_138, Prof::A2A3}, {"c138@A5", case_138, Prof::A5},   {"c138@CPU", case_138, Prof::CPU},
-    {"c139@A2A3", case_139, Prof::A2A3}, {"c139@A5", case_139, Prof::A5},   {"c139@CPU", case_139, Prof::CPU},
-    {"c140@A2A3", case_140, Prof::A2A3}, {"c140@A5", case_140, Prof::A5},   {"c140@CPU", case_140, Prof::CPU},
-    {"c141@A2A3", case_141, Prof::A2A3}, {"c141@A5", case_141, Prof::A5},   {"c141@CPU", case_141, Prof::CPU},
-    {"c142@A2A3", case_142, Prof::A2A3}, {"c142@A5", case_142, Prof::A5},   {"c142@CPU", case_142, Prof::CPU},
-    {"c143@A2A3", case_143, Prof::A2A3}, {"c143@A5", case_143, Prof::A5},   {"c143@CPU", case_143, Prof::CPU},
-    {"c144@A2A3", case_144, Prof::A2A3}, {"c144@A5", case_144, Prof::A5},   {"c144@CPU", case_144, Prof::CPU},
-    {"c145@A2A3", case_145, Prof::A2A3}, {"c145@A5", case_145, Prof::A5},   {"c145@CPU", case_145, Prof::CPU},
-    {"c146@A2A3", case_146, Prof::A2A3}, {"c146@A5", case_146, Prof::A5},   {"c146@CPU", case_146, Prof::CPU},
-    {"c147@A2A3", case_147, Prof::A2A3}, {"c147@A5", case_147, Prof::A5},   {"c147@CPU", case_147, Prof::CPU},
-    {"c148@A2A3", case_148, Prof::A2A3}, {"c148@A5", case_148, Prof::A5},   {"c148@CPU", case_148, Prof::CPU},
-    {"c149@A2A3", case_149, Prof::A2A3}, {"c149@A5", case_149, Prof::A5},   {"c149@CPU", case_149, Prof::CPU},
-    {"c150@A2A3", case_150, Prof::A2A3}, {"c150@A5", case_150, Prof::A5},   {"c150@CPU", case_150, Prof::CPU},
-    {"c151@A2A3", case_151, Prof::A2A3}, {"c151@A5", case_151, Prof::A5},   {"c151@CPU", case_151, Prof::CPU},
-    {"c152@A2A3", case_152, Prof::A2A3}, {"c152@A5", case_152, Prof::A5},   {"c152@CPU", case_152, Prof::CPU},
-    {"c153@A2A3", case_153, Prof::A2A3}, {"c153@A5", case_153, Prof::A5},   {"c153@CPU", case_153, Prof::CPU},
-    {"c154@A2A3", case_154, Prof::A2A3}, {"c154@A5", case_154, Prof::A5},   {"c154@CPU", case_154, Prof::CPU},
-    {"c155@A2A3", case_155, Prof::A2A3}, {"c155@A5", case_155, Prof::A5},   {"c155@CPU", case_155, Prof::CPU},
-    {"c156@A2A3", case_156, Prof::A2A3}, {"c156@A5", case_156, Prof::A5},   {"c156@CPU", case_156, Prof::CPU},
-    {"c157@A2A3", case_157, Prof::A2A3}, {"c157@A5", case_157, Prof::A5},   {"c157@CPU", case_157, Prof::CPU},
-    {"c158@A2A3", case_158, Prof::A2A3}, {"c158@A5", case_158, Prof::A5},   {"c158@CPU", case_158, Prof::CPU},
-    {"c159@A2A3", case_159, Prof::A2A3}, {"c159@A5", case_159, Prof::A5},   {"c159@CPU", case_159, Prof::CPU},
-    {"c160@A2A3", case_160, Prof::A2A3}, {"c160@A5", case_160, Prof::A5},   {"c160@CPU", case_160, Prof::CPU},
-    {"c161@A2A3", case_161, Prof::A2A3}, {"c161@A5", case_161, Prof::A5},   {"c161@CPU", case_161, Prof::CPU},
-    {"c162@A2A3", case_162, Prof::A2A3}, {"c162@A5", case_162, Prof::A5},   {"c162@CPU", case_162, Prof::CPU},
-    {"c163@A2A3", case_163, Prof::A2A3}, {"c163@A5", case_163, Prof::A5},   {"c163@CPU", case_163, Prof::CPU},
-    {"c164@CPU", case_164, Prof::CPU},   {"c165@CPU", case_165, Prof::CPU}, {"c166@CPU", case_166, Prof::CPU},
-    {"c167@CPU", case_167, Prof::CPU},   {"c168@CPU", case_168, Prof::CPU}, {"c169@CPU", case_169, Prof::CPU},
-    {"c170@CPU", case_170, Prof::CPU},   {"c171@CPU", case_171, Prof::CPU}, {"c172@CPU", case_172, Prof::CPU},
-    {"c173@CPU", case_173, Prof::CPU},   {"c174@CPU", case_174, Prof::CPU}, {"c175@CPU", case_175, Prof::CPU},
-    {"c176@CPU", case_176, Prof::CPU},   {"c177@CPU", case_177, Prof::CPU}, {"c178@CPU", case_178, Prof::CPU},
-    {"c179@CPU", case_179, Prof::CPU},   {"c180@CPU", case_180, Prof::CPU}, {"c181@CPU", case_181, Prof::CPU},
-    {"c182@CPU", case_182, Prof::CPU},   {"c183@CPU", case_183, Prof::CPU}, {"c184@CPU", case_184, Prof::CPU},
-    {"c185@CPU", case_185, Prof::CPU},   {"c186@CPU", case_186, Prof::CPU}, {"c187@CPU", case_187, Prof::CPU},
+    {"c0@A2A3", case_0, Prof::A2A3},     {"c0@A5", case_0, Prof::A5},         {"c0@CPU", case_0, Prof::CPU},
+    {"c1@A2A3", case_1, Prof::A2A3},     {"c1@A5", case_1, Prof::A5},         {"c1@CPU", case_1, Prof::CPU},
+    {"c2@A2A3", case_2, Prof::A2A3},     {"c2@A5", case_2, Prof::A5},         {"c2@CPU", case_2, Prof::CPU},
+    {"c3@A2A3", case_3, Prof::A2A3},     {"c3@A5", case_3, Prof::A5},         {"c3@CPU", case_3, Prof::CPU},
+    {"c4@A2A3", case_4, Prof::A2A3},     {"c4@A5", case_4, Prof::A5},         {"c4@CPU", case_4, Prof::CPU},
+    {"c5@A2A3", case_5, Prof::A2A3},     {"c5@A5", case_5, Prof::A5},         {"c5@CPU", case_5, Prof::CPU},
+    {"c6@A2A3", case_6, Prof::A2A3},     {"c6@A5", case_6, Prof::A5},         {"c6@CPU", case_6, Prof::CPU},
+    {"c7@A2A3", case_7, Prof::A2A3},     {"c7@A5", case_7, Prof::A5},         {"c7@CPU", case_7, Prof::CPU},
+    {"c8@A2A3", case_8, Prof::A2A3},     {"c8@A5", case_8, Prof::A5},         {"c8@CPU", case_8, Prof::CPU},
+    {"c9@A2A3", case_9, Prof::A2A3},     {"c9@A5", case_9, Prof::A5},         {"c9@CPU", case_9, Prof::CPU},
+    {"c10@A2A3", case_10, Prof::A2A3},   {"c10@A5", case_10, Prof::A5},       {"c10@CPU", case_10, Prof::CPU},
+    {"c11@A2A3", case_11, Prof::A2A3},   {"c11@A5", case_11, Prof::A5},       {"c11@CPU", case_11, Prof::CPU},
+    {"c12@A2A3", case_12, Prof::A2A3},   {"c12@A5", case_12, Prof::A5},       {"c12@CPU", case_12, Prof::CPU},
+    {"c13@A2A3", case_13, Prof::A2A3},   {"c13@A5", case_13, Prof::A5},       {"c13@CPU", case_13, Prof::CPU},
+    {"c14@A2A3", case_14, Prof::A2A3},   {"c14@A5", case_14, Prof::A5},       {"c14@CPU", case_14, Prof::CPU},
+    {"c15@A2A3", case_15, Prof::A2A3},   {"c15@A5", case_15, Prof::A5},       {"c15@CPU", case_15, Prof::CPU},
+    {"c16@A2A3", case_16, Prof::A2A3},   {"c16@A5", case_16, Prof::A5},       {"c16@CPU", case_16, Prof::CPU},
+    {"c17@A2A3", case_17, Prof::A2A3},   {"c17@A5", case_17, Prof::A5},       {"c17@CPU", case_17, Prof::CPU},
+    {"c18@A2A3", case_18, Prof::A2A3},   {"c18@A5", case_18, Prof::A5},       {"c18@CPU", case_18, Prof::CPU},
+    {"c19@A2A3", case_19, Prof::A2A3},   {"c19@A5", case_19, Prof::A5},       {"c19@CPU", case_19, Prof::CPU},
+    {"c20@A2A3", case_20, Prof::A2A3},   {"c20@A5", case_20, Prof::A5},       {"c20@CPU", case_20, Prof::CPU},
+    {"c21@A2A3", case_21, Prof::A2A3},   {"c21@A5", case_21, Prof::A5},       {"c21@CPU", case_21, Prof::CPU},
+    {"c22@A2A3", case_22, Prof::A2A3},   {"c22@A5", case_22, Prof::A5},       {"c22@CPU", case_22, Prof::CPU},
+    {"c23@A2A3", case_23, Prof::A2A3},   {"c23@A5", case_23, Prof::A5},       {"c23@CPU", case_23, Prof::CPU},
+    {"c24@A2A3", case_24, Prof::A2A3},   {"c24@A5", case_24, Prof::A5},       {"c24@CPU", case_24, Prof::CPU},
+    {"c25@A2A3", case_25, Prof::A2A3},   {"c25@A5", case_25, Prof::A5},       {"c25@CPU", case_25, Prof::CPU},
+    {"c26@A2A3", case_26, Prof::A2A3},   {"c26@A5", case_26, Prof::A5},       {"c26@CPU", case_26, Prof::CPU},
+    {"c27@A2A3", case_27, Prof::A2A3},   {"c27@A5", case_27, Prof::A5},       {"c27@CPU", case_27, Prof::CPU},
+    {"c28@A2A3", case_28, Prof::A2A3},   {"c28@A5", case_28, Prof::A5},       {"c28@CPU", case_28, Prof::CPU},
+    {"c29@A2A3", case_29, Prof::A2A3},   {"c29@A5", case_29, Prof::A5},       {"c29@CPU", case_29, Prof::CPU},
+    {"c30@A2A3", case_30, Prof::A2A3},   {"c30@A5", case_30, Prof::A5},       {"c30@CPU", case_30, Prof::CPU},
+    {"c31@A2A3", case_31, Prof::A2A3},   {"c31@A5", case_31, Prof::A5},       {"c31@CPU", case_31, Prof::CPU},
+    {"c32@A2A3", case_32, Prof::A2A3},   {"c32@A5", case_32, Prof::A5},       {"c32@CPU", case_32, Prof::CPU},
+    {"c33@A2A3", case_33, Prof::A2A3},   {"c33@A5", case_33, Prof::A5},       {"c33@CPU", case_33, Prof::CPU},
+    {"c34@A2A3", case_34, Prof::A2A3},   {"c34@A5", case_34, Prof::A5},       {"c34@CPU", case_34, Prof::CPU},
+    {"c35@A2A3", case_35, Prof::A2A3},   {"c35@A5", case_35, Prof::A5},       {"c35@CPU", case_35, Prof::CPU},
+    {"c36@A2A3", case_36, Prof::A2A3},   {"c36@A5", case_36, Prof::A5},       {"c36@CPU", case_36, Prof::CPU},
+    {"c37@A2A3", case_37, Prof::A2A3},   {"c37@A5", case_37, Prof::A5},       {"c37@CPU", case_37, Prof::CPU},
+    {"c38@A2A3", case_38, Prof::A2A3},   {"c38@A5", case_38, Prof::A5},       {"c38@CPU", case_38, Prof::CPU},
+    {"c39@A2A3", case_39, Prof::A2A3},   {"c39@A5", case_39, Prof::A5},       {"c39@CPU", case_39, Prof::CPU},
+    {"c40@A2A3", case_40, Prof::A2A3},   {"c40@A5", case_40, Prof::A5},       {"c40@CPU", case_40, Prof::CPU},
+    {"c41@A2A3", case_41, Prof::A2A3},   {"c41@A5", case_41, Prof::A5},       {"c41@CPU", case_41, Prof::CPU},
+    {"c42@A2A3", case_42, Prof::A2A3},   {"c42@A5", case_42, Prof::A5},       {"c42@CPU", case_42, Prof::CPU},
+    {"c43@A2A3", case_43, Prof::A2A3},   {"c43@A5", case_43, Prof::A5},       {"c43@CPU", case_43, Prof::CPU},
+    {"c44@A2A3", case_44, Prof::A2A3},   {"c44@A5", case_44, Prof::A5},       {"c44@CPU", case_44, Prof::CPU},
+    {"c45@A2A3", case_45, Prof::A2A3},   {"c45@A5", case_45, Prof::A5},       {"c45@CPU", case_45, Prof::CPU},
+    {"c46@A2A3", case_46, Prof::A2A3},   {"c46@A5", case_46, Prof::A5},       {"c46@CPU", case_46, Prof::CPU},
+    {"c47@A2A3", case_47, Prof::A2A3},   {"c47@A5", case_47, Prof::A5},       {"c47@CPU", case_47, Prof::CPU},
+    {"c48@A2A3", case_48, Prof::A2A3},   {"c48@A5", case_48, Prof::A5},       {"c48@CPU", case_48, Prof::CPU},
+    {"c49@A2A3", case_49, Prof::A2A3},   {"c49@A5", case_49, Prof::A5},       {"c49@CPU", case_49, Prof::CPU},
+    {"c50@A2A3", case_50, Prof::A2A3},   {"c50@A5", case_50, Prof::A5},       {"c50@CPU", case_50, Prof::CPU},
+    {"c51@A2A3", case_51, Prof::A2A3},   {"c51@A5", case_51, Prof::A5},       {"c51@CPU", case_51, Prof::CPU},
+    {"c52@A2A3", case_52, Prof::A2A3},   {"c52@A5", case_52, Prof::A5},       {"c52@CPU", case_52, Prof::CPU},
+    {"c53@A2A3", case_53, Prof::A2A3},   {"c53@A5", case_53, Prof::A5},       {"c53@CPU", case_53, Prof::CPU},
+    {"c54@A2A3", case_54, Prof::A2A3},   {"c54@A5", case_54, Prof::A5},       {"c54@CPU", case_54, Prof::CPU},
+    {"c55@A2A3", case_55, Prof::A2A3},   {"c55@A5", case_55, Prof::A5},       {"c55@CPU", case_55, Prof::CPU},
+    {"c56@A2A3", case_56, Prof::A2A3},   {"c56@A5", case_56, Prof::A5},       {"c56@CPU", case_56, Prof::CPU},
+    {"c57@A2A3", case_57, Prof::A2A3},   {"c57@A5", case_57, Prof::A5},       {"c57@CPU", case_57, Prof::CPU},
+    {"c58@A2A3", case_58, Prof::A2A3},   {"c58@A5", case_58, Prof::A5},       {"c58@CPU", case_58, Prof::CPU},
+    {"c59@A2A3", case_59, Prof::A2A3},   {"c59@A5", case_59, Prof::A5},       {"c59@CPU", case_59, Prof::CPU},
+    {"c60@A2A3", case_60, Prof::A2A3},   {"c60@A5", case_60, Prof::A5},       {"c60@CPU", case_60, Prof::CPU},
+    {"c61@A2A3", case_61, Prof::A2A3},   {"c61@A5", case_61, Prof::A5},       {"c61@CPU", case_61, Prof::CPU},
+    {"c62@A2A3", case_62, Prof::A2A3},   {"c62@A5", case_62, Prof::A5},       {"c62@CPU", case_62, Prof::CPU},
+    {"c63@A2A3", case_63, Prof::A2A3},   {"c63@A5", case_63, Prof::A5},       {"c63@CPU", case_63, Prof::CPU},
+    {"c64@A2A3", case_64, Prof::A2A3},   {"c64@A5", case_64, Prof::A5},       {"c64@CPU", case_64, Prof::CPU},
+    {"c65@A2A3", case_65, Prof::A2A3},   {"c65@A5", case_65, Prof::A5},       {"c65@CPU", case_65, Prof::CPU},
+    {"c66@A2A3", case_66, Prof::A2A3},   {"c66@A5", case_66, Prof::A5},       {"c66@CPU", case_66, Prof::CPU},
+    {"c67@A2A3", case_67, Prof::A2A3},   {"c67@A5", case_67, Prof::A5},       {"c67@CPU", case_67, Prof::CPU},
+    {"c68@A2A3", case_68, Prof::A2A3},   {"c68@A5", case_68, Prof::A5},       {"c68@CPU", case_68, Prof::CPU},
+    {"c69@A2A3", case_69, Prof::A2A3},   {"c69@A5", case_69, Prof::A5},       {"c69@CPU", case_69, Prof::CPU},
+    {"c70@A2A3", case_70, Prof::A2A3},   {"c70@A5", case_70, Prof::A5},       {"c70@CPU", case_70, Prof::CPU},
+    {"c71@A2A3", case_71, Prof::A2A3},   {"c71@A5", case_71, Prof::A5},       {"c71@CPU", case_71, Prof::CPU},
+    {"c72@A2A3", case_72, Prof::A2A3},   {"c72@A5", case_72, Prof::A5},       {"c72@CPU", case_72, Prof::CPU},
+    {"c73@A2A3", case_73, Prof::A2A3},   {"c73@A5", case_73, Prof::A5},       {"c73@CPU", case_73, Prof::CPU},
+    {"c74@A2A3", case_74, Prof::A2A3},   {"c74@A5", case_74, Prof::A5},       {"c74@CPU", case_74, Prof::CPU},
+    {"c75@A2A3", case_75, Prof::A2A3},   {"c75@A5", case_75, Prof::A5},       {"c75@CPU", case_75, Prof::CPU},
+    {"c76@A2A3", case_76, Prof::A2A3},   {"c76@A5", case_76, Prof::A5},       {"c76@CPU", case_76, Prof::CPU},
+    {"c77@A2A3", case_77, Prof::A2A3},   {"c77@A5", case_77, Prof::A5},       {"c77@CPU", case_77, Prof::CPU},
+    {"c78@A2A3", case_78, Prof::A2A3},   {"c78@A5", case_78, Prof::A5},       {"c78@CPU", case_78, Prof::CPU},
+    {"c79@A2A3", case_79, Prof::A2A3},   {"c79@A5", case_79, Prof::A5},       {"c79@CPU", case_79, Prof::CPU},
+    {"c80@A2A3", case_80, Prof::A2A3},   {"c80@A5", case_80, Prof::A5},       {"c80@CPU", case_80, Prof::CPU},
+    {"c81@A2A3", case_81, Prof::A2A3},   {"c81@A5", case_81, Prof::A5},       {"c81@CPU", case_81, Prof::CPU},
+    {"c82@A2A3", case_82, Prof::A2A3},   {"c82@A5", case_82, Prof::A5},       {"c82@CPU", case_82, Prof::CPU},
+    {"c83@A2A3", case_83, Prof::A2A3},   {"c83@A5", case_83, Prof::A5},       {"c83@CPU", case_83, Prof::CPU},
+    {"c84@A2A3", case_84, Prof::A2A3},   {"c84@A5", case_84, Prof::A5},       {"c84@CPU", case_84, Prof::CPU},
+    {"c85@A2A3", case_85, Prof::A2A3},   {"c85@A5", case_85, Prof::A5},       {"c85@CPU", case_85, Prof::CPU},
+    {"c86@A2A3", case_86, Prof::A2A3},   {"c86@A5", case_86, Prof::A5},       {"c86@CPU", case_86, Prof::CPU},
+    {"c87@A2A3", case_87, Prof::A2A3},   {"c87@A5", case_87, Prof::A5},       {"c87@CPU", case_87, Prof::CPU},
+    {"c88@A2A3", case_88, Prof::A2A3},   {"c88@A5", case_88, Prof::A5},       {"c88@CPU", case_88, Prof::CPU},
+    {"c89@A2A3", case_89, Prof::A2A3},   {"c89@A5", case_89, Prof::A5},       {"c89@CPU", case_89, Prof::CPU},
+    {"c90@A2A3", case_90, Prof::A2A3},   {"c90@A5", case_90, Prof::A5},       {"c90@CPU", case_90, Prof::CPU},
+    {"c91@A2A3", case_91, Prof::A2A3},   {"c91@A5", case_91, Prof::A5},       {"c91@CPU", case_91, Prof::CPU},
+    {"c92@A2A3", case_92, Prof::A2A3},   {"c92@A5", case_92, Prof::A5},       {"c92@CPU", case_92, Prof::CPU},
+    {"c93@A2A3", case_93, Prof::A2A3},   {"c93@A5", case_93, Prof::A5},       {"c93@CPU", case_93, Prof::CPU},
+    {"c94@A2A3", case_94, Prof::A2A3},   {"c94@A5", case_94, Prof::A5},       {"c94@CPU", case_94, Prof::CPU},
+    {"c95@A2A3", case_95, Prof::A2A3},   {"c95@A5", case_95, Prof::A5},       {"c95@CPU", case_95, Prof::CPU},
+    {"c96@A2A3", case_96, Prof::A2A3},   {"c96@A5", case_96, Prof::A5},       {"c96@CPU", case_96, Prof::CPU},
+    {"c97@A2A3", case_97, Prof::A2A3},   {"c97@A5", case_97, Prof::A5},       {"c97@CPU", case_97, Prof::CPU},
+    {"c98@A2A3", case_98, Prof::A2A3},   {"c98@A5", case_98, Prof::A5},       {"c98@CPU", case_98, Prof::CPU},
+    {"c99@A2A3", case_99, Prof::A2A3},   {"c99@A5", case_99, Prof::A5},       {"c99@CPU", case_99, Prof::CPU},
+    {"c100@A2A3", case_100, Prof::A2A3}, {"c100@A5", case_100, Prof::A5},     {"c100@CPU", case_100, Prof::CPU},
+    {"c101@A2A3", case_101, Prof::A2A3}, {"c101@A5", case_101, Prof::A5},     {"c101@CPU", case_101, Prof::CPU},
+    {"c102@A2A3", case_102, Prof::A2A3}, {"c102@A5", case_102, Prof::A5},     {"c102@CPU", case_102, Prof::CPU},
+    {"c103@A2A3", case_103, Prof::A2A3}, {"c103@A5", case_103, Prof::A5},     {"c103@CPU", case_103, Prof::CPU},
+    {"c104@A2A3", case_104, Prof::A2A3}, {"c104@A5", case_104, Prof::A5},     {"c104@CPU", case_104, Prof::CPU},
+    {"c105@A2A3", case_105, Prof::A2A3}, {"c105@A5", case_105, Prof::A5},     {"c105@CPU", case_105, Prof::CPU},
+    {"c106@A2A3", case_106, Prof::A2A3}, {"c106@A5", case_106, Prof::A5},     {"c106@CPU", case_106, Prof::CPU},
+    {"c107@A2A3", case_107, Prof::A2A3}, {"c107@A5", case_107, Prof::A5},     {"c107@CPU", case_107, Prof::CPU},
+    {"c108@A2A3", case_108, Prof::A2A3}, {"c108@A5", case_108, Prof::A5},     {"c108@CPU", case_108, Prof::CPU},
+    {"c109@A2A3", case_109, Prof::A2A3}, {"c109@A5", case_109, Prof::A5},     {"c109@CPU", case_109, Prof::CPU},
+    {"c110@A2A3", case_110, Prof::A2A3}, {"c110@A5", case_110, Prof::A5},     {"c110@CPU", case_110, Prof::CPU},
+    {"c111@A2A3", case_111, Prof::A2A3}, {"c111@A5", case_111, Prof::A5},     {"c111@CPU", case_111, Prof::CPU},
+    {"c112@A2A3", case_112, Prof::A2A3}, {"c112@A5", case_112, Prof::A5},     {"c112@CPU", case_112, Prof::CPU},
+    {"c113@A2A3", case_113, Prof::A2A3}, {"c113@A5", case_113, Prof::A5},     {"c113@CPU", case_113, Prof::CPU},
+    {"c114@A2A3", case_114, Prof::A2A3}, {"c114@A5", case_114, Prof::A5},     {"c114@CPU", case_114, Prof::CPU},
+    {"c115@A2A3", case_115, Prof::A2A3}, {"c115@A5", case_115, Prof::A5},     {"c115@CPU", case_115, Prof::CPU},
+    {"c116@A2A3", case_116, Prof::A2A3}, {"c116@A5", case_116, Prof::A5},     {"c116@CPU", case_116, Prof::CPU},
+    {"c117@A2A3", case_117, Prof::A2A3}, {"c117@A5", case_117, Prof::A5},     {"c117@CPU", case_117, Prof::CPU},
+    {"c118@A2A3", case_118, Prof::A2A3}, {"c118@A5", case_118, Prof::A5},     {"c118@CPU", case_118, Prof::CPU},
+    {"c119@A2A3", case_119, Prof::A2A3}, {"c119@A5", case_119, Prof::A5},     {"c119@CPU", case_119, Prof::CPU},
+    {"c120@A2A3", case_120, Prof::A2A3}, {"c120@A5", case_120, Prof::A5},     {"c120@CPU", case_120, Prof::CPU},
+    {"c121@A2A3", case_121, Prof::A2A3}, {"c121@A5", case_121, Prof::A5},     {"c121@CPU", case_121, Prof::CPU},
+    {"c122@A2A3", case_122, Prof::A2A3}, {"c122@A5", case_122, Prof::A5},     {"c122@CPU", case_122, Prof::CPU},
+    {"c123@A2A3", case_123, Prof::A2A3}, {"c123@A5", case_123, Prof::A5},     {"c123@CPU", case_123, Prof::CPU},
+    {"c124@A2A3", case_124, Prof::A2A3}, {"c124@A5", case_124, Prof::A5},     {"c124@CPU", case_124, Prof::CPU},
+    {"c125@A2A3", case_125, Prof::A2A3}, {"c125@A5", case_125, Prof::A5},     {"c125@CPU", case_125, Prof::CPU},
+    {"c126@A2A3", case_126, Prof::A2A3}, {"c126@A5", case_126, Prof::A5},     {"c126@CPU", case_126, Prof::CPU},
+    {"c127@A2A3", case_127, Prof::A2A3}, {"c127@A5", case_127, Prof::A5},     {"c127@CPU", case_127, Prof::CPU},
+    {"c128@A2A3", case_128, Prof::A2A3}, {"c128@A5", case_128, Prof::A5},     {"c128@CPU", case_128, Prof::CPU},
+    {"c129@A2A3", case_129, Prof::A2A3}, {"c129@A5", case_129, Prof::A5},     {"c129@CPU", case_129, Prof::CPU},
+    {"c130@A2A3", case_130, Prof::A2A3}, {"c130@A5", case_130, Prof::A5},     {"c130@CPU", case_130, Prof::CPU},
+    {"c131@A2A3", case_131, Prof::A2A3}, {"c131@A5", case_131, Prof::A5},     {"c131@CPU", case_131, Prof::CPU},
+    {"c132@A2A3", case_132, Prof::A2A3}, {"c132@A5", case_132, Prof::A5},     {"c132@CPU", case_132, Prof::CPU},
+    {"c133@A2A3", case_133, Prof::A2A3}, {"c133@A5", case_133, Prof::A5},     {"c133@CPU", case_133, Prof::CPU},
+    {"c134@A2A3", case_134, Prof::A2A3}, {"c134@A5", case_134, Prof::A5},     {"c134@CPU", case_134, Prof::CPU},
+    {"c135@A2A3", case_135, Prof::A2A3}, {"c135@A5", case_135, Prof::A5},     {"c135@CPU", case_135, Prof::CPU},
+    {"c136@A2A3", case_136, Prof::A2A3}, {"c136@A5", case_136, Prof::A5},     {"c136@CPU", case_136, Prof::CPU},
+    {"c137@A2A3", case_137, Prof::A2A3}, {"c137@A5", case_137, Prof::A5},     {"c137@CPU", case_137, Prof::CPU},
+    {"c138@A2A3", case_138, Prof::A2A3}, {"c138@A5", case_138, Prof::A5},     {"c138@CPU", case_138, Prof::CPU},
+    {"c139@A2A3", case_139, Prof::A2A3}, {"c139@A5", case_139, Prof::A5},     {"c139@CPU", case_139, Prof::CPU},
+    {"c140@A2A3", case_140, Prof::A2A3}, {"c140@A5", case_140, Prof::A5},     {"c140@CPU", case_140, Prof::CPU},
+    {"c141@A2A3", case_141, Prof::A2A3}, {"c141@A5", case_141, Prof::A5},     {"c141@CPU", case_141, Prof::CPU},
+    {"c142@A2A3", case_142, Prof::A2A3}, {"c142@A5", case_142, Prof::A5},     {"c142@CPU", case_142, Prof::CPU},
+    {"c143@A2A3", case_143, Prof::A2A3}, {"c143@A5", case_143, Prof::A5},     {"c143@CPU", case_143, Prof::CPU},
+    {"c144@A2A3", case_144, Prof::A2A3}, {"c144@A5", case_144, Prof::A5},     {"c144@CPU", case_144, Prof::CPU},
+    {"c145@A2A3", case_145, Prof::A2A3}, {"c145@A5", case_145, Prof::A5},     {"c145@CPU", case_145, Prof::CPU},
+    {"c146@A2A3", case_146, Prof::A2A3}, {"c146@A5", case_146, Prof::A5},     {"c146@CPU", case_146, Prof::CPU},
+    {"c147@A2A3", case_147, Prof::A2A3}, {"c147@A5", case_147, Prof::A5},     {"c147@CPU", case_147, Prof::CPU},
+    {"c148@A2A3", case_148, Prof::A2A3}, {"c148@A5", case_148, Prof::A5},     {"c148@CPU", case_148, Prof::CPU},
+    {"c149@A2A3", case_149, Prof::A2A3}, {"c149@A5", case_149, Prof::A5},     {"c149@CPU", case_149, Prof::CPU},
+    {"c150@A2A3", case_150, Prof::A2A3}, {"c150@A5", case_150, Prof::A5},     {"c150@CPU", case_150, Prof::CPU},
+    {"c151@A2A3", case_151, Prof::A2A3}, {"c151@A5", case_151, Prof::A5},     {"c151@CPU", case_151, Prof::CPU},
+    {"c152@A2A3", case_152, Prof::A2A3}, {"c152@A5", case_152, Prof::A5},     {"c152@CPU", case_152, Prof::CPU},
+    {"c153@A2A3", case_153, Prof::A2A3}, {"c153@A5", case_153, Prof::A5},     {"c153@CPU", case_153, Prof::CPU},
+    {"c154@A2A3", case_154, Prof::A2A3}, {"c154@A5", case_154, Prof::A5},     {"c154@CPU", case_154, Prof::CPU},
+    {"c155@A2A3", case_155, Prof::A2A3}, {"c155@A5", case_155, Prof::A5},     {"c155@CPU", case_155, Prof::CPU},
+    {"c156@A2A3", case_156, Prof::A2A3}, {"c156@A5", case_156, Prof::A5},     {"c156@CPU", case_156, Prof::CPU},
+    {"c157@A2A3", case_157, Prof::A2A3}, {"c157@A5", case_157, Prof::A5},     {"c157@CPU", case_157, Prof::CPU},
+    {"c158@A2A3", case_158, Prof::A2A3}, {"c158@A5", case_158, Prof::A5},     {"c158@CPU", case_158, Prof::CPU},
+    {"c159@A2A3", case_159, Prof::A2A3}, {"c159@A5", case_159, Prof::A5},     {"c159@CPU", case_159, Prof::CPU},
+    {"c160@A2A3", case_160, Prof::A2A3}, {"c160@A5", case_160, Prof::A5},     {"c160@CPU", case_160, Prof::CPU},
+    {"c161@A2A3", case_161, Prof::A2A3}, {"c161@A5", case_161, Prof::A5},     {"c161@CPU", case_161, Prof::CPU},
+    {"c162@A2A3", case_162, Prof::A2A3}, {"c162@A5", case_162, Prof::A5},     {"c162@CPU", case_162, Prof::CPU},
+    {"c163@A2A3", case_163, Prof::A2A3}, {"c163@A5", case_163, Prof::A5},     {"c163@CPU", case_163, Prof::CPU},
+    {"c164@CPU", case_164, Prof::CPU},   {"c165@CPU", case_165, Prof::CPU},   {"c166@CPU", case_166, Prof::CPU},
+    {"c167@CPU", case_167, Prof::CPU},   {"c168@CPU", case_168, Prof::CPU},   {"c169@CPU", case_169, Prof::CPU},
+    {"c170@CPU", case_170, Prof::CPU},   {"c171@CPU", case_171, Prof::CPU},   {"c172@CPU", case_172, Prof::CPU},
+    {"c173@CPU", case_173, Prof::CPU},   {"c174@CPU", case_174, Prof::CPU},   {"c175@CPU", case_175, Prof::CPU},
+    {"c176@CPU", case_176, Prof::CPU},   {"c177@CPU", case_177, Prof::CPU},   {"c178@CPU", case_178, Prof::CPU},
+    {"c179@CPU", case_179, Prof::CPU},   {"c180@CPU", case_180, Prof::CPU},   {"c181@CPU", case_181, Prof::CPU},
+    {"c182@CPU", case_182, Prof::CPU},   {"c183@CPU", case_183, Prof::CPU},   {"c184@CPU", case_184, Prof::CPU},
+    {"c185@CPU", case_185, Prof::CPU},   {"c186@CPU", case_186, Prof::CPU},   {"c187@CPU", case_187, Prof::CPU},
+    {"c188@A2A3", case_188, Prof::A2A3}, {"c188@CPU", case_188, Prof::CPU},   {"c189@A2A3", case_189, Prof::A2A3},
+    {"c189@CPU", case_189, Prof::CPU},   {"c190@A2A3", case_190, Prof::A2A3}, {"c190@CPU", case_190, Prof::CPU},
+    {"c191@A2A3", case_191, Prof::A2A3}, {"c191@CPU", case_191, Prof::CPU},   {"c192@A2A3", case_192, Prof::A2A3},
+    {"c192@CPU", case_192, Prof::CPU},   {"c193@A2A3", case_193, Prof::A2A3}, {"c193@CPU", case_193, Prof::CPU},
+    {"c194@A2A3", case_194, Prof::A2A3}, {"c194@CPU", case_194, Prof::CPU},   {"c195@A2A3", case_195, Prof::A2A3},
+    {"c195@CPU", case_195, Prof::CPU},   {"c196@A2A3", case_196, Prof::A2A3}, {"c196@CPU", case_196, Prof::CPU},
+    {"c197@A2A3", case_197, Prof::A2A3}, {"c197@CPU", case_197, Prof::CPU},   {"c198@A2A3", case_198, Prof::A2A3},
+    {"c198@CPU", case_198, Prof::CPU},   {"c199@A2A3", case_199, Prof::A2A3}, {"c199@CPU", case_199, Prof::CPU},
+    {"c200@A2A3", case_200, Prof::A2A3}, {"c200@CPU", case_200, Prof::CPU},   {"c201@A2A3", case_201, Prof::A2A3},
+    {"c201@CPU", case_201, Prof::CPU},   {"c202@A2A3", case_202, Prof::A2A3}, {"c202@CPU", case_202, Prof::CPU},
+    {"c203@A2A3", case_203, Prof::A2A3}, {"c203@CPU", case_203, Prof::CPU},   {"c204@A2A3", case_204, Prof::A2A3},
+    {"c204@CPU", case_204, Prof::CPU},   {"c205@A2A3", case_205, Prof::A2A3}, {"c205@CPU", case_205, Prof::CPU},
+    {"c206@A2A3", case_206, Prof::A2A3}, {"c206@CPU", case_206, Prof::CPU},   {"c207@A2A3", case_207, Prof::A2A3},
+    {"c207@CPU", case_207, Prof::CPU},   {"c208@A2A3", case_208, Prof::A2A3}, {"c208@CPU", case_208, Prof::CPU},
+    {"c209@A2A3", case_209, Prof::A2A3}, {"c209@CPU", case_209, Prof::CPU},   {"c210@A2A3", case_210, Prof::A2A3},
+    {"c210@CPU", case_210, Prof::CPU},   {"c211@A2A3", case_211, Prof::A2A3}, {"c211@CPU", case_211, Prof::CPU},
+    {"c212@A2A3", case_212, Prof::A2A3}, {"c212@CPU", case_212, Prof::CPU},   {"c213@A2A3", case_213, Prof::A2A3},
+    {"c213@CPU", case_213, Prof::CPU},   {"c214@A2A3", case_214, Prof::A2A3}, {"c214@CPU", case_214, Prof::CPU},
+    {"c215@A2A3", case_215, Prof::A2A3}, {"c215@CPU", case_215, Prof::CPU},   {"c216@A2A3", case_216, Prof::A2A3},
+    {"c216@CPU", case_216, Prof::CPU},   {"c217@A2A3", case_217, Prof::A2A3}, {"c217@CPU", case_217, Prof::CPU},
+    {"c218@A2A3", case_218, Prof::A2A3}, {"c218@CPU", case_218, Prof::CPU},   {"c219@A2A3", case_219, Prof::A2A3},
+    {"c219@CPU", case_219, Prof::CPU},   {"c220@A2A3", case_220, Prof::A2A3}, {"c220@CPU", case_220, Prof::CPU},
+    {"c221@A2A3", case_221, Prof::A2A3}, {"c221@CPU", case_221, Prof::CPU},   {"c222@A2A3", case_222, Prof::A2A3},
+    {"c222@CPU", case_222, Prof::CPU},   {"c223@A2A3", case_223, Prof::A2A3}, {"c223@CPU", case_223, Prof::CPU},
+    {"c224@A2A3", case_224, Prof::A2A3}, {"c224@CPU", case_224, Prof::CPU},   {"c225@A2A3", case_225, Prof::A2A3},
+    {"c225@CPU", case_225, Prof::CPU},   {"c226@A2A3", case_226, Prof::A2A3}, {"c226@CPU", case_226, Prof::CPU},
+    {"c227@A2A3", case_227, Prof::A2A3}, {"c227@CPU", case_227, Prof::CPU},   {"c228@A2A3", case_228, Prof::A2A3},
+    {"c228@CPU", case_228, Prof::CPU},   {"c229@A2A3", case_229, Prof::A2A3}, {"c229@CPU", case_229, Prof::CPU},
+    {"c230@A2A3", case_230, Prof::A2A3}, {"c230@CPU", case_230, Prof::CPU},   {"c231@A2A3", case_231, Prof::A2A3},
+    {"c231@CPU", case_231, Prof::CPU},   {"c232@A2A3", case_232, Prof::A2A3}, {"c232@CPU", case_232, Prof::CPU},
 };
 
 } // namespace

@@ -7,6 +7,140 @@
 
 using namespace pto;
 
+// legal twin of variant conv: every rule of the profile holds
+void legal_a2a3_conv() {
+    using Tile_dst =
+        ConvTile<TileType::Vec, int8_t, 1536 * sizeof(int8_t), Layout::NC1HWC0, ConvTileShape<2, 2, 3, 4, 32>>;
+    Tile_dst dst;
+    using Tile_src = ConvTile<TileType::Vec, int8_t, 840 * sizeof(int8_t), Layout::NCHW, ConvTileShape<2, 35, 3, 4>>;
+    Tile_src src;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_tmp tmp;
+    profiled::TTRANS<profile_a2a3>(dst, src, tmp);
+}
+
+// breaks rule 100_conv_layouts (conv_layouts) of the A2A3 profile on variant conv
+// expected-error@*:* {{TTRANS [A2A3]: ConvTile layouts of src and dst must be one of: NCHW to NC1HWC0, NC1HWC0 to NCHW, GNCHW to GNC1HWC0, GNC1HWC0 to GNCHW, NC1HWC0 to FRACTAL_Z, GNC1HWC0 to FRACTAL_Z, NCDHW to FRACTAL_Z_3D}}
+void fail_a2a3_conv_100_conv_layouts() {
+    using Tile_dst =
+        ConvTile<TileType::Vec, int8_t, 1536 * sizeof(int8_t), Layout::NCHW, ConvTileShape<2, 2, 3, 4, 32>>;
+    Tile_dst dst;
+    using Tile_src = ConvTile<TileType::Vec, int8_t, 840 * sizeof(int8_t), Layout::NCHW, ConvTileShape<2, 35, 3, 4>>;
+    Tile_src src;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_tmp tmp;
+    // expected-note@+1 {{requested here}}
+    profiled::TTRANS<profile_a2a3>(dst, src, tmp);
+}
+
+// breaks rule 103_location (location) of the A2A3 profile on variant conv
+// expected-error@*:* {{TTRANS [A2A3]: tile location must be TileType::Vec}}
+void fail_a2a3_conv_103_location() {
+    using Tile_dst =
+        ConvTile<TileType::Mat, int8_t, 1536 * sizeof(int8_t), Layout::NC1HWC0, ConvTileShape<2, 2, 3, 4, 32>>;
+    Tile_dst dst;
+    using Tile_src = ConvTile<TileType::Vec, int8_t, 840 * sizeof(int8_t), Layout::NCHW, ConvTileShape<2, 35, 3, 4>>;
+    Tile_src src;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_tmp tmp;
+    // expected-note@+1 {{requested here}}
+    profiled::TTRANS<profile_a2a3>(dst, src, tmp);
+}
+
+// breaks rule 104_dtype (dtype) of the A2A3 profile on variant conv
+// expected-error@*:* {{TTRANS [A2A3]: DType must be one of: uint32_t, int32_t, float, uint16_t, int16_t, half, bfloat16_t, uint8_t, int8_t}}
+void fail_a2a3_conv_104_dtype() {
+    using Tile_dst =
+        ConvTile<TileType::Vec, int64_t, 1536 * sizeof(int64_t), Layout::NC1HWC0, ConvTileShape<2, 2, 3, 4, 32>>;
+    Tile_dst dst;
+    using Tile_src = ConvTile<TileType::Vec, int64_t, 840 * sizeof(int64_t), Layout::NCHW, ConvTileShape<2, 35, 3, 4>>;
+    Tile_src src;
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_tmp tmp;
+    // expected-note@+1 {{requested here}}
+    profiled::TTRANS<profile_a2a3>(dst, src, tmp);
+}
+
+// legal twin of variant conv: every rule of the profile holds
+void legal_a5_conv() {
+    using Tile_dst =
+        ConvTile<TileType::Vec, int8_t, 1536 * sizeof(int8_t), Layout::NC1HWC0, ConvTileShape<2, 2, 3, 4, 32>>;
+    Tile_dst dst;
+    using Tile_src = ConvTile<TileType::Vec, int8_t, 840 * sizeof(int8_t), Layout::NCHW, ConvTileShape<2, 35, 3, 4>>;
+    Tile_src src;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_tmp tmp;
+    profiled::TTRANS<profile_a5>(dst, src, tmp);
+}
+
+// breaks rule 101_conv_layouts (conv_layouts) of the A5 profile on variant conv
+// expected-error@*:* {{TTRANS [A5]: ConvTile layouts of src and dst must be one of: NCHW to NC1HWC0, GNCHW to GNC1HWC0, NC1HWC0 to FRACTAL_Z, GNC1HWC0 to FRACTAL_Z}}
+void fail_a5_conv_101_conv_layouts() {
+    using Tile_dst =
+        ConvTile<TileType::Vec, int8_t, 1536 * sizeof(int8_t), Layout::GNC1HWC0, ConvTileShape<2, 2, 3, 4, 32>>;
+    Tile_dst dst;
+    using Tile_src = ConvTile<TileType::Vec, int8_t, 840 * sizeof(int8_t), Layout::NCHW, ConvTileShape<2, 35, 3, 4>>;
+    Tile_src src;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_tmp tmp;
+    // expected-note@+1 {{requested here}}
+    profiled::TTRANS<profile_a5>(dst, src, tmp);
+}
+
+// breaks rule 103_location (location) of the A5 profile on variant conv
+// expected-error@*:* {{TTRANS [A5]: tile location must be TileType::Vec}}
+void fail_a5_conv_103_location() {
+    using Tile_dst =
+        ConvTile<TileType::Mat, int8_t, 1536 * sizeof(int8_t), Layout::NC1HWC0, ConvTileShape<2, 2, 3, 4, 32>>;
+    Tile_dst dst;
+    using Tile_src = ConvTile<TileType::Vec, int8_t, 840 * sizeof(int8_t), Layout::NCHW, ConvTileShape<2, 35, 3, 4>>;
+    Tile_src src;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_tmp tmp;
+    // expected-note@+1 {{requested here}}
+    profiled::TTRANS<profile_a5>(dst, src, tmp);
+}
+
+// breaks rule 104_dtype (dtype) of the A5 profile on variant conv
+// expected-error@*:* {{TTRANS [A5]: DType must be one of: uint32_t, int32_t, float, uint16_t, int16_t, half, bfloat16_t, uint8_t, int8_t}}
+void fail_a5_conv_104_dtype() {
+    using Tile_dst =
+        ConvTile<TileType::Vec, int64_t, 1536 * sizeof(int64_t), Layout::NC1HWC0, ConvTileShape<2, 2, 3, 4, 32>>;
+    Tile_dst dst;
+    using Tile_src = ConvTile<TileType::Vec, int64_t, 840 * sizeof(int64_t), Layout::NCHW, ConvTileShape<2, 35, 3, 4>>;
+    Tile_src src;
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_tmp tmp;
+    // expected-note@+1 {{requested here}}
+    profiled::TTRANS<profile_a5>(dst, src, tmp);
+}
+
+// legal twin of variant conv: every rule of the profile holds
+void legal_cpu_conv() {
+    using Tile_dst =
+        ConvTile<TileType::Vec, int8_t, 1536 * sizeof(int8_t), Layout::NC1HWC0, ConvTileShape<2, 2, 3, 4, 32>>;
+    Tile_dst dst;
+    using Tile_src = ConvTile<TileType::Vec, int8_t, 840 * sizeof(int8_t), Layout::NCHW, ConvTileShape<2, 35, 3, 4>>;
+    Tile_src src;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_tmp tmp;
+    profiled::TTRANS<profile_cpu>(dst, src, tmp);
+}
+
+// breaks rule 102_conv_layouts (conv_layouts) of the CPU profile on variant conv
+// expected-error@*:* {{TTRANS [CPU]: ConvTile layouts of src and dst must be one of: NCHW to NC1HWC0, NC1HWC0 to NCHW, GNCHW to GNC1HWC0, GNC1HWC0 to GNCHW, NC1HWC0 to FRACTAL_Z, GNC1HWC0 to FRACTAL_Z, NCDHW to FRACTAL_Z_3D}}
+void fail_cpu_conv_102_conv_layouts() {
+    using Tile_dst =
+        ConvTile<TileType::Vec, int8_t, 1536 * sizeof(int8_t), Layout::NCHW, ConvTileShape<2, 2, 3, 4, 32>>;
+    Tile_dst dst;
+    using Tile_src = ConvTile<TileType::Vec, int8_t, 840 * sizeof(int8_t), Layout::NCHW, ConvTileShape<2, 35, 3, 4>>;
+    Tile_src src;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_tmp tmp;
+    // expected-note@+1 {{requested here}}
+    profiled::TTRANS<profile_cpu>(dst, src, tmp);
+}
+
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
