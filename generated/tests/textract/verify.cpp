@@ -44,7 +44,7 @@ void fail_a2a3_conv_101_conv_layouts() {
 // breaks rule 102_tile_fractal (tile_fractal) of the A2A3 profile on variant conv
 // expected-error@*:* {{TEXTRACT [A2A3]: box layout of dst must be BLayout::RowMajor with SLayout::ColMajor}}
 void fail_a2a3_conv_102_tile_fractal() {
-    using Tile_dst = Tile<TileType::Right, int8_t, 64, 32, BLayout::RowMajor, 64, 32, SLayout::RowMajor, 512>;
+    using Tile_dst = Tile<TileType::Right, int8_t, 64, 32, BLayout::ColMajor, 64, 32, SLayout::ColMajor, 512>;
     Tile_dst dst;
     using Tile_src =
         ConvTile<TileType::Mat, int8_t, 6144 * sizeof(int8_t), Layout::FRACTAL_Z, ConvTileShape<4, 3, 16, 32>>;
@@ -102,7 +102,7 @@ void fail_a5_conv_101_conv_layouts() {
 // breaks rule 102_tile_fractal (tile_fractal) of the A5 profile on variant conv
 // expected-error@*:* {{TEXTRACT [A5]: box layout of dst must be BLayout::RowMajor with SLayout::ColMajor}}
 void fail_a5_conv_102_tile_fractal() {
-    using Tile_dst = Tile<TileType::Right, int8_t, 64, 32, BLayout::RowMajor, 64, 32, SLayout::RowMajor, 512>;
+    using Tile_dst = Tile<TileType::Right, int8_t, 64, 32, BLayout::ColMajor, 64, 32, SLayout::ColMajor, 512>;
     Tile_dst dst;
     using Tile_src =
         ConvTile<TileType::Mat, int8_t, 6144 * sizeof(int8_t), Layout::FRACTAL_Z, ConvTileShape<4, 3, 16, 32>>;
@@ -160,7 +160,7 @@ void fail_cpu_conv_101_conv_layouts() {
 // breaks rule 102_tile_fractal (tile_fractal) of the CPU profile on variant conv
 // expected-error@*:* {{TEXTRACT [CPU]: box layout of dst must be BLayout::RowMajor with SLayout::ColMajor}}
 void fail_cpu_conv_102_tile_fractal() {
-    using Tile_dst = Tile<TileType::Right, int8_t, 64, 32, BLayout::RowMajor, 64, 32, SLayout::RowMajor, 512>;
+    using Tile_dst = Tile<TileType::Right, int8_t, 64, 32, BLayout::ColMajor, 64, 32, SLayout::ColMajor, 512>;
     Tile_dst dst;
     using Tile_src =
         ConvTile<TileType::Mat, int8_t, 6144 * sizeof(int8_t), Layout::FRACTAL_Z, ConvTileShape<4, 3, 16, 32>>;
