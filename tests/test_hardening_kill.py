@@ -68,8 +68,8 @@ def test_sigkill_during_gen_leaves_a_whole_tree(project: Path) -> None:
 
 @pytest.fixture
 def small_fs(tmp_path: Path) -> Iterator[Path]:
-    """A 40 MB tmpfs, room for the generated tree once but not twice with the ballast the test adds
-    (needs root and mount rights; skipped elsewhere)."""
+    """A 40 MB tmpfs, room for the generated tree and the ballast the test adds, but not for the
+    files a `gen` changes (needs root and mount rights; skipped elsewhere)."""
     mnt = tmp_path / "mnt"
     mnt.mkdir()
     if os.geteuid() != 0 or shutil.which("mount") is None:
@@ -97,9 +97,10 @@ def test_disk_full_and_read_only_keep_the_old_tree(project: Path, small_fs: Path
     shutil.copytree(project / "generated", out)
     before = tree_hash(out)
     _set_summary(project, B)
-    # Leave less free space than a second copy of the tree needs.
+    # Leave less free space than the changed files need (the unchanged ones enter the new tree as
+    # hard links, which take none).
     stat = os.statvfs(small_fs)
-    (small_fs / "ballast").write_bytes(b"\0" * (stat.f_bavail * stat.f_frsize - (2 << 20)))
+    (small_fs / "ballast").write_bytes(b"\0" * (stat.f_bavail * stat.f_frsize - (16 << 10)))
     _one_line_fault(_gen(project, "--out", str(out)), "ENOSPC")
     assert tree_hash(out) == before
     assert sorted(p.name for p in small_fs.iterdir()) == [".generated.lock", "ballast", "generated"]

@@ -254,19 +254,33 @@ def full(layout: Layout, inputs: Inputs, store: Store) -> Result:
 
     specs = load_specs(layout.specs, layout.root)
     project = ProjectView(specs)
-    # An op unit found in the store is taken whole, paths included (its entry's digest covers them,
-    # and its key every input its plan follows from), so the op's tests are not planned again.
-    reused: dict[str, dict[str, str]] = {}
-    reused_keys: dict[str, str | None] = {}
-    skip: set[str] = set()
+    # An op unit found in the store is taken whole, so its tests are not planned again (most of a
+    # `gen` after a one-spec edit). Its entry must list the op's other outputs, which `plan` gives,
+    # and the test files `test_paths` names; one that does not is planned and rendered again.
+    from ..testing.plan import op_test_jobs, test_paths
+
+    entries: dict[str, tuple[str | None, dict[str, str]]] = {}
     for op in project.ops:
         unit = unit_of({"op": op})
         key = inputs.op_key(unit)
         hit = store.load_unit(key)
         if hit is not None:
+            entries[unit] = (key, hit)
+    ops = {unit_of({"op": op}): op for op in project.ops}
+    jobs = plan(project, reuse=frozenset(ops[u].name for u in entries))
+    planned: dict[str, set[str]] = {}
+    for path, _template, extra in jobs:
+        planned.setdefault(unit_of(extra), set()).add(path)
+    reused: dict[str, dict[str, str]] = {}
+    reused_keys: dict[str, str | None] = {}
+    for unit, (key, hit) in entries.items():
+        always, maybe = test_paths(ops[unit])
+        wanted = planned.get(unit, set()) | always
+        if wanted <= set(hit) <= wanted | maybe:
             reused[unit], reused_keys[unit] = hit, key
-            skip.add(op.name)
-    jobs = [job for job in plan(project, reuse=frozenset(skip)) if unit_of(job[2]) not in reused]
+        else:
+            jobs.extend(op_test_jobs(project, ops[unit]))
+    jobs = [job for job in jobs if unit_of(job[2]) not in reused]
     check_unique(jobs + [(path, "", {}) for files in reused.values() for path in files])
     by_unit: dict[str, list[tuple[str, str, dict[str, object]]]] = {}
     for job in jobs:

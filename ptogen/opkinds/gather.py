@@ -191,6 +191,17 @@ def gather_index(src: np.ndarray, idx: np.ndarray, zero: Any) -> np.ndarray:
     return np.where(inside, src[safe // cols, safe % cols], zero).astype(src.dtype)
 
 
+def _admits_call(
+    op: OpViewAPI, form: FormViewAPI, profile: str, tiles: list[TileDecl], values: dict[str, str]
+) -> bool:
+    """No static rule the profile checks on this form is broken by these element types and
+    template values."""
+    combo = {t.name: t.dtype for t in tiles}
+    rules = [*op.rules_for(profile, static=True)]
+    rules += [rv for rv in op.form_rules_for(profile) if rv.rule.is_static and rv.rule.in_form(form)]
+    return not any(rv.rule.broken_by(op, rv, combo, values) for rv in rules)
+
+
 class Gather(FormsKind):
     name: ClassVar[str] = "gather"
 
@@ -231,7 +242,11 @@ class Gather(FormsKind):
                 call = form_call(index_form, {}, {})
                 cases.append(self.case(project, tests, cases, label, tiles, call, {"form": "index"}))
             self.kernel(tests, dtype, cases, on)
-            cases = []
+            # The mask cases, one kernel per set of profiles whose rules admit them (A5 gathers
+            # 8-byte elements by rows only).
+            by_profiles: dict[
+                tuple[str, ...], list[tuple[str, list[TileDecl], dict[str, str], dict[str, str]]]
+            ] = {}
             for label, pattern, axis, sr, sc, vr, vc in MASK_CASES:
                 kept_cols = sum(selected(pattern, j) for j in range(vc))
                 kept_rows = sum(selected(pattern, i) for i in range(vr))
@@ -241,10 +256,16 @@ class Gather(FormsKind):
                     TileDecl("src", dtype, sr, sc, vr, vc),
                 ]
                 values = {"maskPattern": f"MaskPattern::{pattern}", "gatherType": f"GatherAxis::{axis}"}
-                call = form_call(mask_form, values, {})
+                admitted = tuple(p for p in on if _admits_call(op, mask_form, p, tiles, values))
                 attrs = {"form": "mask", "pattern": pattern, "axis": axis}
-                cases.append(self.case(project, tests, cases, label, tiles, call, attrs))
-            self.kernel(tests, f"{dtype}_mask", cases, on)
+                by_profiles.setdefault(admitted, []).append((label, tiles, values, attrs))
+            for n, (profiles, specs) in enumerate(by_profiles.items()):
+                cases = []
+                for label, tiles, values, attrs in specs:
+                    call = form_call(mask_form, values, {})
+                    cases.append(self.case(project, tests, cases, label, tiles, call, attrs))
+                gid = f"{dtype}_mask" if n == 0 else f"{dtype}_mask_{'_'.join(profiles).lower()}"
+                self.kernel(tests, gid, cases, list(profiles))
         for s_type in CMP_SOURCES:
             cases = []
             for label, mode, r, c, vr, vc, offset in CMP_CASES:

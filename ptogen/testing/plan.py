@@ -818,38 +818,45 @@ def project_manifest(project: ProjectViewAPI) -> ProjectManifest:
     )
 
 
+def op_test_jobs(project: ProjectViewAPI, op: OpViewAPI) -> list[tuple[str, str, dict[str, object]]]:
+    """An op's test files: its reference, its cases and verify sources when it has such cases, and
+    its manifest (`test_paths` names them without planning)."""
+    with op.context("planning its tests"):
+        t = plan_op(project, op)
+    jobs: list[tuple[str, str, dict[str, object]]] = [
+        (f"{t.dir}/reference.py", "tests/reference.py.j2", {"op": op})
+    ]
+    exe, ver = t.executable(), t.verify_file()
+    if exe is not None:
+        jobs.append((exe.path, "tests/cases.cpp.j2", {"op": op, "file": exe}))
+    if ver is not None:
+        jobs.append((ver.path, "tests/verify.cpp.j2", {"op": op, "file": ver}))
+    jobs.append(
+        (
+            f"{t.dir}/manifest.json",
+            "tests/manifest.json.j2",
+            {"op": op, "data": op_manifest(project, t).to_json()},
+        )
+    )
+    return jobs
+
+
+def test_paths(op: OpViewAPI) -> tuple[set[str], set[str]]:
+    """The paths `op_test_jobs` gives an op: (always, only when it has such cases)."""
+    d = OpTests(op).dir
+    return {f"{d}/reference.py", f"{d}/manifest.json"}, {f"{d}/cases.cpp", f"{d}/verify.cpp"}
+
+
 def test_jobs(
     project: ProjectViewAPI, skip: frozenset[str] = frozenset()
 ) -> list[tuple[str, str, dict[str, object]]]:
     """The test files of every op but those named in `skip` (whose files the caller has), and the
     project's manifest of all of them."""
-    plans = []
-    for op in project.ops:
-        if op.name in skip:
-            continue
-        with op.context("planning its tests"):
-            plans.append(plan_op(project, op))
     jobs: list[tuple[str, str, dict[str, object]]] = []
-    for t in plans:
-        op = t.op
-        jobs.append((f"{t.dir}/reference.py", "tests/reference.py.j2", {"op": op}))
-        exe, ver = t.executable(), t.verify_file()
-        if exe is not None:
-            jobs.append((exe.path, "tests/cases.cpp.j2", {"op": op, "file": exe}))
-        if ver is not None:
-            jobs.append((ver.path, "tests/verify.cpp.j2", {"op": op, "file": ver}))
-        jobs.append(
-            (
-                f"{t.dir}/manifest.json",
-                "tests/manifest.json.j2",
-                {"op": op, "data": op_manifest(project, t).to_json()},
-            )
-        )
+    for op in project.ops:
+        if op.name not in skip:
+            jobs.extend(op_test_jobs(project, op))
     jobs.append(
-        (
-            "tests/manifest.json",
-            "tests/manifest.json.j2",
-            {"data": project_manifest(project).to_json()},
-        )
+        ("tests/manifest.json", "tests/manifest.json.j2", {"data": project_manifest(project).to_json()})
     )
     return jobs

@@ -2152,7 +2152,7 @@ void case_77([[maybe_unused]] Prof profile) {
     store("c77_dst.out", dst.data(), 32);
 }
 
-// case 78 (int64_t_mask): P0010 columns of rows, 8x16
+// case 78 (int64_t_mask_cpu): P0010 columns of rows, 8x16
 void case_78([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int64_t, 2, 16, BLayout::RowMajor, 2, 16>;
     Tile_dst dst;
@@ -2162,20 +2162,11 @@ void case_78([[maybe_unused]] Prof profile) {
     Tile_src src;
     TASSIGN(src, 0x100);
     load("c78_src.bin", src.data(), 128);
-    switch (profile) {
-    case Prof::A5:
-        profiled::TGATHER<profile_a5, Tile_dst, Tile_src, MaskPattern::P0010, GatherAxis::GATHER_COL>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TGATHER<profile_cpu, Tile_dst, Tile_src, MaskPattern::P0010, GatherAxis::GATHER_COL>(dst, src);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
+    profiled::TGATHER<profile_cpu, Tile_dst, Tile_src, MaskPattern::P0010, GatherAxis::GATHER_COL>(dst, src);
     store("c78_dst.out", dst.data(), 32);
 }
 
-// case 79 (int64_t_mask): P1010 columns of rows, valid 6x10 of 8x16
+// case 79 (int64_t_mask_cpu): P1010 columns of rows, valid 6x10 of 8x16
 void case_79([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int64_t, 3, 12, BLayout::RowMajor, 3, 10>;
     Tile_dst dst;
@@ -2185,16 +2176,7 @@ void case_79([[maybe_unused]] Prof profile) {
     Tile_src src;
     TASSIGN(src, 0x140);
     load("c79_src.bin", src.data(), 128);
-    switch (profile) {
-    case Prof::A5:
-        profiled::TGATHER<profile_a5, Tile_dst, Tile_src, MaskPattern::P1010, GatherAxis::GATHER_COL>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TGATHER<profile_cpu, Tile_dst, Tile_src, MaskPattern::P1010, GatherAxis::GATHER_COL>(dst, src);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
+    profiled::TGATHER<profile_cpu, Tile_dst, Tile_src, MaskPattern::P1010, GatherAxis::GATHER_COL>(dst, src);
     store("c79_dst.out", dst.data(), 36);
 }
 
@@ -2360,7 +2342,7 @@ void case_85([[maybe_unused]] Prof profile) {
     store("c85_dst.out", dst.data(), 32);
 }
 
-// case 86 (uint64_t_mask): P0010 columns of rows, 8x16
+// case 86 (uint64_t_mask_cpu): P0010 columns of rows, 8x16
 void case_86([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 2, 16, BLayout::RowMajor, 2, 16>;
     Tile_dst dst;
@@ -2370,20 +2352,11 @@ void case_86([[maybe_unused]] Prof profile) {
     Tile_src src;
     TASSIGN(src, 0x100);
     load("c86_src.bin", src.data(), 128);
-    switch (profile) {
-    case Prof::A5:
-        profiled::TGATHER<profile_a5, Tile_dst, Tile_src, MaskPattern::P0010, GatherAxis::GATHER_COL>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TGATHER<profile_cpu, Tile_dst, Tile_src, MaskPattern::P0010, GatherAxis::GATHER_COL>(dst, src);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
+    profiled::TGATHER<profile_cpu, Tile_dst, Tile_src, MaskPattern::P0010, GatherAxis::GATHER_COL>(dst, src);
     store("c86_dst.out", dst.data(), 32);
 }
 
-// case 87 (uint64_t_mask): P1010 columns of rows, valid 6x10 of 8x16
+// case 87 (uint64_t_mask_cpu): P1010 columns of rows, valid 6x10 of 8x16
 void case_87([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 3, 12, BLayout::RowMajor, 3, 10>;
     Tile_dst dst;
@@ -2393,16 +2366,7 @@ void case_87([[maybe_unused]] Prof profile) {
     Tile_src src;
     TASSIGN(src, 0x140);
     load("c87_src.bin", src.data(), 128);
-    switch (profile) {
-    case Prof::A5:
-        profiled::TGATHER<profile_a5, Tile_dst, Tile_src, MaskPattern::P1010, GatherAxis::GATHER_COL>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TGATHER<profile_cpu, Tile_dst, Tile_src, MaskPattern::P1010, GatherAxis::GATHER_COL>(dst, src);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
+    profiled::TGATHER<profile_cpu, Tile_dst, Tile_src, MaskPattern::P1010, GatherAxis::GATHER_COL>(dst, src);
     store("c87_dst.out", dst.data(), 36);
 }
 
@@ -2573,88 +2537,86 @@ struct Entry {
 };
 
 const Entry entries[] = {
-    {"c0@A2A3", case_0, Prof::A2A3},   {"c0@A5", case_0, Prof::A5},       {"c0@CPU", case_0, Prof::CPU},
-    {"c1@A2A3", case_1, Prof::A2A3},   {"c1@A5", case_1, Prof::A5},       {"c1@CPU", case_1, Prof::CPU},
-    {"c2@A2A3", case_2, Prof::A2A3},   {"c2@A5", case_2, Prof::A5},       {"c2@CPU", case_2, Prof::CPU},
-    {"c3@A2A3", case_3, Prof::A2A3},   {"c3@A5", case_3, Prof::A5},       {"c3@CPU", case_3, Prof::CPU},
-    {"c4@A2A3", case_4, Prof::A2A3},   {"c4@A5", case_4, Prof::A5},       {"c4@CPU", case_4, Prof::CPU},
-    {"c5@A2A3", case_5, Prof::A2A3},   {"c5@A5", case_5, Prof::A5},       {"c5@CPU", case_5, Prof::CPU},
-    {"c6@A2A3", case_6, Prof::A2A3},   {"c6@A5", case_6, Prof::A5},       {"c6@CPU", case_6, Prof::CPU},
-    {"c7@A2A3", case_7, Prof::A2A3},   {"c7@A5", case_7, Prof::A5},       {"c7@CPU", case_7, Prof::CPU},
-    {"c8@A2A3", case_8, Prof::A2A3},   {"c8@A5", case_8, Prof::A5},       {"c8@CPU", case_8, Prof::CPU},
-    {"c9@A2A3", case_9, Prof::A2A3},   {"c9@A5", case_9, Prof::A5},       {"c9@CPU", case_9, Prof::CPU},
-    {"c10@A2A3", case_10, Prof::A2A3}, {"c10@A5", case_10, Prof::A5},     {"c10@CPU", case_10, Prof::CPU},
-    {"c11@A2A3", case_11, Prof::A2A3}, {"c11@A5", case_11, Prof::A5},     {"c11@CPU", case_11, Prof::CPU},
-    {"c12@A2A3", case_12, Prof::A2A3}, {"c12@A5", case_12, Prof::A5},     {"c12@CPU", case_12, Prof::CPU},
-    {"c13@A2A3", case_13, Prof::A2A3}, {"c13@A5", case_13, Prof::A5},     {"c13@CPU", case_13, Prof::CPU},
-    {"c14@A2A3", case_14, Prof::A2A3}, {"c14@A5", case_14, Prof::A5},     {"c14@CPU", case_14, Prof::CPU},
-    {"c15@A2A3", case_15, Prof::A2A3}, {"c15@A5", case_15, Prof::A5},     {"c15@CPU", case_15, Prof::CPU},
-    {"c16@A2A3", case_16, Prof::A2A3}, {"c16@A5", case_16, Prof::A5},     {"c16@CPU", case_16, Prof::CPU},
-    {"c17@A2A3", case_17, Prof::A2A3}, {"c17@A5", case_17, Prof::A5},     {"c17@CPU", case_17, Prof::CPU},
-    {"c18@A2A3", case_18, Prof::A2A3}, {"c18@A5", case_18, Prof::A5},     {"c18@CPU", case_18, Prof::CPU},
-    {"c19@A2A3", case_19, Prof::A2A3}, {"c19@A5", case_19, Prof::A5},     {"c19@CPU", case_19, Prof::CPU},
-    {"c20@A2A3", case_20, Prof::A2A3}, {"c20@A5", case_20, Prof::A5},     {"c20@CPU", case_20, Prof::CPU},
-    {"c21@A2A3", case_21, Prof::A2A3}, {"c21@A5", case_21, Prof::A5},     {"c21@CPU", case_21, Prof::CPU},
-    {"c22@A2A3", case_22, Prof::A2A3}, {"c22@A5", case_22, Prof::A5},     {"c22@CPU", case_22, Prof::CPU},
-    {"c23@A2A3", case_23, Prof::A2A3}, {"c23@A5", case_23, Prof::A5},     {"c23@CPU", case_23, Prof::CPU},
-    {"c24@A5", case_24, Prof::A5},     {"c24@CPU", case_24, Prof::CPU},   {"c25@A5", case_25, Prof::A5},
-    {"c25@CPU", case_25, Prof::CPU},   {"c26@A5", case_26, Prof::A5},     {"c26@CPU", case_26, Prof::CPU},
-    {"c27@A5", case_27, Prof::A5},     {"c27@CPU", case_27, Prof::CPU},   {"c28@A5", case_28, Prof::A5},
-    {"c28@CPU", case_28, Prof::CPU},   {"c29@A5", case_29, Prof::A5},     {"c29@CPU", case_29, Prof::CPU},
-    {"c30@A5", case_30, Prof::A5},     {"c30@CPU", case_30, Prof::CPU},   {"c31@A5", case_31, Prof::A5},
-    {"c31@CPU", case_31, Prof::CPU},   {"c32@A5", case_32, Prof::A5},     {"c32@CPU", case_32, Prof::CPU},
-    {"c33@A5", case_33, Prof::A5},     {"c33@CPU", case_33, Prof::CPU},   {"c34@A5", case_34, Prof::A5},
-    {"c34@CPU", case_34, Prof::CPU},   {"c35@A5", case_35, Prof::A5},     {"c35@CPU", case_35, Prof::CPU},
-    {"c36@A5", case_36, Prof::A5},     {"c36@CPU", case_36, Prof::CPU},   {"c37@A5", case_37, Prof::A5},
-    {"c37@CPU", case_37, Prof::CPU},   {"c38@A5", case_38, Prof::A5},     {"c38@CPU", case_38, Prof::CPU},
-    {"c39@A5", case_39, Prof::A5},     {"c39@CPU", case_39, Prof::CPU},   {"c40@A2A3", case_40, Prof::A2A3},
-    {"c40@A5", case_40, Prof::A5},     {"c40@CPU", case_40, Prof::CPU},   {"c41@A2A3", case_41, Prof::A2A3},
-    {"c41@A5", case_41, Prof::A5},     {"c41@CPU", case_41, Prof::CPU},   {"c42@A2A3", case_42, Prof::A2A3},
-    {"c42@A5", case_42, Prof::A5},     {"c42@CPU", case_42, Prof::CPU},   {"c43@A2A3", case_43, Prof::A2A3},
-    {"c43@A5", case_43, Prof::A5},     {"c43@CPU", case_43, Prof::CPU},   {"c44@A2A3", case_44, Prof::A2A3},
-    {"c44@A5", case_44, Prof::A5},     {"c44@CPU", case_44, Prof::CPU},   {"c45@A2A3", case_45, Prof::A2A3},
-    {"c45@A5", case_45, Prof::A5},     {"c45@CPU", case_45, Prof::CPU},   {"c46@A2A3", case_46, Prof::A2A3},
-    {"c46@A5", case_46, Prof::A5},     {"c46@CPU", case_46, Prof::CPU},   {"c47@A2A3", case_47, Prof::A2A3},
-    {"c47@A5", case_47, Prof::A5},     {"c47@CPU", case_47, Prof::CPU},   {"c48@A2A3", case_48, Prof::A2A3},
-    {"c48@A5", case_48, Prof::A5},     {"c48@CPU", case_48, Prof::CPU},   {"c49@A2A3", case_49, Prof::A2A3},
-    {"c49@A5", case_49, Prof::A5},     {"c49@CPU", case_49, Prof::CPU},   {"c50@A2A3", case_50, Prof::A2A3},
-    {"c50@A5", case_50, Prof::A5},     {"c50@CPU", case_50, Prof::CPU},   {"c51@A2A3", case_51, Prof::A2A3},
-    {"c51@A5", case_51, Prof::A5},     {"c51@CPU", case_51, Prof::CPU},   {"c52@A2A3", case_52, Prof::A2A3},
-    {"c52@A5", case_52, Prof::A5},     {"c52@CPU", case_52, Prof::CPU},   {"c53@A2A3", case_53, Prof::A2A3},
-    {"c53@A5", case_53, Prof::A5},     {"c53@CPU", case_53, Prof::CPU},   {"c54@A2A3", case_54, Prof::A2A3},
-    {"c54@A5", case_54, Prof::A5},     {"c54@CPU", case_54, Prof::CPU},   {"c55@A2A3", case_55, Prof::A2A3},
-    {"c55@A5", case_55, Prof::A5},     {"c55@CPU", case_55, Prof::CPU},   {"c56@A2A3", case_56, Prof::A2A3},
-    {"c56@A5", case_56, Prof::A5},     {"c56@CPU", case_56, Prof::CPU},   {"c57@A2A3", case_57, Prof::A2A3},
-    {"c57@A5", case_57, Prof::A5},     {"c57@CPU", case_57, Prof::CPU},   {"c58@A2A3", case_58, Prof::A2A3},
-    {"c58@A5", case_58, Prof::A5},     {"c58@CPU", case_58, Prof::CPU},   {"c59@A2A3", case_59, Prof::A2A3},
-    {"c59@A5", case_59, Prof::A5},     {"c59@CPU", case_59, Prof::CPU},   {"c60@A2A3", case_60, Prof::A2A3},
-    {"c60@A5", case_60, Prof::A5},     {"c60@CPU", case_60, Prof::CPU},   {"c61@A2A3", case_61, Prof::A2A3},
-    {"c61@A5", case_61, Prof::A5},     {"c61@CPU", case_61, Prof::CPU},   {"c62@A2A3", case_62, Prof::A2A3},
-    {"c62@A5", case_62, Prof::A5},     {"c62@CPU", case_62, Prof::CPU},   {"c63@A2A3", case_63, Prof::A2A3},
-    {"c63@A5", case_63, Prof::A5},     {"c63@CPU", case_63, Prof::CPU},   {"c64@A2A3", case_64, Prof::A2A3},
-    {"c64@A5", case_64, Prof::A5},     {"c64@CPU", case_64, Prof::CPU},   {"c65@A2A3", case_65, Prof::A2A3},
-    {"c65@A5", case_65, Prof::A5},     {"c65@CPU", case_65, Prof::CPU},   {"c66@A2A3", case_66, Prof::A2A3},
-    {"c66@A5", case_66, Prof::A5},     {"c66@CPU", case_66, Prof::CPU},   {"c67@A2A3", case_67, Prof::A2A3},
-    {"c67@A5", case_67, Prof::A5},     {"c67@CPU", case_67, Prof::CPU},   {"c68@A2A3", case_68, Prof::A2A3},
-    {"c68@A5", case_68, Prof::A5},     {"c68@CPU", case_68, Prof::CPU},   {"c69@A2A3", case_69, Prof::A2A3},
-    {"c69@A5", case_69, Prof::A5},     {"c69@CPU", case_69, Prof::CPU},   {"c70@A2A3", case_70, Prof::A2A3},
-    {"c70@A5", case_70, Prof::A5},     {"c70@CPU", case_70, Prof::CPU},   {"c71@A2A3", case_71, Prof::A2A3},
-    {"c71@A5", case_71, Prof::A5},     {"c71@CPU", case_71, Prof::CPU},   {"c72@A5", case_72, Prof::A5},
-    {"c72@CPU", case_72, Prof::CPU},   {"c73@A5", case_73, Prof::A5},     {"c73@CPU", case_73, Prof::CPU},
-    {"c74@A5", case_74, Prof::A5},     {"c74@CPU", case_74, Prof::CPU},   {"c75@A5", case_75, Prof::A5},
-    {"c75@CPU", case_75, Prof::CPU},   {"c76@A5", case_76, Prof::A5},     {"c76@CPU", case_76, Prof::CPU},
-    {"c77@A5", case_77, Prof::A5},     {"c77@CPU", case_77, Prof::CPU},   {"c78@A5", case_78, Prof::A5},
-    {"c78@CPU", case_78, Prof::CPU},   {"c79@A5", case_79, Prof::A5},     {"c79@CPU", case_79, Prof::CPU},
-    {"c80@A5", case_80, Prof::A5},     {"c80@CPU", case_80, Prof::CPU},   {"c81@A5", case_81, Prof::A5},
-    {"c81@CPU", case_81, Prof::CPU},   {"c82@A5", case_82, Prof::A5},     {"c82@CPU", case_82, Prof::CPU},
-    {"c83@A5", case_83, Prof::A5},     {"c83@CPU", case_83, Prof::CPU},   {"c84@A5", case_84, Prof::A5},
-    {"c84@CPU", case_84, Prof::CPU},   {"c85@A5", case_85, Prof::A5},     {"c85@CPU", case_85, Prof::CPU},
-    {"c86@A5", case_86, Prof::A5},     {"c86@CPU", case_86, Prof::CPU},   {"c87@A5", case_87, Prof::A5},
-    {"c87@CPU", case_87, Prof::CPU},   {"c88@A2A3", case_88, Prof::A2A3}, {"c88@A5", case_88, Prof::A5},
-    {"c88@CPU", case_88, Prof::CPU},   {"c89@A2A3", case_89, Prof::A2A3}, {"c89@A5", case_89, Prof::A5},
-    {"c89@CPU", case_89, Prof::CPU},   {"c90@A2A3", case_90, Prof::A2A3}, {"c90@A5", case_90, Prof::A5},
-    {"c90@CPU", case_90, Prof::CPU},   {"c91@A2A3", case_91, Prof::A2A3}, {"c91@A5", case_91, Prof::A5},
-    {"c91@CPU", case_91, Prof::CPU},
+    {"c0@A2A3", case_0, Prof::A2A3},   {"c0@A5", case_0, Prof::A5},     {"c0@CPU", case_0, Prof::CPU},
+    {"c1@A2A3", case_1, Prof::A2A3},   {"c1@A5", case_1, Prof::A5},     {"c1@CPU", case_1, Prof::CPU},
+    {"c2@A2A3", case_2, Prof::A2A3},   {"c2@A5", case_2, Prof::A5},     {"c2@CPU", case_2, Prof::CPU},
+    {"c3@A2A3", case_3, Prof::A2A3},   {"c3@A5", case_3, Prof::A5},     {"c3@CPU", case_3, Prof::CPU},
+    {"c4@A2A3", case_4, Prof::A2A3},   {"c4@A5", case_4, Prof::A5},     {"c4@CPU", case_4, Prof::CPU},
+    {"c5@A2A3", case_5, Prof::A2A3},   {"c5@A5", case_5, Prof::A5},     {"c5@CPU", case_5, Prof::CPU},
+    {"c6@A2A3", case_6, Prof::A2A3},   {"c6@A5", case_6, Prof::A5},     {"c6@CPU", case_6, Prof::CPU},
+    {"c7@A2A3", case_7, Prof::A2A3},   {"c7@A5", case_7, Prof::A5},     {"c7@CPU", case_7, Prof::CPU},
+    {"c8@A2A3", case_8, Prof::A2A3},   {"c8@A5", case_8, Prof::A5},     {"c8@CPU", case_8, Prof::CPU},
+    {"c9@A2A3", case_9, Prof::A2A3},   {"c9@A5", case_9, Prof::A5},     {"c9@CPU", case_9, Prof::CPU},
+    {"c10@A2A3", case_10, Prof::A2A3}, {"c10@A5", case_10, Prof::A5},   {"c10@CPU", case_10, Prof::CPU},
+    {"c11@A2A3", case_11, Prof::A2A3}, {"c11@A5", case_11, Prof::A5},   {"c11@CPU", case_11, Prof::CPU},
+    {"c12@A2A3", case_12, Prof::A2A3}, {"c12@A5", case_12, Prof::A5},   {"c12@CPU", case_12, Prof::CPU},
+    {"c13@A2A3", case_13, Prof::A2A3}, {"c13@A5", case_13, Prof::A5},   {"c13@CPU", case_13, Prof::CPU},
+    {"c14@A2A3", case_14, Prof::A2A3}, {"c14@A5", case_14, Prof::A5},   {"c14@CPU", case_14, Prof::CPU},
+    {"c15@A2A3", case_15, Prof::A2A3}, {"c15@A5", case_15, Prof::A5},   {"c15@CPU", case_15, Prof::CPU},
+    {"c16@A2A3", case_16, Prof::A2A3}, {"c16@A5", case_16, Prof::A5},   {"c16@CPU", case_16, Prof::CPU},
+    {"c17@A2A3", case_17, Prof::A2A3}, {"c17@A5", case_17, Prof::A5},   {"c17@CPU", case_17, Prof::CPU},
+    {"c18@A2A3", case_18, Prof::A2A3}, {"c18@A5", case_18, Prof::A5},   {"c18@CPU", case_18, Prof::CPU},
+    {"c19@A2A3", case_19, Prof::A2A3}, {"c19@A5", case_19, Prof::A5},   {"c19@CPU", case_19, Prof::CPU},
+    {"c20@A2A3", case_20, Prof::A2A3}, {"c20@A5", case_20, Prof::A5},   {"c20@CPU", case_20, Prof::CPU},
+    {"c21@A2A3", case_21, Prof::A2A3}, {"c21@A5", case_21, Prof::A5},   {"c21@CPU", case_21, Prof::CPU},
+    {"c22@A2A3", case_22, Prof::A2A3}, {"c22@A5", case_22, Prof::A5},   {"c22@CPU", case_22, Prof::CPU},
+    {"c23@A2A3", case_23, Prof::A2A3}, {"c23@A5", case_23, Prof::A5},   {"c23@CPU", case_23, Prof::CPU},
+    {"c24@A5", case_24, Prof::A5},     {"c24@CPU", case_24, Prof::CPU}, {"c25@A5", case_25, Prof::A5},
+    {"c25@CPU", case_25, Prof::CPU},   {"c26@A5", case_26, Prof::A5},   {"c26@CPU", case_26, Prof::CPU},
+    {"c27@A5", case_27, Prof::A5},     {"c27@CPU", case_27, Prof::CPU}, {"c28@A5", case_28, Prof::A5},
+    {"c28@CPU", case_28, Prof::CPU},   {"c29@A5", case_29, Prof::A5},   {"c29@CPU", case_29, Prof::CPU},
+    {"c30@A5", case_30, Prof::A5},     {"c30@CPU", case_30, Prof::CPU}, {"c31@A5", case_31, Prof::A5},
+    {"c31@CPU", case_31, Prof::CPU},   {"c32@A5", case_32, Prof::A5},   {"c32@CPU", case_32, Prof::CPU},
+    {"c33@A5", case_33, Prof::A5},     {"c33@CPU", case_33, Prof::CPU}, {"c34@A5", case_34, Prof::A5},
+    {"c34@CPU", case_34, Prof::CPU},   {"c35@A5", case_35, Prof::A5},   {"c35@CPU", case_35, Prof::CPU},
+    {"c36@A5", case_36, Prof::A5},     {"c36@CPU", case_36, Prof::CPU}, {"c37@A5", case_37, Prof::A5},
+    {"c37@CPU", case_37, Prof::CPU},   {"c38@A5", case_38, Prof::A5},   {"c38@CPU", case_38, Prof::CPU},
+    {"c39@A5", case_39, Prof::A5},     {"c39@CPU", case_39, Prof::CPU}, {"c40@A2A3", case_40, Prof::A2A3},
+    {"c40@A5", case_40, Prof::A5},     {"c40@CPU", case_40, Prof::CPU}, {"c41@A2A3", case_41, Prof::A2A3},
+    {"c41@A5", case_41, Prof::A5},     {"c41@CPU", case_41, Prof::CPU}, {"c42@A2A3", case_42, Prof::A2A3},
+    {"c42@A5", case_42, Prof::A5},     {"c42@CPU", case_42, Prof::CPU}, {"c43@A2A3", case_43, Prof::A2A3},
+    {"c43@A5", case_43, Prof::A5},     {"c43@CPU", case_43, Prof::CPU}, {"c44@A2A3", case_44, Prof::A2A3},
+    {"c44@A5", case_44, Prof::A5},     {"c44@CPU", case_44, Prof::CPU}, {"c45@A2A3", case_45, Prof::A2A3},
+    {"c45@A5", case_45, Prof::A5},     {"c45@CPU", case_45, Prof::CPU}, {"c46@A2A3", case_46, Prof::A2A3},
+    {"c46@A5", case_46, Prof::A5},     {"c46@CPU", case_46, Prof::CPU}, {"c47@A2A3", case_47, Prof::A2A3},
+    {"c47@A5", case_47, Prof::A5},     {"c47@CPU", case_47, Prof::CPU}, {"c48@A2A3", case_48, Prof::A2A3},
+    {"c48@A5", case_48, Prof::A5},     {"c48@CPU", case_48, Prof::CPU}, {"c49@A2A3", case_49, Prof::A2A3},
+    {"c49@A5", case_49, Prof::A5},     {"c49@CPU", case_49, Prof::CPU}, {"c50@A2A3", case_50, Prof::A2A3},
+    {"c50@A5", case_50, Prof::A5},     {"c50@CPU", case_50, Prof::CPU}, {"c51@A2A3", case_51, Prof::A2A3},
+    {"c51@A5", case_51, Prof::A5},     {"c51@CPU", case_51, Prof::CPU}, {"c52@A2A3", case_52, Prof::A2A3},
+    {"c52@A5", case_52, Prof::A5},     {"c52@CPU", case_52, Prof::CPU}, {"c53@A2A3", case_53, Prof::A2A3},
+    {"c53@A5", case_53, Prof::A5},     {"c53@CPU", case_53, Prof::CPU}, {"c54@A2A3", case_54, Prof::A2A3},
+    {"c54@A5", case_54, Prof::A5},     {"c54@CPU", case_54, Prof::CPU}, {"c55@A2A3", case_55, Prof::A2A3},
+    {"c55@A5", case_55, Prof::A5},     {"c55@CPU", case_55, Prof::CPU}, {"c56@A2A3", case_56, Prof::A2A3},
+    {"c56@A5", case_56, Prof::A5},     {"c56@CPU", case_56, Prof::CPU}, {"c57@A2A3", case_57, Prof::A2A3},
+    {"c57@A5", case_57, Prof::A5},     {"c57@CPU", case_57, Prof::CPU}, {"c58@A2A3", case_58, Prof::A2A3},
+    {"c58@A5", case_58, Prof::A5},     {"c58@CPU", case_58, Prof::CPU}, {"c59@A2A3", case_59, Prof::A2A3},
+    {"c59@A5", case_59, Prof::A5},     {"c59@CPU", case_59, Prof::CPU}, {"c60@A2A3", case_60, Prof::A2A3},
+    {"c60@A5", case_60, Prof::A5},     {"c60@CPU", case_60, Prof::CPU}, {"c61@A2A3", case_61, Prof::A2A3},
+    {"c61@A5", case_61, Prof::A5},     {"c61@CPU", case_61, Prof::CPU}, {"c62@A2A3", case_62, Prof::A2A3},
+    {"c62@A5", case_62, Prof::A5},     {"c62@CPU", case_62, Prof::CPU}, {"c63@A2A3", case_63, Prof::A2A3},
+    {"c63@A5", case_63, Prof::A5},     {"c63@CPU", case_63, Prof::CPU}, {"c64@A2A3", case_64, Prof::A2A3},
+    {"c64@A5", case_64, Prof::A5},     {"c64@CPU", case_64, Prof::CPU}, {"c65@A2A3", case_65, Prof::A2A3},
+    {"c65@A5", case_65, Prof::A5},     {"c65@CPU", case_65, Prof::CPU}, {"c66@A2A3", case_66, Prof::A2A3},
+    {"c66@A5", case_66, Prof::A5},     {"c66@CPU", case_66, Prof::CPU}, {"c67@A2A3", case_67, Prof::A2A3},
+    {"c67@A5", case_67, Prof::A5},     {"c67@CPU", case_67, Prof::CPU}, {"c68@A2A3", case_68, Prof::A2A3},
+    {"c68@A5", case_68, Prof::A5},     {"c68@CPU", case_68, Prof::CPU}, {"c69@A2A3", case_69, Prof::A2A3},
+    {"c69@A5", case_69, Prof::A5},     {"c69@CPU", case_69, Prof::CPU}, {"c70@A2A3", case_70, Prof::A2A3},
+    {"c70@A5", case_70, Prof::A5},     {"c70@CPU", case_70, Prof::CPU}, {"c71@A2A3", case_71, Prof::A2A3},
+    {"c71@A5", case_71, Prof::A5},     {"c71@CPU", case_71, Prof::CPU}, {"c72@A5", case_72, Prof::A5},
+    {"c72@CPU", case_72, Prof::CPU},   {"c73@A5", case_73, Prof::A5},   {"c73@CPU", case_73, Prof::CPU},
+    {"c74@A5", case_74, Prof::A5},     {"c74@CPU", case_74, Prof::CPU}, {"c75@A5", case_75, Prof::A5},
+    {"c75@CPU", case_75, Prof::CPU},   {"c76@A5", case_76, Prof::A5},   {"c76@CPU", case_76, Prof::CPU},
+    {"c77@A5", case_77, Prof::A5},     {"c77@CPU", case_77, Prof::CPU}, {"c78@CPU", case_78, Prof::CPU},
+    {"c79@CPU", case_79, Prof::CPU},   {"c80@A5", case_80, Prof::A5},   {"c80@CPU", case_80, Prof::CPU},
+    {"c81@A5", case_81, Prof::A5},     {"c81@CPU", case_81, Prof::CPU}, {"c82@A5", case_82, Prof::A5},
+    {"c82@CPU", case_82, Prof::CPU},   {"c83@A5", case_83, Prof::A5},   {"c83@CPU", case_83, Prof::CPU},
+    {"c84@A5", case_84, Prof::A5},     {"c84@CPU", case_84, Prof::CPU}, {"c85@A5", case_85, Prof::A5},
+    {"c85@CPU", case_85, Prof::CPU},   {"c86@CPU", case_86, Prof::CPU}, {"c87@CPU", case_87, Prof::CPU},
+    {"c88@A2A3", case_88, Prof::A2A3}, {"c88@A5", case_88, Prof::A5},   {"c88@CPU", case_88, Prof::CPU},
+    {"c89@A2A3", case_89, Prof::A2A3}, {"c89@A5", case_89, Prof::A5},   {"c89@CPU", case_89, Prof::CPU},
+    {"c90@A2A3", case_90, Prof::A2A3}, {"c90@A5", case_90, Prof::A5},   {"c90@CPU", case_90, Prof::CPU},
+    {"c91@A2A3", case_91, Prof::A2A3}, {"c91@A5", case_91, Prof::A5},   {"c91@CPU", case_91, Prof::CPU},
 };
 
 } // namespace
