@@ -87,6 +87,15 @@ def plan_variant_rules(
             )  # fmt: skip
 
 
+def mx_dtypes(project: ProjectViewAPI) -> list[str]:
+    """The 8-bit MX floats (numpy's `float8_*` types of ml_dtypes) and the twin 4-bit floats (two
+    elements a byte): the CPU simulator's conv paths move them as upstream's do (its TTRANS conv tests
+    move float8_e8m0_t, float8_e4m3_t and float4_e2m1x2_t); the pages' A2A3 and A5 lists leave them
+    out, so their cases run on the profiles whose rules admit them."""
+    return [d.name for d in project.targets.dtypes
+            if d.kind == "float" and (d.numpy.startswith("float8_") or d.per_byte == 2)]  # fmt: skip
+
+
 def channel_block(project: ProjectViewAPI, dtype: str) -> int:
     """C0: the elements of one 32-byte channel block."""
     return 256 // next(d.bits for d in project.targets.dtypes if d.name == dtype)
