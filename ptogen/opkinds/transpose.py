@@ -229,8 +229,8 @@ class Transpose(Move):
                 checks.append(self._conv_check(gx, case, dst, src, data))
                 continue
             flats = {}
-            for name, tile in case.tiles.items():
-                flats[name] = inputs(gx.np_type(gx.group.dtypes[name]), tile.rows * tile.cols, f"{seed}/{name}")
+            for name, x in case.tiles.items():
+                flats[name] = inputs(gx.np_type(gx.group.dtypes[name]), x.rows * x.cols, f"{seed}/{name}")
                 flats[name].tofile(data / f"c{k}_{name}.bin")
             d_type = gx.np_type(gx.group.dtypes[dst])
             values = boxed_logical(flats[src], ts)[: ts.valid_rows, : ts.valid_cols]
