@@ -1440,6 +1440,354 @@ void case_35([[maybe_unused]] Prof profile) {
     store("c35_dst.out", dst.data(), 2048);
 }
 
+// case 36 (float8_e4m3_t): padded
+void case_36([[maybe_unused]] Prof profile) {
+    using Tile_src = ConvTile<TileType::Mat, float8_e4m3_t, 384 * sizeof(float8_e4m3_t), Layout::NC1HWC0,
+                              ConvTileShape<1, 1, 3, 4, 32>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c36_src.bin", src.data(), 384);
+    using Tile_dst = Tile<TileType::Left, float8_e4m3_t, 16, 128, BLayout::ColMajor, 4, 128, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c36_dst.bin", dst.data(), 2048);
+    const uint8_t src_pads[4] = {1, 0, 1, 0}; // left, right, top, bottom
+    src.SetPadListArray(src_pads);
+    src.SetFmapH(3);
+    src.SetFmapW(4);
+    src.SetFilterH(2);
+    src.SetFilterW(2);
+    src.SetStrideH(1);
+    src.SetStrideW(1);
+    src.SetDilationH(1);
+    src.SetDilationW(1);
+    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(5)));
+    SETFMATRIX<Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(src);
+    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(src);
+    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(src);
+    profiled::TIMG2COL<profile_cpu, Tile_dst, Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(dst, src, 1, 32);
+    store("c36_dst.out", dst.data(), 2048);
+}
+
+// case 37 (float8_e4m3_t): strided
+void case_37([[maybe_unused]] Prof profile) {
+    using Tile_src = ConvTile<TileType::Mat, float8_e4m3_t, 2048 * sizeof(float8_e4m3_t), Layout::NC1HWC0,
+                              ConvTileShape<2, 2, 4, 4, 32>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c37_src.bin", src.data(), 2048);
+    using Tile_dst = Tile<TileType::Left, float8_e4m3_t, 16, 256, BLayout::ColMajor, 8, 256, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c37_dst.bin", dst.data(), 4096);
+    const uint8_t src_pads[4] = {0, 0, 0, 0}; // left, right, top, bottom
+    src.SetPadListArray(src_pads);
+    src.SetFmapH(4);
+    src.SetFmapW(4);
+    src.SetFilterH(2);
+    src.SetFilterW(2);
+    src.SetStrideH(2);
+    src.SetStrideW(2);
+    src.SetDilationH(1);
+    src.SetDilationW(1);
+    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(0)));
+    SETFMATRIX<Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(src);
+    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(src);
+    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(src);
+    profiled::TIMG2COL<profile_cpu, Tile_dst, Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(dst, src, 0, 0);
+    store("c37_dst.out", dst.data(), 4096);
+}
+
+// case 38 (float8_e4m3_t): dilated
+void case_38([[maybe_unused]] Prof profile) {
+    using Tile_src = ConvTile<TileType::Mat, float8_e4m3_t, 3840 * sizeof(float8_e4m3_t), Layout::NC1HWC0,
+                              ConvTileShape<2, 2, 5, 6, 32>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c38_src.bin", src.data(), 3840);
+    using Tile_dst = Tile<TileType::Left, float8_e4m3_t, 32, 192, BLayout::ColMajor, 29, 189, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c38_dst.bin", dst.data(), 6144);
+    const uint8_t src_pads[4] = {2, 1, 0, 3}; // left, right, top, bottom
+    src.SetPadListArray(src_pads);
+    src.SetFmapH(5);
+    src.SetFmapW(6);
+    src.SetFilterH(3);
+    src.SetFilterW(2);
+    src.SetStrideH(1);
+    src.SetStrideW(2);
+    src.SetDilationH(2);
+    src.SetDilationW(1);
+    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(7)));
+    SETFMATRIX<Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(src);
+    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(src);
+    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(src);
+    profiled::TIMG2COL<profile_cpu, Tile_dst, Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(dst, src, 3, 160);
+    store("c38_dst.out", dst.data(), 6144);
+}
+
+// case 39 (float8_e4m3_t): volume
+void case_39([[maybe_unused]] Prof profile) {
+    using Tile_src = ConvTile<TileType::Mat, float8_e4m3_t, 1152 * sizeof(float8_e4m3_t), Layout::NDC1HWC0,
+                              ConvTileShape<1, 2, 2, 3, 3, 32>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c39_src.bin", src.data(), 1152);
+    using Tile_dst = Tile<TileType::Left, float8_e4m3_t, 32, 256, BLayout::ColMajor, 17, 256, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c39_dst.bin", dst.data(), 8192);
+    const uint8_t src_pads[4] = {0, 1, 1, 0}; // left, right, top, bottom
+    src.SetPadListArray(src_pads);
+    src.SetFmapH(3);
+    src.SetFmapW(3);
+    src.SetFilterH(2);
+    src.SetFilterW(2);
+    src.SetStrideH(1);
+    src.SetStrideW(1);
+    src.SetDilationH(1);
+    src.SetDilationW(1);
+    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(2)));
+    SETFMATRIX<Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(src);
+    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(src);
+    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(src);
+    profiled::TIMG2COL<profile_cpu, Tile_dst, Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(dst, src, 2, 0);
+    store("c39_dst.out", dst.data(), 8192);
+}
+
+// case 40 (float8_e5m2_t): padded
+void case_40([[maybe_unused]] Prof profile) {
+    using Tile_src = ConvTile<TileType::Mat, float8_e5m2_t, 384 * sizeof(float8_e5m2_t), Layout::NC1HWC0,
+                              ConvTileShape<1, 1, 3, 4, 32>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c40_src.bin", src.data(), 384);
+    using Tile_dst = Tile<TileType::Left, float8_e5m2_t, 16, 128, BLayout::ColMajor, 4, 128, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c40_dst.bin", dst.data(), 2048);
+    const uint8_t src_pads[4] = {1, 0, 1, 0}; // left, right, top, bottom
+    src.SetPadListArray(src_pads);
+    src.SetFmapH(3);
+    src.SetFmapW(4);
+    src.SetFilterH(2);
+    src.SetFilterW(2);
+    src.SetStrideH(1);
+    src.SetStrideW(1);
+    src.SetDilationH(1);
+    src.SetDilationW(1);
+    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(5)));
+    SETFMATRIX<Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(src);
+    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(src);
+    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(src);
+    profiled::TIMG2COL<profile_cpu, Tile_dst, Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(dst, src, 1, 32);
+    store("c40_dst.out", dst.data(), 2048);
+}
+
+// case 41 (float8_e5m2_t): strided
+void case_41([[maybe_unused]] Prof profile) {
+    using Tile_src = ConvTile<TileType::Mat, float8_e5m2_t, 2048 * sizeof(float8_e5m2_t), Layout::NC1HWC0,
+                              ConvTileShape<2, 2, 4, 4, 32>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c41_src.bin", src.data(), 2048);
+    using Tile_dst = Tile<TileType::Left, float8_e5m2_t, 16, 256, BLayout::ColMajor, 8, 256, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c41_dst.bin", dst.data(), 4096);
+    const uint8_t src_pads[4] = {0, 0, 0, 0}; // left, right, top, bottom
+    src.SetPadListArray(src_pads);
+    src.SetFmapH(4);
+    src.SetFmapW(4);
+    src.SetFilterH(2);
+    src.SetFilterW(2);
+    src.SetStrideH(2);
+    src.SetStrideW(2);
+    src.SetDilationH(1);
+    src.SetDilationW(1);
+    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(0)));
+    SETFMATRIX<Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(src);
+    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(src);
+    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(src);
+    profiled::TIMG2COL<profile_cpu, Tile_dst, Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(dst, src, 0, 0);
+    store("c41_dst.out", dst.data(), 4096);
+}
+
+// case 42 (float8_e5m2_t): dilated
+void case_42([[maybe_unused]] Prof profile) {
+    using Tile_src = ConvTile<TileType::Mat, float8_e5m2_t, 3840 * sizeof(float8_e5m2_t), Layout::NC1HWC0,
+                              ConvTileShape<2, 2, 5, 6, 32>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c42_src.bin", src.data(), 3840);
+    using Tile_dst = Tile<TileType::Left, float8_e5m2_t, 32, 192, BLayout::ColMajor, 29, 189, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c42_dst.bin", dst.data(), 6144);
+    const uint8_t src_pads[4] = {2, 1, 0, 3}; // left, right, top, bottom
+    src.SetPadListArray(src_pads);
+    src.SetFmapH(5);
+    src.SetFmapW(6);
+    src.SetFilterH(3);
+    src.SetFilterW(2);
+    src.SetStrideH(1);
+    src.SetStrideW(2);
+    src.SetDilationH(2);
+    src.SetDilationW(1);
+    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(7)));
+    SETFMATRIX<Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(src);
+    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(src);
+    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(src);
+    profiled::TIMG2COL<profile_cpu, Tile_dst, Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(dst, src, 3, 160);
+    store("c42_dst.out", dst.data(), 6144);
+}
+
+// case 43 (float8_e5m2_t): volume
+void case_43([[maybe_unused]] Prof profile) {
+    using Tile_src = ConvTile<TileType::Mat, float8_e5m2_t, 1152 * sizeof(float8_e5m2_t), Layout::NDC1HWC0,
+                              ConvTileShape<1, 2, 2, 3, 3, 32>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c43_src.bin", src.data(), 1152);
+    using Tile_dst = Tile<TileType::Left, float8_e5m2_t, 32, 256, BLayout::ColMajor, 17, 256, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c43_dst.bin", dst.data(), 8192);
+    const uint8_t src_pads[4] = {0, 1, 1, 0}; // left, right, top, bottom
+    src.SetPadListArray(src_pads);
+    src.SetFmapH(3);
+    src.SetFmapW(3);
+    src.SetFilterH(2);
+    src.SetFilterW(2);
+    src.SetStrideH(1);
+    src.SetStrideW(1);
+    src.SetDilationH(1);
+    src.SetDilationW(1);
+    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(2)));
+    SETFMATRIX<Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(src);
+    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(src);
+    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(src);
+    profiled::TIMG2COL<profile_cpu, Tile_dst, Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(dst, src, 2, 0);
+    store("c43_dst.out", dst.data(), 8192);
+}
+
+// case 44 (float8_e8m0_t): padded
+void case_44([[maybe_unused]] Prof profile) {
+    using Tile_src = ConvTile<TileType::Mat, float8_e8m0_t, 384 * sizeof(float8_e8m0_t), Layout::NC1HWC0,
+                              ConvTileShape<1, 1, 3, 4, 32>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c44_src.bin", src.data(), 384);
+    using Tile_dst = Tile<TileType::Left, float8_e8m0_t, 16, 128, BLayout::ColMajor, 4, 128, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c44_dst.bin", dst.data(), 2048);
+    const uint8_t src_pads[4] = {1, 0, 1, 0}; // left, right, top, bottom
+    src.SetPadListArray(src_pads);
+    src.SetFmapH(3);
+    src.SetFmapW(4);
+    src.SetFilterH(2);
+    src.SetFilterW(2);
+    src.SetStrideH(1);
+    src.SetStrideW(1);
+    src.SetDilationH(1);
+    src.SetDilationW(1);
+    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(5)));
+    SETFMATRIX<Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(src);
+    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(src);
+    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(src);
+    profiled::TIMG2COL<profile_cpu, Tile_dst, Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(dst, src, 1, 32);
+    store("c44_dst.out", dst.data(), 2048);
+}
+
+// case 45 (float8_e8m0_t): strided
+void case_45([[maybe_unused]] Prof profile) {
+    using Tile_src = ConvTile<TileType::Mat, float8_e8m0_t, 2048 * sizeof(float8_e8m0_t), Layout::NC1HWC0,
+                              ConvTileShape<2, 2, 4, 4, 32>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c45_src.bin", src.data(), 2048);
+    using Tile_dst = Tile<TileType::Left, float8_e8m0_t, 16, 256, BLayout::ColMajor, 8, 256, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c45_dst.bin", dst.data(), 4096);
+    const uint8_t src_pads[4] = {0, 0, 0, 0}; // left, right, top, bottom
+    src.SetPadListArray(src_pads);
+    src.SetFmapH(4);
+    src.SetFmapW(4);
+    src.SetFilterH(2);
+    src.SetFilterW(2);
+    src.SetStrideH(2);
+    src.SetStrideW(2);
+    src.SetDilationH(1);
+    src.SetDilationW(1);
+    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(0)));
+    SETFMATRIX<Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(src);
+    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(src);
+    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(src);
+    profiled::TIMG2COL<profile_cpu, Tile_dst, Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(dst, src, 0, 0);
+    store("c45_dst.out", dst.data(), 4096);
+}
+
+// case 46 (float8_e8m0_t): dilated
+void case_46([[maybe_unused]] Prof profile) {
+    using Tile_src = ConvTile<TileType::Mat, float8_e8m0_t, 3840 * sizeof(float8_e8m0_t), Layout::NC1HWC0,
+                              ConvTileShape<2, 2, 5, 6, 32>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c46_src.bin", src.data(), 3840);
+    using Tile_dst = Tile<TileType::Left, float8_e8m0_t, 32, 192, BLayout::ColMajor, 29, 189, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c46_dst.bin", dst.data(), 6144);
+    const uint8_t src_pads[4] = {2, 1, 0, 3}; // left, right, top, bottom
+    src.SetPadListArray(src_pads);
+    src.SetFmapH(5);
+    src.SetFmapW(6);
+    src.SetFilterH(3);
+    src.SetFilterW(2);
+    src.SetStrideH(1);
+    src.SetStrideW(2);
+    src.SetDilationH(2);
+    src.SetDilationW(1);
+    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(7)));
+    SETFMATRIX<Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(src);
+    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(src);
+    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(src);
+    profiled::TIMG2COL<profile_cpu, Tile_dst, Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(dst, src, 3, 160);
+    store("c46_dst.out", dst.data(), 6144);
+}
+
+// case 47 (float8_e8m0_t): volume
+void case_47([[maybe_unused]] Prof profile) {
+    using Tile_src = ConvTile<TileType::Mat, float8_e8m0_t, 1152 * sizeof(float8_e8m0_t), Layout::NDC1HWC0,
+                              ConvTileShape<1, 2, 2, 3, 3, 32>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c47_src.bin", src.data(), 1152);
+    using Tile_dst = Tile<TileType::Left, float8_e8m0_t, 32, 256, BLayout::ColMajor, 17, 256, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c47_dst.bin", dst.data(), 8192);
+    const uint8_t src_pads[4] = {0, 1, 1, 0}; // left, right, top, bottom
+    src.SetPadListArray(src_pads);
+    src.SetFmapH(3);
+    src.SetFmapW(3);
+    src.SetFilterH(2);
+    src.SetFilterW(2);
+    src.SetStrideH(1);
+    src.SetStrideW(1);
+    src.SetDilationH(1);
+    src.SetDilationW(1);
+    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(2)));
+    SETFMATRIX<Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(src);
+    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(src);
+    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(src);
+    profiled::TIMG2COL<profile_cpu, Tile_dst, Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(dst, src, 2, 0);
+    store("c47_dst.out", dst.data(), 8192);
+}
+
 struct Entry {
     const char* id;
     void (*run)(Prof);
@@ -1476,7 +1824,11 @@ const Entry entries[] = {
     {"c31@A5", case_31, Prof::A5},     {"c31@CPU", case_31, Prof::CPU}, {"c32@A5", case_32, Prof::A5},
     {"c32@CPU", case_32, Prof::CPU},   {"c33@A5", case_33, Prof::A5},   {"c33@CPU", case_33, Prof::CPU},
     {"c34@A5", case_34, Prof::A5},     {"c34@CPU", case_34, Prof::CPU}, {"c35@A5", case_35, Prof::A5},
-    {"c35@CPU", case_35, Prof::CPU},
+    {"c35@CPU", case_35, Prof::CPU},   {"c36@CPU", case_36, Prof::CPU}, {"c37@CPU", case_37, Prof::CPU},
+    {"c38@CPU", case_38, Prof::CPU},   {"c39@CPU", case_39, Prof::CPU}, {"c40@CPU", case_40, Prof::CPU},
+    {"c41@CPU", case_41, Prof::CPU},   {"c42@CPU", case_42, Prof::CPU}, {"c43@CPU", case_43, Prof::CPU},
+    {"c44@CPU", case_44, Prof::CPU},   {"c45@CPU", case_45, Prof::CPU}, {"c46@CPU", case_46, Prof::CPU},
+    {"c47@CPU", case_47, Prof::CPU},
 };
 
 } // namespace
