@@ -153,10 +153,10 @@ class Transpose(Move):
         for dtype in [*project.targets.dtype_sets[CONV_DTYPES], *mx_dtypes(project)]:
             c0 = channel_block(project, dtype)
             kernels: dict[tuple[str, ...], list[tuple[str, dict[str, TileDecl]]]] = {}
-            for label, sl, se, dl, de in conversions(c0):
+            for label, sl, se, sd, dl, de, dd in conversions(c0):
                 tiles = {
-                    dst: conv_tile(dst, dtype, "Vec", dl, de),
-                    src: conv_tile(src, dtype, "Vec", sl, se),
+                    dst: conv_tile(dst, dtype, "Vec", dl, de, dd),
+                    src: conv_tile(src, dtype, "Vec", sl, se, sd),
                     **{n: TileDecl(n, dtype, 1, 32, 1, 32) for n in scratch},
                 }
                 where = tuple(variant_profiles(project, op, variant, tiles))
