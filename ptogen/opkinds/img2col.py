@@ -82,6 +82,7 @@ class Scene:
     blocks: int
     valid: int
     short: int
+    dynamic: tuple[int, ...] = ()  # positions of the ConvTileShape's DYNAMIC extents
 
     def extents(self, c0: int) -> tuple[int, ...]:
         n, d, c1, h, w = self.fmap
@@ -107,16 +108,17 @@ class Scene:
         }
 
 
-# Every mode, both layouts, padding on each side, strides, dilations, offsets, partial valid regions.
+# Every mode, both layouts, padding on each side, strides, dilations, offsets, partial valid regions;
+# two feature maps with extents given at run time (DYNAMIC in their ConvTileShape).
 SCENES = (
     Scene("padded", "NC1HWC0", (1, 1, 1, 3, 4), (2, 2), (1, 1), (1, 1), (1, 0, 1, 0), 5, "FMATRIX_A_MANUAL",
           1, 1, 16, 4, 4, 0),
-    Scene("strided", "NC1HWC0", (2, 1, 2, 4, 4), (2, 2), (2, 2), (1, 1), (0, 0, 0, 0), 0, "FMATRIX_B_AUTO",
-          0, 0, 16, 8, 8, 0),
+    Scene("strided, N and C1 at run time", "NC1HWC0", (2, 1, 2, 4, 4), (2, 2), (2, 2), (1, 1), (0, 0, 0, 0),
+          0, "FMATRIX_B_AUTO", 0, 0, 16, 8, 8, 0, (0, 1)),
     Scene("dilated", "NC1HWC0", (2, 1, 2, 5, 6), (3, 2), (1, 2), (2, 1), (2, 1, 0, 3), 7, "FMATRIX_B_MANUAL",
           3, 5, 32, 6, 29, 3),
-    Scene("volume", "NDC1HWC0", (1, 2, 2, 3, 3), (2, 2), (1, 1), (1, 1), (0, 1, 1, 0), 2, "FMATRIX_A_AUTO",
-          2, 0, 32, 8, 17, 0),
+    Scene("volume, D and H at run time", "NDC1HWC0", (1, 2, 2, 3, 3), (2, 2), (1, 1), (1, 1), (0, 1, 1, 0), 2,
+          "FMATRIX_A_AUTO", 2, 0, 32, 8, 17, 0, (1, 3)),
 )  # fmt: skip
 
 # The tile that receives the im2col matrix in a configuration op's runtime case (TIMG2COL's `dst`).
@@ -264,7 +266,8 @@ class _ConvSource(NamesOperand):
                 ext = scene.extents(c0)
                 count = int(np.prod(ext))
                 conv = (scene.layout, ext)
-                fmap = TileDecl(src, dtype, count // c0, c0, count // c0, c0, False, "Mat", conv=conv)
+                fmap = TileDecl(src, dtype, count // c0, c0, count // c0, c0, False, "Mat", conv=conv,
+                                conv_dynamic=scene.dynamic)  # fmt: skip
                 cols = scene.blocks * c0
                 dst = TileDecl(out, dtype, scene.rows, cols, scene.valid, cols - scene.short, False, "Left",
                                "ColMajor", slayout="RowMajor")  # fmt: skip
