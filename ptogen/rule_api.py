@@ -56,6 +56,8 @@ class TileDecl:
     # A ConvTile (pto/common/conv_tile.hpp) rather than a Tile: its Layout and ConvTileShape extents; its
     # storage is rows x cols elements (rows * cols the extents' elements), declared by the op kind's size.
     conv: tuple[str, tuple[int, ...]] | None = None
+    # Of a ConvTile: the positions of the ConvTileShape extents that are DYNAMIC (set at construction).
+    conv_dynamic: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         if self.conv is not None or (self.slayout is not None and self.slayout != "NoneBox"):

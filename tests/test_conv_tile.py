@@ -1,6 +1,9 @@
 """ConvTile, ConvTileShape and the conv layouts (ptogen/runtime/include/pto/common/conv_tile.hpp):
 extents static and DYNAMIC, the img2col parameters it carries, TASSIGN of a ConvTile (both forms,
-under every profile), its footprint in its memory, and `Layout`'s enumerators in upstream's order."""
+under every profile), its footprint in its memory, and `Layout`'s enumerators in upstream's order.
+DYNAMIC extents given at construction and read by the ops are the generated conv cases' (TLOAD,
+TSTORE, TTRANS, TEXTRACT, TIMG2COL: `TileDecl.conv_dynamic`); here only what they cannot show:
+the default extent, SetDynamicShape, a kernel's own buffer and ConvTileShape on its own."""
 
 from __future__ import annotations
 
@@ -53,13 +56,13 @@ int main() {
     const auto* l1 = NPUMemoryModel::Instance().Base(NPUMemoryModel::L1);
     CHECK(reinterpret_cast<std::uintptr_t>(fmap.data()) == reinterpret_cast<std::uintptr_t>(l1));
 
-    // six extents, two of them DYNAMIC, given at construction (int64_t, as upstream requires)
+    // six extents, two of them DYNAMIC: 1 until set (int64_t values, as upstream requires)
     using VolShape = ConvTileShape<1, DYNAMIC, 2, DYNAMIC, 4, 8>;
     using Vol = ConvTile<TileType::Mat, float, 4096, Layout::NDC1HWC0, VolShape>;
     static_assert(Vol::totalDimCount == 6 && Vol::dynamicDimCount == 2);
     static_assert(Vol::isDynamicDim[1] && !Vol::isDynamicDim[2]);
-    Vol vol(int64_t{3}, int64_t{5});
-    CHECK(vol.GetShape(1) == 3 && vol.GetShape(3) == 5 && vol.GetShape(5) == 8);
+    Vol vol;
+    CHECK(vol.GetShape(1) == 1 && vol.GetShape(3) == 1 && vol.GetShape(5) == 8);
     vol.SetDynamicShape(int64_t{2}, int64_t{7});
     CHECK(vol.GetShape(1) == 2 && vol.GetShape(3) == 7);
     std::vector<float> host(1024, 0.0f);

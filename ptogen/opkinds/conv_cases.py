@@ -19,11 +19,14 @@ if TYPE_CHECKING:
     from ..kind_api import OpViewAPI, ProjectViewAPI, RuleViewAPI, VariantViewAPI
 
 
-def conv_tile(name: str, dtype: str, loc: str, layout: str, extents: tuple[int, ...]) -> TileDecl:
-    """A ConvTile of these extents (all of them, C0 included), its storage rows x last extent."""
+def conv_tile(
+    name: str, dtype: str, loc: str, layout: str, extents: tuple[int, ...], dynamic: tuple[int, ...] = ()
+) -> TileDecl:
+    """A ConvTile of these extents (all of them, C0 included), its storage rows x last extent; the
+    extents at the positions `dynamic` are DYNAMIC in its ConvTileShape, given at construction."""
     count = int(np.prod(extents))
     return TileDecl(name, dtype, count // extents[-1], extents[-1], count // extents[-1], extents[-1], False,
-                    loc, conv=(layout, extents))  # fmt: skip
+                    loc, conv=(layout, extents), conv_dynamic=dynamic)  # fmt: skip
 
 
 def variant_profiles(
@@ -87,6 +90,15 @@ def plan_variant_rules(
             )  # fmt: skip
 
 
+def mx_dtypes(project: ProjectViewAPI) -> list[str]:
+    """The 8-bit MX floats (numpy's `float8_*` types of ml_dtypes) and the twin 4-bit floats (two
+    elements a byte): the CPU simulator's conv paths move them as upstream's do (its TTRANS conv tests
+    move float8_e8m0_t, float8_e4m3_t and float4_e2m1x2_t); the pages' A2A3 and A5 lists leave them
+    out, so their cases run on the profiles whose rules admit them."""
+    return [d.name for d in project.targets.dtypes
+            if d.kind == "float" and (d.numpy.startswith("float8_") or d.per_byte == 2)]  # fmt: skip
+
+
 def channel_block(project: ProjectViewAPI, dtype: str) -> int:
     """C0: the elements of one 32-byte channel block."""
     return 256 // next(d.bits for d in project.targets.dtypes if d.name == dtype)
@@ -104,6 +116,7 @@ class ConvShape:
     tile: tuple[int, ...]
     tensor: tuple[int, ...]
     implied_c0: bool = False  # a four-extent NC1HWC0 ConvTileShape
+    dynamic: tuple[int, ...] = ()  # positions of the ConvTileShape's DYNAMIC extents
 
     def extents(self, c0: int) -> tuple[int, ...]:
         """The ConvTileShape's extents."""
@@ -141,33 +154,46 @@ class ConvShape:
         """The case's ConvTile (in Mat) and GlobalTensor."""
         count = self.elements(c0)
         t = TileDecl(tile, dtype, count // c0, c0, count // c0, c0, False, "Mat",
-                     conv=(self.layout, self.extents(c0)))  # fmt: skip
+                     conv=(self.layout, self.extents(c0)), conv_dynamic=self.dynamic)  # fmt: skip
         dims = self.global_dims(c0)
         return t, GlobalDecl(glob, dtype, count // c0, c0, 0, self.layout, dims=dims)
 
 
-# Every extent count the simulator moves, for each of TLOAD's and TSTORE's conv layouts.
+# Every extent count the simulator moves, for each of TLOAD's and TSTORE's conv layouts; three of
+# them with extents given at run time (DYNAMIC), where upstream allows it (a four-extent FRACTAL_Z
+# tile keeps its last two static).
 TRANSFER_SHAPES = (
     ConvShape("NC1HWC0, four extents", "NC1HWC0", (2, 2, 3, 5), (2, 2, 3, 5), implied_c0=True),
-    ConvShape("NC1HWC0, five extents", "NC1HWC0", (1, 3, 2, 4), (1, 3, 2, 4)),
-    ConvShape("NDC1HWC0", "NDC1HWC0", (2, 2, 2, 3, 4), (2, 2, 2, 3, 4)),
+    ConvShape("NC1HWC0, five extents, N and H at run time", "NC1HWC0", (1, 3, 2, 4), (1, 3, 2, 4),
+              dynamic=(0, 2)),
+    ConvShape("NDC1HWC0, D and W at run time", "NDC1HWC0", (2, 2, 2, 3, 4), (2, 2, 2, 3, 4), dynamic=(1, 4)),
     ConvShape("FRACTAL_Z, five extents", "FRACTAL_Z", (2, 2, 3, 16), (2, 2, 3, 16)),
-    ConvShape("FRACTAL_Z, four extents", "FRACTAL_Z", (6, 1, 16), (3, 1, 2, 16)),
-)
+    ConvShape("FRACTAL_Z, four extents, C1*H*W at run time", "FRACTAL_Z", (6, 1, 16), (3, 1, 2, 16),
+              dynamic=(0,)),
+)  # fmt: skip
 
 
-def conversions(c0: int) -> list[tuple[str, str, tuple[int, ...], str, tuple[int, ...]]]:
-    """TTRANS's conv conversions (label, source layout and extents, destination layout and extents),
-    each channel count past a whole block where the layout allows, so the padding lanes show."""
+# A TTRANS conv conversion: label, source layout, extents and DYNAMIC positions, destination layout,
+# extents and DYNAMIC positions.
+Conversion = tuple[str, str, tuple[int, ...], tuple[int, ...], str, tuple[int, ...], tuple[int, ...]]
+
+
+def conversions(c0: int) -> list[Conversion]:
+    """TTRANS's conv conversions, each channel count past a whole block where the layout allows, so
+    the padding lanes show; three with extents given at run time (the simulator reads every extent
+    with GetShape)."""
     return [
-        ("NCHW to NC1HWC0", "NCHW", (2, c0 + 3, 3, 4), "NC1HWC0", (2, 2, 3, 4, c0)),
-        ("NC1HWC0 to NCHW", "NC1HWC0", (1, 2, 2, 3, c0), "NCHW", (1, 2 * c0, 2, 3)),
-        ("GNCHW to GNC1HWC0", "GNCHW", (2, 1, 5, 2, 2), "GNC1HWC0", (2, 1, 1, 2, 2, c0)),
-        ("GNC1HWC0 to GNCHW", "GNC1HWC0", (2, 1, 1, 2, 2, c0), "GNCHW", (2, 1, c0, 2, 2)),
-        ("NC1HWC0 to FRACTAL_Z", "NC1HWC0", (20, 2, 2, 1, c0), "FRACTAL_Z", (4, 2, 16, c0)),
-        ("GNC1HWC0 to FRACTAL_Z", "GNC1HWC0", (2, 5, 1, 1, 2, c0), "FRACTAL_Z", (4, 1, 16, c0)),
-        ("NCDHW to FRACTAL_Z_3D", "NCDHW", (3, c0 + 2, 2, 1, 2), "FRACTAL_Z_3D", (8, 1, 16, c0)),
-    ]
+        ("NCHW to NC1HWC0, C and H at run time", "NCHW", (2, c0 + 3, 3, 4), (1,), "NC1HWC0", (2, 2, 3, 4, c0),
+         (2,)),
+        ("NC1HWC0 to NCHW", "NC1HWC0", (1, 2, 2, 3, c0), (), "NCHW", (1, 2 * c0, 2, 3), ()),
+        ("GNCHW to GNC1HWC0", "GNCHW", (2, 1, 5, 2, 2), (), "GNC1HWC0", (2, 1, 1, 2, 2, c0), ()),
+        ("GNC1HWC0 to GNCHW, G at run time", "GNC1HWC0", (2, 1, 1, 2, 2, c0), (0,), "GNCHW", (2, 1, c0, 2, 2),
+         (0,)),
+        ("NC1HWC0 to FRACTAL_Z", "NC1HWC0", (20, 2, 2, 1, c0), (), "FRACTAL_Z", (4, 2, 16, c0), ()),
+        ("GNC1HWC0 to FRACTAL_Z", "GNC1HWC0", (2, 5, 1, 1, 2, c0), (), "FRACTAL_Z", (4, 1, 16, c0), ()),
+        ("NCDHW to FRACTAL_Z_3D, N and N1 at run time", "NCDHW", (3, c0 + 2, 2, 1, 2), (0,), "FRACTAL_Z_3D",
+         (8, 1, 16, c0), (1,)),
+    ]  # fmt: skip
 
 
 def converted_from(src_lay: str, src: tuple[int, ...], dst_lay: str, dst: tuple[int, ...]) -> np.ndarray:
@@ -204,13 +230,16 @@ def converted_from(src_lay: str, src: tuple[int, ...], dst_lay: str, dst: tuple[
 
 # TEXTRACT's conv variant: (label, source layout, extents without C0, destination rows and columns in
 # units of (C0, 16), rows and columns short of them in the valid region, index row in units of C0,
-# index column).
+# index column, positions of the source's DYNAMIC extents: a four-extent filter keeps its last two
+# static, as upstream demands).
 EXTRACTS = (
-    ("FRACTAL_Z [K, N1, 16, C0]", "FRACTAL_Z", (4, 3, 16), (2, 2), (0, 0), 1, 16),
-    ("FRACTAL_Z, partial valid region", "FRACTAL_Z", (6, 2, 16), (3, 1), (4, 7), 1, 16),
-    ("FRACTAL_Z [C1, H, W, N, C0]", "FRACTAL_Z", (1, 2, 2, 32), (2, 1), (0, 0), 1, 16),
-    ("FRACTAL_Z_3D", "FRACTAL_Z_3D", (4, 2, 16), (2, 1), (0, 3), 2, 16),
-)
+    ("FRACTAL_Z [K, N1, 16, C0]", "FRACTAL_Z", (4, 3, 16), (2, 2), (0, 0), 1, 16, ()),
+    ("FRACTAL_Z, partial valid region, K and N1 at run time", "FRACTAL_Z", (6, 2, 16), (3, 1), (4, 7), 1, 16,
+     (0, 1)),
+    ("FRACTAL_Z [C1, H, W, N, C0], H and N at run time", "FRACTAL_Z", (1, 2, 2, 32), (2, 1), (0, 0), 1, 16,
+     (1, 3)),
+    ("FRACTAL_Z_3D", "FRACTAL_Z_3D", (4, 2, 16), (2, 1), (0, 3), 2, 16, ()),
+)  # fmt: skip
 
 
 def filter_matrix(flat: np.ndarray, extents: tuple[int, ...]) -> np.ndarray:

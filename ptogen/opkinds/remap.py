@@ -870,7 +870,7 @@ class Remap(Move):
         for dtype in project.targets.dtype_sets[CONV_DTYPES]:
             c0 = channel_block(project, dtype)
             kernels: dict[tuple[str, ...], list[tuple[str, dict[str, TileDecl], tuple[int, int]]]] = {}
-            for label, layout, extents, (rb, cb), (rshort, cshort), row, col in CONV_EXTRACTS:
+            for label, layout, extents, (rb, cb), (rshort, cshort), row, col, run in CONV_EXTRACTS:
                 rows, cols = rb * c0, cb * 16
                 tiles = {
                     dst: TileDecl(
@@ -885,7 +885,7 @@ class Remap(Move):
                         "RowMajor",
                         slayout="ColMajor",
                     ),  # fmt: skip
-                    src: conv_tile(src, dtype, "Mat", layout, (*extents, c0)),
+                    src: conv_tile(src, dtype, "Mat", layout, (*extents, c0), run),
                 }
                 where = tuple(variant_profiles(project, op, variant, tiles))
                 for p in where:

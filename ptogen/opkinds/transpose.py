@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from ..spec import expr as semantics
+from ..testing import fp4
 from ..testing.golden import Check, GoldenContext, inputs, same_bits
 from ..testing.plan import (
     Call,
@@ -35,6 +36,7 @@ from .conv_cases import (
     conv_tile,
     conversions,
     converted_from,
+    mx_dtypes,
     plan_variant_rules,
     variant_profiles,
 )
@@ -139,20 +141,22 @@ class Transpose(Move):
 
     def _plan_conv(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         """The `conv` variant: every conversion of `conv_cases.conversions`, for each element type a
-        ConvTile transfer moves, on the profiles whose variant rules admit it (grouped by them)."""
+        ConvTile transfer moves and each MX type (`conv_cases.mx_dtypes`: 8-bit floats and twin 4-bit
+        ones, which the CPU profile converts), on the profiles whose variant rules admit it (grouped by
+        them)."""
         variant = next((v for v in op.variants if v.name == "conv"), None)
         if variant is None:
             return
         dst, src = op.domain, self.source(op)
         scratch = [n for n in tile_operands(op) if n not in (dst, src)]
         legal: dict[str, dict[str, TileDecl]] = {}  # each profile's first admitted case: the rules' twin
-        for dtype in project.targets.dtype_sets[CONV_DTYPES]:
+        for dtype in [*project.targets.dtype_sets[CONV_DTYPES], *mx_dtypes(project)]:
             c0 = channel_block(project, dtype)
             kernels: dict[tuple[str, ...], list[tuple[str, dict[str, TileDecl]]]] = {}
-            for label, sl, se, dl, de in conversions(c0):
+            for label, sl, se, sd, dl, de, dd in conversions(c0):
                 tiles = {
-                    dst: conv_tile(dst, dtype, "Vec", dl, de),
-                    src: conv_tile(src, dtype, "Vec", sl, se),
+                    dst: conv_tile(dst, dtype, "Vec", dl, de, dd),
+                    src: conv_tile(src, dtype, "Vec", sl, se, sd),
                     **{n: TileDecl(n, dtype, 1, 32, 1, 32) for n in scratch},
                 }
                 where = tuple(variant_profiles(project, op, variant, tiles))
@@ -179,6 +183,38 @@ class Transpose(Move):
         """The variant's calls take the main declaration only."""
         return not any(t.conv is not None for t in case.tiles)
 
+    @staticmethod
+    def _conv_check(gx: GoldenContext, case: Any, dst: str, src: str, data: Path) -> Check:
+        """A conv conversion's case: every tile's storage drawn (twin 4-bit types as packed bytes,
+        moved code by code: `fp4.unpack`/`pack`; the 8-bit MX floats as bytes, every code among
+        them), each destination element from the source element `converted_from` names, the
+        padding lanes as they were."""
+        k = case.index
+        seed = f"{gx.op_name}/{gx.entry.group}/{k}"
+        twin = gx.group.dtypes[dst] in fp4.TWINS
+        flats = {}
+        for name, tile in case.tiles.items():
+            count = tile.rows * tile.cols
+            dt = gx.np_type(gx.group.dtypes[name])
+            if twin:
+                flats[name] = inputs(np.dtype(np.uint8), fp4.units(count), f"{seed}/{name}")
+            elif dt.itemsize == 1 and gx.group.dtypes[name].startswith("float8_"):  # drawn as bytes
+                flats[name] = inputs(np.dtype(np.uint8), count, f"{seed}/{name}")
+            else:
+                flats[name] = inputs(dt, count, f"{seed}/{name}")
+            flats[name].tofile(data / f"c{k}_{name}.bin")
+        t, ts = case.tiles[dst], case.tiles[src]
+        moved = converted_from(ts.conv[0], tuple(ts.conv[1:]), t.conv[0], tuple(t.conv[1:]))
+        to, frm = moved >= 0, moved[moved >= 0]
+        if twin:
+            codes = fp4.unpack(flats[dst], moved.size)
+            codes[to] = fp4.unpack(flats[src], ts.rows * ts.cols)[frm]
+            want = fp4.pack(codes)
+        else:
+            want = flats[dst].copy()
+            want[to] = flats[src][frm]
+        return same_bits(f"c{k}_{dst}.out", want, f"{gx.label} case {k} ({case.label})", "moved")
+
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
         op = gx.op
         dst = op.domain
@@ -188,19 +224,14 @@ class Transpose(Move):
         for case in gx.group.cases:
             k = case.index
             seed = f"{gx.op_name}/{gx.entry.group}/{k}"
-            flats = {}
-            for name, t in case.tiles.items():
-                flats[name] = inputs(gx.np_type(gx.group.dtypes[name]), t.rows * t.cols, f"{seed}/{name}")
-                flats[name].tofile(data / f"c{k}_{name}.bin")
             t, ts = case.tiles[dst], case.tiles[src]
             if t.conv and ts.conv:  # the conv variant: each destination element from its source element
-                moved = converted_from(ts.conv[0], tuple(ts.conv[1:]), t.conv[0], tuple(t.conv[1:]))
-                want = flats[dst].copy()
-                want[moved >= 0] = flats[src][moved[moved >= 0]]
-                checks.append(
-                    same_bits(f"c{k}_{dst}.out", want, f"{gx.label} case {k} ({case.label})", "moved")
-                )
+                checks.append(self._conv_check(gx, case, dst, src, data))
                 continue
+            flats = {}
+            for name, x in case.tiles.items():
+                flats[name] = inputs(gx.np_type(gx.group.dtypes[name]), x.rows * x.cols, f"{seed}/{name}")
+                flats[name].tofile(data / f"c{k}_{name}.bin")
             d_type = gx.np_type(gx.group.dtypes[dst])
             values = boxed_logical(flats[src], ts)[: ts.valid_rows, : ts.valid_cols]
             with np.errstate(all="ignore"):

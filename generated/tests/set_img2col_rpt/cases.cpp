@@ -101,10 +101,11 @@ void case_0([[maybe_unused]] Prof profile) {
     store("c0_src.out", src.data(), 192);
 }
 
-// case 1 (half): strided
+// case 1 (half): strided, N and C1 at run time
 void case_1([[maybe_unused]] Prof profile) {
-    using Tile_src = ConvTile<TileType::Mat, half, 1024 * sizeof(half), Layout::NC1HWC0, ConvTileShape<2, 2, 4, 4, 16>>;
-    Tile_src src;
+    using Tile_src =
+        ConvTile<TileType::Mat, half, 1024 * sizeof(half), Layout::NC1HWC0, ConvTileShape<DYNAMIC, DYNAMIC, 4, 4, 16>>;
+    Tile_src src(int64_t{2}, int64_t{2});
     TASSIGN(src, 0x0);
     load("c1_src.bin", src.data(), 1024);
     using Tile_im2col = Tile<TileType::Left, half, 16, 128, BLayout::ColMajor, 8, 128, SLayout::RowMajor, 512>;
@@ -179,11 +180,11 @@ void case_2([[maybe_unused]] Prof profile) {
     store("c2_src.out", src.data(), 1920);
 }
 
-// case 3 (half): volume
+// case 3 (half): volume, D and H at run time
 void case_3([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, half, 576 * sizeof(half), Layout::NDC1HWC0, ConvTileShape<1, 2, 2, 3, 3, 16>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, half, 576 * sizeof(half), Layout::NDC1HWC0,
+                              ConvTileShape<1, DYNAMIC, 2, DYNAMIC, 3, 16>>;
+    Tile_src src(int64_t{2}, int64_t{3});
     TASSIGN(src, 0x0);
     load("c3_src.bin", src.data(), 576);
     using Tile_im2col = Tile<TileType::Left, half, 32, 128, BLayout::ColMajor, 17, 128, SLayout::RowMajor, 512>;

@@ -3088,15 +3088,15 @@ void case_63([[maybe_unused]] Prof profile) {
     store("c63_dst.out", dst.data(), 2048);
 }
 
-// case 64 (int8_t_conv): FRACTAL_Z, partial valid region
+// case 64 (int8_t_conv): FRACTAL_Z, partial valid region, K and N1 at run time
 void case_64([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Right, int8_t, 96, 16, BLayout::RowMajor, 92, 9, SLayout::ColMajor, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c64_dst.bin", dst.data(), 1536);
-    using Tile_src =
-        ConvTile<TileType::Mat, int8_t, 6144 * sizeof(int8_t), Layout::FRACTAL_Z, ConvTileShape<6, 2, 16, 32>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, int8_t, 6144 * sizeof(int8_t), Layout::FRACTAL_Z,
+                              ConvTileShape<DYNAMIC, DYNAMIC, 16, 32>>;
+    Tile_src src(int64_t{6}, int64_t{2});
     TASSIGN(src, 0x600);
     load("c64_src.bin", src.data(), 6144);
     switch (profile) {
@@ -3113,15 +3113,15 @@ void case_64([[maybe_unused]] Prof profile) {
     store("c64_dst.out", dst.data(), 1536);
 }
 
-// case 65 (int8_t_conv): FRACTAL_Z [C1, H, W, N, C0]
+// case 65 (int8_t_conv): FRACTAL_Z [C1, H, W, N, C0], H and N at run time
 void case_65([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Right, int8_t, 64, 16, BLayout::RowMajor, 64, 16, SLayout::ColMajor, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c65_dst.bin", dst.data(), 1024);
-    using Tile_src =
-        ConvTile<TileType::Mat, int8_t, 4096 * sizeof(int8_t), Layout::FRACTAL_Z, ConvTileShape<1, 2, 2, 32, 32>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, int8_t, 4096 * sizeof(int8_t), Layout::FRACTAL_Z,
+                              ConvTileShape<1, DYNAMIC, 2, DYNAMIC, 32>>;
+    Tile_src src(int64_t{2}, int64_t{32});
     TASSIGN(src, 0x400);
     load("c65_src.bin", src.data(), 4096);
     switch (profile) {
@@ -3188,15 +3188,15 @@ void case_67([[maybe_unused]] Prof profile) {
     store("c67_dst.out", dst.data(), 2048);
 }
 
-// case 68 (uint8_t_conv): FRACTAL_Z, partial valid region
+// case 68 (uint8_t_conv): FRACTAL_Z, partial valid region, K and N1 at run time
 void case_68([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Right, uint8_t, 96, 16, BLayout::RowMajor, 92, 9, SLayout::ColMajor, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c68_dst.bin", dst.data(), 1536);
-    using Tile_src =
-        ConvTile<TileType::Mat, uint8_t, 6144 * sizeof(uint8_t), Layout::FRACTAL_Z, ConvTileShape<6, 2, 16, 32>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, uint8_t, 6144 * sizeof(uint8_t), Layout::FRACTAL_Z,
+                              ConvTileShape<DYNAMIC, DYNAMIC, 16, 32>>;
+    Tile_src src(int64_t{6}, int64_t{2});
     TASSIGN(src, 0x600);
     load("c68_src.bin", src.data(), 6144);
     switch (profile) {
@@ -3213,15 +3213,15 @@ void case_68([[maybe_unused]] Prof profile) {
     store("c68_dst.out", dst.data(), 1536);
 }
 
-// case 69 (uint8_t_conv): FRACTAL_Z [C1, H, W, N, C0]
+// case 69 (uint8_t_conv): FRACTAL_Z [C1, H, W, N, C0], H and N at run time
 void case_69([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Right, uint8_t, 64, 16, BLayout::RowMajor, 64, 16, SLayout::ColMajor, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c69_dst.bin", dst.data(), 1024);
-    using Tile_src =
-        ConvTile<TileType::Mat, uint8_t, 4096 * sizeof(uint8_t), Layout::FRACTAL_Z, ConvTileShape<1, 2, 2, 32, 32>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, uint8_t, 4096 * sizeof(uint8_t), Layout::FRACTAL_Z,
+                              ConvTileShape<1, DYNAMIC, 2, DYNAMIC, 32>>;
+    Tile_src src(int64_t{2}, int64_t{32});
     TASSIGN(src, 0x400);
     load("c69_src.bin", src.data(), 4096);
     switch (profile) {
@@ -3288,15 +3288,15 @@ void case_71([[maybe_unused]] Prof profile) {
     store("c71_dst.out", dst.data(), 1024);
 }
 
-// case 72 (int16_t_conv): FRACTAL_Z, partial valid region
+// case 72 (int16_t_conv): FRACTAL_Z, partial valid region, K and N1 at run time
 void case_72([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Right, int16_t, 48, 16, BLayout::RowMajor, 44, 9, SLayout::ColMajor, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c72_dst.bin", dst.data(), 768);
-    using Tile_src =
-        ConvTile<TileType::Mat, int16_t, 3072 * sizeof(int16_t), Layout::FRACTAL_Z, ConvTileShape<6, 2, 16, 16>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, int16_t, 3072 * sizeof(int16_t), Layout::FRACTAL_Z,
+                              ConvTileShape<DYNAMIC, DYNAMIC, 16, 16>>;
+    Tile_src src(int64_t{6}, int64_t{2});
     TASSIGN(src, 0x600);
     load("c72_src.bin", src.data(), 3072);
     switch (profile) {
@@ -3313,15 +3313,15 @@ void case_72([[maybe_unused]] Prof profile) {
     store("c72_dst.out", dst.data(), 768);
 }
 
-// case 73 (int16_t_conv): FRACTAL_Z [C1, H, W, N, C0]
+// case 73 (int16_t_conv): FRACTAL_Z [C1, H, W, N, C0], H and N at run time
 void case_73([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Right, int16_t, 32, 16, BLayout::RowMajor, 32, 16, SLayout::ColMajor, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c73_dst.bin", dst.data(), 512);
-    using Tile_src =
-        ConvTile<TileType::Mat, int16_t, 2048 * sizeof(int16_t), Layout::FRACTAL_Z, ConvTileShape<1, 2, 2, 32, 16>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, int16_t, 2048 * sizeof(int16_t), Layout::FRACTAL_Z,
+                              ConvTileShape<1, DYNAMIC, 2, DYNAMIC, 16>>;
+    Tile_src src(int64_t{2}, int64_t{32});
     TASSIGN(src, 0x400);
     load("c73_src.bin", src.data(), 2048);
     switch (profile) {
@@ -3388,15 +3388,15 @@ void case_75([[maybe_unused]] Prof profile) {
     store("c75_dst.out", dst.data(), 1024);
 }
 
-// case 76 (uint16_t_conv): FRACTAL_Z, partial valid region
+// case 76 (uint16_t_conv): FRACTAL_Z, partial valid region, K and N1 at run time
 void case_76([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Right, uint16_t, 48, 16, BLayout::RowMajor, 44, 9, SLayout::ColMajor, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c76_dst.bin", dst.data(), 768);
-    using Tile_src =
-        ConvTile<TileType::Mat, uint16_t, 3072 * sizeof(uint16_t), Layout::FRACTAL_Z, ConvTileShape<6, 2, 16, 16>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, uint16_t, 3072 * sizeof(uint16_t), Layout::FRACTAL_Z,
+                              ConvTileShape<DYNAMIC, DYNAMIC, 16, 16>>;
+    Tile_src src(int64_t{6}, int64_t{2});
     TASSIGN(src, 0x600);
     load("c76_src.bin", src.data(), 3072);
     switch (profile) {
@@ -3413,15 +3413,15 @@ void case_76([[maybe_unused]] Prof profile) {
     store("c76_dst.out", dst.data(), 768);
 }
 
-// case 77 (uint16_t_conv): FRACTAL_Z [C1, H, W, N, C0]
+// case 77 (uint16_t_conv): FRACTAL_Z [C1, H, W, N, C0], H and N at run time
 void case_77([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Right, uint16_t, 32, 16, BLayout::RowMajor, 32, 16, SLayout::ColMajor, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c77_dst.bin", dst.data(), 512);
-    using Tile_src =
-        ConvTile<TileType::Mat, uint16_t, 2048 * sizeof(uint16_t), Layout::FRACTAL_Z, ConvTileShape<1, 2, 2, 32, 16>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, uint16_t, 2048 * sizeof(uint16_t), Layout::FRACTAL_Z,
+                              ConvTileShape<1, DYNAMIC, 2, DYNAMIC, 16>>;
+    Tile_src src(int64_t{2}, int64_t{32});
     TASSIGN(src, 0x400);
     load("c77_src.bin", src.data(), 2048);
     switch (profile) {
@@ -3488,15 +3488,15 @@ void case_79([[maybe_unused]] Prof profile) {
     store("c79_dst.out", dst.data(), 512);
 }
 
-// case 80 (int32_t_conv): FRACTAL_Z, partial valid region
+// case 80 (int32_t_conv): FRACTAL_Z, partial valid region, K and N1 at run time
 void case_80([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Right, int32_t, 24, 16, BLayout::RowMajor, 20, 9, SLayout::ColMajor, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c80_dst.bin", dst.data(), 384);
-    using Tile_src =
-        ConvTile<TileType::Mat, int32_t, 1536 * sizeof(int32_t), Layout::FRACTAL_Z, ConvTileShape<6, 2, 16, 8>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, int32_t, 1536 * sizeof(int32_t), Layout::FRACTAL_Z,
+                              ConvTileShape<DYNAMIC, DYNAMIC, 16, 8>>;
+    Tile_src src(int64_t{6}, int64_t{2});
     TASSIGN(src, 0x600);
     load("c80_src.bin", src.data(), 1536);
     switch (profile) {
@@ -3513,15 +3513,15 @@ void case_80([[maybe_unused]] Prof profile) {
     store("c80_dst.out", dst.data(), 384);
 }
 
-// case 81 (int32_t_conv): FRACTAL_Z [C1, H, W, N, C0]
+// case 81 (int32_t_conv): FRACTAL_Z [C1, H, W, N, C0], H and N at run time
 void case_81([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Right, int32_t, 16, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c81_dst.bin", dst.data(), 256);
-    using Tile_src =
-        ConvTile<TileType::Mat, int32_t, 1024 * sizeof(int32_t), Layout::FRACTAL_Z, ConvTileShape<1, 2, 2, 32, 8>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, int32_t, 1024 * sizeof(int32_t), Layout::FRACTAL_Z,
+                              ConvTileShape<1, DYNAMIC, 2, DYNAMIC, 8>>;
+    Tile_src src(int64_t{2}, int64_t{32});
     TASSIGN(src, 0x400);
     load("c81_src.bin", src.data(), 1024);
     switch (profile) {
@@ -3588,15 +3588,15 @@ void case_83([[maybe_unused]] Prof profile) {
     store("c83_dst.out", dst.data(), 512);
 }
 
-// case 84 (uint32_t_conv): FRACTAL_Z, partial valid region
+// case 84 (uint32_t_conv): FRACTAL_Z, partial valid region, K and N1 at run time
 void case_84([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Right, uint32_t, 24, 16, BLayout::RowMajor, 20, 9, SLayout::ColMajor, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c84_dst.bin", dst.data(), 384);
-    using Tile_src =
-        ConvTile<TileType::Mat, uint32_t, 1536 * sizeof(uint32_t), Layout::FRACTAL_Z, ConvTileShape<6, 2, 16, 8>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, uint32_t, 1536 * sizeof(uint32_t), Layout::FRACTAL_Z,
+                              ConvTileShape<DYNAMIC, DYNAMIC, 16, 8>>;
+    Tile_src src(int64_t{6}, int64_t{2});
     TASSIGN(src, 0x600);
     load("c84_src.bin", src.data(), 1536);
     switch (profile) {
@@ -3613,15 +3613,15 @@ void case_84([[maybe_unused]] Prof profile) {
     store("c84_dst.out", dst.data(), 384);
 }
 
-// case 85 (uint32_t_conv): FRACTAL_Z [C1, H, W, N, C0]
+// case 85 (uint32_t_conv): FRACTAL_Z [C1, H, W, N, C0], H and N at run time
 void case_85([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Right, uint32_t, 16, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c85_dst.bin", dst.data(), 256);
-    using Tile_src =
-        ConvTile<TileType::Mat, uint32_t, 1024 * sizeof(uint32_t), Layout::FRACTAL_Z, ConvTileShape<1, 2, 2, 32, 8>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, uint32_t, 1024 * sizeof(uint32_t), Layout::FRACTAL_Z,
+                              ConvTileShape<1, DYNAMIC, 2, DYNAMIC, 8>>;
+    Tile_src src(int64_t{2}, int64_t{32});
     TASSIGN(src, 0x400);
     load("c85_src.bin", src.data(), 1024);
     switch (profile) {
@@ -3687,14 +3687,15 @@ void case_87([[maybe_unused]] Prof profile) {
     store("c87_dst.out", dst.data(), 1024);
 }
 
-// case 88 (half_conv): FRACTAL_Z, partial valid region
+// case 88 (half_conv): FRACTAL_Z, partial valid region, K and N1 at run time
 void case_88([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Right, half, 48, 16, BLayout::RowMajor, 44, 9, SLayout::ColMajor, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c88_dst.bin", dst.data(), 768);
-    using Tile_src = ConvTile<TileType::Mat, half, 3072 * sizeof(half), Layout::FRACTAL_Z, ConvTileShape<6, 2, 16, 16>>;
-    Tile_src src;
+    using Tile_src =
+        ConvTile<TileType::Mat, half, 3072 * sizeof(half), Layout::FRACTAL_Z, ConvTileShape<DYNAMIC, DYNAMIC, 16, 16>>;
+    Tile_src src(int64_t{6}, int64_t{2});
     TASSIGN(src, 0x600);
     load("c88_src.bin", src.data(), 3072);
     switch (profile) {
@@ -3711,15 +3712,15 @@ void case_88([[maybe_unused]] Prof profile) {
     store("c88_dst.out", dst.data(), 768);
 }
 
-// case 89 (half_conv): FRACTAL_Z [C1, H, W, N, C0]
+// case 89 (half_conv): FRACTAL_Z [C1, H, W, N, C0], H and N at run time
 void case_89([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Right, half, 32, 16, BLayout::RowMajor, 32, 16, SLayout::ColMajor, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c89_dst.bin", dst.data(), 512);
-    using Tile_src =
-        ConvTile<TileType::Mat, half, 2048 * sizeof(half), Layout::FRACTAL_Z, ConvTileShape<1, 2, 2, 32, 16>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, half, 2048 * sizeof(half), Layout::FRACTAL_Z,
+                              ConvTileShape<1, DYNAMIC, 2, DYNAMIC, 16>>;
+    Tile_src src(int64_t{2}, int64_t{32});
     TASSIGN(src, 0x400);
     load("c89_src.bin", src.data(), 2048);
     switch (profile) {
@@ -3786,15 +3787,15 @@ void case_91([[maybe_unused]] Prof profile) {
     store("c91_dst.out", dst.data(), 1024);
 }
 
-// case 92 (bfloat16_t_conv): FRACTAL_Z, partial valid region
+// case 92 (bfloat16_t_conv): FRACTAL_Z, partial valid region, K and N1 at run time
 void case_92([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Right, bfloat16_t, 48, 16, BLayout::RowMajor, 44, 9, SLayout::ColMajor, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c92_dst.bin", dst.data(), 768);
-    using Tile_src =
-        ConvTile<TileType::Mat, bfloat16_t, 3072 * sizeof(bfloat16_t), Layout::FRACTAL_Z, ConvTileShape<6, 2, 16, 16>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, bfloat16_t, 3072 * sizeof(bfloat16_t), Layout::FRACTAL_Z,
+                              ConvTileShape<DYNAMIC, DYNAMIC, 16, 16>>;
+    Tile_src src(int64_t{6}, int64_t{2});
     TASSIGN(src, 0x600);
     load("c92_src.bin", src.data(), 3072);
     switch (profile) {
@@ -3811,15 +3812,15 @@ void case_92([[maybe_unused]] Prof profile) {
     store("c92_dst.out", dst.data(), 768);
 }
 
-// case 93 (bfloat16_t_conv): FRACTAL_Z [C1, H, W, N, C0]
+// case 93 (bfloat16_t_conv): FRACTAL_Z [C1, H, W, N, C0], H and N at run time
 void case_93([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Right, bfloat16_t, 32, 16, BLayout::RowMajor, 32, 16, SLayout::ColMajor, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c93_dst.bin", dst.data(), 512);
     using Tile_src = ConvTile<TileType::Mat, bfloat16_t, 2048 * sizeof(bfloat16_t), Layout::FRACTAL_Z,
-                              ConvTileShape<1, 2, 2, 32, 16>>;
-    Tile_src src;
+                              ConvTileShape<1, DYNAMIC, 2, DYNAMIC, 16>>;
+    Tile_src src(int64_t{2}, int64_t{32});
     TASSIGN(src, 0x400);
     load("c93_src.bin", src.data(), 2048);
     switch (profile) {
@@ -3886,15 +3887,15 @@ void case_95([[maybe_unused]] Prof profile) {
     store("c95_dst.out", dst.data(), 512);
 }
 
-// case 96 (float_conv): FRACTAL_Z, partial valid region
+// case 96 (float_conv): FRACTAL_Z, partial valid region, K and N1 at run time
 void case_96([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Right, float, 24, 16, BLayout::RowMajor, 20, 9, SLayout::ColMajor, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c96_dst.bin", dst.data(), 384);
     using Tile_src =
-        ConvTile<TileType::Mat, float, 1536 * sizeof(float), Layout::FRACTAL_Z, ConvTileShape<6, 2, 16, 8>>;
-    Tile_src src;
+        ConvTile<TileType::Mat, float, 1536 * sizeof(float), Layout::FRACTAL_Z, ConvTileShape<DYNAMIC, DYNAMIC, 16, 8>>;
+    Tile_src src(int64_t{6}, int64_t{2});
     TASSIGN(src, 0x600);
     load("c96_src.bin", src.data(), 1536);
     switch (profile) {
@@ -3911,15 +3912,15 @@ void case_96([[maybe_unused]] Prof profile) {
     store("c96_dst.out", dst.data(), 384);
 }
 
-// case 97 (float_conv): FRACTAL_Z [C1, H, W, N, C0]
+// case 97 (float_conv): FRACTAL_Z [C1, H, W, N, C0], H and N at run time
 void case_97([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Right, float, 16, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c97_dst.bin", dst.data(), 256);
-    using Tile_src =
-        ConvTile<TileType::Mat, float, 1024 * sizeof(float), Layout::FRACTAL_Z, ConvTileShape<1, 2, 2, 32, 8>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, float, 1024 * sizeof(float), Layout::FRACTAL_Z,
+                              ConvTileShape<1, DYNAMIC, 2, DYNAMIC, 8>>;
+    Tile_src src(int64_t{2}, int64_t{32});
     TASSIGN(src, 0x400);
     load("c97_src.bin", src.data(), 1024);
     switch (profile) {

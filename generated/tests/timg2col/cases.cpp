@@ -100,10 +100,11 @@ void case_0([[maybe_unused]] Prof profile) {
     store("c0_dst.out", dst.data(), 1024);
 }
 
-// case 1 (half): strided
+// case 1 (half): strided, N and C1 at run time
 void case_1([[maybe_unused]] Prof profile) {
-    using Tile_src = ConvTile<TileType::Mat, half, 1024 * sizeof(half), Layout::NC1HWC0, ConvTileShape<2, 2, 4, 4, 16>>;
-    Tile_src src;
+    using Tile_src =
+        ConvTile<TileType::Mat, half, 1024 * sizeof(half), Layout::NC1HWC0, ConvTileShape<DYNAMIC, DYNAMIC, 4, 4, 16>>;
+    Tile_src src(int64_t{2}, int64_t{2});
     TASSIGN(src, 0x0);
     load("c1_src.bin", src.data(), 1024);
     using Tile_dst = Tile<TileType::Left, half, 16, 128, BLayout::ColMajor, 8, 128, SLayout::RowMajor, 512>;
@@ -176,11 +177,11 @@ void case_2([[maybe_unused]] Prof profile) {
     store("c2_dst.out", dst.data(), 3072);
 }
 
-// case 3 (half): volume
+// case 3 (half): volume, D and H at run time
 void case_3([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, half, 576 * sizeof(half), Layout::NDC1HWC0, ConvTileShape<1, 2, 2, 3, 3, 16>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, half, 576 * sizeof(half), Layout::NDC1HWC0,
+                              ConvTileShape<1, DYNAMIC, 2, DYNAMIC, 3, 16>>;
+    Tile_src src(int64_t{2}, int64_t{3});
     TASSIGN(src, 0x0);
     load("c3_src.bin", src.data(), 576);
     using Tile_dst = Tile<TileType::Left, half, 32, 128, BLayout::ColMajor, 17, 128, SLayout::RowMajor, 512>;
@@ -254,11 +255,11 @@ void case_4([[maybe_unused]] Prof profile) {
     store("c4_dst.out", dst.data(), 1024);
 }
 
-// case 5 (bfloat16_t): strided
+// case 5 (bfloat16_t): strided, N and C1 at run time
 void case_5([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, bfloat16_t, 1024 * sizeof(bfloat16_t), Layout::NC1HWC0, ConvTileShape<2, 2, 4, 4, 16>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, bfloat16_t, 1024 * sizeof(bfloat16_t), Layout::NC1HWC0,
+                              ConvTileShape<DYNAMIC, DYNAMIC, 4, 4, 16>>;
+    Tile_src src(int64_t{2}, int64_t{2});
     TASSIGN(src, 0x0);
     load("c5_src.bin", src.data(), 1024);
     using Tile_dst = Tile<TileType::Left, bfloat16_t, 16, 128, BLayout::ColMajor, 8, 128, SLayout::RowMajor, 512>;
@@ -332,11 +333,11 @@ void case_6([[maybe_unused]] Prof profile) {
     store("c6_dst.out", dst.data(), 3072);
 }
 
-// case 7 (bfloat16_t): volume
+// case 7 (bfloat16_t): volume, D and H at run time
 void case_7([[maybe_unused]] Prof profile) {
     using Tile_src = ConvTile<TileType::Mat, bfloat16_t, 576 * sizeof(bfloat16_t), Layout::NDC1HWC0,
-                              ConvTileShape<1, 2, 2, 3, 3, 16>>;
-    Tile_src src;
+                              ConvTileShape<1, DYNAMIC, 2, DYNAMIC, 3, 16>>;
+    Tile_src src(int64_t{2}, int64_t{3});
     TASSIGN(src, 0x0);
     load("c7_src.bin", src.data(), 576);
     using Tile_dst = Tile<TileType::Left, bfloat16_t, 32, 128, BLayout::ColMajor, 17, 128, SLayout::RowMajor, 512>;
@@ -409,10 +410,11 @@ void case_8([[maybe_unused]] Prof profile) {
     store("c8_dst.out", dst.data(), 512);
 }
 
-// case 9 (float): strided
+// case 9 (float): strided, N and C1 at run time
 void case_9([[maybe_unused]] Prof profile) {
-    using Tile_src = ConvTile<TileType::Mat, float, 512 * sizeof(float), Layout::NC1HWC0, ConvTileShape<2, 2, 4, 4, 8>>;
-    Tile_src src;
+    using Tile_src =
+        ConvTile<TileType::Mat, float, 512 * sizeof(float), Layout::NC1HWC0, ConvTileShape<DYNAMIC, DYNAMIC, 4, 4, 8>>;
+    Tile_src src(int64_t{2}, int64_t{2});
     TASSIGN(src, 0x0);
     load("c9_src.bin", src.data(), 512);
     using Tile_dst = Tile<TileType::Left, float, 16, 64, BLayout::ColMajor, 8, 64, SLayout::RowMajor, 512>;
@@ -485,11 +487,11 @@ void case_10([[maybe_unused]] Prof profile) {
     store("c10_dst.out", dst.data(), 1536);
 }
 
-// case 11 (float): volume
+// case 11 (float): volume, D and H at run time
 void case_11([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, float, 288 * sizeof(float), Layout::NDC1HWC0, ConvTileShape<1, 2, 2, 3, 3, 8>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, float, 288 * sizeof(float), Layout::NDC1HWC0,
+                              ConvTileShape<1, DYNAMIC, 2, DYNAMIC, 3, 8>>;
+    Tile_src src(int64_t{2}, int64_t{3});
     TASSIGN(src, 0x0);
     load("c11_src.bin", src.data(), 288);
     using Tile_dst = Tile<TileType::Left, float, 32, 64, BLayout::ColMajor, 17, 64, SLayout::RowMajor, 512>;
@@ -563,11 +565,11 @@ void case_12([[maybe_unused]] Prof profile) {
     store("c12_dst.out", dst.data(), 2048);
 }
 
-// case 13 (int8_t): strided
+// case 13 (int8_t): strided, N and C1 at run time
 void case_13([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, int8_t, 2048 * sizeof(int8_t), Layout::NC1HWC0, ConvTileShape<2, 2, 4, 4, 32>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, int8_t, 2048 * sizeof(int8_t), Layout::NC1HWC0,
+                              ConvTileShape<DYNAMIC, DYNAMIC, 4, 4, 32>>;
+    Tile_src src(int64_t{2}, int64_t{2});
     TASSIGN(src, 0x0);
     load("c13_src.bin", src.data(), 2048);
     using Tile_dst = Tile<TileType::Left, int8_t, 16, 256, BLayout::ColMajor, 8, 256, SLayout::RowMajor, 512>;
@@ -641,11 +643,11 @@ void case_14([[maybe_unused]] Prof profile) {
     store("c14_dst.out", dst.data(), 6144);
 }
 
-// case 15 (int8_t): volume
+// case 15 (int8_t): volume, D and H at run time
 void case_15([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, int8_t, 1152 * sizeof(int8_t), Layout::NDC1HWC0, ConvTileShape<1, 2, 2, 3, 3, 32>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, int8_t, 1152 * sizeof(int8_t), Layout::NDC1HWC0,
+                              ConvTileShape<1, DYNAMIC, 2, DYNAMIC, 3, 32>>;
+    Tile_src src(int64_t{2}, int64_t{3});
     TASSIGN(src, 0x0);
     load("c15_src.bin", src.data(), 1152);
     using Tile_dst = Tile<TileType::Left, int8_t, 32, 256, BLayout::ColMajor, 17, 256, SLayout::RowMajor, 512>;
@@ -718,11 +720,11 @@ void case_16([[maybe_unused]] Prof profile) {
     store("c16_dst.out", dst.data(), 2048);
 }
 
-// case 17 (uint8_t): strided
+// case 17 (uint8_t): strided, N and C1 at run time
 void case_17([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, uint8_t, 2048 * sizeof(uint8_t), Layout::NC1HWC0, ConvTileShape<2, 2, 4, 4, 32>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, uint8_t, 2048 * sizeof(uint8_t), Layout::NC1HWC0,
+                              ConvTileShape<DYNAMIC, DYNAMIC, 4, 4, 32>>;
+    Tile_src src(int64_t{2}, int64_t{2});
     TASSIGN(src, 0x0);
     load("c17_src.bin", src.data(), 2048);
     using Tile_dst = Tile<TileType::Left, uint8_t, 16, 256, BLayout::ColMajor, 8, 256, SLayout::RowMajor, 512>;
@@ -794,11 +796,11 @@ void case_18([[maybe_unused]] Prof profile) {
     store("c18_dst.out", dst.data(), 6144);
 }
 
-// case 19 (uint8_t): volume
+// case 19 (uint8_t): volume, D and H at run time
 void case_19([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, uint8_t, 1152 * sizeof(uint8_t), Layout::NDC1HWC0, ConvTileShape<1, 2, 2, 3, 3, 32>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, uint8_t, 1152 * sizeof(uint8_t), Layout::NDC1HWC0,
+                              ConvTileShape<1, DYNAMIC, 2, DYNAMIC, 3, 32>>;
+    Tile_src src(int64_t{2}, int64_t{3});
     TASSIGN(src, 0x0);
     load("c19_src.bin", src.data(), 1152);
     using Tile_dst = Tile<TileType::Left, uint8_t, 32, 256, BLayout::ColMajor, 17, 256, SLayout::RowMajor, 512>;
@@ -870,11 +872,11 @@ void case_20([[maybe_unused]] Prof profile) {
     store("c20_dst.out", dst.data(), 1024);
 }
 
-// case 21 (int16_t): strided
+// case 21 (int16_t): strided, N and C1 at run time
 void case_21([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, int16_t, 1024 * sizeof(int16_t), Layout::NC1HWC0, ConvTileShape<2, 2, 4, 4, 16>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, int16_t, 1024 * sizeof(int16_t), Layout::NC1HWC0,
+                              ConvTileShape<DYNAMIC, DYNAMIC, 4, 4, 16>>;
+    Tile_src src(int64_t{2}, int64_t{2});
     TASSIGN(src, 0x0);
     load("c21_src.bin", src.data(), 1024);
     using Tile_dst = Tile<TileType::Left, int16_t, 16, 128, BLayout::ColMajor, 8, 128, SLayout::RowMajor, 512>;
@@ -946,11 +948,11 @@ void case_22([[maybe_unused]] Prof profile) {
     store("c22_dst.out", dst.data(), 3072);
 }
 
-// case 23 (int16_t): volume
+// case 23 (int16_t): volume, D and H at run time
 void case_23([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, int16_t, 576 * sizeof(int16_t), Layout::NDC1HWC0, ConvTileShape<1, 2, 2, 3, 3, 16>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, int16_t, 576 * sizeof(int16_t), Layout::NDC1HWC0,
+                              ConvTileShape<1, DYNAMIC, 2, DYNAMIC, 3, 16>>;
+    Tile_src src(int64_t{2}, int64_t{3});
     TASSIGN(src, 0x0);
     load("c23_src.bin", src.data(), 576);
     using Tile_dst = Tile<TileType::Left, int16_t, 32, 128, BLayout::ColMajor, 17, 128, SLayout::RowMajor, 512>;
@@ -1022,11 +1024,11 @@ void case_24([[maybe_unused]] Prof profile) {
     store("c24_dst.out", dst.data(), 1024);
 }
 
-// case 25 (uint16_t): strided
+// case 25 (uint16_t): strided, N and C1 at run time
 void case_25([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, uint16_t, 1024 * sizeof(uint16_t), Layout::NC1HWC0, ConvTileShape<2, 2, 4, 4, 16>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, uint16_t, 1024 * sizeof(uint16_t), Layout::NC1HWC0,
+                              ConvTileShape<DYNAMIC, DYNAMIC, 4, 4, 16>>;
+    Tile_src src(int64_t{2}, int64_t{2});
     TASSIGN(src, 0x0);
     load("c25_src.bin", src.data(), 1024);
     using Tile_dst = Tile<TileType::Left, uint16_t, 16, 128, BLayout::ColMajor, 8, 128, SLayout::RowMajor, 512>;
@@ -1098,11 +1100,11 @@ void case_26([[maybe_unused]] Prof profile) {
     store("c26_dst.out", dst.data(), 3072);
 }
 
-// case 27 (uint16_t): volume
+// case 27 (uint16_t): volume, D and H at run time
 void case_27([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, uint16_t, 576 * sizeof(uint16_t), Layout::NDC1HWC0, ConvTileShape<1, 2, 2, 3, 3, 16>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, uint16_t, 576 * sizeof(uint16_t), Layout::NDC1HWC0,
+                              ConvTileShape<1, DYNAMIC, 2, DYNAMIC, 3, 16>>;
+    Tile_src src(int64_t{2}, int64_t{3});
     TASSIGN(src, 0x0);
     load("c27_src.bin", src.data(), 576);
     using Tile_dst = Tile<TileType::Left, uint16_t, 32, 128, BLayout::ColMajor, 17, 128, SLayout::RowMajor, 512>;
@@ -1174,11 +1176,11 @@ void case_28([[maybe_unused]] Prof profile) {
     store("c28_dst.out", dst.data(), 512);
 }
 
-// case 29 (int32_t): strided
+// case 29 (int32_t): strided, N and C1 at run time
 void case_29([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, int32_t, 512 * sizeof(int32_t), Layout::NC1HWC0, ConvTileShape<2, 2, 4, 4, 8>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, int32_t, 512 * sizeof(int32_t), Layout::NC1HWC0,
+                              ConvTileShape<DYNAMIC, DYNAMIC, 4, 4, 8>>;
+    Tile_src src(int64_t{2}, int64_t{2});
     TASSIGN(src, 0x0);
     load("c29_src.bin", src.data(), 512);
     using Tile_dst = Tile<TileType::Left, int32_t, 16, 64, BLayout::ColMajor, 8, 64, SLayout::RowMajor, 512>;
@@ -1250,11 +1252,11 @@ void case_30([[maybe_unused]] Prof profile) {
     store("c30_dst.out", dst.data(), 1536);
 }
 
-// case 31 (int32_t): volume
+// case 31 (int32_t): volume, D and H at run time
 void case_31([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, int32_t, 288 * sizeof(int32_t), Layout::NDC1HWC0, ConvTileShape<1, 2, 2, 3, 3, 8>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, int32_t, 288 * sizeof(int32_t), Layout::NDC1HWC0,
+                              ConvTileShape<1, DYNAMIC, 2, DYNAMIC, 3, 8>>;
+    Tile_src src(int64_t{2}, int64_t{3});
     TASSIGN(src, 0x0);
     load("c31_src.bin", src.data(), 288);
     using Tile_dst = Tile<TileType::Left, int32_t, 32, 64, BLayout::ColMajor, 17, 64, SLayout::RowMajor, 512>;
@@ -1326,11 +1328,11 @@ void case_32([[maybe_unused]] Prof profile) {
     store("c32_dst.out", dst.data(), 512);
 }
 
-// case 33 (uint32_t): strided
+// case 33 (uint32_t): strided, N and C1 at run time
 void case_33([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, uint32_t, 512 * sizeof(uint32_t), Layout::NC1HWC0, ConvTileShape<2, 2, 4, 4, 8>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, uint32_t, 512 * sizeof(uint32_t), Layout::NC1HWC0,
+                              ConvTileShape<DYNAMIC, DYNAMIC, 4, 4, 8>>;
+    Tile_src src(int64_t{2}, int64_t{2});
     TASSIGN(src, 0x0);
     load("c33_src.bin", src.data(), 512);
     using Tile_dst = Tile<TileType::Left, uint32_t, 16, 64, BLayout::ColMajor, 8, 64, SLayout::RowMajor, 512>;
@@ -1402,11 +1404,11 @@ void case_34([[maybe_unused]] Prof profile) {
     store("c34_dst.out", dst.data(), 1536);
 }
 
-// case 35 (uint32_t): volume
+// case 35 (uint32_t): volume, D and H at run time
 void case_35([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, uint32_t, 288 * sizeof(uint32_t), Layout::NDC1HWC0, ConvTileShape<1, 2, 2, 3, 3, 8>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, uint32_t, 288 * sizeof(uint32_t), Layout::NDC1HWC0,
+                              ConvTileShape<1, DYNAMIC, 2, DYNAMIC, 3, 8>>;
+    Tile_src src(int64_t{2}, int64_t{3});
     TASSIGN(src, 0x0);
     load("c35_src.bin", src.data(), 288);
     using Tile_dst = Tile<TileType::Left, uint32_t, 32, 64, BLayout::ColMajor, 17, 64, SLayout::RowMajor, 512>;
@@ -1438,6 +1440,354 @@ void case_35([[maybe_unused]] Prof profile) {
         break;
     }
     store("c35_dst.out", dst.data(), 2048);
+}
+
+// case 36 (float8_e4m3_t): padded
+void case_36([[maybe_unused]] Prof profile) {
+    using Tile_src = ConvTile<TileType::Mat, float8_e4m3_t, 384 * sizeof(float8_e4m3_t), Layout::NC1HWC0,
+                              ConvTileShape<1, 1, 3, 4, 32>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c36_src.bin", src.data(), 384);
+    using Tile_dst = Tile<TileType::Left, float8_e4m3_t, 16, 128, BLayout::ColMajor, 4, 128, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c36_dst.bin", dst.data(), 2048);
+    const uint8_t src_pads[4] = {1, 0, 1, 0}; // left, right, top, bottom
+    src.SetPadListArray(src_pads);
+    src.SetFmapH(3);
+    src.SetFmapW(4);
+    src.SetFilterH(2);
+    src.SetFilterW(2);
+    src.SetStrideH(1);
+    src.SetStrideW(1);
+    src.SetDilationH(1);
+    src.SetDilationW(1);
+    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(5)));
+    SETFMATRIX<Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(src);
+    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(src);
+    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(src);
+    profiled::TIMG2COL<profile_cpu, Tile_dst, Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(dst, src, 1, 32);
+    store("c36_dst.out", dst.data(), 2048);
+}
+
+// case 37 (float8_e4m3_t): strided, N and C1 at run time
+void case_37([[maybe_unused]] Prof profile) {
+    using Tile_src = ConvTile<TileType::Mat, float8_e4m3_t, 2048 * sizeof(float8_e4m3_t), Layout::NC1HWC0,
+                              ConvTileShape<DYNAMIC, DYNAMIC, 4, 4, 32>>;
+    Tile_src src(int64_t{2}, int64_t{2});
+    TASSIGN(src, 0x0);
+    load("c37_src.bin", src.data(), 2048);
+    using Tile_dst = Tile<TileType::Left, float8_e4m3_t, 16, 256, BLayout::ColMajor, 8, 256, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c37_dst.bin", dst.data(), 4096);
+    const uint8_t src_pads[4] = {0, 0, 0, 0}; // left, right, top, bottom
+    src.SetPadListArray(src_pads);
+    src.SetFmapH(4);
+    src.SetFmapW(4);
+    src.SetFilterH(2);
+    src.SetFilterW(2);
+    src.SetStrideH(2);
+    src.SetStrideW(2);
+    src.SetDilationH(1);
+    src.SetDilationW(1);
+    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(0)));
+    SETFMATRIX<Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(src);
+    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(src);
+    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(src);
+    profiled::TIMG2COL<profile_cpu, Tile_dst, Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(dst, src, 0, 0);
+    store("c37_dst.out", dst.data(), 4096);
+}
+
+// case 38 (float8_e4m3_t): dilated
+void case_38([[maybe_unused]] Prof profile) {
+    using Tile_src = ConvTile<TileType::Mat, float8_e4m3_t, 3840 * sizeof(float8_e4m3_t), Layout::NC1HWC0,
+                              ConvTileShape<2, 2, 5, 6, 32>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c38_src.bin", src.data(), 3840);
+    using Tile_dst = Tile<TileType::Left, float8_e4m3_t, 32, 192, BLayout::ColMajor, 29, 189, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c38_dst.bin", dst.data(), 6144);
+    const uint8_t src_pads[4] = {2, 1, 0, 3}; // left, right, top, bottom
+    src.SetPadListArray(src_pads);
+    src.SetFmapH(5);
+    src.SetFmapW(6);
+    src.SetFilterH(3);
+    src.SetFilterW(2);
+    src.SetStrideH(1);
+    src.SetStrideW(2);
+    src.SetDilationH(2);
+    src.SetDilationW(1);
+    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(7)));
+    SETFMATRIX<Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(src);
+    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(src);
+    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(src);
+    profiled::TIMG2COL<profile_cpu, Tile_dst, Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(dst, src, 3, 160);
+    store("c38_dst.out", dst.data(), 6144);
+}
+
+// case 39 (float8_e4m3_t): volume, D and H at run time
+void case_39([[maybe_unused]] Prof profile) {
+    using Tile_src = ConvTile<TileType::Mat, float8_e4m3_t, 1152 * sizeof(float8_e4m3_t), Layout::NDC1HWC0,
+                              ConvTileShape<1, DYNAMIC, 2, DYNAMIC, 3, 32>>;
+    Tile_src src(int64_t{2}, int64_t{3});
+    TASSIGN(src, 0x0);
+    load("c39_src.bin", src.data(), 1152);
+    using Tile_dst = Tile<TileType::Left, float8_e4m3_t, 32, 256, BLayout::ColMajor, 17, 256, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c39_dst.bin", dst.data(), 8192);
+    const uint8_t src_pads[4] = {0, 1, 1, 0}; // left, right, top, bottom
+    src.SetPadListArray(src_pads);
+    src.SetFmapH(3);
+    src.SetFmapW(3);
+    src.SetFilterH(2);
+    src.SetFilterW(2);
+    src.SetStrideH(1);
+    src.SetStrideW(1);
+    src.SetDilationH(1);
+    src.SetDilationW(1);
+    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(2)));
+    SETFMATRIX<Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(src);
+    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(src);
+    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(src);
+    profiled::TIMG2COL<profile_cpu, Tile_dst, Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(dst, src, 2, 0);
+    store("c39_dst.out", dst.data(), 8192);
+}
+
+// case 40 (float8_e5m2_t): padded
+void case_40([[maybe_unused]] Prof profile) {
+    using Tile_src = ConvTile<TileType::Mat, float8_e5m2_t, 384 * sizeof(float8_e5m2_t), Layout::NC1HWC0,
+                              ConvTileShape<1, 1, 3, 4, 32>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c40_src.bin", src.data(), 384);
+    using Tile_dst = Tile<TileType::Left, float8_e5m2_t, 16, 128, BLayout::ColMajor, 4, 128, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c40_dst.bin", dst.data(), 2048);
+    const uint8_t src_pads[4] = {1, 0, 1, 0}; // left, right, top, bottom
+    src.SetPadListArray(src_pads);
+    src.SetFmapH(3);
+    src.SetFmapW(4);
+    src.SetFilterH(2);
+    src.SetFilterW(2);
+    src.SetStrideH(1);
+    src.SetStrideW(1);
+    src.SetDilationH(1);
+    src.SetDilationW(1);
+    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(5)));
+    SETFMATRIX<Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(src);
+    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(src);
+    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(src);
+    profiled::TIMG2COL<profile_cpu, Tile_dst, Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(dst, src, 1, 32);
+    store("c40_dst.out", dst.data(), 2048);
+}
+
+// case 41 (float8_e5m2_t): strided, N and C1 at run time
+void case_41([[maybe_unused]] Prof profile) {
+    using Tile_src = ConvTile<TileType::Mat, float8_e5m2_t, 2048 * sizeof(float8_e5m2_t), Layout::NC1HWC0,
+                              ConvTileShape<DYNAMIC, DYNAMIC, 4, 4, 32>>;
+    Tile_src src(int64_t{2}, int64_t{2});
+    TASSIGN(src, 0x0);
+    load("c41_src.bin", src.data(), 2048);
+    using Tile_dst = Tile<TileType::Left, float8_e5m2_t, 16, 256, BLayout::ColMajor, 8, 256, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c41_dst.bin", dst.data(), 4096);
+    const uint8_t src_pads[4] = {0, 0, 0, 0}; // left, right, top, bottom
+    src.SetPadListArray(src_pads);
+    src.SetFmapH(4);
+    src.SetFmapW(4);
+    src.SetFilterH(2);
+    src.SetFilterW(2);
+    src.SetStrideH(2);
+    src.SetStrideW(2);
+    src.SetDilationH(1);
+    src.SetDilationW(1);
+    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(0)));
+    SETFMATRIX<Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(src);
+    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(src);
+    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(src);
+    profiled::TIMG2COL<profile_cpu, Tile_dst, Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(dst, src, 0, 0);
+    store("c41_dst.out", dst.data(), 4096);
+}
+
+// case 42 (float8_e5m2_t): dilated
+void case_42([[maybe_unused]] Prof profile) {
+    using Tile_src = ConvTile<TileType::Mat, float8_e5m2_t, 3840 * sizeof(float8_e5m2_t), Layout::NC1HWC0,
+                              ConvTileShape<2, 2, 5, 6, 32>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c42_src.bin", src.data(), 3840);
+    using Tile_dst = Tile<TileType::Left, float8_e5m2_t, 32, 192, BLayout::ColMajor, 29, 189, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c42_dst.bin", dst.data(), 6144);
+    const uint8_t src_pads[4] = {2, 1, 0, 3}; // left, right, top, bottom
+    src.SetPadListArray(src_pads);
+    src.SetFmapH(5);
+    src.SetFmapW(6);
+    src.SetFilterH(3);
+    src.SetFilterW(2);
+    src.SetStrideH(1);
+    src.SetStrideW(2);
+    src.SetDilationH(2);
+    src.SetDilationW(1);
+    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(7)));
+    SETFMATRIX<Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(src);
+    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(src);
+    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(src);
+    profiled::TIMG2COL<profile_cpu, Tile_dst, Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(dst, src, 3, 160);
+    store("c42_dst.out", dst.data(), 6144);
+}
+
+// case 43 (float8_e5m2_t): volume, D and H at run time
+void case_43([[maybe_unused]] Prof profile) {
+    using Tile_src = ConvTile<TileType::Mat, float8_e5m2_t, 1152 * sizeof(float8_e5m2_t), Layout::NDC1HWC0,
+                              ConvTileShape<1, DYNAMIC, 2, DYNAMIC, 3, 32>>;
+    Tile_src src(int64_t{2}, int64_t{3});
+    TASSIGN(src, 0x0);
+    load("c43_src.bin", src.data(), 1152);
+    using Tile_dst = Tile<TileType::Left, float8_e5m2_t, 32, 256, BLayout::ColMajor, 17, 256, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c43_dst.bin", dst.data(), 8192);
+    const uint8_t src_pads[4] = {0, 1, 1, 0}; // left, right, top, bottom
+    src.SetPadListArray(src_pads);
+    src.SetFmapH(3);
+    src.SetFmapW(3);
+    src.SetFilterH(2);
+    src.SetFilterW(2);
+    src.SetStrideH(1);
+    src.SetStrideW(1);
+    src.SetDilationH(1);
+    src.SetDilationW(1);
+    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(2)));
+    SETFMATRIX<Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(src);
+    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(src);
+    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(src);
+    profiled::TIMG2COL<profile_cpu, Tile_dst, Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(dst, src, 2, 0);
+    store("c43_dst.out", dst.data(), 8192);
+}
+
+// case 44 (float8_e8m0_t): padded
+void case_44([[maybe_unused]] Prof profile) {
+    using Tile_src = ConvTile<TileType::Mat, float8_e8m0_t, 384 * sizeof(float8_e8m0_t), Layout::NC1HWC0,
+                              ConvTileShape<1, 1, 3, 4, 32>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c44_src.bin", src.data(), 384);
+    using Tile_dst = Tile<TileType::Left, float8_e8m0_t, 16, 128, BLayout::ColMajor, 4, 128, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c44_dst.bin", dst.data(), 2048);
+    const uint8_t src_pads[4] = {1, 0, 1, 0}; // left, right, top, bottom
+    src.SetPadListArray(src_pads);
+    src.SetFmapH(3);
+    src.SetFmapW(4);
+    src.SetFilterH(2);
+    src.SetFilterW(2);
+    src.SetStrideH(1);
+    src.SetStrideW(1);
+    src.SetDilationH(1);
+    src.SetDilationW(1);
+    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(5)));
+    SETFMATRIX<Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(src);
+    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(src);
+    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(src);
+    profiled::TIMG2COL<profile_cpu, Tile_dst, Tile_src, SetFmatrixMode::FMATRIX_A_MANUAL>(dst, src, 1, 32);
+    store("c44_dst.out", dst.data(), 2048);
+}
+
+// case 45 (float8_e8m0_t): strided, N and C1 at run time
+void case_45([[maybe_unused]] Prof profile) {
+    using Tile_src = ConvTile<TileType::Mat, float8_e8m0_t, 2048 * sizeof(float8_e8m0_t), Layout::NC1HWC0,
+                              ConvTileShape<DYNAMIC, DYNAMIC, 4, 4, 32>>;
+    Tile_src src(int64_t{2}, int64_t{2});
+    TASSIGN(src, 0x0);
+    load("c45_src.bin", src.data(), 2048);
+    using Tile_dst = Tile<TileType::Left, float8_e8m0_t, 16, 256, BLayout::ColMajor, 8, 256, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c45_dst.bin", dst.data(), 4096);
+    const uint8_t src_pads[4] = {0, 0, 0, 0}; // left, right, top, bottom
+    src.SetPadListArray(src_pads);
+    src.SetFmapH(4);
+    src.SetFmapW(4);
+    src.SetFilterH(2);
+    src.SetFilterW(2);
+    src.SetStrideH(2);
+    src.SetStrideW(2);
+    src.SetDilationH(1);
+    src.SetDilationW(1);
+    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(0)));
+    SETFMATRIX<Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(src);
+    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(src);
+    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(src);
+    profiled::TIMG2COL<profile_cpu, Tile_dst, Tile_src, SetFmatrixMode::FMATRIX_B_AUTO>(dst, src, 0, 0);
+    store("c45_dst.out", dst.data(), 4096);
+}
+
+// case 46 (float8_e8m0_t): dilated
+void case_46([[maybe_unused]] Prof profile) {
+    using Tile_src = ConvTile<TileType::Mat, float8_e8m0_t, 3840 * sizeof(float8_e8m0_t), Layout::NC1HWC0,
+                              ConvTileShape<2, 2, 5, 6, 32>>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c46_src.bin", src.data(), 3840);
+    using Tile_dst = Tile<TileType::Left, float8_e8m0_t, 32, 192, BLayout::ColMajor, 29, 189, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c46_dst.bin", dst.data(), 6144);
+    const uint8_t src_pads[4] = {2, 1, 0, 3}; // left, right, top, bottom
+    src.SetPadListArray(src_pads);
+    src.SetFmapH(5);
+    src.SetFmapW(6);
+    src.SetFilterH(3);
+    src.SetFilterW(2);
+    src.SetStrideH(1);
+    src.SetStrideW(2);
+    src.SetDilationH(2);
+    src.SetDilationW(1);
+    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(7)));
+    SETFMATRIX<Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(src);
+    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(src);
+    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(src);
+    profiled::TIMG2COL<profile_cpu, Tile_dst, Tile_src, SetFmatrixMode::FMATRIX_B_MANUAL>(dst, src, 3, 160);
+    store("c46_dst.out", dst.data(), 6144);
+}
+
+// case 47 (float8_e8m0_t): volume, D and H at run time
+void case_47([[maybe_unused]] Prof profile) {
+    using Tile_src = ConvTile<TileType::Mat, float8_e8m0_t, 1152 * sizeof(float8_e8m0_t), Layout::NDC1HWC0,
+                              ConvTileShape<1, DYNAMIC, 2, DYNAMIC, 3, 32>>;
+    Tile_src src(int64_t{2}, int64_t{3});
+    TASSIGN(src, 0x0);
+    load("c47_src.bin", src.data(), 1152);
+    using Tile_dst = Tile<TileType::Left, float8_e8m0_t, 32, 256, BLayout::ColMajor, 17, 256, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c47_dst.bin", dst.data(), 8192);
+    const uint8_t src_pads[4] = {0, 1, 1, 0}; // left, right, top, bottom
+    src.SetPadListArray(src_pads);
+    src.SetFmapH(3);
+    src.SetFmapW(3);
+    src.SetFilterH(2);
+    src.SetFilterW(2);
+    src.SetStrideH(1);
+    src.SetStrideW(1);
+    src.SetDilationH(1);
+    src.SetDilationW(1);
+    src.SetPadValue(static_cast<Tile_src::DType>(static_cast<float>(2)));
+    SETFMATRIX<Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(src);
+    SET_IMG2COL_PADDING<Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(src);
+    SET_IMG2COL_RPT<Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(src);
+    profiled::TIMG2COL<profile_cpu, Tile_dst, Tile_src, SetFmatrixMode::FMATRIX_A_AUTO>(dst, src, 2, 0);
+    store("c47_dst.out", dst.data(), 8192);
 }
 
 struct Entry {
@@ -1476,7 +1826,11 @@ const Entry entries[] = {
     {"c31@A5", case_31, Prof::A5},     {"c31@CPU", case_31, Prof::CPU}, {"c32@A5", case_32, Prof::A5},
     {"c32@CPU", case_32, Prof::CPU},   {"c33@A5", case_33, Prof::A5},   {"c33@CPU", case_33, Prof::CPU},
     {"c34@A5", case_34, Prof::A5},     {"c34@CPU", case_34, Prof::CPU}, {"c35@A5", case_35, Prof::A5},
-    {"c35@CPU", case_35, Prof::CPU},
+    {"c35@CPU", case_35, Prof::CPU},   {"c36@CPU", case_36, Prof::CPU}, {"c37@CPU", case_37, Prof::CPU},
+    {"c38@CPU", case_38, Prof::CPU},   {"c39@CPU", case_39, Prof::CPU}, {"c40@CPU", case_40, Prof::CPU},
+    {"c41@CPU", case_41, Prof::CPU},   {"c42@CPU", case_42, Prof::CPU}, {"c43@CPU", case_43, Prof::CPU},
+    {"c44@CPU", case_44, Prof::CPU},   {"c45@CPU", case_45, Prof::CPU}, {"c46@CPU", case_46, Prof::CPU},
+    {"c47@CPU", case_47, Prof::CPU},
 };
 
 } // namespace

@@ -57,9 +57,9 @@ void fail_a2a3_00_dtype() {
     profiled::TIMG2COL<profile_a2a3>(dst, src, 0, 0);
 }
 
-// breaks rule 02_same_dtype (same_dtype) of the A2A3 profile
+// breaks rule 03_same_dtype (same_dtype) of the A2A3 profile
 // expected-error@*:* {{TIMG2COL [A2A3]: dst and src must have the same DType}}
-void fail_a2a3_02_same_dtype() {
+void fail_a2a3_03_same_dtype() {
     using Tile_dst = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_dst dst;
     ConvTile<TileType::Mat, half, 512, Layout::NC1HWC0, ConvTileShape<1, 1, 4, 4, 16>> src;
@@ -67,9 +67,9 @@ void fail_a2a3_02_same_dtype() {
     profiled::TIMG2COL<profile_a2a3>(dst, src, 0, 0);
 }
 
-// breaks rule 03_location (location) of the A2A3 profile
+// breaks rule 04_location (location) of the A2A3 profile
 // expected-error@*:* {{TIMG2COL [A2A3]: tile location must be TileType::Left}}
-void fail_a2a3_03_location() {
+void fail_a2a3_04_location() {
     using Tile_dst = Tile<TileType::Mat, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_dst dst;
     ConvTile<TileType::Mat, int8_t, 512, Layout::NC1HWC0, ConvTileShape<1, 1, 4, 4, 32>> src;
@@ -77,9 +77,9 @@ void fail_a2a3_03_location() {
     profiled::TIMG2COL<profile_a2a3>(dst, src, 0, 0);
 }
 
-// breaks rule 04_location (location) of the A2A3 profile
+// breaks rule 05_location (location) of the A2A3 profile
 // expected-error@*:* {{TIMG2COL [A2A3]: tile location must be TileType::Mat}}
-void fail_a2a3_04_location() {
+void fail_a2a3_05_location() {
     using Tile_dst = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_dst dst;
     ConvTile<TileType::Vec, int8_t, 512, Layout::NC1HWC0, ConvTileShape<1, 1, 4, 4, 32>> src;
@@ -87,9 +87,9 @@ void fail_a2a3_04_location() {
     profiled::TIMG2COL<profile_a2a3>(dst, src, 0, 0);
 }
 
-// breaks rule 05_valid_bounds (valid_bounds) of the A2A3 profile
+// breaks rule 06_valid_bounds (valid_bounds) of the A2A3 profile
 // expected-error@*:* {{TIMG2COL [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
-void fail_a2a3_05_valid_bounds() {
+void fail_a2a3_06_valid_bounds() {
     using Tile_dst = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 17, 16, SLayout::RowMajor, 512>;
     Tile_dst dst;
     ConvTile<TileType::Mat, int8_t, 512, Layout::NC1HWC0, ConvTileShape<1, 1, 4, 4, 32>> src;
@@ -147,9 +147,9 @@ void fail_a5_01_dtype() {
     profiled::TIMG2COL<profile_a5>(dst, src, 0, 0);
 }
 
-// breaks rule 02_same_dtype (same_dtype) of the A5 profile
+// breaks rule 03_same_dtype (same_dtype) of the A5 profile
 // expected-error@*:* {{TIMG2COL [A5]: dst and src must have the same DType}}
-void fail_a5_02_same_dtype() {
+void fail_a5_03_same_dtype() {
     using Tile_dst = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_dst dst;
     ConvTile<TileType::Mat, uint8_t, 512, Layout::NC1HWC0, ConvTileShape<1, 1, 4, 4, 32>> src;
@@ -157,9 +157,9 @@ void fail_a5_02_same_dtype() {
     profiled::TIMG2COL<profile_a5>(dst, src, 0, 0);
 }
 
-// breaks rule 03_location (location) of the A5 profile
+// breaks rule 04_location (location) of the A5 profile
 // expected-error@*:* {{TIMG2COL [A5]: tile location must be TileType::Left}}
-void fail_a5_03_location() {
+void fail_a5_04_location() {
     using Tile_dst = Tile<TileType::Mat, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_dst dst;
     ConvTile<TileType::Mat, int8_t, 512, Layout::NC1HWC0, ConvTileShape<1, 1, 4, 4, 32>> src;
@@ -167,9 +167,9 @@ void fail_a5_03_location() {
     profiled::TIMG2COL<profile_a5>(dst, src, 0, 0);
 }
 
-// breaks rule 04_location (location) of the A5 profile
+// breaks rule 05_location (location) of the A5 profile
 // expected-error@*:* {{TIMG2COL [A5]: tile location must be TileType::Mat}}
-void fail_a5_04_location() {
+void fail_a5_05_location() {
     using Tile_dst = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_dst dst;
     ConvTile<TileType::Vec, int8_t, 512, Layout::NC1HWC0, ConvTileShape<1, 1, 4, 4, 32>> src;
@@ -177,9 +177,9 @@ void fail_a5_04_location() {
     profiled::TIMG2COL<profile_a5>(dst, src, 0, 0);
 }
 
-// breaks rule 05_valid_bounds (valid_bounds) of the A5 profile
+// breaks rule 06_valid_bounds (valid_bounds) of the A5 profile
 // expected-error@*:* {{TIMG2COL [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
-void fail_a5_05_valid_bounds() {
+void fail_a5_06_valid_bounds() {
     using Tile_dst = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 17, 16, SLayout::RowMajor, 512>;
     Tile_dst dst;
     ConvTile<TileType::Mat, int8_t, 512, Layout::NC1HWC0, ConvTileShape<1, 1, 4, 4, 32>> src;
@@ -227,9 +227,9 @@ void legal_cpu_3() {
     profiled::TIMG2COL<profile_cpu, Tile_dst, decltype(src), SetFmatrixMode::FMATRIX_B_MANUAL>(dst, src, 0, 16);
 }
 
-// breaks rule 01_dtype (dtype) of the CPU profile
-// expected-error@*:* {{TIMG2COL [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float}}
-void fail_cpu_01_dtype() {
+// breaks rule 02_dtype (dtype) of the CPU profile
+// expected-error@*:* {{TIMG2COL [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float, float8_e4m3_t, float8_e5m2_t, float8_e8m0_t}}
+void fail_cpu_02_dtype() {
     using Tile_dst = Tile<TileType::Left, int64_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_dst dst;
     ConvTile<TileType::Mat, int64_t, 512, Layout::NC1HWC0, ConvTileShape<1, 1, 4, 4, 4>> src;
@@ -237,9 +237,9 @@ void fail_cpu_01_dtype() {
     profiled::TIMG2COL<profile_cpu>(dst, src, 0, 0);
 }
 
-// breaks rule 02_same_dtype (same_dtype) of the CPU profile
+// breaks rule 03_same_dtype (same_dtype) of the CPU profile
 // expected-error@*:* {{TIMG2COL [CPU]: dst and src must have the same DType}}
-void fail_cpu_02_same_dtype() {
+void fail_cpu_03_same_dtype() {
     using Tile_dst = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_dst dst;
     ConvTile<TileType::Mat, uint8_t, 512, Layout::NC1HWC0, ConvTileShape<1, 1, 4, 4, 32>> src;
@@ -247,9 +247,9 @@ void fail_cpu_02_same_dtype() {
     profiled::TIMG2COL<profile_cpu>(dst, src, 0, 0);
 }
 
-// breaks rule 03_location (location) of the CPU profile
+// breaks rule 04_location (location) of the CPU profile
 // expected-error@*:* {{TIMG2COL [CPU]: tile location must be TileType::Left}}
-void fail_cpu_03_location() {
+void fail_cpu_04_location() {
     using Tile_dst = Tile<TileType::Mat, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_dst dst;
     ConvTile<TileType::Mat, int8_t, 512, Layout::NC1HWC0, ConvTileShape<1, 1, 4, 4, 32>> src;
@@ -257,9 +257,9 @@ void fail_cpu_03_location() {
     profiled::TIMG2COL<profile_cpu>(dst, src, 0, 0);
 }
 
-// breaks rule 04_location (location) of the CPU profile
+// breaks rule 05_location (location) of the CPU profile
 // expected-error@*:* {{TIMG2COL [CPU]: tile location must be TileType::Mat}}
-void fail_cpu_04_location() {
+void fail_cpu_05_location() {
     using Tile_dst = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_dst dst;
     ConvTile<TileType::Vec, int8_t, 512, Layout::NC1HWC0, ConvTileShape<1, 1, 4, 4, 32>> src;
@@ -267,9 +267,9 @@ void fail_cpu_04_location() {
     profiled::TIMG2COL<profile_cpu>(dst, src, 0, 0);
 }
 
-// breaks rule 05_valid_bounds (valid_bounds) of the CPU profile
+// breaks rule 06_valid_bounds (valid_bounds) of the CPU profile
 // expected-error@*:* {{TIMG2COL [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
-void fail_cpu_05_valid_bounds() {
+void fail_cpu_06_valid_bounds() {
     using Tile_dst = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 17, 16, SLayout::RowMajor, 512>;
     Tile_dst dst;
     ConvTile<TileType::Mat, int8_t, 512, Layout::NC1HWC0, ConvTileShape<1, 1, 4, 4, 32>> src;

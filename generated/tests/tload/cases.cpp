@@ -4863,10 +4863,11 @@ void case_189([[maybe_unused]] Prof profile) {
     store("c189_dst.out", dst.data(), 960);
 }
 
-// case 190 (half_conv): NC1HWC0, five extents
+// case 190 (half_conv): NC1HWC0, five extents, N and H at run time
 void case_190([[maybe_unused]] Prof profile) {
-    using Tile_dst = ConvTile<TileType::Mat, half, 384 * sizeof(half), Layout::NC1HWC0, ConvTileShape<1, 3, 2, 4, 16>>;
-    Tile_dst dst;
+    using Tile_dst =
+        ConvTile<TileType::Mat, half, 384 * sizeof(half), Layout::NC1HWC0, ConvTileShape<DYNAMIC, 3, DYNAMIC, 4, 16>>;
+    Tile_dst dst(int64_t{1}, int64_t{2});
     TASSIGN(dst, 0x0);
     load("c190_dst.bin", dst.data(), 384);
     auto src_buf = std::make_unique<half[]>(944);
@@ -4888,11 +4889,11 @@ void case_190([[maybe_unused]] Prof profile) {
     store("c190_dst.out", dst.data(), 384);
 }
 
-// case 191 (half_conv): NDC1HWC0
+// case 191 (half_conv): NDC1HWC0, D and W at run time
 void case_191([[maybe_unused]] Prof profile) {
-    using Tile_dst =
-        ConvTile<TileType::Mat, half, 1536 * sizeof(half), Layout::NDC1HWC0, ConvTileShape<2, 2, 2, 3, 4, 16>>;
-    Tile_dst dst;
+    using Tile_dst = ConvTile<TileType::Mat, half, 1536 * sizeof(half), Layout::NDC1HWC0,
+                              ConvTileShape<2, DYNAMIC, 2, 3, DYNAMIC, 16>>;
+    Tile_dst dst(int64_t{2}, int64_t{4});
     TASSIGN(dst, 0x0);
     load("c191_dst.bin", dst.data(), 1536);
     auto src_buf = std::make_unique<half[]>(2208);
@@ -4940,10 +4941,11 @@ void case_192([[maybe_unused]] Prof profile) {
     store("c192_dst.out", dst.data(), 3072);
 }
 
-// case 193 (half_conv): FRACTAL_Z, four extents
+// case 193 (half_conv): FRACTAL_Z, four extents, C1*H*W at run time
 void case_193([[maybe_unused]] Prof profile) {
-    using Tile_dst = ConvTile<TileType::Mat, half, 1536 * sizeof(half), Layout::FRACTAL_Z, ConvTileShape<6, 1, 16, 16>>;
-    Tile_dst dst;
+    using Tile_dst =
+        ConvTile<TileType::Mat, half, 1536 * sizeof(half), Layout::FRACTAL_Z, ConvTileShape<DYNAMIC, 1, 16, 16>>;
+    Tile_dst dst(int64_t{6});
     TASSIGN(dst, 0x0);
     load("c193_dst.bin", dst.data(), 1536);
     auto src_buf = std::make_unique<half[]>(3312);
@@ -4991,11 +4993,11 @@ void case_194([[maybe_unused]] Prof profile) {
     store("c194_dst.out", dst.data(), 960);
 }
 
-// case 195 (bfloat16_t_conv): NC1HWC0, five extents
+// case 195 (bfloat16_t_conv): NC1HWC0, five extents, N and H at run time
 void case_195([[maybe_unused]] Prof profile) {
-    using Tile_dst =
-        ConvTile<TileType::Mat, bfloat16_t, 384 * sizeof(bfloat16_t), Layout::NC1HWC0, ConvTileShape<1, 3, 2, 4, 16>>;
-    Tile_dst dst;
+    using Tile_dst = ConvTile<TileType::Mat, bfloat16_t, 384 * sizeof(bfloat16_t), Layout::NC1HWC0,
+                              ConvTileShape<DYNAMIC, 3, DYNAMIC, 4, 16>>;
+    Tile_dst dst(int64_t{1}, int64_t{2});
     TASSIGN(dst, 0x0);
     load("c195_dst.bin", dst.data(), 384);
     auto src_buf = std::make_unique<bfloat16_t[]>(944);
@@ -5017,11 +5019,11 @@ void case_195([[maybe_unused]] Prof profile) {
     store("c195_dst.out", dst.data(), 384);
 }
 
-// case 196 (bfloat16_t_conv): NDC1HWC0
+// case 196 (bfloat16_t_conv): NDC1HWC0, D and W at run time
 void case_196([[maybe_unused]] Prof profile) {
     using Tile_dst = ConvTile<TileType::Mat, bfloat16_t, 1536 * sizeof(bfloat16_t), Layout::NDC1HWC0,
-                              ConvTileShape<2, 2, 2, 3, 4, 16>>;
-    Tile_dst dst;
+                              ConvTileShape<2, DYNAMIC, 2, 3, DYNAMIC, 16>>;
+    Tile_dst dst(int64_t{2}, int64_t{4});
     TASSIGN(dst, 0x0);
     load("c196_dst.bin", dst.data(), 1536);
     auto src_buf = std::make_unique<bfloat16_t[]>(2208);
@@ -5070,11 +5072,11 @@ void case_197([[maybe_unused]] Prof profile) {
     store("c197_dst.out", dst.data(), 3072);
 }
 
-// case 198 (bfloat16_t_conv): FRACTAL_Z, four extents
+// case 198 (bfloat16_t_conv): FRACTAL_Z, four extents, C1*H*W at run time
 void case_198([[maybe_unused]] Prof profile) {
-    using Tile_dst =
-        ConvTile<TileType::Mat, bfloat16_t, 1536 * sizeof(bfloat16_t), Layout::FRACTAL_Z, ConvTileShape<6, 1, 16, 16>>;
-    Tile_dst dst;
+    using Tile_dst = ConvTile<TileType::Mat, bfloat16_t, 1536 * sizeof(bfloat16_t), Layout::FRACTAL_Z,
+                              ConvTileShape<DYNAMIC, 1, 16, 16>>;
+    Tile_dst dst(int64_t{6});
     TASSIGN(dst, 0x0);
     load("c198_dst.bin", dst.data(), 1536);
     auto src_buf = std::make_unique<bfloat16_t[]>(3312);
@@ -5122,10 +5124,11 @@ void case_199([[maybe_unused]] Prof profile) {
     store("c199_dst.out", dst.data(), 480);
 }
 
-// case 200 (float_conv): NC1HWC0, five extents
+// case 200 (float_conv): NC1HWC0, five extents, N and H at run time
 void case_200([[maybe_unused]] Prof profile) {
-    using Tile_dst = ConvTile<TileType::Mat, float, 192 * sizeof(float), Layout::NC1HWC0, ConvTileShape<1, 3, 2, 4, 8>>;
-    Tile_dst dst;
+    using Tile_dst =
+        ConvTile<TileType::Mat, float, 192 * sizeof(float), Layout::NC1HWC0, ConvTileShape<DYNAMIC, 3, DYNAMIC, 4, 8>>;
+    Tile_dst dst(int64_t{1}, int64_t{2});
     TASSIGN(dst, 0x0);
     load("c200_dst.bin", dst.data(), 192);
     auto src_buf = std::make_unique<float[]>(472);
@@ -5147,11 +5150,11 @@ void case_200([[maybe_unused]] Prof profile) {
     store("c200_dst.out", dst.data(), 192);
 }
 
-// case 201 (float_conv): NDC1HWC0
+// case 201 (float_conv): NDC1HWC0, D and W at run time
 void case_201([[maybe_unused]] Prof profile) {
-    using Tile_dst =
-        ConvTile<TileType::Mat, float, 768 * sizeof(float), Layout::NDC1HWC0, ConvTileShape<2, 2, 2, 3, 4, 8>>;
-    Tile_dst dst;
+    using Tile_dst = ConvTile<TileType::Mat, float, 768 * sizeof(float), Layout::NDC1HWC0,
+                              ConvTileShape<2, DYNAMIC, 2, 3, DYNAMIC, 8>>;
+    Tile_dst dst(int64_t{2}, int64_t{4});
     TASSIGN(dst, 0x0);
     load("c201_dst.bin", dst.data(), 768);
     auto src_buf = std::make_unique<float[]>(1104);
@@ -5199,10 +5202,11 @@ void case_202([[maybe_unused]] Prof profile) {
     store("c202_dst.out", dst.data(), 1536);
 }
 
-// case 203 (float_conv): FRACTAL_Z, four extents
+// case 203 (float_conv): FRACTAL_Z, four extents, C1*H*W at run time
 void case_203([[maybe_unused]] Prof profile) {
-    using Tile_dst = ConvTile<TileType::Mat, float, 768 * sizeof(float), Layout::FRACTAL_Z, ConvTileShape<6, 1, 16, 8>>;
-    Tile_dst dst;
+    using Tile_dst =
+        ConvTile<TileType::Mat, float, 768 * sizeof(float), Layout::FRACTAL_Z, ConvTileShape<DYNAMIC, 1, 16, 8>>;
+    Tile_dst dst(int64_t{6});
     TASSIGN(dst, 0x0);
     load("c203_dst.bin", dst.data(), 768);
     auto src_buf = std::make_unique<float[]>(1656);
@@ -5249,11 +5253,11 @@ void case_204([[maybe_unused]] Prof profile) {
     store("c204_dst.out", dst.data(), 1920);
 }
 
-// case 205 (int8_t_conv): NC1HWC0, five extents
+// case 205 (int8_t_conv): NC1HWC0, five extents, N and H at run time
 void case_205([[maybe_unused]] Prof profile) {
-    using Tile_dst =
-        ConvTile<TileType::Mat, int8_t, 768 * sizeof(int8_t), Layout::NC1HWC0, ConvTileShape<1, 3, 2, 4, 32>>;
-    Tile_dst dst;
+    using Tile_dst = ConvTile<TileType::Mat, int8_t, 768 * sizeof(int8_t), Layout::NC1HWC0,
+                              ConvTileShape<DYNAMIC, 3, DYNAMIC, 4, 32>>;
+    Tile_dst dst(int64_t{1}, int64_t{2});
     TASSIGN(dst, 0x0);
     load("c205_dst.bin", dst.data(), 768);
     auto src_buf = std::make_unique<int8_t[]>(1888);
@@ -5275,11 +5279,11 @@ void case_205([[maybe_unused]] Prof profile) {
     store("c205_dst.out", dst.data(), 768);
 }
 
-// case 206 (int8_t_conv): NDC1HWC0
+// case 206 (int8_t_conv): NDC1HWC0, D and W at run time
 void case_206([[maybe_unused]] Prof profile) {
-    using Tile_dst =
-        ConvTile<TileType::Mat, int8_t, 3072 * sizeof(int8_t), Layout::NDC1HWC0, ConvTileShape<2, 2, 2, 3, 4, 32>>;
-    Tile_dst dst;
+    using Tile_dst = ConvTile<TileType::Mat, int8_t, 3072 * sizeof(int8_t), Layout::NDC1HWC0,
+                              ConvTileShape<2, DYNAMIC, 2, 3, DYNAMIC, 32>>;
+    Tile_dst dst(int64_t{2}, int64_t{4});
     TASSIGN(dst, 0x0);
     load("c206_dst.bin", dst.data(), 3072);
     auto src_buf = std::make_unique<int8_t[]>(4416);
@@ -5327,11 +5331,11 @@ void case_207([[maybe_unused]] Prof profile) {
     store("c207_dst.out", dst.data(), 6144);
 }
 
-// case 208 (int8_t_conv): FRACTAL_Z, four extents
+// case 208 (int8_t_conv): FRACTAL_Z, four extents, C1*H*W at run time
 void case_208([[maybe_unused]] Prof profile) {
     using Tile_dst =
-        ConvTile<TileType::Mat, int8_t, 3072 * sizeof(int8_t), Layout::FRACTAL_Z, ConvTileShape<6, 1, 16, 32>>;
-    Tile_dst dst;
+        ConvTile<TileType::Mat, int8_t, 3072 * sizeof(int8_t), Layout::FRACTAL_Z, ConvTileShape<DYNAMIC, 1, 16, 32>>;
+    Tile_dst dst(int64_t{6});
     TASSIGN(dst, 0x0);
     load("c208_dst.bin", dst.data(), 3072);
     auto src_buf = std::make_unique<int8_t[]>(6624);
@@ -5379,11 +5383,11 @@ void case_209([[maybe_unused]] Prof profile) {
     store("c209_dst.out", dst.data(), 1920);
 }
 
-// case 210 (uint8_t_conv): NC1HWC0, five extents
+// case 210 (uint8_t_conv): NC1HWC0, five extents, N and H at run time
 void case_210([[maybe_unused]] Prof profile) {
-    using Tile_dst =
-        ConvTile<TileType::Mat, uint8_t, 768 * sizeof(uint8_t), Layout::NC1HWC0, ConvTileShape<1, 3, 2, 4, 32>>;
-    Tile_dst dst;
+    using Tile_dst = ConvTile<TileType::Mat, uint8_t, 768 * sizeof(uint8_t), Layout::NC1HWC0,
+                              ConvTileShape<DYNAMIC, 3, DYNAMIC, 4, 32>>;
+    Tile_dst dst(int64_t{1}, int64_t{2});
     TASSIGN(dst, 0x0);
     load("c210_dst.bin", dst.data(), 768);
     auto src_buf = std::make_unique<uint8_t[]>(1888);
@@ -5405,11 +5409,11 @@ void case_210([[maybe_unused]] Prof profile) {
     store("c210_dst.out", dst.data(), 768);
 }
 
-// case 211 (uint8_t_conv): NDC1HWC0
+// case 211 (uint8_t_conv): NDC1HWC0, D and W at run time
 void case_211([[maybe_unused]] Prof profile) {
-    using Tile_dst =
-        ConvTile<TileType::Mat, uint8_t, 3072 * sizeof(uint8_t), Layout::NDC1HWC0, ConvTileShape<2, 2, 2, 3, 4, 32>>;
-    Tile_dst dst;
+    using Tile_dst = ConvTile<TileType::Mat, uint8_t, 3072 * sizeof(uint8_t), Layout::NDC1HWC0,
+                              ConvTileShape<2, DYNAMIC, 2, 3, DYNAMIC, 32>>;
+    Tile_dst dst(int64_t{2}, int64_t{4});
     TASSIGN(dst, 0x0);
     load("c211_dst.bin", dst.data(), 3072);
     auto src_buf = std::make_unique<uint8_t[]>(4416);
@@ -5458,11 +5462,11 @@ void case_212([[maybe_unused]] Prof profile) {
     store("c212_dst.out", dst.data(), 6144);
 }
 
-// case 213 (uint8_t_conv): FRACTAL_Z, four extents
+// case 213 (uint8_t_conv): FRACTAL_Z, four extents, C1*H*W at run time
 void case_213([[maybe_unused]] Prof profile) {
     using Tile_dst =
-        ConvTile<TileType::Mat, uint8_t, 3072 * sizeof(uint8_t), Layout::FRACTAL_Z, ConvTileShape<6, 1, 16, 32>>;
-    Tile_dst dst;
+        ConvTile<TileType::Mat, uint8_t, 3072 * sizeof(uint8_t), Layout::FRACTAL_Z, ConvTileShape<DYNAMIC, 1, 16, 32>>;
+    Tile_dst dst(int64_t{6});
     TASSIGN(dst, 0x0);
     load("c213_dst.bin", dst.data(), 3072);
     auto src_buf = std::make_unique<uint8_t[]>(6624);
@@ -5511,11 +5515,11 @@ void case_214([[maybe_unused]] Prof profile) {
     store("c214_dst.out", dst.data(), 960);
 }
 
-// case 215 (int16_t_conv): NC1HWC0, five extents
+// case 215 (int16_t_conv): NC1HWC0, five extents, N and H at run time
 void case_215([[maybe_unused]] Prof profile) {
-    using Tile_dst =
-        ConvTile<TileType::Mat, int16_t, 384 * sizeof(int16_t), Layout::NC1HWC0, ConvTileShape<1, 3, 2, 4, 16>>;
-    Tile_dst dst;
+    using Tile_dst = ConvTile<TileType::Mat, int16_t, 384 * sizeof(int16_t), Layout::NC1HWC0,
+                              ConvTileShape<DYNAMIC, 3, DYNAMIC, 4, 16>>;
+    Tile_dst dst(int64_t{1}, int64_t{2});
     TASSIGN(dst, 0x0);
     load("c215_dst.bin", dst.data(), 384);
     auto src_buf = std::make_unique<int16_t[]>(944);
@@ -5537,11 +5541,11 @@ void case_215([[maybe_unused]] Prof profile) {
     store("c215_dst.out", dst.data(), 384);
 }
 
-// case 216 (int16_t_conv): NDC1HWC0
+// case 216 (int16_t_conv): NDC1HWC0, D and W at run time
 void case_216([[maybe_unused]] Prof profile) {
-    using Tile_dst =
-        ConvTile<TileType::Mat, int16_t, 1536 * sizeof(int16_t), Layout::NDC1HWC0, ConvTileShape<2, 2, 2, 3, 4, 16>>;
-    Tile_dst dst;
+    using Tile_dst = ConvTile<TileType::Mat, int16_t, 1536 * sizeof(int16_t), Layout::NDC1HWC0,
+                              ConvTileShape<2, DYNAMIC, 2, 3, DYNAMIC, 16>>;
+    Tile_dst dst(int64_t{2}, int64_t{4});
     TASSIGN(dst, 0x0);
     load("c216_dst.bin", dst.data(), 1536);
     auto src_buf = std::make_unique<int16_t[]>(2208);
@@ -5589,11 +5593,11 @@ void case_217([[maybe_unused]] Prof profile) {
     store("c217_dst.out", dst.data(), 3072);
 }
 
-// case 218 (int16_t_conv): FRACTAL_Z, four extents
+// case 218 (int16_t_conv): FRACTAL_Z, four extents, C1*H*W at run time
 void case_218([[maybe_unused]] Prof profile) {
     using Tile_dst =
-        ConvTile<TileType::Mat, int16_t, 1536 * sizeof(int16_t), Layout::FRACTAL_Z, ConvTileShape<6, 1, 16, 16>>;
-    Tile_dst dst;
+        ConvTile<TileType::Mat, int16_t, 1536 * sizeof(int16_t), Layout::FRACTAL_Z, ConvTileShape<DYNAMIC, 1, 16, 16>>;
+    Tile_dst dst(int64_t{6});
     TASSIGN(dst, 0x0);
     load("c218_dst.bin", dst.data(), 1536);
     auto src_buf = std::make_unique<int16_t[]>(3312);
@@ -5641,11 +5645,11 @@ void case_219([[maybe_unused]] Prof profile) {
     store("c219_dst.out", dst.data(), 960);
 }
 
-// case 220 (uint16_t_conv): NC1HWC0, five extents
+// case 220 (uint16_t_conv): NC1HWC0, five extents, N and H at run time
 void case_220([[maybe_unused]] Prof profile) {
-    using Tile_dst =
-        ConvTile<TileType::Mat, uint16_t, 384 * sizeof(uint16_t), Layout::NC1HWC0, ConvTileShape<1, 3, 2, 4, 16>>;
-    Tile_dst dst;
+    using Tile_dst = ConvTile<TileType::Mat, uint16_t, 384 * sizeof(uint16_t), Layout::NC1HWC0,
+                              ConvTileShape<DYNAMIC, 3, DYNAMIC, 4, 16>>;
+    Tile_dst dst(int64_t{1}, int64_t{2});
     TASSIGN(dst, 0x0);
     load("c220_dst.bin", dst.data(), 384);
     auto src_buf = std::make_unique<uint16_t[]>(944);
@@ -5667,11 +5671,11 @@ void case_220([[maybe_unused]] Prof profile) {
     store("c220_dst.out", dst.data(), 384);
 }
 
-// case 221 (uint16_t_conv): NDC1HWC0
+// case 221 (uint16_t_conv): NDC1HWC0, D and W at run time
 void case_221([[maybe_unused]] Prof profile) {
-    using Tile_dst =
-        ConvTile<TileType::Mat, uint16_t, 1536 * sizeof(uint16_t), Layout::NDC1HWC0, ConvTileShape<2, 2, 2, 3, 4, 16>>;
-    Tile_dst dst;
+    using Tile_dst = ConvTile<TileType::Mat, uint16_t, 1536 * sizeof(uint16_t), Layout::NDC1HWC0,
+                              ConvTileShape<2, DYNAMIC, 2, 3, DYNAMIC, 16>>;
+    Tile_dst dst(int64_t{2}, int64_t{4});
     TASSIGN(dst, 0x0);
     load("c221_dst.bin", dst.data(), 1536);
     auto src_buf = std::make_unique<uint16_t[]>(2208);
@@ -5720,11 +5724,11 @@ void case_222([[maybe_unused]] Prof profile) {
     store("c222_dst.out", dst.data(), 3072);
 }
 
-// case 223 (uint16_t_conv): FRACTAL_Z, four extents
+// case 223 (uint16_t_conv): FRACTAL_Z, four extents, C1*H*W at run time
 void case_223([[maybe_unused]] Prof profile) {
-    using Tile_dst =
-        ConvTile<TileType::Mat, uint16_t, 1536 * sizeof(uint16_t), Layout::FRACTAL_Z, ConvTileShape<6, 1, 16, 16>>;
-    Tile_dst dst;
+    using Tile_dst = ConvTile<TileType::Mat, uint16_t, 1536 * sizeof(uint16_t), Layout::FRACTAL_Z,
+                              ConvTileShape<DYNAMIC, 1, 16, 16>>;
+    Tile_dst dst(int64_t{6});
     TASSIGN(dst, 0x0);
     load("c223_dst.bin", dst.data(), 1536);
     auto src_buf = std::make_unique<uint16_t[]>(3312);
@@ -5773,11 +5777,11 @@ void case_224([[maybe_unused]] Prof profile) {
     store("c224_dst.out", dst.data(), 480);
 }
 
-// case 225 (int32_t_conv): NC1HWC0, five extents
+// case 225 (int32_t_conv): NC1HWC0, five extents, N and H at run time
 void case_225([[maybe_unused]] Prof profile) {
-    using Tile_dst =
-        ConvTile<TileType::Mat, int32_t, 192 * sizeof(int32_t), Layout::NC1HWC0, ConvTileShape<1, 3, 2, 4, 8>>;
-    Tile_dst dst;
+    using Tile_dst = ConvTile<TileType::Mat, int32_t, 192 * sizeof(int32_t), Layout::NC1HWC0,
+                              ConvTileShape<DYNAMIC, 3, DYNAMIC, 4, 8>>;
+    Tile_dst dst(int64_t{1}, int64_t{2});
     TASSIGN(dst, 0x0);
     load("c225_dst.bin", dst.data(), 192);
     auto src_buf = std::make_unique<int32_t[]>(472);
@@ -5799,11 +5803,11 @@ void case_225([[maybe_unused]] Prof profile) {
     store("c225_dst.out", dst.data(), 192);
 }
 
-// case 226 (int32_t_conv): NDC1HWC0
+// case 226 (int32_t_conv): NDC1HWC0, D and W at run time
 void case_226([[maybe_unused]] Prof profile) {
-    using Tile_dst =
-        ConvTile<TileType::Mat, int32_t, 768 * sizeof(int32_t), Layout::NDC1HWC0, ConvTileShape<2, 2, 2, 3, 4, 8>>;
-    Tile_dst dst;
+    using Tile_dst = ConvTile<TileType::Mat, int32_t, 768 * sizeof(int32_t), Layout::NDC1HWC0,
+                              ConvTileShape<2, DYNAMIC, 2, 3, DYNAMIC, 8>>;
+    Tile_dst dst(int64_t{2}, int64_t{4});
     TASSIGN(dst, 0x0);
     load("c226_dst.bin", dst.data(), 768);
     auto src_buf = std::make_unique<int32_t[]>(1104);
@@ -5851,11 +5855,11 @@ void case_227([[maybe_unused]] Prof profile) {
     store("c227_dst.out", dst.data(), 1536);
 }
 
-// case 228 (int32_t_conv): FRACTAL_Z, four extents
+// case 228 (int32_t_conv): FRACTAL_Z, four extents, C1*H*W at run time
 void case_228([[maybe_unused]] Prof profile) {
     using Tile_dst =
-        ConvTile<TileType::Mat, int32_t, 768 * sizeof(int32_t), Layout::FRACTAL_Z, ConvTileShape<6, 1, 16, 8>>;
-    Tile_dst dst;
+        ConvTile<TileType::Mat, int32_t, 768 * sizeof(int32_t), Layout::FRACTAL_Z, ConvTileShape<DYNAMIC, 1, 16, 8>>;
+    Tile_dst dst(int64_t{6});
     TASSIGN(dst, 0x0);
     load("c228_dst.bin", dst.data(), 768);
     auto src_buf = std::make_unique<int32_t[]>(1656);
@@ -5903,11 +5907,11 @@ void case_229([[maybe_unused]] Prof profile) {
     store("c229_dst.out", dst.data(), 480);
 }
 
-// case 230 (uint32_t_conv): NC1HWC0, five extents
+// case 230 (uint32_t_conv): NC1HWC0, five extents, N and H at run time
 void case_230([[maybe_unused]] Prof profile) {
-    using Tile_dst =
-        ConvTile<TileType::Mat, uint32_t, 192 * sizeof(uint32_t), Layout::NC1HWC0, ConvTileShape<1, 3, 2, 4, 8>>;
-    Tile_dst dst;
+    using Tile_dst = ConvTile<TileType::Mat, uint32_t, 192 * sizeof(uint32_t), Layout::NC1HWC0,
+                              ConvTileShape<DYNAMIC, 3, DYNAMIC, 4, 8>>;
+    Tile_dst dst(int64_t{1}, int64_t{2});
     TASSIGN(dst, 0x0);
     load("c230_dst.bin", dst.data(), 192);
     auto src_buf = std::make_unique<uint32_t[]>(472);
@@ -5929,11 +5933,11 @@ void case_230([[maybe_unused]] Prof profile) {
     store("c230_dst.out", dst.data(), 192);
 }
 
-// case 231 (uint32_t_conv): NDC1HWC0
+// case 231 (uint32_t_conv): NDC1HWC0, D and W at run time
 void case_231([[maybe_unused]] Prof profile) {
-    using Tile_dst =
-        ConvTile<TileType::Mat, uint32_t, 768 * sizeof(uint32_t), Layout::NDC1HWC0, ConvTileShape<2, 2, 2, 3, 4, 8>>;
-    Tile_dst dst;
+    using Tile_dst = ConvTile<TileType::Mat, uint32_t, 768 * sizeof(uint32_t), Layout::NDC1HWC0,
+                              ConvTileShape<2, DYNAMIC, 2, 3, DYNAMIC, 8>>;
+    Tile_dst dst(int64_t{2}, int64_t{4});
     TASSIGN(dst, 0x0);
     load("c231_dst.bin", dst.data(), 768);
     auto src_buf = std::make_unique<uint32_t[]>(1104);
@@ -5981,11 +5985,11 @@ void case_232([[maybe_unused]] Prof profile) {
     store("c232_dst.out", dst.data(), 1536);
 }
 
-// case 233 (uint32_t_conv): FRACTAL_Z, four extents
+// case 233 (uint32_t_conv): FRACTAL_Z, four extents, C1*H*W at run time
 void case_233([[maybe_unused]] Prof profile) {
     using Tile_dst =
-        ConvTile<TileType::Mat, uint32_t, 768 * sizeof(uint32_t), Layout::FRACTAL_Z, ConvTileShape<6, 1, 16, 8>>;
-    Tile_dst dst;
+        ConvTile<TileType::Mat, uint32_t, 768 * sizeof(uint32_t), Layout::FRACTAL_Z, ConvTileShape<DYNAMIC, 1, 16, 8>>;
+    Tile_dst dst(int64_t{6});
     TASSIGN(dst, 0x0);
     load("c233_dst.bin", dst.data(), 768);
     auto src_buf = std::make_unique<uint32_t[]>(1656);

@@ -5995,10 +5995,11 @@ void case_188([[maybe_unused]] Prof profile) {
     }
 }
 
-// case 189 (half_conv): NC1HWC0, five extents
+// case 189 (half_conv): NC1HWC0, five extents, N and H at run time
 void case_189([[maybe_unused]] Prof profile) {
-    using Tile_src = ConvTile<TileType::Mat, half, 384 * sizeof(half), Layout::NC1HWC0, ConvTileShape<1, 3, 2, 4, 16>>;
-    Tile_src src;
+    using Tile_src =
+        ConvTile<TileType::Mat, half, 384 * sizeof(half), Layout::NC1HWC0, ConvTileShape<DYNAMIC, 3, DYNAMIC, 4, 16>>;
+    Tile_src src(int64_t{1}, int64_t{2});
     TASSIGN(src, 0x0);
     load("c189_src.bin", src.data(), 384);
     auto dst_buf = std::make_unique<half[]>(944);
@@ -6019,11 +6020,11 @@ void case_189([[maybe_unused]] Prof profile) {
     store("c189_dst.out", dst_buf.get(), 944);
 }
 
-// case 190 (half_conv): NDC1HWC0
+// case 190 (half_conv): NDC1HWC0, D and W at run time
 void case_190([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, half, 1536 * sizeof(half), Layout::NDC1HWC0, ConvTileShape<2, 2, 2, 3, 4, 16>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, half, 1536 * sizeof(half), Layout::NDC1HWC0,
+                              ConvTileShape<2, DYNAMIC, 2, 3, DYNAMIC, 16>>;
+    Tile_src src(int64_t{2}, int64_t{4});
     TASSIGN(src, 0x0);
     load("c190_src.bin", src.data(), 1536);
     auto dst_buf = std::make_unique<half[]>(2208);
@@ -6069,10 +6070,11 @@ void case_191([[maybe_unused]] Prof profile) {
     store("c191_dst.out", dst_buf.get(), 6560);
 }
 
-// case 192 (half_conv): FRACTAL_Z, four extents
+// case 192 (half_conv): FRACTAL_Z, four extents, C1*H*W at run time
 void case_192([[maybe_unused]] Prof profile) {
-    using Tile_src = ConvTile<TileType::Mat, half, 1536 * sizeof(half), Layout::FRACTAL_Z, ConvTileShape<6, 1, 16, 16>>;
-    Tile_src src;
+    using Tile_src =
+        ConvTile<TileType::Mat, half, 1536 * sizeof(half), Layout::FRACTAL_Z, ConvTileShape<DYNAMIC, 1, 16, 16>>;
+    Tile_src src(int64_t{6});
     TASSIGN(src, 0x0);
     load("c192_src.bin", src.data(), 1536);
     auto dst_buf = std::make_unique<half[]>(3312);
@@ -6162,11 +6164,11 @@ void case_193([[maybe_unused]] Prof profile) {
     }
 }
 
-// case 194 (bfloat16_t_conv): NC1HWC0, five extents
+// case 194 (bfloat16_t_conv): NC1HWC0, five extents, N and H at run time
 void case_194([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, bfloat16_t, 384 * sizeof(bfloat16_t), Layout::NC1HWC0, ConvTileShape<1, 3, 2, 4, 16>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, bfloat16_t, 384 * sizeof(bfloat16_t), Layout::NC1HWC0,
+                              ConvTileShape<DYNAMIC, 3, DYNAMIC, 4, 16>>;
+    Tile_src src(int64_t{1}, int64_t{2});
     TASSIGN(src, 0x0);
     load("c194_src.bin", src.data(), 384);
     auto dst_buf = std::make_unique<bfloat16_t[]>(944);
@@ -6187,11 +6189,11 @@ void case_194([[maybe_unused]] Prof profile) {
     store("c194_dst.out", dst_buf.get(), 944);
 }
 
-// case 195 (bfloat16_t_conv): NDC1HWC0
+// case 195 (bfloat16_t_conv): NDC1HWC0, D and W at run time
 void case_195([[maybe_unused]] Prof profile) {
     using Tile_src = ConvTile<TileType::Mat, bfloat16_t, 1536 * sizeof(bfloat16_t), Layout::NDC1HWC0,
-                              ConvTileShape<2, 2, 2, 3, 4, 16>>;
-    Tile_src src;
+                              ConvTileShape<2, DYNAMIC, 2, 3, DYNAMIC, 16>>;
+    Tile_src src(int64_t{2}, int64_t{4});
     TASSIGN(src, 0x0);
     load("c195_src.bin", src.data(), 1536);
     auto dst_buf = std::make_unique<bfloat16_t[]>(2208);
@@ -6238,11 +6240,11 @@ void case_196([[maybe_unused]] Prof profile) {
     store("c196_dst.out", dst_buf.get(), 6560);
 }
 
-// case 197 (bfloat16_t_conv): FRACTAL_Z, four extents
+// case 197 (bfloat16_t_conv): FRACTAL_Z, four extents, C1*H*W at run time
 void case_197([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, bfloat16_t, 1536 * sizeof(bfloat16_t), Layout::FRACTAL_Z, ConvTileShape<6, 1, 16, 16>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, bfloat16_t, 1536 * sizeof(bfloat16_t), Layout::FRACTAL_Z,
+                              ConvTileShape<DYNAMIC, 1, 16, 16>>;
+    Tile_src src(int64_t{6});
     TASSIGN(src, 0x0);
     load("c197_src.bin", src.data(), 1536);
     auto dst_buf = std::make_unique<bfloat16_t[]>(3312);
@@ -6332,10 +6334,11 @@ void case_198([[maybe_unused]] Prof profile) {
     }
 }
 
-// case 199 (float_conv): NC1HWC0, five extents
+// case 199 (float_conv): NC1HWC0, five extents, N and H at run time
 void case_199([[maybe_unused]] Prof profile) {
-    using Tile_src = ConvTile<TileType::Mat, float, 192 * sizeof(float), Layout::NC1HWC0, ConvTileShape<1, 3, 2, 4, 8>>;
-    Tile_src src;
+    using Tile_src =
+        ConvTile<TileType::Mat, float, 192 * sizeof(float), Layout::NC1HWC0, ConvTileShape<DYNAMIC, 3, DYNAMIC, 4, 8>>;
+    Tile_src src(int64_t{1}, int64_t{2});
     TASSIGN(src, 0x0);
     load("c199_src.bin", src.data(), 192);
     auto dst_buf = std::make_unique<float[]>(472);
@@ -6356,11 +6359,11 @@ void case_199([[maybe_unused]] Prof profile) {
     store("c199_dst.out", dst_buf.get(), 472);
 }
 
-// case 200 (float_conv): NDC1HWC0
+// case 200 (float_conv): NDC1HWC0, D and W at run time
 void case_200([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, float, 768 * sizeof(float), Layout::NDC1HWC0, ConvTileShape<2, 2, 2, 3, 4, 8>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, float, 768 * sizeof(float), Layout::NDC1HWC0,
+                              ConvTileShape<2, DYNAMIC, 2, 3, DYNAMIC, 8>>;
+    Tile_src src(int64_t{2}, int64_t{4});
     TASSIGN(src, 0x0);
     load("c200_src.bin", src.data(), 768);
     auto dst_buf = std::make_unique<float[]>(1104);
@@ -6406,10 +6409,11 @@ void case_201([[maybe_unused]] Prof profile) {
     store("c201_dst.out", dst_buf.get(), 3280);
 }
 
-// case 202 (float_conv): FRACTAL_Z, four extents
+// case 202 (float_conv): FRACTAL_Z, four extents, C1*H*W at run time
 void case_202([[maybe_unused]] Prof profile) {
-    using Tile_src = ConvTile<TileType::Mat, float, 768 * sizeof(float), Layout::FRACTAL_Z, ConvTileShape<6, 1, 16, 8>>;
-    Tile_src src;
+    using Tile_src =
+        ConvTile<TileType::Mat, float, 768 * sizeof(float), Layout::FRACTAL_Z, ConvTileShape<DYNAMIC, 1, 16, 8>>;
+    Tile_src src(int64_t{6});
     TASSIGN(src, 0x0);
     load("c202_src.bin", src.data(), 768);
     auto dst_buf = std::make_unique<float[]>(1656);
@@ -6498,11 +6502,11 @@ void case_203([[maybe_unused]] Prof profile) {
     }
 }
 
-// case 204 (int8_t_conv): NC1HWC0, five extents
+// case 204 (int8_t_conv): NC1HWC0, five extents, N and H at run time
 void case_204([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, int8_t, 768 * sizeof(int8_t), Layout::NC1HWC0, ConvTileShape<1, 3, 2, 4, 32>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, int8_t, 768 * sizeof(int8_t), Layout::NC1HWC0,
+                              ConvTileShape<DYNAMIC, 3, DYNAMIC, 4, 32>>;
+    Tile_src src(int64_t{1}, int64_t{2});
     TASSIGN(src, 0x0);
     load("c204_src.bin", src.data(), 768);
     auto dst_buf = std::make_unique<int8_t[]>(1888);
@@ -6523,11 +6527,11 @@ void case_204([[maybe_unused]] Prof profile) {
     store("c204_dst.out", dst_buf.get(), 1888);
 }
 
-// case 205 (int8_t_conv): NDC1HWC0
+// case 205 (int8_t_conv): NDC1HWC0, D and W at run time
 void case_205([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, int8_t, 3072 * sizeof(int8_t), Layout::NDC1HWC0, ConvTileShape<2, 2, 2, 3, 4, 32>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, int8_t, 3072 * sizeof(int8_t), Layout::NDC1HWC0,
+                              ConvTileShape<2, DYNAMIC, 2, 3, DYNAMIC, 32>>;
+    Tile_src src(int64_t{2}, int64_t{4});
     TASSIGN(src, 0x0);
     load("c205_src.bin", src.data(), 3072);
     auto dst_buf = std::make_unique<int8_t[]>(4416);
@@ -6573,11 +6577,11 @@ void case_206([[maybe_unused]] Prof profile) {
     store("c206_dst.out", dst_buf.get(), 13120);
 }
 
-// case 207 (int8_t_conv): FRACTAL_Z, four extents
+// case 207 (int8_t_conv): FRACTAL_Z, four extents, C1*H*W at run time
 void case_207([[maybe_unused]] Prof profile) {
     using Tile_src =
-        ConvTile<TileType::Mat, int8_t, 3072 * sizeof(int8_t), Layout::FRACTAL_Z, ConvTileShape<6, 1, 16, 32>>;
-    Tile_src src;
+        ConvTile<TileType::Mat, int8_t, 3072 * sizeof(int8_t), Layout::FRACTAL_Z, ConvTileShape<DYNAMIC, 1, 16, 32>>;
+    Tile_src src(int64_t{6});
     TASSIGN(src, 0x0);
     load("c207_src.bin", src.data(), 3072);
     auto dst_buf = std::make_unique<int8_t[]>(6624);
@@ -6667,11 +6671,11 @@ void case_208([[maybe_unused]] Prof profile) {
     }
 }
 
-// case 209 (uint8_t_conv): NC1HWC0, five extents
+// case 209 (uint8_t_conv): NC1HWC0, five extents, N and H at run time
 void case_209([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, uint8_t, 768 * sizeof(uint8_t), Layout::NC1HWC0, ConvTileShape<1, 3, 2, 4, 32>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, uint8_t, 768 * sizeof(uint8_t), Layout::NC1HWC0,
+                              ConvTileShape<DYNAMIC, 3, DYNAMIC, 4, 32>>;
+    Tile_src src(int64_t{1}, int64_t{2});
     TASSIGN(src, 0x0);
     load("c209_src.bin", src.data(), 768);
     auto dst_buf = std::make_unique<uint8_t[]>(1888);
@@ -6692,11 +6696,11 @@ void case_209([[maybe_unused]] Prof profile) {
     store("c209_dst.out", dst_buf.get(), 1888);
 }
 
-// case 210 (uint8_t_conv): NDC1HWC0
+// case 210 (uint8_t_conv): NDC1HWC0, D and W at run time
 void case_210([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, uint8_t, 3072 * sizeof(uint8_t), Layout::NDC1HWC0, ConvTileShape<2, 2, 2, 3, 4, 32>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, uint8_t, 3072 * sizeof(uint8_t), Layout::NDC1HWC0,
+                              ConvTileShape<2, DYNAMIC, 2, 3, DYNAMIC, 32>>;
+    Tile_src src(int64_t{2}, int64_t{4});
     TASSIGN(src, 0x0);
     load("c210_src.bin", src.data(), 3072);
     auto dst_buf = std::make_unique<uint8_t[]>(4416);
@@ -6743,11 +6747,11 @@ void case_211([[maybe_unused]] Prof profile) {
     store("c211_dst.out", dst_buf.get(), 13120);
 }
 
-// case 212 (uint8_t_conv): FRACTAL_Z, four extents
+// case 212 (uint8_t_conv): FRACTAL_Z, four extents, C1*H*W at run time
 void case_212([[maybe_unused]] Prof profile) {
     using Tile_src =
-        ConvTile<TileType::Mat, uint8_t, 3072 * sizeof(uint8_t), Layout::FRACTAL_Z, ConvTileShape<6, 1, 16, 32>>;
-    Tile_src src;
+        ConvTile<TileType::Mat, uint8_t, 3072 * sizeof(uint8_t), Layout::FRACTAL_Z, ConvTileShape<DYNAMIC, 1, 16, 32>>;
+    Tile_src src(int64_t{6});
     TASSIGN(src, 0x0);
     load("c212_src.bin", src.data(), 3072);
     auto dst_buf = std::make_unique<uint8_t[]>(6624);
@@ -6838,11 +6842,11 @@ void case_213([[maybe_unused]] Prof profile) {
     }
 }
 
-// case 214 (int16_t_conv): NC1HWC0, five extents
+// case 214 (int16_t_conv): NC1HWC0, five extents, N and H at run time
 void case_214([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, int16_t, 384 * sizeof(int16_t), Layout::NC1HWC0, ConvTileShape<1, 3, 2, 4, 16>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, int16_t, 384 * sizeof(int16_t), Layout::NC1HWC0,
+                              ConvTileShape<DYNAMIC, 3, DYNAMIC, 4, 16>>;
+    Tile_src src(int64_t{1}, int64_t{2});
     TASSIGN(src, 0x0);
     load("c214_src.bin", src.data(), 384);
     auto dst_buf = std::make_unique<int16_t[]>(944);
@@ -6863,11 +6867,11 @@ void case_214([[maybe_unused]] Prof profile) {
     store("c214_dst.out", dst_buf.get(), 944);
 }
 
-// case 215 (int16_t_conv): NDC1HWC0
+// case 215 (int16_t_conv): NDC1HWC0, D and W at run time
 void case_215([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, int16_t, 1536 * sizeof(int16_t), Layout::NDC1HWC0, ConvTileShape<2, 2, 2, 3, 4, 16>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, int16_t, 1536 * sizeof(int16_t), Layout::NDC1HWC0,
+                              ConvTileShape<2, DYNAMIC, 2, 3, DYNAMIC, 16>>;
+    Tile_src src(int64_t{2}, int64_t{4});
     TASSIGN(src, 0x0);
     load("c215_src.bin", src.data(), 1536);
     auto dst_buf = std::make_unique<int16_t[]>(2208);
@@ -6913,11 +6917,11 @@ void case_216([[maybe_unused]] Prof profile) {
     store("c216_dst.out", dst_buf.get(), 6560);
 }
 
-// case 217 (int16_t_conv): FRACTAL_Z, four extents
+// case 217 (int16_t_conv): FRACTAL_Z, four extents, C1*H*W at run time
 void case_217([[maybe_unused]] Prof profile) {
     using Tile_src =
-        ConvTile<TileType::Mat, int16_t, 1536 * sizeof(int16_t), Layout::FRACTAL_Z, ConvTileShape<6, 1, 16, 16>>;
-    Tile_src src;
+        ConvTile<TileType::Mat, int16_t, 1536 * sizeof(int16_t), Layout::FRACTAL_Z, ConvTileShape<DYNAMIC, 1, 16, 16>>;
+    Tile_src src(int64_t{6});
     TASSIGN(src, 0x0);
     load("c217_src.bin", src.data(), 1536);
     auto dst_buf = std::make_unique<int16_t[]>(3312);
@@ -7007,11 +7011,11 @@ void case_218([[maybe_unused]] Prof profile) {
     }
 }
 
-// case 219 (uint16_t_conv): NC1HWC0, five extents
+// case 219 (uint16_t_conv): NC1HWC0, five extents, N and H at run time
 void case_219([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, uint16_t, 384 * sizeof(uint16_t), Layout::NC1HWC0, ConvTileShape<1, 3, 2, 4, 16>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, uint16_t, 384 * sizeof(uint16_t), Layout::NC1HWC0,
+                              ConvTileShape<DYNAMIC, 3, DYNAMIC, 4, 16>>;
+    Tile_src src(int64_t{1}, int64_t{2});
     TASSIGN(src, 0x0);
     load("c219_src.bin", src.data(), 384);
     auto dst_buf = std::make_unique<uint16_t[]>(944);
@@ -7032,11 +7036,11 @@ void case_219([[maybe_unused]] Prof profile) {
     store("c219_dst.out", dst_buf.get(), 944);
 }
 
-// case 220 (uint16_t_conv): NDC1HWC0
+// case 220 (uint16_t_conv): NDC1HWC0, D and W at run time
 void case_220([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, uint16_t, 1536 * sizeof(uint16_t), Layout::NDC1HWC0, ConvTileShape<2, 2, 2, 3, 4, 16>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, uint16_t, 1536 * sizeof(uint16_t), Layout::NDC1HWC0,
+                              ConvTileShape<2, DYNAMIC, 2, 3, DYNAMIC, 16>>;
+    Tile_src src(int64_t{2}, int64_t{4});
     TASSIGN(src, 0x0);
     load("c220_src.bin", src.data(), 1536);
     auto dst_buf = std::make_unique<uint16_t[]>(2208);
@@ -7083,11 +7087,11 @@ void case_221([[maybe_unused]] Prof profile) {
     store("c221_dst.out", dst_buf.get(), 6560);
 }
 
-// case 222 (uint16_t_conv): FRACTAL_Z, four extents
+// case 222 (uint16_t_conv): FRACTAL_Z, four extents, C1*H*W at run time
 void case_222([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, uint16_t, 1536 * sizeof(uint16_t), Layout::FRACTAL_Z, ConvTileShape<6, 1, 16, 16>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, uint16_t, 1536 * sizeof(uint16_t), Layout::FRACTAL_Z,
+                              ConvTileShape<DYNAMIC, 1, 16, 16>>;
+    Tile_src src(int64_t{6});
     TASSIGN(src, 0x0);
     load("c222_src.bin", src.data(), 1536);
     auto dst_buf = std::make_unique<uint16_t[]>(3312);
@@ -7178,11 +7182,11 @@ void case_223([[maybe_unused]] Prof profile) {
     }
 }
 
-// case 224 (int32_t_conv): NC1HWC0, five extents
+// case 224 (int32_t_conv): NC1HWC0, five extents, N and H at run time
 void case_224([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, int32_t, 192 * sizeof(int32_t), Layout::NC1HWC0, ConvTileShape<1, 3, 2, 4, 8>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, int32_t, 192 * sizeof(int32_t), Layout::NC1HWC0,
+                              ConvTileShape<DYNAMIC, 3, DYNAMIC, 4, 8>>;
+    Tile_src src(int64_t{1}, int64_t{2});
     TASSIGN(src, 0x0);
     load("c224_src.bin", src.data(), 192);
     auto dst_buf = std::make_unique<int32_t[]>(472);
@@ -7203,11 +7207,11 @@ void case_224([[maybe_unused]] Prof profile) {
     store("c224_dst.out", dst_buf.get(), 472);
 }
 
-// case 225 (int32_t_conv): NDC1HWC0
+// case 225 (int32_t_conv): NDC1HWC0, D and W at run time
 void case_225([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, int32_t, 768 * sizeof(int32_t), Layout::NDC1HWC0, ConvTileShape<2, 2, 2, 3, 4, 8>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, int32_t, 768 * sizeof(int32_t), Layout::NDC1HWC0,
+                              ConvTileShape<2, DYNAMIC, 2, 3, DYNAMIC, 8>>;
+    Tile_src src(int64_t{2}, int64_t{4});
     TASSIGN(src, 0x0);
     load("c225_src.bin", src.data(), 768);
     auto dst_buf = std::make_unique<int32_t[]>(1104);
@@ -7253,11 +7257,11 @@ void case_226([[maybe_unused]] Prof profile) {
     store("c226_dst.out", dst_buf.get(), 3280);
 }
 
-// case 227 (int32_t_conv): FRACTAL_Z, four extents
+// case 227 (int32_t_conv): FRACTAL_Z, four extents, C1*H*W at run time
 void case_227([[maybe_unused]] Prof profile) {
     using Tile_src =
-        ConvTile<TileType::Mat, int32_t, 768 * sizeof(int32_t), Layout::FRACTAL_Z, ConvTileShape<6, 1, 16, 8>>;
-    Tile_src src;
+        ConvTile<TileType::Mat, int32_t, 768 * sizeof(int32_t), Layout::FRACTAL_Z, ConvTileShape<DYNAMIC, 1, 16, 8>>;
+    Tile_src src(int64_t{6});
     TASSIGN(src, 0x0);
     load("c227_src.bin", src.data(), 768);
     auto dst_buf = std::make_unique<int32_t[]>(1656);
@@ -7347,11 +7351,11 @@ void case_228([[maybe_unused]] Prof profile) {
     }
 }
 
-// case 229 (uint32_t_conv): NC1HWC0, five extents
+// case 229 (uint32_t_conv): NC1HWC0, five extents, N and H at run time
 void case_229([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, uint32_t, 192 * sizeof(uint32_t), Layout::NC1HWC0, ConvTileShape<1, 3, 2, 4, 8>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, uint32_t, 192 * sizeof(uint32_t), Layout::NC1HWC0,
+                              ConvTileShape<DYNAMIC, 3, DYNAMIC, 4, 8>>;
+    Tile_src src(int64_t{1}, int64_t{2});
     TASSIGN(src, 0x0);
     load("c229_src.bin", src.data(), 192);
     auto dst_buf = std::make_unique<uint32_t[]>(472);
@@ -7372,11 +7376,11 @@ void case_229([[maybe_unused]] Prof profile) {
     store("c229_dst.out", dst_buf.get(), 472);
 }
 
-// case 230 (uint32_t_conv): NDC1HWC0
+// case 230 (uint32_t_conv): NDC1HWC0, D and W at run time
 void case_230([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        ConvTile<TileType::Mat, uint32_t, 768 * sizeof(uint32_t), Layout::NDC1HWC0, ConvTileShape<2, 2, 2, 3, 4, 8>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Mat, uint32_t, 768 * sizeof(uint32_t), Layout::NDC1HWC0,
+                              ConvTileShape<2, DYNAMIC, 2, 3, DYNAMIC, 8>>;
+    Tile_src src(int64_t{2}, int64_t{4});
     TASSIGN(src, 0x0);
     load("c230_src.bin", src.data(), 768);
     auto dst_buf = std::make_unique<uint32_t[]>(1104);
@@ -7422,11 +7426,11 @@ void case_231([[maybe_unused]] Prof profile) {
     store("c231_dst.out", dst_buf.get(), 3280);
 }
 
-// case 232 (uint32_t_conv): FRACTAL_Z, four extents
+// case 232 (uint32_t_conv): FRACTAL_Z, four extents, C1*H*W at run time
 void case_232([[maybe_unused]] Prof profile) {
     using Tile_src =
-        ConvTile<TileType::Mat, uint32_t, 768 * sizeof(uint32_t), Layout::FRACTAL_Z, ConvTileShape<6, 1, 16, 8>>;
-    Tile_src src;
+        ConvTile<TileType::Mat, uint32_t, 768 * sizeof(uint32_t), Layout::FRACTAL_Z, ConvTileShape<DYNAMIC, 1, 16, 8>>;
+    Tile_src src(int64_t{6});
     TASSIGN(src, 0x0);
     load("c232_src.bin", src.data(), 768);
     auto dst_buf = std::make_unique<uint32_t[]>(1656);

@@ -926,15 +926,16 @@ void case_32([[maybe_unused]] Prof profile) {
     store("c32_dst.out", dst.data(), 2048);
 }
 
-// case 33 (int8_t_conv): NCHW to NC1HWC0
+// case 33 (int8_t_conv): NCHW to NC1HWC0, C and H at run time
 void case_33([[maybe_unused]] Prof profile) {
     using Tile_dst =
-        ConvTile<TileType::Vec, int8_t, 1536 * sizeof(int8_t), Layout::NC1HWC0, ConvTileShape<2, 2, 3, 4, 32>>;
-    Tile_dst dst;
+        ConvTile<TileType::Vec, int8_t, 1536 * sizeof(int8_t), Layout::NC1HWC0, ConvTileShape<2, 2, DYNAMIC, 4, 32>>;
+    Tile_dst dst(int64_t{3});
     TASSIGN(dst, 0x0);
     load("c33_dst.bin", dst.data(), 1536);
-    using Tile_src = ConvTile<TileType::Vec, int8_t, 840 * sizeof(int8_t), Layout::NCHW, ConvTileShape<2, 35, 3, 4>>;
-    Tile_src src;
+    using Tile_src =
+        ConvTile<TileType::Vec, int8_t, 840 * sizeof(int8_t), Layout::NCHW, ConvTileShape<2, DYNAMIC, 3, 4>>;
+    Tile_src src(int64_t{35});
     TASSIGN(src, 0x600);
     load("c33_src.bin", src.data(), 840);
     using Tile_tmp = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 32>;
@@ -1072,16 +1073,16 @@ void case_37([[maybe_unused]] Prof profile) {
     store("c37_dst.out", dst.data(), 384);
 }
 
-// case 38 (int8_t_conv_1): GNC1HWC0 to GNCHW
+// case 38 (int8_t_conv_1): GNC1HWC0 to GNCHW, G at run time
 void case_38([[maybe_unused]] Prof profile) {
     using Tile_dst =
-        ConvTile<TileType::Vec, int8_t, 256 * sizeof(int8_t), Layout::GNCHW, ConvTileShape<2, 1, 32, 2, 2>>;
-    Tile_dst dst;
+        ConvTile<TileType::Vec, int8_t, 256 * sizeof(int8_t), Layout::GNCHW, ConvTileShape<DYNAMIC, 1, 32, 2, 2>>;
+    Tile_dst dst(int64_t{2});
     TASSIGN(dst, 0x0);
     load("c38_dst.bin", dst.data(), 256);
     using Tile_src =
-        ConvTile<TileType::Vec, int8_t, 256 * sizeof(int8_t), Layout::GNC1HWC0, ConvTileShape<2, 1, 1, 2, 2, 32>>;
-    Tile_src src;
+        ConvTile<TileType::Vec, int8_t, 256 * sizeof(int8_t), Layout::GNC1HWC0, ConvTileShape<DYNAMIC, 1, 1, 2, 2, 32>>;
+    Tile_src src(int64_t{2});
     TASSIGN(src, 0x100);
     load("c38_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 32>;
@@ -1101,16 +1102,16 @@ void case_38([[maybe_unused]] Prof profile) {
     store("c38_dst.out", dst.data(), 256);
 }
 
-// case 39 (int8_t_conv_1): NCDHW to FRACTAL_Z_3D
+// case 39 (int8_t_conv_1): NCDHW to FRACTAL_Z_3D, N and N1 at run time
 void case_39([[maybe_unused]] Prof profile) {
     using Tile_dst =
-        ConvTile<TileType::Vec, int8_t, 4096 * sizeof(int8_t), Layout::FRACTAL_Z_3D, ConvTileShape<8, 1, 16, 32>>;
-    Tile_dst dst;
+        ConvTile<TileType::Vec, int8_t, 4096 * sizeof(int8_t), Layout::FRACTAL_Z_3D, ConvTileShape<8, DYNAMIC, 16, 32>>;
+    Tile_dst dst(int64_t{1});
     TASSIGN(dst, 0x0);
     load("c39_dst.bin", dst.data(), 4096);
     using Tile_src =
-        ConvTile<TileType::Vec, int8_t, 408 * sizeof(int8_t), Layout::NCDHW, ConvTileShape<3, 34, 2, 1, 2>>;
-    Tile_src src;
+        ConvTile<TileType::Vec, int8_t, 408 * sizeof(int8_t), Layout::NCDHW, ConvTileShape<DYNAMIC, 34, 2, 1, 2>>;
+    Tile_src src(int64_t{3});
     TASSIGN(src, 0x1000);
     load("c39_src.bin", src.data(), 408);
     using Tile_tmp = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 32>;
@@ -1130,15 +1131,16 @@ void case_39([[maybe_unused]] Prof profile) {
     store("c39_dst.out", dst.data(), 4096);
 }
 
-// case 40 (uint8_t_conv): NCHW to NC1HWC0
+// case 40 (uint8_t_conv): NCHW to NC1HWC0, C and H at run time
 void case_40([[maybe_unused]] Prof profile) {
     using Tile_dst =
-        ConvTile<TileType::Vec, uint8_t, 1536 * sizeof(uint8_t), Layout::NC1HWC0, ConvTileShape<2, 2, 3, 4, 32>>;
-    Tile_dst dst;
+        ConvTile<TileType::Vec, uint8_t, 1536 * sizeof(uint8_t), Layout::NC1HWC0, ConvTileShape<2, 2, DYNAMIC, 4, 32>>;
+    Tile_dst dst(int64_t{3});
     TASSIGN(dst, 0x0);
     load("c40_dst.bin", dst.data(), 1536);
-    using Tile_src = ConvTile<TileType::Vec, uint8_t, 840 * sizeof(uint8_t), Layout::NCHW, ConvTileShape<2, 35, 3, 4>>;
-    Tile_src src;
+    using Tile_src =
+        ConvTile<TileType::Vec, uint8_t, 840 * sizeof(uint8_t), Layout::NCHW, ConvTileShape<2, DYNAMIC, 3, 4>>;
+    Tile_src src(int64_t{35});
     TASSIGN(src, 0x600);
     load("c40_src.bin", src.data(), 840);
     using Tile_tmp = Tile<TileType::Vec, uint8_t, 1, 32, BLayout::RowMajor, 1, 32>;
@@ -1277,16 +1279,16 @@ void case_44([[maybe_unused]] Prof profile) {
     store("c44_dst.out", dst.data(), 384);
 }
 
-// case 45 (uint8_t_conv_1): GNC1HWC0 to GNCHW
+// case 45 (uint8_t_conv_1): GNC1HWC0 to GNCHW, G at run time
 void case_45([[maybe_unused]] Prof profile) {
     using Tile_dst =
-        ConvTile<TileType::Vec, uint8_t, 256 * sizeof(uint8_t), Layout::GNCHW, ConvTileShape<2, 1, 32, 2, 2>>;
-    Tile_dst dst;
+        ConvTile<TileType::Vec, uint8_t, 256 * sizeof(uint8_t), Layout::GNCHW, ConvTileShape<DYNAMIC, 1, 32, 2, 2>>;
+    Tile_dst dst(int64_t{2});
     TASSIGN(dst, 0x0);
     load("c45_dst.bin", dst.data(), 256);
-    using Tile_src =
-        ConvTile<TileType::Vec, uint8_t, 256 * sizeof(uint8_t), Layout::GNC1HWC0, ConvTileShape<2, 1, 1, 2, 2, 32>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Vec, uint8_t, 256 * sizeof(uint8_t), Layout::GNC1HWC0,
+                              ConvTileShape<DYNAMIC, 1, 1, 2, 2, 32>>;
+    Tile_src src(int64_t{2});
     TASSIGN(src, 0x100);
     load("c45_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint8_t, 1, 32, BLayout::RowMajor, 1, 32>;
@@ -1306,16 +1308,16 @@ void case_45([[maybe_unused]] Prof profile) {
     store("c45_dst.out", dst.data(), 256);
 }
 
-// case 46 (uint8_t_conv_1): NCDHW to FRACTAL_Z_3D
+// case 46 (uint8_t_conv_1): NCDHW to FRACTAL_Z_3D, N and N1 at run time
 void case_46([[maybe_unused]] Prof profile) {
-    using Tile_dst =
-        ConvTile<TileType::Vec, uint8_t, 4096 * sizeof(uint8_t), Layout::FRACTAL_Z_3D, ConvTileShape<8, 1, 16, 32>>;
-    Tile_dst dst;
+    using Tile_dst = ConvTile<TileType::Vec, uint8_t, 4096 * sizeof(uint8_t), Layout::FRACTAL_Z_3D,
+                              ConvTileShape<8, DYNAMIC, 16, 32>>;
+    Tile_dst dst(int64_t{1});
     TASSIGN(dst, 0x0);
     load("c46_dst.bin", dst.data(), 4096);
     using Tile_src =
-        ConvTile<TileType::Vec, uint8_t, 408 * sizeof(uint8_t), Layout::NCDHW, ConvTileShape<3, 34, 2, 1, 2>>;
-    Tile_src src;
+        ConvTile<TileType::Vec, uint8_t, 408 * sizeof(uint8_t), Layout::NCDHW, ConvTileShape<DYNAMIC, 34, 2, 1, 2>>;
+    Tile_src src(int64_t{3});
     TASSIGN(src, 0x1000);
     load("c46_src.bin", src.data(), 408);
     using Tile_tmp = Tile<TileType::Vec, uint8_t, 1, 32, BLayout::RowMajor, 1, 32>;
@@ -1335,15 +1337,16 @@ void case_46([[maybe_unused]] Prof profile) {
     store("c46_dst.out", dst.data(), 4096);
 }
 
-// case 47 (int16_t_conv): NCHW to NC1HWC0
+// case 47 (int16_t_conv): NCHW to NC1HWC0, C and H at run time
 void case_47([[maybe_unused]] Prof profile) {
     using Tile_dst =
-        ConvTile<TileType::Vec, int16_t, 768 * sizeof(int16_t), Layout::NC1HWC0, ConvTileShape<2, 2, 3, 4, 16>>;
-    Tile_dst dst;
+        ConvTile<TileType::Vec, int16_t, 768 * sizeof(int16_t), Layout::NC1HWC0, ConvTileShape<2, 2, DYNAMIC, 4, 16>>;
+    Tile_dst dst(int64_t{3});
     TASSIGN(dst, 0x0);
     load("c47_dst.bin", dst.data(), 768);
-    using Tile_src = ConvTile<TileType::Vec, int16_t, 456 * sizeof(int16_t), Layout::NCHW, ConvTileShape<2, 19, 3, 4>>;
-    Tile_src src;
+    using Tile_src =
+        ConvTile<TileType::Vec, int16_t, 456 * sizeof(int16_t), Layout::NCHW, ConvTileShape<2, DYNAMIC, 3, 4>>;
+    Tile_src src(int64_t{19});
     TASSIGN(src, 0x600);
     load("c47_src.bin", src.data(), 456);
     using Tile_tmp = Tile<TileType::Vec, int16_t, 1, 32, BLayout::RowMajor, 1, 32>;
@@ -1482,16 +1485,16 @@ void case_51([[maybe_unused]] Prof profile) {
     store("c51_dst.out", dst.data(), 192);
 }
 
-// case 52 (int16_t_conv_1): GNC1HWC0 to GNCHW
+// case 52 (int16_t_conv_1): GNC1HWC0 to GNCHW, G at run time
 void case_52([[maybe_unused]] Prof profile) {
     using Tile_dst =
-        ConvTile<TileType::Vec, int16_t, 128 * sizeof(int16_t), Layout::GNCHW, ConvTileShape<2, 1, 16, 2, 2>>;
-    Tile_dst dst;
+        ConvTile<TileType::Vec, int16_t, 128 * sizeof(int16_t), Layout::GNCHW, ConvTileShape<DYNAMIC, 1, 16, 2, 2>>;
+    Tile_dst dst(int64_t{2});
     TASSIGN(dst, 0x0);
     load("c52_dst.bin", dst.data(), 128);
-    using Tile_src =
-        ConvTile<TileType::Vec, int16_t, 128 * sizeof(int16_t), Layout::GNC1HWC0, ConvTileShape<2, 1, 1, 2, 2, 16>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Vec, int16_t, 128 * sizeof(int16_t), Layout::GNC1HWC0,
+                              ConvTileShape<DYNAMIC, 1, 1, 2, 2, 16>>;
+    Tile_src src(int64_t{2});
     TASSIGN(src, 0x100);
     load("c52_src.bin", src.data(), 128);
     using Tile_tmp = Tile<TileType::Vec, int16_t, 1, 32, BLayout::RowMajor, 1, 32>;
@@ -1511,16 +1514,16 @@ void case_52([[maybe_unused]] Prof profile) {
     store("c52_dst.out", dst.data(), 128);
 }
 
-// case 53 (int16_t_conv_1): NCDHW to FRACTAL_Z_3D
+// case 53 (int16_t_conv_1): NCDHW to FRACTAL_Z_3D, N and N1 at run time
 void case_53([[maybe_unused]] Prof profile) {
-    using Tile_dst =
-        ConvTile<TileType::Vec, int16_t, 2048 * sizeof(int16_t), Layout::FRACTAL_Z_3D, ConvTileShape<8, 1, 16, 16>>;
-    Tile_dst dst;
+    using Tile_dst = ConvTile<TileType::Vec, int16_t, 2048 * sizeof(int16_t), Layout::FRACTAL_Z_3D,
+                              ConvTileShape<8, DYNAMIC, 16, 16>>;
+    Tile_dst dst(int64_t{1});
     TASSIGN(dst, 0x0);
     load("c53_dst.bin", dst.data(), 2048);
     using Tile_src =
-        ConvTile<TileType::Vec, int16_t, 216 * sizeof(int16_t), Layout::NCDHW, ConvTileShape<3, 18, 2, 1, 2>>;
-    Tile_src src;
+        ConvTile<TileType::Vec, int16_t, 216 * sizeof(int16_t), Layout::NCDHW, ConvTileShape<DYNAMIC, 18, 2, 1, 2>>;
+    Tile_src src(int64_t{3});
     TASSIGN(src, 0x1000);
     load("c53_src.bin", src.data(), 216);
     using Tile_tmp = Tile<TileType::Vec, int16_t, 1, 32, BLayout::RowMajor, 1, 32>;
@@ -1540,16 +1543,16 @@ void case_53([[maybe_unused]] Prof profile) {
     store("c53_dst.out", dst.data(), 2048);
 }
 
-// case 54 (uint16_t_conv): NCHW to NC1HWC0
+// case 54 (uint16_t_conv): NCHW to NC1HWC0, C and H at run time
 void case_54([[maybe_unused]] Prof profile) {
     using Tile_dst =
-        ConvTile<TileType::Vec, uint16_t, 768 * sizeof(uint16_t), Layout::NC1HWC0, ConvTileShape<2, 2, 3, 4, 16>>;
-    Tile_dst dst;
+        ConvTile<TileType::Vec, uint16_t, 768 * sizeof(uint16_t), Layout::NC1HWC0, ConvTileShape<2, 2, DYNAMIC, 4, 16>>;
+    Tile_dst dst(int64_t{3});
     TASSIGN(dst, 0x0);
     load("c54_dst.bin", dst.data(), 768);
     using Tile_src =
-        ConvTile<TileType::Vec, uint16_t, 456 * sizeof(uint16_t), Layout::NCHW, ConvTileShape<2, 19, 3, 4>>;
-    Tile_src src;
+        ConvTile<TileType::Vec, uint16_t, 456 * sizeof(uint16_t), Layout::NCHW, ConvTileShape<2, DYNAMIC, 3, 4>>;
+    Tile_src src(int64_t{19});
     TASSIGN(src, 0x600);
     load("c54_src.bin", src.data(), 456);
     using Tile_tmp = Tile<TileType::Vec, uint16_t, 1, 32, BLayout::RowMajor, 1, 32>;
@@ -1689,16 +1692,16 @@ void case_58([[maybe_unused]] Prof profile) {
     store("c58_dst.out", dst.data(), 192);
 }
 
-// case 59 (uint16_t_conv_1): GNC1HWC0 to GNCHW
+// case 59 (uint16_t_conv_1): GNC1HWC0 to GNCHW, G at run time
 void case_59([[maybe_unused]] Prof profile) {
     using Tile_dst =
-        ConvTile<TileType::Vec, uint16_t, 128 * sizeof(uint16_t), Layout::GNCHW, ConvTileShape<2, 1, 16, 2, 2>>;
-    Tile_dst dst;
+        ConvTile<TileType::Vec, uint16_t, 128 * sizeof(uint16_t), Layout::GNCHW, ConvTileShape<DYNAMIC, 1, 16, 2, 2>>;
+    Tile_dst dst(int64_t{2});
     TASSIGN(dst, 0x0);
     load("c59_dst.bin", dst.data(), 128);
-    using Tile_src =
-        ConvTile<TileType::Vec, uint16_t, 128 * sizeof(uint16_t), Layout::GNC1HWC0, ConvTileShape<2, 1, 1, 2, 2, 16>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Vec, uint16_t, 128 * sizeof(uint16_t), Layout::GNC1HWC0,
+                              ConvTileShape<DYNAMIC, 1, 1, 2, 2, 16>>;
+    Tile_src src(int64_t{2});
     TASSIGN(src, 0x100);
     load("c59_src.bin", src.data(), 128);
     using Tile_tmp = Tile<TileType::Vec, uint16_t, 1, 32, BLayout::RowMajor, 1, 32>;
@@ -1718,16 +1721,16 @@ void case_59([[maybe_unused]] Prof profile) {
     store("c59_dst.out", dst.data(), 128);
 }
 
-// case 60 (uint16_t_conv_1): NCDHW to FRACTAL_Z_3D
+// case 60 (uint16_t_conv_1): NCDHW to FRACTAL_Z_3D, N and N1 at run time
 void case_60([[maybe_unused]] Prof profile) {
-    using Tile_dst =
-        ConvTile<TileType::Vec, uint16_t, 2048 * sizeof(uint16_t), Layout::FRACTAL_Z_3D, ConvTileShape<8, 1, 16, 16>>;
-    Tile_dst dst;
+    using Tile_dst = ConvTile<TileType::Vec, uint16_t, 2048 * sizeof(uint16_t), Layout::FRACTAL_Z_3D,
+                              ConvTileShape<8, DYNAMIC, 16, 16>>;
+    Tile_dst dst(int64_t{1});
     TASSIGN(dst, 0x0);
     load("c60_dst.bin", dst.data(), 2048);
     using Tile_src =
-        ConvTile<TileType::Vec, uint16_t, 216 * sizeof(uint16_t), Layout::NCDHW, ConvTileShape<3, 18, 2, 1, 2>>;
-    Tile_src src;
+        ConvTile<TileType::Vec, uint16_t, 216 * sizeof(uint16_t), Layout::NCDHW, ConvTileShape<DYNAMIC, 18, 2, 1, 2>>;
+    Tile_src src(int64_t{3});
     TASSIGN(src, 0x1000);
     load("c60_src.bin", src.data(), 216);
     using Tile_tmp = Tile<TileType::Vec, uint16_t, 1, 32, BLayout::RowMajor, 1, 32>;
@@ -1747,15 +1750,16 @@ void case_60([[maybe_unused]] Prof profile) {
     store("c60_dst.out", dst.data(), 2048);
 }
 
-// case 61 (int32_t_conv): NCHW to NC1HWC0
+// case 61 (int32_t_conv): NCHW to NC1HWC0, C and H at run time
 void case_61([[maybe_unused]] Prof profile) {
     using Tile_dst =
-        ConvTile<TileType::Vec, int32_t, 384 * sizeof(int32_t), Layout::NC1HWC0, ConvTileShape<2, 2, 3, 4, 8>>;
-    Tile_dst dst;
+        ConvTile<TileType::Vec, int32_t, 384 * sizeof(int32_t), Layout::NC1HWC0, ConvTileShape<2, 2, DYNAMIC, 4, 8>>;
+    Tile_dst dst(int64_t{3});
     TASSIGN(dst, 0x0);
     load("c61_dst.bin", dst.data(), 384);
-    using Tile_src = ConvTile<TileType::Vec, int32_t, 264 * sizeof(int32_t), Layout::NCHW, ConvTileShape<2, 11, 3, 4>>;
-    Tile_src src;
+    using Tile_src =
+        ConvTile<TileType::Vec, int32_t, 264 * sizeof(int32_t), Layout::NCHW, ConvTileShape<2, DYNAMIC, 3, 4>>;
+    Tile_src src(int64_t{11});
     TASSIGN(src, 0x600);
     load("c61_src.bin", src.data(), 264);
     using Tile_tmp = Tile<TileType::Vec, int32_t, 1, 32, BLayout::RowMajor, 1, 32>;
@@ -1894,16 +1898,16 @@ void case_65([[maybe_unused]] Prof profile) {
     store("c65_dst.out", dst.data(), 96);
 }
 
-// case 66 (int32_t_conv_1): GNC1HWC0 to GNCHW
+// case 66 (int32_t_conv_1): GNC1HWC0 to GNCHW, G at run time
 void case_66([[maybe_unused]] Prof profile) {
     using Tile_dst =
-        ConvTile<TileType::Vec, int32_t, 64 * sizeof(int32_t), Layout::GNCHW, ConvTileShape<2, 1, 8, 2, 2>>;
-    Tile_dst dst;
+        ConvTile<TileType::Vec, int32_t, 64 * sizeof(int32_t), Layout::GNCHW, ConvTileShape<DYNAMIC, 1, 8, 2, 2>>;
+    Tile_dst dst(int64_t{2});
     TASSIGN(dst, 0x0);
     load("c66_dst.bin", dst.data(), 64);
     using Tile_src =
-        ConvTile<TileType::Vec, int32_t, 64 * sizeof(int32_t), Layout::GNC1HWC0, ConvTileShape<2, 1, 1, 2, 2, 8>>;
-    Tile_src src;
+        ConvTile<TileType::Vec, int32_t, 64 * sizeof(int32_t), Layout::GNC1HWC0, ConvTileShape<DYNAMIC, 1, 1, 2, 2, 8>>;
+    Tile_src src(int64_t{2});
     TASSIGN(src, 0x100);
     load("c66_src.bin", src.data(), 64);
     using Tile_tmp = Tile<TileType::Vec, int32_t, 1, 32, BLayout::RowMajor, 1, 32>;
@@ -1923,16 +1927,16 @@ void case_66([[maybe_unused]] Prof profile) {
     store("c66_dst.out", dst.data(), 64);
 }
 
-// case 67 (int32_t_conv_1): NCDHW to FRACTAL_Z_3D
+// case 67 (int32_t_conv_1): NCDHW to FRACTAL_Z_3D, N and N1 at run time
 void case_67([[maybe_unused]] Prof profile) {
-    using Tile_dst =
-        ConvTile<TileType::Vec, int32_t, 1024 * sizeof(int32_t), Layout::FRACTAL_Z_3D, ConvTileShape<8, 1, 16, 8>>;
-    Tile_dst dst;
+    using Tile_dst = ConvTile<TileType::Vec, int32_t, 1024 * sizeof(int32_t), Layout::FRACTAL_Z_3D,
+                              ConvTileShape<8, DYNAMIC, 16, 8>>;
+    Tile_dst dst(int64_t{1});
     TASSIGN(dst, 0x0);
     load("c67_dst.bin", dst.data(), 1024);
     using Tile_src =
-        ConvTile<TileType::Vec, int32_t, 120 * sizeof(int32_t), Layout::NCDHW, ConvTileShape<3, 10, 2, 1, 2>>;
-    Tile_src src;
+        ConvTile<TileType::Vec, int32_t, 120 * sizeof(int32_t), Layout::NCDHW, ConvTileShape<DYNAMIC, 10, 2, 1, 2>>;
+    Tile_src src(int64_t{3});
     TASSIGN(src, 0x1000);
     load("c67_src.bin", src.data(), 120);
     using Tile_tmp = Tile<TileType::Vec, int32_t, 1, 32, BLayout::RowMajor, 1, 32>;
@@ -1952,16 +1956,16 @@ void case_67([[maybe_unused]] Prof profile) {
     store("c67_dst.out", dst.data(), 1024);
 }
 
-// case 68 (uint32_t_conv): NCHW to NC1HWC0
+// case 68 (uint32_t_conv): NCHW to NC1HWC0, C and H at run time
 void case_68([[maybe_unused]] Prof profile) {
     using Tile_dst =
-        ConvTile<TileType::Vec, uint32_t, 384 * sizeof(uint32_t), Layout::NC1HWC0, ConvTileShape<2, 2, 3, 4, 8>>;
-    Tile_dst dst;
+        ConvTile<TileType::Vec, uint32_t, 384 * sizeof(uint32_t), Layout::NC1HWC0, ConvTileShape<2, 2, DYNAMIC, 4, 8>>;
+    Tile_dst dst(int64_t{3});
     TASSIGN(dst, 0x0);
     load("c68_dst.bin", dst.data(), 384);
     using Tile_src =
-        ConvTile<TileType::Vec, uint32_t, 264 * sizeof(uint32_t), Layout::NCHW, ConvTileShape<2, 11, 3, 4>>;
-    Tile_src src;
+        ConvTile<TileType::Vec, uint32_t, 264 * sizeof(uint32_t), Layout::NCHW, ConvTileShape<2, DYNAMIC, 3, 4>>;
+    Tile_src src(int64_t{11});
     TASSIGN(src, 0x600);
     load("c68_src.bin", src.data(), 264);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 1, 32, BLayout::RowMajor, 1, 32>;
@@ -2100,16 +2104,16 @@ void case_72([[maybe_unused]] Prof profile) {
     store("c72_dst.out", dst.data(), 96);
 }
 
-// case 73 (uint32_t_conv_1): GNC1HWC0 to GNCHW
+// case 73 (uint32_t_conv_1): GNC1HWC0 to GNCHW, G at run time
 void case_73([[maybe_unused]] Prof profile) {
     using Tile_dst =
-        ConvTile<TileType::Vec, uint32_t, 64 * sizeof(uint32_t), Layout::GNCHW, ConvTileShape<2, 1, 8, 2, 2>>;
-    Tile_dst dst;
+        ConvTile<TileType::Vec, uint32_t, 64 * sizeof(uint32_t), Layout::GNCHW, ConvTileShape<DYNAMIC, 1, 8, 2, 2>>;
+    Tile_dst dst(int64_t{2});
     TASSIGN(dst, 0x0);
     load("c73_dst.bin", dst.data(), 64);
-    using Tile_src =
-        ConvTile<TileType::Vec, uint32_t, 64 * sizeof(uint32_t), Layout::GNC1HWC0, ConvTileShape<2, 1, 1, 2, 2, 8>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Vec, uint32_t, 64 * sizeof(uint32_t), Layout::GNC1HWC0,
+                              ConvTileShape<DYNAMIC, 1, 1, 2, 2, 8>>;
+    Tile_src src(int64_t{2});
     TASSIGN(src, 0x100);
     load("c73_src.bin", src.data(), 64);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 1, 32, BLayout::RowMajor, 1, 32>;
@@ -2129,16 +2133,16 @@ void case_73([[maybe_unused]] Prof profile) {
     store("c73_dst.out", dst.data(), 64);
 }
 
-// case 74 (uint32_t_conv_1): NCDHW to FRACTAL_Z_3D
+// case 74 (uint32_t_conv_1): NCDHW to FRACTAL_Z_3D, N and N1 at run time
 void case_74([[maybe_unused]] Prof profile) {
-    using Tile_dst =
-        ConvTile<TileType::Vec, uint32_t, 1024 * sizeof(uint32_t), Layout::FRACTAL_Z_3D, ConvTileShape<8, 1, 16, 8>>;
-    Tile_dst dst;
+    using Tile_dst = ConvTile<TileType::Vec, uint32_t, 1024 * sizeof(uint32_t), Layout::FRACTAL_Z_3D,
+                              ConvTileShape<8, DYNAMIC, 16, 8>>;
+    Tile_dst dst(int64_t{1});
     TASSIGN(dst, 0x0);
     load("c74_dst.bin", dst.data(), 1024);
     using Tile_src =
-        ConvTile<TileType::Vec, uint32_t, 120 * sizeof(uint32_t), Layout::NCDHW, ConvTileShape<3, 10, 2, 1, 2>>;
-    Tile_src src;
+        ConvTile<TileType::Vec, uint32_t, 120 * sizeof(uint32_t), Layout::NCDHW, ConvTileShape<DYNAMIC, 10, 2, 1, 2>>;
+    Tile_src src(int64_t{3});
     TASSIGN(src, 0x1000);
     load("c74_src.bin", src.data(), 120);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 1, 32, BLayout::RowMajor, 1, 32>;
@@ -2158,14 +2162,15 @@ void case_74([[maybe_unused]] Prof profile) {
     store("c74_dst.out", dst.data(), 1024);
 }
 
-// case 75 (half_conv): NCHW to NC1HWC0
+// case 75 (half_conv): NCHW to NC1HWC0, C and H at run time
 void case_75([[maybe_unused]] Prof profile) {
-    using Tile_dst = ConvTile<TileType::Vec, half, 768 * sizeof(half), Layout::NC1HWC0, ConvTileShape<2, 2, 3, 4, 16>>;
-    Tile_dst dst;
+    using Tile_dst =
+        ConvTile<TileType::Vec, half, 768 * sizeof(half), Layout::NC1HWC0, ConvTileShape<2, 2, DYNAMIC, 4, 16>>;
+    Tile_dst dst(int64_t{3});
     TASSIGN(dst, 0x0);
     load("c75_dst.bin", dst.data(), 768);
-    using Tile_src = ConvTile<TileType::Vec, half, 456 * sizeof(half), Layout::NCHW, ConvTileShape<2, 19, 3, 4>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Vec, half, 456 * sizeof(half), Layout::NCHW, ConvTileShape<2, DYNAMIC, 3, 4>>;
+    Tile_src src(int64_t{19});
     TASSIGN(src, 0x600);
     load("c75_src.bin", src.data(), 456);
     using Tile_tmp = Tile<TileType::Vec, half, 1, 32, BLayout::RowMajor, 1, 32>;
@@ -2300,15 +2305,16 @@ void case_79([[maybe_unused]] Prof profile) {
     store("c79_dst.out", dst.data(), 192);
 }
 
-// case 80 (half_conv_1): GNC1HWC0 to GNCHW
+// case 80 (half_conv_1): GNC1HWC0 to GNCHW, G at run time
 void case_80([[maybe_unused]] Prof profile) {
-    using Tile_dst = ConvTile<TileType::Vec, half, 128 * sizeof(half), Layout::GNCHW, ConvTileShape<2, 1, 16, 2, 2>>;
-    Tile_dst dst;
+    using Tile_dst =
+        ConvTile<TileType::Vec, half, 128 * sizeof(half), Layout::GNCHW, ConvTileShape<DYNAMIC, 1, 16, 2, 2>>;
+    Tile_dst dst(int64_t{2});
     TASSIGN(dst, 0x0);
     load("c80_dst.bin", dst.data(), 128);
     using Tile_src =
-        ConvTile<TileType::Vec, half, 128 * sizeof(half), Layout::GNC1HWC0, ConvTileShape<2, 1, 1, 2, 2, 16>>;
-    Tile_src src;
+        ConvTile<TileType::Vec, half, 128 * sizeof(half), Layout::GNC1HWC0, ConvTileShape<DYNAMIC, 1, 1, 2, 2, 16>>;
+    Tile_src src(int64_t{2});
     TASSIGN(src, 0x100);
     load("c80_src.bin", src.data(), 128);
     using Tile_tmp = Tile<TileType::Vec, half, 1, 32, BLayout::RowMajor, 1, 32>;
@@ -2328,15 +2334,16 @@ void case_80([[maybe_unused]] Prof profile) {
     store("c80_dst.out", dst.data(), 128);
 }
 
-// case 81 (half_conv_1): NCDHW to FRACTAL_Z_3D
+// case 81 (half_conv_1): NCDHW to FRACTAL_Z_3D, N and N1 at run time
 void case_81([[maybe_unused]] Prof profile) {
     using Tile_dst =
-        ConvTile<TileType::Vec, half, 2048 * sizeof(half), Layout::FRACTAL_Z_3D, ConvTileShape<8, 1, 16, 16>>;
-    Tile_dst dst;
+        ConvTile<TileType::Vec, half, 2048 * sizeof(half), Layout::FRACTAL_Z_3D, ConvTileShape<8, DYNAMIC, 16, 16>>;
+    Tile_dst dst(int64_t{1});
     TASSIGN(dst, 0x0);
     load("c81_dst.bin", dst.data(), 2048);
-    using Tile_src = ConvTile<TileType::Vec, half, 216 * sizeof(half), Layout::NCDHW, ConvTileShape<3, 18, 2, 1, 2>>;
-    Tile_src src;
+    using Tile_src =
+        ConvTile<TileType::Vec, half, 216 * sizeof(half), Layout::NCDHW, ConvTileShape<DYNAMIC, 18, 2, 1, 2>>;
+    Tile_src src(int64_t{3});
     TASSIGN(src, 0x1000);
     load("c81_src.bin", src.data(), 216);
     using Tile_tmp = Tile<TileType::Vec, half, 1, 32, BLayout::RowMajor, 1, 32>;
@@ -2356,16 +2363,16 @@ void case_81([[maybe_unused]] Prof profile) {
     store("c81_dst.out", dst.data(), 2048);
 }
 
-// case 82 (bfloat16_t_conv): NCHW to NC1HWC0
+// case 82 (bfloat16_t_conv): NCHW to NC1HWC0, C and H at run time
 void case_82([[maybe_unused]] Prof profile) {
-    using Tile_dst =
-        ConvTile<TileType::Vec, bfloat16_t, 768 * sizeof(bfloat16_t), Layout::NC1HWC0, ConvTileShape<2, 2, 3, 4, 16>>;
-    Tile_dst dst;
+    using Tile_dst = ConvTile<TileType::Vec, bfloat16_t, 768 * sizeof(bfloat16_t), Layout::NC1HWC0,
+                              ConvTileShape<2, 2, DYNAMIC, 4, 16>>;
+    Tile_dst dst(int64_t{3});
     TASSIGN(dst, 0x0);
     load("c82_dst.bin", dst.data(), 768);
     using Tile_src =
-        ConvTile<TileType::Vec, bfloat16_t, 456 * sizeof(bfloat16_t), Layout::NCHW, ConvTileShape<2, 19, 3, 4>>;
-    Tile_src src;
+        ConvTile<TileType::Vec, bfloat16_t, 456 * sizeof(bfloat16_t), Layout::NCHW, ConvTileShape<2, DYNAMIC, 3, 4>>;
+    Tile_src src(int64_t{19});
     TASSIGN(src, 0x600);
     load("c82_src.bin", src.data(), 456);
     using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 1, 32, BLayout::RowMajor, 1, 32>;
@@ -2505,16 +2512,16 @@ void case_86([[maybe_unused]] Prof profile) {
     store("c86_dst.out", dst.data(), 192);
 }
 
-// case 87 (bfloat16_t_conv_1): GNC1HWC0 to GNCHW
+// case 87 (bfloat16_t_conv_1): GNC1HWC0 to GNCHW, G at run time
 void case_87([[maybe_unused]] Prof profile) {
-    using Tile_dst =
-        ConvTile<TileType::Vec, bfloat16_t, 128 * sizeof(bfloat16_t), Layout::GNCHW, ConvTileShape<2, 1, 16, 2, 2>>;
-    Tile_dst dst;
+    using Tile_dst = ConvTile<TileType::Vec, bfloat16_t, 128 * sizeof(bfloat16_t), Layout::GNCHW,
+                              ConvTileShape<DYNAMIC, 1, 16, 2, 2>>;
+    Tile_dst dst(int64_t{2});
     TASSIGN(dst, 0x0);
     load("c87_dst.bin", dst.data(), 128);
     using Tile_src = ConvTile<TileType::Vec, bfloat16_t, 128 * sizeof(bfloat16_t), Layout::GNC1HWC0,
-                              ConvTileShape<2, 1, 1, 2, 2, 16>>;
-    Tile_src src;
+                              ConvTileShape<DYNAMIC, 1, 1, 2, 2, 16>>;
+    Tile_src src(int64_t{2});
     TASSIGN(src, 0x100);
     load("c87_src.bin", src.data(), 128);
     using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 1, 32, BLayout::RowMajor, 1, 32>;
@@ -2534,16 +2541,16 @@ void case_87([[maybe_unused]] Prof profile) {
     store("c87_dst.out", dst.data(), 128);
 }
 
-// case 88 (bfloat16_t_conv_1): NCDHW to FRACTAL_Z_3D
+// case 88 (bfloat16_t_conv_1): NCDHW to FRACTAL_Z_3D, N and N1 at run time
 void case_88([[maybe_unused]] Prof profile) {
     using Tile_dst = ConvTile<TileType::Vec, bfloat16_t, 2048 * sizeof(bfloat16_t), Layout::FRACTAL_Z_3D,
-                              ConvTileShape<8, 1, 16, 16>>;
-    Tile_dst dst;
+                              ConvTileShape<8, DYNAMIC, 16, 16>>;
+    Tile_dst dst(int64_t{1});
     TASSIGN(dst, 0x0);
     load("c88_dst.bin", dst.data(), 2048);
-    using Tile_src =
-        ConvTile<TileType::Vec, bfloat16_t, 216 * sizeof(bfloat16_t), Layout::NCDHW, ConvTileShape<3, 18, 2, 1, 2>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Vec, bfloat16_t, 216 * sizeof(bfloat16_t), Layout::NCDHW,
+                              ConvTileShape<DYNAMIC, 18, 2, 1, 2>>;
+    Tile_src src(int64_t{3});
     TASSIGN(src, 0x1000);
     load("c88_src.bin", src.data(), 216);
     using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 1, 32, BLayout::RowMajor, 1, 32>;
@@ -2563,14 +2570,15 @@ void case_88([[maybe_unused]] Prof profile) {
     store("c88_dst.out", dst.data(), 2048);
 }
 
-// case 89 (float_conv): NCHW to NC1HWC0
+// case 89 (float_conv): NCHW to NC1HWC0, C and H at run time
 void case_89([[maybe_unused]] Prof profile) {
-    using Tile_dst = ConvTile<TileType::Vec, float, 384 * sizeof(float), Layout::NC1HWC0, ConvTileShape<2, 2, 3, 4, 8>>;
-    Tile_dst dst;
+    using Tile_dst =
+        ConvTile<TileType::Vec, float, 384 * sizeof(float), Layout::NC1HWC0, ConvTileShape<2, 2, DYNAMIC, 4, 8>>;
+    Tile_dst dst(int64_t{3});
     TASSIGN(dst, 0x0);
     load("c89_dst.bin", dst.data(), 384);
-    using Tile_src = ConvTile<TileType::Vec, float, 264 * sizeof(float), Layout::NCHW, ConvTileShape<2, 11, 3, 4>>;
-    Tile_src src;
+    using Tile_src = ConvTile<TileType::Vec, float, 264 * sizeof(float), Layout::NCHW, ConvTileShape<2, DYNAMIC, 3, 4>>;
+    Tile_src src(int64_t{11});
     TASSIGN(src, 0x600);
     load("c89_src.bin", src.data(), 264);
     using Tile_tmp = Tile<TileType::Vec, float, 1, 32, BLayout::RowMajor, 1, 32>;
@@ -2706,15 +2714,16 @@ void case_93([[maybe_unused]] Prof profile) {
     store("c93_dst.out", dst.data(), 96);
 }
 
-// case 94 (float_conv_1): GNC1HWC0 to GNCHW
+// case 94 (float_conv_1): GNC1HWC0 to GNCHW, G at run time
 void case_94([[maybe_unused]] Prof profile) {
-    using Tile_dst = ConvTile<TileType::Vec, float, 64 * sizeof(float), Layout::GNCHW, ConvTileShape<2, 1, 8, 2, 2>>;
-    Tile_dst dst;
+    using Tile_dst =
+        ConvTile<TileType::Vec, float, 64 * sizeof(float), Layout::GNCHW, ConvTileShape<DYNAMIC, 1, 8, 2, 2>>;
+    Tile_dst dst(int64_t{2});
     TASSIGN(dst, 0x0);
     load("c94_dst.bin", dst.data(), 64);
     using Tile_src =
-        ConvTile<TileType::Vec, float, 64 * sizeof(float), Layout::GNC1HWC0, ConvTileShape<2, 1, 1, 2, 2, 8>>;
-    Tile_src src;
+        ConvTile<TileType::Vec, float, 64 * sizeof(float), Layout::GNC1HWC0, ConvTileShape<DYNAMIC, 1, 1, 2, 2, 8>>;
+    Tile_src src(int64_t{2});
     TASSIGN(src, 0x100);
     load("c94_src.bin", src.data(), 64);
     using Tile_tmp = Tile<TileType::Vec, float, 1, 32, BLayout::RowMajor, 1, 32>;
@@ -2734,15 +2743,16 @@ void case_94([[maybe_unused]] Prof profile) {
     store("c94_dst.out", dst.data(), 64);
 }
 
-// case 95 (float_conv_1): NCDHW to FRACTAL_Z_3D
+// case 95 (float_conv_1): NCDHW to FRACTAL_Z_3D, N and N1 at run time
 void case_95([[maybe_unused]] Prof profile) {
     using Tile_dst =
-        ConvTile<TileType::Vec, float, 1024 * sizeof(float), Layout::FRACTAL_Z_3D, ConvTileShape<8, 1, 16, 8>>;
-    Tile_dst dst;
+        ConvTile<TileType::Vec, float, 1024 * sizeof(float), Layout::FRACTAL_Z_3D, ConvTileShape<8, DYNAMIC, 16, 8>>;
+    Tile_dst dst(int64_t{1});
     TASSIGN(dst, 0x0);
     load("c95_dst.bin", dst.data(), 1024);
-    using Tile_src = ConvTile<TileType::Vec, float, 120 * sizeof(float), Layout::NCDHW, ConvTileShape<3, 10, 2, 1, 2>>;
-    Tile_src src;
+    using Tile_src =
+        ConvTile<TileType::Vec, float, 120 * sizeof(float), Layout::NCDHW, ConvTileShape<DYNAMIC, 10, 2, 1, 2>>;
+    Tile_src src(int64_t{3});
     TASSIGN(src, 0x1000);
     load("c95_src.bin", src.data(), 120);
     using Tile_tmp = Tile<TileType::Vec, float, 1, 32, BLayout::RowMajor, 1, 32>;
@@ -2760,6 +2770,706 @@ void case_95([[maybe_unused]] Prof profile) {
         break;
     }
     store("c95_dst.out", dst.data(), 1024);
+}
+
+// case 96 (float4_e2m1x2_t_conv): NCHW to NC1HWC0, C and H at run time
+void case_96([[maybe_unused]] Prof profile) {
+    using Tile_dst = ConvTile<TileType::Vec, float4_e2m1x2_t, 3072 * sizeof(float4_e2m1x2_t), Layout::NC1HWC0,
+                              ConvTileShape<2, 2, DYNAMIC, 4, 64>>;
+    Tile_dst dst(int64_t{3});
+    TASSIGN(dst, 0x0);
+    load("c96_dst.bin", dst.data(), 1536);
+    using Tile_src = ConvTile<TileType::Vec, float4_e2m1x2_t, 1608 * sizeof(float4_e2m1x2_t), Layout::NCHW,
+                              ConvTileShape<2, DYNAMIC, 3, 4>>;
+    Tile_src src(int64_t{67});
+    TASSIGN(src, 0x600);
+    load("c96_src.bin", src.data(), 804);
+    using Tile_tmp = Tile<TileType::Vec, float4_e2m1x2_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x940);
+    load("c96_tmp.bin", tmp.data(), 16);
+    profiled::TTRANS<profile_cpu>(dst, src, tmp);
+    store("c96_dst.out", dst.data(), 1536);
+}
+
+// case 97 (float4_e2m1x2_t_conv): NC1HWC0 to NCHW
+void case_97([[maybe_unused]] Prof profile) {
+    using Tile_dst = ConvTile<TileType::Vec, float4_e2m1x2_t, 768 * sizeof(float4_e2m1x2_t), Layout::NCHW,
+                              ConvTileShape<1, 128, 2, 3>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c97_dst.bin", dst.data(), 384);
+    using Tile_src = ConvTile<TileType::Vec, float4_e2m1x2_t, 768 * sizeof(float4_e2m1x2_t), Layout::NC1HWC0,
+                              ConvTileShape<1, 2, 2, 3, 64>>;
+    Tile_src src;
+    TASSIGN(src, 0x180);
+    load("c97_src.bin", src.data(), 384);
+    using Tile_tmp = Tile<TileType::Vec, float4_e2m1x2_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x300);
+    load("c97_tmp.bin", tmp.data(), 16);
+    profiled::TTRANS<profile_cpu>(dst, src, tmp);
+    store("c97_dst.out", dst.data(), 384);
+}
+
+// case 98 (float4_e2m1x2_t_conv): GNCHW to GNC1HWC0
+void case_98([[maybe_unused]] Prof profile) {
+    using Tile_dst = ConvTile<TileType::Vec, float4_e2m1x2_t, 512 * sizeof(float4_e2m1x2_t), Layout::GNC1HWC0,
+                              ConvTileShape<2, 1, 1, 2, 2, 64>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c98_dst.bin", dst.data(), 256);
+    using Tile_src = ConvTile<TileType::Vec, float4_e2m1x2_t, 40 * sizeof(float4_e2m1x2_t), Layout::GNCHW,
+                              ConvTileShape<2, 1, 5, 2, 2>>;
+    Tile_src src;
+    TASSIGN(src, 0x100);
+    load("c98_src.bin", src.data(), 20);
+    using Tile_tmp = Tile<TileType::Vec, float4_e2m1x2_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x140);
+    load("c98_tmp.bin", tmp.data(), 16);
+    profiled::TTRANS<profile_cpu>(dst, src, tmp);
+    store("c98_dst.out", dst.data(), 256);
+}
+
+// case 99 (float4_e2m1x2_t_conv): GNC1HWC0 to GNCHW, G at run time
+void case_99([[maybe_unused]] Prof profile) {
+    using Tile_dst = ConvTile<TileType::Vec, float4_e2m1x2_t, 512 * sizeof(float4_e2m1x2_t), Layout::GNCHW,
+                              ConvTileShape<DYNAMIC, 1, 64, 2, 2>>;
+    Tile_dst dst(int64_t{2});
+    TASSIGN(dst, 0x0);
+    load("c99_dst.bin", dst.data(), 256);
+    using Tile_src = ConvTile<TileType::Vec, float4_e2m1x2_t, 512 * sizeof(float4_e2m1x2_t), Layout::GNC1HWC0,
+                              ConvTileShape<DYNAMIC, 1, 1, 2, 2, 64>>;
+    Tile_src src(int64_t{2});
+    TASSIGN(src, 0x100);
+    load("c99_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, float4_e2m1x2_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x200);
+    load("c99_tmp.bin", tmp.data(), 16);
+    profiled::TTRANS<profile_cpu>(dst, src, tmp);
+    store("c99_dst.out", dst.data(), 256);
+}
+
+// case 100 (float4_e2m1x2_t_conv): NC1HWC0 to FRACTAL_Z
+void case_100([[maybe_unused]] Prof profile) {
+    using Tile_dst = ConvTile<TileType::Vec, float4_e2m1x2_t, 8192 * sizeof(float4_e2m1x2_t), Layout::FRACTAL_Z,
+                              ConvTileShape<4, 2, 16, 64>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c100_dst.bin", dst.data(), 4096);
+    using Tile_src = ConvTile<TileType::Vec, float4_e2m1x2_t, 5120 * sizeof(float4_e2m1x2_t), Layout::NC1HWC0,
+                              ConvTileShape<20, 2, 2, 1, 64>>;
+    Tile_src src;
+    TASSIGN(src, 0x1000);
+    load("c100_src.bin", src.data(), 2560);
+    using Tile_tmp = Tile<TileType::Vec, float4_e2m1x2_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1a00);
+    load("c100_tmp.bin", tmp.data(), 16);
+    profiled::TTRANS<profile_cpu>(dst, src, tmp);
+    store("c100_dst.out", dst.data(), 4096);
+}
+
+// case 101 (float4_e2m1x2_t_conv): GNC1HWC0 to FRACTAL_Z
+void case_101([[maybe_unused]] Prof profile) {
+    using Tile_dst = ConvTile<TileType::Vec, float4_e2m1x2_t, 4096 * sizeof(float4_e2m1x2_t), Layout::FRACTAL_Z,
+                              ConvTileShape<4, 1, 16, 64>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c101_dst.bin", dst.data(), 2048);
+    using Tile_src = ConvTile<TileType::Vec, float4_e2m1x2_t, 1280 * sizeof(float4_e2m1x2_t), Layout::GNC1HWC0,
+                              ConvTileShape<2, 5, 1, 1, 2, 64>>;
+    Tile_src src;
+    TASSIGN(src, 0x800);
+    load("c101_src.bin", src.data(), 640);
+    using Tile_tmp = Tile<TileType::Vec, float4_e2m1x2_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xa80);
+    load("c101_tmp.bin", tmp.data(), 16);
+    profiled::TTRANS<profile_cpu>(dst, src, tmp);
+    store("c101_dst.out", dst.data(), 2048);
+}
+
+// case 102 (float4_e2m1x2_t_conv): NCDHW to FRACTAL_Z_3D, N and N1 at run time
+void case_102([[maybe_unused]] Prof profile) {
+    using Tile_dst = ConvTile<TileType::Vec, float4_e2m1x2_t, 8192 * sizeof(float4_e2m1x2_t), Layout::FRACTAL_Z_3D,
+                              ConvTileShape<8, DYNAMIC, 16, 64>>;
+    Tile_dst dst(int64_t{1});
+    TASSIGN(dst, 0x0);
+    load("c102_dst.bin", dst.data(), 4096);
+    using Tile_src = ConvTile<TileType::Vec, float4_e2m1x2_t, 792 * sizeof(float4_e2m1x2_t), Layout::NCDHW,
+                              ConvTileShape<DYNAMIC, 66, 2, 1, 2>>;
+    Tile_src src(int64_t{3});
+    TASSIGN(src, 0x1000);
+    load("c102_src.bin", src.data(), 396);
+    using Tile_tmp = Tile<TileType::Vec, float4_e2m1x2_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x11c0);
+    load("c102_tmp.bin", tmp.data(), 16);
+    profiled::TTRANS<profile_cpu>(dst, src, tmp);
+    store("c102_dst.out", dst.data(), 4096);
+}
+
+// case 103 (float4_e1m2x2_t_conv): NCHW to NC1HWC0, C and H at run time
+void case_103([[maybe_unused]] Prof profile) {
+    using Tile_dst = ConvTile<TileType::Vec, float4_e1m2x2_t, 3072 * sizeof(float4_e1m2x2_t), Layout::NC1HWC0,
+                              ConvTileShape<2, 2, DYNAMIC, 4, 64>>;
+    Tile_dst dst(int64_t{3});
+    TASSIGN(dst, 0x0);
+    load("c103_dst.bin", dst.data(), 1536);
+    using Tile_src = ConvTile<TileType::Vec, float4_e1m2x2_t, 1608 * sizeof(float4_e1m2x2_t), Layout::NCHW,
+                              ConvTileShape<2, DYNAMIC, 3, 4>>;
+    Tile_src src(int64_t{67});
+    TASSIGN(src, 0x600);
+    load("c103_src.bin", src.data(), 804);
+    using Tile_tmp = Tile<TileType::Vec, float4_e1m2x2_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x940);
+    load("c103_tmp.bin", tmp.data(), 16);
+    profiled::TTRANS<profile_cpu>(dst, src, tmp);
+    store("c103_dst.out", dst.data(), 1536);
+}
+
+// case 104 (float4_e1m2x2_t_conv): NC1HWC0 to NCHW
+void case_104([[maybe_unused]] Prof profile) {
+    using Tile_dst = ConvTile<TileType::Vec, float4_e1m2x2_t, 768 * sizeof(float4_e1m2x2_t), Layout::NCHW,
+                              ConvTileShape<1, 128, 2, 3>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c104_dst.bin", dst.data(), 384);
+    using Tile_src = ConvTile<TileType::Vec, float4_e1m2x2_t, 768 * sizeof(float4_e1m2x2_t), Layout::NC1HWC0,
+                              ConvTileShape<1, 2, 2, 3, 64>>;
+    Tile_src src;
+    TASSIGN(src, 0x180);
+    load("c104_src.bin", src.data(), 384);
+    using Tile_tmp = Tile<TileType::Vec, float4_e1m2x2_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x300);
+    load("c104_tmp.bin", tmp.data(), 16);
+    profiled::TTRANS<profile_cpu>(dst, src, tmp);
+    store("c104_dst.out", dst.data(), 384);
+}
+
+// case 105 (float4_e1m2x2_t_conv): GNCHW to GNC1HWC0
+void case_105([[maybe_unused]] Prof profile) {
+    using Tile_dst = ConvTile<TileType::Vec, float4_e1m2x2_t, 512 * sizeof(float4_e1m2x2_t), Layout::GNC1HWC0,
+                              ConvTileShape<2, 1, 1, 2, 2, 64>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c105_dst.bin", dst.data(), 256);
+    using Tile_src = ConvTile<TileType::Vec, float4_e1m2x2_t, 40 * sizeof(float4_e1m2x2_t), Layout::GNCHW,
+                              ConvTileShape<2, 1, 5, 2, 2>>;
+    Tile_src src;
+    TASSIGN(src, 0x100);
+    load("c105_src.bin", src.data(), 20);
+    using Tile_tmp = Tile<TileType::Vec, float4_e1m2x2_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x140);
+    load("c105_tmp.bin", tmp.data(), 16);
+    profiled::TTRANS<profile_cpu>(dst, src, tmp);
+    store("c105_dst.out", dst.data(), 256);
+}
+
+// case 106 (float4_e1m2x2_t_conv): GNC1HWC0 to GNCHW, G at run time
+void case_106([[maybe_unused]] Prof profile) {
+    using Tile_dst = ConvTile<TileType::Vec, float4_e1m2x2_t, 512 * sizeof(float4_e1m2x2_t), Layout::GNCHW,
+                              ConvTileShape<DYNAMIC, 1, 64, 2, 2>>;
+    Tile_dst dst(int64_t{2});
+    TASSIGN(dst, 0x0);
+    load("c106_dst.bin", dst.data(), 256);
+    using Tile_src = ConvTile<TileType::Vec, float4_e1m2x2_t, 512 * sizeof(float4_e1m2x2_t), Layout::GNC1HWC0,
+                              ConvTileShape<DYNAMIC, 1, 1, 2, 2, 64>>;
+    Tile_src src(int64_t{2});
+    TASSIGN(src, 0x100);
+    load("c106_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, float4_e1m2x2_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x200);
+    load("c106_tmp.bin", tmp.data(), 16);
+    profiled::TTRANS<profile_cpu>(dst, src, tmp);
+    store("c106_dst.out", dst.data(), 256);
+}
+
+// case 107 (float4_e1m2x2_t_conv): NC1HWC0 to FRACTAL_Z
+void case_107([[maybe_unused]] Prof profile) {
+    using Tile_dst = ConvTile<TileType::Vec, float4_e1m2x2_t, 8192 * sizeof(float4_e1m2x2_t), Layout::FRACTAL_Z,
+                              ConvTileShape<4, 2, 16, 64>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c107_dst.bin", dst.data(), 4096);
+    using Tile_src = ConvTile<TileType::Vec, float4_e1m2x2_t, 5120 * sizeof(float4_e1m2x2_t), Layout::NC1HWC0,
+                              ConvTileShape<20, 2, 2, 1, 64>>;
+    Tile_src src;
+    TASSIGN(src, 0x1000);
+    load("c107_src.bin", src.data(), 2560);
+    using Tile_tmp = Tile<TileType::Vec, float4_e1m2x2_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1a00);
+    load("c107_tmp.bin", tmp.data(), 16);
+    profiled::TTRANS<profile_cpu>(dst, src, tmp);
+    store("c107_dst.out", dst.data(), 4096);
+}
+
+// case 108 (float4_e1m2x2_t_conv): GNC1HWC0 to FRACTAL_Z
+void case_108([[maybe_unused]] Prof profile) {
+    using Tile_dst = ConvTile<TileType::Vec, float4_e1m2x2_t, 4096 * sizeof(float4_e1m2x2_t), Layout::FRACTAL_Z,
+                              ConvTileShape<4, 1, 16, 64>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c108_dst.bin", dst.data(), 2048);
+    using Tile_src = ConvTile<TileType::Vec, float4_e1m2x2_t, 1280 * sizeof(float4_e1m2x2_t), Layout::GNC1HWC0,
+                              ConvTileShape<2, 5, 1, 1, 2, 64>>;
+    Tile_src src;
+    TASSIGN(src, 0x800);
+    load("c108_src.bin", src.data(), 640);
+    using Tile_tmp = Tile<TileType::Vec, float4_e1m2x2_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xa80);
+    load("c108_tmp.bin", tmp.data(), 16);
+    profiled::TTRANS<profile_cpu>(dst, src, tmp);
+    store("c108_dst.out", dst.data(), 2048);
+}
+
+// case 109 (float4_e1m2x2_t_conv): NCDHW to FRACTAL_Z_3D, N and N1 at run time
+void case_109([[maybe_unused]] Prof profile) {
+    using Tile_dst = ConvTile<TileType::Vec, float4_e1m2x2_t, 8192 * sizeof(float4_e1m2x2_t), Layout::FRACTAL_Z_3D,
+                              ConvTileShape<8, DYNAMIC, 16, 64>>;
+    Tile_dst dst(int64_t{1});
+    TASSIGN(dst, 0x0);
+    load("c109_dst.bin", dst.data(), 4096);
+    using Tile_src = ConvTile<TileType::Vec, float4_e1m2x2_t, 792 * sizeof(float4_e1m2x2_t), Layout::NCDHW,
+                              ConvTileShape<DYNAMIC, 66, 2, 1, 2>>;
+    Tile_src src(int64_t{3});
+    TASSIGN(src, 0x1000);
+    load("c109_src.bin", src.data(), 396);
+    using Tile_tmp = Tile<TileType::Vec, float4_e1m2x2_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x11c0);
+    load("c109_tmp.bin", tmp.data(), 16);
+    profiled::TTRANS<profile_cpu>(dst, src, tmp);
+    store("c109_dst.out", dst.data(), 4096);
+}
+
+// case 110 (float8_e4m3_t_conv): NCHW to NC1HWC0, C and H at run time
+void case_110([[maybe_unused]] Prof profile) {
+    using Tile_dst = ConvTile<TileType::Vec, float8_e4m3_t, 1536 * sizeof(float8_e4m3_t), Layout::NC1HWC0,
+                              ConvTileShape<2, 2, DYNAMIC, 4, 32>>;
+    Tile_dst dst(int64_t{3});
+    TASSIGN(dst, 0x0);
+    load("c110_dst.bin", dst.data(), 1536);
+    using Tile_src = ConvTile<TileType::Vec, float8_e4m3_t, 840 * sizeof(float8_e4m3_t), Layout::NCHW,
+                              ConvTileShape<2, DYNAMIC, 3, 4>>;
+    Tile_src src(int64_t{35});
+    TASSIGN(src, 0x600);
+    load("c110_src.bin", src.data(), 840);
+    using Tile_tmp = Tile<TileType::Vec, float8_e4m3_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x980);
+    load("c110_tmp.bin", tmp.data(), 32);
+    profiled::TTRANS<profile_cpu>(dst, src, tmp);
+    store("c110_dst.out", dst.data(), 1536);
+}
+
+// case 111 (float8_e4m3_t_conv): NC1HWC0 to NCHW
+void case_111([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        ConvTile<TileType::Vec, float8_e4m3_t, 384 * sizeof(float8_e4m3_t), Layout::NCHW, ConvTileShape<1, 64, 2, 3>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c111_dst.bin", dst.data(), 384);
+    using Tile_src = ConvTile<TileType::Vec, float8_e4m3_t, 384 * sizeof(float8_e4m3_t), Layout::NC1HWC0,
+                              ConvTileShape<1, 2, 2, 3, 32>>;
+    Tile_src src;
+    TASSIGN(src, 0x180);
+    load("c111_src.bin", src.data(), 384);
+    using Tile_tmp = Tile<TileType::Vec, float8_e4m3_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x300);
+    load("c111_tmp.bin", tmp.data(), 32);
+    profiled::TTRANS<profile_cpu>(dst, src, tmp);
+    store("c111_dst.out", dst.data(), 384);
+}
+
+// case 112 (float8_e4m3_t_conv): GNCHW to GNC1HWC0
+void case_112([[maybe_unused]] Prof profile) {
+    using Tile_dst = ConvTile<TileType::Vec, float8_e4m3_t, 256 * sizeof(float8_e4m3_t), Layout::GNC1HWC0,
+                              ConvTileShape<2, 1, 1, 2, 2, 32>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c112_dst.bin", dst.data(), 256);
+    using Tile_src =
+        ConvTile<TileType::Vec, float8_e4m3_t, 40 * sizeof(float8_e4m3_t), Layout::GNCHW, ConvTileShape<2, 1, 5, 2, 2>>;
+    Tile_src src;
+    TASSIGN(src, 0x100);
+    load("c112_src.bin", src.data(), 40);
+    using Tile_tmp = Tile<TileType::Vec, float8_e4m3_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x140);
+    load("c112_tmp.bin", tmp.data(), 32);
+    profiled::TTRANS<profile_cpu>(dst, src, tmp);
+    store("c112_dst.out", dst.data(), 256);
+}
+
+// case 113 (float8_e4m3_t_conv): GNC1HWC0 to GNCHW, G at run time
+void case_113([[maybe_unused]] Prof profile) {
+    using Tile_dst = ConvTile<TileType::Vec, float8_e4m3_t, 256 * sizeof(float8_e4m3_t), Layout::GNCHW,
+                              ConvTileShape<DYNAMIC, 1, 32, 2, 2>>;
+    Tile_dst dst(int64_t{2});
+    TASSIGN(dst, 0x0);
+    load("c113_dst.bin", dst.data(), 256);
+    using Tile_src = ConvTile<TileType::Vec, float8_e4m3_t, 256 * sizeof(float8_e4m3_t), Layout::GNC1HWC0,
+                              ConvTileShape<DYNAMIC, 1, 1, 2, 2, 32>>;
+    Tile_src src(int64_t{2});
+    TASSIGN(src, 0x100);
+    load("c113_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, float8_e4m3_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x200);
+    load("c113_tmp.bin", tmp.data(), 32);
+    profiled::TTRANS<profile_cpu>(dst, src, tmp);
+    store("c113_dst.out", dst.data(), 256);
+}
+
+// case 114 (float8_e4m3_t_conv): NC1HWC0 to FRACTAL_Z
+void case_114([[maybe_unused]] Prof profile) {
+    using Tile_dst = ConvTile<TileType::Vec, float8_e4m3_t, 4096 * sizeof(float8_e4m3_t), Layout::FRACTAL_Z,
+                              ConvTileShape<4, 2, 16, 32>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c114_dst.bin", dst.data(), 4096);
+    using Tile_src = ConvTile<TileType::Vec, float8_e4m3_t, 2560 * sizeof(float8_e4m3_t), Layout::NC1HWC0,
+                              ConvTileShape<20, 2, 2, 1, 32>>;
+    Tile_src src;
+    TASSIGN(src, 0x1000);
+    load("c114_src.bin", src.data(), 2560);
+    using Tile_tmp = Tile<TileType::Vec, float8_e4m3_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1a00);
+    load("c114_tmp.bin", tmp.data(), 32);
+    profiled::TTRANS<profile_cpu>(dst, src, tmp);
+    store("c114_dst.out", dst.data(), 4096);
+}
+
+// case 115 (float8_e4m3_t_conv): GNC1HWC0 to FRACTAL_Z
+void case_115([[maybe_unused]] Prof profile) {
+    using Tile_dst = ConvTile<TileType::Vec, float8_e4m3_t, 2048 * sizeof(float8_e4m3_t), Layout::FRACTAL_Z,
+                              ConvTileShape<4, 1, 16, 32>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c115_dst.bin", dst.data(), 2048);
+    using Tile_src = ConvTile<TileType::Vec, float8_e4m3_t, 640 * sizeof(float8_e4m3_t), Layout::GNC1HWC0,
+                              ConvTileShape<2, 5, 1, 1, 2, 32>>;
+    Tile_src src;
+    TASSIGN(src, 0x800);
+    load("c115_src.bin", src.data(), 640);
+    using Tile_tmp = Tile<TileType::Vec, float8_e4m3_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xa80);
+    load("c115_tmp.bin", tmp.data(), 32);
+    profiled::TTRANS<profile_cpu>(dst, src, tmp);
+    store("c115_dst.out", dst.data(), 2048);
+}
+
+// case 116 (float8_e4m3_t_conv): NCDHW to FRACTAL_Z_3D, N and N1 at run time
+void case_116([[maybe_unused]] Prof profile) {
+    using Tile_dst = ConvTile<TileType::Vec, float8_e4m3_t, 4096 * sizeof(float8_e4m3_t), Layout::FRACTAL_Z_3D,
+                              ConvTileShape<8, DYNAMIC, 16, 32>>;
+    Tile_dst dst(int64_t{1});
+    TASSIGN(dst, 0x0);
+    load("c116_dst.bin", dst.data(), 4096);
+    using Tile_src = ConvTile<TileType::Vec, float8_e4m3_t, 408 * sizeof(float8_e4m3_t), Layout::NCDHW,
+                              ConvTileShape<DYNAMIC, 34, 2, 1, 2>>;
+    Tile_src src(int64_t{3});
+    TASSIGN(src, 0x1000);
+    load("c116_src.bin", src.data(), 408);
+    using Tile_tmp = Tile<TileType::Vec, float8_e4m3_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x11c0);
+    load("c116_tmp.bin", tmp.data(), 32);
+    profiled::TTRANS<profile_cpu>(dst, src, tmp);
+    store("c116_dst.out", dst.data(), 4096);
+}
+
+// case 117 (float8_e5m2_t_conv): NCHW to NC1HWC0, C and H at run time
+void case_117([[maybe_unused]] Prof profile) {
+    using Tile_dst = ConvTile<TileType::Vec, float8_e5m2_t, 1536 * sizeof(float8_e5m2_t), Layout::NC1HWC0,
+                              ConvTileShape<2, 2, DYNAMIC, 4, 32>>;
+    Tile_dst dst(int64_t{3});
+    TASSIGN(dst, 0x0);
+    load("c117_dst.bin", dst.data(), 1536);
+    using Tile_src = ConvTile<TileType::Vec, float8_e5m2_t, 840 * sizeof(float8_e5m2_t), Layout::NCHW,
+                              ConvTileShape<2, DYNAMIC, 3, 4>>;
+    Tile_src src(int64_t{35});
+    TASSIGN(src, 0x600);
+    load("c117_src.bin", src.data(), 840);
+    using Tile_tmp = Tile<TileType::Vec, float8_e5m2_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x980);
+    load("c117_tmp.bin", tmp.data(), 32);
+    profiled::TTRANS<profile_cpu>(dst, src, tmp);
+    store("c117_dst.out", dst.data(), 1536);
+}
+
+// case 118 (float8_e5m2_t_conv): NC1HWC0 to NCHW
+void case_118([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        ConvTile<TileType::Vec, float8_e5m2_t, 384 * sizeof(float8_e5m2_t), Layout::NCHW, ConvTileShape<1, 64, 2, 3>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c118_dst.bin", dst.data(), 384);
+    using Tile_src = ConvTile<TileType::Vec, float8_e5m2_t, 384 * sizeof(float8_e5m2_t), Layout::NC1HWC0,
+                              ConvTileShape<1, 2, 2, 3, 32>>;
+    Tile_src src;
+    TASSIGN(src, 0x180);
+    load("c118_src.bin", src.data(), 384);
+    using Tile_tmp = Tile<TileType::Vec, float8_e5m2_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x300);
+    load("c118_tmp.bin", tmp.data(), 32);
+    profiled::TTRANS<profile_cpu>(dst, src, tmp);
+    store("c118_dst.out", dst.data(), 384);
+}
+
+// case 119 (float8_e5m2_t_conv): GNCHW to GNC1HWC0
+void case_119([[maybe_unused]] Prof profile) {
+    using Tile_dst = ConvTile<TileType::Vec, float8_e5m2_t, 256 * sizeof(float8_e5m2_t), Layout::GNC1HWC0,
+                              ConvTileShape<2, 1, 1, 2, 2, 32>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c119_dst.bin", dst.data(), 256);
+    using Tile_src =
+        ConvTile<TileType::Vec, float8_e5m2_t, 40 * sizeof(float8_e5m2_t), Layout::GNCHW, ConvTileShape<2, 1, 5, 2, 2>>;
+    Tile_src src;
+    TASSIGN(src, 0x100);
+    load("c119_src.bin", src.data(), 40);
+    using Tile_tmp = Tile<TileType::Vec, float8_e5m2_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x140);
+    load("c119_tmp.bin", tmp.data(), 32);
+    profiled::TTRANS<profile_cpu>(dst, src, tmp);
+    store("c119_dst.out", dst.data(), 256);
+}
+
+// case 120 (float8_e5m2_t_conv): GNC1HWC0 to GNCHW, G at run time
+void case_120([[maybe_unused]] Prof profile) {
+    using Tile_dst = ConvTile<TileType::Vec, float8_e5m2_t, 256 * sizeof(float8_e5m2_t), Layout::GNCHW,
+                              ConvTileShape<DYNAMIC, 1, 32, 2, 2>>;
+    Tile_dst dst(int64_t{2});
+    TASSIGN(dst, 0x0);
+    load("c120_dst.bin", dst.data(), 256);
+    using Tile_src = ConvTile<TileType::Vec, float8_e5m2_t, 256 * sizeof(float8_e5m2_t), Layout::GNC1HWC0,
+                              ConvTileShape<DYNAMIC, 1, 1, 2, 2, 32>>;
+    Tile_src src(int64_t{2});
+    TASSIGN(src, 0x100);
+    load("c120_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, float8_e5m2_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x200);
+    load("c120_tmp.bin", tmp.data(), 32);
+    profiled::TTRANS<profile_cpu>(dst, src, tmp);
+    store("c120_dst.out", dst.data(), 256);
+}
+
+// case 121 (float8_e5m2_t_conv): NC1HWC0 to FRACTAL_Z
+void case_121([[maybe_unused]] Prof profile) {
+    using Tile_dst = ConvTile<TileType::Vec, float8_e5m2_t, 4096 * sizeof(float8_e5m2_t), Layout::FRACTAL_Z,
+                              ConvTileShape<4, 2, 16, 32>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c121_dst.bin", dst.data(), 4096);
+    using Tile_src = ConvTile<TileType::Vec, float8_e5m2_t, 2560 * sizeof(float8_e5m2_t), Layout::NC1HWC0,
+                              ConvTileShape<20, 2, 2, 1, 32>>;
+    Tile_src src;
+    TASSIGN(src, 0x1000);
+    load("c121_src.bin", src.data(), 2560);
+    using Tile_tmp = Tile<TileType::Vec, float8_e5m2_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1a00);
+    load("c121_tmp.bin", tmp.data(), 32);
+    profiled::TTRANS<profile_cpu>(dst, src, tmp);
+    store("c121_dst.out", dst.data(), 4096);
+}
+
+// case 122 (float8_e5m2_t_conv): GNC1HWC0 to FRACTAL_Z
+void case_122([[maybe_unused]] Prof profile) {
+    using Tile_dst = ConvTile<TileType::Vec, float8_e5m2_t, 2048 * sizeof(float8_e5m2_t), Layout::FRACTAL_Z,
+                              ConvTileShape<4, 1, 16, 32>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c122_dst.bin", dst.data(), 2048);
+    using Tile_src = ConvTile<TileType::Vec, float8_e5m2_t, 640 * sizeof(float8_e5m2_t), Layout::GNC1HWC0,
+                              ConvTileShape<2, 5, 1, 1, 2, 32>>;
+    Tile_src src;
+    TASSIGN(src, 0x800);
+    load("c122_src.bin", src.data(), 640);
+    using Tile_tmp = Tile<TileType::Vec, float8_e5m2_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xa80);
+    load("c122_tmp.bin", tmp.data(), 32);
+    profiled::TTRANS<profile_cpu>(dst, src, tmp);
+    store("c122_dst.out", dst.data(), 2048);
+}
+
+// case 123 (float8_e5m2_t_conv): NCDHW to FRACTAL_Z_3D, N and N1 at run time
+void case_123([[maybe_unused]] Prof profile) {
+    using Tile_dst = ConvTile<TileType::Vec, float8_e5m2_t, 4096 * sizeof(float8_e5m2_t), Layout::FRACTAL_Z_3D,
+                              ConvTileShape<8, DYNAMIC, 16, 32>>;
+    Tile_dst dst(int64_t{1});
+    TASSIGN(dst, 0x0);
+    load("c123_dst.bin", dst.data(), 4096);
+    using Tile_src = ConvTile<TileType::Vec, float8_e5m2_t, 408 * sizeof(float8_e5m2_t), Layout::NCDHW,
+                              ConvTileShape<DYNAMIC, 34, 2, 1, 2>>;
+    Tile_src src(int64_t{3});
+    TASSIGN(src, 0x1000);
+    load("c123_src.bin", src.data(), 408);
+    using Tile_tmp = Tile<TileType::Vec, float8_e5m2_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x11c0);
+    load("c123_tmp.bin", tmp.data(), 32);
+    profiled::TTRANS<profile_cpu>(dst, src, tmp);
+    store("c123_dst.out", dst.data(), 4096);
+}
+
+// case 124 (float8_e8m0_t_conv): NCHW to NC1HWC0, C and H at run time
+void case_124([[maybe_unused]] Prof profile) {
+    using Tile_dst = ConvTile<TileType::Vec, float8_e8m0_t, 1536 * sizeof(float8_e8m0_t), Layout::NC1HWC0,
+                              ConvTileShape<2, 2, DYNAMIC, 4, 32>>;
+    Tile_dst dst(int64_t{3});
+    TASSIGN(dst, 0x0);
+    load("c124_dst.bin", dst.data(), 1536);
+    using Tile_src = ConvTile<TileType::Vec, float8_e8m0_t, 840 * sizeof(float8_e8m0_t), Layout::NCHW,
+                              ConvTileShape<2, DYNAMIC, 3, 4>>;
+    Tile_src src(int64_t{35});
+    TASSIGN(src, 0x600);
+    load("c124_src.bin", src.data(), 840);
+    using Tile_tmp = Tile<TileType::Vec, float8_e8m0_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x980);
+    load("c124_tmp.bin", tmp.data(), 32);
+    profiled::TTRANS<profile_cpu>(dst, src, tmp);
+    store("c124_dst.out", dst.data(), 1536);
+}
+
+// case 125 (float8_e8m0_t_conv): NC1HWC0 to NCHW
+void case_125([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        ConvTile<TileType::Vec, float8_e8m0_t, 384 * sizeof(float8_e8m0_t), Layout::NCHW, ConvTileShape<1, 64, 2, 3>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c125_dst.bin", dst.data(), 384);
+    using Tile_src = ConvTile<TileType::Vec, float8_e8m0_t, 384 * sizeof(float8_e8m0_t), Layout::NC1HWC0,
+                              ConvTileShape<1, 2, 2, 3, 32>>;
+    Tile_src src;
+    TASSIGN(src, 0x180);
+    load("c125_src.bin", src.data(), 384);
+    using Tile_tmp = Tile<TileType::Vec, float8_e8m0_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x300);
+    load("c125_tmp.bin", tmp.data(), 32);
+    profiled::TTRANS<profile_cpu>(dst, src, tmp);
+    store("c125_dst.out", dst.data(), 384);
+}
+
+// case 126 (float8_e8m0_t_conv): GNCHW to GNC1HWC0
+void case_126([[maybe_unused]] Prof profile) {
+    using Tile_dst = ConvTile<TileType::Vec, float8_e8m0_t, 256 * sizeof(float8_e8m0_t), Layout::GNC1HWC0,
+                              ConvTileShape<2, 1, 1, 2, 2, 32>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c126_dst.bin", dst.data(), 256);
+    using Tile_src =
+        ConvTile<TileType::Vec, float8_e8m0_t, 40 * sizeof(float8_e8m0_t), Layout::GNCHW, ConvTileShape<2, 1, 5, 2, 2>>;
+    Tile_src src;
+    TASSIGN(src, 0x100);
+    load("c126_src.bin", src.data(), 40);
+    using Tile_tmp = Tile<TileType::Vec, float8_e8m0_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x140);
+    load("c126_tmp.bin", tmp.data(), 32);
+    profiled::TTRANS<profile_cpu>(dst, src, tmp);
+    store("c126_dst.out", dst.data(), 256);
+}
+
+// case 127 (float8_e8m0_t_conv): GNC1HWC0 to GNCHW, G at run time
+void case_127([[maybe_unused]] Prof profile) {
+    using Tile_dst = ConvTile<TileType::Vec, float8_e8m0_t, 256 * sizeof(float8_e8m0_t), Layout::GNCHW,
+                              ConvTileShape<DYNAMIC, 1, 32, 2, 2>>;
+    Tile_dst dst(int64_t{2});
+    TASSIGN(dst, 0x0);
+    load("c127_dst.bin", dst.data(), 256);
+    using Tile_src = ConvTile<TileType::Vec, float8_e8m0_t, 256 * sizeof(float8_e8m0_t), Layout::GNC1HWC0,
+                              ConvTileShape<DYNAMIC, 1, 1, 2, 2, 32>>;
+    Tile_src src(int64_t{2});
+    TASSIGN(src, 0x100);
+    load("c127_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, float8_e8m0_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x200);
+    load("c127_tmp.bin", tmp.data(), 32);
+    profiled::TTRANS<profile_cpu>(dst, src, tmp);
+    store("c127_dst.out", dst.data(), 256);
+}
+
+// case 128 (float8_e8m0_t_conv): NC1HWC0 to FRACTAL_Z
+void case_128([[maybe_unused]] Prof profile) {
+    using Tile_dst = ConvTile<TileType::Vec, float8_e8m0_t, 4096 * sizeof(float8_e8m0_t), Layout::FRACTAL_Z,
+                              ConvTileShape<4, 2, 16, 32>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c128_dst.bin", dst.data(), 4096);
+    using Tile_src = ConvTile<TileType::Vec, float8_e8m0_t, 2560 * sizeof(float8_e8m0_t), Layout::NC1HWC0,
+                              ConvTileShape<20, 2, 2, 1, 32>>;
+    Tile_src src;
+    TASSIGN(src, 0x1000);
+    load("c128_src.bin", src.data(), 2560);
+    using Tile_tmp = Tile<TileType::Vec, float8_e8m0_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1a00);
+    load("c128_tmp.bin", tmp.data(), 32);
+    profiled::TTRANS<profile_cpu>(dst, src, tmp);
+    store("c128_dst.out", dst.data(), 4096);
+}
+
+// case 129 (float8_e8m0_t_conv): GNC1HWC0 to FRACTAL_Z
+void case_129([[maybe_unused]] Prof profile) {
+    using Tile_dst = ConvTile<TileType::Vec, float8_e8m0_t, 2048 * sizeof(float8_e8m0_t), Layout::FRACTAL_Z,
+                              ConvTileShape<4, 1, 16, 32>>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c129_dst.bin", dst.data(), 2048);
+    using Tile_src = ConvTile<TileType::Vec, float8_e8m0_t, 640 * sizeof(float8_e8m0_t), Layout::GNC1HWC0,
+                              ConvTileShape<2, 5, 1, 1, 2, 32>>;
+    Tile_src src;
+    TASSIGN(src, 0x800);
+    load("c129_src.bin", src.data(), 640);
+    using Tile_tmp = Tile<TileType::Vec, float8_e8m0_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xa80);
+    load("c129_tmp.bin", tmp.data(), 32);
+    profiled::TTRANS<profile_cpu>(dst, src, tmp);
+    store("c129_dst.out", dst.data(), 2048);
+}
+
+// case 130 (float8_e8m0_t_conv): NCDHW to FRACTAL_Z_3D, N and N1 at run time
+void case_130([[maybe_unused]] Prof profile) {
+    using Tile_dst = ConvTile<TileType::Vec, float8_e8m0_t, 4096 * sizeof(float8_e8m0_t), Layout::FRACTAL_Z_3D,
+                              ConvTileShape<8, DYNAMIC, 16, 32>>;
+    Tile_dst dst(int64_t{1});
+    TASSIGN(dst, 0x0);
+    load("c130_dst.bin", dst.data(), 4096);
+    using Tile_src = ConvTile<TileType::Vec, float8_e8m0_t, 408 * sizeof(float8_e8m0_t), Layout::NCDHW,
+                              ConvTileShape<DYNAMIC, 34, 2, 1, 2>>;
+    Tile_src src(int64_t{3});
+    TASSIGN(src, 0x1000);
+    load("c130_src.bin", src.data(), 408);
+    using Tile_tmp = Tile<TileType::Vec, float8_e8m0_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x11c0);
+    load("c130_tmp.bin", tmp.data(), 32);
+    profiled::TTRANS<profile_cpu>(dst, src, tmp);
+    store("c130_dst.out", dst.data(), 4096);
 }
 
 struct Entry {
@@ -2852,6 +3562,18 @@ const Entry entries[] = {
     {"c92@A2A3", case_92, Prof::A2A3}, {"c92@A5", case_92, Prof::A5},     {"c92@CPU", case_92, Prof::CPU},
     {"c93@A2A3", case_93, Prof::A2A3}, {"c93@CPU", case_93, Prof::CPU},   {"c94@A2A3", case_94, Prof::A2A3},
     {"c94@CPU", case_94, Prof::CPU},   {"c95@A2A3", case_95, Prof::A2A3}, {"c95@CPU", case_95, Prof::CPU},
+    {"c96@CPU", case_96, Prof::CPU},   {"c97@CPU", case_97, Prof::CPU},   {"c98@CPU", case_98, Prof::CPU},
+    {"c99@CPU", case_99, Prof::CPU},   {"c100@CPU", case_100, Prof::CPU}, {"c101@CPU", case_101, Prof::CPU},
+    {"c102@CPU", case_102, Prof::CPU}, {"c103@CPU", case_103, Prof::CPU}, {"c104@CPU", case_104, Prof::CPU},
+    {"c105@CPU", case_105, Prof::CPU}, {"c106@CPU", case_106, Prof::CPU}, {"c107@CPU", case_107, Prof::CPU},
+    {"c108@CPU", case_108, Prof::CPU}, {"c109@CPU", case_109, Prof::CPU}, {"c110@CPU", case_110, Prof::CPU},
+    {"c111@CPU", case_111, Prof::CPU}, {"c112@CPU", case_112, Prof::CPU}, {"c113@CPU", case_113, Prof::CPU},
+    {"c114@CPU", case_114, Prof::CPU}, {"c115@CPU", case_115, Prof::CPU}, {"c116@CPU", case_116, Prof::CPU},
+    {"c117@CPU", case_117, Prof::CPU}, {"c118@CPU", case_118, Prof::CPU}, {"c119@CPU", case_119, Prof::CPU},
+    {"c120@CPU", case_120, Prof::CPU}, {"c121@CPU", case_121, Prof::CPU}, {"c122@CPU", case_122, Prof::CPU},
+    {"c123@CPU", case_123, Prof::CPU}, {"c124@CPU", case_124, Prof::CPU}, {"c125@CPU", case_125, Prof::CPU},
+    {"c126@CPU", case_126, Prof::CPU}, {"c127@CPU", case_127, Prof::CPU}, {"c128@CPU", case_128, Prof::CPU},
+    {"c129@CPU", case_129, Prof::CPU}, {"c130@CPU", case_130, Prof::CPU},
 };
 
 } // namespace

@@ -10,10 +10,11 @@ using namespace pto;
 // legal twin of variant conv: every rule of the profile holds
 void legal_a2a3_conv() {
     using Tile_dst =
-        ConvTile<TileType::Vec, int8_t, 1536 * sizeof(int8_t), Layout::NC1HWC0, ConvTileShape<2, 2, 3, 4, 32>>;
-    Tile_dst dst;
-    using Tile_src = ConvTile<TileType::Vec, int8_t, 840 * sizeof(int8_t), Layout::NCHW, ConvTileShape<2, 35, 3, 4>>;
-    Tile_src src;
+        ConvTile<TileType::Vec, int8_t, 1536 * sizeof(int8_t), Layout::NC1HWC0, ConvTileShape<2, 2, DYNAMIC, 4, 32>>;
+    Tile_dst dst(int64_t{3});
+    using Tile_src =
+        ConvTile<TileType::Vec, int8_t, 840 * sizeof(int8_t), Layout::NCHW, ConvTileShape<2, DYNAMIC, 3, 4>>;
+    Tile_src src(int64_t{35});
     using Tile_tmp = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 32>;
     Tile_tmp tmp;
     profiled::TTRANS<profile_a2a3>(dst, src, tmp);
@@ -23,10 +24,11 @@ void legal_a2a3_conv() {
 // expected-error@*:* {{TTRANS [A2A3]: ConvTile layouts of src and dst must be one of: NCHW to NC1HWC0, NC1HWC0 to NCHW, GNCHW to GNC1HWC0, GNC1HWC0 to GNCHW, NC1HWC0 to FRACTAL_Z, GNC1HWC0 to FRACTAL_Z, NCDHW to FRACTAL_Z_3D}}
 void fail_a2a3_conv_100_conv_layouts() {
     using Tile_dst =
-        ConvTile<TileType::Vec, int8_t, 1536 * sizeof(int8_t), Layout::NCHW, ConvTileShape<2, 2, 3, 4, 32>>;
-    Tile_dst dst;
-    using Tile_src = ConvTile<TileType::Vec, int8_t, 840 * sizeof(int8_t), Layout::NCHW, ConvTileShape<2, 35, 3, 4>>;
-    Tile_src src;
+        ConvTile<TileType::Vec, int8_t, 1536 * sizeof(int8_t), Layout::NCHW, ConvTileShape<2, 2, DYNAMIC, 4, 32>>;
+    Tile_dst dst(int64_t{3});
+    using Tile_src =
+        ConvTile<TileType::Vec, int8_t, 840 * sizeof(int8_t), Layout::NCHW, ConvTileShape<2, DYNAMIC, 3, 4>>;
+    Tile_src src(int64_t{35});
     using Tile_tmp = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 32>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}
@@ -37,10 +39,11 @@ void fail_a2a3_conv_100_conv_layouts() {
 // expected-error@*:* {{TTRANS [A2A3]: tile location must be TileType::Vec}}
 void fail_a2a3_conv_103_location() {
     using Tile_dst =
-        ConvTile<TileType::Mat, int8_t, 1536 * sizeof(int8_t), Layout::NC1HWC0, ConvTileShape<2, 2, 3, 4, 32>>;
-    Tile_dst dst;
-    using Tile_src = ConvTile<TileType::Vec, int8_t, 840 * sizeof(int8_t), Layout::NCHW, ConvTileShape<2, 35, 3, 4>>;
-    Tile_src src;
+        ConvTile<TileType::Mat, int8_t, 1536 * sizeof(int8_t), Layout::NC1HWC0, ConvTileShape<2, 2, DYNAMIC, 4, 32>>;
+    Tile_dst dst(int64_t{3});
+    using Tile_src =
+        ConvTile<TileType::Vec, int8_t, 840 * sizeof(int8_t), Layout::NCHW, ConvTileShape<2, DYNAMIC, 3, 4>>;
+    Tile_src src(int64_t{35});
     using Tile_tmp = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 32>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}
@@ -51,10 +54,11 @@ void fail_a2a3_conv_103_location() {
 // expected-error@*:* {{TTRANS [A2A3]: DType must be one of: uint32_t, int32_t, float, uint16_t, int16_t, half, bfloat16_t, uint8_t, int8_t}}
 void fail_a2a3_conv_104_dtype() {
     using Tile_dst =
-        ConvTile<TileType::Vec, int64_t, 1536 * sizeof(int64_t), Layout::NC1HWC0, ConvTileShape<2, 2, 3, 4, 32>>;
-    Tile_dst dst;
-    using Tile_src = ConvTile<TileType::Vec, int64_t, 840 * sizeof(int64_t), Layout::NCHW, ConvTileShape<2, 35, 3, 4>>;
-    Tile_src src;
+        ConvTile<TileType::Vec, int64_t, 1536 * sizeof(int64_t), Layout::NC1HWC0, ConvTileShape<2, 2, DYNAMIC, 4, 32>>;
+    Tile_dst dst(int64_t{3});
+    using Tile_src =
+        ConvTile<TileType::Vec, int64_t, 840 * sizeof(int64_t), Layout::NCHW, ConvTileShape<2, DYNAMIC, 3, 4>>;
+    Tile_src src(int64_t{35});
     using Tile_tmp = Tile<TileType::Vec, int64_t, 1, 32, BLayout::RowMajor, 1, 32>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}
@@ -64,10 +68,11 @@ void fail_a2a3_conv_104_dtype() {
 // legal twin of variant conv: every rule of the profile holds
 void legal_a5_conv() {
     using Tile_dst =
-        ConvTile<TileType::Vec, int8_t, 1536 * sizeof(int8_t), Layout::NC1HWC0, ConvTileShape<2, 2, 3, 4, 32>>;
-    Tile_dst dst;
-    using Tile_src = ConvTile<TileType::Vec, int8_t, 840 * sizeof(int8_t), Layout::NCHW, ConvTileShape<2, 35, 3, 4>>;
-    Tile_src src;
+        ConvTile<TileType::Vec, int8_t, 1536 * sizeof(int8_t), Layout::NC1HWC0, ConvTileShape<2, 2, DYNAMIC, 4, 32>>;
+    Tile_dst dst(int64_t{3});
+    using Tile_src =
+        ConvTile<TileType::Vec, int8_t, 840 * sizeof(int8_t), Layout::NCHW, ConvTileShape<2, DYNAMIC, 3, 4>>;
+    Tile_src src(int64_t{35});
     using Tile_tmp = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 32>;
     Tile_tmp tmp;
     profiled::TTRANS<profile_a5>(dst, src, tmp);
@@ -77,10 +82,11 @@ void legal_a5_conv() {
 // expected-error@*:* {{TTRANS [A5]: ConvTile layouts of src and dst must be one of: NCHW to NC1HWC0, GNCHW to GNC1HWC0, NC1HWC0 to FRACTAL_Z, GNC1HWC0 to FRACTAL_Z}}
 void fail_a5_conv_101_conv_layouts() {
     using Tile_dst =
-        ConvTile<TileType::Vec, int8_t, 1536 * sizeof(int8_t), Layout::GNC1HWC0, ConvTileShape<2, 2, 3, 4, 32>>;
-    Tile_dst dst;
-    using Tile_src = ConvTile<TileType::Vec, int8_t, 840 * sizeof(int8_t), Layout::NCHW, ConvTileShape<2, 35, 3, 4>>;
-    Tile_src src;
+        ConvTile<TileType::Vec, int8_t, 1536 * sizeof(int8_t), Layout::GNC1HWC0, ConvTileShape<2, 2, DYNAMIC, 4, 32>>;
+    Tile_dst dst(int64_t{3});
+    using Tile_src =
+        ConvTile<TileType::Vec, int8_t, 840 * sizeof(int8_t), Layout::NCHW, ConvTileShape<2, DYNAMIC, 3, 4>>;
+    Tile_src src(int64_t{35});
     using Tile_tmp = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 32>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}
@@ -91,10 +97,11 @@ void fail_a5_conv_101_conv_layouts() {
 // expected-error@*:* {{TTRANS [A5]: tile location must be TileType::Vec}}
 void fail_a5_conv_103_location() {
     using Tile_dst =
-        ConvTile<TileType::Mat, int8_t, 1536 * sizeof(int8_t), Layout::NC1HWC0, ConvTileShape<2, 2, 3, 4, 32>>;
-    Tile_dst dst;
-    using Tile_src = ConvTile<TileType::Vec, int8_t, 840 * sizeof(int8_t), Layout::NCHW, ConvTileShape<2, 35, 3, 4>>;
-    Tile_src src;
+        ConvTile<TileType::Mat, int8_t, 1536 * sizeof(int8_t), Layout::NC1HWC0, ConvTileShape<2, 2, DYNAMIC, 4, 32>>;
+    Tile_dst dst(int64_t{3});
+    using Tile_src =
+        ConvTile<TileType::Vec, int8_t, 840 * sizeof(int8_t), Layout::NCHW, ConvTileShape<2, DYNAMIC, 3, 4>>;
+    Tile_src src(int64_t{35});
     using Tile_tmp = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 32>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}
@@ -105,10 +112,11 @@ void fail_a5_conv_103_location() {
 // expected-error@*:* {{TTRANS [A5]: DType must be one of: uint32_t, int32_t, float, uint16_t, int16_t, half, bfloat16_t, uint8_t, int8_t}}
 void fail_a5_conv_104_dtype() {
     using Tile_dst =
-        ConvTile<TileType::Vec, int64_t, 1536 * sizeof(int64_t), Layout::NC1HWC0, ConvTileShape<2, 2, 3, 4, 32>>;
-    Tile_dst dst;
-    using Tile_src = ConvTile<TileType::Vec, int64_t, 840 * sizeof(int64_t), Layout::NCHW, ConvTileShape<2, 35, 3, 4>>;
-    Tile_src src;
+        ConvTile<TileType::Vec, int64_t, 1536 * sizeof(int64_t), Layout::NC1HWC0, ConvTileShape<2, 2, DYNAMIC, 4, 32>>;
+    Tile_dst dst(int64_t{3});
+    using Tile_src =
+        ConvTile<TileType::Vec, int64_t, 840 * sizeof(int64_t), Layout::NCHW, ConvTileShape<2, DYNAMIC, 3, 4>>;
+    Tile_src src(int64_t{35});
     using Tile_tmp = Tile<TileType::Vec, int64_t, 1, 32, BLayout::RowMajor, 1, 32>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}
@@ -118,10 +126,11 @@ void fail_a5_conv_104_dtype() {
 // legal twin of variant conv: every rule of the profile holds
 void legal_cpu_conv() {
     using Tile_dst =
-        ConvTile<TileType::Vec, int8_t, 1536 * sizeof(int8_t), Layout::NC1HWC0, ConvTileShape<2, 2, 3, 4, 32>>;
-    Tile_dst dst;
-    using Tile_src = ConvTile<TileType::Vec, int8_t, 840 * sizeof(int8_t), Layout::NCHW, ConvTileShape<2, 35, 3, 4>>;
-    Tile_src src;
+        ConvTile<TileType::Vec, int8_t, 1536 * sizeof(int8_t), Layout::NC1HWC0, ConvTileShape<2, 2, DYNAMIC, 4, 32>>;
+    Tile_dst dst(int64_t{3});
+    using Tile_src =
+        ConvTile<TileType::Vec, int8_t, 840 * sizeof(int8_t), Layout::NCHW, ConvTileShape<2, DYNAMIC, 3, 4>>;
+    Tile_src src(int64_t{35});
     using Tile_tmp = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 32>;
     Tile_tmp tmp;
     profiled::TTRANS<profile_cpu>(dst, src, tmp);
@@ -131,10 +140,11 @@ void legal_cpu_conv() {
 // expected-error@*:* {{TTRANS [CPU]: ConvTile layouts of src and dst must be one of: NCHW to NC1HWC0, NC1HWC0 to NCHW, GNCHW to GNC1HWC0, GNC1HWC0 to GNCHW, NC1HWC0 to FRACTAL_Z, GNC1HWC0 to FRACTAL_Z, NCDHW to FRACTAL_Z_3D}}
 void fail_cpu_conv_102_conv_layouts() {
     using Tile_dst =
-        ConvTile<TileType::Vec, int8_t, 1536 * sizeof(int8_t), Layout::NCHW, ConvTileShape<2, 2, 3, 4, 32>>;
-    Tile_dst dst;
-    using Tile_src = ConvTile<TileType::Vec, int8_t, 840 * sizeof(int8_t), Layout::NCHW, ConvTileShape<2, 35, 3, 4>>;
-    Tile_src src;
+        ConvTile<TileType::Vec, int8_t, 1536 * sizeof(int8_t), Layout::NCHW, ConvTileShape<2, 2, DYNAMIC, 4, 32>>;
+    Tile_dst dst(int64_t{3});
+    using Tile_src =
+        ConvTile<TileType::Vec, int8_t, 840 * sizeof(int8_t), Layout::NCHW, ConvTileShape<2, DYNAMIC, 3, 4>>;
+    Tile_src src(int64_t{35});
     using Tile_tmp = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 32>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}

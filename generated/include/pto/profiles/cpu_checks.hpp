@@ -4727,9 +4727,9 @@ struct profile_cpu {
     template <typename TileData, typename ConvTileData, SetFmatrixMode FmatrixMode, typename... WaitEvents>
     static constexpr bool check_TIMG2COL() {
         static_assert(sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                       half, bfloat16_t, float>,
+                                       half, bfloat16_t, float, float8_e4m3_t, float8_e5m2_t, float8_e8m0_t>,
                       "TIMG2COL [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "half, bfloat16_t, float");
+                      "half, bfloat16_t, float, float8_e4m3_t, float8_e5m2_t, float8_e8m0_t");
         static_assert(std::is_same_v<typename TileData::DType, typename ConvTileData::DType>,
                       "TIMG2COL [CPU]: dst and src must have the same DType");
         static_assert(TileData::Loc == TileType::Left, "TIMG2COL [CPU]: tile location must be TileType::Left");
@@ -4737,7 +4737,7 @@ struct profile_cpu {
         static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                       "TIMG2COL [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         return (sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half,
-                                 bfloat16_t, float>) &&
+                                 bfloat16_t, float, float8_e4m3_t, float8_e5m2_t, float8_e8m0_t>) &&
                (std::is_same_v<typename TileData::DType, typename ConvTileData::DType>) &&
                (TileData::Loc == TileType::Left) && (ConvTileData::Loc == TileType::Mat) &&
                (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
