@@ -155,7 +155,28 @@ ACC_SHAPES = [
     ("Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30", 32, 32, 19, 27, False, "ND", 30),
     ("Acc NZ run-time valid 13x5 of 16x16 to ND, run-time row stride 7", 16, 16, 13, 5, True, "ND", 7),
     ("Acc NZ 16x32 to NZ", 16, 32, 16, 32, False, "NZ", 32),
+    ("Acc NZ 32x32 to an NC1HWC0 feature map (n 2, h 4, w 4)", 32, 32, 32, 32, False, "NC1HWC0", 0),
+    ("Acc NZ partial valid 19x27 of 32x32 to an NDC1HWC0 feature map", 32, 32, 19, 27, False, "NDC1HWC0", 0),
 ]
+# The feature-map stores: (n[*d], h, w) for the rows; the channel blocks of C0 = 32 bytes (of the
+# stored type) for the columns. A2A3's page lists them too (NZ2NC1HWC0, NZ2NDC1HWC0), A5's page
+# other ones (NHWC, NCHW, NCDHW), and no rule checks a GlobalTensor's layout: the CPU profile runs them.
+FEATURE_MAP_ROWS = {"NC1HWC0": (2, 4, 4), "NDC1HWC0": (2, 2, 8)}
+
+
+def feature_map(layout: str, cols: int, itemsize: int) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    """(extents, strides, elements) of a dense feature map whose matrix is 32 rows x `cols`."""
+    c0 = 32 // itemsize
+    n, h, w = FEATURE_MAP_ROWS[layout]
+    blocks = -(-cols // c0)
+    if layout == "NC1HWC0":  # (n, c1, h, w, c0)
+        d = (n, blocks, h, w, c0)
+        s = (blocks * h * w * c0, h * w * c0, w * c0, c0, 1)
+    else:  # (n*d, c1 / 2, 2, h, w) and the channel block beyond them: 2 x (blocks / 2) channel blocks
+        c1b = 2 if blocks % 2 == 0 else 1
+        d = (n, blocks // c1b, c1b, h, w)
+        s = (blocks * h * w * c0, c1b * h * w * c0, h * w * c0, w * c0, c0)
+    return d, s, n * blocks * h * w * c0
 
 
 # Stores with a parameter tile (TSTORE_FP): (label, tile rows, cols, valid rows, valid cols, dynamic,
@@ -501,13 +522,24 @@ class Transfer(NamesOperand):
                 )
                 if layout == "NZ":
                     g = GlobalDecl(glob, dst_type, rows, cols, cols, "NZ", block=block)
+                elif layout in FEATURE_MAP_ROWS:
+                    dims = feature_map(layout, cols, 32 // block)
+                    g = GlobalDecl(glob, dst_type, rows, cols, cols, layout, dims=dims)
                 else:
                     g = GlobalDecl(glob, dst_type, vr, vc, ld, layout, dyn)
                 call = make_call(op, {tile: t}, dict(op.default_values), {})
                 addresses = layout_addresses(project, [t])
                 cases.append(RuntimeCase(index, label, [t], {}, call, addresses, globals=[g]))
             dtypes = {tile: src_type, glob: dst_type}
-            tests.runtime.append(RuntimeKernel(f"{src_type}_{dst_type}_acc", dtypes, {}, where, cases))
+            plain = [c for c in cases if c.globals[0].layout not in FEATURE_MAP_ROWS]
+            maps = [c for c in cases if c.globals[0].layout in FEATURE_MAP_ROWS]
+            for i, c in enumerate(plain + maps, first):
+                c.index = i
+            tests.runtime.append(RuntimeKernel(f"{src_type}_{dst_type}_acc", dtypes, {}, where, plain))
+            if "CPU" in where:
+                tests.runtime.append(
+                    RuntimeKernel(f"{src_type}_{dst_type}_acc_fmap", dtypes, {}, ["CPU"], maps)
+                )
 
     def _plan_param_stores(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         """Stores with a parameter tile: each pair of PARAM_PAIRS from accumulators and (the CPU
@@ -580,7 +612,7 @@ class Transfer(NamesOperand):
             tile_flat.tofile(data / f"c{k}_{t_name}.bin")
             buf.tofile(data / f"c{k}_{g_name}.bin")
             vr, vc = t.valid_rows, t.valid_cols
-            addr = global_addresses(g, vr, vc)
+            addr = global_addresses(g, vr, vc, dtype.itemsize)
             tile = tile_logical(tile_flat, t)
             if dst == t_name:  # load: the tile's valid region takes the global elements
                 want_tile = tile.copy()
@@ -751,15 +783,25 @@ class Transfer(NamesOperand):
 CONV_DTYPES = "int8_to_32_floats"
 
 
-def global_addresses(g: GlobalShape, rows: int, cols: int) -> np.ndarray:
+def global_addresses(g: GlobalShape, rows: int, cols: int, itemsize: int = 1) -> np.ndarray:
     """Buffer index of each element (i, j) of the rows x cols region of a GlobalTensor's matrix: the
     matrix indices split over the five dimensions as the layout folds them (innermost last in each
     group), then weighted by the strides."""
     d, s = g.shape, g.strides
     i, j = np.meshgrid(np.arange(rows), np.arange(cols), indexing="ij")
-    groups = {"ND": ([0, 1, 2, 3], [4]), "DN": ([3], [0, 1, 2, 4]), "NZ": ([2, 3], [0, 1, 4])}
+    groups = {
+        "ND": ([0, 1, 2, 3], [4]),
+        "DN": ([3], [0, 1, 2, 4]),
+        "NZ": ([2, 3], [0, 1, 4]),
+        "NC1HWC0": ([0, 2, 3], [1, 4]),
+        "NDC1HWC0": ([0, 3, 4], [1, 2]),  # the channel block (its stride 1) beyond the five dimensions
+    }
     row_dims, col_dims = groups[g.layout]
     addr = np.zeros_like(i)
+    if g.layout == "NDC1HWC0":
+        c0 = 32 // itemsize  # a channel block of 32 bytes of the tensor's elements
+        addr += j % c0
+        j = j // c0
     for index, dims in ((i, row_dims), (j, col_dims)):
         rest = index.copy()
         for dim in reversed(dims):

@@ -13,6 +13,11 @@
 //   MX_A_ND: row i is i2, column j over (i3, i4);   MX_A_DN: row i is i3, column j over (i2, i4);
 //   MX_B_NN: row i over (i2, i4), column j over (i1, i3)  (16-column blocks of pairs along k);
 //   MX_B_ND: row i over (i2, i4), column j is i3;   MX_B_DN: row i over (i3, i4), column j is i2.
+// The conv feature-map layouts, as a store of a Tile sees them (an accumulator written out as a
+// feature map; upstream's CPU simulator maps them so):
+//   NC1HWC0 (n, c1, h, w, c0): row i over (i0, i2, i3), column j over (i1, i4);
+//   NDC1HWC0 (the channel block of C0 = 32 bytes of elements lies beyond the five dimensions, at
+//       stride 1): row i over (i0, i3, i4), column j over (i1, i2) and the channel block.
 #pragma once
 
 #include <array>
@@ -84,7 +89,7 @@ struct dims5 {
 // The address arithmetic of every GlobalTensor of one layout. It needs only the run-time extents and
 // strides, so it is compiled once per layout instead of once per tensor type: per type it was most of
 // a memory-op test kernel's code, and so of its compile time.
-template <Layout L>
+template <Layout L, int64_t C0 = 1>
 struct tensor_geometry {
     // What a constructed tensor must satisfy.
     static void check(const int64_t* d, const int64_t* st) {
@@ -110,6 +115,8 @@ struct tensor_geometry {
         case Layout::MX_B_NN:
         case Layout::MX_B_ND: return d[2] * d[4];
         case Layout::MX_B_DN: return d[3] * d[4];
+        case Layout::NC1HWC0: return d[0] * d[2] * d[3];
+        case Layout::NDC1HWC0: return d[0] * d[3] * d[4];
         default: return L == Layout::ND ? d[0] * d[1] * d[2] * d[3] : L == Layout::DN ? d[3] : d[2] * d[3];
         }
     }
@@ -121,6 +128,8 @@ struct tensor_geometry {
         case Layout::MX_B_NN: return d[1] * d[3];
         case Layout::MX_B_ND: return d[3];
         case Layout::MX_B_DN: return d[2];
+        case Layout::NC1HWC0: return d[1] * d[4];
+        case Layout::NDC1HWC0: return d[1] * d[2] * C0;
         default: return L == Layout::ND ? d[4] : d[0] * d[1] * (L == Layout::DN ? d[2] : 1) * d[4];
         }
     }
@@ -153,9 +162,16 @@ struct tensor_geometry {
         } else if constexpr (L == Layout::MX_B_DN) {
             split(d, k, i, {3, 4});
             k[2] = j;
+        } else if constexpr (L == Layout::NC1HWC0) {
+            split(d, k, i, {0, 2, 3});
+            split(d, k, j, {1, 4});
+        } else if constexpr (L == Layout::NDC1HWC0) {
+            split(d, k, i, {0, 3, 4});
+            split(d, k, j / C0, {1, 2});
+            return offset_of(st, k) + j % C0;
         } else if constexpr (L != Layout::NZ) {
-            static_assert(L == Layout::NZ, "GlobalTensor: TLOAD and TSTORE of a Tile move ND, DN and NZ tensors "
-                                           "only (a conv layout moves with a ConvTile)");
+            static_assert(L == Layout::NZ, "GlobalTensor: TLOAD and TSTORE of a Tile move ND, DN, NZ, NC1HWC0 "
+                                           "and NDC1HWC0 tensors (FRACTAL_Z moves with a ConvTile)");
         } else {
             split(d, k, i, {2, 3});
             split(d, k, j, {0, 1, 4});
@@ -171,7 +187,7 @@ struct tensor_geometry {
                 return 0;
             last += (d[k] - 1) * st[k];
         }
-        return last + 1;
+        return last + (L == Layout::NDC1HWC0 ? C0 : 1);
     }
 
     static bool covers(const int64_t* d, const int64_t* st, int64_t rows, int64_t cols) {
@@ -363,7 +379,8 @@ struct GlobalTensor {
     }
 
   private:
-    using Geometry = sim::tensor_geometry<Layout_>;
+    // NDC1HWC0's channel block is 32 bytes of elements beyond the five dimensions.
+    using Geometry = sim::tensor_geometry<Layout_, Layout_ == Layout::NDC1HWC0 ? 32 / sizeof(Element_) : 1>;
 
     int64_t offset_of(int64_t i0, int64_t i1, int64_t i2, int64_t i3, int64_t i4) const {
         return Geometry::offset_of(stride_.stride, {i0, i1, i2, i3, i4});
