@@ -1,5 +1,6 @@
-"""Every generated kernel of every seed op, on each compiler: runtime goldens, compile-fail
-tests (with their legal twins) and runtime-fail tests — the same jobs `ptogen test` runs."""
+"""Every generated kernel of every op: runtime goldens, compile-fail tests (with their legal twins)
+and runtime-fail tests — the same jobs `ptogen test` runs — on the first compiler; a further one
+checks one op per op kind and per rule kind (see KIND_REPRESENTATIVES)."""
 
 from __future__ import annotations
 
