@@ -559,3 +559,33 @@ def test_tgatherb_rows_are_whole_32_byte_blocks() -> None:
     assert not rule.admits_tiles(tiles)  # 12 floats: 48 bytes
     legal = rule.legalise(tiles)
     assert legal["dst"].valid_cols == 8 and rule.admits_tiles(legal)
+
+
+# ----------------------------------------------------------------------------- h-rules3 (issue #24)
+
+
+def test_tsort32_three_operand_form_sorts_whole_blocks_on_a2a3_and_a5() -> None:
+    op = OPS["tsort32"]
+    for profile in ("A2A3", "A5"):
+        (rv,) = op.forms[0].rules_for(profile, static=False)
+        assert rv.rule.in_form(op.forms[0]) and not rv.rule.in_form(op.forms[1])
+    assert op.forms[0].rules_for("CPU", static=False) == []  # upstream's simulator sorts short blocks
+    checks = (ROOT / "generated/include/pto/profiles/a2a3_checks.hpp").read_text()
+    body = checks.split("static void verify_TSORT32_f0(")[1].split("\n    }\n")[0]
+    assert 'sim::fail("TSORT32 [A2A3]", "the valid cols of src must be a multiple of 32")' in body
+    fails = {c["case"] for c in _manifest("tsort32")["runtime_fail"]}
+    assert {f"rf_a2a3_{rv.id}_f0", f"rf_a5_{rv.id}_f0"} <= fails
+    # The runtime cases: whole blocks through the three-operand form, short last blocks through the
+    # four-operand one (with tmp of the valid columns rounded up to 32) where A2A3 or A5 run them;
+    # the types only the CPU profile sorts keep short blocks in the three-operand form.
+    runtime = _manifest("tsort32")["runtime"]
+    for group in runtime:
+        checked = bool({"A2A3", "A5"} & set(group["profiles"]))
+        for case in group["cases"]:
+            tiles = case["tiles"]
+            short = tiles["src"]["valid_cols"] % 32 != 0 and checked
+            assert group["group"].endswith("_tmp") == short == ("tmp" in tiles), case["label"]
+            if short:
+                assert tiles["tmp"]["cols"] >= -(-tiles["src"]["valid_cols"] // 32) * 32
+    cases = (ROOT / "generated/tests/tsort32/cases.cpp").read_text()
+    assert "profiled::TSORT32<profile_a5, Tile_dst, Tile_src, Tile_idx, Tile_tmp>(dst, src, idx, tmp);" in cases

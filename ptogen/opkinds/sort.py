@@ -110,6 +110,14 @@ def region_check(
     return check
 
 
+def tmp_call(form: FormViewAPI) -> Call:
+    """A call of the declaration `form` with its template arguments explicit, each tile argument
+    by its operand's test type (`Tile_<operand>`)."""
+    by_type = {str(p.type): str(p.operand) for p in form.params if p.type and not p.events}
+    targs = [f"Tile_{by_type[t.name]}" for t in form.template if t.kind == "typename"]
+    return Call(targs, [str(p.operand) for p in form.params if not p.events])
+
+
 class BlockSort(NamesOperand):
     """TSORT32: each row's valid region sorted in blocks of 32 into value-index records."""
 
@@ -149,25 +157,50 @@ class BlockSort(NamesOperand):
         k = per_record(op, tile.dtype)
         return replace(tile, cols=tile.cols * k, valid_cols=tile.valid_cols * k)
 
+    @staticmethod
+    def _main_admits(op: OpViewAPI, profile: str, tiles: dict[str, TileDecl]) -> bool:
+        """Whether the profile's rules on the main declaration (the common ones and those limited to
+        it: A2A3's and A5's whole blocks of 32 valid columns) admit these tiles."""
+        main = [rv for rv in op.form_rules_for(profile) if rv.rule.in_form(op.forms[0])]
+        return all(rv.rule.admits_tiles(tiles) for rv in [*op.rules_for(profile), *main])
+
     def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
+        """One group of the shapes every profile's main declaration admits, called through it; one
+        of the others (a short last block, which A2A3 and A5 sort only with a scratch tile) called
+        through the further declaration with `tmp`, sized as the page asks (the valid columns
+        rounded up to 32)."""
         dst, src, idx = op.domain, self.source(op), self.index_operand(op)
         extra = [n for n in tile_operands(op) if n not in (dst, src, idx)]
+        with_tmp = op.forms[1] if len(op.forms) > 1 else None  # the declaration with `tmp`
         for dtype, on in self.dtype_profiles(project, op):
-            first = sum(len(k.cases) for k in tests.runtime)
-            cases = []
             k = per_record(op, dtype)
-            for index, (label, rows, cols, vr, vc, dyn, _ties) in enumerate(SORT_SHAPES, first):
+            planned: dict[bool, list[tuple[str, dict[str, TileDecl]]]] = {}
+            for label, rows, cols, vr, vc, dyn, _ties in SORT_SHAPES:
                 tiles = {
                     dst: TileDecl(dst, dtype, rows, cols * k, vr, vc * k, dyn),
                     src: TileDecl(src, dtype, rows, cols, vr, vc, dyn),
                     idx: TileDecl(idx, "uint32_t", rows, cols, vr, vc, dyn),
                     **{n: TileDecl(n, dtype, 1, cols, 1, cols) for n in extra},
                 }
-                call = make_call(op, tiles, dict(op.default_values), {})
-                decls = list(tiles.values())
-                cases.append(RuntimeCase(index, label, decls, {}, call, layout_addresses(project, decls)))
-            dtypes = {dst: dtype, src: dtype, idx: "uint32_t", **{n: dtype for n in extra}}
-            tests.runtime.append(RuntimeKernel(dtype, dtypes, {}, on, cases))
+                plain = with_tmp is None or all(self._main_admits(op, p, tiles) for p in on)
+                planned.setdefault(plain, []).append((label, tiles))
+            for plain, shapes in sorted(planned.items(), reverse=True):
+                first = sum(len(x.cases) for x in tests.runtime)
+                cases = []
+                for index, (label, tiles) in enumerate(shapes, first):
+                    if plain:
+                        call = make_call(op, tiles, dict(op.default_values), {})
+                    else:
+                        assert with_tmp is not None
+                        t = tiles[src]
+                        padded = -(-t.valid_cols // BLOCK) * BLOCK
+                        tiles = {**tiles, "tmp": TileDecl("tmp", dtype, 1, padded, 1, padded)}
+                        call = tmp_call(with_tmp)
+                        label = f"{label}, with tmp"
+                    decls = list(tiles.values())
+                    cases.append(RuntimeCase(index, label, decls, {}, call, layout_addresses(project, decls)))
+                dtypes = {t.name: t.dtype for c in cases for t in c.tiles}
+                tests.runtime.append(RuntimeKernel(dtype if plain else f"{dtype}_tmp", dtypes, {}, on, cases))
         plan_rule_cases(project, op, tests)
 
     def manifest_extra(self, op: OpViewAPI) -> dict[str, Any]:

@@ -4579,8 +4579,10 @@ namespace profiled {
 // Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
 template <typename Profile, typename DstTileData, typename SrcTileData, typename IdxTileData>
 PTO_INTERNAL RecordEvent TSORT32(DstTileData& dst, SrcTileData& src, IdxTileData& idx) {
-    if constexpr (Profile::template check_TSORT32<DstTileData, SrcTileData, IdxTileData>()) {
+    if constexpr (Profile::template check_TSORT32<DstTileData, SrcTileData, IdxTileData>() &&
+                  Profile::template check_TSORT32_f0<DstTileData, SrcTileData, IdxTileData>()) {
         Profile::verify_TSORT32(dst, src, idx);
+        Profile::template verify_TSORT32_f0<DstTileData, SrcTileData, IdxTileData>(dst, src, idx);
         MAP_INSTR_IMPL_ROLES(TSORT32, "OIO", dst, src, idx);
     }
     return {};

@@ -5495,6 +5495,20 @@ struct profile_a2a3 {
                 IdxTileData::Loc == TileType::Vec);
     }
 
+    // The rules only declaration 0 is checked against, in its own scope.
+    template <typename DstTileData, typename SrcTileData, typename IdxTileData>
+    static constexpr bool check_TSORT32_f0() {
+        return true;
+    }
+
+    // The run-time rules only declaration 0 is checked against, with its own arguments.
+    template <typename DstTileData, typename SrcTileData, typename IdxTileData>
+    static void verify_TSORT32_f0([[maybe_unused]] DstTileData& dst, [[maybe_unused]] SrcTileData& src,
+                                  [[maybe_unused]] IdxTileData& idx) {
+        if (!(src.GetValidCol() % 32 == 0))
+            sim::fail("TSORT32 [A2A3]", "the valid cols of src must be a multiple of 32");
+    }
+
     template <typename DstTileData, typename SrcTileData, typename IdxTileData>
     static void verify_TSORT32([[maybe_unused]] const DstTileData& dst, [[maybe_unused]] const SrcTileData& src,
                                [[maybe_unused]] const IdxTileData& idx) {
