@@ -588,4 +588,5 @@ def test_tsort32_three_operand_form_sorts_whole_blocks_on_a2a3_and_a5() -> None:
             if short:
                 assert tiles["tmp"]["cols"] >= -(-tiles["src"]["valid_cols"] // 32) * 32
     cases = (ROOT / "generated/tests/tsort32/cases.cpp").read_text()
-    assert "profiled::TSORT32<profile_a5, Tile_dst, Tile_src, Tile_idx, Tile_tmp>(dst, src, idx, tmp);" in cases
+    call = "profiled::TSORT32<profile_a5, Tile_dst, Tile_src, Tile_idx, Tile_tmp>(dst, src, idx, tmp);"
+    assert call in cases
