@@ -246,16 +246,19 @@ class BlockSort(NamesOperand):
 
 # ----------------------------------------------------------------------------- merge_sort
 
-# Block form cases: (label, records a block, groups, valid records (None: every group), run-time
-# valid, ties). The tiles are one row of `4 * groups` blocks.
+# Block form cases: (label, blockLen in elements, groups of four blocks the tiles hold, (valid
+# columns of the source, of the destination) or None for the whole tiles, run-time valid, ties). The
+# tiles are one row. Block lengths are multiples of 64 and the source holds whole groups (the page's
+# rule on A2A3 and A5, `scalar_blocks`); a destination with more valid columns than the source's
+# groups keeps the part beyond them.
 BLOCK_CASES = [
-    ("one group of four blocks of 8 records", 8, 1, None, False, False),
-    ("two groups of blocks of 4 records, values from four levels (ties by block)", 4, 2, None, False, True),
+    ("one group of four blocks of 128 elements", 128, 1, None, False, False),
+    ("two groups of 64-element blocks, values from four levels (ties by block)", 64, 2, None, False, True),
     (
-        "run-time valid 24 of 32 records: one group of 4-record blocks, the rest untouched",
-        4,
+        "run-time valid: one group of 64-element blocks, dst valid 384 of 512, the rest untouched",
+        64,
         2,
-        24,
+        (256, 384),
         True,
         False,
     ),
@@ -396,11 +399,11 @@ class MergeSort(NamesOperand):
             first = sum(len(k.cases) for k in tests.runtime)
             cases: list[RuntimeCase] = []
             for label, block, groups, valid, dyn, _ties in BLOCK_CASES:
-                cols = 4 * block * groups * per
-                vc = (valid or 4 * block * groups) * per
-                tiles = [TileDecl(dst, dtype, 1, cols, 1, vc, dyn), TileDecl(src, dtype, 1, cols, 1, vc, dyn)]
-                call = make_call(op, {t.name: t for t in tiles}, {}, {blen: f"{block * per}u"})
-                attrs = {"form": "blocks", "block": str(block * per)}
+                cols = 4 * block * groups
+                vs, vd = valid or (cols, cols)
+                tiles = [TileDecl(dst, dtype, 1, cols, 1, vd, dyn), TileDecl(src, dtype, 1, cols, 1, vs, dyn)]
+                call = make_call(op, {t.name: t for t in tiles}, {}, {blen: f"{block}u"})
+                attrs = {"form": "blocks", "block": str(block)}
                 addresses = layout_addresses(project, tiles)
                 cases.append(RuntimeCase(first + len(cases), label, tiles, {}, call, addresses, attrs))
             for label, sizes, capacity, exhausted, dyn, _ties in LIST_CASES:

@@ -40,6 +40,7 @@ from .location_pairs import LOCATION_PAIRS_KINDS
 from .locations import LOCATION_KINDS
 from .same_bytes import SameBytesRule
 from .same_element_size import SameElementSizeRule
+from .scalar_blocks import ScalarBlocksRule
 from .scratch_bytes import ScratchBytesRule
 from .shape_multiple import ShapeMultipleRule
 from .shape_relation import ShapeRelationRule
@@ -86,6 +87,7 @@ RULE_KINDS: tuple[type[RuleBase], ...] = (
     TotalBytesRule,
     ShapeMultipleRule,
     SizePairsRule,
+    ScalarBlocksRule,
 )
 
 # The spec's `constraints` items: one of the registry's classes, chosen by `kind`.

@@ -719,7 +719,7 @@ def _plan_form_runtime_fail(
     by_operand, addresses = rv.rule.break_runtime(by_operand, addresses)
     tiles = {own.get(n, n): replace(t, name=own.get(n, n)) for n, t in by_operand.items()}
     addresses = {own.get(n, n): a for n, a in addresses.items()}
-    main = make_call(op, tiles, variant, _scalar_default(op, tiles))
+    main = make_call(op, tiles, variant, _scalar_default(op, tiles) | rv.rule.runtime_scalars())
     if k == 0:
         call = main
     else:

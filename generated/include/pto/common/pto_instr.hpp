@@ -4621,6 +4621,7 @@ PTO_INTERNAL RecordEvent TMRGSORT(DstTileData& dst, SrcTileData& src, uint32_t b
                   Profile::template check_TMRGSORT_f0<DstTileData, SrcTileData>()) {
         WaitAllEvents(events...);
         Profile::verify_TMRGSORT(dst, src);
+        Profile::template verify_TMRGSORT_f0<DstTileData, SrcTileData>(dst, src, blockLen);
         MAP_INSTR_IMPL(TMRGSORT, dst, src, blockLen);
     }
     return {};

@@ -5550,6 +5550,17 @@ struct profile_a2a3 {
                  sizeof(typename DstTileData::DType) * DstTileData::Numel) < 196608);
     }
 
+    // The run-time rules only declaration 0 is checked against, with its own arguments.
+    template <typename DstTileData, typename SrcTileData>
+    static void verify_TMRGSORT_f0([[maybe_unused]] DstTileData& dst, [[maybe_unused]] SrcTileData& src,
+                                   [[maybe_unused]] uint32_t blockLen) {
+        [[maybe_unused]] const auto& block_len = blockLen;
+        if (!(block_len > 0 && block_len % 64 == 0 && src.GetValidCol() % (4 * block_len) == 0 &&
+              src.GetValidCol() / (4 * block_len) >= 1 && src.GetValidCol() / (4 * block_len) <= 255))
+            sim::fail("TMRGSORT [A2A3]", "block_len must be a positive multiple of 64, and the valid cols of src 4 * "
+                                         "block_len times a count in [1, 255]");
+    }
+
     // The rules only declaration 1 is checked against, in its own scope.
     template <typename DstTileData, typename TmpTileData, typename Src0TileData, typename Src1TileData,
               typename Src2TileData, typename Src3TileData, bool exhausted>

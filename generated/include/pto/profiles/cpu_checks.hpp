@@ -5224,6 +5224,13 @@ struct profile_cpu {
         return true;
     }
 
+    // The run-time rules only declaration 0 is checked against, with its own arguments.
+    template <typename DstTileData, typename SrcTileData>
+    static void verify_TMRGSORT_f0([[maybe_unused]] DstTileData& dst, [[maybe_unused]] SrcTileData& src,
+                                   [[maybe_unused]] uint32_t blockLen) {
+        [[maybe_unused]] const auto& block_len = blockLen;
+    }
+
     // The rules only declaration 1 is checked against, in its own scope.
     template <typename DstTileData, typename TmpTileData, typename Src0TileData, typename Src1TileData,
               typename Src2TileData, typename Src3TileData, bool exhausted>
