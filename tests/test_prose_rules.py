@@ -341,9 +341,9 @@ def test_tmrgsort_tiles_fit_the_unified_buffer_per_declaration() -> None:
     rules = [r for r in op.spec.constraints if isinstance(r, TotalBytesRule)]
     assert [(r.forms, r.operands) for r in rules] == [
         ([0], ["src", "dst"]),
-        ([1], ["src0", "src1", "src2", "src3", "tmp"]),
-        ([2], ["src0", "src1", "src2", "tmp"]),
-        ([3], ["src0", "src1", "tmp"]),
+        ([1], ["tmp", "src0", "src1", "src2", "src3"]),
+        ([2], ["tmp", "src0", "src1", "src2"]),
+        ([3], ["tmp", "src0", "src1"]),
     ]
     (rv,) = [rv for rv in op.forms[0].rules_for("A5") if rv.rule is rules[0]]
     assert rv.condition == (
@@ -634,3 +634,43 @@ def test_a_block_rule_breaks_by_the_valid_extent_and_reads_back() -> None:
         ScalarBlocksRule(
             scalar="n", multiple=64, operand="src", extent="cols", per_group=4, min_groups=3, max_groups=2
         )
+
+
+def test_tmrgsort_tmp_covers_the_lists_summed_columns() -> None:
+    op = OPS["tmrgsort"]
+    failing = _failing("tmrgsort")
+    for k, lists in ((1, 4), (2, 3), (3, 2)):
+        relation = "tmp.Cols >= " + " + ".join(f"src{n}.Cols" for n in range(lists))
+        for profile in ("A2A3", "A5"):
+            prefix, suffix = f"fail_{profile.lower()}_", f"_f{k}"
+            (case,) = [
+                c
+                for c, m in failing.items()
+                if relation in m[0] and c.startswith(prefix) and c.endswith(suffix)
+            ]
+            assert failing[case] == [f"TMRGSORT [{profile}]: template shapes must satisfy {relation}"]
+        assert not any(relation in m[0] for c, m in failing.items() if c.startswith("fail_cpu_"))
+    # The list cases size tmp by the lists' declared columns.
+    for group in _manifest("tmrgsort")["runtime"]:
+        for case in group["cases"]:
+            if case["attrs"].get("form") == "lists":
+                tiles = case["tiles"]
+                lists = case["attrs"]["lists"].split(",")
+                assert tiles["tmp"]["cols"] >= sum(tiles[n]["cols"] for n in lists), case["label"]
+    page = (ROOT / "generated/docs/isa/TMRGSORT.md").read_text()
+    assert "Static shapes: `tmp.Cols >= src0.Cols + src1.Cols`. Checked on declaration 3 only." in page
+    assert op.spec.prose_constraints == []
+
+
+def test_a_bound_by_a_sum_breaks_by_its_first_term_legalises_and_reads_back() -> None:
+    rule = ShapeRelationRule(relations=["tmp.Cols >= src0.Cols + src1.Cols"])
+    assert rule.rule_operands == ["tmp", "src0", "src1"]
+    tiles = {n: TileDecl(n, "half", 1, 16, 1, 16) for n in ("tmp", "src0", "src1")}
+    legal = rule.legalise(tiles)
+    assert legal["tmp"].cols == 32
+    broken = rule.break_static(None, legal).tiles  # type: ignore[arg-type]
+    assert broken["src0"].cols + broken["src1"].cols > broken["tmp"].cols
+    assert broken["tmp"] == legal["tmp"] and broken["src1"] == legal["src1"]
+    page = PageContext([], {"A2A3", "A5", "CPU"}, ["tmp", "src0", "src1"], True)
+    line = PageLine(None, "Static shapes: tmp.Cols >= src0.Cols + src1.Cols.")
+    assert ShapeRelationRule.recognise(line, page) == {"relations": ["tmp.Cols >= src0.Cols + src1.Cols"]}

@@ -415,14 +415,21 @@ class MergeSort(NamesOperand):
                     dst: TileDecl(dst, dtype, 1, capacity * per, 1, capacity * per, dyn)
                 }
                 contexts: list[tuple[str, str]] = []
+                tmp_operand: str | None = None
                 for (_, operand), p in zip(pairs, [p for p in form.params if not p.events], strict=True):
                     if operand in lists:
                         n = sizes[lists.index(operand)] * per
                         decls[operand] = TileDecl(operand, dtype, 1, n, 1, n, dyn)
                     elif operand in extra and extra[operand].role == "tmp":
-                        decls[operand] = TileDecl(operand, dtype, 1, sum(sizes) * per, 1, sum(sizes) * per)
+                        tmp_operand = operand
                     elif operand in extra:
                         contexts.append((str(p.type), operand))
+                # `tmp` spans the lists' declared columns (each list's row rounded up to 32 bytes),
+                # as A2A3 and A5 demand (the page's GETMRGSORTTMPSIZE).
+                if tmp_operand is not None:
+                    n = sum(decls[o].cols for o in lists)
+                    decls[tmp_operand] = TileDecl(tmp_operand, dtype, 1, n, 1, n)
+                    decls = {o: decls[o] for o in (dst, *(o for _, o in pairs)) if o in decls}
                 by_type = {p.type: str(p.operand) for p in form.params if p.type and not p.events}
                 targs = [
                     (

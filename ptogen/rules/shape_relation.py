@@ -18,8 +18,10 @@ if TYPE_CHECKING:
     from ..rule_api import RuleOp as OpView
     from ..rule_api import TileDecl
 
-# `a.Cols == b.Rows`: an operand's template extent equal to another's, or to a count (`bias.Rows == 1`).
-_RELATION = r"([a-z][a-z0-9_]*)\.(Rows|Cols) (==|>=|<=) (?:([a-z][a-z0-9_]*)\.(Rows|Cols)|([1-9][0-9]{0,4}))"
+# `a.Cols == b.Rows`: an operand's template extent equal to another's, or to a count (`bias.Rows == 1`);
+# the other side may be a sum of extents (TMRGSORT's `tmp.Cols >= src0.Cols + src1.Cols`).
+_TERM = r"[a-z][a-z0-9_]*\.(?:Rows|Cols)"
+_RELATION = rf"([a-z][a-z0-9_]*)\.(Rows|Cols) (==|>=|<=) (?:({_TERM}(?: \+ {_TERM})*)|([1-9][0-9]{{0,4}}))"
 Relation = Annotated[str, Field(pattern=rf"^{_RELATION}$")]
 
 # Boxed (cube) tiles grow by whole boxes: a broken shape adds this many rows or columns.
@@ -27,18 +29,32 @@ _STEP = 16
 
 
 def _split(relation: str) -> tuple[str, str, str, str]:
-    """(operand, extent, other operand, its extent); a count is ("", count)."""
+    """(operand, extent, other operand, its extent); a count is ("", count); of a sum, its first term."""
     m = re.fullmatch(_RELATION, relation)
     assert m is not None  # the field's pattern
-    if m.group(6) is not None:
-        return m.group(1), m.group(2), "", m.group(6)
-    return m.group(1), m.group(2), m.group(4), m.group(5)
+    if m.group(5) is not None:
+        return m.group(1), m.group(2), "", m.group(5)
+    b, eb = _terms(relation)[0]
+    return m.group(1), m.group(2), b, eb
+
+
+def _terms(relation: str) -> list[tuple[str, str]]:
+    """The (operand, extent) terms of the relation's other side (none for a count)."""
+    m = re.fullmatch(_RELATION, relation)
+    assert m is not None  # the field's pattern
+    if m.group(4) is None:
+        return []
+    return [(t.split(".")[0], t.split(".")[1]) for t in m.group(4).split(" + ")]
 
 
 def _comparison(relation: str) -> str:
     m = re.fullmatch(_RELATION, relation)
     assert m is not None  # the field's pattern
     return m.group(3)
+
+
+def _extent(tiles: dict[str, TileDecl], name: str, which: str) -> int:
+    return tiles[name].rows if which == "Rows" else tiles[name].cols
 
 
 class ShapeRelationRule(RuleBase):
@@ -53,8 +69,8 @@ class ShapeRelationRule(RuleBase):
     def rule_operands(self) -> list[str]:
         names: list[str] = []
         for r in self.relations:
-            a, _, b, _ = _split(r)
-            names += [n for n in (a, b) if n and n not in names]
+            a = _split(r)[0]
+            names += [n for n in (a, *(b for b, _ in _terms(r))) if n not in names]
         return names
 
     def condition(self, op: OpView, rv: RuleView) -> str:
@@ -62,7 +78,8 @@ class ShapeRelationRule(RuleBase):
         parts = []
         for r in self.relations:
             a, ea, b, eb = _split(r)
-            parts.append(f"{types[a]}::{ea} {_comparison(r)} " + (f"{types[b]}::{eb}" if b else eb))
+            other = " + ".join(f"{types[t]}::{e}" for t, e in _terms(r)) if b else eb
+            parts.append(f"{types[a]}::{ea} {_comparison(r)} {other}")
         return "(" + conj(parts) + ")"
 
     def text(self, op: OpView) -> str:
@@ -76,7 +93,7 @@ class ShapeRelationRule(RuleBase):
         if not line.low.startswith("static shapes:"):
             return None
         found = [m.group(0) for m in re.finditer(_RELATION, line.text)]
-        if not found or any({_split(r)[0], _split(r)[2]} - set(page.data) - {""} for r in found):
+        if not found or any({_split(r)[0], *(t for t, _ in _terms(r))} - set(page.data) for r in found):
             return None
         out: dict[str, Any] = {"relations": found}
         note = re.search(r"\((?P<note>[^()]*)\)\.?$", line.text)
@@ -103,9 +120,10 @@ class ShapeRelationRule(RuleBase):
         # A bound fails when its smaller side ends a box beyond the larger one: `a >= b` grows `b`
         # past `a` (or shrinks `a` below a count), `a <= b` grows `a` past `b` (or past a count).
         a, ea, b, eb = _split(self.relations[0])
+        terms = _terms(self.relations[0])
 
         def extent(name: str, which: str) -> int:
-            return tiles[name].rows if which == "Rows" else tiles[name].cols
+            return _extent(tiles, name, which)
 
         def resized(name: str, which: str, size: int) -> Broken:
             t = tiles[name]
@@ -116,7 +134,23 @@ class ShapeRelationRule(RuleBase):
             return Broken({**tiles, name: fit}, changed=name)
 
         if _comparison(self.relations[0]) == ">=":
-            if b:
-                return resized(b, eb, extent(a, ea) + _STEP)
+            if b:  # the other side's first term grows until the sum passes `a` by a box
+                rest = sum(extent(t, e) for t, e in terms[1:])
+                return resized(b, eb, max(1, extent(a, ea) - rest) + _STEP)
             return resized(a, ea, max(1, int(eb) - 1))
         return resized(a, ea, (extent(b, eb) if b else int(eb)) + _STEP)
+
+    def legalise(self, tiles: dict[str, TileDecl]) -> dict[str, TileDecl]:
+        # A lower bound by a sum of extents (a scratch tile of the lists' summed columns) holds once
+        # the bounded tile spans the sum; the plan's other shapes already keep the other relations.
+        out = dict(tiles)
+        for r in self.relations:
+            a, ea, _, _ = _split(r)
+            terms = _terms(r)
+            named = a in out and all(t in out for t, _ in terms)
+            if _comparison(r) != ">=" or len(terms) < 2 or not named:
+                continue
+            want = sum(_extent(out, t, e) for t, e in terms)
+            if _extent(out, a, ea) < want:
+                out[a] = replace(out[a], rows=want) if ea == "Rows" else replace(out[a], cols=want)
+        return out

@@ -5960,12 +5960,15 @@ struct profile_a5 {
             "TMRGSORT [A5]: template shapes must satisfy tmp.Rows == 1, src1.Rows == 1, src2.Rows == 1 and src3.Rows "
             "== 1");
         static_assert(
-            (sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
+            (TmpTileData::Cols >= Src0TileData::Cols + Src1TileData::Cols + Src2TileData::Cols + Src3TileData::Cols),
+            "TMRGSORT [A5]: template shapes must satisfy tmp.Cols >= src0.Cols + src1.Cols + src2.Cols + src3.Cols");
+        static_assert(
+            (sizeof(typename TmpTileData::DType) * TmpTileData::Numel +
+             sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
              sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
              sizeof(typename Src2TileData::DType) * Src2TileData::Numel +
-             sizeof(typename Src3TileData::DType) * Src3TileData::Numel +
-             sizeof(typename TmpTileData::DType) * TmpTileData::Numel) < 196608,
-            "TMRGSORT [A5]: the storage of src0, src1, src2, src3, tmp together must be below 196608 bytes (192 KiB)");
+             sizeof(typename Src3TileData::DType) * Src3TileData::Numel) < 196608,
+            "TMRGSORT [A5]: the storage of tmp, src0, src1, src2, src3 together must be below 196608 bytes (192 KiB)");
         return (std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
                 std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType> &&
                 std::is_same_v<typename Src0TileData::DType, typename Src2TileData::DType> &&
@@ -5976,11 +5979,13 @@ struct profile_a5 {
                 Src2TileData::Loc == TileType::Vec && Src3TileData::Loc == TileType::Vec) &&
                ((TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1 &&
                  Src3TileData::Rows == 1)) &&
-               ((sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
+               ((TmpTileData::Cols >=
+                 Src0TileData::Cols + Src1TileData::Cols + Src2TileData::Cols + Src3TileData::Cols)) &&
+               ((sizeof(typename TmpTileData::DType) * TmpTileData::Numel +
+                 sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
                  sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
                  sizeof(typename Src2TileData::DType) * Src2TileData::Numel +
-                 sizeof(typename Src3TileData::DType) * Src3TileData::Numel +
-                 sizeof(typename TmpTileData::DType) * TmpTileData::Numel) < 196608);
+                 sizeof(typename Src3TileData::DType) * Src3TileData::Numel) < 196608);
     }
 
     // The rules only declaration 2 is checked against, in its own scope.
@@ -5998,12 +6003,14 @@ struct profile_a5 {
                       "TMRGSORT [A5]: tile location must be TileType::Vec");
         static_assert((TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1),
                       "TMRGSORT [A5]: template shapes must satisfy tmp.Rows == 1, src1.Rows == 1 and src2.Rows == 1");
+        static_assert((TmpTileData::Cols >= Src0TileData::Cols + Src1TileData::Cols + Src2TileData::Cols),
+                      "TMRGSORT [A5]: template shapes must satisfy tmp.Cols >= src0.Cols + src1.Cols + src2.Cols");
         static_assert(
-            (sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
+            (sizeof(typename TmpTileData::DType) * TmpTileData::Numel +
+             sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
              sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
-             sizeof(typename Src2TileData::DType) * Src2TileData::Numel +
-             sizeof(typename TmpTileData::DType) * TmpTileData::Numel) < 196608,
-            "TMRGSORT [A5]: the storage of src0, src1, src2, tmp together must be below 196608 bytes (192 KiB)");
+             sizeof(typename Src2TileData::DType) * Src2TileData::Numel) < 196608,
+            "TMRGSORT [A5]: the storage of tmp, src0, src1, src2 together must be below 196608 bytes (192 KiB)");
         return (std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
                 std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType> &&
                 std::is_same_v<typename Src0TileData::DType, typename Src2TileData::DType>) &&
@@ -6011,10 +6018,11 @@ struct profile_a5 {
                (TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec &&
                 Src2TileData::Loc == TileType::Vec) &&
                ((TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1)) &&
-               ((sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
+               ((TmpTileData::Cols >= Src0TileData::Cols + Src1TileData::Cols + Src2TileData::Cols)) &&
+               ((sizeof(typename TmpTileData::DType) * TmpTileData::Numel +
+                 sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
                  sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
-                 sizeof(typename Src2TileData::DType) * Src2TileData::Numel +
-                 sizeof(typename TmpTileData::DType) * TmpTileData::Numel) < 196608);
+                 sizeof(typename Src2TileData::DType) * Src2TileData::Numel) < 196608);
     }
 
     // The rules only declaration 3 is checked against, in its own scope.
@@ -6029,18 +6037,21 @@ struct profile_a5 {
                       "TMRGSORT [A5]: tile location must be TileType::Vec");
         static_assert((TmpTileData::Rows == 1 && Src1TileData::Rows == 1),
                       "TMRGSORT [A5]: template shapes must satisfy tmp.Rows == 1 and src1.Rows == 1");
-        static_assert((sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
-                       sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
-                       sizeof(typename TmpTileData::DType) * TmpTileData::Numel) < 196608,
-                      "TMRGSORT [A5]: the storage of src0, src1, tmp together must be below 196608 bytes (192 KiB)");
+        static_assert((TmpTileData::Cols >= Src0TileData::Cols + Src1TileData::Cols),
+                      "TMRGSORT [A5]: template shapes must satisfy tmp.Cols >= src0.Cols + src1.Cols");
+        static_assert((sizeof(typename TmpTileData::DType) * TmpTileData::Numel +
+                       sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
+                       sizeof(typename Src1TileData::DType) * Src1TileData::Numel) < 196608,
+                      "TMRGSORT [A5]: the storage of tmp, src0, src1 together must be below 196608 bytes (192 KiB)");
         return (std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
                 std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType>) &&
                (TmpTileData::isRowMajor && Src1TileData::isRowMajor) &&
                (TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec) &&
                ((TmpTileData::Rows == 1 && Src1TileData::Rows == 1)) &&
-               ((sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
-                 sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
-                 sizeof(typename TmpTileData::DType) * TmpTileData::Numel) < 196608);
+               ((TmpTileData::Cols >= Src0TileData::Cols + Src1TileData::Cols)) &&
+               ((sizeof(typename TmpTileData::DType) * TmpTileData::Numel +
+                 sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
+                 sizeof(typename Src1TileData::DType) * Src1TileData::Numel) < 196608);
     }
 
     template <typename DstTileData, typename SrcTileData>
