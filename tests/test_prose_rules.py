@@ -674,3 +674,60 @@ def test_a_bound_by_a_sum_breaks_by_its_first_term_legalises_and_reads_back() ->
     page = PageContext([], {"A2A3", "A5", "CPU"}, ["tmp", "src0", "src1"], True)
     line = PageLine(None, "Static shapes: tmp.Cols >= src0.Cols + src1.Cols.")
     assert ShapeRelationRule.recognise(line, page) == {"relations": ["tmp.Cols >= src0.Cols + src1.Cols"]}
+
+
+def test_thistogram_uint32_index_rows_per_byte_on_a5() -> None:
+    failing = _failing("thistogram")
+    for k, rows in ((2, 1), (1, 2), (0, 3)):
+        want = (
+            f"THISTOGRAM [A5]: template shapes must satisfy idx.Rows == {rows} and idx.Cols == src.Cols"
+            f" when src is uint32_t and byte is HistByte::BYTE_{k}"
+        )
+        (case,) = [c for c, m in failing.items() if m == [want]]
+        assert case.startswith("fail_a5_")
+    assert not any("idx.Rows" in m[0] for c, m in failing.items() if not c.startswith("fail_a5_"))
+    verify = (ROOT / "generated/tests/thistogram/verify.cpp").read_text()
+    body = verify.split(f"void {case}() {{")[1].split("\n}\n")[0]
+    assert (
+        "using Tile_src = Tile<TileType::Vec, uint32_t," in body
+        and "HistByte::BYTE_0>(dst, src, idx)" in body
+    )
+    # The runtime cases keep the rule: 3 - k filter rows as wide as the source.
+    for group in _manifest("thistogram")["runtime"]:
+        for case_ in group["cases"]:
+            k, tiles = int(case_["attrs"]["byte"]), case_["tiles"]
+            if group["group"] == "uint32_t" and k < 3:
+                assert tiles["idx"]["rows"] == 3 - k and tiles["idx"]["cols"] == tiles["src"]["cols"]
+    page = (ROOT / "generated/docs/isa/THISTOGRAM.md").read_text()
+    line = (
+        "Static shapes: `idx.Rows == 3` and `idx.Cols == src.Cols` when `src` is `uint32_t` and `byte` is"
+        " `HistByte::BYTE_0`."
+    )
+    assert line in page
+
+
+def test_a_conditioned_shape_relation_applies_under_its_type_and_value_and_reads_back() -> None:
+    rule = ShapeRelationRule.model_validate(
+        {
+            "relations": ["idx.Rows == 2", "idx.Cols == src.Cols"],
+            "when_dtype": {"operands": ["src"], "dtypes": ["uint32_t"]},
+            "when": {"param": "byte", "equals": "HistByte::BYTE_1"},
+        }
+    )
+    assert rule.rule_operands == ["idx", "src"]
+    tiles = {
+        "src": TileDecl("src", "uint16_t", 16, 16, 16, 16),
+        "idx": TileDecl("idx", "uint8_t", 16, 32, 16, 16),
+    }
+    broken = rule.break_static(None, tiles)  # type: ignore[arg-type]
+    assert broken.values == {"byte": "HistByte::BYTE_1"}
+    src, idx = broken.tiles["src"], broken.tiles["idx"]
+    assert src.dtype == "uint32_t" and idx.cols == src.cols == 32  # the column relation holds
+    assert idx.rows != 2 and idx.valid_rows <= idx.rows  # the row relation is the one broken
+    page = PageContext([], {"A2A3", "A5", "CPU"}, ["dst", "src", "idx"], True)
+    line = PageLine(
+        "A5",
+        "Static shapes: idx.Rows == 2 and idx.Cols == src.Cols"
+        " when src is uint32_t and byte is HistByte::BYTE_1.",
+    )
+    assert ShapeRelationRule.recognise(line, page) == rule.model_dump(exclude_defaults=True, exclude={"kind"})

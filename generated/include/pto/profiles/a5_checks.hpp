@@ -6266,6 +6266,18 @@ struct profile_a5 {
                        (byte == HistByte::BYTE_0 || byte == HistByte::BYTE_1)),
                       "THISTOGRAM [A5]: template argument byte must be HistByte::BYTE_0 or HistByte::BYTE_1 when src "
                       "is uint16_t");
+        static_assert((!(sim::is_one_of_v<typename TileDataSrc::DType, uint32_t> && byte == HistByte::BYTE_2) ||
+                       (TileDataIdx::Rows == 1 && TileDataIdx::Cols == TileDataSrc::Cols)),
+                      "THISTOGRAM [A5]: template shapes must satisfy idx.Rows == 1 and idx.Cols == src.Cols when src "
+                      "is uint32_t and byte is HistByte::BYTE_2");
+        static_assert((!(sim::is_one_of_v<typename TileDataSrc::DType, uint32_t> && byte == HistByte::BYTE_1) ||
+                       (TileDataIdx::Rows == 2 && TileDataIdx::Cols == TileDataSrc::Cols)),
+                      "THISTOGRAM [A5]: template shapes must satisfy idx.Rows == 2 and idx.Cols == src.Cols when src "
+                      "is uint32_t and byte is HistByte::BYTE_1");
+        static_assert((!(sim::is_one_of_v<typename TileDataSrc::DType, uint32_t> && byte == HistByte::BYTE_0) ||
+                       (TileDataIdx::Rows == 3 && TileDataIdx::Cols == TileDataSrc::Cols)),
+                      "THISTOGRAM [A5]: template shapes must satisfy idx.Rows == 3 and idx.Cols == src.Cols when src "
+                      "is uint32_t and byte is HistByte::BYTE_0");
         return (sim::is_one_of_v<typename TileDataDst::DType, uint32_t>) &&
                (sim::is_one_of_v<typename TileDataSrc::DType, uint16_t, uint32_t>) &&
                (sim::is_one_of_v<typename TileDataIdx::DType, uint8_t>) &&
@@ -6273,7 +6285,13 @@ struct profile_a5 {
                (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec &&
                 TileDataIdx::Loc == TileType::Vec) &&
                ((!(sim::is_one_of_v<typename TileDataSrc::DType, uint16_t>) ||
-                 (byte == HistByte::BYTE_0 || byte == HistByte::BYTE_1)));
+                 (byte == HistByte::BYTE_0 || byte == HistByte::BYTE_1))) &&
+               ((!(sim::is_one_of_v<typename TileDataSrc::DType, uint32_t> && byte == HistByte::BYTE_2) ||
+                 (TileDataIdx::Rows == 1 && TileDataIdx::Cols == TileDataSrc::Cols))) &&
+               ((!(sim::is_one_of_v<typename TileDataSrc::DType, uint32_t> && byte == HistByte::BYTE_1) ||
+                 (TileDataIdx::Rows == 2 && TileDataIdx::Cols == TileDataSrc::Cols))) &&
+               ((!(sim::is_one_of_v<typename TileDataSrc::DType, uint32_t> && byte == HistByte::BYTE_0) ||
+                 (TileDataIdx::Rows == 3 && TileDataIdx::Cols == TileDataSrc::Cols)));
     }
 
     template <typename TileDataDst, typename TileDataSrc, typename TileDataIdx>
