@@ -36,6 +36,7 @@ from .column_operand import ColumnOperandRule
 from .conv_layouts import ConvLayoutsRule
 from .core import CORE_KINDS
 from .dtype_tuples import DTypeTuplesRule
+from .full_valid import FullValidRule
 from .location_pairs import LOCATION_PAIRS_KINDS
 from .locations import LOCATION_KINDS
 from .same_bytes import SameBytesRule
@@ -88,6 +89,7 @@ RULE_KINDS: tuple[type[RuleBase], ...] = (
     ShapeMultipleRule,
     SizePairsRule,
     ScalarBlocksRule,
+    FullValidRule,
 )
 
 # The spec's `constraints` items: one of the registry's classes, chosen by `kind`.

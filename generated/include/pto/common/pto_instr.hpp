@@ -4786,6 +4786,7 @@ PTO_INTERNAL RecordEvent TGATHER(DstTileData& dst, SrcTileData& src, WaitEvents&
             DstTileData, SrcTileData, maskPattern,
             gatherType>()) { // the rules limited to this declaration; the op's common ones are not checked here
         WaitAllEvents(events...);
+        Profile::template verify_TGATHER_f2<DstTileData, SrcTileData, maskPattern, gatherType>(dst, src);
         TGATHER_IMPL<DstTileData, SrcTileData, maskPattern, gatherType>(dst, src);
     }
     return {};

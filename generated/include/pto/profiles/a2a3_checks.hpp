@@ -5754,6 +5754,14 @@ struct profile_a2a3 {
                (sizeof(typename DstTileData::DType) == sizeof(typename SrcTileData::DType));
     }
 
+    // The run-time rules only declaration 2 is checked against, with its own arguments.
+    template <typename DstTileData, typename SrcTileData, MaskPattern maskPattern, auto gatherType>
+    static void verify_TGATHER_f2([[maybe_unused]] DstTileData& dst, [[maybe_unused]] SrcTileData& src) {
+        if (!(!(gatherType == GatherAxis::GATHER_ROW) || dst.GetValidCol() == DstTileData::Cols))
+            sim::fail("TGATHER [A2A3]",
+                      "the valid cols of dst must be all its cols when gatherType is GatherAxis::GATHER_ROW");
+    }
+
     template <typename TileDataD, typename TileDataS0, typename TileDataS1, typename TileDataTmp>
     static void verify_TGATHER([[maybe_unused]] const TileDataD& dst, [[maybe_unused]] const TileDataS0& src0,
                                [[maybe_unused]] const TileDataS1& src1, [[maybe_unused]] const TileDataTmp& tmp) {}
