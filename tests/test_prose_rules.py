@@ -447,7 +447,7 @@ def test_a_boxed_fractal_breaks_by_the_box_order_and_a_plain_one_by_boxes() -> N
 def test_tdeinterleave_two_source_form_checks_all_four_valid_shapes() -> None:
     op = OPS["tdeinterleave"]
     form = op.forms[0]
-    assert form.has_own_verify and not op.forms[1].has_own_verify
+    assert form.has_own_verify and op.forms[1].has_own_verify  # each its own (h-rules3: the one-source ratio)
     (rv,) = form.rules_for("A5", static=False)
     assert form.rules_for("A5", static=True) == [] and form.rules_for("A2A3", static=False) == []
     instr = (ROOT / "generated/include/pto/common/pto_instr.hpp").read_text()
@@ -774,3 +774,34 @@ def test_a_full_valid_rule_breaks_one_short_and_reads_back() -> None:
     assert plain.admits_tiles(tiles) and not plain.admits_tiles(broken)
     line = PageLine(None, rule.doc(OPS["tgather"]).replace("`", ""))
     assert FullValidRule.recognise(line, PAGE) == rule.model_dump(exclude_defaults=True, exclude={"kind"})
+
+
+def test_tdeinterleave_one_source_form_reads_twice_the_destination_columns() -> None:
+    op = OPS["tdeinterleave"]
+    one = op.forms[1]
+    for profile in ("A5", "CPU"):
+        (rv,) = one.rules_for(profile, static=False)
+        assert rv.condition == "src0.GetValidCol() == 2 * dst0.GetValidCol()"
+    checks = (ROOT / "generated/include/pto/profiles/cpu_checks.hpp").read_text()
+    body = checks.split("static void verify_TDEINTERLEAVE_f1(")[1].split("\n    }\n")[0]
+    assert "const auto& src0 = src;" in body
+    assert 'sim::fail("TDEINTERLEAVE [CPU]", "src0 must have 2 times the valid cols of dst0")' in body
+    cases = (ROOT / "generated/tests/tdeinterleave/cases.cpp").read_text()
+    failing = cases.split(f"void rf_a5_{rv.id}_f1(Prof) {{")[1].split("\n}\n")[0]
+    # one ratio step short, still even (A5's even source columns hold), through the one-source call
+    assert "Tile_src0 src0(8, 14);" in failing and "(dst1, dst0, src0);" in failing
+    # The one-source cases are their own groups, called through that declaration, with a source
+    # twice the destinations' valid columns; the two-source groups no longer call it.
+    groups = _manifest("tdeinterleave")["runtime"]
+    ones = [g for g in groups if g["group"].endswith("_f1")]
+    assert ones and all(set(g["profiles"]) == {"A5", "CPU"} for g in ones)
+    for g in ones:
+        for case in g["cases"]:
+            t = case["tiles"]
+            assert "src1" not in t and t["src0"]["valid_cols"] == 2 * t["dst0"]["valid_cols"], case["label"]
+    assert "// overload 1" not in cases
+    page = (ROOT / "generated/docs/isa/TDEINTERLEAVE.md").read_text()
+    assert (
+        "Runtime: `src0.GetValidCol()` is 2 times `dst0.GetValidCol()`. Checked on declaration 1 only."
+        in page
+    )

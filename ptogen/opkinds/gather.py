@@ -183,6 +183,8 @@ MASK_CASES = [
 def mask_columns(axis: str, dtype: str, cols: int) -> int:
     """A mask case's columns for this element type: GATHER_ROW's scale with 8 / its size."""
     return cols * max(1, 8 // ELEMENT_BYTES.get(dtype, 4)) if axis == "GATHER_ROW" else cols
+
+
 # Comparison form: (label, mode, rows, cols, valid rows, valid cols, offset).
 CMP_CASES = [
     ("GT, 4x32, offset 0", "GT", 4, 32, 4, 32, 0),

@@ -4327,9 +4327,11 @@ namespace profiled {
 // Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
 template <typename Profile, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 PTO_INTERNAL RecordEvent TDEINTERLEAVE(TileDataDst& dst1, TileDataDst& dst0, TileDataSrc& src, WaitEvents&... events) {
-    if constexpr (Profile::template check_TDEINTERLEAVE<TileDataDst, TileDataSrc, WaitEvents...>()) {
+    if constexpr (Profile::template check_TDEINTERLEAVE<TileDataDst, TileDataSrc, WaitEvents...>() &&
+                  Profile::template check_TDEINTERLEAVE_f1<TileDataDst, TileDataSrc>()) {
         WaitAllEvents(events...);
         Profile::verify_TDEINTERLEAVE(dst1, dst0, src, src);
+        Profile::template verify_TDEINTERLEAVE_f1<TileDataDst, TileDataSrc>(dst1, dst0, src);
         TDEINTERLEAVE_IMPL(dst1, dst0, src);
     }
     return {};

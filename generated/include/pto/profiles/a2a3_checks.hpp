@@ -4849,6 +4849,19 @@ struct profile_a2a3 {
     static void verify_TDEINTERLEAVE_f0([[maybe_unused]] TileDataDst& dst1, [[maybe_unused]] TileDataDst& dst0,
                                         [[maybe_unused]] TileDataSrc& src1, [[maybe_unused]] TileDataSrc& src0) {}
 
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <typename TileDataDst, typename TileDataSrc>
+    static constexpr bool check_TDEINTERLEAVE_f1() {
+        return true;
+    }
+
+    // The run-time rules only declaration 1 is checked against, with its own arguments.
+    template <typename TileDataDst, typename TileDataSrc>
+    static void verify_TDEINTERLEAVE_f1([[maybe_unused]] TileDataDst& dst1, [[maybe_unused]] TileDataDst& dst0,
+                                        [[maybe_unused]] TileDataSrc& src) {
+        [[maybe_unused]] const auto& src0 = src;
+    }
+
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TDEINTERLEAVE([[maybe_unused]] const TileDataDst& dst1, [[maybe_unused]] const TileDataDst& dst0,
                                      [[maybe_unused]] const TileDataSrc& src1,

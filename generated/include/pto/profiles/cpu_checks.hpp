@@ -4711,6 +4711,21 @@ struct profile_cpu {
             sim::fail("TDEINTERLEAVE [CPU]", "src0, src1, dst0 and dst1 must have the same valid row/col");
     }
 
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <typename TileDataDst, typename TileDataSrc>
+    static constexpr bool check_TDEINTERLEAVE_f1() {
+        return true;
+    }
+
+    // The run-time rules only declaration 1 is checked against, with its own arguments.
+    template <typename TileDataDst, typename TileDataSrc>
+    static void verify_TDEINTERLEAVE_f1([[maybe_unused]] TileDataDst& dst1, [[maybe_unused]] TileDataDst& dst0,
+                                        [[maybe_unused]] TileDataSrc& src) {
+        [[maybe_unused]] const auto& src0 = src;
+        if (!(src0.GetValidCol() == 2 * dst0.GetValidCol()))
+            sim::fail("TDEINTERLEAVE [CPU]", "src0 must have 2 times the valid cols of dst0");
+    }
+
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TDEINTERLEAVE([[maybe_unused]] const TileDataDst& dst1, [[maybe_unused]] const TileDataDst& dst0,
                                      [[maybe_unused]] const TileDataSrc& src1,
