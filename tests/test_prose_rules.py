@@ -805,3 +805,28 @@ def test_tdeinterleave_one_source_form_reads_twice_the_destination_columns() -> 
         "Runtime: `src0.GetValidCol()` is 2 times `dst0.GetValidCol()`. Checked on declaration 1 only."
         in page
     )
+
+
+@pytest.mark.parametrize("name", ["tmatmul_mx", "tgemv_mx"])
+def test_mx_bias_forms_check_a_one_row_float_bias_tile_and_keep_running(name: str) -> None:
+    op = OPS[name]
+    upper = op.name
+    failing = _failing(name)
+    for profile in ("a5", "cpu"):
+        for k in (4, 5):
+            got = sorted(
+                m[0] for c, m in failing.items() if c.startswith(f"fail_{profile}_") and c.endswith(f"_f{k}")
+            )
+            assert got == [
+                f"{upper} [{profile.upper()}]: DType must be one of: float",
+                f"{upper} [{profile.upper()}]: template shapes must satisfy bias.Rows == 1",
+                f"{upper} [{profile.upper()}]: tile location must be TileType::Bias",
+            ]
+    verify = (ROOT / f"generated/tests/{name}/verify.cpp").read_text()
+    legal = verify.split("void legal_a5_f4() {")[1].split("\n}\n")[0]
+    assert "Tile<TileType::Bias, float, 1, 16, BLayout::RowMajor, 1, 16>" in legal
+    # The runtime cases still call the bias forms under both profiles (the kind's form_profiles).
+    cases = (ROOT / f"generated/tests/{name}/cases.cpp").read_text()
+    first = cases.split("// overload 4:")[1].split("// overload 5:")[0]
+    assert "profile_a5>" in first and "profile_cpu>" in first
+    assert op.spec.prose_constraints == [] or all("Bias" not in p.text for p in op.spec.prose_constraints)

@@ -2665,7 +2665,9 @@ PTO_INTERNAL RecordEvent TMATMUL_MX(TileRes& cMatrix, TileLeft& aMatrix, TileLef
                                     TileRight& bMatrix, TileRightScale& bScaleMatrix, TileBias& biasData,
                                     WaitEvents&... events) {
     if constexpr (Profile::template check_TMATMUL_MX<TileRes, TileLeft, TileLeftScale, TileRight, TileRightScale,
-                                                     WaitEvents...>()) {
+                                                     WaitEvents...>() &&
+                  Profile::template check_TMATMUL_MX_f4<TileRes, TileLeft, TileLeftScale, TileRight, TileRightScale,
+                                                        TileBias>()) {
         WaitAllEvents(events...);
         Profile::verify_TMATMUL_MX(cMatrix, aMatrix, aScaleMatrix, bMatrix, bScaleMatrix);
         MAP_INSTR_IMPL(TMATMUL_MX, cMatrix, aMatrix, aScaleMatrix, bMatrix, bScaleMatrix, biasData);
@@ -2691,7 +2693,9 @@ PTO_INTERNAL RecordEvent TMATMUL_MX(TileRes& cMatrix, TileLeft& aMatrix, TileLef
                                     TileRight& bMatrix, TileRightScale& bScaleMatrix, TileBias& biasData,
                                     WaitEvents&... events) {
     if constexpr (Profile::template check_TMATMUL_MX<TileRes, TileLeft, TileLeftScale, TileRight, TileRightScale,
-                                                     WaitEvents...>()) {
+                                                     WaitEvents...>() &&
+                  Profile::template check_TMATMUL_MX_f5<Phase, TileRes, TileLeft, TileLeftScale, TileRight,
+                                                        TileRightScale, TileBias>()) {
         WaitAllEvents(events...);
         Profile::verify_TMATMUL_MX(cMatrix, aMatrix, aScaleMatrix, bMatrix, bScaleMatrix);
         MAP_INSTR_IMPL_T(TMATMUL_MX, PTO_TEMPLATE_ARGS(Phase), cMatrix, aMatrix, aScaleMatrix, bMatrix, bScaleMatrix,
@@ -2819,7 +2823,9 @@ template <typename Profile, typename TileRes, typename TileLeft, typename TileLe
 PTO_INTERNAL RecordEvent TGEMV_MX(TileRes& cMatrix, TileLeft& aMatrix, TileLeftScale& aScaleMatrix, TileRight& bMatrix,
                                   TileRightScale& bScaleMatrix, TileBias& biasData, WaitEvents&... events) {
     if constexpr (Profile::template check_TGEMV_MX<TileRes, TileLeft, TileLeftScale, TileRight, TileRightScale,
-                                                   WaitEvents...>()) {
+                                                   WaitEvents...>() &&
+                  Profile::template check_TGEMV_MX_f4<TileRes, TileLeft, TileLeftScale, TileRight, TileRightScale,
+                                                      TileBias>()) {
         WaitAllEvents(events...);
         Profile::verify_TGEMV_MX(cMatrix, aMatrix, aScaleMatrix, bMatrix, bScaleMatrix);
         MAP_INSTR_IMPL(TGEMV_MX, cMatrix, aMatrix, aScaleMatrix, bMatrix, bScaleMatrix, biasData);
@@ -2844,7 +2850,9 @@ template <typename Profile, AccPhase Phase, typename TileRes, typename TileLeft,
 PTO_INTERNAL RecordEvent TGEMV_MX(TileRes& cMatrix, TileLeft& aMatrix, TileLeftScale& aScaleMatrix, TileRight& bMatrix,
                                   TileRightScale& bScaleMatrix, TileBias& biasData, WaitEvents&... events) {
     if constexpr (Profile::template check_TGEMV_MX<TileRes, TileLeft, TileLeftScale, TileRight, TileRightScale,
-                                                   WaitEvents...>()) {
+                                                   WaitEvents...>() &&
+                  Profile::template check_TGEMV_MX_f5<Phase, TileRes, TileLeft, TileLeftScale, TileRight,
+                                                      TileRightScale, TileBias>()) {
         WaitAllEvents(events...);
         Profile::verify_TGEMV_MX(cMatrix, aMatrix, aScaleMatrix, bMatrix, bScaleMatrix);
         MAP_INSTR_IMPL_T(TGEMV_MX, PTO_TEMPLATE_ARGS(Phase), cMatrix, aMatrix, aScaleMatrix, bMatrix, bScaleMatrix,

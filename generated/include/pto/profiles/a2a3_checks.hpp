@@ -3904,6 +3904,20 @@ struct profile_a2a3 {
         return (sim::always_false_v<TileRes>);
     }
 
+    // The rules only declaration 4 is checked against, in its own scope.
+    template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale,
+              typename TileBias>
+    static constexpr bool check_TMATMUL_MX_f4() {
+        return true;
+    }
+
+    // The rules only declaration 5 is checked against, in its own scope.
+    template <AccPhase Phase, typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight,
+              typename TileRightScale, typename TileBias>
+    static constexpr bool check_TMATMUL_MX_f5() {
+        return true;
+    }
+
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale>
     static void verify_TMATMUL_MX([[maybe_unused]] const TileRes& c, [[maybe_unused]] const TileLeft& a,
                                   [[maybe_unused]] const TileLeftScale& a_scale, [[maybe_unused]] const TileRight& b,
@@ -3917,6 +3931,20 @@ struct profile_a2a3 {
     static constexpr bool check_TGEMV_MX() {
         static_assert(sim::always_false_v<TileRes>, "TGEMV_MX [A2A3]: not available on this target profile");
         return (sim::always_false_v<TileRes>);
+    }
+
+    // The rules only declaration 4 is checked against, in its own scope.
+    template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale,
+              typename TileBias>
+    static constexpr bool check_TGEMV_MX_f4() {
+        return true;
+    }
+
+    // The rules only declaration 5 is checked against, in its own scope.
+    template <AccPhase Phase, typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight,
+              typename TileRightScale, typename TileBias>
+    static constexpr bool check_TGEMV_MX_f5() {
+        return true;
     }
 
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale>

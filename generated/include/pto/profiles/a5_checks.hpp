@@ -4127,6 +4127,30 @@ struct profile_a5 {
                (TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor);
     }
 
+    // The rules only declaration 4 is checked against, in its own scope.
+    template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale,
+              typename TileBias>
+    static constexpr bool check_TMATMUL_MX_f4() {
+        static_assert(TileBias::Loc == TileType::Bias, "TMATMUL_MX [A5]: tile location must be TileType::Bias");
+        static_assert(sim::is_one_of_v<typename TileBias::DType, float>,
+                      "TMATMUL_MX [A5]: DType must be one of: float");
+        static_assert((TileBias::Rows == 1), "TMATMUL_MX [A5]: template shapes must satisfy bias.Rows == 1");
+        return (TileBias::Loc == TileType::Bias) && (sim::is_one_of_v<typename TileBias::DType, float>) &&
+               ((TileBias::Rows == 1));
+    }
+
+    // The rules only declaration 5 is checked against, in its own scope.
+    template <AccPhase Phase, typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight,
+              typename TileRightScale, typename TileBias>
+    static constexpr bool check_TMATMUL_MX_f5() {
+        static_assert(TileBias::Loc == TileType::Bias, "TMATMUL_MX [A5]: tile location must be TileType::Bias");
+        static_assert(sim::is_one_of_v<typename TileBias::DType, float>,
+                      "TMATMUL_MX [A5]: DType must be one of: float");
+        static_assert((TileBias::Rows == 1), "TMATMUL_MX [A5]: template shapes must satisfy bias.Rows == 1");
+        return (TileBias::Loc == TileType::Bias) && (sim::is_one_of_v<typename TileBias::DType, float>) &&
+               ((TileBias::Rows == 1));
+    }
+
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale>
     static void verify_TMATMUL_MX([[maybe_unused]] const TileRes& c, [[maybe_unused]] const TileLeft& a,
                                   [[maybe_unused]] const TileLeftScale& a_scale, [[maybe_unused]] const TileRight& b,
@@ -4213,6 +4237,28 @@ struct profile_a5 {
                (!TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor && !TileRes::isRowMajor &&
                 TileRes::SFractal == SLayout::RowMajor) &&
                (TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor);
+    }
+
+    // The rules only declaration 4 is checked against, in its own scope.
+    template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale,
+              typename TileBias>
+    static constexpr bool check_TGEMV_MX_f4() {
+        static_assert(TileBias::Loc == TileType::Bias, "TGEMV_MX [A5]: tile location must be TileType::Bias");
+        static_assert(sim::is_one_of_v<typename TileBias::DType, float>, "TGEMV_MX [A5]: DType must be one of: float");
+        static_assert((TileBias::Rows == 1), "TGEMV_MX [A5]: template shapes must satisfy bias.Rows == 1");
+        return (TileBias::Loc == TileType::Bias) && (sim::is_one_of_v<typename TileBias::DType, float>) &&
+               ((TileBias::Rows == 1));
+    }
+
+    // The rules only declaration 5 is checked against, in its own scope.
+    template <AccPhase Phase, typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight,
+              typename TileRightScale, typename TileBias>
+    static constexpr bool check_TGEMV_MX_f5() {
+        static_assert(TileBias::Loc == TileType::Bias, "TGEMV_MX [A5]: tile location must be TileType::Bias");
+        static_assert(sim::is_one_of_v<typename TileBias::DType, float>, "TGEMV_MX [A5]: DType must be one of: float");
+        static_assert((TileBias::Rows == 1), "TGEMV_MX [A5]: template shapes must satisfy bias.Rows == 1");
+        return (TileBias::Loc == TileType::Bias) && (sim::is_one_of_v<typename TileBias::DType, float>) &&
+               ((TileBias::Rows == 1));
     }
 
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale>
