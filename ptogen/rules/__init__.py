@@ -35,6 +35,7 @@ from .broadcast_role import BroadcastRoleRule
 from .column_operand import ColumnOperandRule
 from .conv_layouts import ConvLayoutsRule
 from .core import CORE_KINDS
+from .derived_extent import DerivedExtentRule
 from .dtype_tuples import DTypeTuplesRule
 from .full_valid import FullValidRule
 from .location_pairs import LOCATION_PAIRS_KINDS
@@ -90,6 +91,7 @@ RULE_KINDS: tuple[type[RuleBase], ...] = (
     SizePairsRule,
     ScalarBlocksRule,
     FullValidRule,
+    DerivedExtentRule,
 )
 
 # The spec's `constraints` items: one of the registry's classes, chosen by `kind`.

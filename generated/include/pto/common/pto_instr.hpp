@@ -4989,10 +4989,14 @@ template <typename Profile, int grp_axis, auto mx_alg, bool interleave, typename
           typename TileDataScaling = void, typename... WaitEvents>
 PTO_INTERNAL RecordEvent TQUANT(TileDataOut& dst, TileDataSrc& src, TileDataExp* exp, TileDataMax* max,
                                 TileDataScaling* scaling, WaitEvents&... events) {
-    // a declaration other than the main one: its rules are stated, not checked
-    WaitAllEvents(events...);
-    TQUANT_IMPL<grp_axis, mx_alg, interleave, TileDataOut, TileDataSrc, TileDataExp, TileDataMax, TileDataScaling>(
-        dst, src, exp, max, scaling);
+    if constexpr (
+        Profile::template check_TQUANT_f3<
+            grp_axis, mx_alg, interleave, TileDataOut, TileDataSrc, TileDataExp, TileDataMax,
+            TileDataScaling>()) { // the rules limited to this declaration; the op's common ones are not checked here
+        WaitAllEvents(events...);
+        TQUANT_IMPL<grp_axis, mx_alg, interleave, TileDataOut, TileDataSrc, TileDataExp, TileDataMax, TileDataScaling>(
+            dst, src, exp, max, scaling);
+    }
     return {};
 }
 } // namespace profiled

@@ -5944,6 +5944,13 @@ struct profile_a2a3 {
         return (sim::always_false_v<TileDataOut>);
     }
 
+    // The rules only declaration 3 is checked against, in its own scope.
+    template <int grp_axis, auto mx_alg, bool interleave, typename TileDataOut, typename TileDataSrc,
+              typename TileDataExp, typename TileDataMax, typename TileDataScaling>
+    static constexpr bool check_TQUANT_f3() {
+        return true;
+    }
+
     template <typename TileDataOut, typename TileDataSrc, typename TileDataExp, typename TileDataMax,
               typename TileDataScaling>
     static void verify_TQUANT([[maybe_unused]] const TileDataOut& dst, [[maybe_unused]] const TileDataSrc& src,

@@ -6410,6 +6410,25 @@ struct profile_a5 {
                 TileDataExp::Loc == TileType::Vec);
     }
 
+    // The rules only declaration 3 is checked against, in its own scope.
+    template <int grp_axis, auto mx_alg, bool interleave, typename TileDataOut, typename TileDataSrc,
+              typename TileDataExp, typename TileDataMax, typename TileDataScaling>
+    static constexpr bool check_TQUANT_f3() {
+        static_assert((!(interleave == true) || (grp_axis == 0)),
+                      "TQUANT [A5]: template argument grp_axis must be 0 when interleave is true");
+        static_assert((!(interleave == true) || TileDataSrc::Rows % 64 == 0),
+                      "TQUANT [A5]: the static rows of src must be a multiple of 64 when interleave is true");
+        static_assert((!(interleave == true) || TileDataExp::Rows == (TileDataSrc::Rows + 63) / 64),
+                      "TQUANT [A5]: exp::Rows must be src::Rows, divided by 64 rounded up when interleave is true");
+        static_assert((!(interleave == true) || TileDataExp::Cols == (TileDataSrc::Cols * 2 + 31) / 32 * 32),
+                      "TQUANT [A5]: exp::Cols must be src::Cols, times 2, rounded up to a multiple of 32 when "
+                      "interleave is true");
+        return ((!(interleave == true) || (grp_axis == 0))) &&
+               ((!(interleave == true) || TileDataSrc::Rows % 64 == 0)) &&
+               ((!(interleave == true) || TileDataExp::Rows == (TileDataSrc::Rows + 63) / 64)) &&
+               ((!(interleave == true) || TileDataExp::Cols == (TileDataSrc::Cols * 2 + 31) / 32 * 32));
+    }
+
     template <typename TileDataOut, typename TileDataSrc, typename TileDataExp, typename TileDataMax,
               typename TileDataScaling>
     static void verify_TQUANT([[maybe_unused]] const TileDataOut& dst, [[maybe_unused]] const TileDataSrc& src,
