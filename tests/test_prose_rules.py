@@ -341,9 +341,9 @@ def test_tmrgsort_tiles_fit_the_unified_buffer_per_declaration() -> None:
     rules = [r for r in op.spec.constraints if isinstance(r, TotalBytesRule)]
     assert [(r.forms, r.operands) for r in rules] == [
         ([0], ["src", "dst"]),
-        ([1], ["src0", "src1", "src2", "src3", "tmp"]),
-        ([2], ["src0", "src1", "src2", "tmp"]),
-        ([3], ["src0", "src1", "tmp"]),
+        ([1], ["tmp", "src0", "src1", "src2", "src3"]),
+        ([2], ["tmp", "src0", "src1", "src2"]),
+        ([3], ["tmp", "src0", "src1"]),
     ]
     (rv,) = [rv for rv in op.forms[0].rules_for("A5") if rv.rule is rules[0]]
     assert rv.condition == (
@@ -447,7 +447,7 @@ def test_a_boxed_fractal_breaks_by_the_box_order_and_a_plain_one_by_boxes() -> N
 def test_tdeinterleave_two_source_form_checks_all_four_valid_shapes() -> None:
     op = OPS["tdeinterleave"]
     form = op.forms[0]
-    assert form.has_own_verify and not op.forms[1].has_own_verify
+    assert form.has_own_verify and op.forms[1].has_own_verify  # each its own (h-rules3: the one-source ratio)
     (rv,) = form.rules_for("A5", static=False)
     assert form.rules_for("A5", static=True) == [] and form.rules_for("A2A3", static=False) == []
     instr = (ROOT / "generated/include/pto/common/pto_instr.hpp").read_text()
@@ -559,3 +559,344 @@ def test_tgatherb_rows_are_whole_32_byte_blocks() -> None:
     assert not rule.admits_tiles(tiles)  # 12 floats: 48 bytes
     legal = rule.legalise(tiles)
     assert legal["dst"].valid_cols == 8 and rule.admits_tiles(legal)
+
+
+# ----------------------------------------------------------------------------- h-rules3 (issue #24)
+
+
+def test_tsort32_three_operand_form_sorts_whole_blocks_on_a2a3_and_a5() -> None:
+    op = OPS["tsort32"]
+    for profile in ("A2A3", "A5"):
+        (rv,) = op.forms[0].rules_for(profile, static=False)
+        assert rv.rule.in_form(op.forms[0]) and not rv.rule.in_form(op.forms[1])
+    assert op.forms[0].rules_for("CPU", static=False) == []  # upstream's simulator sorts short blocks
+    checks = (ROOT / "generated/include/pto/profiles/a2a3_checks.hpp").read_text()
+    body = checks.split("static void verify_TSORT32_f0(")[1].split("\n    }\n")[0]
+    assert 'sim::fail("TSORT32 [A2A3]", "the valid cols of src must be a multiple of 32")' in body
+    fails = {c["case"] for c in _manifest("tsort32")["runtime_fail"]}
+    assert {f"rf_a2a3_{rv.id}_f0", f"rf_a5_{rv.id}_f0"} <= fails
+    # The runtime cases: whole blocks through the three-operand form, short last blocks through the
+    # four-operand one (with tmp of the valid columns rounded up to 32) where A2A3 or A5 run them;
+    # the types only the CPU profile sorts keep short blocks in the three-operand form.
+    runtime = _manifest("tsort32")["runtime"]
+    for group in runtime:
+        checked = bool({"A2A3", "A5"} & set(group["profiles"]))
+        for case in group["cases"]:
+            tiles = case["tiles"]
+            short = tiles["src"]["valid_cols"] % 32 != 0 and checked
+            assert group["group"].endswith("_tmp") == short == ("tmp" in tiles), case["label"]
+            if short:
+                assert tiles["tmp"]["cols"] >= -(-tiles["src"]["valid_cols"] // 32) * 32
+    cases = (ROOT / "generated/tests/tsort32/cases.cpp").read_text()
+    call = "profiled::TSORT32<profile_a5, Tile_dst, Tile_src, Tile_idx, Tile_tmp>(dst, src, idx, tmp);"
+    assert call in cases
+
+
+def test_tmrgsort_block_form_checks_block_len_and_whole_groups() -> None:
+    op = OPS["tmrgsort"]
+    for profile in ("A2A3", "A5"):
+        (rv,) = op.forms[0].rules_for(profile, static=False)
+        assert rv.message(profile) == (
+            f"TMRGSORT [{profile}]: block_len must be a positive multiple of 64, and the valid cols of"
+            " src 4 * block_len times a count in [1, 255]"
+        )
+    assert op.forms[0].rules_for("CPU", static=False) == []  # upstream's simulator checks none
+    checks = (ROOT / "generated/include/pto/profiles/a5_checks.hpp").read_text()
+    body = checks.split("static void verify_TMRGSORT_f0(")[1].split("\n    }\n")[0]
+    assert "const auto& block_len = blockLen;" in body and "block_len > 0 && block_len % 64 == 0" in body
+    # The failing case passes a legal blockLen; the source's valid columns break the rule.
+    cases = (ROOT / "generated/tests/tmrgsort/cases.cpp").read_text()
+    failing = cases.split(f"void rf_a5_{rv.id}_f0(Prof) {{")[1].split("\n}\n")[0]
+    assert "(dst, src, 64u);" in failing and "Tile_src src(1, 15);" in failing
+    # Every block-form runtime case keeps the rule: blockLen a multiple of 64, whole groups.
+    for group in _manifest("tmrgsort")["runtime"]:
+        for case in group["cases"]:
+            if case["attrs"].get("form") == "blocks":
+                block, src = int(case["attrs"]["block"]), case["tiles"]["src"]
+                assert block % 64 == 0 and src["valid_cols"] % (4 * block) == 0, case["label"]
+
+
+def test_a_block_rule_breaks_by_the_valid_extent_and_reads_back() -> None:
+    from ptogen.rules.scalar_blocks import ScalarBlocksRule
+
+    rule = ScalarBlocksRule(
+        scalar="block_len", multiple=64, operand="src", extent="cols", per_group=4, max_groups=255
+    )
+    tiles = {"src": TileDecl("src", "float", 1, 512, 1, 512)}
+    broken, _ = rule.break_runtime(tiles, {})
+    assert broken["src"].valid_cols == 255 and broken["src"].dynamic
+    assert rule.runtime_scalars() == {"block_len": "64u"}
+    line = rule.doc(OPS["tmrgsort"]).replace("`", "")
+    assert ScalarBlocksRule.recognise(PageLine(None, line), PAGE) == rule.model_dump(
+        exclude_defaults=True, exclude={"kind"}
+    )
+    with pytest.raises(ValidationError):
+        ScalarBlocksRule(
+            scalar="n", multiple=64, operand="src", extent="cols", per_group=4, min_groups=3, max_groups=2
+        )
+
+
+def test_tmrgsort_tmp_covers_the_lists_summed_columns() -> None:
+    op = OPS["tmrgsort"]
+    failing = _failing("tmrgsort")
+    for k, lists in ((1, 4), (2, 3), (3, 2)):
+        relation = "tmp.Cols >= " + " + ".join(f"src{n}.Cols" for n in range(lists))
+        for profile in ("A2A3", "A5"):
+            prefix, suffix = f"fail_{profile.lower()}_", f"_f{k}"
+            (case,) = [
+                c
+                for c, m in failing.items()
+                if relation in m[0] and c.startswith(prefix) and c.endswith(suffix)
+            ]
+            assert failing[case] == [f"TMRGSORT [{profile}]: template shapes must satisfy {relation}"]
+        assert not any(relation in m[0] for c, m in failing.items() if c.startswith("fail_cpu_"))
+    # The list cases size tmp by the lists' declared columns.
+    for group in _manifest("tmrgsort")["runtime"]:
+        for case in group["cases"]:
+            if case["attrs"].get("form") == "lists":
+                tiles = case["tiles"]
+                lists = case["attrs"]["lists"].split(",")
+                assert tiles["tmp"]["cols"] >= sum(tiles[n]["cols"] for n in lists), case["label"]
+    page = (ROOT / "generated/docs/isa/TMRGSORT.md").read_text()
+    assert "Static shapes: `tmp.Cols >= src0.Cols + src1.Cols`. Checked on declaration 3 only." in page
+    assert op.spec.prose_constraints == []
+
+
+def test_a_bound_by_a_sum_breaks_by_its_first_term_legalises_and_reads_back() -> None:
+    rule = ShapeRelationRule(relations=["tmp.Cols >= src0.Cols + src1.Cols"])
+    assert rule.rule_operands == ["tmp", "src0", "src1"]
+    tiles = {n: TileDecl(n, "half", 1, 16, 1, 16) for n in ("tmp", "src0", "src1")}
+    legal = rule.legalise(tiles)
+    assert legal["tmp"].cols == 32
+    broken = rule.break_static(None, legal).tiles  # type: ignore[arg-type]
+    assert broken["src0"].cols + broken["src1"].cols > broken["tmp"].cols
+    assert broken["tmp"] == legal["tmp"] and broken["src1"] == legal["src1"]
+    page = PageContext([], {"A2A3", "A5", "CPU"}, ["tmp", "src0", "src1"], True)
+    line = PageLine(None, "Static shapes: tmp.Cols >= src0.Cols + src1.Cols.")
+    assert ShapeRelationRule.recognise(line, page) == {"relations": ["tmp.Cols >= src0.Cols + src1.Cols"]}
+
+
+def test_thistogram_uint32_index_rows_per_byte_on_a5() -> None:
+    failing = _failing("thistogram")
+    for k, rows in ((2, 1), (1, 2), (0, 3)):
+        want = (
+            f"THISTOGRAM [A5]: template shapes must satisfy idx.Rows == {rows} and idx.Cols == src.Cols"
+            f" when src is uint32_t and byte is HistByte::BYTE_{k}"
+        )
+        (case,) = [c for c, m in failing.items() if m == [want]]
+        assert case.startswith("fail_a5_")
+    assert not any("idx.Rows" in m[0] for c, m in failing.items() if not c.startswith("fail_a5_"))
+    verify = (ROOT / "generated/tests/thistogram/verify.cpp").read_text()
+    body = verify.split(f"void {case}() {{")[1].split("\n}\n")[0]
+    assert (
+        "using Tile_src = Tile<TileType::Vec, uint32_t," in body
+        and "HistByte::BYTE_0>(dst, src, idx)" in body
+    )
+    # The runtime cases keep the rule: 3 - k filter rows as wide as the source.
+    for group in _manifest("thistogram")["runtime"]:
+        for case_ in group["cases"]:
+            k, tiles = int(case_["attrs"]["byte"]), case_["tiles"]
+            if group["group"] == "uint32_t" and k < 3:
+                assert tiles["idx"]["rows"] == 3 - k and tiles["idx"]["cols"] == tiles["src"]["cols"]
+    page = (ROOT / "generated/docs/isa/THISTOGRAM.md").read_text()
+    line = (
+        "Static shapes: `idx.Rows == 3` and `idx.Cols == src.Cols` when `src` is `uint32_t` and `byte` is"
+        " `HistByte::BYTE_0`."
+    )
+    assert line in page
+
+
+def test_a_conditioned_shape_relation_applies_under_its_type_and_value_and_reads_back() -> None:
+    rule = ShapeRelationRule.model_validate(
+        {
+            "relations": ["idx.Rows == 2", "idx.Cols == src.Cols"],
+            "when_dtype": {"operands": ["src"], "dtypes": ["uint32_t"]},
+            "when": {"param": "byte", "equals": "HistByte::BYTE_1"},
+        }
+    )
+    assert rule.rule_operands == ["idx", "src"]
+    tiles = {
+        "src": TileDecl("src", "uint16_t", 16, 16, 16, 16),
+        "idx": TileDecl("idx", "uint8_t", 16, 32, 16, 16),
+    }
+    broken = rule.break_static(None, tiles)  # type: ignore[arg-type]
+    assert broken.values == {"byte": "HistByte::BYTE_1"}
+    src, idx = broken.tiles["src"], broken.tiles["idx"]
+    assert src.dtype == "uint32_t" and idx.cols == src.cols == 32  # the column relation holds
+    assert idx.rows != 2 and idx.valid_rows <= idx.rows  # the row relation is the one broken
+    page = PageContext([], {"A2A3", "A5", "CPU"}, ["dst", "src", "idx"], True)
+    line = PageLine(
+        "A5",
+        "Static shapes: idx.Rows == 2 and idx.Cols == src.Cols"
+        " when src is uint32_t and byte is HistByte::BYTE_1.",
+    )
+    assert ShapeRelationRule.recognise(line, page) == rule.model_dump(exclude_defaults=True, exclude={"kind"})
+
+
+def test_tgather_gather_row_fills_the_destination_columns() -> None:
+    op = OPS["tgather"]
+    mask = op.forms[2]
+    for profile in ("A2A3", "A5", "CPU"):
+        (rv,) = mask.rules_for(profile, static=False)
+        assert (
+            rv.condition
+            == "!(gatherType == GatherAxis::GATHER_ROW) || dst.GetValidCol() == DstTileData::Cols"
+        )
+    fails = {c["case"]: c for c in _manifest("tgather")["runtime_fail"]}
+    assert {f"rf_{p}_{rv.id}_f2" for p in ("a2a3", "a5", "cpu")} <= set(fails)
+    # Every GATHER_ROW runtime case: the destination's valid columns are its static ones.
+    rows = 0
+    for group in _manifest("tgather")["runtime"]:
+        for case in group["cases"]:
+            if case["attrs"].get("axis") == "GATHER_ROW":
+                dst = case["tiles"]["dst"]
+                assert dst["valid_cols"] == dst["cols"], (group["group"], case["label"])
+                rows += 1
+    assert rows >= 3 * 11  # three row cases for each element type
+    page = (ROOT / "generated/docs/isa/TGATHER.md").read_text()
+    assert "Runtime full: `dst.GetValidCol() == Cols` when `gatherType` is `GatherAxis::GATHER_ROW`." in page
+
+
+def test_a_full_valid_rule_breaks_one_short_and_reads_back() -> None:
+    from ptogen.rules.full_valid import FullValidRule
+
+    rule = FullValidRule.model_validate(
+        {
+            "operand": "dst",
+            "extent": "cols",
+            "when": {"param": "gatherType", "equals": "GatherAxis::GATHER_ROW"},
+        }
+    )
+    tiles = {"dst": TileDecl("dst", "float", 4, 16, 4, 16)}
+    broken, _ = rule.break_runtime(tiles, {})
+    assert (broken["dst"].valid_cols, broken["dst"].cols, broken["dst"].dynamic) == (15, 16, True)
+    plain = FullValidRule(operand="dst", extent="cols")
+    assert plain.admits_tiles(tiles) and not plain.admits_tiles(broken)
+    line = PageLine(None, rule.doc(OPS["tgather"]).replace("`", ""))
+    assert FullValidRule.recognise(line, PAGE) == rule.model_dump(exclude_defaults=True, exclude={"kind"})
+
+
+def test_tdeinterleave_one_source_form_reads_twice_the_destination_columns() -> None:
+    op = OPS["tdeinterleave"]
+    one = op.forms[1]
+    for profile in ("A5", "CPU"):
+        (rv,) = one.rules_for(profile, static=False)
+        assert rv.condition == "src0.GetValidCol() == 2 * dst0.GetValidCol()"
+    checks = (ROOT / "generated/include/pto/profiles/cpu_checks.hpp").read_text()
+    body = checks.split("static void verify_TDEINTERLEAVE_f1(")[1].split("\n    }\n")[0]
+    assert "const auto& src0 = src;" in body
+    assert 'sim::fail("TDEINTERLEAVE [CPU]", "src0 must have 2 times the valid cols of dst0")' in body
+    cases = (ROOT / "generated/tests/tdeinterleave/cases.cpp").read_text()
+    failing = cases.split(f"void rf_a5_{rv.id}_f1(Prof) {{")[1].split("\n}\n")[0]
+    # one ratio step short, still even (A5's even source columns hold), through the one-source call
+    assert "Tile_src0 src0(8, 14);" in failing and "(dst1, dst0, src0);" in failing
+    # The one-source cases are their own groups, called through that declaration, with a source
+    # twice the destinations' valid columns; the two-source groups no longer call it.
+    groups = _manifest("tdeinterleave")["runtime"]
+    ones = [g for g in groups if g["group"].endswith("_f1")]
+    assert ones and all(set(g["profiles"]) == {"A5", "CPU"} for g in ones)
+    for g in ones:
+        for case in g["cases"]:
+            t = case["tiles"]
+            assert "src1" not in t and t["src0"]["valid_cols"] == 2 * t["dst0"]["valid_cols"], case["label"]
+    assert "// overload 1" not in cases
+    page = (ROOT / "generated/docs/isa/TDEINTERLEAVE.md").read_text()
+    assert (
+        "Runtime: `src0.GetValidCol()` is 2 times `dst0.GetValidCol()`. Checked on declaration 1 only."
+        in page
+    )
+
+
+@pytest.mark.parametrize("name", ["tmatmul_mx", "tgemv_mx"])
+def test_mx_bias_forms_check_a_one_row_float_bias_tile_and_keep_running(name: str) -> None:
+    op = OPS[name]
+    upper = op.name
+    failing = _failing(name)
+    for profile in ("a5", "cpu"):
+        for k in (4, 5):
+            got = sorted(
+                m[0] for c, m in failing.items() if c.startswith(f"fail_{profile}_") and c.endswith(f"_f{k}")
+            )
+            assert got == [
+                f"{upper} [{profile.upper()}]: DType must be one of: float",
+                f"{upper} [{profile.upper()}]: template shapes must satisfy bias.Rows == 1",
+                f"{upper} [{profile.upper()}]: tile location must be TileType::Bias",
+            ]
+    verify = (ROOT / f"generated/tests/{name}/verify.cpp").read_text()
+    legal = verify.split("void legal_a5_f4() {")[1].split("\n}\n")[0]
+    assert "Tile<TileType::Bias, float, 1, 16, BLayout::RowMajor, 1, 16>" in legal
+    # The runtime cases still call the bias forms under both profiles (the kind's form_profiles).
+    cases = (ROOT / f"generated/tests/{name}/cases.cpp").read_text()
+    first = cases.split("// overload 4:")[1].split("// overload 5:")[0]
+    assert "profile_a5>" in first and "profile_cpu>" in first
+    assert op.spec.prose_constraints == [] or all("Bias" not in p.text for p in op.spec.prose_constraints)
+
+
+def test_tquant_interleave_form_rules_replace_the_simulator_static_asserts() -> None:
+    op = OPS["tquant"]
+    failing = _failing("tquant")
+    texts = [
+        "template argument grp_axis must be 0 when interleave is true",
+        "the static rows of src must be a multiple of 64 when interleave is true",
+        "exp::Rows must be src::Rows, divided by 64 rounded up when interleave is true",
+        "exp::Cols must be src::Cols, times 2, rounded up to a multiple of 32 when interleave is true",
+    ]
+    for profile in ("A5", "CPU"):
+        got = sorted(
+            m[0] for c, m in failing.items() if c.startswith(f"fail_{profile.lower()}_") and c.endswith("_f3")
+        )
+        assert got == sorted(f"TQUANT [{profile}]: {t}" for t in texts)
+    assert not any(c.endswith("_f3") for c in failing if c.startswith("fail_a2a3_"))
+    verify = (ROOT / "generated/tests/tquant/verify.cpp").read_text()
+    legal = verify.split("void legal_a5_f3() {")[1].split("\n}\n")[0]
+    assert "profile_a5, 0, MxQuantAlg::OcpMxFp8E4M3, true," in legal  # the interleave form itself
+    assert "uint8_t, 1, 64," in legal and "float, 64, 32," in legal  # exp ceil(64/64) x align32(2 * 32)
+    sim = (ROOT / "generated/include/pto/cpu/sim/tquant.hpp").read_text()
+    assert "static_assert(TSrc::Rows % 64 == 0" not in sim and "grp_axis == 0, " not in sim
+    # The runtime interleave cases keep the rules.
+    for group in _manifest("tquant")["runtime"]:
+        for case in group["cases"]:
+            if case["attrs"].get("form") == "3":
+                src, exp = case["tiles"]["src"], case["tiles"]["exp"]
+                assert case["attrs"]["axis"] == "0" and src["rows"] % 64 == 0
+                assert exp["rows"] == -(-src["rows"] // 64) and exp["cols"] == -(-2 * src["cols"] // 32) * 32
+    assert all("grp_axis" not in p.text for p in op.spec.prose_constraints)
+
+
+def test_value_conditioned_rules_break_under_their_value_and_read_back() -> None:
+    from ptogen.rules.derived_extent import DerivedExtentRule
+    from ptogen.rules.shape_multiple import ShapeMultipleRule
+
+    when = {"param": "interleave", "equals": "true"}
+    page = PageContext([], {"A5", "CPU"}, ["dst", "src", "exp"], True)
+    tv = TemplateValueRule.model_validate({"param": "grp_axis", "values": [0], "when": when})
+    assert tv.break_static(None, {}).values == {"interleave": "true", "grp_axis": "1"}  # type: ignore[arg-type]
+    line = PageLine(None, "Template argument grp_axis must be 0 when interleave is true.")
+    assert TemplateValueRule.recognise(line, page) == tv.model_dump(exclude_defaults=True, exclude={"kind"})
+    sm = ShapeMultipleRule.model_validate({"operand": "src", "extent": "Rows", "multiple": 64, "when": when})
+    tiles = {n: TileDecl(n, "float", 2, 32, 2, 32) for n in ("src", "dst")}
+    legal = sm.legalise(tiles)
+    assert legal["src"].rows == legal["dst"].rows == 64  # tiles of one static shape stay alike
+    broken = sm.break_static(None, legal)  # type: ignore[arg-type]
+    assert broken.tiles["src"].rows == 32 and broken.values == {"interleave": "true"}
+    line = PageLine(None, "Static multiple: src::Rows % 64 == 0 when interleave is true.")
+    assert ShapeMultipleRule.recognise(line, page) == sm.model_dump(exclude_defaults=True, exclude={"kind"})
+    de = DerivedExtentRule.model_validate(
+        {
+            "operand": "exp",
+            "extent": "Cols",
+            "of": "src",
+            "of_extent": "Cols",
+            "times": 2,
+            "align": 32,
+            "when": when,
+        }
+    )
+    assert [de.want(c) for c in (8, 16, 32, 40)] == [32, 32, 64, 96]
+    fitted = de.legalise(
+        {"src": TileDecl("src", "float", 64, 40, 64, 40), "exp": TileDecl("exp", "uint8_t", 1, 32, 1, 32)}
+    )
+    assert fitted["exp"].cols == 96
+    assert de.break_static(None, fitted).tiles["exp"].cols == 128  # type: ignore[arg-type]
+    line = PageLine(None, de.doc(OPS["tquant"]).replace("`", ""))
+    assert DerivedExtentRule.recognise(line, page) == de.model_dump(exclude_defaults=True, exclude={"kind"})

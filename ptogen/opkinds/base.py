@@ -326,6 +326,19 @@ class OpKind:
         captures standard output and stores it for the golden). Default: none."""
         return [], []
 
+    def form_tile(self, op: OpViewAPI, form: FormViewAPI, operand: str, like: TileDecl) -> TileDecl:
+        """A tile only the further declaration `form` takes (`operand`), as its rule-driven compile
+        cases declare it before renaming it `<operand>_f<k>`. Default: shaped like the destination
+        (`like`); the MX products give the bias forms' tile its own one-row Bias shape."""
+        return replace(like, name=operand)
+
+    def form_profiles(self, op: OpViewAPI, form: FormViewAPI, case: Any, profiles: list[str]) -> list[str]:
+        """Those of a runtime group's `profiles` under which its first case also calls the further
+        declaration `form`. Default: the profiles that check the form by the op's common rules alone
+        (`FormView.unchecked_profiles`; its own rules are proved by its compile cases); a kind whose
+        cases keep a form's own rules (the MX products' Bias tile) runs it under those too."""
+        return form.unchecked_profiles(profiles)
+
     def form_runs(self, op: OpViewAPI, form: FormViewAPI, case: Any) -> bool:
         """Whether the first case of a runtime group also calls the further declaration `form` (and
         judges it): by default every one does; TSTORE's quantising forms take no ConvTile."""

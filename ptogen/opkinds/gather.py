@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..rule_api import ELEMENT_BYTES
 from ..testing.golden import Check, GoldenContext, _bits, _describe, inputs
 from ..testing.manifest import TileShape
 from ..testing.plan import (
@@ -167,14 +168,23 @@ INDEX_CASES = [
     ("valid 5x7 of 8x16 from a 4x32 source", 8, 16, 5, 7, 4, 32, False),
     ("run-time valid 3x12 of 4x16 from an 8x16 source", 4, 16, 3, 12, 8, 16, True),
 ]
-# Mask form: (label, pattern, axis, src rows, cols, valid rows, valid cols).
+# Mask form: (label, pattern, axis, src rows, cols, valid rows, valid cols). GATHER_ROW columns are
+# those of 8-byte elements, scaled by 8 / the element size (`mask_columns`): each row keeps a whole
+# 32 bytes, so the destination's storage is exactly the kept columns (`full_valid`).
 MASK_CASES = [
-    ("P0101 rows, 4x32 source", "P0101", "GATHER_ROW", 4, 32, 4, 32),
-    ("P1000 rows, valid 3x24 of 4x32", "P1000", "GATHER_ROW", 4, 32, 3, 24),
-    ("P1111 rows, 2x16", "P1111", "GATHER_ROW", 2, 16, 2, 16),
+    ("P0101 rows", "P0101", "GATHER_ROW", 4, 8, 4, 8),
+    ("P1000 rows, valid 3 of 4 rows and 2/3 of the columns", "P1000", "GATHER_ROW", 4, 24, 3, 16),
+    ("P1111 rows", "P1111", "GATHER_ROW", 2, 4, 2, 4),
     ("P0010 columns of rows, 8x16", "P0010", "GATHER_COL", 8, 16, 8, 16),
     ("P1010 columns of rows, valid 6x10 of 8x16", "P1010", "GATHER_COL", 8, 16, 6, 10),
 ]
+
+
+def mask_columns(axis: str, dtype: str, cols: int) -> int:
+    """A mask case's columns for this element type: GATHER_ROW's scale with 8 / its size."""
+    return cols * max(1, 8 // ELEMENT_BYTES.get(dtype, 4)) if axis == "GATHER_ROW" else cols
+
+
 # Comparison form: (label, mode, rows, cols, valid rows, valid cols, offset).
 CMP_CASES = [
     ("GT, 4x32, offset 0", "GT", 4, 32, 4, 32, 0),
@@ -248,6 +258,8 @@ class Gather(FormsKind):
                 tuple[str, ...], list[tuple[str, list[TileDecl], dict[str, str], dict[str, str]]]
             ] = {}
             for label, pattern, axis, sr, sc, vr, vc in MASK_CASES:
+                sc, vc = mask_columns(axis, dtype, sc), mask_columns(axis, dtype, vc)
+                label = f"{label}, valid {vr}x{vc} of {sr}x{sc}" if axis == "GATHER_ROW" else label
                 kept_cols = sum(selected(pattern, j) for j in range(vc))
                 kept_rows = sum(selected(pattern, i) for i in range(vr))
                 dshape = (vr, kept_cols) if axis == "GATHER_ROW" else (kept_rows, vc)

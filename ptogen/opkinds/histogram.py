@@ -28,7 +28,7 @@ HIST_CASES = [
     ("uint16_t low byte filtered by each row's high byte, valid 3x20 of 4x32", "uint16_t", 0, 4, 32, 3, 20),
     ("uint32_t byte 3, 2x16", "uint32_t", 3, 2, 16, 2, 16),
     ("uint32_t byte 2 filtered by byte 3", "uint32_t", 2, 2, 32, 2, 32),
-    ("uint32_t byte 1 filtered by bytes 3 and 2", "uint32_t", 1, 3, 16, 3, 16),
+    ("uint32_t byte 1 filtered by bytes 3 and 2, 3x32", "uint32_t", 1, 3, 32, 3, 32),
     ("uint32_t byte 0 filtered by bytes 3, 2 and 1, valid 2x24 of 4x32", "uint32_t", 0, 4, 32, 2, 24),
 ]
 
@@ -64,8 +64,8 @@ class Histogram(FormsKind):
                     continue
                 if t == "uint16_t":
                     idx = TileDecl("idx", "uint8_t", 32, 1, vr, 1, layout="ColMajor")
-                else:
-                    idx = TileDecl("idx", "uint8_t", 3, 32, 3, 1)
+                else:  # a filter row per byte above k (A5: `3 - k` rows as wide as the source)
+                    idx = TileDecl("idx", "uint8_t", max(1, 3 - k), c, max(1, 3 - k), 1)
                 tiles = [
                     TileDecl("dst", "uint32_t", r, BINS, vr, BINS),
                     TileDecl("src", t, r, c, vr, vc),

@@ -261,6 +261,41 @@ class Matmul(OpKind):
         # A form that drops an accumulator input (TMATMUL_ACC in place) reads its destination there.
         return op.domain if operand in op.read_operands and self.role(op, operand) is ACC else None
 
+    def form_tile(self, op: OpViewAPI, form: FormViewAPI, operand: str, like: TileDecl) -> TileDecl:
+        """MX products: a bias form's own row a one-row Bias tile of the destination's columns (the
+        compile cases' `c_in` stays shaped like the destination)."""
+        tile = super().form_tile(op, form, operand, like)
+        own = {f.operand: f for f in self.mx_forms(op)} if self.scales(op) is not None else {}
+        if operand not in own or not own[operand].bias:
+            return tile
+        return replace(
+            tile,
+            rows=1,
+            valid_rows=1,
+            loc=ROW.loc,
+            layout=ROW.layout,
+            slayout=ROW.slayout,
+            fractal=ROW.fractal,
+        )
+
+    def form_profiles(self, op: OpViewAPI, form: FormViewAPI, case: Any, profiles: list[str]) -> list[str]:
+        """MX products: the cases declare the bias form's tile as that form's rules ask (a one-row
+        `float` Bias tile), so the form runs under every profile whose rules limited to it admit the
+        case's tiles (what the tiles cannot show, a static_assert checks as the case compiles)."""
+        if self.scales(op) is None:
+            return super().form_profiles(op, form, case, profiles)
+        tiles = {t.name: t for t in case.tiles}
+        combo = {n: t.dtype for n, t in tiles.items()}
+        return [
+            p
+            for p in profiles
+            if all(
+                rv.rule.admits_tiles(tiles) and rv.rule.admits(op, combo)
+                for rv in op.form_rules_for(p)
+                if rv.rule.in_form(form)
+            )
+        ]
+
     def form_changes_result(self, op: OpViewAPI, form: FormViewAPI) -> bool:
         bound = {p.operand for p in form.params if p.operand}
         return any(n not in bound for n in op.read_operands)

@@ -319,6 +319,32 @@ class Quant(FormsKind):
         args = [(f"&{p.operand}" if p.pointer else str(p.operand)) for p in intr.params if not p.events]
         return targs, args
 
+    def form_template_args(
+        self, form: FormViewAPI, main_explicit: list[str], type_names: dict[str, str]
+    ) -> list[str] | None:
+        """The interleave form's compile cases (its own rules, `forms: [3]`): every template argument
+        spelled, with `interleave` true and DN groups (`grp_axis` 0), as that form is meant; the
+        other forms take the default."""
+        if not any(t.name == "interleave" for t in form.template):
+            return None
+        intr = form.op.spec.intrinsic
+        assert intr is not None
+        main = dict(zip([t.name for t in intr.template if t.kind != "pack"], main_explicit, strict=False))
+        values = {"grp_axis": "0", "interleave": "true"}
+        holders = {p.type: str(p.operand) for p in form.params if p.type is not None and not p.events}
+        out = []
+        for t in form.template:
+            if t.kind == "pack":
+                continue
+            if t.kind == "value":
+                out.append(values.get(t.name) or main[t.name])
+                continue
+            name = holders[t.name]
+            out.append(
+                type_names.get(f"{name}_f{form.index}") or type_names.get(name) or type_names[form.op.domain]
+            )
+        return out
+
     def stored_after(self, op: OpViewAPI, case: Any) -> list[tuple[str, str, int]]:
         return [
             (f"c{case.index}_{t.name}.out", f"{t.name}.data()", t.rows * t.cols)

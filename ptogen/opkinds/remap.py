@@ -172,6 +172,13 @@ MULTI_SHAPES: list[tuple[str, int, int, tuple[int, int], tuple[int, int], bool]]
     ("odd valid columns 5x7 of 8x32", 8, 5, (32, 7), (32, 7), False),
     ("run-time valid 7x10 of 8x32", 8, 7, (32, 10), (32, 10), True),
 ]
+# The same for a form that reads one source for several (TDEINTERLEAVE's `src`, twice the
+# destinations' valid columns): each such form gets cases of its own, called through it, with the
+# shapes its rules admit.
+ONE_SOURCE_SHAPES: list[tuple[str, int, int, tuple[int, int], tuple[int, int], bool]] = [
+    ("one source, 8x32 from 8x64", 8, 8, (32, 32), (64, 64), False),
+    ("one source, run-time valid 7x10 of 8x32 from 7x20", 8, 7, (32, 10), (32, 20), True),
+]
 
 
 class Remap(Move):
@@ -732,7 +739,53 @@ class Remap(Move):
                 tests.runtime.append(
                     RuntimeKernel(gid, {n: dtype for n in (*dsts, *reads)}, {}, list(where), cases)
                 )
+            self._plan_one_source(project, op, tests, dtype, on)
         plan_rule_cases(project, op, tests)
+
+    def _plan_one_source(
+        self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests, dtype: str, on: list[str]
+    ) -> None:
+        """The cases of each form that reads one source for several (`form_changes_result`), called
+        through that form, on the profiles whose rules (the form's own among them) admit them."""
+        dsts = [d for d, _ in self._outputs(op)]
+        for form in op.forms[1:]:
+            if not self.form_changes_result(op, form):
+                continue
+            kept = [t for t in self.multi_reads(op) if any(p.operand == t for p in form.params)]
+            kernels: dict[tuple[str, ...], list[tuple[str, dict[str, TileDecl]]]] = {}
+            for label, rows, vr, (dc, dv), (sc, sv), dyn in ONE_SOURCE_SHAPES:
+                tiles = {n: TileDecl(n, dtype, rows, dc, vr, dv, dyn) for n in dsts}
+                tiles.update({n: TileDecl(n, dtype, rows, sc, vr, sv, dyn) for n in kept})
+                admitting = tuple(p for p in on if self._admits_form(op, form, p, tiles))
+                if admitting:
+                    kernels.setdefault(admitting, []).append((label, tiles))
+            for k, (where, planned) in enumerate(kernels.items()):
+                first = sum(len(x.cases) for x in tests.runtime)
+                cases = []
+                for index, (label, tiles) in enumerate(planned, first):
+                    main = make_call(op, tiles, dict(op.default_values), {})
+                    names = {t.name: t.type_name for t in tiles.values()}
+                    call = Call(
+                        form.test.template_args(main.template_args, names, main.args),
+                        form.test.call_args(main.args),
+                    )
+                    decls = [tiles[n] for n in (*dsts, *kept)]
+                    addresses = layout_addresses(project, decls)
+                    attrs = {"form": str(form.index)}
+                    cases.append(RuntimeCase(index, label, decls, {}, call, addresses, attrs))
+                gid = f"{dtype}_f{form.index}" + (f"_{k}" if k else "")
+                tests.runtime.append(
+                    RuntimeKernel(gid, {n: dtype for n in (*dsts, *kept)}, {}, list(where), cases)
+                )
+
+    @staticmethod
+    def _admits_form(op: OpViewAPI, form: FormViewAPI, profile: str, tiles: dict[str, TileDecl]) -> bool:
+        """Whether a profile's common rules and those limited to `form` admit these tiles."""
+        combo = {n: t.dtype for n, t in tiles.items()}
+        own = [rv for rv in op.form_rules_for(profile) if rv.rule.in_form(form)]
+        return all(
+            rv.rule.admits_tiles(tiles) and rv.rule.admits(op, combo) for rv in [*op.rules_for(profile), *own]
+        )
 
     def _prepare_multi(self, gx: GoldenContext, data: Path) -> list[Check]:
         """Each destination's valid region from its expression (numpy over the index grids); the rest
@@ -747,19 +800,14 @@ class Remap(Move):
             for name, t in case.tiles.items():
                 flats[name] = inputs(gx.np_type(gx.group.dtypes[name]), t.rows * t.cols, f"{seed}/{name}")
                 flats[name].tofile(data / f"c{k}_{name}.bin")
-            runs: list[tuple[str, dict[str, str]]] = [("", {})]
-            if case is gx.group.cases[0]:  # a form that drops a read reads its stand-in there
-                runs += [(f".f{index}", dict(subs)) for index, subs in op.extra.get("stand_ins", {}).items()]
-            for suffix, subs in runs:
-                dsts = [op.domain] if suffix else list(op.extra["dst_exprs"])
-                for dst in dsts:
-                    tree = semantics.parse(str(op.extra["dst_exprs"][dst]), names)
-                    want = self._multi_want(gx, case, flats, tree, dst, subs)
-                    label = f"{gx.label} case {k} ({case.label}), {dst}{suffix}"
-                    d_type = gx.np_type(gx.group.dtypes[dst])
-                    checks.append(
-                        _whole_check(f"c{k}_{dst}{suffix}.out", case.tiles[dst], want, label, d_type)
-                    )
+            # A case of a form that drops a read reads its stand-in for it (`_plan_one_source`).
+            subs = dict(op.extra.get("stand_ins", {}).get(case.attrs.get("form", ""), {}))
+            for dst in op.extra["dst_exprs"]:
+                tree = semantics.parse(str(op.extra["dst_exprs"][dst]), names)
+                want = self._multi_want(gx, case, flats, tree, dst, subs)
+                label = f"{gx.label} case {k} ({case.label}), {dst}"
+                d_type = gx.np_type(gx.group.dtypes[dst])
+                checks.append(_whole_check(f"c{k}_{dst}.out", case.tiles[dst], want, label, d_type))
         return checks
 
     def _multi_want(
@@ -773,7 +821,7 @@ class Remap(Move):
     ) -> np.ndarray:
         """`dst` after the op: its valid region from the expression, each element from the first
         branch that holds (a read in `subs` reads its stand-in's tile), the rest as it was."""
-        tiles = {n: case.tiles[subs.get(n, n)] for n in case.tiles}
+        tiles = {n: case.tiles[subs.get(n, n)] for n in {*case.tiles, *subs}}
         t = case.tiles[dst]
         d_type = gx.np_type(gx.group.dtypes[dst])
         r, c = np.meshgrid(np.arange(t.valid_rows), np.arange(t.valid_cols), indexing="ij")
@@ -911,7 +959,10 @@ class Remap(Move):
         plan_variant_rules(project, op, tests, variant, legal.get, twin_call)
 
     def form_runs(self, op: OpViewAPI, form: FormViewAPI, case: Any) -> bool:
-        """The variant's calls take the main declaration only."""
+        """The variant's calls take the main declaration only; a form that reads one source for
+        several has cases of its own (`_plan_one_source`)."""
+        if self.multi(op) and self.form_changes_result(op, form):
+            return False
         return not any(t.conv is not None for t in case.tiles)
 
     def _prepare_conv(self, gx: GoldenContext, data: Path) -> list[Check]:

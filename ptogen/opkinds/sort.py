@@ -110,6 +110,14 @@ def region_check(
     return check
 
 
+def tmp_call(form: FormViewAPI) -> Call:
+    """A call of the declaration `form` with its template arguments explicit, each tile argument
+    by its operand's test type (`Tile_<operand>`)."""
+    by_type = {str(p.type): str(p.operand) for p in form.params if p.type and not p.events}
+    targs = [f"Tile_{by_type[t.name]}" for t in form.template if t.kind == "typename"]
+    return Call(targs, [str(p.operand) for p in form.params if not p.events])
+
+
 class BlockSort(NamesOperand):
     """TSORT32: each row's valid region sorted in blocks of 32 into value-index records."""
 
@@ -149,25 +157,50 @@ class BlockSort(NamesOperand):
         k = per_record(op, tile.dtype)
         return replace(tile, cols=tile.cols * k, valid_cols=tile.valid_cols * k)
 
+    @staticmethod
+    def _main_admits(op: OpViewAPI, profile: str, tiles: dict[str, TileDecl]) -> bool:
+        """Whether the profile's rules on the main declaration (the common ones and those limited to
+        it: A2A3's and A5's whole blocks of 32 valid columns) admit these tiles."""
+        main = [rv for rv in op.form_rules_for(profile) if rv.rule.in_form(op.forms[0])]
+        return all(rv.rule.admits_tiles(tiles) for rv in [*op.rules_for(profile), *main])
+
     def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
+        """One group of the shapes every profile's main declaration admits, called through it; one
+        of the others (a short last block, which A2A3 and A5 sort only with a scratch tile) called
+        through the further declaration with `tmp`, sized as the page asks (the valid columns
+        rounded up to 32)."""
         dst, src, idx = op.domain, self.source(op), self.index_operand(op)
         extra = [n for n in tile_operands(op) if n not in (dst, src, idx)]
+        with_tmp = op.forms[1] if len(op.forms) > 1 else None  # the declaration with `tmp`
         for dtype, on in self.dtype_profiles(project, op):
-            first = sum(len(k.cases) for k in tests.runtime)
-            cases = []
             k = per_record(op, dtype)
-            for index, (label, rows, cols, vr, vc, dyn, _ties) in enumerate(SORT_SHAPES, first):
+            planned: dict[bool, list[tuple[str, dict[str, TileDecl]]]] = {}
+            for label, rows, cols, vr, vc, dyn, _ties in SORT_SHAPES:
                 tiles = {
                     dst: TileDecl(dst, dtype, rows, cols * k, vr, vc * k, dyn),
                     src: TileDecl(src, dtype, rows, cols, vr, vc, dyn),
                     idx: TileDecl(idx, "uint32_t", rows, cols, vr, vc, dyn),
                     **{n: TileDecl(n, dtype, 1, cols, 1, cols) for n in extra},
                 }
-                call = make_call(op, tiles, dict(op.default_values), {})
-                decls = list(tiles.values())
-                cases.append(RuntimeCase(index, label, decls, {}, call, layout_addresses(project, decls)))
-            dtypes = {dst: dtype, src: dtype, idx: "uint32_t", **{n: dtype for n in extra}}
-            tests.runtime.append(RuntimeKernel(dtype, dtypes, {}, on, cases))
+                plain = with_tmp is None or all(self._main_admits(op, p, tiles) for p in on)
+                planned.setdefault(plain, []).append((label, tiles))
+            for plain, shapes in sorted(planned.items(), reverse=True):
+                first = sum(len(x.cases) for x in tests.runtime)
+                cases = []
+                for index, (label, tiles) in enumerate(shapes, first):
+                    if plain:
+                        call = make_call(op, tiles, dict(op.default_values), {})
+                    else:
+                        assert with_tmp is not None
+                        t = tiles[src]
+                        padded = -(-t.valid_cols // BLOCK) * BLOCK
+                        tiles = {**tiles, "tmp": TileDecl("tmp", dtype, 1, padded, 1, padded)}
+                        call = tmp_call(with_tmp)
+                        label = f"{label}, with tmp"
+                    decls = list(tiles.values())
+                    cases.append(RuntimeCase(index, label, decls, {}, call, layout_addresses(project, decls)))
+                dtypes = {t.name: t.dtype for c in cases for t in c.tiles}
+                tests.runtime.append(RuntimeKernel(dtype if plain else f"{dtype}_tmp", dtypes, {}, on, cases))
         plan_rule_cases(project, op, tests)
 
     def manifest_extra(self, op: OpViewAPI) -> dict[str, Any]:
@@ -213,16 +246,19 @@ class BlockSort(NamesOperand):
 
 # ----------------------------------------------------------------------------- merge_sort
 
-# Block form cases: (label, records a block, groups, valid records (None: every group), run-time
-# valid, ties). The tiles are one row of `4 * groups` blocks.
+# Block form cases: (label, blockLen in elements, groups of four blocks the tiles hold, (valid
+# columns of the source, of the destination) or None for the whole tiles, run-time valid, ties). The
+# tiles are one row. Block lengths are multiples of 64 and the source holds whole groups (the page's
+# rule on A2A3 and A5, `scalar_blocks`); a destination with more valid columns than the source's
+# groups keeps the part beyond them.
 BLOCK_CASES = [
-    ("one group of four blocks of 8 records", 8, 1, None, False, False),
-    ("two groups of blocks of 4 records, values from four levels (ties by block)", 4, 2, None, False, True),
+    ("one group of four blocks of 128 elements", 128, 1, None, False, False),
+    ("two groups of 64-element blocks, values from four levels (ties by block)", 64, 2, None, False, True),
     (
-        "run-time valid 24 of 32 records: one group of 4-record blocks, the rest untouched",
-        4,
+        "run-time valid: one group of 64-element blocks, dst valid 384 of 512, the rest untouched",
+        64,
         2,
-        24,
+        (256, 384),
         True,
         False,
     ),
@@ -363,11 +399,11 @@ class MergeSort(NamesOperand):
             first = sum(len(k.cases) for k in tests.runtime)
             cases: list[RuntimeCase] = []
             for label, block, groups, valid, dyn, _ties in BLOCK_CASES:
-                cols = 4 * block * groups * per
-                vc = (valid or 4 * block * groups) * per
-                tiles = [TileDecl(dst, dtype, 1, cols, 1, vc, dyn), TileDecl(src, dtype, 1, cols, 1, vc, dyn)]
-                call = make_call(op, {t.name: t for t in tiles}, {}, {blen: f"{block * per}u"})
-                attrs = {"form": "blocks", "block": str(block * per)}
+                cols = 4 * block * groups
+                vs, vd = valid or (cols, cols)
+                tiles = [TileDecl(dst, dtype, 1, cols, 1, vd, dyn), TileDecl(src, dtype, 1, cols, 1, vs, dyn)]
+                call = make_call(op, {t.name: t for t in tiles}, {}, {blen: f"{block}u"})
+                attrs = {"form": "blocks", "block": str(block)}
                 addresses = layout_addresses(project, tiles)
                 cases.append(RuntimeCase(first + len(cases), label, tiles, {}, call, addresses, attrs))
             for label, sizes, capacity, exhausted, dyn, _ties in LIST_CASES:
@@ -379,14 +415,21 @@ class MergeSort(NamesOperand):
                     dst: TileDecl(dst, dtype, 1, capacity * per, 1, capacity * per, dyn)
                 }
                 contexts: list[tuple[str, str]] = []
+                tmp_operand: str | None = None
                 for (_, operand), p in zip(pairs, [p for p in form.params if not p.events], strict=True):
                     if operand in lists:
                         n = sizes[lists.index(operand)] * per
                         decls[operand] = TileDecl(operand, dtype, 1, n, 1, n, dyn)
                     elif operand in extra and extra[operand].role == "tmp":
-                        decls[operand] = TileDecl(operand, dtype, 1, sum(sizes) * per, 1, sum(sizes) * per)
+                        tmp_operand = operand
                     elif operand in extra:
                         contexts.append((str(p.type), operand))
+                # `tmp` spans the lists' declared columns (each list's row rounded up to 32 bytes),
+                # as A2A3 and A5 demand (the page's GETMRGSORTTMPSIZE).
+                if tmp_operand is not None:
+                    n = sum(decls[o].cols for o in lists)
+                    decls[tmp_operand] = TileDecl(tmp_operand, dtype, 1, n, 1, n)
+                    decls = {o: decls[o] for o in (dst, *(o for _, o in pairs)) if o in decls}
                 by_type = {p.type: str(p.operand) for p in form.params if p.type and not p.events}
                 targs = [
                     (

@@ -35,11 +35,14 @@ from .broadcast_role import BroadcastRoleRule
 from .column_operand import ColumnOperandRule
 from .conv_layouts import ConvLayoutsRule
 from .core import CORE_KINDS
+from .derived_extent import DerivedExtentRule
 from .dtype_tuples import DTypeTuplesRule
+from .full_valid import FullValidRule
 from .location_pairs import LOCATION_PAIRS_KINDS
 from .locations import LOCATION_KINDS
 from .same_bytes import SameBytesRule
 from .same_element_size import SameElementSizeRule
+from .scalar_blocks import ScalarBlocksRule
 from .scratch_bytes import ScratchBytesRule
 from .shape_multiple import ShapeMultipleRule
 from .shape_relation import ShapeRelationRule
@@ -86,6 +89,9 @@ RULE_KINDS: tuple[type[RuleBase], ...] = (
     TotalBytesRule,
     ShapeMultipleRule,
     SizePairsRule,
+    ScalarBlocksRule,
+    FullValidRule,
+    DerivedExtentRule,
 )
 
 # The spec's `constraints` items: one of the registry's classes, chosen by `kind`.

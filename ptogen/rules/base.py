@@ -326,6 +326,12 @@ class RuleBase(Strict):
     ) -> tuple[dict[str, TileDecl], dict[str, int]]:
         raise NotImplementedError
 
+    def runtime_scalars(self) -> dict[str, str]:
+        """Scalar arguments (operand -> C++ value) the runtime-fail case of a rule limited to some
+        declarations passes instead of value-initialised ones (TMRGSORT's `blockLen` of 64, so the
+        valid columns alone break `scalar_blocks`). Default: none."""
+        return {}
+
     def runtime_dtypes(self, rv: RuleView) -> list[str]:
         """Element types the breaking case's operands must have (empty: any the profile allows)."""
         return []

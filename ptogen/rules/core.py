@@ -619,42 +619,76 @@ class SameValidExtentRule(RuleBase):
     kind: Literal["same_valid_extent"] = "same_valid_extent"
     operands: list[Name] = Field(min_length=2, max_length=2)
     extent: Literal["rows", "cols"]
+    factor: Annotated[int, Field(ge=1, le=64)] = Field(
+        default=1, description="the first tile's extent is this many times the second's (TDEINTERLEAVE's 2)"
+    )
     stage: ClassVar[Literal["static", "runtime"]] = "runtime"
 
     def _getter(self) -> str:
         return "GetValidRow" if self.extent == "rows" else "GetValidCol"
 
-    def condition(self, op: OpView, rv: RuleView) -> str:
+    def _relation(self) -> str:
         a, b = self.operands
-        return f"{a}.{self._getter()}() == {b}.{self._getter()}()"
+        times = f"{self.factor} * " if self.factor > 1 else ""
+        return f"{a}.{self._getter()}() == {times}{b}.{self._getter()}()"
+
+    def condition(self, op: OpView, rv: RuleView) -> str:
+        return self._relation()
 
     def text(self, op: OpView) -> str:
         a, b = self.operands
-        return f"{a} must have the valid {self.extent} of {b}"
+        times = f"{self.factor} times " if self.factor > 1 else ""
+        return f"{a} must have {times}the valid {self.extent} of {b}"
 
     def doc(self, op: OpView) -> str:
+        if self.factor == 1:
+            return _with_note(f"Runtime: `{self._relation()}`", self.note)
+        # No `*` on the line: the pages' reader drops it as Markdown emphasis.
         a, b = self.operands
-        return _with_note(f"Runtime: `{a}.{self._getter()}() == {b}.{self._getter()}()`", self.note)
+        g = self._getter()
+        return _with_note(f"Runtime: `{a}.{g}()` is {self.factor} times `{b}.{g}()`", self.note)
 
     @classmethod
     def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:
         m = re.search(
-            r"\b(\w+)\.(GetValidRow|GetValidCol)\(\) == (\w+)\.(GetValidRow|GetValidCol)\(\)", line.text
+            r"\b(\w+)\.(GetValidRow|GetValidCol)\(\)(?: == | is (?P<factor>\d+) times )"
+            r"(\w+)\.(GetValidRow|GetValidCol)\(\)",
+            line.text,
         )
-        if m is None or m.group(2) != m.group(4) or not {m.group(1), m.group(3)} <= set(page.data):
+        if m is None or m.group(2) != m.group(5) or not {m.group(1), m.group(4)} <= set(page.data):
             return None
-        return {
-            "operands": [m.group(1), m.group(3)],
+        found: dict[str, Any] = {
+            "operands": [m.group(1), m.group(4)],
             "extent": "rows" if m.group(2) == "GetValidRow" else "cols",
         }
+        if m.group("factor"):
+            found["factor"] = int(m.group("factor"))
+        return found
+
+    def _valid(self, t: TileDecl) -> int:
+        return t.valid_rows if self.extent == "rows" else t.valid_cols
+
+    def admits_tiles(self, tiles: dict[str, TileDecl]) -> bool:
+        # Only a ratio tells tiles apart here; equal extents are the plans' own shapes.
+        a, b = self.operands
+        if self.factor == 1 or a not in tiles or b not in tiles:
+            return True
+        return self._valid(tiles[a]) == self.factor * self._valid(tiles[b])
 
     def break_runtime(
         self, tiles: dict[str, TileDecl], addresses: dict[str, int]
     ) -> tuple[dict[str, TileDecl], dict[str, int]]:
-        a = self.operands[0]
+        a, b = self.operands
         field_name = "valid_rows" if self.extent == "rows" else "valid_cols"
-        smaller = getattr(tiles[a], field_name) - 1
-        return {**tiles, a: replace(tiles[a], **{field_name: smaller})}, addresses
+        if self.factor == 1:
+            smaller = getattr(tiles[a], field_name) - 1
+            return {**tiles, a: replace(tiles[a], **{field_name: smaller})}, addresses
+        # One step of the ratio short (a multiple of it still, so that rules of evenness hold).
+        want = self.factor * (self._valid(tiles[b]) - 1) or self.factor * (self._valid(tiles[b]) + 1)
+        static = "rows" if self.extent == "rows" else "cols"
+        t = tiles[a]
+        grown = replace(t, **{static: max(getattr(t, static), want), field_name: want, "dynamic": True})
+        return {**tiles, a: grown}, addresses
 
 
 class MinValidExtentRule(RuleBase):

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import Field
 
 from ..spec.fields import CppIdent, CppQualified, Name, Strict, TypeName
-from .base import Broken, PageContext, PageLine, Problem, RuleBase, _with_note, and_list, or_list
+from .base import Broken, PageContext, PageLine, Problem, RuleBase, When, _with_note, and_list, or_list
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -53,6 +53,10 @@ class TemplateValueRule(RuleBase):
     when_dtype: WhenDType | None = Field(
         default=None, description="the rule applies only while these operands have one of these types"
     )
+    when: When | None = Field(
+        default=None,
+        description="the rule applies only while another value template parameter has this value",
+    )
     page_prefixes: ClassVar[tuple[str, ...]] = ("template argument ",)
 
     @property
@@ -80,6 +84,11 @@ class TemplateValueRule(RuleBase):
             for j, d in enumerate(self.when_dtype.dtypes):
                 if not targets.has_dtype(d):
                     yield ("when_dtype", "dtypes", j), f"unknown dtype {d!r}"
+        if self.when is not None:
+            if self.when_dtype is not None:
+                yield ("when",), "a rule states `when` or `when_dtype`, not both"
+            if not any(t.name == self.when.param for t in params):
+                yield ("when", "param"), f"{self.when.param!r} is not a value template parameter it checks"
 
     def _applies(self, rv: RuleView) -> str:
         """The C++ test of `when_dtype` (every named operand has one of the types)."""
@@ -88,11 +97,17 @@ class TemplateValueRule(RuleBase):
 
     def condition(self, op: OpView, rv: RuleView) -> str:
         allowed = "(" + " || ".join(f"{self.param} == {v}" for v in self.values) + ")"
-        if self.when_dtype is None:
+        applies = [self._applies(rv)] if self.when_dtype is not None else []
+        if self.when is not None:
+            applies.append(f"{self.when.param} == {self.when.equals}")
+        if not applies:
             return allowed
-        return f"(!({self._applies(rv)}) || {allowed})"
+        return f"(!({' && '.join(applies)}) || {allowed})"
 
     def _when(self, code: bool) -> str:
+        if self.when is not None:  # a value condition (with no type condition, which checks reject)
+            tick = "`" if code else ""
+            return f" when {tick}{self.when.param}{tick} is {tick}{self.when.equals}{tick}"
         if self.when_dtype is None:
             return ""
         w = self.when_dtype
@@ -115,6 +130,8 @@ class TemplateValueRule(RuleBase):
         # Tiles alone break it only with a value outside the list that the call passes.
         if self.param not in values or values[self.param] in {str(v) for v in self.values}:
             return False
+        if self.when is not None:
+            return values.get(self.when.param) == str(self.when.equals)
         if self.when_dtype is None:
             return True
         return all(combo.get(n) in rv.dtypes_cpp for n in self.when_dtype.operands)
@@ -128,7 +145,10 @@ class TemplateValueRule(RuleBase):
             "param": m.group("param"),
             "values": [_value(v) for v in re.findall(_VALUE, m.group("values"))],
         }
-        if m.group("operands"):
+        names = re.findall(r"\w+", (m.group("operands") or "").replace(" and ", ", "))
+        if len(names) == 1 and names[0] not in page.data:  # a value template parameter, not a tile
+            out["when"] = {"param": names[0], "equals": m.group("dtypes").strip("`")}
+        elif names:
             out["when_dtype"] = {
                 "operands": re.findall(r"\w+", m.group("operands").replace(" and ", ", ")),
                 "dtypes": re.findall(r"\w+", m.group("dtypes").replace(" or ", ", ")),
@@ -171,6 +191,8 @@ class TemplateValueRule(RuleBase):
             ]
             keep = [str(v) for v in others[0].values] if others else None
         value = self.outside(enums, keep)
+        if self.when is not None:  # the condition's value, and one outside the list
+            return Broken(dict(tiles), values={self.when.param: str(self.when.equals), self.param: value})
         if self.when_dtype is None:
             return Broken(dict(tiles), values={self.param: value})
         dtype = bx.rv.dtypes_cpp[0] if bx is not None else self.when_dtype.dtypes[0]

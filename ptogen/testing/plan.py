@@ -592,9 +592,13 @@ def _plan_form_rules(
             # cases declare them.
             if form.test.own_tiles and op.domain not in tiles:
                 continue
-            tiles |= {n: replace(tiles[op.domain], name=n) for n in form.test.own_tiles if n not in tiles}
-            # A rule names the form's own tiles by operand (`src0_idx`), the kernel as `src0_idx_f<k>`.
             k = form.index
+            tiles |= {
+                n: replace(op.kind.form_tile(op, form, n[: -len(f"_f{k}")], tiles[op.domain]), name=n)
+                for n in form.test.own_tiles
+                if n not in tiles
+            }
+            # A rule names the form's own tiles by operand (`src0_idx`), the kernel as `src0_idx_f<k>`.
             own = {n[: -len(f"_f{k}")]: n for n in form.test.own_tiles}
             named = {n: o for o, n in own.items()}
             by_operand = {named.get(name, name): t for name, t in tiles.items()}
@@ -719,7 +723,7 @@ def _plan_form_runtime_fail(
     by_operand, addresses = rv.rule.break_runtime(by_operand, addresses)
     tiles = {own.get(n, n): replace(t, name=own.get(n, n)) for n, t in by_operand.items()}
     addresses = {own.get(n, n): a for n, a in addresses.items()}
-    main = make_call(op, tiles, variant, _scalar_default(op, tiles))
+    main = make_call(op, tiles, variant, _scalar_default(op, tiles) | rv.rule.runtime_scalars())
     if k == 0:
         call = main
     else:

@@ -158,7 +158,7 @@ void case_2([[maybe_unused]] Prof profile) {
     store("c2_dst.out", dst.data(), 64);
 }
 
-// case 3 (half_mask): P0101 rows, 4x32 source
+// case 3 (half_mask): P0101 rows, valid 4x32 of 4x32
 void case_3([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 4, 16, BLayout::RowMajor, 4, 16>;
     Tile_dst dst;
@@ -182,16 +182,16 @@ void case_3([[maybe_unused]] Prof profile) {
     store("c3_dst.out", dst.data(), 64);
 }
 
-// case 4 (half_mask): P1000 rows, valid 3x24 of 4x32
+// case 4 (half_mask): P1000 rows, valid 3 of 4 rows and 2/3 of the columns, valid 3x64 of 4x96
 void case_4([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 3, 6>;
+    using Tile_dst = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 3, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c4_dst.bin", dst.data(), 48);
-    using Tile_src = Tile<TileType::Vec, half, 4, 32, BLayout::RowMajor, 3, 24>;
+    using Tile_src = Tile<TileType::Vec, half, 4, 96, BLayout::RowMajor, 3, 64>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c4_src.bin", src.data(), 128);
+    load("c4_src.bin", src.data(), 384);
     switch (profile) {
     case Prof::A2A3:
         profiled::TGATHER<profile_a2a3, Tile_dst, Tile_src, MaskPattern::P1000, GatherAxis::GATHER_ROW>(dst, src);
@@ -206,7 +206,7 @@ void case_4([[maybe_unused]] Prof profile) {
     store("c4_dst.out", dst.data(), 48);
 }
 
-// case 5 (half_mask): P1111 rows, 2x16
+// case 5 (half_mask): P1111 rows, valid 2x16 of 2x16
 void case_5([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 2, 16, BLayout::RowMajor, 2, 16>;
     Tile_dst dst;
@@ -374,7 +374,7 @@ void case_10([[maybe_unused]] Prof profile) {
     store("c10_dst.out", dst.data(), 64);
 }
 
-// case 11 (bfloat16_t_mask): P0101 rows, 4x32 source
+// case 11 (bfloat16_t_mask): P0101 rows, valid 4x32 of 4x32
 void case_11([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 4, 16, BLayout::RowMajor, 4, 16>;
     Tile_dst dst;
@@ -398,16 +398,16 @@ void case_11([[maybe_unused]] Prof profile) {
     store("c11_dst.out", dst.data(), 64);
 }
 
-// case 12 (bfloat16_t_mask): P1000 rows, valid 3x24 of 4x32
+// case 12 (bfloat16_t_mask): P1000 rows, valid 3 of 4 rows and 2/3 of the columns, valid 3x64 of 4x96
 void case_12([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 3, 6>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 3, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c12_dst.bin", dst.data(), 48);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 4, 32, BLayout::RowMajor, 3, 24>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 4, 96, BLayout::RowMajor, 3, 64>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c12_src.bin", src.data(), 128);
+    load("c12_src.bin", src.data(), 384);
     switch (profile) {
     case Prof::A2A3:
         profiled::TGATHER<profile_a2a3, Tile_dst, Tile_src, MaskPattern::P1000, GatherAxis::GATHER_ROW>(dst, src);
@@ -422,7 +422,7 @@ void case_12([[maybe_unused]] Prof profile) {
     store("c12_dst.out", dst.data(), 48);
 }
 
-// case 13 (bfloat16_t_mask): P1111 rows, 2x16
+// case 13 (bfloat16_t_mask): P1111 rows, valid 2x16 of 2x16
 void case_13([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 2, 16, BLayout::RowMajor, 2, 16>;
     Tile_dst dst;
@@ -590,16 +590,16 @@ void case_18([[maybe_unused]] Prof profile) {
     store("c18_dst.out", dst.data(), 64);
 }
 
-// case 19 (float_mask): P0101 rows, 4x32 source
+// case 19 (float_mask): P0101 rows, valid 4x16 of 4x16
 void case_19([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 4, 16, BLayout::RowMajor, 4, 16>;
+    using Tile_dst = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c19_dst.bin", dst.data(), 64);
-    using Tile_src = Tile<TileType::Vec, float, 4, 32, BLayout::RowMajor, 4, 32>;
+    load("c19_dst.bin", dst.data(), 32);
+    using Tile_src = Tile<TileType::Vec, float, 4, 16, BLayout::RowMajor, 4, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c19_src.bin", src.data(), 128);
+    TASSIGN(src, 0x80);
+    load("c19_src.bin", src.data(), 64);
     switch (profile) {
     case Prof::A2A3:
         profiled::TGATHER<profile_a2a3, Tile_dst, Tile_src, MaskPattern::P0101, GatherAxis::GATHER_ROW>(dst, src);
@@ -611,19 +611,19 @@ void case_19([[maybe_unused]] Prof profile) {
         profiled::TGATHER<profile_cpu, Tile_dst, Tile_src, MaskPattern::P0101, GatherAxis::GATHER_ROW>(dst, src);
         break;
     }
-    store("c19_dst.out", dst.data(), 64);
+    store("c19_dst.out", dst.data(), 32);
 }
 
-// case 20 (float_mask): P1000 rows, valid 3x24 of 4x32
+// case 20 (float_mask): P1000 rows, valid 3 of 4 rows and 2/3 of the columns, valid 3x32 of 4x48
 void case_20([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 3, 6>;
+    using Tile_dst = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 3, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c20_dst.bin", dst.data(), 24);
-    using Tile_src = Tile<TileType::Vec, float, 4, 32, BLayout::RowMajor, 3, 24>;
+    using Tile_src = Tile<TileType::Vec, float, 4, 48, BLayout::RowMajor, 3, 32>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c20_src.bin", src.data(), 128);
+    load("c20_src.bin", src.data(), 192);
     switch (profile) {
     case Prof::A2A3:
         profiled::TGATHER<profile_a2a3, Tile_dst, Tile_src, MaskPattern::P1000, GatherAxis::GATHER_ROW>(dst, src);
@@ -638,16 +638,16 @@ void case_20([[maybe_unused]] Prof profile) {
     store("c20_dst.out", dst.data(), 24);
 }
 
-// case 21 (float_mask): P1111 rows, 2x16
+// case 21 (float_mask): P1111 rows, valid 2x8 of 2x8
 void case_21([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 2, 16, BLayout::RowMajor, 2, 16>;
+    using Tile_dst = Tile<TileType::Vec, float, 2, 8, BLayout::RowMajor, 2, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c21_dst.bin", dst.data(), 32);
-    using Tile_src = Tile<TileType::Vec, float, 2, 16, BLayout::RowMajor, 2, 16>;
+    load("c21_dst.bin", dst.data(), 16);
+    using Tile_src = Tile<TileType::Vec, float, 2, 8, BLayout::RowMajor, 2, 8>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c21_src.bin", src.data(), 32);
+    TASSIGN(src, 0x40);
+    load("c21_src.bin", src.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TGATHER<profile_a2a3, Tile_dst, Tile_src, MaskPattern::P1111, GatherAxis::GATHER_ROW>(dst, src);
@@ -659,7 +659,7 @@ void case_21([[maybe_unused]] Prof profile) {
         profiled::TGATHER<profile_cpu, Tile_dst, Tile_src, MaskPattern::P1111, GatherAxis::GATHER_ROW>(dst, src);
         break;
     }
-    store("c21_dst.out", dst.data(), 32);
+    store("c21_dst.out", dst.data(), 16);
 }
 
 // case 22 (float_mask): P0010 columns of rows, 8x16
@@ -803,16 +803,16 @@ void case_26([[maybe_unused]] Prof profile) {
     store("c26_dst.out", dst.data(), 128);
 }
 
-// case 27 (int8_t_mask): P0101 rows, 4x32 source
+// case 27 (int8_t_mask): P0101 rows, valid 4x64 of 4x64
 void case_27([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 4, 32, BLayout::RowMajor, 4, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 4, 32, BLayout::RowMajor, 4, 32>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c27_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, int8_t, 4, 32, BLayout::RowMajor, 4, 32>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 4, 64, BLayout::RowMajor, 4, 64>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c27_src.bin", src.data(), 128);
+    load("c27_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A5:
         profiled::TGATHER<profile_a5, Tile_dst, Tile_src, MaskPattern::P0101, GatherAxis::GATHER_ROW>(dst, src);
@@ -826,16 +826,16 @@ void case_27([[maybe_unused]] Prof profile) {
     store("c27_dst.out", dst.data(), 128);
 }
 
-// case 28 (int8_t_mask): P1000 rows, valid 3x24 of 4x32
+// case 28 (int8_t_mask): P1000 rows, valid 3 of 4 rows and 2/3 of the columns, valid 3x128 of 4x192
 void case_28([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 3, 6>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 3, 32>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c28_dst.bin", dst.data(), 96);
-    using Tile_src = Tile<TileType::Vec, int8_t, 4, 32, BLayout::RowMajor, 3, 24>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 4, 192, BLayout::RowMajor, 3, 128>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c28_src.bin", src.data(), 128);
+    load("c28_src.bin", src.data(), 768);
     switch (profile) {
     case Prof::A5:
         profiled::TGATHER<profile_a5, Tile_dst, Tile_src, MaskPattern::P1000, GatherAxis::GATHER_ROW>(dst, src);
@@ -849,13 +849,13 @@ void case_28([[maybe_unused]] Prof profile) {
     store("c28_dst.out", dst.data(), 96);
 }
 
-// case 29 (int8_t_mask): P1111 rows, 2x16
+// case 29 (int8_t_mask): P1111 rows, valid 2x32 of 2x32
 void case_29([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 2, 32, BLayout::RowMajor, 2, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 2, 32, BLayout::RowMajor, 2, 32>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c29_dst.bin", dst.data(), 64);
-    using Tile_src = Tile<TileType::Vec, int8_t, 2, 32, BLayout::RowMajor, 2, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 2, 32, BLayout::RowMajor, 2, 32>;
     Tile_src src;
     TASSIGN(src, 0x40);
     load("c29_src.bin", src.data(), 64);
@@ -1011,16 +1011,16 @@ void case_34([[maybe_unused]] Prof profile) {
     store("c34_dst.out", dst.data(), 128);
 }
 
-// case 35 (uint8_t_mask): P0101 rows, 4x32 source
+// case 35 (uint8_t_mask): P0101 rows, valid 4x64 of 4x64
 void case_35([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 4, 32, BLayout::RowMajor, 4, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 4, 32, BLayout::RowMajor, 4, 32>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c35_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 4, 32, BLayout::RowMajor, 4, 32>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 4, 64, BLayout::RowMajor, 4, 64>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c35_src.bin", src.data(), 128);
+    load("c35_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A5:
         profiled::TGATHER<profile_a5, Tile_dst, Tile_src, MaskPattern::P0101, GatherAxis::GATHER_ROW>(dst, src);
@@ -1034,16 +1034,16 @@ void case_35([[maybe_unused]] Prof profile) {
     store("c35_dst.out", dst.data(), 128);
 }
 
-// case 36 (uint8_t_mask): P1000 rows, valid 3x24 of 4x32
+// case 36 (uint8_t_mask): P1000 rows, valid 3 of 4 rows and 2/3 of the columns, valid 3x128 of 4x192
 void case_36([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 3, 6>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 3, 32>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c36_dst.bin", dst.data(), 96);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 4, 32, BLayout::RowMajor, 3, 24>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 4, 192, BLayout::RowMajor, 3, 128>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c36_src.bin", src.data(), 128);
+    load("c36_src.bin", src.data(), 768);
     switch (profile) {
     case Prof::A5:
         profiled::TGATHER<profile_a5, Tile_dst, Tile_src, MaskPattern::P1000, GatherAxis::GATHER_ROW>(dst, src);
@@ -1057,13 +1057,13 @@ void case_36([[maybe_unused]] Prof profile) {
     store("c36_dst.out", dst.data(), 96);
 }
 
-// case 37 (uint8_t_mask): P1111 rows, 2x16
+// case 37 (uint8_t_mask): P1111 rows, valid 2x32 of 2x32
 void case_37([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 2, 32, BLayout::RowMajor, 2, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 2, 32, BLayout::RowMajor, 2, 32>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c37_dst.bin", dst.data(), 64);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 2, 32, BLayout::RowMajor, 2, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 2, 32, BLayout::RowMajor, 2, 32>;
     Tile_src src;
     TASSIGN(src, 0x40);
     load("c37_src.bin", src.data(), 64);
@@ -1222,7 +1222,7 @@ void case_42([[maybe_unused]] Prof profile) {
     store("c42_dst.out", dst.data(), 64);
 }
 
-// case 43 (int16_t_mask): P0101 rows, 4x32 source
+// case 43 (int16_t_mask): P0101 rows, valid 4x32 of 4x32
 void case_43([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 4, 16, BLayout::RowMajor, 4, 16>;
     Tile_dst dst;
@@ -1246,16 +1246,16 @@ void case_43([[maybe_unused]] Prof profile) {
     store("c43_dst.out", dst.data(), 64);
 }
 
-// case 44 (int16_t_mask): P1000 rows, valid 3x24 of 4x32
+// case 44 (int16_t_mask): P1000 rows, valid 3 of 4 rows and 2/3 of the columns, valid 3x64 of 4x96
 void case_44([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 3, 6>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 3, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c44_dst.bin", dst.data(), 48);
-    using Tile_src = Tile<TileType::Vec, int16_t, 4, 32, BLayout::RowMajor, 3, 24>;
+    using Tile_src = Tile<TileType::Vec, int16_t, 4, 96, BLayout::RowMajor, 3, 64>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c44_src.bin", src.data(), 128);
+    load("c44_src.bin", src.data(), 384);
     switch (profile) {
     case Prof::A2A3:
         profiled::TGATHER<profile_a2a3, Tile_dst, Tile_src, MaskPattern::P1000, GatherAxis::GATHER_ROW>(dst, src);
@@ -1270,7 +1270,7 @@ void case_44([[maybe_unused]] Prof profile) {
     store("c44_dst.out", dst.data(), 48);
 }
 
-// case 45 (int16_t_mask): P1111 rows, 2x16
+// case 45 (int16_t_mask): P1111 rows, valid 2x16 of 2x16
 void case_45([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 2, 16, BLayout::RowMajor, 2, 16>;
     Tile_dst dst;
@@ -1438,7 +1438,7 @@ void case_50([[maybe_unused]] Prof profile) {
     store("c50_dst.out", dst.data(), 64);
 }
 
-// case 51 (uint16_t_mask): P0101 rows, 4x32 source
+// case 51 (uint16_t_mask): P0101 rows, valid 4x32 of 4x32
 void case_51([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 4, 16, BLayout::RowMajor, 4, 16>;
     Tile_dst dst;
@@ -1462,16 +1462,16 @@ void case_51([[maybe_unused]] Prof profile) {
     store("c51_dst.out", dst.data(), 64);
 }
 
-// case 52 (uint16_t_mask): P1000 rows, valid 3x24 of 4x32
+// case 52 (uint16_t_mask): P1000 rows, valid 3 of 4 rows and 2/3 of the columns, valid 3x64 of 4x96
 void case_52([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 3, 6>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 3, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c52_dst.bin", dst.data(), 48);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 4, 32, BLayout::RowMajor, 3, 24>;
+    using Tile_src = Tile<TileType::Vec, uint16_t, 4, 96, BLayout::RowMajor, 3, 64>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c52_src.bin", src.data(), 128);
+    load("c52_src.bin", src.data(), 384);
     switch (profile) {
     case Prof::A2A3:
         profiled::TGATHER<profile_a2a3, Tile_dst, Tile_src, MaskPattern::P1000, GatherAxis::GATHER_ROW>(dst, src);
@@ -1486,7 +1486,7 @@ void case_52([[maybe_unused]] Prof profile) {
     store("c52_dst.out", dst.data(), 48);
 }
 
-// case 53 (uint16_t_mask): P1111 rows, 2x16
+// case 53 (uint16_t_mask): P1111 rows, valid 2x16 of 2x16
 void case_53([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 2, 16, BLayout::RowMajor, 2, 16>;
     Tile_dst dst;
@@ -1654,16 +1654,16 @@ void case_58([[maybe_unused]] Prof profile) {
     store("c58_dst.out", dst.data(), 64);
 }
 
-// case 59 (int32_t_mask): P0101 rows, 4x32 source
+// case 59 (int32_t_mask): P0101 rows, valid 4x16 of 4x16
 void case_59([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 4, 16, BLayout::RowMajor, 4, 16>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c59_dst.bin", dst.data(), 64);
-    using Tile_src = Tile<TileType::Vec, int32_t, 4, 32, BLayout::RowMajor, 4, 32>;
+    load("c59_dst.bin", dst.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int32_t, 4, 16, BLayout::RowMajor, 4, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c59_src.bin", src.data(), 128);
+    TASSIGN(src, 0x80);
+    load("c59_src.bin", src.data(), 64);
     switch (profile) {
     case Prof::A2A3:
         profiled::TGATHER<profile_a2a3, Tile_dst, Tile_src, MaskPattern::P0101, GatherAxis::GATHER_ROW>(dst, src);
@@ -1675,19 +1675,19 @@ void case_59([[maybe_unused]] Prof profile) {
         profiled::TGATHER<profile_cpu, Tile_dst, Tile_src, MaskPattern::P0101, GatherAxis::GATHER_ROW>(dst, src);
         break;
     }
-    store("c59_dst.out", dst.data(), 64);
+    store("c59_dst.out", dst.data(), 32);
 }
 
-// case 60 (int32_t_mask): P1000 rows, valid 3x24 of 4x32
+// case 60 (int32_t_mask): P1000 rows, valid 3 of 4 rows and 2/3 of the columns, valid 3x32 of 4x48
 void case_60([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 3, 6>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 3, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c60_dst.bin", dst.data(), 24);
-    using Tile_src = Tile<TileType::Vec, int32_t, 4, 32, BLayout::RowMajor, 3, 24>;
+    using Tile_src = Tile<TileType::Vec, int32_t, 4, 48, BLayout::RowMajor, 3, 32>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c60_src.bin", src.data(), 128);
+    load("c60_src.bin", src.data(), 192);
     switch (profile) {
     case Prof::A2A3:
         profiled::TGATHER<profile_a2a3, Tile_dst, Tile_src, MaskPattern::P1000, GatherAxis::GATHER_ROW>(dst, src);
@@ -1702,16 +1702,16 @@ void case_60([[maybe_unused]] Prof profile) {
     store("c60_dst.out", dst.data(), 24);
 }
 
-// case 61 (int32_t_mask): P1111 rows, 2x16
+// case 61 (int32_t_mask): P1111 rows, valid 2x8 of 2x8
 void case_61([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 2, 16, BLayout::RowMajor, 2, 16>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 2, 8, BLayout::RowMajor, 2, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c61_dst.bin", dst.data(), 32);
-    using Tile_src = Tile<TileType::Vec, int32_t, 2, 16, BLayout::RowMajor, 2, 16>;
+    load("c61_dst.bin", dst.data(), 16);
+    using Tile_src = Tile<TileType::Vec, int32_t, 2, 8, BLayout::RowMajor, 2, 8>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c61_src.bin", src.data(), 32);
+    TASSIGN(src, 0x40);
+    load("c61_src.bin", src.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TGATHER<profile_a2a3, Tile_dst, Tile_src, MaskPattern::P1111, GatherAxis::GATHER_ROW>(dst, src);
@@ -1723,7 +1723,7 @@ void case_61([[maybe_unused]] Prof profile) {
         profiled::TGATHER<profile_cpu, Tile_dst, Tile_src, MaskPattern::P1111, GatherAxis::GATHER_ROW>(dst, src);
         break;
     }
-    store("c61_dst.out", dst.data(), 32);
+    store("c61_dst.out", dst.data(), 16);
 }
 
 // case 62 (int32_t_mask): P0010 columns of rows, 8x16
@@ -1870,16 +1870,16 @@ void case_66([[maybe_unused]] Prof profile) {
     store("c66_dst.out", dst.data(), 64);
 }
 
-// case 67 (uint32_t_mask): P0101 rows, 4x32 source
+// case 67 (uint32_t_mask): P0101 rows, valid 4x16 of 4x16
 void case_67([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 4, 16, BLayout::RowMajor, 4, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c67_dst.bin", dst.data(), 64);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 4, 32, BLayout::RowMajor, 4, 32>;
+    load("c67_dst.bin", dst.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 4, 16, BLayout::RowMajor, 4, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c67_src.bin", src.data(), 128);
+    TASSIGN(src, 0x80);
+    load("c67_src.bin", src.data(), 64);
     switch (profile) {
     case Prof::A2A3:
         profiled::TGATHER<profile_a2a3, Tile_dst, Tile_src, MaskPattern::P0101, GatherAxis::GATHER_ROW>(dst, src);
@@ -1891,19 +1891,19 @@ void case_67([[maybe_unused]] Prof profile) {
         profiled::TGATHER<profile_cpu, Tile_dst, Tile_src, MaskPattern::P0101, GatherAxis::GATHER_ROW>(dst, src);
         break;
     }
-    store("c67_dst.out", dst.data(), 64);
+    store("c67_dst.out", dst.data(), 32);
 }
 
-// case 68 (uint32_t_mask): P1000 rows, valid 3x24 of 4x32
+// case 68 (uint32_t_mask): P1000 rows, valid 3 of 4 rows and 2/3 of the columns, valid 3x32 of 4x48
 void case_68([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 3, 6>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 3, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c68_dst.bin", dst.data(), 24);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 4, 32, BLayout::RowMajor, 3, 24>;
+    using Tile_src = Tile<TileType::Vec, uint32_t, 4, 48, BLayout::RowMajor, 3, 32>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c68_src.bin", src.data(), 128);
+    load("c68_src.bin", src.data(), 192);
     switch (profile) {
     case Prof::A2A3:
         profiled::TGATHER<profile_a2a3, Tile_dst, Tile_src, MaskPattern::P1000, GatherAxis::GATHER_ROW>(dst, src);
@@ -1918,16 +1918,16 @@ void case_68([[maybe_unused]] Prof profile) {
     store("c68_dst.out", dst.data(), 24);
 }
 
-// case 69 (uint32_t_mask): P1111 rows, 2x16
+// case 69 (uint32_t_mask): P1111 rows, valid 2x8 of 2x8
 void case_69([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 2, 16, BLayout::RowMajor, 2, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 2, 8, BLayout::RowMajor, 2, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c69_dst.bin", dst.data(), 32);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 2, 16, BLayout::RowMajor, 2, 16>;
+    load("c69_dst.bin", dst.data(), 16);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 2, 8, BLayout::RowMajor, 2, 8>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c69_src.bin", src.data(), 32);
+    TASSIGN(src, 0x40);
+    load("c69_src.bin", src.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TGATHER<profile_a2a3, Tile_dst, Tile_src, MaskPattern::P1111, GatherAxis::GATHER_ROW>(dst, src);
@@ -1939,7 +1939,7 @@ void case_69([[maybe_unused]] Prof profile) {
         profiled::TGATHER<profile_cpu, Tile_dst, Tile_src, MaskPattern::P1111, GatherAxis::GATHER_ROW>(dst, src);
         break;
     }
-    store("c69_dst.out", dst.data(), 32);
+    store("c69_dst.out", dst.data(), 16);
 }
 
 // case 70 (uint32_t_mask): P0010 columns of rows, 8x16
@@ -2083,16 +2083,16 @@ void case_74([[maybe_unused]] Prof profile) {
     store("c74_dst.out", dst.data(), 64);
 }
 
-// case 75 (int64_t_mask): P0101 rows, 4x32 source
+// case 75 (int64_t_mask): P0101 rows, valid 4x8 of 4x8
 void case_75([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 4, 16, BLayout::RowMajor, 4, 16>;
+    using Tile_dst = Tile<TileType::Vec, int64_t, 4, 4, BLayout::RowMajor, 4, 4>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c75_dst.bin", dst.data(), 64);
-    using Tile_src = Tile<TileType::Vec, int64_t, 4, 32, BLayout::RowMajor, 4, 32>;
+    load("c75_dst.bin", dst.data(), 16);
+    using Tile_src = Tile<TileType::Vec, int64_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c75_src.bin", src.data(), 128);
+    TASSIGN(src, 0x80);
+    load("c75_src.bin", src.data(), 32);
     switch (profile) {
     case Prof::A5:
         profiled::TGATHER<profile_a5, Tile_dst, Tile_src, MaskPattern::P0101, GatherAxis::GATHER_ROW>(dst, src);
@@ -2103,19 +2103,19 @@ void case_75([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c75_dst.out", dst.data(), 64);
+    store("c75_dst.out", dst.data(), 16);
 }
 
-// case 76 (int64_t_mask): P1000 rows, valid 3x24 of 4x32
+// case 76 (int64_t_mask): P1000 rows, valid 3 of 4 rows and 2/3 of the columns, valid 3x16 of 4x24
 void case_76([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 3, 6>;
+    using Tile_dst = Tile<TileType::Vec, int64_t, 3, 4, BLayout::RowMajor, 3, 4>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c76_dst.bin", dst.data(), 24);
-    using Tile_src = Tile<TileType::Vec, int64_t, 4, 32, BLayout::RowMajor, 3, 24>;
+    load("c76_dst.bin", dst.data(), 12);
+    using Tile_src = Tile<TileType::Vec, int64_t, 4, 24, BLayout::RowMajor, 3, 16>;
     Tile_src src;
-    TASSIGN(src, 0xc0);
-    load("c76_src.bin", src.data(), 128);
+    TASSIGN(src, 0x80);
+    load("c76_src.bin", src.data(), 96);
     switch (profile) {
     case Prof::A5:
         profiled::TGATHER<profile_a5, Tile_dst, Tile_src, MaskPattern::P1000, GatherAxis::GATHER_ROW>(dst, src);
@@ -2126,19 +2126,19 @@ void case_76([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c76_dst.out", dst.data(), 24);
+    store("c76_dst.out", dst.data(), 12);
 }
 
-// case 77 (int64_t_mask): P1111 rows, 2x16
+// case 77 (int64_t_mask): P1111 rows, valid 2x4 of 2x4
 void case_77([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 2, 16, BLayout::RowMajor, 2, 16>;
+    using Tile_dst = Tile<TileType::Vec, int64_t, 2, 4, BLayout::RowMajor, 2, 4>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c77_dst.bin", dst.data(), 32);
-    using Tile_src = Tile<TileType::Vec, int64_t, 2, 16, BLayout::RowMajor, 2, 16>;
+    load("c77_dst.bin", dst.data(), 8);
+    using Tile_src = Tile<TileType::Vec, int64_t, 2, 4, BLayout::RowMajor, 2, 4>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c77_src.bin", src.data(), 32);
+    TASSIGN(src, 0x40);
+    load("c77_src.bin", src.data(), 8);
     switch (profile) {
     case Prof::A5:
         profiled::TGATHER<profile_a5, Tile_dst, Tile_src, MaskPattern::P1111, GatherAxis::GATHER_ROW>(dst, src);
@@ -2149,7 +2149,7 @@ void case_77([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c77_dst.out", dst.data(), 32);
+    store("c77_dst.out", dst.data(), 8);
 }
 
 // case 78 (int64_t_mask_cpu): P0010 columns of rows, 8x16
@@ -2273,16 +2273,16 @@ void case_82([[maybe_unused]] Prof profile) {
     store("c82_dst.out", dst.data(), 64);
 }
 
-// case 83 (uint64_t_mask): P0101 rows, 4x32 source
+// case 83 (uint64_t_mask): P0101 rows, valid 4x8 of 4x8
 void case_83([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 4, 16, BLayout::RowMajor, 4, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 4, 4, BLayout::RowMajor, 4, 4>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c83_dst.bin", dst.data(), 64);
-    using Tile_src = Tile<TileType::Vec, uint64_t, 4, 32, BLayout::RowMajor, 4, 32>;
+    load("c83_dst.bin", dst.data(), 16);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c83_src.bin", src.data(), 128);
+    TASSIGN(src, 0x80);
+    load("c83_src.bin", src.data(), 32);
     switch (profile) {
     case Prof::A5:
         profiled::TGATHER<profile_a5, Tile_dst, Tile_src, MaskPattern::P0101, GatherAxis::GATHER_ROW>(dst, src);
@@ -2293,19 +2293,19 @@ void case_83([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c83_dst.out", dst.data(), 64);
+    store("c83_dst.out", dst.data(), 16);
 }
 
-// case 84 (uint64_t_mask): P1000 rows, valid 3x24 of 4x32
+// case 84 (uint64_t_mask): P1000 rows, valid 3 of 4 rows and 2/3 of the columns, valid 3x16 of 4x24
 void case_84([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 3, 6>;
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 3, 4, BLayout::RowMajor, 3, 4>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c84_dst.bin", dst.data(), 24);
-    using Tile_src = Tile<TileType::Vec, uint64_t, 4, 32, BLayout::RowMajor, 3, 24>;
+    load("c84_dst.bin", dst.data(), 12);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 4, 24, BLayout::RowMajor, 3, 16>;
     Tile_src src;
-    TASSIGN(src, 0xc0);
-    load("c84_src.bin", src.data(), 128);
+    TASSIGN(src, 0x80);
+    load("c84_src.bin", src.data(), 96);
     switch (profile) {
     case Prof::A5:
         profiled::TGATHER<profile_a5, Tile_dst, Tile_src, MaskPattern::P1000, GatherAxis::GATHER_ROW>(dst, src);
@@ -2316,19 +2316,19 @@ void case_84([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c84_dst.out", dst.data(), 24);
+    store("c84_dst.out", dst.data(), 12);
 }
 
-// case 85 (uint64_t_mask): P1111 rows, 2x16
+// case 85 (uint64_t_mask): P1111 rows, valid 2x4 of 2x4
 void case_85([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 2, 16, BLayout::RowMajor, 2, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 2, 4, BLayout::RowMajor, 2, 4>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c85_dst.bin", dst.data(), 32);
-    using Tile_src = Tile<TileType::Vec, uint64_t, 2, 16, BLayout::RowMajor, 2, 16>;
+    load("c85_dst.bin", dst.data(), 8);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 2, 4, BLayout::RowMajor, 2, 4>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c85_src.bin", src.data(), 32);
+    TASSIGN(src, 0x40);
+    load("c85_src.bin", src.data(), 8);
     switch (profile) {
     case Prof::A5:
         profiled::TGATHER<profile_a5, Tile_dst, Tile_src, MaskPattern::P1111, GatherAxis::GATHER_ROW>(dst, src);
@@ -2339,7 +2339,7 @@ void case_85([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c85_dst.out", dst.data(), 32);
+    store("c85_dst.out", dst.data(), 8);
 }
 
 // case 86 (uint64_t_mask_cpu): P0010 columns of rows, 8x16
@@ -2530,6 +2530,66 @@ void case_91([[maybe_unused]] Prof profile) {
     store("c91_cdst.out", cdst.data(), 8);
 }
 
+// rf_a2a3_20_full_valid_f2: breaks run-time rule 20_full_valid of A2A3; must stop with: PTO runtime error: TGATHER [A2A3]: the valid cols of dst must be all its cols when gatherType is GatherAxis::GATHER_ROW
+void rf_a2a3_20_full_valid_f2(Prof) {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(8, 15);
+    TASSIGN(dst, 0x0);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(8, 8);
+    TASSIGN(src0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(8, 8);
+    TASSIGN(src1, 0x200);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(8, 8);
+    TASSIGN(tmp, 0x300);
+    using Tile_src_f2 = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src_f2 src_f2(8, 8);
+    TASSIGN(src_f2, 0x400);
+    profiled::TGATHER<profile_a2a3>(dst, src_f2);
+}
+
+// rf_a5_20_full_valid_f2: breaks run-time rule 20_full_valid of A5; must stop with: PTO runtime error: TGATHER [A5]: the valid cols of dst must be all its cols when gatherType is GatherAxis::GATHER_ROW
+void rf_a5_20_full_valid_f2(Prof) {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(8, 31);
+    TASSIGN(dst, 0x0);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(8, 8);
+    TASSIGN(src0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(8, 8);
+    TASSIGN(src1, 0x200);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(8, 8);
+    TASSIGN(tmp, 0x300);
+    using Tile_src_f2 = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src_f2 src_f2(8, 8);
+    TASSIGN(src_f2, 0x400);
+    profiled::TGATHER<profile_a5>(dst, src_f2);
+}
+
+// rf_cpu_20_full_valid_f2: breaks run-time rule 20_full_valid of CPU; must stop with: PTO runtime error: TGATHER [CPU]: the valid cols of dst must be all its cols when gatherType is GatherAxis::GATHER_ROW
+void rf_cpu_20_full_valid_f2(Prof) {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(8, 31);
+    TASSIGN(dst, 0x0);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(8, 8);
+    TASSIGN(src0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(8, 8);
+    TASSIGN(src1, 0x200);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(8, 8);
+    TASSIGN(tmp, 0x300);
+    using Tile_src_f2 = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src_f2 src_f2(8, 8);
+    TASSIGN(src_f2, 0x400);
+    profiled::TGATHER<profile_cpu>(dst, src_f2);
+}
+
 struct Entry {
     const char* id;
     void (*run)(Prof);
@@ -2537,86 +2597,249 @@ struct Entry {
 };
 
 const Entry entries[] = {
-    {"c0@A2A3", case_0, Prof::A2A3},   {"c0@A5", case_0, Prof::A5},     {"c0@CPU", case_0, Prof::CPU},
-    {"c1@A2A3", case_1, Prof::A2A3},   {"c1@A5", case_1, Prof::A5},     {"c1@CPU", case_1, Prof::CPU},
-    {"c2@A2A3", case_2, Prof::A2A3},   {"c2@A5", case_2, Prof::A5},     {"c2@CPU", case_2, Prof::CPU},
-    {"c3@A2A3", case_3, Prof::A2A3},   {"c3@A5", case_3, Prof::A5},     {"c3@CPU", case_3, Prof::CPU},
-    {"c4@A2A3", case_4, Prof::A2A3},   {"c4@A5", case_4, Prof::A5},     {"c4@CPU", case_4, Prof::CPU},
-    {"c5@A2A3", case_5, Prof::A2A3},   {"c5@A5", case_5, Prof::A5},     {"c5@CPU", case_5, Prof::CPU},
-    {"c6@A2A3", case_6, Prof::A2A3},   {"c6@A5", case_6, Prof::A5},     {"c6@CPU", case_6, Prof::CPU},
-    {"c7@A2A3", case_7, Prof::A2A3},   {"c7@A5", case_7, Prof::A5},     {"c7@CPU", case_7, Prof::CPU},
-    {"c8@A2A3", case_8, Prof::A2A3},   {"c8@A5", case_8, Prof::A5},     {"c8@CPU", case_8, Prof::CPU},
-    {"c9@A2A3", case_9, Prof::A2A3},   {"c9@A5", case_9, Prof::A5},     {"c9@CPU", case_9, Prof::CPU},
-    {"c10@A2A3", case_10, Prof::A2A3}, {"c10@A5", case_10, Prof::A5},   {"c10@CPU", case_10, Prof::CPU},
-    {"c11@A2A3", case_11, Prof::A2A3}, {"c11@A5", case_11, Prof::A5},   {"c11@CPU", case_11, Prof::CPU},
-    {"c12@A2A3", case_12, Prof::A2A3}, {"c12@A5", case_12, Prof::A5},   {"c12@CPU", case_12, Prof::CPU},
-    {"c13@A2A3", case_13, Prof::A2A3}, {"c13@A5", case_13, Prof::A5},   {"c13@CPU", case_13, Prof::CPU},
-    {"c14@A2A3", case_14, Prof::A2A3}, {"c14@A5", case_14, Prof::A5},   {"c14@CPU", case_14, Prof::CPU},
-    {"c15@A2A3", case_15, Prof::A2A3}, {"c15@A5", case_15, Prof::A5},   {"c15@CPU", case_15, Prof::CPU},
-    {"c16@A2A3", case_16, Prof::A2A3}, {"c16@A5", case_16, Prof::A5},   {"c16@CPU", case_16, Prof::CPU},
-    {"c17@A2A3", case_17, Prof::A2A3}, {"c17@A5", case_17, Prof::A5},   {"c17@CPU", case_17, Prof::CPU},
-    {"c18@A2A3", case_18, Prof::A2A3}, {"c18@A5", case_18, Prof::A5},   {"c18@CPU", case_18, Prof::CPU},
-    {"c19@A2A3", case_19, Prof::A2A3}, {"c19@A5", case_19, Prof::A5},   {"c19@CPU", case_19, Prof::CPU},
-    {"c20@A2A3", case_20, Prof::A2A3}, {"c20@A5", case_20, Prof::A5},   {"c20@CPU", case_20, Prof::CPU},
-    {"c21@A2A3", case_21, Prof::A2A3}, {"c21@A5", case_21, Prof::A5},   {"c21@CPU", case_21, Prof::CPU},
-    {"c22@A2A3", case_22, Prof::A2A3}, {"c22@A5", case_22, Prof::A5},   {"c22@CPU", case_22, Prof::CPU},
-    {"c23@A2A3", case_23, Prof::A2A3}, {"c23@A5", case_23, Prof::A5},   {"c23@CPU", case_23, Prof::CPU},
-    {"c24@A5", case_24, Prof::A5},     {"c24@CPU", case_24, Prof::CPU}, {"c25@A5", case_25, Prof::A5},
-    {"c25@CPU", case_25, Prof::CPU},   {"c26@A5", case_26, Prof::A5},   {"c26@CPU", case_26, Prof::CPU},
-    {"c27@A5", case_27, Prof::A5},     {"c27@CPU", case_27, Prof::CPU}, {"c28@A5", case_28, Prof::A5},
-    {"c28@CPU", case_28, Prof::CPU},   {"c29@A5", case_29, Prof::A5},   {"c29@CPU", case_29, Prof::CPU},
-    {"c30@A5", case_30, Prof::A5},     {"c30@CPU", case_30, Prof::CPU}, {"c31@A5", case_31, Prof::A5},
-    {"c31@CPU", case_31, Prof::CPU},   {"c32@A5", case_32, Prof::A5},   {"c32@CPU", case_32, Prof::CPU},
-    {"c33@A5", case_33, Prof::A5},     {"c33@CPU", case_33, Prof::CPU}, {"c34@A5", case_34, Prof::A5},
-    {"c34@CPU", case_34, Prof::CPU},   {"c35@A5", case_35, Prof::A5},   {"c35@CPU", case_35, Prof::CPU},
-    {"c36@A5", case_36, Prof::A5},     {"c36@CPU", case_36, Prof::CPU}, {"c37@A5", case_37, Prof::A5},
-    {"c37@CPU", case_37, Prof::CPU},   {"c38@A5", case_38, Prof::A5},   {"c38@CPU", case_38, Prof::CPU},
-    {"c39@A5", case_39, Prof::A5},     {"c39@CPU", case_39, Prof::CPU}, {"c40@A2A3", case_40, Prof::A2A3},
-    {"c40@A5", case_40, Prof::A5},     {"c40@CPU", case_40, Prof::CPU}, {"c41@A2A3", case_41, Prof::A2A3},
-    {"c41@A5", case_41, Prof::A5},     {"c41@CPU", case_41, Prof::CPU}, {"c42@A2A3", case_42, Prof::A2A3},
-    {"c42@A5", case_42, Prof::A5},     {"c42@CPU", case_42, Prof::CPU}, {"c43@A2A3", case_43, Prof::A2A3},
-    {"c43@A5", case_43, Prof::A5},     {"c43@CPU", case_43, Prof::CPU}, {"c44@A2A3", case_44, Prof::A2A3},
-    {"c44@A5", case_44, Prof::A5},     {"c44@CPU", case_44, Prof::CPU}, {"c45@A2A3", case_45, Prof::A2A3},
-    {"c45@A5", case_45, Prof::A5},     {"c45@CPU", case_45, Prof::CPU}, {"c46@A2A3", case_46, Prof::A2A3},
-    {"c46@A5", case_46, Prof::A5},     {"c46@CPU", case_46, Prof::CPU}, {"c47@A2A3", case_47, Prof::A2A3},
-    {"c47@A5", case_47, Prof::A5},     {"c47@CPU", case_47, Prof::CPU}, {"c48@A2A3", case_48, Prof::A2A3},
-    {"c48@A5", case_48, Prof::A5},     {"c48@CPU", case_48, Prof::CPU}, {"c49@A2A3", case_49, Prof::A2A3},
-    {"c49@A5", case_49, Prof::A5},     {"c49@CPU", case_49, Prof::CPU}, {"c50@A2A3", case_50, Prof::A2A3},
-    {"c50@A5", case_50, Prof::A5},     {"c50@CPU", case_50, Prof::CPU}, {"c51@A2A3", case_51, Prof::A2A3},
-    {"c51@A5", case_51, Prof::A5},     {"c51@CPU", case_51, Prof::CPU}, {"c52@A2A3", case_52, Prof::A2A3},
-    {"c52@A5", case_52, Prof::A5},     {"c52@CPU", case_52, Prof::CPU}, {"c53@A2A3", case_53, Prof::A2A3},
-    {"c53@A5", case_53, Prof::A5},     {"c53@CPU", case_53, Prof::CPU}, {"c54@A2A3", case_54, Prof::A2A3},
-    {"c54@A5", case_54, Prof::A5},     {"c54@CPU", case_54, Prof::CPU}, {"c55@A2A3", case_55, Prof::A2A3},
-    {"c55@A5", case_55, Prof::A5},     {"c55@CPU", case_55, Prof::CPU}, {"c56@A2A3", case_56, Prof::A2A3},
-    {"c56@A5", case_56, Prof::A5},     {"c56@CPU", case_56, Prof::CPU}, {"c57@A2A3", case_57, Prof::A2A3},
-    {"c57@A5", case_57, Prof::A5},     {"c57@CPU", case_57, Prof::CPU}, {"c58@A2A3", case_58, Prof::A2A3},
-    {"c58@A5", case_58, Prof::A5},     {"c58@CPU", case_58, Prof::CPU}, {"c59@A2A3", case_59, Prof::A2A3},
-    {"c59@A5", case_59, Prof::A5},     {"c59@CPU", case_59, Prof::CPU}, {"c60@A2A3", case_60, Prof::A2A3},
-    {"c60@A5", case_60, Prof::A5},     {"c60@CPU", case_60, Prof::CPU}, {"c61@A2A3", case_61, Prof::A2A3},
-    {"c61@A5", case_61, Prof::A5},     {"c61@CPU", case_61, Prof::CPU}, {"c62@A2A3", case_62, Prof::A2A3},
-    {"c62@A5", case_62, Prof::A5},     {"c62@CPU", case_62, Prof::CPU}, {"c63@A2A3", case_63, Prof::A2A3},
-    {"c63@A5", case_63, Prof::A5},     {"c63@CPU", case_63, Prof::CPU}, {"c64@A2A3", case_64, Prof::A2A3},
-    {"c64@A5", case_64, Prof::A5},     {"c64@CPU", case_64, Prof::CPU}, {"c65@A2A3", case_65, Prof::A2A3},
-    {"c65@A5", case_65, Prof::A5},     {"c65@CPU", case_65, Prof::CPU}, {"c66@A2A3", case_66, Prof::A2A3},
-    {"c66@A5", case_66, Prof::A5},     {"c66@CPU", case_66, Prof::CPU}, {"c67@A2A3", case_67, Prof::A2A3},
-    {"c67@A5", case_67, Prof::A5},     {"c67@CPU", case_67, Prof::CPU}, {"c68@A2A3", case_68, Prof::A2A3},
-    {"c68@A5", case_68, Prof::A5},     {"c68@CPU", case_68, Prof::CPU}, {"c69@A2A3", case_69, Prof::A2A3},
-    {"c69@A5", case_69, Prof::A5},     {"c69@CPU", case_69, Prof::CPU}, {"c70@A2A3", case_70, Prof::A2A3},
-    {"c70@A5", case_70, Prof::A5},     {"c70@CPU", case_70, Prof::CPU}, {"c71@A2A3", case_71, Prof::A2A3},
-    {"c71@A5", case_71, Prof::A5},     {"c71@CPU", case_71, Prof::CPU}, {"c72@A5", case_72, Prof::A5},
-    {"c72@CPU", case_72, Prof::CPU},   {"c73@A5", case_73, Prof::A5},   {"c73@CPU", case_73, Prof::CPU},
-    {"c74@A5", case_74, Prof::A5},     {"c74@CPU", case_74, Prof::CPU}, {"c75@A5", case_75, Prof::A5},
-    {"c75@CPU", case_75, Prof::CPU},   {"c76@A5", case_76, Prof::A5},   {"c76@CPU", case_76, Prof::CPU},
-    {"c77@A5", case_77, Prof::A5},     {"c77@CPU", case_77, Prof::CPU}, {"c78@CPU", case_78, Prof::CPU},
-    {"c79@CPU", case_79, Prof::CPU},   {"c80@A5", case_80, Prof::A5},   {"c80@CPU", case_80, Prof::CPU},
-    {"c81@A5", case_81, Prof::A5},     {"c81@CPU", case_81, Prof::CPU}, {"c82@A5", case_82, Prof::A5},
-    {"c82@CPU", case_82, Prof::CPU},   {"c83@A5", case_83, Prof::A5},   {"c83@CPU", case_83, Prof::CPU},
-    {"c84@A5", case_84, Prof::A5},     {"c84@CPU", case_84, Prof::CPU}, {"c85@A5", case_85, Prof::A5},
-    {"c85@CPU", case_85, Prof::CPU},   {"c86@CPU", case_86, Prof::CPU}, {"c87@CPU", case_87, Prof::CPU},
-    {"c88@A2A3", case_88, Prof::A2A3}, {"c88@A5", case_88, Prof::A5},   {"c88@CPU", case_88, Prof::CPU},
-    {"c89@A2A3", case_89, Prof::A2A3}, {"c89@A5", case_89, Prof::A5},   {"c89@CPU", case_89, Prof::CPU},
-    {"c90@A2A3", case_90, Prof::A2A3}, {"c90@A5", case_90, Prof::A5},   {"c90@CPU", case_90, Prof::CPU},
-    {"c91@A2A3", case_91, Prof::A2A3}, {"c91@A5", case_91, Prof::A5},   {"c91@CPU", case_91, Prof::CPU},
+    {"c0@A2A3", case_0, Prof::A2A3},
+    {"c0@A5", case_0, Prof::A5},
+    {"c0@CPU", case_0, Prof::CPU},
+    {"c1@A2A3", case_1, Prof::A2A3},
+    {"c1@A5", case_1, Prof::A5},
+    {"c1@CPU", case_1, Prof::CPU},
+    {"c2@A2A3", case_2, Prof::A2A3},
+    {"c2@A5", case_2, Prof::A5},
+    {"c2@CPU", case_2, Prof::CPU},
+    {"c3@A2A3", case_3, Prof::A2A3},
+    {"c3@A5", case_3, Prof::A5},
+    {"c3@CPU", case_3, Prof::CPU},
+    {"c4@A2A3", case_4, Prof::A2A3},
+    {"c4@A5", case_4, Prof::A5},
+    {"c4@CPU", case_4, Prof::CPU},
+    {"c5@A2A3", case_5, Prof::A2A3},
+    {"c5@A5", case_5, Prof::A5},
+    {"c5@CPU", case_5, Prof::CPU},
+    {"c6@A2A3", case_6, Prof::A2A3},
+    {"c6@A5", case_6, Prof::A5},
+    {"c6@CPU", case_6, Prof::CPU},
+    {"c7@A2A3", case_7, Prof::A2A3},
+    {"c7@A5", case_7, Prof::A5},
+    {"c7@CPU", case_7, Prof::CPU},
+    {"c8@A2A3", case_8, Prof::A2A3},
+    {"c8@A5", case_8, Prof::A5},
+    {"c8@CPU", case_8, Prof::CPU},
+    {"c9@A2A3", case_9, Prof::A2A3},
+    {"c9@A5", case_9, Prof::A5},
+    {"c9@CPU", case_9, Prof::CPU},
+    {"c10@A2A3", case_10, Prof::A2A3},
+    {"c10@A5", case_10, Prof::A5},
+    {"c10@CPU", case_10, Prof::CPU},
+    {"c11@A2A3", case_11, Prof::A2A3},
+    {"c11@A5", case_11, Prof::A5},
+    {"c11@CPU", case_11, Prof::CPU},
+    {"c12@A2A3", case_12, Prof::A2A3},
+    {"c12@A5", case_12, Prof::A5},
+    {"c12@CPU", case_12, Prof::CPU},
+    {"c13@A2A3", case_13, Prof::A2A3},
+    {"c13@A5", case_13, Prof::A5},
+    {"c13@CPU", case_13, Prof::CPU},
+    {"c14@A2A3", case_14, Prof::A2A3},
+    {"c14@A5", case_14, Prof::A5},
+    {"c14@CPU", case_14, Prof::CPU},
+    {"c15@A2A3", case_15, Prof::A2A3},
+    {"c15@A5", case_15, Prof::A5},
+    {"c15@CPU", case_15, Prof::CPU},
+    {"c16@A2A3", case_16, Prof::A2A3},
+    {"c16@A5", case_16, Prof::A5},
+    {"c16@CPU", case_16, Prof::CPU},
+    {"c17@A2A3", case_17, Prof::A2A3},
+    {"c17@A5", case_17, Prof::A5},
+    {"c17@CPU", case_17, Prof::CPU},
+    {"c18@A2A3", case_18, Prof::A2A3},
+    {"c18@A5", case_18, Prof::A5},
+    {"c18@CPU", case_18, Prof::CPU},
+    {"c19@A2A3", case_19, Prof::A2A3},
+    {"c19@A5", case_19, Prof::A5},
+    {"c19@CPU", case_19, Prof::CPU},
+    {"c20@A2A3", case_20, Prof::A2A3},
+    {"c20@A5", case_20, Prof::A5},
+    {"c20@CPU", case_20, Prof::CPU},
+    {"c21@A2A3", case_21, Prof::A2A3},
+    {"c21@A5", case_21, Prof::A5},
+    {"c21@CPU", case_21, Prof::CPU},
+    {"c22@A2A3", case_22, Prof::A2A3},
+    {"c22@A5", case_22, Prof::A5},
+    {"c22@CPU", case_22, Prof::CPU},
+    {"c23@A2A3", case_23, Prof::A2A3},
+    {"c23@A5", case_23, Prof::A5},
+    {"c23@CPU", case_23, Prof::CPU},
+    {"c24@A5", case_24, Prof::A5},
+    {"c24@CPU", case_24, Prof::CPU},
+    {"c25@A5", case_25, Prof::A5},
+    {"c25@CPU", case_25, Prof::CPU},
+    {"c26@A5", case_26, Prof::A5},
+    {"c26@CPU", case_26, Prof::CPU},
+    {"c27@A5", case_27, Prof::A5},
+    {"c27@CPU", case_27, Prof::CPU},
+    {"c28@A5", case_28, Prof::A5},
+    {"c28@CPU", case_28, Prof::CPU},
+    {"c29@A5", case_29, Prof::A5},
+    {"c29@CPU", case_29, Prof::CPU},
+    {"c30@A5", case_30, Prof::A5},
+    {"c30@CPU", case_30, Prof::CPU},
+    {"c31@A5", case_31, Prof::A5},
+    {"c31@CPU", case_31, Prof::CPU},
+    {"c32@A5", case_32, Prof::A5},
+    {"c32@CPU", case_32, Prof::CPU},
+    {"c33@A5", case_33, Prof::A5},
+    {"c33@CPU", case_33, Prof::CPU},
+    {"c34@A5", case_34, Prof::A5},
+    {"c34@CPU", case_34, Prof::CPU},
+    {"c35@A5", case_35, Prof::A5},
+    {"c35@CPU", case_35, Prof::CPU},
+    {"c36@A5", case_36, Prof::A5},
+    {"c36@CPU", case_36, Prof::CPU},
+    {"c37@A5", case_37, Prof::A5},
+    {"c37@CPU", case_37, Prof::CPU},
+    {"c38@A5", case_38, Prof::A5},
+    {"c38@CPU", case_38, Prof::CPU},
+    {"c39@A5", case_39, Prof::A5},
+    {"c39@CPU", case_39, Prof::CPU},
+    {"c40@A2A3", case_40, Prof::A2A3},
+    {"c40@A5", case_40, Prof::A5},
+    {"c40@CPU", case_40, Prof::CPU},
+    {"c41@A2A3", case_41, Prof::A2A3},
+    {"c41@A5", case_41, Prof::A5},
+    {"c41@CPU", case_41, Prof::CPU},
+    {"c42@A2A3", case_42, Prof::A2A3},
+    {"c42@A5", case_42, Prof::A5},
+    {"c42@CPU", case_42, Prof::CPU},
+    {"c43@A2A3", case_43, Prof::A2A3},
+    {"c43@A5", case_43, Prof::A5},
+    {"c43@CPU", case_43, Prof::CPU},
+    {"c44@A2A3", case_44, Prof::A2A3},
+    {"c44@A5", case_44, Prof::A5},
+    {"c44@CPU", case_44, Prof::CPU},
+    {"c45@A2A3", case_45, Prof::A2A3},
+    {"c45@A5", case_45, Prof::A5},
+    {"c45@CPU", case_45, Prof::CPU},
+    {"c46@A2A3", case_46, Prof::A2A3},
+    {"c46@A5", case_46, Prof::A5},
+    {"c46@CPU", case_46, Prof::CPU},
+    {"c47@A2A3", case_47, Prof::A2A3},
+    {"c47@A5", case_47, Prof::A5},
+    {"c47@CPU", case_47, Prof::CPU},
+    {"c48@A2A3", case_48, Prof::A2A3},
+    {"c48@A5", case_48, Prof::A5},
+    {"c48@CPU", case_48, Prof::CPU},
+    {"c49@A2A3", case_49, Prof::A2A3},
+    {"c49@A5", case_49, Prof::A5},
+    {"c49@CPU", case_49, Prof::CPU},
+    {"c50@A2A3", case_50, Prof::A2A3},
+    {"c50@A5", case_50, Prof::A5},
+    {"c50@CPU", case_50, Prof::CPU},
+    {"c51@A2A3", case_51, Prof::A2A3},
+    {"c51@A5", case_51, Prof::A5},
+    {"c51@CPU", case_51, Prof::CPU},
+    {"c52@A2A3", case_52, Prof::A2A3},
+    {"c52@A5", case_52, Prof::A5},
+    {"c52@CPU", case_52, Prof::CPU},
+    {"c53@A2A3", case_53, Prof::A2A3},
+    {"c53@A5", case_53, Prof::A5},
+    {"c53@CPU", case_53, Prof::CPU},
+    {"c54@A2A3", case_54, Prof::A2A3},
+    {"c54@A5", case_54, Prof::A5},
+    {"c54@CPU", case_54, Prof::CPU},
+    {"c55@A2A3", case_55, Prof::A2A3},
+    {"c55@A5", case_55, Prof::A5},
+    {"c55@CPU", case_55, Prof::CPU},
+    {"c56@A2A3", case_56, Prof::A2A3},
+    {"c56@A5", case_56, Prof::A5},
+    {"c56@CPU", case_56, Prof::CPU},
+    {"c57@A2A3", case_57, Prof::A2A3},
+    {"c57@A5", case_57, Prof::A5},
+    {"c57@CPU", case_57, Prof::CPU},
+    {"c58@A2A3", case_58, Prof::A2A3},
+    {"c58@A5", case_58, Prof::A5},
+    {"c58@CPU", case_58, Prof::CPU},
+    {"c59@A2A3", case_59, Prof::A2A3},
+    {"c59@A5", case_59, Prof::A5},
+    {"c59@CPU", case_59, Prof::CPU},
+    {"c60@A2A3", case_60, Prof::A2A3},
+    {"c60@A5", case_60, Prof::A5},
+    {"c60@CPU", case_60, Prof::CPU},
+    {"c61@A2A3", case_61, Prof::A2A3},
+    {"c61@A5", case_61, Prof::A5},
+    {"c61@CPU", case_61, Prof::CPU},
+    {"c62@A2A3", case_62, Prof::A2A3},
+    {"c62@A5", case_62, Prof::A5},
+    {"c62@CPU", case_62, Prof::CPU},
+    {"c63@A2A3", case_63, Prof::A2A3},
+    {"c63@A5", case_63, Prof::A5},
+    {"c63@CPU", case_63, Prof::CPU},
+    {"c64@A2A3", case_64, Prof::A2A3},
+    {"c64@A5", case_64, Prof::A5},
+    {"c64@CPU", case_64, Prof::CPU},
+    {"c65@A2A3", case_65, Prof::A2A3},
+    {"c65@A5", case_65, Prof::A5},
+    {"c65@CPU", case_65, Prof::CPU},
+    {"c66@A2A3", case_66, Prof::A2A3},
+    {"c66@A5", case_66, Prof::A5},
+    {"c66@CPU", case_66, Prof::CPU},
+    {"c67@A2A3", case_67, Prof::A2A3},
+    {"c67@A5", case_67, Prof::A5},
+    {"c67@CPU", case_67, Prof::CPU},
+    {"c68@A2A3", case_68, Prof::A2A3},
+    {"c68@A5", case_68, Prof::A5},
+    {"c68@CPU", case_68, Prof::CPU},
+    {"c69@A2A3", case_69, Prof::A2A3},
+    {"c69@A5", case_69, Prof::A5},
+    {"c69@CPU", case_69, Prof::CPU},
+    {"c70@A2A3", case_70, Prof::A2A3},
+    {"c70@A5", case_70, Prof::A5},
+    {"c70@CPU", case_70, Prof::CPU},
+    {"c71@A2A3", case_71, Prof::A2A3},
+    {"c71@A5", case_71, Prof::A5},
+    {"c71@CPU", case_71, Prof::CPU},
+    {"c72@A5", case_72, Prof::A5},
+    {"c72@CPU", case_72, Prof::CPU},
+    {"c73@A5", case_73, Prof::A5},
+    {"c73@CPU", case_73, Prof::CPU},
+    {"c74@A5", case_74, Prof::A5},
+    {"c74@CPU", case_74, Prof::CPU},
+    {"c75@A5", case_75, Prof::A5},
+    {"c75@CPU", case_75, Prof::CPU},
+    {"c76@A5", case_76, Prof::A5},
+    {"c76@CPU", case_76, Prof::CPU},
+    {"c77@A5", case_77, Prof::A5},
+    {"c77@CPU", case_77, Prof::CPU},
+    {"c78@CPU", case_78, Prof::CPU},
+    {"c79@CPU", case_79, Prof::CPU},
+    {"c80@A5", case_80, Prof::A5},
+    {"c80@CPU", case_80, Prof::CPU},
+    {"c81@A5", case_81, Prof::A5},
+    {"c81@CPU", case_81, Prof::CPU},
+    {"c82@A5", case_82, Prof::A5},
+    {"c82@CPU", case_82, Prof::CPU},
+    {"c83@A5", case_83, Prof::A5},
+    {"c83@CPU", case_83, Prof::CPU},
+    {"c84@A5", case_84, Prof::A5},
+    {"c84@CPU", case_84, Prof::CPU},
+    {"c85@A5", case_85, Prof::A5},
+    {"c85@CPU", case_85, Prof::CPU},
+    {"c86@CPU", case_86, Prof::CPU},
+    {"c87@CPU", case_87, Prof::CPU},
+    {"c88@A2A3", case_88, Prof::A2A3},
+    {"c88@A5", case_88, Prof::A5},
+    {"c88@CPU", case_88, Prof::CPU},
+    {"c89@A2A3", case_89, Prof::A2A3},
+    {"c89@A5", case_89, Prof::A5},
+    {"c89@CPU", case_89, Prof::CPU},
+    {"c90@A2A3", case_90, Prof::A2A3},
+    {"c90@A5", case_90, Prof::A5},
+    {"c90@CPU", case_90, Prof::CPU},
+    {"c91@A2A3", case_91, Prof::A2A3},
+    {"c91@A5", case_91, Prof::A5},
+    {"c91@CPU", case_91, Prof::CPU},
+    {"rf_a2a3_20_full_valid_f2", rf_a2a3_20_full_valid_f2, Prof::A2A3},
+    {"rf_a5_20_full_valid_f2", rf_a5_20_full_valid_f2, Prof::A5},
+    {"rf_cpu_20_full_valid_f2", rf_cpu_20_full_valid_f2, Prof::CPU},
 };
 
 } // namespace

@@ -122,10 +122,10 @@ void case_2([[maybe_unused]] Prof profile) {
     Tile_src src;
     TASSIGN(src, 0x800);
     load("c2_src.bin", src.data(), 32);
-    using Tile_idx = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 3, 1>;
+    using Tile_idx = Tile<TileType::Vec, uint8_t, 1, 32, BLayout::RowMajor, 1, 1>;
     Tile_idx idx;
     TASSIGN(idx, 0x880);
-    load("c2_idx.bin", idx.data(), 96);
+    load("c2_idx.bin", idx.data(), 32);
     switch (profile) {
     case Prof::A5:
         profiled::THISTOGRAM<profile_a5, HistByte::BYTE_3, Tile_dst, Tile_src, Tile_idx>(dst, src, idx);
@@ -147,10 +147,10 @@ void case_3([[maybe_unused]] Prof profile) {
     Tile_src src;
     TASSIGN(src, 0x800);
     load("c3_src.bin", src.data(), 64);
-    using Tile_idx = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 3, 1>;
+    using Tile_idx = Tile<TileType::Vec, uint8_t, 1, 32, BLayout::RowMajor, 1, 1>;
     Tile_idx idx;
     TASSIGN(idx, 0x900);
-    load("c3_idx.bin", idx.data(), 96);
+    load("c3_idx.bin", idx.data(), 32);
     switch (profile) {
     case Prof::A5:
         profiled::THISTOGRAM<profile_a5, HistByte::BYTE_2, Tile_dst, Tile_src, Tile_idx>(dst, src, idx);
@@ -162,20 +162,20 @@ void case_3([[maybe_unused]] Prof profile) {
     store("c3_dst.out", dst.data(), 512);
 }
 
-// case 4 (uint32_t): uint32_t byte 1 filtered by bytes 3 and 2
+// case 4 (uint32_t): uint32_t byte 1 filtered by bytes 3 and 2, 3x32
 void case_4([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 256, BLayout::RowMajor, 3, 256>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c4_dst.bin", dst.data(), 768);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 16, BLayout::RowMajor, 3, 16>;
+    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 32, BLayout::RowMajor, 3, 32>;
     Tile_src src;
     TASSIGN(src, 0xc00);
-    load("c4_src.bin", src.data(), 48);
-    using Tile_idx = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 3, 1>;
+    load("c4_src.bin", src.data(), 96);
+    using Tile_idx = Tile<TileType::Vec, uint8_t, 2, 32, BLayout::RowMajor, 2, 1>;
     Tile_idx idx;
-    TASSIGN(idx, 0xcc0);
-    load("c4_idx.bin", idx.data(), 96);
+    TASSIGN(idx, 0xd80);
+    load("c4_idx.bin", idx.data(), 64);
     switch (profile) {
     case Prof::A5:
         profiled::THISTOGRAM<profile_a5, HistByte::BYTE_1, Tile_dst, Tile_src, Tile_idx>(dst, src, idx);

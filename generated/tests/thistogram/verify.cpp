@@ -120,6 +120,45 @@ void fail_a5_06_template_value() {
     profiled::THISTOGRAM<profile_a5, HistByte::BYTE_2>(dst, src, idx);
 }
 
+// breaks rule 08_shape_relation (shape_relation) of the A5 profile
+// expected-error@*:* {{THISTOGRAM [A5]: template shapes must satisfy idx.Rows == 1 and idx.Cols == src.Cols when src is uint32_t and byte is HistByte::BYTE_2}}
+void fail_a5_08_shape_relation() {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 256, BLayout::RowMajor, 16, 256>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    using Tile_idx = Tile<TileType::Vec, uint8_t, 17, 32, BLayout::RowMajor, 1, 16>;
+    Tile_idx idx;
+    // expected-note@+1 {{requested here}}
+    profiled::THISTOGRAM<profile_a5, HistByte::BYTE_2>(dst, src, idx);
+}
+
+// breaks rule 09_shape_relation (shape_relation) of the A5 profile
+// expected-error@*:* {{THISTOGRAM [A5]: template shapes must satisfy idx.Rows == 2 and idx.Cols == src.Cols when src is uint32_t and byte is HistByte::BYTE_1}}
+void fail_a5_09_shape_relation() {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 256, BLayout::RowMajor, 16, 256>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    using Tile_idx = Tile<TileType::Vec, uint8_t, 18, 32, BLayout::RowMajor, 2, 16>;
+    Tile_idx idx;
+    // expected-note@+1 {{requested here}}
+    profiled::THISTOGRAM<profile_a5, HistByte::BYTE_1>(dst, src, idx);
+}
+
+// breaks rule 10_shape_relation (shape_relation) of the A5 profile
+// expected-error@*:* {{THISTOGRAM [A5]: template shapes must satisfy idx.Rows == 3 and idx.Cols == src.Cols when src is uint32_t and byte is HistByte::BYTE_0}}
+void fail_a5_10_shape_relation() {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 256, BLayout::RowMajor, 16, 256>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    using Tile_idx = Tile<TileType::Vec, uint8_t, 19, 32, BLayout::RowMajor, 3, 16>;
+    Tile_idx idx;
+    // expected-note@+1 {{requested here}}
+    profiled::THISTOGRAM<profile_a5, HistByte::BYTE_0>(dst, src, idx);
+}
+
 // breaks rule 00_dtype (dtype) of the CPU profile
 // expected-error@*:* {{THISTOGRAM [CPU]: DType must be one of: uint32_t}}
 void fail_cpu_00_dtype() {

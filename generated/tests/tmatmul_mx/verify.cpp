@@ -326,3 +326,315 @@ void fail_cpu_11_tile_fractal() {
     // expected-note@+1 {{requested here}}
     profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
 }
+
+// legal twin of declaration 4: every rule of the profile holds
+void legal_a5_f4() {
+    using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_a = Tile<TileType::Left, float8_e4m3_t, 16, 64, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_a a;
+    using Tile_a_scale =
+        Tile<TileType::ScaleLeft, float8_e8m0_t, 16, 2, BLayout::RowMajor, 16, 2, SLayout::RowMajor, 32>;
+    Tile_a_scale a_scale;
+    using Tile_b = Tile<TileType::Right, float8_e4m3_t, 64, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
+    Tile_b b;
+    using Tile_b_scale =
+        Tile<TileType::ScaleRight, float8_e8m0_t, 2, 16, BLayout::ColMajor, 2, 16, SLayout::ColMajor, 32>;
+    Tile_b_scale b_scale;
+    using Tile_bias_f4 = Tile<TileType::Bias, float, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_bias_f4 bias_f4;
+    profiled::TMATMUL_MX<profile_a5>(c, a, a_scale, b, b_scale, bias_f4);
+}
+
+// breaks rule 12_location (location) of the A5 profile on declaration 4
+// expected-error@*:* {{TMATMUL_MX [A5]: tile location must be TileType::Bias}}
+void fail_a5_12_location_f4() {
+    using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_a = Tile<TileType::Left, float8_e4m3_t, 16, 64, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_a a;
+    using Tile_a_scale =
+        Tile<TileType::ScaleLeft, float8_e8m0_t, 16, 2, BLayout::RowMajor, 16, 2, SLayout::RowMajor, 32>;
+    Tile_a_scale a_scale;
+    using Tile_b = Tile<TileType::Right, float8_e4m3_t, 64, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
+    Tile_b b;
+    using Tile_b_scale =
+        Tile<TileType::ScaleRight, float8_e8m0_t, 2, 16, BLayout::ColMajor, 2, 16, SLayout::ColMajor, 32>;
+    Tile_b_scale b_scale;
+    using Tile_bias_f4 = Tile<TileType::Mat, float, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_bias_f4 bias_f4;
+    // expected-note@+1 {{requested here}}
+    profiled::TMATMUL_MX<profile_a5>(c, a, a_scale, b, b_scale, bias_f4);
+}
+
+// breaks rule 13_dtype (dtype) of the A5 profile on declaration 4
+// expected-error@*:* {{TMATMUL_MX [A5]: DType must be one of: float}}
+void fail_a5_13_dtype_f4() {
+    using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_a = Tile<TileType::Left, float8_e4m3_t, 16, 64, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_a a;
+    using Tile_a_scale =
+        Tile<TileType::ScaleLeft, float8_e8m0_t, 16, 2, BLayout::RowMajor, 16, 2, SLayout::RowMajor, 32>;
+    Tile_a_scale a_scale;
+    using Tile_b = Tile<TileType::Right, float8_e4m3_t, 64, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
+    Tile_b b;
+    using Tile_b_scale =
+        Tile<TileType::ScaleRight, float8_e8m0_t, 2, 16, BLayout::ColMajor, 2, 16, SLayout::ColMajor, 32>;
+    Tile_b_scale b_scale;
+    using Tile_bias_f4 = Tile<TileType::Bias, int32_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_bias_f4 bias_f4;
+    // expected-note@+1 {{requested here}}
+    profiled::TMATMUL_MX<profile_a5>(c, a, a_scale, b, b_scale, bias_f4);
+}
+
+// breaks rule 14_shape_relation (shape_relation) of the A5 profile on declaration 4
+// expected-error@*:* {{TMATMUL_MX [A5]: template shapes must satisfy bias.Rows == 1}}
+void fail_a5_14_shape_relation_f4() {
+    using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_a = Tile<TileType::Left, float8_e4m3_t, 16, 64, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_a a;
+    using Tile_a_scale =
+        Tile<TileType::ScaleLeft, float8_e8m0_t, 16, 2, BLayout::RowMajor, 16, 2, SLayout::RowMajor, 32>;
+    Tile_a_scale a_scale;
+    using Tile_b = Tile<TileType::Right, float8_e4m3_t, 64, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
+    Tile_b b;
+    using Tile_b_scale =
+        Tile<TileType::ScaleRight, float8_e8m0_t, 2, 16, BLayout::ColMajor, 2, 16, SLayout::ColMajor, 32>;
+    Tile_b_scale b_scale;
+    using Tile_bias_f4 = Tile<TileType::Bias, float, 17, 16, BLayout::RowMajor, 1, 16>;
+    Tile_bias_f4 bias_f4;
+    // expected-note@+1 {{requested here}}
+    profiled::TMATMUL_MX<profile_a5>(c, a, a_scale, b, b_scale, bias_f4);
+}
+
+// legal twin of declaration 5: every rule of the profile holds
+void legal_a5_f5() {
+    using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_a = Tile<TileType::Left, float8_e4m3_t, 16, 64, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_a a;
+    using Tile_a_scale =
+        Tile<TileType::ScaleLeft, float8_e8m0_t, 16, 2, BLayout::RowMajor, 16, 2, SLayout::RowMajor, 32>;
+    Tile_a_scale a_scale;
+    using Tile_b = Tile<TileType::Right, float8_e4m3_t, 64, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
+    Tile_b b;
+    using Tile_b_scale =
+        Tile<TileType::ScaleRight, float8_e8m0_t, 2, 16, BLayout::ColMajor, 2, 16, SLayout::ColMajor, 32>;
+    Tile_b_scale b_scale;
+    using Tile_bias_f5 = Tile<TileType::Bias, float, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_bias_f5 bias_f5;
+    profiled::TMATMUL_MX<profile_a5, AccPhase::Final>(c, a, a_scale, b, b_scale, bias_f5);
+}
+
+// breaks rule 12_location (location) of the A5 profile on declaration 5
+// expected-error@*:* {{TMATMUL_MX [A5]: tile location must be TileType::Bias}}
+void fail_a5_12_location_f5() {
+    using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_a = Tile<TileType::Left, float8_e4m3_t, 16, 64, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_a a;
+    using Tile_a_scale =
+        Tile<TileType::ScaleLeft, float8_e8m0_t, 16, 2, BLayout::RowMajor, 16, 2, SLayout::RowMajor, 32>;
+    Tile_a_scale a_scale;
+    using Tile_b = Tile<TileType::Right, float8_e4m3_t, 64, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
+    Tile_b b;
+    using Tile_b_scale =
+        Tile<TileType::ScaleRight, float8_e8m0_t, 2, 16, BLayout::ColMajor, 2, 16, SLayout::ColMajor, 32>;
+    Tile_b_scale b_scale;
+    using Tile_bias_f5 = Tile<TileType::Mat, float, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_bias_f5 bias_f5;
+    // expected-note@+1 {{requested here}}
+    profiled::TMATMUL_MX<profile_a5, AccPhase::Final>(c, a, a_scale, b, b_scale, bias_f5);
+}
+
+// breaks rule 13_dtype (dtype) of the A5 profile on declaration 5
+// expected-error@*:* {{TMATMUL_MX [A5]: DType must be one of: float}}
+void fail_a5_13_dtype_f5() {
+    using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_a = Tile<TileType::Left, float8_e4m3_t, 16, 64, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_a a;
+    using Tile_a_scale =
+        Tile<TileType::ScaleLeft, float8_e8m0_t, 16, 2, BLayout::RowMajor, 16, 2, SLayout::RowMajor, 32>;
+    Tile_a_scale a_scale;
+    using Tile_b = Tile<TileType::Right, float8_e4m3_t, 64, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
+    Tile_b b;
+    using Tile_b_scale =
+        Tile<TileType::ScaleRight, float8_e8m0_t, 2, 16, BLayout::ColMajor, 2, 16, SLayout::ColMajor, 32>;
+    Tile_b_scale b_scale;
+    using Tile_bias_f5 = Tile<TileType::Bias, int32_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_bias_f5 bias_f5;
+    // expected-note@+1 {{requested here}}
+    profiled::TMATMUL_MX<profile_a5, AccPhase::Final>(c, a, a_scale, b, b_scale, bias_f5);
+}
+
+// breaks rule 14_shape_relation (shape_relation) of the A5 profile on declaration 5
+// expected-error@*:* {{TMATMUL_MX [A5]: template shapes must satisfy bias.Rows == 1}}
+void fail_a5_14_shape_relation_f5() {
+    using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_a = Tile<TileType::Left, float8_e4m3_t, 16, 64, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_a a;
+    using Tile_a_scale =
+        Tile<TileType::ScaleLeft, float8_e8m0_t, 16, 2, BLayout::RowMajor, 16, 2, SLayout::RowMajor, 32>;
+    Tile_a_scale a_scale;
+    using Tile_b = Tile<TileType::Right, float8_e4m3_t, 64, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
+    Tile_b b;
+    using Tile_b_scale =
+        Tile<TileType::ScaleRight, float8_e8m0_t, 2, 16, BLayout::ColMajor, 2, 16, SLayout::ColMajor, 32>;
+    Tile_b_scale b_scale;
+    using Tile_bias_f5 = Tile<TileType::Bias, float, 17, 16, BLayout::RowMajor, 1, 16>;
+    Tile_bias_f5 bias_f5;
+    // expected-note@+1 {{requested here}}
+    profiled::TMATMUL_MX<profile_a5, AccPhase::Final>(c, a, a_scale, b, b_scale, bias_f5);
+}
+
+// legal twin of declaration 4: every rule of the profile holds
+void legal_cpu_f4() {
+    using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_a = Tile<TileType::Left, float8_e4m3_t, 16, 64, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_a a;
+    using Tile_a_scale = Tile<TileType::ScaleLeft, float, 16, 2, BLayout::RowMajor, 16, 2, SLayout::RowMajor, 32>;
+    Tile_a_scale a_scale;
+    using Tile_b = Tile<TileType::Right, float8_e4m3_t, 64, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
+    Tile_b b;
+    using Tile_b_scale = Tile<TileType::ScaleRight, float, 2, 16, BLayout::ColMajor, 2, 16, SLayout::ColMajor, 32>;
+    Tile_b_scale b_scale;
+    using Tile_bias_f4 = Tile<TileType::Bias, float, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_bias_f4 bias_f4;
+    profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale, bias_f4);
+}
+
+// breaks rule 12_location (location) of the CPU profile on declaration 4
+// expected-error@*:* {{TMATMUL_MX [CPU]: tile location must be TileType::Bias}}
+void fail_cpu_12_location_f4() {
+    using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_a = Tile<TileType::Left, float8_e4m3_t, 16, 64, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_a a;
+    using Tile_a_scale = Tile<TileType::ScaleLeft, float, 16, 2, BLayout::RowMajor, 16, 2, SLayout::RowMajor, 32>;
+    Tile_a_scale a_scale;
+    using Tile_b = Tile<TileType::Right, float8_e4m3_t, 64, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
+    Tile_b b;
+    using Tile_b_scale = Tile<TileType::ScaleRight, float, 2, 16, BLayout::ColMajor, 2, 16, SLayout::ColMajor, 32>;
+    Tile_b_scale b_scale;
+    using Tile_bias_f4 = Tile<TileType::Mat, float, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_bias_f4 bias_f4;
+    // expected-note@+1 {{requested here}}
+    profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale, bias_f4);
+}
+
+// breaks rule 13_dtype (dtype) of the CPU profile on declaration 4
+// expected-error@*:* {{TMATMUL_MX [CPU]: DType must be one of: float}}
+void fail_cpu_13_dtype_f4() {
+    using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_a = Tile<TileType::Left, float8_e4m3_t, 16, 64, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_a a;
+    using Tile_a_scale = Tile<TileType::ScaleLeft, float, 16, 2, BLayout::RowMajor, 16, 2, SLayout::RowMajor, 32>;
+    Tile_a_scale a_scale;
+    using Tile_b = Tile<TileType::Right, float8_e4m3_t, 64, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
+    Tile_b b;
+    using Tile_b_scale = Tile<TileType::ScaleRight, float, 2, 16, BLayout::ColMajor, 2, 16, SLayout::ColMajor, 32>;
+    Tile_b_scale b_scale;
+    using Tile_bias_f4 = Tile<TileType::Bias, int32_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_bias_f4 bias_f4;
+    // expected-note@+1 {{requested here}}
+    profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale, bias_f4);
+}
+
+// breaks rule 14_shape_relation (shape_relation) of the CPU profile on declaration 4
+// expected-error@*:* {{TMATMUL_MX [CPU]: template shapes must satisfy bias.Rows == 1}}
+void fail_cpu_14_shape_relation_f4() {
+    using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_a = Tile<TileType::Left, float8_e4m3_t, 16, 64, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_a a;
+    using Tile_a_scale = Tile<TileType::ScaleLeft, float, 16, 2, BLayout::RowMajor, 16, 2, SLayout::RowMajor, 32>;
+    Tile_a_scale a_scale;
+    using Tile_b = Tile<TileType::Right, float8_e4m3_t, 64, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
+    Tile_b b;
+    using Tile_b_scale = Tile<TileType::ScaleRight, float, 2, 16, BLayout::ColMajor, 2, 16, SLayout::ColMajor, 32>;
+    Tile_b_scale b_scale;
+    using Tile_bias_f4 = Tile<TileType::Bias, float, 17, 16, BLayout::RowMajor, 1, 16>;
+    Tile_bias_f4 bias_f4;
+    // expected-note@+1 {{requested here}}
+    profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale, bias_f4);
+}
+
+// legal twin of declaration 5: every rule of the profile holds
+void legal_cpu_f5() {
+    using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_a = Tile<TileType::Left, float8_e4m3_t, 16, 64, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_a a;
+    using Tile_a_scale = Tile<TileType::ScaleLeft, float, 16, 2, BLayout::RowMajor, 16, 2, SLayout::RowMajor, 32>;
+    Tile_a_scale a_scale;
+    using Tile_b = Tile<TileType::Right, float8_e4m3_t, 64, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
+    Tile_b b;
+    using Tile_b_scale = Tile<TileType::ScaleRight, float, 2, 16, BLayout::ColMajor, 2, 16, SLayout::ColMajor, 32>;
+    Tile_b_scale b_scale;
+    using Tile_bias_f5 = Tile<TileType::Bias, float, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_bias_f5 bias_f5;
+    profiled::TMATMUL_MX<profile_cpu, AccPhase::Final>(c, a, a_scale, b, b_scale, bias_f5);
+}
+
+// breaks rule 12_location (location) of the CPU profile on declaration 5
+// expected-error@*:* {{TMATMUL_MX [CPU]: tile location must be TileType::Bias}}
+void fail_cpu_12_location_f5() {
+    using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_a = Tile<TileType::Left, float8_e4m3_t, 16, 64, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_a a;
+    using Tile_a_scale = Tile<TileType::ScaleLeft, float, 16, 2, BLayout::RowMajor, 16, 2, SLayout::RowMajor, 32>;
+    Tile_a_scale a_scale;
+    using Tile_b = Tile<TileType::Right, float8_e4m3_t, 64, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
+    Tile_b b;
+    using Tile_b_scale = Tile<TileType::ScaleRight, float, 2, 16, BLayout::ColMajor, 2, 16, SLayout::ColMajor, 32>;
+    Tile_b_scale b_scale;
+    using Tile_bias_f5 = Tile<TileType::Mat, float, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_bias_f5 bias_f5;
+    // expected-note@+1 {{requested here}}
+    profiled::TMATMUL_MX<profile_cpu, AccPhase::Final>(c, a, a_scale, b, b_scale, bias_f5);
+}
+
+// breaks rule 13_dtype (dtype) of the CPU profile on declaration 5
+// expected-error@*:* {{TMATMUL_MX [CPU]: DType must be one of: float}}
+void fail_cpu_13_dtype_f5() {
+    using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_a = Tile<TileType::Left, float8_e4m3_t, 16, 64, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_a a;
+    using Tile_a_scale = Tile<TileType::ScaleLeft, float, 16, 2, BLayout::RowMajor, 16, 2, SLayout::RowMajor, 32>;
+    Tile_a_scale a_scale;
+    using Tile_b = Tile<TileType::Right, float8_e4m3_t, 64, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
+    Tile_b b;
+    using Tile_b_scale = Tile<TileType::ScaleRight, float, 2, 16, BLayout::ColMajor, 2, 16, SLayout::ColMajor, 32>;
+    Tile_b_scale b_scale;
+    using Tile_bias_f5 = Tile<TileType::Bias, int32_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_bias_f5 bias_f5;
+    // expected-note@+1 {{requested here}}
+    profiled::TMATMUL_MX<profile_cpu, AccPhase::Final>(c, a, a_scale, b, b_scale, bias_f5);
+}
+
+// breaks rule 14_shape_relation (shape_relation) of the CPU profile on declaration 5
+// expected-error@*:* {{TMATMUL_MX [CPU]: template shapes must satisfy bias.Rows == 1}}
+void fail_cpu_14_shape_relation_f5() {
+    using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_a = Tile<TileType::Left, float8_e4m3_t, 16, 64, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_a a;
+    using Tile_a_scale = Tile<TileType::ScaleLeft, float, 16, 2, BLayout::RowMajor, 16, 2, SLayout::RowMajor, 32>;
+    Tile_a_scale a_scale;
+    using Tile_b = Tile<TileType::Right, float8_e4m3_t, 64, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
+    Tile_b b;
+    using Tile_b_scale = Tile<TileType::ScaleRight, float, 2, 16, BLayout::ColMajor, 2, 16, SLayout::ColMajor, 32>;
+    Tile_b_scale b_scale;
+    using Tile_bias_f5 = Tile<TileType::Bias, float, 17, 16, BLayout::RowMajor, 1, 16>;
+    Tile_bias_f5 bias_f5;
+    // expected-note@+1 {{requested here}}
+    profiled::TMATMUL_MX<profile_cpu, AccPhase::Final>(c, a, a_scale, b, b_scale, bias_f5);
+}

@@ -62,76 +62,76 @@ void same_bytes(const char* what, const std::vector<unsigned char>& want, const 
     }
 }
 
-// case 0 (half): one group of four blocks of 8 records
+// case 0 (half): one group of four blocks of 128 elements
 void case_0([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 1, 128, BLayout::RowMajor, 1, 128>;
+    using Tile_dst = Tile<TileType::Vec, half, 1, 512, BLayout::RowMajor, 1, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c0_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, half, 1, 128, BLayout::RowMajor, 1, 128>;
+    load("c0_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, half, 1, 512, BLayout::RowMajor, 1, 512>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c0_src.bin", src.data(), 128);
+    TASSIGN(src, 0x400);
+    load("c0_src.bin", src.data(), 512);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TMRGSORT<profile_a2a3>(dst, src, 32u);
+        profiled::TMRGSORT<profile_a2a3>(dst, src, 128u);
         break;
     case Prof::A5:
-        profiled::TMRGSORT<profile_a5>(dst, src, 32u);
+        profiled::TMRGSORT<profile_a5>(dst, src, 128u);
         break;
     case Prof::CPU:
-        profiled::TMRGSORT<profile_cpu>(dst, src, 32u);
+        profiled::TMRGSORT<profile_cpu>(dst, src, 128u);
         break;
     }
-    store("c0_dst.out", dst.data(), 128);
+    store("c0_dst.out", dst.data(), 512);
 }
 
-// case 1 (half): two groups of blocks of 4 records, values from four levels (ties by block)
+// case 1 (half): two groups of 64-element blocks, values from four levels (ties by block)
 void case_1([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 1, 128, BLayout::RowMajor, 1, 128>;
+    using Tile_dst = Tile<TileType::Vec, half, 1, 512, BLayout::RowMajor, 1, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c1_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, half, 1, 128, BLayout::RowMajor, 1, 128>;
+    load("c1_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, half, 1, 512, BLayout::RowMajor, 1, 512>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c1_src.bin", src.data(), 128);
+    TASSIGN(src, 0x400);
+    load("c1_src.bin", src.data(), 512);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TMRGSORT<profile_a2a3>(dst, src, 16u);
+        profiled::TMRGSORT<profile_a2a3>(dst, src, 64u);
         break;
     case Prof::A5:
-        profiled::TMRGSORT<profile_a5>(dst, src, 16u);
+        profiled::TMRGSORT<profile_a5>(dst, src, 64u);
         break;
     case Prof::CPU:
-        profiled::TMRGSORT<profile_cpu>(dst, src, 16u);
+        profiled::TMRGSORT<profile_cpu>(dst, src, 64u);
         break;
     }
-    store("c1_dst.out", dst.data(), 128);
+    store("c1_dst.out", dst.data(), 512);
 }
 
-// case 2 (half): run-time valid 24 of 32 records: one group of 4-record blocks, the rest untouched
+// case 2 (half): run-time valid: one group of 64-element blocks, dst valid 384 of 512, the rest untouched
 void case_2([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 1, 128, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(1, 96);
+    using Tile_dst = Tile<TileType::Vec, half, 1, 512, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(1, 384);
     TASSIGN(dst, 0x0);
-    load("c2_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, half, 1, 128, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(1, 96);
-    TASSIGN(src, 0x100);
-    load("c2_src.bin", src.data(), 128);
+    load("c2_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, half, 1, 512, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(1, 256);
+    TASSIGN(src, 0x400);
+    load("c2_src.bin", src.data(), 512);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TMRGSORT<profile_a2a3>(dst, src, 16u);
+        profiled::TMRGSORT<profile_a2a3>(dst, src, 64u);
         break;
     case Prof::A5:
-        profiled::TMRGSORT<profile_a5>(dst, src, 16u);
+        profiled::TMRGSORT<profile_a5>(dst, src, 64u);
         break;
     case Prof::CPU:
-        profiled::TMRGSORT<profile_cpu>(dst, src, 16u);
+        profiled::TMRGSORT<profile_cpu>(dst, src, 64u);
         break;
     }
-    store("c2_dst.out", dst.data(), 128);
+    store("c2_dst.out", dst.data(), 512);
 }
 
 // case 3 (half): two lists of 5 and 7 records
@@ -140,10 +140,10 @@ void case_3([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c3_dst.bin", dst.data(), 48);
-    using Tile_tmp = Tile<TileType::Vec, half, 1, 48, BLayout::RowMajor, 1, 48>;
+    using Tile_tmp = Tile<TileType::Vec, half, 1, 64, BLayout::RowMajor, 1, 64>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x80);
-    load("c3_tmp.bin", tmp.data(), 48);
+    load("c3_tmp.bin", tmp.data(), 64);
     using Tile_src0 = Tile<TileType::Vec, half, 1, 32, BLayout::RowMajor, 1, 20>;
     Tile_src0 src0;
     TASSIGN(src0, 0x100);
@@ -176,17 +176,17 @@ void case_4([[maybe_unused]] Prof profile) {
     Tile_dst dst(1, 32);
     TASSIGN(dst, 0x0);
     load("c4_dst.bin", dst.data(), 32);
-    using Tile_tmp = Tile<TileType::Vec, half, 1, 32, BLayout::RowMajor, 1, 32>;
+    using Tile_tmp = Tile<TileType::Vec, half, 1, 48, BLayout::RowMajor, 1, 48>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x40);
-    load("c4_tmp.bin", tmp.data(), 32);
+    load("c4_tmp.bin", tmp.data(), 48);
     using Tile_src0 = Tile<TileType::Vec, half, 1, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(1, 24);
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0xc0);
     load("c4_src0.bin", src0.data(), 32);
     using Tile_src1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(1, 8);
-    TASSIGN(src1, 0xc0);
+    TASSIGN(src1, 0x100);
     load("c4_src1.bin", src1.data(), 16);
     MrgSortExecutedNumList executed;
     switch (profile) {
@@ -211,7 +211,7 @@ void case_5([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c5_dst.bin", dst.data(), 64);
-    using Tile_tmp = Tile<TileType::Vec, half, 1, 64, BLayout::RowMajor, 1, 52>;
+    using Tile_tmp = Tile<TileType::Vec, half, 1, 64, BLayout::RowMajor, 1, 64>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x80);
     load("c5_tmp.bin", tmp.data(), 64);
@@ -252,10 +252,10 @@ void case_6([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c6_dst.bin", dst.data(), 48);
-    using Tile_tmp = Tile<TileType::Vec, half, 1, 48, BLayout::RowMajor, 1, 48>;
+    using Tile_tmp = Tile<TileType::Vec, half, 1, 64, BLayout::RowMajor, 1, 64>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x80);
-    load("c6_tmp.bin", tmp.data(), 48);
+    load("c6_tmp.bin", tmp.data(), 64);
     using Tile_src0 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 12>;
     Tile_src0 src0;
     TASSIGN(src0, 0x100);
@@ -338,25 +338,25 @@ void case_8([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c8_dst.bin", dst.data(), 64);
-    using Tile_tmp = Tile<TileType::Vec, half, 1, 64, BLayout::RowMajor, 1, 64>;
+    using Tile_tmp = Tile<TileType::Vec, half, 1, 96, BLayout::RowMajor, 1, 96>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x80);
-    load("c8_tmp.bin", tmp.data(), 64);
+    load("c8_tmp.bin", tmp.data(), 96);
     using Tile_src0 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 8>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
+    TASSIGN(src0, 0x140);
     load("c8_src0.bin", src0.data(), 16);
     using Tile_src1 = Tile<TileType::Vec, half, 1, 32, BLayout::RowMajor, 1, 20>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x140);
+    TASSIGN(src1, 0x180);
     load("c8_src1.bin", src1.data(), 32);
     using Tile_src2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 12>;
     Tile_src2 src2;
-    TASSIGN(src2, 0x180);
+    TASSIGN(src2, 0x1c0);
     load("c8_src2.bin", src2.data(), 16);
     using Tile_src3 = Tile<TileType::Vec, half, 1, 32, BLayout::RowMajor, 1, 24>;
     Tile_src3 src3;
-    TASSIGN(src3, 0x1c0);
+    TASSIGN(src3, 0x200);
     load("c8_src3.bin", src3.data(), 32);
     MrgSortExecutedNumList executed;
     switch (profile) {
@@ -377,46 +377,46 @@ void case_8([[maybe_unused]] Prof profile) {
     store("c8_executed.out", &executed, 1);
 }
 
-// case 9 (bfloat16_t): one group of four blocks of 8 records
+// case 9 (bfloat16_t): one group of four blocks of 128 elements
 void case_9([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 1, 128, BLayout::RowMajor, 1, 128>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 1, 512, BLayout::RowMajor, 1, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c9_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 1, 128, BLayout::RowMajor, 1, 128>;
+    load("c9_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 1, 512, BLayout::RowMajor, 1, 512>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c9_src.bin", src.data(), 128);
-    profiled::TMRGSORT<profile_cpu>(dst, src, 32u);
-    store("c9_dst.out", dst.data(), 128);
+    TASSIGN(src, 0x400);
+    load("c9_src.bin", src.data(), 512);
+    profiled::TMRGSORT<profile_cpu>(dst, src, 128u);
+    store("c9_dst.out", dst.data(), 512);
 }
 
-// case 10 (bfloat16_t): two groups of blocks of 4 records, values from four levels (ties by block)
+// case 10 (bfloat16_t): two groups of 64-element blocks, values from four levels (ties by block)
 void case_10([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 1, 128, BLayout::RowMajor, 1, 128>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 1, 512, BLayout::RowMajor, 1, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c10_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 1, 128, BLayout::RowMajor, 1, 128>;
+    load("c10_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 1, 512, BLayout::RowMajor, 1, 512>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c10_src.bin", src.data(), 128);
-    profiled::TMRGSORT<profile_cpu>(dst, src, 16u);
-    store("c10_dst.out", dst.data(), 128);
+    TASSIGN(src, 0x400);
+    load("c10_src.bin", src.data(), 512);
+    profiled::TMRGSORT<profile_cpu>(dst, src, 64u);
+    store("c10_dst.out", dst.data(), 512);
 }
 
-// case 11 (bfloat16_t): run-time valid 24 of 32 records: one group of 4-record blocks, the rest untouched
+// case 11 (bfloat16_t): run-time valid: one group of 64-element blocks, dst valid 384 of 512, the rest untouched
 void case_11([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 1, 128, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(1, 96);
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 1, 512, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(1, 384);
     TASSIGN(dst, 0x0);
-    load("c11_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 1, 128, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(1, 96);
-    TASSIGN(src, 0x100);
-    load("c11_src.bin", src.data(), 128);
-    profiled::TMRGSORT<profile_cpu>(dst, src, 16u);
-    store("c11_dst.out", dst.data(), 128);
+    load("c11_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 1, 512, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(1, 256);
+    TASSIGN(src, 0x400);
+    load("c11_src.bin", src.data(), 512);
+    profiled::TMRGSORT<profile_cpu>(dst, src, 64u);
+    store("c11_dst.out", dst.data(), 512);
 }
 
 // case 12 (bfloat16_t): two lists of 5 and 7 records
@@ -425,10 +425,10 @@ void case_12([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c12_dst.bin", dst.data(), 48);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 1, 48, BLayout::RowMajor, 1, 48>;
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 1, 64, BLayout::RowMajor, 1, 64>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x80);
-    load("c12_tmp.bin", tmp.data(), 48);
+    load("c12_tmp.bin", tmp.data(), 64);
     using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 1, 32, BLayout::RowMajor, 1, 20>;
     Tile_src0 src0;
     TASSIGN(src0, 0x100);
@@ -449,17 +449,17 @@ void case_13([[maybe_unused]] Prof profile) {
     Tile_dst dst(1, 32);
     TASSIGN(dst, 0x0);
     load("c13_dst.bin", dst.data(), 32);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 1, 48, BLayout::RowMajor, 1, 48>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x40);
-    load("c13_tmp.bin", tmp.data(), 32);
+    load("c13_tmp.bin", tmp.data(), 48);
     using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 1, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(1, 24);
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0xc0);
     load("c13_src0.bin", src0.data(), 32);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 1, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(1, 8);
-    TASSIGN(src1, 0xc0);
+    TASSIGN(src1, 0x100);
     load("c13_src1.bin", src1.data(), 16);
     MrgSortExecutedNumList executed;
     profiled::TMRGSORT<profile_cpu, Tile_dst, Tile_tmp, Tile_src0, Tile_src1, true>(dst, executed, tmp, src0, src1);
@@ -473,7 +473,7 @@ void case_14([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c14_dst.bin", dst.data(), 64);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 1, 64, BLayout::RowMajor, 1, 52>;
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 1, 64, BLayout::RowMajor, 1, 64>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x80);
     load("c14_tmp.bin", tmp.data(), 64);
@@ -502,10 +502,10 @@ void case_15([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c15_dst.bin", dst.data(), 48);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 1, 48, BLayout::RowMajor, 1, 48>;
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 1, 64, BLayout::RowMajor, 1, 64>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x80);
-    load("c15_tmp.bin", tmp.data(), 48);
+    load("c15_tmp.bin", tmp.data(), 64);
     using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 1, 16, BLayout::RowMajor, 1, 12>;
     Tile_src0 src0;
     TASSIGN(src0, 0x100);
@@ -564,25 +564,25 @@ void case_17([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c17_dst.bin", dst.data(), 64);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 1, 64, BLayout::RowMajor, 1, 64>;
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 1, 96, BLayout::RowMajor, 1, 96>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x80);
-    load("c17_tmp.bin", tmp.data(), 64);
+    load("c17_tmp.bin", tmp.data(), 96);
     using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 1, 16, BLayout::RowMajor, 1, 8>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
+    TASSIGN(src0, 0x140);
     load("c17_src0.bin", src0.data(), 16);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 1, 32, BLayout::RowMajor, 1, 20>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x140);
+    TASSIGN(src1, 0x180);
     load("c17_src1.bin", src1.data(), 32);
     using Tile_src2 = Tile<TileType::Vec, bfloat16_t, 1, 16, BLayout::RowMajor, 1, 12>;
     Tile_src2 src2;
-    TASSIGN(src2, 0x180);
+    TASSIGN(src2, 0x1c0);
     load("c17_src2.bin", src2.data(), 16);
     using Tile_src3 = Tile<TileType::Vec, bfloat16_t, 1, 32, BLayout::RowMajor, 1, 24>;
     Tile_src3 src3;
-    TASSIGN(src3, 0x1c0);
+    TASSIGN(src3, 0x200);
     load("c17_src3.bin", src3.data(), 32);
     MrgSortExecutedNumList executed;
     profiled::TMRGSORT<profile_cpu, Tile_dst, Tile_tmp, Tile_src0, Tile_src1, Tile_src2, Tile_src3, true>(
@@ -591,76 +591,76 @@ void case_17([[maybe_unused]] Prof profile) {
     store("c17_executed.out", &executed, 1);
 }
 
-// case 18 (float): one group of four blocks of 8 records
+// case 18 (float): one group of four blocks of 128 elements
 void case_18([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 1, 64, BLayout::RowMajor, 1, 64>;
+    using Tile_dst = Tile<TileType::Vec, float, 1, 512, BLayout::RowMajor, 1, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c18_dst.bin", dst.data(), 64);
-    using Tile_src = Tile<TileType::Vec, float, 1, 64, BLayout::RowMajor, 1, 64>;
+    load("c18_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, float, 1, 512, BLayout::RowMajor, 1, 512>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c18_src.bin", src.data(), 64);
+    TASSIGN(src, 0x800);
+    load("c18_src.bin", src.data(), 512);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TMRGSORT<profile_a2a3>(dst, src, 16u);
+        profiled::TMRGSORT<profile_a2a3>(dst, src, 128u);
         break;
     case Prof::A5:
-        profiled::TMRGSORT<profile_a5>(dst, src, 16u);
+        profiled::TMRGSORT<profile_a5>(dst, src, 128u);
         break;
     case Prof::CPU:
-        profiled::TMRGSORT<profile_cpu>(dst, src, 16u);
+        profiled::TMRGSORT<profile_cpu>(dst, src, 128u);
         break;
     }
-    store("c18_dst.out", dst.data(), 64);
+    store("c18_dst.out", dst.data(), 512);
 }
 
-// case 19 (float): two groups of blocks of 4 records, values from four levels (ties by block)
+// case 19 (float): two groups of 64-element blocks, values from four levels (ties by block)
 void case_19([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 1, 64, BLayout::RowMajor, 1, 64>;
+    using Tile_dst = Tile<TileType::Vec, float, 1, 512, BLayout::RowMajor, 1, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c19_dst.bin", dst.data(), 64);
-    using Tile_src = Tile<TileType::Vec, float, 1, 64, BLayout::RowMajor, 1, 64>;
+    load("c19_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, float, 1, 512, BLayout::RowMajor, 1, 512>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c19_src.bin", src.data(), 64);
+    TASSIGN(src, 0x800);
+    load("c19_src.bin", src.data(), 512);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TMRGSORT<profile_a2a3>(dst, src, 8u);
+        profiled::TMRGSORT<profile_a2a3>(dst, src, 64u);
         break;
     case Prof::A5:
-        profiled::TMRGSORT<profile_a5>(dst, src, 8u);
+        profiled::TMRGSORT<profile_a5>(dst, src, 64u);
         break;
     case Prof::CPU:
-        profiled::TMRGSORT<profile_cpu>(dst, src, 8u);
+        profiled::TMRGSORT<profile_cpu>(dst, src, 64u);
         break;
     }
-    store("c19_dst.out", dst.data(), 64);
+    store("c19_dst.out", dst.data(), 512);
 }
 
-// case 20 (float): run-time valid 24 of 32 records: one group of 4-record blocks, the rest untouched
+// case 20 (float): run-time valid: one group of 64-element blocks, dst valid 384 of 512, the rest untouched
 void case_20([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 1, 64, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(1, 48);
+    using Tile_dst = Tile<TileType::Vec, float, 1, 512, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(1, 384);
     TASSIGN(dst, 0x0);
-    load("c20_dst.bin", dst.data(), 64);
-    using Tile_src = Tile<TileType::Vec, float, 1, 64, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(1, 48);
-    TASSIGN(src, 0x100);
-    load("c20_src.bin", src.data(), 64);
+    load("c20_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, float, 1, 512, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(1, 256);
+    TASSIGN(src, 0x800);
+    load("c20_src.bin", src.data(), 512);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TMRGSORT<profile_a2a3>(dst, src, 8u);
+        profiled::TMRGSORT<profile_a2a3>(dst, src, 64u);
         break;
     case Prof::A5:
-        profiled::TMRGSORT<profile_a5>(dst, src, 8u);
+        profiled::TMRGSORT<profile_a5>(dst, src, 64u);
         break;
     case Prof::CPU:
-        profiled::TMRGSORT<profile_cpu>(dst, src, 8u);
+        profiled::TMRGSORT<profile_cpu>(dst, src, 64u);
         break;
     }
-    store("c20_dst.out", dst.data(), 64);
+    store("c20_dst.out", dst.data(), 512);
 }
 
 // case 21 (float): two lists of 5 and 7 records
@@ -669,10 +669,10 @@ void case_21([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c21_dst.bin", dst.data(), 24);
-    using Tile_tmp = Tile<TileType::Vec, float, 1, 24, BLayout::RowMajor, 1, 24>;
+    using Tile_tmp = Tile<TileType::Vec, float, 1, 32, BLayout::RowMajor, 1, 32>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x80);
-    load("c21_tmp.bin", tmp.data(), 24);
+    load("c21_tmp.bin", tmp.data(), 32);
     using Tile_src0 = Tile<TileType::Vec, float, 1, 16, BLayout::RowMajor, 1, 10>;
     Tile_src0 src0;
     TASSIGN(src0, 0x100);
@@ -705,17 +705,17 @@ void case_22([[maybe_unused]] Prof profile) {
     Tile_dst dst(1, 16);
     TASSIGN(dst, 0x0);
     load("c22_dst.bin", dst.data(), 16);
-    using Tile_tmp = Tile<TileType::Vec, float, 1, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_tmp = Tile<TileType::Vec, float, 1, 24, BLayout::RowMajor, 1, 24>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x40);
-    load("c22_tmp.bin", tmp.data(), 16);
+    load("c22_tmp.bin", tmp.data(), 24);
     using Tile_src0 = Tile<TileType::Vec, float, 1, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(1, 12);
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0xc0);
     load("c22_src0.bin", src0.data(), 16);
     using Tile_src1 = Tile<TileType::Vec, float, 1, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(1, 4);
-    TASSIGN(src1, 0xc0);
+    TASSIGN(src1, 0x100);
     load("c22_src1.bin", src1.data(), 8);
     MrgSortExecutedNumList executed;
     switch (profile) {
@@ -740,7 +740,7 @@ void case_23([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c23_dst.bin", dst.data(), 32);
-    using Tile_tmp = Tile<TileType::Vec, float, 1, 32, BLayout::RowMajor, 1, 26>;
+    using Tile_tmp = Tile<TileType::Vec, float, 1, 32, BLayout::RowMajor, 1, 32>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x80);
     load("c23_tmp.bin", tmp.data(), 32);
@@ -781,10 +781,10 @@ void case_24([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c24_dst.bin", dst.data(), 24);
-    using Tile_tmp = Tile<TileType::Vec, float, 1, 24, BLayout::RowMajor, 1, 24>;
+    using Tile_tmp = Tile<TileType::Vec, float, 1, 32, BLayout::RowMajor, 1, 32>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x80);
-    load("c24_tmp.bin", tmp.data(), 24);
+    load("c24_tmp.bin", tmp.data(), 32);
     using Tile_src0 = Tile<TileType::Vec, float, 1, 8, BLayout::RowMajor, 1, 6>;
     Tile_src0 src0;
     TASSIGN(src0, 0x100);
@@ -867,25 +867,25 @@ void case_26([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c26_dst.bin", dst.data(), 32);
-    using Tile_tmp = Tile<TileType::Vec, float, 1, 32, BLayout::RowMajor, 1, 32>;
+    using Tile_tmp = Tile<TileType::Vec, float, 1, 48, BLayout::RowMajor, 1, 48>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x80);
-    load("c26_tmp.bin", tmp.data(), 32);
+    load("c26_tmp.bin", tmp.data(), 48);
     using Tile_src0 = Tile<TileType::Vec, float, 1, 8, BLayout::RowMajor, 1, 4>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
+    TASSIGN(src0, 0x140);
     load("c26_src0.bin", src0.data(), 8);
     using Tile_src1 = Tile<TileType::Vec, float, 1, 16, BLayout::RowMajor, 1, 10>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x140);
+    TASSIGN(src1, 0x180);
     load("c26_src1.bin", src1.data(), 16);
     using Tile_src2 = Tile<TileType::Vec, float, 1, 8, BLayout::RowMajor, 1, 6>;
     Tile_src2 src2;
-    TASSIGN(src2, 0x180);
+    TASSIGN(src2, 0x1c0);
     load("c26_src2.bin", src2.data(), 8);
     using Tile_src3 = Tile<TileType::Vec, float, 1, 16, BLayout::RowMajor, 1, 12>;
     Tile_src3 src3;
-    TASSIGN(src3, 0x1c0);
+    TASSIGN(src3, 0x200);
     load("c26_src3.bin", src3.data(), 16);
     MrgSortExecutedNumList executed;
     switch (profile) {
@@ -906,46 +906,46 @@ void case_26([[maybe_unused]] Prof profile) {
     store("c26_executed.out", &executed, 1);
 }
 
-// case 27 (int8_t): one group of four blocks of 8 records
+// case 27 (int8_t): one group of four blocks of 128 elements
 void case_27([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 1, 256, BLayout::RowMajor, 1, 256>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 1, 512, BLayout::RowMajor, 1, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c27_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int8_t, 1, 256, BLayout::RowMajor, 1, 256>;
+    load("c27_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int8_t, 1, 512, BLayout::RowMajor, 1, 512>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c27_src.bin", src.data(), 256);
-    profiled::TMRGSORT<profile_cpu>(dst, src, 64u);
-    store("c27_dst.out", dst.data(), 256);
+    TASSIGN(src, 0x200);
+    load("c27_src.bin", src.data(), 512);
+    profiled::TMRGSORT<profile_cpu>(dst, src, 128u);
+    store("c27_dst.out", dst.data(), 512);
 }
 
-// case 28 (int8_t): two groups of blocks of 4 records, values from four levels (ties by block)
+// case 28 (int8_t): two groups of 64-element blocks, values from four levels (ties by block)
 void case_28([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 1, 256, BLayout::RowMajor, 1, 256>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 1, 512, BLayout::RowMajor, 1, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c28_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int8_t, 1, 256, BLayout::RowMajor, 1, 256>;
+    load("c28_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int8_t, 1, 512, BLayout::RowMajor, 1, 512>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c28_src.bin", src.data(), 256);
-    profiled::TMRGSORT<profile_cpu>(dst, src, 32u);
-    store("c28_dst.out", dst.data(), 256);
+    TASSIGN(src, 0x200);
+    load("c28_src.bin", src.data(), 512);
+    profiled::TMRGSORT<profile_cpu>(dst, src, 64u);
+    store("c28_dst.out", dst.data(), 512);
 }
 
-// case 29 (int8_t): run-time valid 24 of 32 records: one group of 4-record blocks, the rest untouched
+// case 29 (int8_t): run-time valid: one group of 64-element blocks, dst valid 384 of 512, the rest untouched
 void case_29([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 1, 256, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(1, 192);
+    using Tile_dst = Tile<TileType::Vec, int8_t, 1, 512, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(1, 384);
     TASSIGN(dst, 0x0);
-    load("c29_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int8_t, 1, 256, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(1, 192);
-    TASSIGN(src, 0x100);
-    load("c29_src.bin", src.data(), 256);
-    profiled::TMRGSORT<profile_cpu>(dst, src, 32u);
-    store("c29_dst.out", dst.data(), 256);
+    load("c29_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int8_t, 1, 512, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(1, 256);
+    TASSIGN(src, 0x200);
+    load("c29_src.bin", src.data(), 512);
+    profiled::TMRGSORT<profile_cpu>(dst, src, 64u);
+    store("c29_dst.out", dst.data(), 512);
 }
 
 // case 30 (int8_t): two lists of 5 and 7 records
@@ -954,10 +954,10 @@ void case_30([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c30_dst.bin", dst.data(), 96);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 1, 96, BLayout::RowMajor, 1, 96>;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 1, 128, BLayout::RowMajor, 1, 128>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x80);
-    load("c30_tmp.bin", tmp.data(), 96);
+    load("c30_tmp.bin", tmp.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, int8_t, 1, 64, BLayout::RowMajor, 1, 40>;
     Tile_src0 src0;
     TASSIGN(src0, 0x100);
@@ -978,17 +978,17 @@ void case_31([[maybe_unused]] Prof profile) {
     Tile_dst dst(1, 64);
     TASSIGN(dst, 0x0);
     load("c31_dst.bin", dst.data(), 64);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 1, 64, BLayout::RowMajor, 1, 64>;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 1, 96, BLayout::RowMajor, 1, 96>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x40);
-    load("c31_tmp.bin", tmp.data(), 64);
+    load("c31_tmp.bin", tmp.data(), 96);
     using Tile_src0 = Tile<TileType::Vec, int8_t, 1, 64, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(1, 48);
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0xc0);
     load("c31_src0.bin", src0.data(), 64);
     using Tile_src1 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(1, 16);
-    TASSIGN(src1, 0xc0);
+    TASSIGN(src1, 0x100);
     load("c31_src1.bin", src1.data(), 32);
     MrgSortExecutedNumList executed;
     profiled::TMRGSORT<profile_cpu, Tile_dst, Tile_tmp, Tile_src0, Tile_src1, true>(dst, executed, tmp, src0, src1);
@@ -1002,7 +1002,7 @@ void case_32([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c32_dst.bin", dst.data(), 128);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 1, 128, BLayout::RowMajor, 1, 104>;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 1, 128, BLayout::RowMajor, 1, 128>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x80);
     load("c32_tmp.bin", tmp.data(), 128);
@@ -1031,10 +1031,10 @@ void case_33([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c33_dst.bin", dst.data(), 96);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 1, 96, BLayout::RowMajor, 1, 96>;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 1, 128, BLayout::RowMajor, 1, 128>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x80);
-    load("c33_tmp.bin", tmp.data(), 96);
+    load("c33_tmp.bin", tmp.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 24>;
     Tile_src0 src0;
     TASSIGN(src0, 0x100);
@@ -1093,25 +1093,25 @@ void case_35([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c35_dst.bin", dst.data(), 128);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 1, 128, BLayout::RowMajor, 1, 128>;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 1, 192, BLayout::RowMajor, 1, 192>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x80);
-    load("c35_tmp.bin", tmp.data(), 128);
+    load("c35_tmp.bin", tmp.data(), 192);
     using Tile_src0 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
+    TASSIGN(src0, 0x140);
     load("c35_src0.bin", src0.data(), 32);
     using Tile_src1 = Tile<TileType::Vec, int8_t, 1, 64, BLayout::RowMajor, 1, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x140);
+    TASSIGN(src1, 0x180);
     load("c35_src1.bin", src1.data(), 64);
     using Tile_src2 = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 24>;
     Tile_src2 src2;
-    TASSIGN(src2, 0x180);
+    TASSIGN(src2, 0x1c0);
     load("c35_src2.bin", src2.data(), 32);
     using Tile_src3 = Tile<TileType::Vec, int8_t, 1, 64, BLayout::RowMajor, 1, 48>;
     Tile_src3 src3;
-    TASSIGN(src3, 0x1c0);
+    TASSIGN(src3, 0x200);
     load("c35_src3.bin", src3.data(), 64);
     MrgSortExecutedNumList executed;
     profiled::TMRGSORT<profile_cpu, Tile_dst, Tile_tmp, Tile_src0, Tile_src1, Tile_src2, Tile_src3, true>(
@@ -1120,46 +1120,46 @@ void case_35([[maybe_unused]] Prof profile) {
     store("c35_executed.out", &executed, 1);
 }
 
-// case 36 (uint8_t): one group of four blocks of 8 records
+// case 36 (uint8_t): one group of four blocks of 128 elements
 void case_36([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 1, 256, BLayout::RowMajor, 1, 256>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 1, 512, BLayout::RowMajor, 1, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c36_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 1, 256, BLayout::RowMajor, 1, 256>;
+    load("c36_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 1, 512, BLayout::RowMajor, 1, 512>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c36_src.bin", src.data(), 256);
-    profiled::TMRGSORT<profile_cpu>(dst, src, 64u);
-    store("c36_dst.out", dst.data(), 256);
+    TASSIGN(src, 0x200);
+    load("c36_src.bin", src.data(), 512);
+    profiled::TMRGSORT<profile_cpu>(dst, src, 128u);
+    store("c36_dst.out", dst.data(), 512);
 }
 
-// case 37 (uint8_t): two groups of blocks of 4 records, values from four levels (ties by block)
+// case 37 (uint8_t): two groups of 64-element blocks, values from four levels (ties by block)
 void case_37([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 1, 256, BLayout::RowMajor, 1, 256>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 1, 512, BLayout::RowMajor, 1, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c37_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 1, 256, BLayout::RowMajor, 1, 256>;
+    load("c37_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 1, 512, BLayout::RowMajor, 1, 512>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c37_src.bin", src.data(), 256);
-    profiled::TMRGSORT<profile_cpu>(dst, src, 32u);
-    store("c37_dst.out", dst.data(), 256);
+    TASSIGN(src, 0x200);
+    load("c37_src.bin", src.data(), 512);
+    profiled::TMRGSORT<profile_cpu>(dst, src, 64u);
+    store("c37_dst.out", dst.data(), 512);
 }
 
-// case 38 (uint8_t): run-time valid 24 of 32 records: one group of 4-record blocks, the rest untouched
+// case 38 (uint8_t): run-time valid: one group of 64-element blocks, dst valid 384 of 512, the rest untouched
 void case_38([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 1, 256, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(1, 192);
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 1, 512, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(1, 384);
     TASSIGN(dst, 0x0);
-    load("c38_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 1, 256, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(1, 192);
-    TASSIGN(src, 0x100);
-    load("c38_src.bin", src.data(), 256);
-    profiled::TMRGSORT<profile_cpu>(dst, src, 32u);
-    store("c38_dst.out", dst.data(), 256);
+    load("c38_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 1, 512, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(1, 256);
+    TASSIGN(src, 0x200);
+    load("c38_src.bin", src.data(), 512);
+    profiled::TMRGSORT<profile_cpu>(dst, src, 64u);
+    store("c38_dst.out", dst.data(), 512);
 }
 
 // case 39 (uint8_t): two lists of 5 and 7 records
@@ -1168,10 +1168,10 @@ void case_39([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c39_dst.bin", dst.data(), 96);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 1, 96, BLayout::RowMajor, 1, 96>;
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 1, 128, BLayout::RowMajor, 1, 128>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x80);
-    load("c39_tmp.bin", tmp.data(), 96);
+    load("c39_tmp.bin", tmp.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, uint8_t, 1, 64, BLayout::RowMajor, 1, 40>;
     Tile_src0 src0;
     TASSIGN(src0, 0x100);
@@ -1192,17 +1192,17 @@ void case_40([[maybe_unused]] Prof profile) {
     Tile_dst dst(1, 64);
     TASSIGN(dst, 0x0);
     load("c40_dst.bin", dst.data(), 64);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 1, 64, BLayout::RowMajor, 1, 64>;
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 1, 96, BLayout::RowMajor, 1, 96>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x40);
-    load("c40_tmp.bin", tmp.data(), 64);
+    load("c40_tmp.bin", tmp.data(), 96);
     using Tile_src0 = Tile<TileType::Vec, uint8_t, 1, 64, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(1, 48);
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0xc0);
     load("c40_src0.bin", src0.data(), 64);
     using Tile_src1 = Tile<TileType::Vec, uint8_t, 1, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(1, 16);
-    TASSIGN(src1, 0xc0);
+    TASSIGN(src1, 0x100);
     load("c40_src1.bin", src1.data(), 32);
     MrgSortExecutedNumList executed;
     profiled::TMRGSORT<profile_cpu, Tile_dst, Tile_tmp, Tile_src0, Tile_src1, true>(dst, executed, tmp, src0, src1);
@@ -1216,7 +1216,7 @@ void case_41([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c41_dst.bin", dst.data(), 128);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 1, 128, BLayout::RowMajor, 1, 104>;
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 1, 128, BLayout::RowMajor, 1, 128>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x80);
     load("c41_tmp.bin", tmp.data(), 128);
@@ -1245,10 +1245,10 @@ void case_42([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c42_dst.bin", dst.data(), 96);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 1, 96, BLayout::RowMajor, 1, 96>;
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 1, 128, BLayout::RowMajor, 1, 128>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x80);
-    load("c42_tmp.bin", tmp.data(), 96);
+    load("c42_tmp.bin", tmp.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, uint8_t, 1, 32, BLayout::RowMajor, 1, 24>;
     Tile_src0 src0;
     TASSIGN(src0, 0x100);
@@ -1307,25 +1307,25 @@ void case_44([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c44_dst.bin", dst.data(), 128);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 1, 128, BLayout::RowMajor, 1, 128>;
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 1, 192, BLayout::RowMajor, 1, 192>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x80);
-    load("c44_tmp.bin", tmp.data(), 128);
+    load("c44_tmp.bin", tmp.data(), 192);
     using Tile_src0 = Tile<TileType::Vec, uint8_t, 1, 32, BLayout::RowMajor, 1, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
+    TASSIGN(src0, 0x140);
     load("c44_src0.bin", src0.data(), 32);
     using Tile_src1 = Tile<TileType::Vec, uint8_t, 1, 64, BLayout::RowMajor, 1, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x140);
+    TASSIGN(src1, 0x180);
     load("c44_src1.bin", src1.data(), 64);
     using Tile_src2 = Tile<TileType::Vec, uint8_t, 1, 32, BLayout::RowMajor, 1, 24>;
     Tile_src2 src2;
-    TASSIGN(src2, 0x180);
+    TASSIGN(src2, 0x1c0);
     load("c44_src2.bin", src2.data(), 32);
     using Tile_src3 = Tile<TileType::Vec, uint8_t, 1, 64, BLayout::RowMajor, 1, 48>;
     Tile_src3 src3;
-    TASSIGN(src3, 0x1c0);
+    TASSIGN(src3, 0x200);
     load("c44_src3.bin", src3.data(), 64);
     MrgSortExecutedNumList executed;
     profiled::TMRGSORT<profile_cpu, Tile_dst, Tile_tmp, Tile_src0, Tile_src1, Tile_src2, Tile_src3, true>(
@@ -1334,46 +1334,46 @@ void case_44([[maybe_unused]] Prof profile) {
     store("c44_executed.out", &executed, 1);
 }
 
-// case 45 (int16_t): one group of four blocks of 8 records
+// case 45 (int16_t): one group of four blocks of 128 elements
 void case_45([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 1, 128, BLayout::RowMajor, 1, 128>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 1, 512, BLayout::RowMajor, 1, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c45_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, int16_t, 1, 128, BLayout::RowMajor, 1, 128>;
+    load("c45_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int16_t, 1, 512, BLayout::RowMajor, 1, 512>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c45_src.bin", src.data(), 128);
-    profiled::TMRGSORT<profile_cpu>(dst, src, 32u);
-    store("c45_dst.out", dst.data(), 128);
+    TASSIGN(src, 0x400);
+    load("c45_src.bin", src.data(), 512);
+    profiled::TMRGSORT<profile_cpu>(dst, src, 128u);
+    store("c45_dst.out", dst.data(), 512);
 }
 
-// case 46 (int16_t): two groups of blocks of 4 records, values from four levels (ties by block)
+// case 46 (int16_t): two groups of 64-element blocks, values from four levels (ties by block)
 void case_46([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 1, 128, BLayout::RowMajor, 1, 128>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 1, 512, BLayout::RowMajor, 1, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c46_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, int16_t, 1, 128, BLayout::RowMajor, 1, 128>;
+    load("c46_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int16_t, 1, 512, BLayout::RowMajor, 1, 512>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c46_src.bin", src.data(), 128);
-    profiled::TMRGSORT<profile_cpu>(dst, src, 16u);
-    store("c46_dst.out", dst.data(), 128);
+    TASSIGN(src, 0x400);
+    load("c46_src.bin", src.data(), 512);
+    profiled::TMRGSORT<profile_cpu>(dst, src, 64u);
+    store("c46_dst.out", dst.data(), 512);
 }
 
-// case 47 (int16_t): run-time valid 24 of 32 records: one group of 4-record blocks, the rest untouched
+// case 47 (int16_t): run-time valid: one group of 64-element blocks, dst valid 384 of 512, the rest untouched
 void case_47([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 1, 128, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(1, 96);
+    using Tile_dst = Tile<TileType::Vec, int16_t, 1, 512, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(1, 384);
     TASSIGN(dst, 0x0);
-    load("c47_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, int16_t, 1, 128, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(1, 96);
-    TASSIGN(src, 0x100);
-    load("c47_src.bin", src.data(), 128);
-    profiled::TMRGSORT<profile_cpu>(dst, src, 16u);
-    store("c47_dst.out", dst.data(), 128);
+    load("c47_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int16_t, 1, 512, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(1, 256);
+    TASSIGN(src, 0x400);
+    load("c47_src.bin", src.data(), 512);
+    profiled::TMRGSORT<profile_cpu>(dst, src, 64u);
+    store("c47_dst.out", dst.data(), 512);
 }
 
 // case 48 (int16_t): two lists of 5 and 7 records
@@ -1382,10 +1382,10 @@ void case_48([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c48_dst.bin", dst.data(), 48);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 1, 48, BLayout::RowMajor, 1, 48>;
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 1, 64, BLayout::RowMajor, 1, 64>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x80);
-    load("c48_tmp.bin", tmp.data(), 48);
+    load("c48_tmp.bin", tmp.data(), 64);
     using Tile_src0 = Tile<TileType::Vec, int16_t, 1, 32, BLayout::RowMajor, 1, 20>;
     Tile_src0 src0;
     TASSIGN(src0, 0x100);
@@ -1406,17 +1406,17 @@ void case_49([[maybe_unused]] Prof profile) {
     Tile_dst dst(1, 32);
     TASSIGN(dst, 0x0);
     load("c49_dst.bin", dst.data(), 32);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 1, 48, BLayout::RowMajor, 1, 48>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x40);
-    load("c49_tmp.bin", tmp.data(), 32);
+    load("c49_tmp.bin", tmp.data(), 48);
     using Tile_src0 = Tile<TileType::Vec, int16_t, 1, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(1, 24);
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0xc0);
     load("c49_src0.bin", src0.data(), 32);
     using Tile_src1 = Tile<TileType::Vec, int16_t, 1, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(1, 8);
-    TASSIGN(src1, 0xc0);
+    TASSIGN(src1, 0x100);
     load("c49_src1.bin", src1.data(), 16);
     MrgSortExecutedNumList executed;
     profiled::TMRGSORT<profile_cpu, Tile_dst, Tile_tmp, Tile_src0, Tile_src1, true>(dst, executed, tmp, src0, src1);
@@ -1430,7 +1430,7 @@ void case_50([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c50_dst.bin", dst.data(), 64);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 1, 64, BLayout::RowMajor, 1, 52>;
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 1, 64, BLayout::RowMajor, 1, 64>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x80);
     load("c50_tmp.bin", tmp.data(), 64);
@@ -1459,10 +1459,10 @@ void case_51([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c51_dst.bin", dst.data(), 48);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 1, 48, BLayout::RowMajor, 1, 48>;
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 1, 64, BLayout::RowMajor, 1, 64>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x80);
-    load("c51_tmp.bin", tmp.data(), 48);
+    load("c51_tmp.bin", tmp.data(), 64);
     using Tile_src0 = Tile<TileType::Vec, int16_t, 1, 16, BLayout::RowMajor, 1, 12>;
     Tile_src0 src0;
     TASSIGN(src0, 0x100);
@@ -1521,25 +1521,25 @@ void case_53([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c53_dst.bin", dst.data(), 64);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 1, 64, BLayout::RowMajor, 1, 64>;
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 1, 96, BLayout::RowMajor, 1, 96>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x80);
-    load("c53_tmp.bin", tmp.data(), 64);
+    load("c53_tmp.bin", tmp.data(), 96);
     using Tile_src0 = Tile<TileType::Vec, int16_t, 1, 16, BLayout::RowMajor, 1, 8>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
+    TASSIGN(src0, 0x140);
     load("c53_src0.bin", src0.data(), 16);
     using Tile_src1 = Tile<TileType::Vec, int16_t, 1, 32, BLayout::RowMajor, 1, 20>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x140);
+    TASSIGN(src1, 0x180);
     load("c53_src1.bin", src1.data(), 32);
     using Tile_src2 = Tile<TileType::Vec, int16_t, 1, 16, BLayout::RowMajor, 1, 12>;
     Tile_src2 src2;
-    TASSIGN(src2, 0x180);
+    TASSIGN(src2, 0x1c0);
     load("c53_src2.bin", src2.data(), 16);
     using Tile_src3 = Tile<TileType::Vec, int16_t, 1, 32, BLayout::RowMajor, 1, 24>;
     Tile_src3 src3;
-    TASSIGN(src3, 0x1c0);
+    TASSIGN(src3, 0x200);
     load("c53_src3.bin", src3.data(), 32);
     MrgSortExecutedNumList executed;
     profiled::TMRGSORT<profile_cpu, Tile_dst, Tile_tmp, Tile_src0, Tile_src1, Tile_src2, Tile_src3, true>(
@@ -1548,46 +1548,46 @@ void case_53([[maybe_unused]] Prof profile) {
     store("c53_executed.out", &executed, 1);
 }
 
-// case 54 (uint16_t): one group of four blocks of 8 records
+// case 54 (uint16_t): one group of four blocks of 128 elements
 void case_54([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 1, 128, BLayout::RowMajor, 1, 128>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 1, 512, BLayout::RowMajor, 1, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c54_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 1, 128, BLayout::RowMajor, 1, 128>;
+    load("c54_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 1, 512, BLayout::RowMajor, 1, 512>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c54_src.bin", src.data(), 128);
-    profiled::TMRGSORT<profile_cpu>(dst, src, 32u);
-    store("c54_dst.out", dst.data(), 128);
+    TASSIGN(src, 0x400);
+    load("c54_src.bin", src.data(), 512);
+    profiled::TMRGSORT<profile_cpu>(dst, src, 128u);
+    store("c54_dst.out", dst.data(), 512);
 }
 
-// case 55 (uint16_t): two groups of blocks of 4 records, values from four levels (ties by block)
+// case 55 (uint16_t): two groups of 64-element blocks, values from four levels (ties by block)
 void case_55([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 1, 128, BLayout::RowMajor, 1, 128>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 1, 512, BLayout::RowMajor, 1, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c55_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 1, 128, BLayout::RowMajor, 1, 128>;
+    load("c55_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 1, 512, BLayout::RowMajor, 1, 512>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c55_src.bin", src.data(), 128);
-    profiled::TMRGSORT<profile_cpu>(dst, src, 16u);
-    store("c55_dst.out", dst.data(), 128);
+    TASSIGN(src, 0x400);
+    load("c55_src.bin", src.data(), 512);
+    profiled::TMRGSORT<profile_cpu>(dst, src, 64u);
+    store("c55_dst.out", dst.data(), 512);
 }
 
-// case 56 (uint16_t): run-time valid 24 of 32 records: one group of 4-record blocks, the rest untouched
+// case 56 (uint16_t): run-time valid: one group of 64-element blocks, dst valid 384 of 512, the rest untouched
 void case_56([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 1, 128, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(1, 96);
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 1, 512, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(1, 384);
     TASSIGN(dst, 0x0);
-    load("c56_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 1, 128, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(1, 96);
-    TASSIGN(src, 0x100);
-    load("c56_src.bin", src.data(), 128);
-    profiled::TMRGSORT<profile_cpu>(dst, src, 16u);
-    store("c56_dst.out", dst.data(), 128);
+    load("c56_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 1, 512, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(1, 256);
+    TASSIGN(src, 0x400);
+    load("c56_src.bin", src.data(), 512);
+    profiled::TMRGSORT<profile_cpu>(dst, src, 64u);
+    store("c56_dst.out", dst.data(), 512);
 }
 
 // case 57 (uint16_t): two lists of 5 and 7 records
@@ -1596,10 +1596,10 @@ void case_57([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c57_dst.bin", dst.data(), 48);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 1, 48, BLayout::RowMajor, 1, 48>;
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 1, 64, BLayout::RowMajor, 1, 64>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x80);
-    load("c57_tmp.bin", tmp.data(), 48);
+    load("c57_tmp.bin", tmp.data(), 64);
     using Tile_src0 = Tile<TileType::Vec, uint16_t, 1, 32, BLayout::RowMajor, 1, 20>;
     Tile_src0 src0;
     TASSIGN(src0, 0x100);
@@ -1620,17 +1620,17 @@ void case_58([[maybe_unused]] Prof profile) {
     Tile_dst dst(1, 32);
     TASSIGN(dst, 0x0);
     load("c58_dst.bin", dst.data(), 32);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 1, 48, BLayout::RowMajor, 1, 48>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x40);
-    load("c58_tmp.bin", tmp.data(), 32);
+    load("c58_tmp.bin", tmp.data(), 48);
     using Tile_src0 = Tile<TileType::Vec, uint16_t, 1, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(1, 24);
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0xc0);
     load("c58_src0.bin", src0.data(), 32);
     using Tile_src1 = Tile<TileType::Vec, uint16_t, 1, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(1, 8);
-    TASSIGN(src1, 0xc0);
+    TASSIGN(src1, 0x100);
     load("c58_src1.bin", src1.data(), 16);
     MrgSortExecutedNumList executed;
     profiled::TMRGSORT<profile_cpu, Tile_dst, Tile_tmp, Tile_src0, Tile_src1, true>(dst, executed, tmp, src0, src1);
@@ -1644,7 +1644,7 @@ void case_59([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c59_dst.bin", dst.data(), 64);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 1, 64, BLayout::RowMajor, 1, 52>;
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 1, 64, BLayout::RowMajor, 1, 64>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x80);
     load("c59_tmp.bin", tmp.data(), 64);
@@ -1673,10 +1673,10 @@ void case_60([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c60_dst.bin", dst.data(), 48);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 1, 48, BLayout::RowMajor, 1, 48>;
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 1, 64, BLayout::RowMajor, 1, 64>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x80);
-    load("c60_tmp.bin", tmp.data(), 48);
+    load("c60_tmp.bin", tmp.data(), 64);
     using Tile_src0 = Tile<TileType::Vec, uint16_t, 1, 16, BLayout::RowMajor, 1, 12>;
     Tile_src0 src0;
     TASSIGN(src0, 0x100);
@@ -1735,25 +1735,25 @@ void case_62([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c62_dst.bin", dst.data(), 64);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 1, 64, BLayout::RowMajor, 1, 64>;
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 1, 96, BLayout::RowMajor, 1, 96>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x80);
-    load("c62_tmp.bin", tmp.data(), 64);
+    load("c62_tmp.bin", tmp.data(), 96);
     using Tile_src0 = Tile<TileType::Vec, uint16_t, 1, 16, BLayout::RowMajor, 1, 8>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
+    TASSIGN(src0, 0x140);
     load("c62_src0.bin", src0.data(), 16);
     using Tile_src1 = Tile<TileType::Vec, uint16_t, 1, 32, BLayout::RowMajor, 1, 20>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x140);
+    TASSIGN(src1, 0x180);
     load("c62_src1.bin", src1.data(), 32);
     using Tile_src2 = Tile<TileType::Vec, uint16_t, 1, 16, BLayout::RowMajor, 1, 12>;
     Tile_src2 src2;
-    TASSIGN(src2, 0x180);
+    TASSIGN(src2, 0x1c0);
     load("c62_src2.bin", src2.data(), 16);
     using Tile_src3 = Tile<TileType::Vec, uint16_t, 1, 32, BLayout::RowMajor, 1, 24>;
     Tile_src3 src3;
-    TASSIGN(src3, 0x1c0);
+    TASSIGN(src3, 0x200);
     load("c62_src3.bin", src3.data(), 32);
     MrgSortExecutedNumList executed;
     profiled::TMRGSORT<profile_cpu, Tile_dst, Tile_tmp, Tile_src0, Tile_src1, Tile_src2, Tile_src3, true>(
@@ -1762,46 +1762,46 @@ void case_62([[maybe_unused]] Prof profile) {
     store("c62_executed.out", &executed, 1);
 }
 
-// case 63 (int32_t): one group of four blocks of 8 records
+// case 63 (int32_t): one group of four blocks of 128 elements
 void case_63([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 1, 64, BLayout::RowMajor, 1, 64>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 1, 512, BLayout::RowMajor, 1, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c63_dst.bin", dst.data(), 64);
-    using Tile_src = Tile<TileType::Vec, int32_t, 1, 64, BLayout::RowMajor, 1, 64>;
+    load("c63_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int32_t, 1, 512, BLayout::RowMajor, 1, 512>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c63_src.bin", src.data(), 64);
-    profiled::TMRGSORT<profile_cpu>(dst, src, 16u);
-    store("c63_dst.out", dst.data(), 64);
+    TASSIGN(src, 0x800);
+    load("c63_src.bin", src.data(), 512);
+    profiled::TMRGSORT<profile_cpu>(dst, src, 128u);
+    store("c63_dst.out", dst.data(), 512);
 }
 
-// case 64 (int32_t): two groups of blocks of 4 records, values from four levels (ties by block)
+// case 64 (int32_t): two groups of 64-element blocks, values from four levels (ties by block)
 void case_64([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 1, 64, BLayout::RowMajor, 1, 64>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 1, 512, BLayout::RowMajor, 1, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c64_dst.bin", dst.data(), 64);
-    using Tile_src = Tile<TileType::Vec, int32_t, 1, 64, BLayout::RowMajor, 1, 64>;
+    load("c64_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int32_t, 1, 512, BLayout::RowMajor, 1, 512>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c64_src.bin", src.data(), 64);
-    profiled::TMRGSORT<profile_cpu>(dst, src, 8u);
-    store("c64_dst.out", dst.data(), 64);
+    TASSIGN(src, 0x800);
+    load("c64_src.bin", src.data(), 512);
+    profiled::TMRGSORT<profile_cpu>(dst, src, 64u);
+    store("c64_dst.out", dst.data(), 512);
 }
 
-// case 65 (int32_t): run-time valid 24 of 32 records: one group of 4-record blocks, the rest untouched
+// case 65 (int32_t): run-time valid: one group of 64-element blocks, dst valid 384 of 512, the rest untouched
 void case_65([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 1, 64, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(1, 48);
+    using Tile_dst = Tile<TileType::Vec, int32_t, 1, 512, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(1, 384);
     TASSIGN(dst, 0x0);
-    load("c65_dst.bin", dst.data(), 64);
-    using Tile_src = Tile<TileType::Vec, int32_t, 1, 64, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(1, 48);
-    TASSIGN(src, 0x100);
-    load("c65_src.bin", src.data(), 64);
-    profiled::TMRGSORT<profile_cpu>(dst, src, 8u);
-    store("c65_dst.out", dst.data(), 64);
+    load("c65_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int32_t, 1, 512, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(1, 256);
+    TASSIGN(src, 0x800);
+    load("c65_src.bin", src.data(), 512);
+    profiled::TMRGSORT<profile_cpu>(dst, src, 64u);
+    store("c65_dst.out", dst.data(), 512);
 }
 
 // case 66 (int32_t): two lists of 5 and 7 records
@@ -1810,10 +1810,10 @@ void case_66([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c66_dst.bin", dst.data(), 24);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 1, 24, BLayout::RowMajor, 1, 24>;
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 1, 32, BLayout::RowMajor, 1, 32>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x80);
-    load("c66_tmp.bin", tmp.data(), 24);
+    load("c66_tmp.bin", tmp.data(), 32);
     using Tile_src0 = Tile<TileType::Vec, int32_t, 1, 16, BLayout::RowMajor, 1, 10>;
     Tile_src0 src0;
     TASSIGN(src0, 0x100);
@@ -1834,17 +1834,17 @@ void case_67([[maybe_unused]] Prof profile) {
     Tile_dst dst(1, 16);
     TASSIGN(dst, 0x0);
     load("c67_dst.bin", dst.data(), 16);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 1, 24, BLayout::RowMajor, 1, 24>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x40);
-    load("c67_tmp.bin", tmp.data(), 16);
+    load("c67_tmp.bin", tmp.data(), 24);
     using Tile_src0 = Tile<TileType::Vec, int32_t, 1, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(1, 12);
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0xc0);
     load("c67_src0.bin", src0.data(), 16);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 1, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(1, 4);
-    TASSIGN(src1, 0xc0);
+    TASSIGN(src1, 0x100);
     load("c67_src1.bin", src1.data(), 8);
     MrgSortExecutedNumList executed;
     profiled::TMRGSORT<profile_cpu, Tile_dst, Tile_tmp, Tile_src0, Tile_src1, true>(dst, executed, tmp, src0, src1);
@@ -1858,7 +1858,7 @@ void case_68([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c68_dst.bin", dst.data(), 32);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 1, 32, BLayout::RowMajor, 1, 26>;
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 1, 32, BLayout::RowMajor, 1, 32>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x80);
     load("c68_tmp.bin", tmp.data(), 32);
@@ -1887,10 +1887,10 @@ void case_69([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c69_dst.bin", dst.data(), 24);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 1, 24, BLayout::RowMajor, 1, 24>;
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 1, 32, BLayout::RowMajor, 1, 32>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x80);
-    load("c69_tmp.bin", tmp.data(), 24);
+    load("c69_tmp.bin", tmp.data(), 32);
     using Tile_src0 = Tile<TileType::Vec, int32_t, 1, 8, BLayout::RowMajor, 1, 6>;
     Tile_src0 src0;
     TASSIGN(src0, 0x100);
@@ -1949,25 +1949,25 @@ void case_71([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c71_dst.bin", dst.data(), 32);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 1, 48, BLayout::RowMajor, 1, 48>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x80);
-    load("c71_tmp.bin", tmp.data(), 32);
+    load("c71_tmp.bin", tmp.data(), 48);
     using Tile_src0 = Tile<TileType::Vec, int32_t, 1, 8, BLayout::RowMajor, 1, 4>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
+    TASSIGN(src0, 0x140);
     load("c71_src0.bin", src0.data(), 8);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 1, 16, BLayout::RowMajor, 1, 10>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x140);
+    TASSIGN(src1, 0x180);
     load("c71_src1.bin", src1.data(), 16);
     using Tile_src2 = Tile<TileType::Vec, int32_t, 1, 8, BLayout::RowMajor, 1, 6>;
     Tile_src2 src2;
-    TASSIGN(src2, 0x180);
+    TASSIGN(src2, 0x1c0);
     load("c71_src2.bin", src2.data(), 8);
     using Tile_src3 = Tile<TileType::Vec, int32_t, 1, 16, BLayout::RowMajor, 1, 12>;
     Tile_src3 src3;
-    TASSIGN(src3, 0x1c0);
+    TASSIGN(src3, 0x200);
     load("c71_src3.bin", src3.data(), 16);
     MrgSortExecutedNumList executed;
     profiled::TMRGSORT<profile_cpu, Tile_dst, Tile_tmp, Tile_src0, Tile_src1, Tile_src2, Tile_src3, true>(
@@ -1976,46 +1976,46 @@ void case_71([[maybe_unused]] Prof profile) {
     store("c71_executed.out", &executed, 1);
 }
 
-// case 72 (uint32_t): one group of four blocks of 8 records
+// case 72 (uint32_t): one group of four blocks of 128 elements
 void case_72([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 1, 64, BLayout::RowMajor, 1, 64>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 1, 512, BLayout::RowMajor, 1, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c72_dst.bin", dst.data(), 64);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 1, 64, BLayout::RowMajor, 1, 64>;
+    load("c72_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 1, 512, BLayout::RowMajor, 1, 512>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c72_src.bin", src.data(), 64);
-    profiled::TMRGSORT<profile_cpu>(dst, src, 16u);
-    store("c72_dst.out", dst.data(), 64);
+    TASSIGN(src, 0x800);
+    load("c72_src.bin", src.data(), 512);
+    profiled::TMRGSORT<profile_cpu>(dst, src, 128u);
+    store("c72_dst.out", dst.data(), 512);
 }
 
-// case 73 (uint32_t): two groups of blocks of 4 records, values from four levels (ties by block)
+// case 73 (uint32_t): two groups of 64-element blocks, values from four levels (ties by block)
 void case_73([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 1, 64, BLayout::RowMajor, 1, 64>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 1, 512, BLayout::RowMajor, 1, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c73_dst.bin", dst.data(), 64);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 1, 64, BLayout::RowMajor, 1, 64>;
+    load("c73_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 1, 512, BLayout::RowMajor, 1, 512>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c73_src.bin", src.data(), 64);
-    profiled::TMRGSORT<profile_cpu>(dst, src, 8u);
-    store("c73_dst.out", dst.data(), 64);
+    TASSIGN(src, 0x800);
+    load("c73_src.bin", src.data(), 512);
+    profiled::TMRGSORT<profile_cpu>(dst, src, 64u);
+    store("c73_dst.out", dst.data(), 512);
 }
 
-// case 74 (uint32_t): run-time valid 24 of 32 records: one group of 4-record blocks, the rest untouched
+// case 74 (uint32_t): run-time valid: one group of 64-element blocks, dst valid 384 of 512, the rest untouched
 void case_74([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 1, 64, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(1, 48);
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 1, 512, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(1, 384);
     TASSIGN(dst, 0x0);
-    load("c74_dst.bin", dst.data(), 64);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 1, 64, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(1, 48);
-    TASSIGN(src, 0x100);
-    load("c74_src.bin", src.data(), 64);
-    profiled::TMRGSORT<profile_cpu>(dst, src, 8u);
-    store("c74_dst.out", dst.data(), 64);
+    load("c74_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 1, 512, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(1, 256);
+    TASSIGN(src, 0x800);
+    load("c74_src.bin", src.data(), 512);
+    profiled::TMRGSORT<profile_cpu>(dst, src, 64u);
+    store("c74_dst.out", dst.data(), 512);
 }
 
 // case 75 (uint32_t): two lists of 5 and 7 records
@@ -2024,10 +2024,10 @@ void case_75([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c75_dst.bin", dst.data(), 24);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 1, 24, BLayout::RowMajor, 1, 24>;
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 1, 32, BLayout::RowMajor, 1, 32>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x80);
-    load("c75_tmp.bin", tmp.data(), 24);
+    load("c75_tmp.bin", tmp.data(), 32);
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 1, 16, BLayout::RowMajor, 1, 10>;
     Tile_src0 src0;
     TASSIGN(src0, 0x100);
@@ -2048,17 +2048,17 @@ void case_76([[maybe_unused]] Prof profile) {
     Tile_dst dst(1, 16);
     TASSIGN(dst, 0x0);
     load("c76_dst.bin", dst.data(), 16);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 1, 24, BLayout::RowMajor, 1, 24>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x40);
-    load("c76_tmp.bin", tmp.data(), 16);
+    load("c76_tmp.bin", tmp.data(), 24);
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 1, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(1, 12);
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0xc0);
     load("c76_src0.bin", src0.data(), 16);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 1, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(1, 4);
-    TASSIGN(src1, 0xc0);
+    TASSIGN(src1, 0x100);
     load("c76_src1.bin", src1.data(), 8);
     MrgSortExecutedNumList executed;
     profiled::TMRGSORT<profile_cpu, Tile_dst, Tile_tmp, Tile_src0, Tile_src1, true>(dst, executed, tmp, src0, src1);
@@ -2072,7 +2072,7 @@ void case_77([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c77_dst.bin", dst.data(), 32);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 1, 32, BLayout::RowMajor, 1, 26>;
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 1, 32, BLayout::RowMajor, 1, 32>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x80);
     load("c77_tmp.bin", tmp.data(), 32);
@@ -2101,10 +2101,10 @@ void case_78([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c78_dst.bin", dst.data(), 24);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 1, 24, BLayout::RowMajor, 1, 24>;
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 1, 32, BLayout::RowMajor, 1, 32>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x80);
-    load("c78_tmp.bin", tmp.data(), 24);
+    load("c78_tmp.bin", tmp.data(), 32);
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 1, 8, BLayout::RowMajor, 1, 6>;
     Tile_src0 src0;
     TASSIGN(src0, 0x100);
@@ -2163,31 +2163,53 @@ void case_80([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c80_dst.bin", dst.data(), 32);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 1, 48, BLayout::RowMajor, 1, 48>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x80);
-    load("c80_tmp.bin", tmp.data(), 32);
+    load("c80_tmp.bin", tmp.data(), 48);
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 1, 8, BLayout::RowMajor, 1, 4>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
+    TASSIGN(src0, 0x140);
     load("c80_src0.bin", src0.data(), 8);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 1, 16, BLayout::RowMajor, 1, 10>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x140);
+    TASSIGN(src1, 0x180);
     load("c80_src1.bin", src1.data(), 16);
     using Tile_src2 = Tile<TileType::Vec, uint32_t, 1, 8, BLayout::RowMajor, 1, 6>;
     Tile_src2 src2;
-    TASSIGN(src2, 0x180);
+    TASSIGN(src2, 0x1c0);
     load("c80_src2.bin", src2.data(), 8);
     using Tile_src3 = Tile<TileType::Vec, uint32_t, 1, 16, BLayout::RowMajor, 1, 12>;
     Tile_src3 src3;
-    TASSIGN(src3, 0x1c0);
+    TASSIGN(src3, 0x200);
     load("c80_src3.bin", src3.data(), 16);
     MrgSortExecutedNumList executed;
     profiled::TMRGSORT<profile_cpu, Tile_dst, Tile_tmp, Tile_src0, Tile_src1, Tile_src2, Tile_src3, true>(
         dst, executed, tmp, src0, src1, src2, src3);
     store("c80_dst.out", dst.data(), 32);
     store("c80_executed.out", &executed, 1);
+}
+
+// rf_a2a3_26_scalar_blocks_f0: breaks run-time rule 26_scalar_blocks of A2A3; must stop with: PTO runtime error: TMRGSORT [A2A3]: block_len must be a positive multiple of 64, and the valid cols of src 4 * block_len times a count in [1, 255]
+void rf_a2a3_26_scalar_blocks_f0(Prof) {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(1, 8);
+    TASSIGN(dst, 0x0);
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(1, 15);
+    TASSIGN(src, 0x40);
+    profiled::TMRGSORT<profile_a2a3>(dst, src, 64u);
+}
+
+// rf_a5_26_scalar_blocks_f0: breaks run-time rule 26_scalar_blocks of A5; must stop with: PTO runtime error: TMRGSORT [A5]: block_len must be a positive multiple of 64, and the valid cols of src 4 * block_len times a count in [1, 255]
+void rf_a5_26_scalar_blocks_f0(Prof) {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(1, 8);
+    TASSIGN(dst, 0x0);
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(1, 15);
+    TASSIGN(src, 0x40);
+    profiled::TMRGSORT<profile_a5>(dst, src, 64u);
 }
 
 struct Entry {
@@ -2197,45 +2219,125 @@ struct Entry {
 };
 
 const Entry entries[] = {
-    {"c0@A2A3", case_0, Prof::A2A3},   {"c0@A5", case_0, Prof::A5},     {"c0@CPU", case_0, Prof::CPU},
-    {"c1@A2A3", case_1, Prof::A2A3},   {"c1@A5", case_1, Prof::A5},     {"c1@CPU", case_1, Prof::CPU},
-    {"c2@A2A3", case_2, Prof::A2A3},   {"c2@A5", case_2, Prof::A5},     {"c2@CPU", case_2, Prof::CPU},
-    {"c3@A2A3", case_3, Prof::A2A3},   {"c3@A5", case_3, Prof::A5},     {"c3@CPU", case_3, Prof::CPU},
-    {"c4@A2A3", case_4, Prof::A2A3},   {"c4@A5", case_4, Prof::A5},     {"c4@CPU", case_4, Prof::CPU},
-    {"c5@A2A3", case_5, Prof::A2A3},   {"c5@A5", case_5, Prof::A5},     {"c5@CPU", case_5, Prof::CPU},
-    {"c6@A2A3", case_6, Prof::A2A3},   {"c6@A5", case_6, Prof::A5},     {"c6@CPU", case_6, Prof::CPU},
-    {"c7@A2A3", case_7, Prof::A2A3},   {"c7@A5", case_7, Prof::A5},     {"c7@CPU", case_7, Prof::CPU},
-    {"c8@A2A3", case_8, Prof::A2A3},   {"c8@A5", case_8, Prof::A5},     {"c8@CPU", case_8, Prof::CPU},
-    {"c9@CPU", case_9, Prof::CPU},     {"c10@CPU", case_10, Prof::CPU}, {"c11@CPU", case_11, Prof::CPU},
-    {"c12@CPU", case_12, Prof::CPU},   {"c13@CPU", case_13, Prof::CPU}, {"c14@CPU", case_14, Prof::CPU},
-    {"c15@CPU", case_15, Prof::CPU},   {"c16@CPU", case_16, Prof::CPU}, {"c17@CPU", case_17, Prof::CPU},
-    {"c18@A2A3", case_18, Prof::A2A3}, {"c18@A5", case_18, Prof::A5},   {"c18@CPU", case_18, Prof::CPU},
-    {"c19@A2A3", case_19, Prof::A2A3}, {"c19@A5", case_19, Prof::A5},   {"c19@CPU", case_19, Prof::CPU},
-    {"c20@A2A3", case_20, Prof::A2A3}, {"c20@A5", case_20, Prof::A5},   {"c20@CPU", case_20, Prof::CPU},
-    {"c21@A2A3", case_21, Prof::A2A3}, {"c21@A5", case_21, Prof::A5},   {"c21@CPU", case_21, Prof::CPU},
-    {"c22@A2A3", case_22, Prof::A2A3}, {"c22@A5", case_22, Prof::A5},   {"c22@CPU", case_22, Prof::CPU},
-    {"c23@A2A3", case_23, Prof::A2A3}, {"c23@A5", case_23, Prof::A5},   {"c23@CPU", case_23, Prof::CPU},
-    {"c24@A2A3", case_24, Prof::A2A3}, {"c24@A5", case_24, Prof::A5},   {"c24@CPU", case_24, Prof::CPU},
-    {"c25@A2A3", case_25, Prof::A2A3}, {"c25@A5", case_25, Prof::A5},   {"c25@CPU", case_25, Prof::CPU},
-    {"c26@A2A3", case_26, Prof::A2A3}, {"c26@A5", case_26, Prof::A5},   {"c26@CPU", case_26, Prof::CPU},
-    {"c27@CPU", case_27, Prof::CPU},   {"c28@CPU", case_28, Prof::CPU}, {"c29@CPU", case_29, Prof::CPU},
-    {"c30@CPU", case_30, Prof::CPU},   {"c31@CPU", case_31, Prof::CPU}, {"c32@CPU", case_32, Prof::CPU},
-    {"c33@CPU", case_33, Prof::CPU},   {"c34@CPU", case_34, Prof::CPU}, {"c35@CPU", case_35, Prof::CPU},
-    {"c36@CPU", case_36, Prof::CPU},   {"c37@CPU", case_37, Prof::CPU}, {"c38@CPU", case_38, Prof::CPU},
-    {"c39@CPU", case_39, Prof::CPU},   {"c40@CPU", case_40, Prof::CPU}, {"c41@CPU", case_41, Prof::CPU},
-    {"c42@CPU", case_42, Prof::CPU},   {"c43@CPU", case_43, Prof::CPU}, {"c44@CPU", case_44, Prof::CPU},
-    {"c45@CPU", case_45, Prof::CPU},   {"c46@CPU", case_46, Prof::CPU}, {"c47@CPU", case_47, Prof::CPU},
-    {"c48@CPU", case_48, Prof::CPU},   {"c49@CPU", case_49, Prof::CPU}, {"c50@CPU", case_50, Prof::CPU},
-    {"c51@CPU", case_51, Prof::CPU},   {"c52@CPU", case_52, Prof::CPU}, {"c53@CPU", case_53, Prof::CPU},
-    {"c54@CPU", case_54, Prof::CPU},   {"c55@CPU", case_55, Prof::CPU}, {"c56@CPU", case_56, Prof::CPU},
-    {"c57@CPU", case_57, Prof::CPU},   {"c58@CPU", case_58, Prof::CPU}, {"c59@CPU", case_59, Prof::CPU},
-    {"c60@CPU", case_60, Prof::CPU},   {"c61@CPU", case_61, Prof::CPU}, {"c62@CPU", case_62, Prof::CPU},
-    {"c63@CPU", case_63, Prof::CPU},   {"c64@CPU", case_64, Prof::CPU}, {"c65@CPU", case_65, Prof::CPU},
-    {"c66@CPU", case_66, Prof::CPU},   {"c67@CPU", case_67, Prof::CPU}, {"c68@CPU", case_68, Prof::CPU},
-    {"c69@CPU", case_69, Prof::CPU},   {"c70@CPU", case_70, Prof::CPU}, {"c71@CPU", case_71, Prof::CPU},
-    {"c72@CPU", case_72, Prof::CPU},   {"c73@CPU", case_73, Prof::CPU}, {"c74@CPU", case_74, Prof::CPU},
-    {"c75@CPU", case_75, Prof::CPU},   {"c76@CPU", case_76, Prof::CPU}, {"c77@CPU", case_77, Prof::CPU},
-    {"c78@CPU", case_78, Prof::CPU},   {"c79@CPU", case_79, Prof::CPU}, {"c80@CPU", case_80, Prof::CPU},
+    {"c0@A2A3", case_0, Prof::A2A3},
+    {"c0@A5", case_0, Prof::A5},
+    {"c0@CPU", case_0, Prof::CPU},
+    {"c1@A2A3", case_1, Prof::A2A3},
+    {"c1@A5", case_1, Prof::A5},
+    {"c1@CPU", case_1, Prof::CPU},
+    {"c2@A2A3", case_2, Prof::A2A3},
+    {"c2@A5", case_2, Prof::A5},
+    {"c2@CPU", case_2, Prof::CPU},
+    {"c3@A2A3", case_3, Prof::A2A3},
+    {"c3@A5", case_3, Prof::A5},
+    {"c3@CPU", case_3, Prof::CPU},
+    {"c4@A2A3", case_4, Prof::A2A3},
+    {"c4@A5", case_4, Prof::A5},
+    {"c4@CPU", case_4, Prof::CPU},
+    {"c5@A2A3", case_5, Prof::A2A3},
+    {"c5@A5", case_5, Prof::A5},
+    {"c5@CPU", case_5, Prof::CPU},
+    {"c6@A2A3", case_6, Prof::A2A3},
+    {"c6@A5", case_6, Prof::A5},
+    {"c6@CPU", case_6, Prof::CPU},
+    {"c7@A2A3", case_7, Prof::A2A3},
+    {"c7@A5", case_7, Prof::A5},
+    {"c7@CPU", case_7, Prof::CPU},
+    {"c8@A2A3", case_8, Prof::A2A3},
+    {"c8@A5", case_8, Prof::A5},
+    {"c8@CPU", case_8, Prof::CPU},
+    {"c9@CPU", case_9, Prof::CPU},
+    {"c10@CPU", case_10, Prof::CPU},
+    {"c11@CPU", case_11, Prof::CPU},
+    {"c12@CPU", case_12, Prof::CPU},
+    {"c13@CPU", case_13, Prof::CPU},
+    {"c14@CPU", case_14, Prof::CPU},
+    {"c15@CPU", case_15, Prof::CPU},
+    {"c16@CPU", case_16, Prof::CPU},
+    {"c17@CPU", case_17, Prof::CPU},
+    {"c18@A2A3", case_18, Prof::A2A3},
+    {"c18@A5", case_18, Prof::A5},
+    {"c18@CPU", case_18, Prof::CPU},
+    {"c19@A2A3", case_19, Prof::A2A3},
+    {"c19@A5", case_19, Prof::A5},
+    {"c19@CPU", case_19, Prof::CPU},
+    {"c20@A2A3", case_20, Prof::A2A3},
+    {"c20@A5", case_20, Prof::A5},
+    {"c20@CPU", case_20, Prof::CPU},
+    {"c21@A2A3", case_21, Prof::A2A3},
+    {"c21@A5", case_21, Prof::A5},
+    {"c21@CPU", case_21, Prof::CPU},
+    {"c22@A2A3", case_22, Prof::A2A3},
+    {"c22@A5", case_22, Prof::A5},
+    {"c22@CPU", case_22, Prof::CPU},
+    {"c23@A2A3", case_23, Prof::A2A3},
+    {"c23@A5", case_23, Prof::A5},
+    {"c23@CPU", case_23, Prof::CPU},
+    {"c24@A2A3", case_24, Prof::A2A3},
+    {"c24@A5", case_24, Prof::A5},
+    {"c24@CPU", case_24, Prof::CPU},
+    {"c25@A2A3", case_25, Prof::A2A3},
+    {"c25@A5", case_25, Prof::A5},
+    {"c25@CPU", case_25, Prof::CPU},
+    {"c26@A2A3", case_26, Prof::A2A3},
+    {"c26@A5", case_26, Prof::A5},
+    {"c26@CPU", case_26, Prof::CPU},
+    {"c27@CPU", case_27, Prof::CPU},
+    {"c28@CPU", case_28, Prof::CPU},
+    {"c29@CPU", case_29, Prof::CPU},
+    {"c30@CPU", case_30, Prof::CPU},
+    {"c31@CPU", case_31, Prof::CPU},
+    {"c32@CPU", case_32, Prof::CPU},
+    {"c33@CPU", case_33, Prof::CPU},
+    {"c34@CPU", case_34, Prof::CPU},
+    {"c35@CPU", case_35, Prof::CPU},
+    {"c36@CPU", case_36, Prof::CPU},
+    {"c37@CPU", case_37, Prof::CPU},
+    {"c38@CPU", case_38, Prof::CPU},
+    {"c39@CPU", case_39, Prof::CPU},
+    {"c40@CPU", case_40, Prof::CPU},
+    {"c41@CPU", case_41, Prof::CPU},
+    {"c42@CPU", case_42, Prof::CPU},
+    {"c43@CPU", case_43, Prof::CPU},
+    {"c44@CPU", case_44, Prof::CPU},
+    {"c45@CPU", case_45, Prof::CPU},
+    {"c46@CPU", case_46, Prof::CPU},
+    {"c47@CPU", case_47, Prof::CPU},
+    {"c48@CPU", case_48, Prof::CPU},
+    {"c49@CPU", case_49, Prof::CPU},
+    {"c50@CPU", case_50, Prof::CPU},
+    {"c51@CPU", case_51, Prof::CPU},
+    {"c52@CPU", case_52, Prof::CPU},
+    {"c53@CPU", case_53, Prof::CPU},
+    {"c54@CPU", case_54, Prof::CPU},
+    {"c55@CPU", case_55, Prof::CPU},
+    {"c56@CPU", case_56, Prof::CPU},
+    {"c57@CPU", case_57, Prof::CPU},
+    {"c58@CPU", case_58, Prof::CPU},
+    {"c59@CPU", case_59, Prof::CPU},
+    {"c60@CPU", case_60, Prof::CPU},
+    {"c61@CPU", case_61, Prof::CPU},
+    {"c62@CPU", case_62, Prof::CPU},
+    {"c63@CPU", case_63, Prof::CPU},
+    {"c64@CPU", case_64, Prof::CPU},
+    {"c65@CPU", case_65, Prof::CPU},
+    {"c66@CPU", case_66, Prof::CPU},
+    {"c67@CPU", case_67, Prof::CPU},
+    {"c68@CPU", case_68, Prof::CPU},
+    {"c69@CPU", case_69, Prof::CPU},
+    {"c70@CPU", case_70, Prof::CPU},
+    {"c71@CPU", case_71, Prof::CPU},
+    {"c72@CPU", case_72, Prof::CPU},
+    {"c73@CPU", case_73, Prof::CPU},
+    {"c74@CPU", case_74, Prof::CPU},
+    {"c75@CPU", case_75, Prof::CPU},
+    {"c76@CPU", case_76, Prof::CPU},
+    {"c77@CPU", case_77, Prof::CPU},
+    {"c78@CPU", case_78, Prof::CPU},
+    {"c79@CPU", case_79, Prof::CPU},
+    {"c80@CPU", case_80, Prof::CPU},
+    {"rf_a2a3_26_scalar_blocks_f0", rf_a2a3_26_scalar_blocks_f0, Prof::A2A3},
+    {"rf_a5_26_scalar_blocks_f0", rf_a5_26_scalar_blocks_f0, Prof::A5},
 };
 
 } // namespace

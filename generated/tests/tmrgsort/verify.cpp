@@ -208,9 +208,9 @@ void legal_a2a3_f0() {
     profiled::TMRGSORT<profile_a2a3>(dst, src, uint32_t{});
 }
 
-// breaks rule 19_total_bytes (total_bytes) of the A2A3 profile on declaration 0
+// breaks rule 22_total_bytes (total_bytes) of the A2A3 profile on declaration 0
 // expected-error@*:* {{TMRGSORT [A2A3]: the storage of src, dst together must be below 196608 bytes (192 KiB)}}
-void fail_a2a3_19_total_bytes_f0() {
+void fail_a2a3_22_total_bytes_f0() {
     using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 1, 98288, BLayout::RowMajor, 1, 16>;
@@ -225,7 +225,7 @@ void legal_a2a3_f1() {
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src src;
-    using Tile_tmp_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_tmp_f1 = Tile<TileType::Vec, half, 1, 64, BLayout::RowMajor, 1, 16>;
     Tile_tmp_f1 tmp_f1;
     using Tile_src0_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src0_f1 src0_f1;
@@ -247,7 +247,7 @@ void fail_a2a3_07_same_dtype_f1() {
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src src;
-    using Tile_tmp_f1 = Tile<TileType::Vec, float, 1, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_tmp_f1 = Tile<TileType::Vec, float, 1, 64, BLayout::RowMajor, 1, 16>;
     Tile_tmp_f1 tmp_f1;
     using Tile_src0_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src0_f1 src0_f1;
@@ -270,7 +270,7 @@ void fail_a2a3_08_row_major_f1() {
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src src;
-    using Tile_tmp_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
+    using Tile_tmp_f1 = Tile<TileType::Vec, half, 1, 64, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_tmp_f1 tmp_f1;
     using Tile_src0_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src0_f1 src0_f1;
@@ -293,7 +293,7 @@ void fail_a2a3_09_location_f1() {
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src src;
-    using Tile_tmp_f1 = Tile<TileType::Mat, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_tmp_f1 = Tile<TileType::Mat, half, 1, 64, BLayout::RowMajor, 1, 16>;
     Tile_tmp_f1 tmp_f1;
     using Tile_src0_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src0_f1 src0_f1;
@@ -316,7 +316,7 @@ void fail_a2a3_10_shape_relation_f1() {
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src src;
-    using Tile_tmp_f1 = Tile<TileType::Vec, half, 17, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_tmp_f1 = Tile<TileType::Vec, half, 17, 64, BLayout::RowMajor, 1, 16>;
     Tile_tmp_f1 tmp_f1;
     using Tile_src0_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src0_f1 src0_f1;
@@ -332,16 +332,39 @@ void fail_a2a3_10_shape_relation_f1() {
                        false>(dst, executed_f1, tmp_f1, src0_f1, src1_f1, src2_f1, src3_f1);
 }
 
-// breaks rule 20_total_bytes (total_bytes) of the A2A3 profile on declaration 1
-// expected-error@*:* {{TMRGSORT [A2A3]: the storage of src0, src1, src2, src3, tmp together must be below 196608 bytes (192 KiB)}}
-void fail_a2a3_20_total_bytes_f1() {
+// breaks rule 19_shape_relation (shape_relation) of the A2A3 profile on declaration 1
+// expected-error@*:* {{TMRGSORT [A2A3]: template shapes must satisfy tmp.Cols >= src0.Cols + src1.Cols + src2.Cols + src3.Cols}}
+void fail_a2a3_19_shape_relation_f1() {
     using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src src;
-    using Tile_tmp_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_tmp_f1 = Tile<TileType::Vec, half, 1, 64, BLayout::RowMajor, 1, 16>;
     Tile_tmp_f1 tmp_f1;
-    using Tile_src0_f1 = Tile<TileType::Vec, half, 1, 98240, BLayout::RowMajor, 1, 16>;
+    using Tile_src0_f1 = Tile<TileType::Vec, half, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f1 src0_f1;
+    using Tile_src1_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f1 src1_f1;
+    using Tile_src2_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src2_f1 src2_f1;
+    using Tile_src3_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src3_f1 src3_f1;
+    MrgSortExecutedNumList executed_f1;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_a2a3, Tile_dst, Tile_tmp_f1, Tile_src0_f1, Tile_src1_f1, Tile_src2_f1, Tile_src3_f1,
+                       false>(dst, executed_f1, tmp_f1, src0_f1, src1_f1, src2_f1, src3_f1);
+}
+
+// breaks rule 23_total_bytes (total_bytes) of the A2A3 profile on declaration 1
+// expected-error@*:* {{TMRGSORT [A2A3]: the storage of tmp, src0, src1, src2, src3 together must be below 196608 bytes (192 KiB)}}
+void fail_a2a3_23_total_bytes_f1() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f1 = Tile<TileType::Vec, half, 1, 98240, BLayout::RowMajor, 1, 16>;
+    Tile_tmp_f1 tmp_f1;
+    using Tile_src0_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src0_f1 src0_f1;
     using Tile_src1_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src1_f1 src1_f1;
@@ -361,7 +384,7 @@ void legal_a2a3_f2() {
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src src;
-    using Tile_tmp_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_tmp_f2 = Tile<TileType::Vec, half, 1, 48, BLayout::RowMajor, 1, 16>;
     Tile_tmp_f2 tmp_f2;
     using Tile_src0_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src0_f2 src0_f2;
@@ -381,7 +404,7 @@ void fail_a2a3_11_same_dtype_f2() {
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src src;
-    using Tile_tmp_f2 = Tile<TileType::Vec, float, 1, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_tmp_f2 = Tile<TileType::Vec, float, 1, 48, BLayout::RowMajor, 1, 16>;
     Tile_tmp_f2 tmp_f2;
     using Tile_src0_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src0_f2 src0_f2;
@@ -402,7 +425,7 @@ void fail_a2a3_12_row_major_f2() {
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src src;
-    using Tile_tmp_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
+    using Tile_tmp_f2 = Tile<TileType::Vec, half, 1, 48, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_tmp_f2 tmp_f2;
     using Tile_src0_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src0_f2 src0_f2;
@@ -423,7 +446,7 @@ void fail_a2a3_13_location_f2() {
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src src;
-    using Tile_tmp_f2 = Tile<TileType::Mat, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_tmp_f2 = Tile<TileType::Mat, half, 1, 48, BLayout::RowMajor, 1, 16>;
     Tile_tmp_f2 tmp_f2;
     using Tile_src0_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src0_f2 src0_f2;
@@ -444,7 +467,7 @@ void fail_a2a3_14_shape_relation_f2() {
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src src;
-    using Tile_tmp_f2 = Tile<TileType::Vec, half, 17, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_tmp_f2 = Tile<TileType::Vec, half, 17, 48, BLayout::RowMajor, 1, 16>;
     Tile_tmp_f2 tmp_f2;
     using Tile_src0_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src0_f2 src0_f2;
@@ -458,16 +481,37 @@ void fail_a2a3_14_shape_relation_f2() {
         dst, executed_f2, tmp_f2, src0_f2, src1_f2, src2_f2);
 }
 
-// breaks rule 21_total_bytes (total_bytes) of the A2A3 profile on declaration 2
-// expected-error@*:* {{TMRGSORT [A2A3]: the storage of src0, src1, src2, tmp together must be below 196608 bytes (192 KiB)}}
-void fail_a2a3_21_total_bytes_f2() {
+// breaks rule 20_shape_relation (shape_relation) of the A2A3 profile on declaration 2
+// expected-error@*:* {{TMRGSORT [A2A3]: template shapes must satisfy tmp.Cols >= src0.Cols + src1.Cols + src2.Cols}}
+void fail_a2a3_20_shape_relation_f2() {
     using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src src;
-    using Tile_tmp_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_tmp_f2 = Tile<TileType::Vec, half, 1, 48, BLayout::RowMajor, 1, 16>;
     Tile_tmp_f2 tmp_f2;
-    using Tile_src0_f2 = Tile<TileType::Vec, half, 1, 98256, BLayout::RowMajor, 1, 16>;
+    using Tile_src0_f2 = Tile<TileType::Vec, half, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f2 src0_f2;
+    using Tile_src1_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f2 src1_f2;
+    using Tile_src2_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src2_f2 src2_f2;
+    MrgSortExecutedNumList executed_f2;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_a2a3, Tile_dst, Tile_tmp_f2, Tile_src0_f2, Tile_src1_f2, Tile_src2_f2, false>(
+        dst, executed_f2, tmp_f2, src0_f2, src1_f2, src2_f2);
+}
+
+// breaks rule 24_total_bytes (total_bytes) of the A2A3 profile on declaration 2
+// expected-error@*:* {{TMRGSORT [A2A3]: the storage of tmp, src0, src1, src2 together must be below 196608 bytes (192 KiB)}}
+void fail_a2a3_24_total_bytes_f2() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f2 = Tile<TileType::Vec, half, 1, 98256, BLayout::RowMajor, 1, 16>;
+    Tile_tmp_f2 tmp_f2;
+    using Tile_src0_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src0_f2 src0_f2;
     using Tile_src1_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src1_f2 src1_f2;
@@ -485,7 +529,7 @@ void legal_a2a3_f3() {
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src src;
-    using Tile_tmp_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_tmp_f3 = Tile<TileType::Vec, half, 1, 32, BLayout::RowMajor, 1, 16>;
     Tile_tmp_f3 tmp_f3;
     using Tile_src0_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src0_f3 src0_f3;
@@ -503,7 +547,7 @@ void fail_a2a3_15_same_dtype_f3() {
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src src;
-    using Tile_tmp_f3 = Tile<TileType::Vec, float, 1, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_tmp_f3 = Tile<TileType::Vec, float, 1, 32, BLayout::RowMajor, 1, 16>;
     Tile_tmp_f3 tmp_f3;
     using Tile_src0_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src0_f3 src0_f3;
@@ -522,7 +566,7 @@ void fail_a2a3_16_row_major_f3() {
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src src;
-    using Tile_tmp_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
+    using Tile_tmp_f3 = Tile<TileType::Vec, half, 1, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_tmp_f3 tmp_f3;
     using Tile_src0_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src0_f3 src0_f3;
@@ -541,7 +585,7 @@ void fail_a2a3_17_location_f3() {
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src src;
-    using Tile_tmp_f3 = Tile<TileType::Mat, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_tmp_f3 = Tile<TileType::Mat, half, 1, 32, BLayout::RowMajor, 1, 16>;
     Tile_tmp_f3 tmp_f3;
     using Tile_src0_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src0_f3 src0_f3;
@@ -560,7 +604,7 @@ void fail_a2a3_18_shape_relation_f3() {
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src src;
-    using Tile_tmp_f3 = Tile<TileType::Vec, half, 17, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_tmp_f3 = Tile<TileType::Vec, half, 17, 32, BLayout::RowMajor, 1, 16>;
     Tile_tmp_f3 tmp_f3;
     using Tile_src0_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src0_f3 src0_f3;
@@ -572,16 +616,35 @@ void fail_a2a3_18_shape_relation_f3() {
                                                                                                src0_f3, src1_f3);
 }
 
-// breaks rule 22_total_bytes (total_bytes) of the A2A3 profile on declaration 3
-// expected-error@*:* {{TMRGSORT [A2A3]: the storage of src0, src1, tmp together must be below 196608 bytes (192 KiB)}}
-void fail_a2a3_22_total_bytes_f3() {
+// breaks rule 21_shape_relation (shape_relation) of the A2A3 profile on declaration 3
+// expected-error@*:* {{TMRGSORT [A2A3]: template shapes must satisfy tmp.Cols >= src0.Cols + src1.Cols}}
+void fail_a2a3_21_shape_relation_f3() {
     using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src src;
-    using Tile_tmp_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_tmp_f3 = Tile<TileType::Vec, half, 1, 32, BLayout::RowMajor, 1, 16>;
     Tile_tmp_f3 tmp_f3;
-    using Tile_src0_f3 = Tile<TileType::Vec, half, 1, 98272, BLayout::RowMajor, 1, 16>;
+    using Tile_src0_f3 = Tile<TileType::Vec, half, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f3 src0_f3;
+    using Tile_src1_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f3 src1_f3;
+    MrgSortExecutedNumList executed_f3;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_a2a3, Tile_dst, Tile_tmp_f3, Tile_src0_f3, Tile_src1_f3, false>(dst, executed_f3, tmp_f3,
+                                                                                               src0_f3, src1_f3);
+}
+
+// breaks rule 25_total_bytes (total_bytes) of the A2A3 profile on declaration 3
+// expected-error@*:* {{TMRGSORT [A2A3]: the storage of tmp, src0, src1 together must be below 196608 bytes (192 KiB)}}
+void fail_a2a3_25_total_bytes_f3() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f3 = Tile<TileType::Vec, half, 1, 98272, BLayout::RowMajor, 1, 16>;
+    Tile_tmp_f3 tmp_f3;
+    using Tile_src0_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src0_f3 src0_f3;
     using Tile_src1_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src1_f3 src1_f3;
@@ -600,9 +663,9 @@ void legal_a5_f0() {
     profiled::TMRGSORT<profile_a5>(dst, src, uint32_t{});
 }
 
-// breaks rule 19_total_bytes (total_bytes) of the A5 profile on declaration 0
+// breaks rule 22_total_bytes (total_bytes) of the A5 profile on declaration 0
 // expected-error@*:* {{TMRGSORT [A5]: the storage of src, dst together must be below 196608 bytes (192 KiB)}}
-void fail_a5_19_total_bytes_f0() {
+void fail_a5_22_total_bytes_f0() {
     using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 1, 98288, BLayout::RowMajor, 1, 16>;
@@ -617,7 +680,7 @@ void legal_a5_f1() {
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src src;
-    using Tile_tmp_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_tmp_f1 = Tile<TileType::Vec, half, 1, 64, BLayout::RowMajor, 1, 16>;
     Tile_tmp_f1 tmp_f1;
     using Tile_src0_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src0_f1 src0_f1;
@@ -639,7 +702,7 @@ void fail_a5_07_same_dtype_f1() {
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src src;
-    using Tile_tmp_f1 = Tile<TileType::Vec, float, 1, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_tmp_f1 = Tile<TileType::Vec, float, 1, 64, BLayout::RowMajor, 1, 16>;
     Tile_tmp_f1 tmp_f1;
     using Tile_src0_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src0_f1 src0_f1;
@@ -662,7 +725,7 @@ void fail_a5_08_row_major_f1() {
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src src;
-    using Tile_tmp_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
+    using Tile_tmp_f1 = Tile<TileType::Vec, half, 1, 64, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_tmp_f1 tmp_f1;
     using Tile_src0_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src0_f1 src0_f1;
@@ -685,7 +748,7 @@ void fail_a5_09_location_f1() {
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src src;
-    using Tile_tmp_f1 = Tile<TileType::Mat, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_tmp_f1 = Tile<TileType::Mat, half, 1, 64, BLayout::RowMajor, 1, 16>;
     Tile_tmp_f1 tmp_f1;
     using Tile_src0_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src0_f1 src0_f1;
@@ -708,7 +771,7 @@ void fail_a5_10_shape_relation_f1() {
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src src;
-    using Tile_tmp_f1 = Tile<TileType::Vec, half, 17, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_tmp_f1 = Tile<TileType::Vec, half, 17, 64, BLayout::RowMajor, 1, 16>;
     Tile_tmp_f1 tmp_f1;
     using Tile_src0_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src0_f1 src0_f1;
@@ -724,16 +787,39 @@ void fail_a5_10_shape_relation_f1() {
                        false>(dst, executed_f1, tmp_f1, src0_f1, src1_f1, src2_f1, src3_f1);
 }
 
-// breaks rule 20_total_bytes (total_bytes) of the A5 profile on declaration 1
-// expected-error@*:* {{TMRGSORT [A5]: the storage of src0, src1, src2, src3, tmp together must be below 196608 bytes (192 KiB)}}
-void fail_a5_20_total_bytes_f1() {
+// breaks rule 19_shape_relation (shape_relation) of the A5 profile on declaration 1
+// expected-error@*:* {{TMRGSORT [A5]: template shapes must satisfy tmp.Cols >= src0.Cols + src1.Cols + src2.Cols + src3.Cols}}
+void fail_a5_19_shape_relation_f1() {
     using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src src;
-    using Tile_tmp_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_tmp_f1 = Tile<TileType::Vec, half, 1, 64, BLayout::RowMajor, 1, 16>;
     Tile_tmp_f1 tmp_f1;
-    using Tile_src0_f1 = Tile<TileType::Vec, half, 1, 98240, BLayout::RowMajor, 1, 16>;
+    using Tile_src0_f1 = Tile<TileType::Vec, half, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f1 src0_f1;
+    using Tile_src1_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f1 src1_f1;
+    using Tile_src2_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src2_f1 src2_f1;
+    using Tile_src3_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src3_f1 src3_f1;
+    MrgSortExecutedNumList executed_f1;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_a5, Tile_dst, Tile_tmp_f1, Tile_src0_f1, Tile_src1_f1, Tile_src2_f1, Tile_src3_f1,
+                       false>(dst, executed_f1, tmp_f1, src0_f1, src1_f1, src2_f1, src3_f1);
+}
+
+// breaks rule 23_total_bytes (total_bytes) of the A5 profile on declaration 1
+// expected-error@*:* {{TMRGSORT [A5]: the storage of tmp, src0, src1, src2, src3 together must be below 196608 bytes (192 KiB)}}
+void fail_a5_23_total_bytes_f1() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f1 = Tile<TileType::Vec, half, 1, 98240, BLayout::RowMajor, 1, 16>;
+    Tile_tmp_f1 tmp_f1;
+    using Tile_src0_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src0_f1 src0_f1;
     using Tile_src1_f1 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src1_f1 src1_f1;
@@ -753,7 +839,7 @@ void legal_a5_f2() {
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src src;
-    using Tile_tmp_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_tmp_f2 = Tile<TileType::Vec, half, 1, 48, BLayout::RowMajor, 1, 16>;
     Tile_tmp_f2 tmp_f2;
     using Tile_src0_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src0_f2 src0_f2;
@@ -773,7 +859,7 @@ void fail_a5_11_same_dtype_f2() {
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src src;
-    using Tile_tmp_f2 = Tile<TileType::Vec, float, 1, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_tmp_f2 = Tile<TileType::Vec, float, 1, 48, BLayout::RowMajor, 1, 16>;
     Tile_tmp_f2 tmp_f2;
     using Tile_src0_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src0_f2 src0_f2;
@@ -794,7 +880,7 @@ void fail_a5_12_row_major_f2() {
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src src;
-    using Tile_tmp_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
+    using Tile_tmp_f2 = Tile<TileType::Vec, half, 1, 48, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_tmp_f2 tmp_f2;
     using Tile_src0_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src0_f2 src0_f2;
@@ -815,7 +901,7 @@ void fail_a5_13_location_f2() {
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src src;
-    using Tile_tmp_f2 = Tile<TileType::Mat, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_tmp_f2 = Tile<TileType::Mat, half, 1, 48, BLayout::RowMajor, 1, 16>;
     Tile_tmp_f2 tmp_f2;
     using Tile_src0_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src0_f2 src0_f2;
@@ -836,7 +922,7 @@ void fail_a5_14_shape_relation_f2() {
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src src;
-    using Tile_tmp_f2 = Tile<TileType::Vec, half, 17, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_tmp_f2 = Tile<TileType::Vec, half, 17, 48, BLayout::RowMajor, 1, 16>;
     Tile_tmp_f2 tmp_f2;
     using Tile_src0_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src0_f2 src0_f2;
@@ -850,16 +936,37 @@ void fail_a5_14_shape_relation_f2() {
         dst, executed_f2, tmp_f2, src0_f2, src1_f2, src2_f2);
 }
 
-// breaks rule 21_total_bytes (total_bytes) of the A5 profile on declaration 2
-// expected-error@*:* {{TMRGSORT [A5]: the storage of src0, src1, src2, tmp together must be below 196608 bytes (192 KiB)}}
-void fail_a5_21_total_bytes_f2() {
+// breaks rule 20_shape_relation (shape_relation) of the A5 profile on declaration 2
+// expected-error@*:* {{TMRGSORT [A5]: template shapes must satisfy tmp.Cols >= src0.Cols + src1.Cols + src2.Cols}}
+void fail_a5_20_shape_relation_f2() {
     using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src src;
-    using Tile_tmp_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_tmp_f2 = Tile<TileType::Vec, half, 1, 48, BLayout::RowMajor, 1, 16>;
     Tile_tmp_f2 tmp_f2;
-    using Tile_src0_f2 = Tile<TileType::Vec, half, 1, 98256, BLayout::RowMajor, 1, 16>;
+    using Tile_src0_f2 = Tile<TileType::Vec, half, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f2 src0_f2;
+    using Tile_src1_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f2 src1_f2;
+    using Tile_src2_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src2_f2 src2_f2;
+    MrgSortExecutedNumList executed_f2;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_a5, Tile_dst, Tile_tmp_f2, Tile_src0_f2, Tile_src1_f2, Tile_src2_f2, false>(
+        dst, executed_f2, tmp_f2, src0_f2, src1_f2, src2_f2);
+}
+
+// breaks rule 24_total_bytes (total_bytes) of the A5 profile on declaration 2
+// expected-error@*:* {{TMRGSORT [A5]: the storage of tmp, src0, src1, src2 together must be below 196608 bytes (192 KiB)}}
+void fail_a5_24_total_bytes_f2() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f2 = Tile<TileType::Vec, half, 1, 98256, BLayout::RowMajor, 1, 16>;
+    Tile_tmp_f2 tmp_f2;
+    using Tile_src0_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src0_f2 src0_f2;
     using Tile_src1_f2 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src1_f2 src1_f2;
@@ -877,7 +984,7 @@ void legal_a5_f3() {
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src src;
-    using Tile_tmp_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_tmp_f3 = Tile<TileType::Vec, half, 1, 32, BLayout::RowMajor, 1, 16>;
     Tile_tmp_f3 tmp_f3;
     using Tile_src0_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src0_f3 src0_f3;
@@ -895,7 +1002,7 @@ void fail_a5_15_same_dtype_f3() {
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src src;
-    using Tile_tmp_f3 = Tile<TileType::Vec, float, 1, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_tmp_f3 = Tile<TileType::Vec, float, 1, 32, BLayout::RowMajor, 1, 16>;
     Tile_tmp_f3 tmp_f3;
     using Tile_src0_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src0_f3 src0_f3;
@@ -914,7 +1021,7 @@ void fail_a5_16_row_major_f3() {
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src src;
-    using Tile_tmp_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
+    using Tile_tmp_f3 = Tile<TileType::Vec, half, 1, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_tmp_f3 tmp_f3;
     using Tile_src0_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src0_f3 src0_f3;
@@ -933,7 +1040,7 @@ void fail_a5_17_location_f3() {
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src src;
-    using Tile_tmp_f3 = Tile<TileType::Mat, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_tmp_f3 = Tile<TileType::Mat, half, 1, 32, BLayout::RowMajor, 1, 16>;
     Tile_tmp_f3 tmp_f3;
     using Tile_src0_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src0_f3 src0_f3;
@@ -952,7 +1059,7 @@ void fail_a5_18_shape_relation_f3() {
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src src;
-    using Tile_tmp_f3 = Tile<TileType::Vec, half, 17, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_tmp_f3 = Tile<TileType::Vec, half, 17, 32, BLayout::RowMajor, 1, 16>;
     Tile_tmp_f3 tmp_f3;
     using Tile_src0_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src0_f3 src0_f3;
@@ -964,16 +1071,35 @@ void fail_a5_18_shape_relation_f3() {
                                                                                              src0_f3, src1_f3);
 }
 
-// breaks rule 22_total_bytes (total_bytes) of the A5 profile on declaration 3
-// expected-error@*:* {{TMRGSORT [A5]: the storage of src0, src1, tmp together must be below 196608 bytes (192 KiB)}}
-void fail_a5_22_total_bytes_f3() {
+// breaks rule 21_shape_relation (shape_relation) of the A5 profile on declaration 3
+// expected-error@*:* {{TMRGSORT [A5]: template shapes must satisfy tmp.Cols >= src0.Cols + src1.Cols}}
+void fail_a5_21_shape_relation_f3() {
     using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src src;
-    using Tile_tmp_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_tmp_f3 = Tile<TileType::Vec, half, 1, 32, BLayout::RowMajor, 1, 16>;
     Tile_tmp_f3 tmp_f3;
-    using Tile_src0_f3 = Tile<TileType::Vec, half, 1, 98272, BLayout::RowMajor, 1, 16>;
+    using Tile_src0_f3 = Tile<TileType::Vec, half, 1, 32, BLayout::RowMajor, 1, 16>;
+    Tile_src0_f3 src0_f3;
+    using Tile_src1_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1_f3 src1_f3;
+    MrgSortExecutedNumList executed_f3;
+    // expected-note@+1 {{requested here}}
+    profiled::TMRGSORT<profile_a5, Tile_dst, Tile_tmp_f3, Tile_src0_f3, Tile_src1_f3, false>(dst, executed_f3, tmp_f3,
+                                                                                             src0_f3, src1_f3);
+}
+
+// breaks rule 25_total_bytes (total_bytes) of the A5 profile on declaration 3
+// expected-error@*:* {{TMRGSORT [A5]: the storage of tmp, src0, src1 together must be below 196608 bytes (192 KiB)}}
+void fail_a5_25_total_bytes_f3() {
+    using Tile_dst = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    using Tile_tmp_f3 = Tile<TileType::Vec, half, 1, 98272, BLayout::RowMajor, 1, 16>;
+    Tile_tmp_f3 tmp_f3;
+    using Tile_src0_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src0_f3 src0_f3;
     using Tile_src1_f3 = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_src1_f3 src1_f3;

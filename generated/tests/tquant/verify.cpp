@@ -218,3 +218,179 @@ void fail_cpu_03_row_major() {
     profiled::TQUANT<profile_cpu, 1, MxQuantAlg::OcpMxFp8E4M3, Tile_dst, Tile_src, Tile_exp, Tile_max, Tile_scaling>(
         dst, src, &exp, &max, &scaling);
 }
+
+// legal twin of declaration 3: every rule of the profile holds
+void legal_a5_f3() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 64, 32, BLayout::RowMajor, 2, 32>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, float, 64, 32, BLayout::RowMajor, 2, 32>;
+    Tile_src src;
+    using Tile_exp = Tile<TileType::Vec, uint8_t, 1, 64, BLayout::RowMajor, 1, 32>;
+    Tile_exp exp;
+    using Tile_max = Tile<TileType::Vec, float, 1, 8, BLayout::RowMajor, 1, 8>;
+    Tile_max max;
+    using Tile_scaling = Tile<TileType::Vec, float, 1, 8, BLayout::RowMajor, 1, 8>;
+    Tile_scaling scaling;
+    profiled::TQUANT<profile_a5, 0, MxQuantAlg::OcpMxFp8E4M3, true, Tile_dst, Tile_src, Tile_exp, Tile_max,
+                     Tile_scaling>(dst, src, &exp, &max, &scaling);
+}
+
+// breaks rule 06_template_value (template_value) of the A5 profile on declaration 3
+// expected-error@*:* {{TQUANT [A5]: template argument grp_axis must be 0 when interleave is true}}
+void fail_a5_06_template_value_f3() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 64, 32, BLayout::RowMajor, 2, 32>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, float, 64, 32, BLayout::RowMajor, 2, 32>;
+    Tile_src src;
+    using Tile_exp = Tile<TileType::Vec, uint8_t, 1, 64, BLayout::RowMajor, 1, 32>;
+    Tile_exp exp;
+    using Tile_max = Tile<TileType::Vec, float, 1, 8, BLayout::RowMajor, 1, 8>;
+    Tile_max max;
+    using Tile_scaling = Tile<TileType::Vec, float, 1, 8, BLayout::RowMajor, 1, 8>;
+    Tile_scaling scaling;
+    // expected-note@+1 {{requested here}}
+    profiled::TQUANT<profile_a5, 1, MxQuantAlg::OcpMxFp8E4M3, true, Tile_dst, Tile_src, Tile_exp, Tile_max,
+                     Tile_scaling>(dst, src, &exp, &max, &scaling);
+}
+
+// breaks rule 07_shape_multiple (shape_multiple) of the A5 profile on declaration 3
+// expected-error@*:* {{TQUANT [A5]: the static rows of src must be a multiple of 64 when interleave is true}}
+void fail_a5_07_shape_multiple_f3() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 64, 32, BLayout::RowMajor, 2, 32>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, float, 32, 32, BLayout::RowMajor, 2, 32>;
+    Tile_src src;
+    using Tile_exp = Tile<TileType::Vec, uint8_t, 1, 64, BLayout::RowMajor, 1, 32>;
+    Tile_exp exp;
+    using Tile_max = Tile<TileType::Vec, float, 1, 8, BLayout::RowMajor, 1, 8>;
+    Tile_max max;
+    using Tile_scaling = Tile<TileType::Vec, float, 1, 8, BLayout::RowMajor, 1, 8>;
+    Tile_scaling scaling;
+    // expected-note@+1 {{requested here}}
+    profiled::TQUANT<profile_a5, 0, MxQuantAlg::OcpMxFp8E4M3, true, Tile_dst, Tile_src, Tile_exp, Tile_max,
+                     Tile_scaling>(dst, src, &exp, &max, &scaling);
+}
+
+// breaks rule 08_derived_extent (derived_extent) of the A5 profile on declaration 3
+// expected-error@*:* {{TQUANT [A5]: exp::Rows must be src::Rows, divided by 64 rounded up when interleave is true}}
+void fail_a5_08_derived_extent_f3() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 64, 32, BLayout::RowMajor, 2, 32>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, float, 64, 32, BLayout::RowMajor, 2, 32>;
+    Tile_src src;
+    using Tile_exp = Tile<TileType::Vec, uint8_t, 2, 64, BLayout::RowMajor, 1, 32>;
+    Tile_exp exp;
+    using Tile_max = Tile<TileType::Vec, float, 1, 8, BLayout::RowMajor, 1, 8>;
+    Tile_max max;
+    using Tile_scaling = Tile<TileType::Vec, float, 1, 8, BLayout::RowMajor, 1, 8>;
+    Tile_scaling scaling;
+    // expected-note@+1 {{requested here}}
+    profiled::TQUANT<profile_a5, 0, MxQuantAlg::OcpMxFp8E4M3, true, Tile_dst, Tile_src, Tile_exp, Tile_max,
+                     Tile_scaling>(dst, src, &exp, &max, &scaling);
+}
+
+// breaks rule 09_derived_extent (derived_extent) of the A5 profile on declaration 3
+// expected-error@*:* {{TQUANT [A5]: exp::Cols must be src::Cols, times 2, rounded up to a multiple of 32 when interleave is true}}
+void fail_a5_09_derived_extent_f3() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 64, 32, BLayout::RowMajor, 2, 32>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, float, 64, 32, BLayout::RowMajor, 2, 32>;
+    Tile_src src;
+    using Tile_exp = Tile<TileType::Vec, uint8_t, 1, 96, BLayout::RowMajor, 1, 32>;
+    Tile_exp exp;
+    using Tile_max = Tile<TileType::Vec, float, 1, 8, BLayout::RowMajor, 1, 8>;
+    Tile_max max;
+    using Tile_scaling = Tile<TileType::Vec, float, 1, 8, BLayout::RowMajor, 1, 8>;
+    Tile_scaling scaling;
+    // expected-note@+1 {{requested here}}
+    profiled::TQUANT<profile_a5, 0, MxQuantAlg::OcpMxFp8E4M3, true, Tile_dst, Tile_src, Tile_exp, Tile_max,
+                     Tile_scaling>(dst, src, &exp, &max, &scaling);
+}
+
+// legal twin of declaration 3: every rule of the profile holds
+void legal_cpu_f3() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 64, 32, BLayout::RowMajor, 2, 32>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, float, 64, 32, BLayout::RowMajor, 2, 32>;
+    Tile_src src;
+    using Tile_exp = Tile<TileType::Vec, uint8_t, 1, 64, BLayout::RowMajor, 1, 32>;
+    Tile_exp exp;
+    using Tile_max = Tile<TileType::Vec, float, 1, 8, BLayout::RowMajor, 1, 8>;
+    Tile_max max;
+    using Tile_scaling = Tile<TileType::Vec, float, 1, 8, BLayout::RowMajor, 1, 8>;
+    Tile_scaling scaling;
+    profiled::TQUANT<profile_cpu, 0, MxQuantAlg::OcpMxFp8E4M3, true, Tile_dst, Tile_src, Tile_exp, Tile_max,
+                     Tile_scaling>(dst, src, &exp, &max, &scaling);
+}
+
+// breaks rule 06_template_value (template_value) of the CPU profile on declaration 3
+// expected-error@*:* {{TQUANT [CPU]: template argument grp_axis must be 0 when interleave is true}}
+void fail_cpu_06_template_value_f3() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 64, 32, BLayout::RowMajor, 2, 32>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, float, 64, 32, BLayout::RowMajor, 2, 32>;
+    Tile_src src;
+    using Tile_exp = Tile<TileType::Vec, uint8_t, 1, 64, BLayout::RowMajor, 1, 32>;
+    Tile_exp exp;
+    using Tile_max = Tile<TileType::Vec, float, 1, 8, BLayout::RowMajor, 1, 8>;
+    Tile_max max;
+    using Tile_scaling = Tile<TileType::Vec, float, 1, 8, BLayout::RowMajor, 1, 8>;
+    Tile_scaling scaling;
+    // expected-note@+1 {{requested here}}
+    profiled::TQUANT<profile_cpu, 1, MxQuantAlg::OcpMxFp8E4M3, true, Tile_dst, Tile_src, Tile_exp, Tile_max,
+                     Tile_scaling>(dst, src, &exp, &max, &scaling);
+}
+
+// breaks rule 07_shape_multiple (shape_multiple) of the CPU profile on declaration 3
+// expected-error@*:* {{TQUANT [CPU]: the static rows of src must be a multiple of 64 when interleave is true}}
+void fail_cpu_07_shape_multiple_f3() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 64, 32, BLayout::RowMajor, 2, 32>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, float, 32, 32, BLayout::RowMajor, 2, 32>;
+    Tile_src src;
+    using Tile_exp = Tile<TileType::Vec, uint8_t, 1, 64, BLayout::RowMajor, 1, 32>;
+    Tile_exp exp;
+    using Tile_max = Tile<TileType::Vec, float, 1, 8, BLayout::RowMajor, 1, 8>;
+    Tile_max max;
+    using Tile_scaling = Tile<TileType::Vec, float, 1, 8, BLayout::RowMajor, 1, 8>;
+    Tile_scaling scaling;
+    // expected-note@+1 {{requested here}}
+    profiled::TQUANT<profile_cpu, 0, MxQuantAlg::OcpMxFp8E4M3, true, Tile_dst, Tile_src, Tile_exp, Tile_max,
+                     Tile_scaling>(dst, src, &exp, &max, &scaling);
+}
+
+// breaks rule 08_derived_extent (derived_extent) of the CPU profile on declaration 3
+// expected-error@*:* {{TQUANT [CPU]: exp::Rows must be src::Rows, divided by 64 rounded up when interleave is true}}
+void fail_cpu_08_derived_extent_f3() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 64, 32, BLayout::RowMajor, 2, 32>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, float, 64, 32, BLayout::RowMajor, 2, 32>;
+    Tile_src src;
+    using Tile_exp = Tile<TileType::Vec, uint8_t, 2, 64, BLayout::RowMajor, 1, 32>;
+    Tile_exp exp;
+    using Tile_max = Tile<TileType::Vec, float, 1, 8, BLayout::RowMajor, 1, 8>;
+    Tile_max max;
+    using Tile_scaling = Tile<TileType::Vec, float, 1, 8, BLayout::RowMajor, 1, 8>;
+    Tile_scaling scaling;
+    // expected-note@+1 {{requested here}}
+    profiled::TQUANT<profile_cpu, 0, MxQuantAlg::OcpMxFp8E4M3, true, Tile_dst, Tile_src, Tile_exp, Tile_max,
+                     Tile_scaling>(dst, src, &exp, &max, &scaling);
+}
+
+// breaks rule 09_derived_extent (derived_extent) of the CPU profile on declaration 3
+// expected-error@*:* {{TQUANT [CPU]: exp::Cols must be src::Cols, times 2, rounded up to a multiple of 32 when interleave is true}}
+void fail_cpu_09_derived_extent_f3() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 64, 32, BLayout::RowMajor, 2, 32>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, float, 64, 32, BLayout::RowMajor, 2, 32>;
+    Tile_src src;
+    using Tile_exp = Tile<TileType::Vec, uint8_t, 1, 96, BLayout::RowMajor, 1, 32>;
+    Tile_exp exp;
+    using Tile_max = Tile<TileType::Vec, float, 1, 8, BLayout::RowMajor, 1, 8>;
+    Tile_max max;
+    using Tile_scaling = Tile<TileType::Vec, float, 1, 8, BLayout::RowMajor, 1, 8>;
+    Tile_scaling scaling;
+    // expected-note@+1 {{requested here}}
+    profiled::TQUANT<profile_cpu, 0, MxQuantAlg::OcpMxFp8E4M3, true, Tile_dst, Tile_src, Tile_exp, Tile_max,
+                     Tile_scaling>(dst, src, &exp, &max, &scaling);
+}

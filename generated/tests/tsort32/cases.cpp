@@ -108,76 +108,20 @@ void case_0([[maybe_unused]] Prof profile) {
     }
 }
 
-// case 1 (half): 4x96, valid 3x77 (a short last block)
+// case 1 (half): 1x32, one block
 void case_1([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 4, 384, BLayout::RowMajor, 3, 308>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c1_dst.bin", dst.data(), 1536);
-    using Tile_src = Tile<TileType::Vec, half, 4, 96, BLayout::RowMajor, 3, 77>;
-    Tile_src src;
-    TASSIGN(src, 0xc00);
-    load("c1_src.bin", src.data(), 384);
-    using Tile_idx = Tile<TileType::Vec, uint32_t, 4, 96, BLayout::RowMajor, 3, 77>;
-    Tile_idx idx;
-    TASSIGN(idx, 0xf00);
-    load("c1_idx.bin", idx.data(), 384);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSORT32<profile_a2a3>(dst, src, idx);
-        break;
-    case Prof::A5:
-        profiled::TSORT32<profile_a5>(dst, src, idx);
-        break;
-    case Prof::CPU:
-        profiled::TSORT32<profile_cpu>(dst, src, idx);
-        break;
-    }
-    store("c1_dst.out", dst.data(), 1536);
-}
-
-// case 2 (half): 8x64, run-time valid 5x40
-void case_2([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 256, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(5, 160);
-    TASSIGN(dst, 0x0);
-    load("c2_dst.bin", dst.data(), 2048);
-    using Tile_src = Tile<TileType::Vec, half, 8, 64, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(5, 40);
-    TASSIGN(src, 0x1000);
-    load("c2_src.bin", src.data(), 512);
-    using Tile_idx = Tile<TileType::Vec, uint32_t, 8, 64, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_idx idx(5, 40);
-    TASSIGN(idx, 0x1400);
-    load("c2_idx.bin", idx.data(), 512);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSORT32<profile_a2a3>(dst, src, idx);
-        break;
-    case Prof::A5:
-        profiled::TSORT32<profile_a5>(dst, src, idx);
-        break;
-    case Prof::CPU:
-        profiled::TSORT32<profile_cpu>(dst, src, idx);
-        break;
-    }
-    store("c2_dst.out", dst.data(), 2048);
-}
-
-// case 3 (half): 1x32, one block
-void case_3([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 1, 128, BLayout::RowMajor, 1, 128>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c3_dst.bin", dst.data(), 128);
+    load("c1_dst.bin", dst.data(), 128);
     using Tile_src = Tile<TileType::Vec, half, 1, 32, BLayout::RowMajor, 1, 32>;
     Tile_src src;
     TASSIGN(src, 0x100);
-    load("c3_src.bin", src.data(), 32);
+    load("c1_src.bin", src.data(), 32);
     using Tile_idx = Tile<TileType::Vec, uint32_t, 1, 32, BLayout::RowMajor, 1, 32>;
     Tile_idx idx;
     TASSIGN(idx, 0x140);
-    load("c3_idx.bin", idx.data(), 32);
+    load("c1_idx.bin", idx.data(), 32);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSORT32<profile_a2a3>(dst, src, idx);
@@ -189,7 +133,90 @@ void case_3([[maybe_unused]] Prof profile) {
         profiled::TSORT32<profile_cpu>(dst, src, idx);
         break;
     }
-    store("c3_dst.out", dst.data(), 128);
+    store("c1_dst.out", dst.data(), 128);
+}
+
+// case 2 (half_tmp): 4x96, valid 3x77 (a short last block), with tmp
+void case_2([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, half, 4, 384, BLayout::RowMajor, 3, 308>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c2_dst.bin", dst.data(), 1536);
+    using Tile_src = Tile<TileType::Vec, half, 4, 96, BLayout::RowMajor, 3, 77>;
+    Tile_src src;
+    TASSIGN(src, 0xc00);
+    load("c2_src.bin", src.data(), 384);
+    using Tile_idx = Tile<TileType::Vec, uint32_t, 4, 96, BLayout::RowMajor, 3, 77>;
+    Tile_idx idx;
+    TASSIGN(idx, 0xf00);
+    load("c2_idx.bin", idx.data(), 384);
+    using Tile_tmp = Tile<TileType::Vec, half, 1, 96, BLayout::RowMajor, 1, 96>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1500);
+    load("c2_tmp.bin", tmp.data(), 96);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSORT32<profile_a2a3, Tile_dst, Tile_src, Tile_idx, Tile_tmp>(dst, src, idx, tmp);
+        break;
+    case Prof::A5:
+        profiled::TSORT32<profile_a5, Tile_dst, Tile_src, Tile_idx, Tile_tmp>(dst, src, idx, tmp);
+        break;
+    case Prof::CPU:
+        profiled::TSORT32<profile_cpu, Tile_dst, Tile_src, Tile_idx, Tile_tmp>(dst, src, idx, tmp);
+        break;
+    }
+    store("c2_dst.out", dst.data(), 1536);
+    { // overload 1 must give the main form's result: With a scratch tile (`tmp`): on hardware the last block of a row whose valid columns are not a multiple of 32 is padded with negative infinity there.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1536));
+        load("c2_dst.bin", dst.data(), 1536);
+        Tile_tmp tmp_f1;
+        std::memcpy(tmp_f1.data(), tmp.data(), sizeof(typename Tile_tmp::DType) * 96); // and its contents
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TSORT32<profile_a2a3, Tile_dst, Tile_src, Tile_idx, Tile_tmp>(dst, src, idx, tmp_f1);
+            break;
+        case Prof::A5:
+            profiled::TSORT32<profile_a5, Tile_dst, Tile_src, Tile_idx, Tile_tmp>(dst, src, idx, tmp_f1);
+            break;
+        case Prof::CPU:
+            profiled::TSORT32<profile_cpu, Tile_dst, Tile_src, Tile_idx, Tile_tmp>(dst, src, idx, tmp_f1);
+            break;
+        }
+        same_bytes("overload 1, case 2", main_result, dst.data());
+    }
+}
+
+// case 3 (half_tmp): 8x64, run-time valid 5x40, with tmp
+void case_3([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, half, 8, 256, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(5, 160);
+    TASSIGN(dst, 0x0);
+    load("c3_dst.bin", dst.data(), 2048);
+    using Tile_src = Tile<TileType::Vec, half, 8, 64, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(5, 40);
+    TASSIGN(src, 0x1000);
+    load("c3_src.bin", src.data(), 512);
+    using Tile_idx = Tile<TileType::Vec, uint32_t, 8, 64, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_idx idx(5, 40);
+    TASSIGN(idx, 0x1400);
+    load("c3_idx.bin", idx.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, half, 1, 64, BLayout::RowMajor, 1, 64>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1c00);
+    load("c3_tmp.bin", tmp.data(), 64);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSORT32<profile_a2a3, Tile_dst, Tile_src, Tile_idx, Tile_tmp>(dst, src, idx, tmp);
+        break;
+    case Prof::A5:
+        profiled::TSORT32<profile_a5, Tile_dst, Tile_src, Tile_idx, Tile_tmp>(dst, src, idx, tmp);
+        break;
+    case Prof::CPU:
+        profiled::TSORT32<profile_cpu, Tile_dst, Tile_src, Tile_idx, Tile_tmp>(dst, src, idx, tmp);
+        break;
+    }
+    store("c3_dst.out", dst.data(), 2048);
 }
 
 // case 4 (bfloat16_t): 2x64, values from four levels (ties by index)
@@ -318,76 +345,20 @@ void case_8([[maybe_unused]] Prof profile) {
     }
 }
 
-// case 9 (float): 4x96, valid 3x77 (a short last block)
+// case 9 (float): 1x32, one block
 void case_9([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 4, 192, BLayout::RowMajor, 3, 154>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c9_dst.bin", dst.data(), 768);
-    using Tile_src = Tile<TileType::Vec, float, 4, 96, BLayout::RowMajor, 3, 77>;
-    Tile_src src;
-    TASSIGN(src, 0xc00);
-    load("c9_src.bin", src.data(), 384);
-    using Tile_idx = Tile<TileType::Vec, uint32_t, 4, 96, BLayout::RowMajor, 3, 77>;
-    Tile_idx idx;
-    TASSIGN(idx, 0x1200);
-    load("c9_idx.bin", idx.data(), 384);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSORT32<profile_a2a3>(dst, src, idx);
-        break;
-    case Prof::A5:
-        profiled::TSORT32<profile_a5>(dst, src, idx);
-        break;
-    case Prof::CPU:
-        profiled::TSORT32<profile_cpu>(dst, src, idx);
-        break;
-    }
-    store("c9_dst.out", dst.data(), 768);
-}
-
-// case 10 (float): 8x64, run-time valid 5x40
-void case_10([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 8, 128, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(5, 80);
-    TASSIGN(dst, 0x0);
-    load("c10_dst.bin", dst.data(), 1024);
-    using Tile_src = Tile<TileType::Vec, float, 8, 64, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(5, 40);
-    TASSIGN(src, 0x1000);
-    load("c10_src.bin", src.data(), 512);
-    using Tile_idx = Tile<TileType::Vec, uint32_t, 8, 64, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_idx idx(5, 40);
-    TASSIGN(idx, 0x1800);
-    load("c10_idx.bin", idx.data(), 512);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSORT32<profile_a2a3>(dst, src, idx);
-        break;
-    case Prof::A5:
-        profiled::TSORT32<profile_a5>(dst, src, idx);
-        break;
-    case Prof::CPU:
-        profiled::TSORT32<profile_cpu>(dst, src, idx);
-        break;
-    }
-    store("c10_dst.out", dst.data(), 1024);
-}
-
-// case 11 (float): 1x32, one block
-void case_11([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 1, 64, BLayout::RowMajor, 1, 64>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c11_dst.bin", dst.data(), 64);
+    load("c9_dst.bin", dst.data(), 64);
     using Tile_src = Tile<TileType::Vec, float, 1, 32, BLayout::RowMajor, 1, 32>;
     Tile_src src;
     TASSIGN(src, 0x100);
-    load("c11_src.bin", src.data(), 32);
+    load("c9_src.bin", src.data(), 32);
     using Tile_idx = Tile<TileType::Vec, uint32_t, 1, 32, BLayout::RowMajor, 1, 32>;
     Tile_idx idx;
     TASSIGN(idx, 0x180);
-    load("c11_idx.bin", idx.data(), 32);
+    load("c9_idx.bin", idx.data(), 32);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSORT32<profile_a2a3>(dst, src, idx);
@@ -399,7 +370,90 @@ void case_11([[maybe_unused]] Prof profile) {
         profiled::TSORT32<profile_cpu>(dst, src, idx);
         break;
     }
-    store("c11_dst.out", dst.data(), 64);
+    store("c9_dst.out", dst.data(), 64);
+}
+
+// case 10 (float_tmp): 4x96, valid 3x77 (a short last block), with tmp
+void case_10([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, float, 4, 192, BLayout::RowMajor, 3, 154>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c10_dst.bin", dst.data(), 768);
+    using Tile_src = Tile<TileType::Vec, float, 4, 96, BLayout::RowMajor, 3, 77>;
+    Tile_src src;
+    TASSIGN(src, 0xc00);
+    load("c10_src.bin", src.data(), 384);
+    using Tile_idx = Tile<TileType::Vec, uint32_t, 4, 96, BLayout::RowMajor, 3, 77>;
+    Tile_idx idx;
+    TASSIGN(idx, 0x1200);
+    load("c10_idx.bin", idx.data(), 384);
+    using Tile_tmp = Tile<TileType::Vec, float, 1, 96, BLayout::RowMajor, 1, 96>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1800);
+    load("c10_tmp.bin", tmp.data(), 96);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSORT32<profile_a2a3, Tile_dst, Tile_src, Tile_idx, Tile_tmp>(dst, src, idx, tmp);
+        break;
+    case Prof::A5:
+        profiled::TSORT32<profile_a5, Tile_dst, Tile_src, Tile_idx, Tile_tmp>(dst, src, idx, tmp);
+        break;
+    case Prof::CPU:
+        profiled::TSORT32<profile_cpu, Tile_dst, Tile_src, Tile_idx, Tile_tmp>(dst, src, idx, tmp);
+        break;
+    }
+    store("c10_dst.out", dst.data(), 768);
+    { // overload 1 must give the main form's result: With a scratch tile (`tmp`): on hardware the last block of a row whose valid columns are not a multiple of 32 is padded with negative infinity there.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 768));
+        load("c10_dst.bin", dst.data(), 768);
+        Tile_tmp tmp_f1;
+        std::memcpy(tmp_f1.data(), tmp.data(), sizeof(typename Tile_tmp::DType) * 96); // and its contents
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TSORT32<profile_a2a3, Tile_dst, Tile_src, Tile_idx, Tile_tmp>(dst, src, idx, tmp_f1);
+            break;
+        case Prof::A5:
+            profiled::TSORT32<profile_a5, Tile_dst, Tile_src, Tile_idx, Tile_tmp>(dst, src, idx, tmp_f1);
+            break;
+        case Prof::CPU:
+            profiled::TSORT32<profile_cpu, Tile_dst, Tile_src, Tile_idx, Tile_tmp>(dst, src, idx, tmp_f1);
+            break;
+        }
+        same_bytes("overload 1, case 10", main_result, dst.data());
+    }
+}
+
+// case 11 (float_tmp): 8x64, run-time valid 5x40, with tmp
+void case_11([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, float, 8, 128, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(5, 80);
+    TASSIGN(dst, 0x0);
+    load("c11_dst.bin", dst.data(), 1024);
+    using Tile_src = Tile<TileType::Vec, float, 8, 64, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(5, 40);
+    TASSIGN(src, 0x1000);
+    load("c11_src.bin", src.data(), 512);
+    using Tile_idx = Tile<TileType::Vec, uint32_t, 8, 64, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_idx idx(5, 40);
+    TASSIGN(idx, 0x1800);
+    load("c11_idx.bin", idx.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, float, 1, 64, BLayout::RowMajor, 1, 64>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x2000);
+    load("c11_tmp.bin", tmp.data(), 64);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSORT32<profile_a2a3, Tile_dst, Tile_src, Tile_idx, Tile_tmp>(dst, src, idx, tmp);
+        break;
+    case Prof::A5:
+        profiled::TSORT32<profile_a5, Tile_dst, Tile_src, Tile_idx, Tile_tmp>(dst, src, idx, tmp);
+        break;
+    case Prof::CPU:
+        profiled::TSORT32<profile_cpu, Tile_dst, Tile_src, Tile_idx, Tile_tmp>(dst, src, idx, tmp);
+        break;
+    }
+    store("c11_dst.out", dst.data(), 1024);
 }
 
 // case 12 (int16_t): 2x64, values from four levels (ties by index)
@@ -576,6 +630,20 @@ void rf_a2a3_07_same_valid_shape(Prof) {
     profiled::TSORT32<profile_a2a3>(dst, src, idx);
 }
 
+// rf_a2a3_08_valid_multiple_f0: breaks run-time rule 08_valid_multiple of A2A3; must stop with: PTO runtime error: TSORT32 [A2A3]: the valid cols of src must be a multiple of 32
+void rf_a2a3_08_valid_multiple_f0(Prof) {
+    using Tile_dst = Tile<TileType::Vec, half, 8, 64, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(8, 32);
+    TASSIGN(dst, 0x0);
+    using Tile_src = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(8, 7);
+    TASSIGN(src, 0x400);
+    using Tile_idx = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_idx idx(8, 7);
+    TASSIGN(idx, 0x500);
+    profiled::TSORT32<profile_a2a3>(dst, src, idx);
+}
+
 // rf_a5_07_same_valid_shape: breaks run-time rule 07_same_valid_shape of A5; must stop with: PTO runtime error: TSORT32 [A5]: src and idx must have the same valid row/col
 void rf_a5_07_same_valid_shape(Prof) {
     using Tile_dst = Tile<TileType::Vec, half, 8, 64, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
@@ -583,6 +651,20 @@ void rf_a5_07_same_valid_shape(Prof) {
     TASSIGN(dst, 0x0);
     using Tile_src = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(8, 8);
+    TASSIGN(src, 0x400);
+    using Tile_idx = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_idx idx(8, 7);
+    TASSIGN(idx, 0x500);
+    profiled::TSORT32<profile_a5>(dst, src, idx);
+}
+
+// rf_a5_08_valid_multiple_f0: breaks run-time rule 08_valid_multiple of A5; must stop with: PTO runtime error: TSORT32 [A5]: the valid cols of src must be a multiple of 32
+void rf_a5_08_valid_multiple_f0(Prof) {
+    using Tile_dst = Tile<TileType::Vec, half, 8, 64, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(8, 32);
+    TASSIGN(dst, 0x0);
+    using Tile_src = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(8, 7);
     TASSIGN(src, 0x400);
     using Tile_idx = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_idx idx(8, 7);
@@ -634,7 +716,9 @@ const Entry entries[] = {
     {"c18@CPU", case_18, Prof::CPU},
     {"c19@CPU", case_19, Prof::CPU},
     {"rf_a2a3_07_same_valid_shape", rf_a2a3_07_same_valid_shape, Prof::A2A3},
+    {"rf_a2a3_08_valid_multiple_f0", rf_a2a3_08_valid_multiple_f0, Prof::A2A3},
     {"rf_a5_07_same_valid_shape", rf_a5_07_same_valid_shape, Prof::A5},
+    {"rf_a5_08_valid_multiple_f0", rf_a5_08_valid_multiple_f0, Prof::A5},
 };
 
 } // namespace

@@ -2665,7 +2665,9 @@ PTO_INTERNAL RecordEvent TMATMUL_MX(TileRes& cMatrix, TileLeft& aMatrix, TileLef
                                     TileRight& bMatrix, TileRightScale& bScaleMatrix, TileBias& biasData,
                                     WaitEvents&... events) {
     if constexpr (Profile::template check_TMATMUL_MX<TileRes, TileLeft, TileLeftScale, TileRight, TileRightScale,
-                                                     WaitEvents...>()) {
+                                                     WaitEvents...>() &&
+                  Profile::template check_TMATMUL_MX_f4<TileRes, TileLeft, TileLeftScale, TileRight, TileRightScale,
+                                                        TileBias>()) {
         WaitAllEvents(events...);
         Profile::verify_TMATMUL_MX(cMatrix, aMatrix, aScaleMatrix, bMatrix, bScaleMatrix);
         MAP_INSTR_IMPL(TMATMUL_MX, cMatrix, aMatrix, aScaleMatrix, bMatrix, bScaleMatrix, biasData);
@@ -2691,7 +2693,9 @@ PTO_INTERNAL RecordEvent TMATMUL_MX(TileRes& cMatrix, TileLeft& aMatrix, TileLef
                                     TileRight& bMatrix, TileRightScale& bScaleMatrix, TileBias& biasData,
                                     WaitEvents&... events) {
     if constexpr (Profile::template check_TMATMUL_MX<TileRes, TileLeft, TileLeftScale, TileRight, TileRightScale,
-                                                     WaitEvents...>()) {
+                                                     WaitEvents...>() &&
+                  Profile::template check_TMATMUL_MX_f5<Phase, TileRes, TileLeft, TileLeftScale, TileRight,
+                                                        TileRightScale, TileBias>()) {
         WaitAllEvents(events...);
         Profile::verify_TMATMUL_MX(cMatrix, aMatrix, aScaleMatrix, bMatrix, bScaleMatrix);
         MAP_INSTR_IMPL_T(TMATMUL_MX, PTO_TEMPLATE_ARGS(Phase), cMatrix, aMatrix, aScaleMatrix, bMatrix, bScaleMatrix,
@@ -2819,7 +2823,9 @@ template <typename Profile, typename TileRes, typename TileLeft, typename TileLe
 PTO_INTERNAL RecordEvent TGEMV_MX(TileRes& cMatrix, TileLeft& aMatrix, TileLeftScale& aScaleMatrix, TileRight& bMatrix,
                                   TileRightScale& bScaleMatrix, TileBias& biasData, WaitEvents&... events) {
     if constexpr (Profile::template check_TGEMV_MX<TileRes, TileLeft, TileLeftScale, TileRight, TileRightScale,
-                                                   WaitEvents...>()) {
+                                                   WaitEvents...>() &&
+                  Profile::template check_TGEMV_MX_f4<TileRes, TileLeft, TileLeftScale, TileRight, TileRightScale,
+                                                      TileBias>()) {
         WaitAllEvents(events...);
         Profile::verify_TGEMV_MX(cMatrix, aMatrix, aScaleMatrix, bMatrix, bScaleMatrix);
         MAP_INSTR_IMPL(TGEMV_MX, cMatrix, aMatrix, aScaleMatrix, bMatrix, bScaleMatrix, biasData);
@@ -2844,7 +2850,9 @@ template <typename Profile, AccPhase Phase, typename TileRes, typename TileLeft,
 PTO_INTERNAL RecordEvent TGEMV_MX(TileRes& cMatrix, TileLeft& aMatrix, TileLeftScale& aScaleMatrix, TileRight& bMatrix,
                                   TileRightScale& bScaleMatrix, TileBias& biasData, WaitEvents&... events) {
     if constexpr (Profile::template check_TGEMV_MX<TileRes, TileLeft, TileLeftScale, TileRight, TileRightScale,
-                                                   WaitEvents...>()) {
+                                                   WaitEvents...>() &&
+                  Profile::template check_TGEMV_MX_f5<Phase, TileRes, TileLeft, TileLeftScale, TileRight,
+                                                      TileRightScale, TileBias>()) {
         WaitAllEvents(events...);
         Profile::verify_TGEMV_MX(cMatrix, aMatrix, aScaleMatrix, bMatrix, bScaleMatrix);
         MAP_INSTR_IMPL_T(TGEMV_MX, PTO_TEMPLATE_ARGS(Phase), cMatrix, aMatrix, aScaleMatrix, bMatrix, bScaleMatrix,
@@ -4327,9 +4335,11 @@ namespace profiled {
 // Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
 template <typename Profile, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 PTO_INTERNAL RecordEvent TDEINTERLEAVE(TileDataDst& dst1, TileDataDst& dst0, TileDataSrc& src, WaitEvents&... events) {
-    if constexpr (Profile::template check_TDEINTERLEAVE<TileDataDst, TileDataSrc, WaitEvents...>()) {
+    if constexpr (Profile::template check_TDEINTERLEAVE<TileDataDst, TileDataSrc, WaitEvents...>() &&
+                  Profile::template check_TDEINTERLEAVE_f1<TileDataDst, TileDataSrc>()) {
         WaitAllEvents(events...);
         Profile::verify_TDEINTERLEAVE(dst1, dst0, src, src);
+        Profile::template verify_TDEINTERLEAVE_f1<TileDataDst, TileDataSrc>(dst1, dst0, src);
         TDEINTERLEAVE_IMPL(dst1, dst0, src);
     }
     return {};
@@ -4579,8 +4589,10 @@ namespace profiled {
 // Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
 template <typename Profile, typename DstTileData, typename SrcTileData, typename IdxTileData>
 PTO_INTERNAL RecordEvent TSORT32(DstTileData& dst, SrcTileData& src, IdxTileData& idx) {
-    if constexpr (Profile::template check_TSORT32<DstTileData, SrcTileData, IdxTileData>()) {
+    if constexpr (Profile::template check_TSORT32<DstTileData, SrcTileData, IdxTileData>() &&
+                  Profile::template check_TSORT32_f0<DstTileData, SrcTileData, IdxTileData>()) {
         Profile::verify_TSORT32(dst, src, idx);
+        Profile::template verify_TSORT32_f0<DstTileData, SrcTileData, IdxTileData>(dst, src, idx);
         MAP_INSTR_IMPL_ROLES(TSORT32, "OIO", dst, src, idx);
     }
     return {};
@@ -4619,6 +4631,7 @@ PTO_INTERNAL RecordEvent TMRGSORT(DstTileData& dst, SrcTileData& src, uint32_t b
                   Profile::template check_TMRGSORT_f0<DstTileData, SrcTileData>()) {
         WaitAllEvents(events...);
         Profile::verify_TMRGSORT(dst, src);
+        Profile::template verify_TMRGSORT_f0<DstTileData, SrcTileData>(dst, src, blockLen);
         MAP_INSTR_IMPL(TMRGSORT, dst, src, blockLen);
     }
     return {};
@@ -4783,6 +4796,7 @@ PTO_INTERNAL RecordEvent TGATHER(DstTileData& dst, SrcTileData& src, WaitEvents&
             DstTileData, SrcTileData, maskPattern,
             gatherType>()) { // the rules limited to this declaration; the op's common ones are not checked here
         WaitAllEvents(events...);
+        Profile::template verify_TGATHER_f2<DstTileData, SrcTileData, maskPattern, gatherType>(dst, src);
         TGATHER_IMPL<DstTileData, SrcTileData, maskPattern, gatherType>(dst, src);
     }
     return {};
@@ -4975,10 +4989,14 @@ template <typename Profile, int grp_axis, auto mx_alg, bool interleave, typename
           typename TileDataScaling = void, typename... WaitEvents>
 PTO_INTERNAL RecordEvent TQUANT(TileDataOut& dst, TileDataSrc& src, TileDataExp* exp, TileDataMax* max,
                                 TileDataScaling* scaling, WaitEvents&... events) {
-    // a declaration other than the main one: its rules are stated, not checked
-    WaitAllEvents(events...);
-    TQUANT_IMPL<grp_axis, mx_alg, interleave, TileDataOut, TileDataSrc, TileDataExp, TileDataMax, TileDataScaling>(
-        dst, src, exp, max, scaling);
+    if constexpr (
+        Profile::template check_TQUANT_f3<
+            grp_axis, mx_alg, interleave, TileDataOut, TileDataSrc, TileDataExp, TileDataMax,
+            TileDataScaling>()) { // the rules limited to this declaration; the op's common ones are not checked here
+        WaitAllEvents(events...);
+        TQUANT_IMPL<grp_axis, mx_alg, interleave, TileDataOut, TileDataSrc, TileDataExp, TileDataMax, TileDataScaling>(
+            dst, src, exp, max, scaling);
+    }
     return {};
 }
 } // namespace profiled

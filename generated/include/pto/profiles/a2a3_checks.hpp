@@ -3904,6 +3904,20 @@ struct profile_a2a3 {
         return (sim::always_false_v<TileRes>);
     }
 
+    // The rules only declaration 4 is checked against, in its own scope.
+    template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale,
+              typename TileBias>
+    static constexpr bool check_TMATMUL_MX_f4() {
+        return true;
+    }
+
+    // The rules only declaration 5 is checked against, in its own scope.
+    template <AccPhase Phase, typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight,
+              typename TileRightScale, typename TileBias>
+    static constexpr bool check_TMATMUL_MX_f5() {
+        return true;
+    }
+
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale>
     static void verify_TMATMUL_MX([[maybe_unused]] const TileRes& c, [[maybe_unused]] const TileLeft& a,
                                   [[maybe_unused]] const TileLeftScale& a_scale, [[maybe_unused]] const TileRight& b,
@@ -3917,6 +3931,20 @@ struct profile_a2a3 {
     static constexpr bool check_TGEMV_MX() {
         static_assert(sim::always_false_v<TileRes>, "TGEMV_MX [A2A3]: not available on this target profile");
         return (sim::always_false_v<TileRes>);
+    }
+
+    // The rules only declaration 4 is checked against, in its own scope.
+    template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale,
+              typename TileBias>
+    static constexpr bool check_TGEMV_MX_f4() {
+        return true;
+    }
+
+    // The rules only declaration 5 is checked against, in its own scope.
+    template <AccPhase Phase, typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight,
+              typename TileRightScale, typename TileBias>
+    static constexpr bool check_TGEMV_MX_f5() {
+        return true;
     }
 
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale>
@@ -4849,6 +4877,19 @@ struct profile_a2a3 {
     static void verify_TDEINTERLEAVE_f0([[maybe_unused]] TileDataDst& dst1, [[maybe_unused]] TileDataDst& dst0,
                                         [[maybe_unused]] TileDataSrc& src1, [[maybe_unused]] TileDataSrc& src0) {}
 
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <typename TileDataDst, typename TileDataSrc>
+    static constexpr bool check_TDEINTERLEAVE_f1() {
+        return true;
+    }
+
+    // The run-time rules only declaration 1 is checked against, with its own arguments.
+    template <typename TileDataDst, typename TileDataSrc>
+    static void verify_TDEINTERLEAVE_f1([[maybe_unused]] TileDataDst& dst1, [[maybe_unused]] TileDataDst& dst0,
+                                        [[maybe_unused]] TileDataSrc& src) {
+        [[maybe_unused]] const auto& src0 = src;
+    }
+
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TDEINTERLEAVE([[maybe_unused]] const TileDataDst& dst1, [[maybe_unused]] const TileDataDst& dst0,
                                      [[maybe_unused]] const TileDataSrc& src1,
@@ -5495,6 +5536,20 @@ struct profile_a2a3 {
                 IdxTileData::Loc == TileType::Vec);
     }
 
+    // The rules only declaration 0 is checked against, in its own scope.
+    template <typename DstTileData, typename SrcTileData, typename IdxTileData>
+    static constexpr bool check_TSORT32_f0() {
+        return true;
+    }
+
+    // The run-time rules only declaration 0 is checked against, with its own arguments.
+    template <typename DstTileData, typename SrcTileData, typename IdxTileData>
+    static void verify_TSORT32_f0([[maybe_unused]] DstTileData& dst, [[maybe_unused]] SrcTileData& src,
+                                  [[maybe_unused]] IdxTileData& idx) {
+        if (!(src.GetValidCol() % 32 == 0))
+            sim::fail("TSORT32 [A2A3]", "the valid cols of src must be a multiple of 32");
+    }
+
     template <typename DstTileData, typename SrcTileData, typename IdxTileData>
     static void verify_TSORT32([[maybe_unused]] const DstTileData& dst, [[maybe_unused]] const SrcTileData& src,
                                [[maybe_unused]] const IdxTileData& idx) {
@@ -5536,6 +5591,17 @@ struct profile_a2a3 {
                  sizeof(typename DstTileData::DType) * DstTileData::Numel) < 196608);
     }
 
+    // The run-time rules only declaration 0 is checked against, with its own arguments.
+    template <typename DstTileData, typename SrcTileData>
+    static void verify_TMRGSORT_f0([[maybe_unused]] DstTileData& dst, [[maybe_unused]] SrcTileData& src,
+                                   [[maybe_unused]] uint32_t blockLen) {
+        [[maybe_unused]] const auto& block_len = blockLen;
+        if (!(block_len > 0 && block_len % 64 == 0 && src.GetValidCol() % (4 * block_len) == 0 &&
+              src.GetValidCol() / (4 * block_len) >= 1 && src.GetValidCol() / (4 * block_len) <= 255))
+            sim::fail("TMRGSORT [A2A3]", "block_len must be a positive multiple of 64, and the valid cols of src 4 * "
+                                         "block_len times a count in [1, 255]");
+    }
+
     // The rules only declaration 1 is checked against, in its own scope.
     template <typename DstTileData, typename TmpTileData, typename Src0TileData, typename Src1TileData,
               typename Src2TileData, typename Src3TileData, bool exhausted>
@@ -5555,12 +5621,15 @@ struct profile_a2a3 {
             (TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1 && Src3TileData::Rows == 1),
             "TMRGSORT [A2A3]: template shapes must satisfy tmp.Rows == 1, src1.Rows == 1, src2.Rows == 1 and src3.Rows "
             "== 1");
-        static_assert((sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
+        static_assert(
+            (TmpTileData::Cols >= Src0TileData::Cols + Src1TileData::Cols + Src2TileData::Cols + Src3TileData::Cols),
+            "TMRGSORT [A2A3]: template shapes must satisfy tmp.Cols >= src0.Cols + src1.Cols + src2.Cols + src3.Cols");
+        static_assert((sizeof(typename TmpTileData::DType) * TmpTileData::Numel +
+                       sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
                        sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
                        sizeof(typename Src2TileData::DType) * Src2TileData::Numel +
-                       sizeof(typename Src3TileData::DType) * Src3TileData::Numel +
-                       sizeof(typename TmpTileData::DType) * TmpTileData::Numel) < 196608,
-                      "TMRGSORT [A2A3]: the storage of src0, src1, src2, src3, tmp together must be below 196608 bytes "
+                       sizeof(typename Src3TileData::DType) * Src3TileData::Numel) < 196608,
+                      "TMRGSORT [A2A3]: the storage of tmp, src0, src1, src2, src3 together must be below 196608 bytes "
                       "(192 KiB)");
         return (std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
                 std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType> &&
@@ -5572,11 +5641,13 @@ struct profile_a2a3 {
                 Src2TileData::Loc == TileType::Vec && Src3TileData::Loc == TileType::Vec) &&
                ((TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1 &&
                  Src3TileData::Rows == 1)) &&
-               ((sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
+               ((TmpTileData::Cols >=
+                 Src0TileData::Cols + Src1TileData::Cols + Src2TileData::Cols + Src3TileData::Cols)) &&
+               ((sizeof(typename TmpTileData::DType) * TmpTileData::Numel +
+                 sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
                  sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
                  sizeof(typename Src2TileData::DType) * Src2TileData::Numel +
-                 sizeof(typename Src3TileData::DType) * Src3TileData::Numel +
-                 sizeof(typename TmpTileData::DType) * TmpTileData::Numel) < 196608);
+                 sizeof(typename Src3TileData::DType) * Src3TileData::Numel) < 196608);
     }
 
     // The rules only declaration 2 is checked against, in its own scope.
@@ -5594,12 +5665,14 @@ struct profile_a2a3 {
                       "TMRGSORT [A2A3]: tile location must be TileType::Vec");
         static_assert((TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1),
                       "TMRGSORT [A2A3]: template shapes must satisfy tmp.Rows == 1, src1.Rows == 1 and src2.Rows == 1");
+        static_assert((TmpTileData::Cols >= Src0TileData::Cols + Src1TileData::Cols + Src2TileData::Cols),
+                      "TMRGSORT [A2A3]: template shapes must satisfy tmp.Cols >= src0.Cols + src1.Cols + src2.Cols");
         static_assert(
-            (sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
+            (sizeof(typename TmpTileData::DType) * TmpTileData::Numel +
+             sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
              sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
-             sizeof(typename Src2TileData::DType) * Src2TileData::Numel +
-             sizeof(typename TmpTileData::DType) * TmpTileData::Numel) < 196608,
-            "TMRGSORT [A2A3]: the storage of src0, src1, src2, tmp together must be below 196608 bytes (192 KiB)");
+             sizeof(typename Src2TileData::DType) * Src2TileData::Numel) < 196608,
+            "TMRGSORT [A2A3]: the storage of tmp, src0, src1, src2 together must be below 196608 bytes (192 KiB)");
         return (std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
                 std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType> &&
                 std::is_same_v<typename Src0TileData::DType, typename Src2TileData::DType>) &&
@@ -5607,10 +5680,11 @@ struct profile_a2a3 {
                (TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec &&
                 Src2TileData::Loc == TileType::Vec) &&
                ((TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1)) &&
-               ((sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
+               ((TmpTileData::Cols >= Src0TileData::Cols + Src1TileData::Cols + Src2TileData::Cols)) &&
+               ((sizeof(typename TmpTileData::DType) * TmpTileData::Numel +
+                 sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
                  sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
-                 sizeof(typename Src2TileData::DType) * Src2TileData::Numel +
-                 sizeof(typename TmpTileData::DType) * TmpTileData::Numel) < 196608);
+                 sizeof(typename Src2TileData::DType) * Src2TileData::Numel) < 196608);
     }
 
     // The rules only declaration 3 is checked against, in its own scope.
@@ -5625,18 +5699,21 @@ struct profile_a2a3 {
                       "TMRGSORT [A2A3]: tile location must be TileType::Vec");
         static_assert((TmpTileData::Rows == 1 && Src1TileData::Rows == 1),
                       "TMRGSORT [A2A3]: template shapes must satisfy tmp.Rows == 1 and src1.Rows == 1");
-        static_assert((sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
-                       sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
-                       sizeof(typename TmpTileData::DType) * TmpTileData::Numel) < 196608,
-                      "TMRGSORT [A2A3]: the storage of src0, src1, tmp together must be below 196608 bytes (192 KiB)");
+        static_assert((TmpTileData::Cols >= Src0TileData::Cols + Src1TileData::Cols),
+                      "TMRGSORT [A2A3]: template shapes must satisfy tmp.Cols >= src0.Cols + src1.Cols");
+        static_assert((sizeof(typename TmpTileData::DType) * TmpTileData::Numel +
+                       sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
+                       sizeof(typename Src1TileData::DType) * Src1TileData::Numel) < 196608,
+                      "TMRGSORT [A2A3]: the storage of tmp, src0, src1 together must be below 196608 bytes (192 KiB)");
         return (std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
                 std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType>) &&
                (TmpTileData::isRowMajor && Src1TileData::isRowMajor) &&
                (TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec) &&
                ((TmpTileData::Rows == 1 && Src1TileData::Rows == 1)) &&
-               ((sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
-                 sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
-                 sizeof(typename TmpTileData::DType) * TmpTileData::Numel) < 196608);
+               ((TmpTileData::Cols >= Src0TileData::Cols + Src1TileData::Cols)) &&
+               ((sizeof(typename TmpTileData::DType) * TmpTileData::Numel +
+                 sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
+                 sizeof(typename Src1TileData::DType) * Src1TileData::Numel) < 196608);
     }
 
     template <typename DstTileData, typename SrcTileData>
@@ -5716,6 +5793,14 @@ struct profile_a2a3 {
                 sim::is_one_of_v<typename SrcTileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
                                  float>) &&
                (sizeof(typename DstTileData::DType) == sizeof(typename SrcTileData::DType));
+    }
+
+    // The run-time rules only declaration 2 is checked against, with its own arguments.
+    template <typename DstTileData, typename SrcTileData, MaskPattern maskPattern, auto gatherType>
+    static void verify_TGATHER_f2([[maybe_unused]] DstTileData& dst, [[maybe_unused]] SrcTileData& src) {
+        if (!(!(gatherType == GatherAxis::GATHER_ROW) || dst.GetValidCol() == DstTileData::Cols))
+            sim::fail("TGATHER [A2A3]",
+                      "the valid cols of dst must be all its cols when gatherType is GatherAxis::GATHER_ROW");
     }
 
     template <typename TileDataD, typename TileDataS0, typename TileDataS1, typename TileDataTmp>
@@ -5857,6 +5942,13 @@ struct profile_a2a3 {
     static constexpr bool check_TQUANT() {
         static_assert(sim::always_false_v<TileDataOut>, "TQUANT [A2A3]: not available on this target profile");
         return (sim::always_false_v<TileDataOut>);
+    }
+
+    // The rules only declaration 3 is checked against, in its own scope.
+    template <int grp_axis, auto mx_alg, bool interleave, typename TileDataOut, typename TileDataSrc,
+              typename TileDataExp, typename TileDataMax, typename TileDataScaling>
+    static constexpr bool check_TQUANT_f3() {
+        return true;
     }
 
     template <typename TileDataOut, typename TileDataSrc, typename TileDataExp, typename TileDataMax,

@@ -4127,6 +4127,30 @@ struct profile_a5 {
                (TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor);
     }
 
+    // The rules only declaration 4 is checked against, in its own scope.
+    template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale,
+              typename TileBias>
+    static constexpr bool check_TMATMUL_MX_f4() {
+        static_assert(TileBias::Loc == TileType::Bias, "TMATMUL_MX [A5]: tile location must be TileType::Bias");
+        static_assert(sim::is_one_of_v<typename TileBias::DType, float>,
+                      "TMATMUL_MX [A5]: DType must be one of: float");
+        static_assert((TileBias::Rows == 1), "TMATMUL_MX [A5]: template shapes must satisfy bias.Rows == 1");
+        return (TileBias::Loc == TileType::Bias) && (sim::is_one_of_v<typename TileBias::DType, float>) &&
+               ((TileBias::Rows == 1));
+    }
+
+    // The rules only declaration 5 is checked against, in its own scope.
+    template <AccPhase Phase, typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight,
+              typename TileRightScale, typename TileBias>
+    static constexpr bool check_TMATMUL_MX_f5() {
+        static_assert(TileBias::Loc == TileType::Bias, "TMATMUL_MX [A5]: tile location must be TileType::Bias");
+        static_assert(sim::is_one_of_v<typename TileBias::DType, float>,
+                      "TMATMUL_MX [A5]: DType must be one of: float");
+        static_assert((TileBias::Rows == 1), "TMATMUL_MX [A5]: template shapes must satisfy bias.Rows == 1");
+        return (TileBias::Loc == TileType::Bias) && (sim::is_one_of_v<typename TileBias::DType, float>) &&
+               ((TileBias::Rows == 1));
+    }
+
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale>
     static void verify_TMATMUL_MX([[maybe_unused]] const TileRes& c, [[maybe_unused]] const TileLeft& a,
                                   [[maybe_unused]] const TileLeftScale& a_scale, [[maybe_unused]] const TileRight& b,
@@ -4213,6 +4237,28 @@ struct profile_a5 {
                (!TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor && !TileRes::isRowMajor &&
                 TileRes::SFractal == SLayout::RowMajor) &&
                (TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor);
+    }
+
+    // The rules only declaration 4 is checked against, in its own scope.
+    template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale,
+              typename TileBias>
+    static constexpr bool check_TGEMV_MX_f4() {
+        static_assert(TileBias::Loc == TileType::Bias, "TGEMV_MX [A5]: tile location must be TileType::Bias");
+        static_assert(sim::is_one_of_v<typename TileBias::DType, float>, "TGEMV_MX [A5]: DType must be one of: float");
+        static_assert((TileBias::Rows == 1), "TGEMV_MX [A5]: template shapes must satisfy bias.Rows == 1");
+        return (TileBias::Loc == TileType::Bias) && (sim::is_one_of_v<typename TileBias::DType, float>) &&
+               ((TileBias::Rows == 1));
+    }
+
+    // The rules only declaration 5 is checked against, in its own scope.
+    template <AccPhase Phase, typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight,
+              typename TileRightScale, typename TileBias>
+    static constexpr bool check_TGEMV_MX_f5() {
+        static_assert(TileBias::Loc == TileType::Bias, "TGEMV_MX [A5]: tile location must be TileType::Bias");
+        static_assert(sim::is_one_of_v<typename TileBias::DType, float>, "TGEMV_MX [A5]: DType must be one of: float");
+        static_assert((TileBias::Rows == 1), "TGEMV_MX [A5]: template shapes must satisfy bias.Rows == 1");
+        return (TileBias::Loc == TileType::Bias) && (sim::is_one_of_v<typename TileBias::DType, float>) &&
+               ((TileBias::Rows == 1));
     }
 
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale>
@@ -5365,6 +5411,21 @@ struct profile_a5 {
             sim::fail("TDEINTERLEAVE [A5]", "src0, src1, dst0 and dst1 must have the same valid row/col");
     }
 
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <typename TileDataDst, typename TileDataSrc>
+    static constexpr bool check_TDEINTERLEAVE_f1() {
+        return true;
+    }
+
+    // The run-time rules only declaration 1 is checked against, with its own arguments.
+    template <typename TileDataDst, typename TileDataSrc>
+    static void verify_TDEINTERLEAVE_f1([[maybe_unused]] TileDataDst& dst1, [[maybe_unused]] TileDataDst& dst0,
+                                        [[maybe_unused]] TileDataSrc& src) {
+        [[maybe_unused]] const auto& src0 = src;
+        if (!(src0.GetValidCol() == 2 * dst0.GetValidCol()))
+            sim::fail("TDEINTERLEAVE [A5]", "src0 must have 2 times the valid cols of dst0");
+    }
+
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TDEINTERLEAVE([[maybe_unused]] const TileDataDst& dst1, [[maybe_unused]] const TileDataDst& dst0,
                                      [[maybe_unused]] const TileDataSrc& src1,
@@ -5874,6 +5935,20 @@ struct profile_a5 {
                 IdxTileData::Loc == TileType::Vec);
     }
 
+    // The rules only declaration 0 is checked against, in its own scope.
+    template <typename DstTileData, typename SrcTileData, typename IdxTileData>
+    static constexpr bool check_TSORT32_f0() {
+        return true;
+    }
+
+    // The run-time rules only declaration 0 is checked against, with its own arguments.
+    template <typename DstTileData, typename SrcTileData, typename IdxTileData>
+    static void verify_TSORT32_f0([[maybe_unused]] DstTileData& dst, [[maybe_unused]] SrcTileData& src,
+                                  [[maybe_unused]] IdxTileData& idx) {
+        if (!(src.GetValidCol() % 32 == 0))
+            sim::fail("TSORT32 [A5]", "the valid cols of src must be a multiple of 32");
+    }
+
     template <typename DstTileData, typename SrcTileData, typename IdxTileData>
     static void verify_TSORT32([[maybe_unused]] const DstTileData& dst, [[maybe_unused]] const SrcTileData& src,
                                [[maybe_unused]] const IdxTileData& idx) {
@@ -5915,6 +5990,17 @@ struct profile_a5 {
                  sizeof(typename DstTileData::DType) * DstTileData::Numel) < 196608);
     }
 
+    // The run-time rules only declaration 0 is checked against, with its own arguments.
+    template <typename DstTileData, typename SrcTileData>
+    static void verify_TMRGSORT_f0([[maybe_unused]] DstTileData& dst, [[maybe_unused]] SrcTileData& src,
+                                   [[maybe_unused]] uint32_t blockLen) {
+        [[maybe_unused]] const auto& block_len = blockLen;
+        if (!(block_len > 0 && block_len % 64 == 0 && src.GetValidCol() % (4 * block_len) == 0 &&
+              src.GetValidCol() / (4 * block_len) >= 1 && src.GetValidCol() / (4 * block_len) <= 255))
+            sim::fail("TMRGSORT [A5]", "block_len must be a positive multiple of 64, and the valid cols of src 4 * "
+                                       "block_len times a count in [1, 255]");
+    }
+
     // The rules only declaration 1 is checked against, in its own scope.
     template <typename DstTileData, typename TmpTileData, typename Src0TileData, typename Src1TileData,
               typename Src2TileData, typename Src3TileData, bool exhausted>
@@ -5935,12 +6021,15 @@ struct profile_a5 {
             "TMRGSORT [A5]: template shapes must satisfy tmp.Rows == 1, src1.Rows == 1, src2.Rows == 1 and src3.Rows "
             "== 1");
         static_assert(
-            (sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
+            (TmpTileData::Cols >= Src0TileData::Cols + Src1TileData::Cols + Src2TileData::Cols + Src3TileData::Cols),
+            "TMRGSORT [A5]: template shapes must satisfy tmp.Cols >= src0.Cols + src1.Cols + src2.Cols + src3.Cols");
+        static_assert(
+            (sizeof(typename TmpTileData::DType) * TmpTileData::Numel +
+             sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
              sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
              sizeof(typename Src2TileData::DType) * Src2TileData::Numel +
-             sizeof(typename Src3TileData::DType) * Src3TileData::Numel +
-             sizeof(typename TmpTileData::DType) * TmpTileData::Numel) < 196608,
-            "TMRGSORT [A5]: the storage of src0, src1, src2, src3, tmp together must be below 196608 bytes (192 KiB)");
+             sizeof(typename Src3TileData::DType) * Src3TileData::Numel) < 196608,
+            "TMRGSORT [A5]: the storage of tmp, src0, src1, src2, src3 together must be below 196608 bytes (192 KiB)");
         return (std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
                 std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType> &&
                 std::is_same_v<typename Src0TileData::DType, typename Src2TileData::DType> &&
@@ -5951,11 +6040,13 @@ struct profile_a5 {
                 Src2TileData::Loc == TileType::Vec && Src3TileData::Loc == TileType::Vec) &&
                ((TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1 &&
                  Src3TileData::Rows == 1)) &&
-               ((sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
+               ((TmpTileData::Cols >=
+                 Src0TileData::Cols + Src1TileData::Cols + Src2TileData::Cols + Src3TileData::Cols)) &&
+               ((sizeof(typename TmpTileData::DType) * TmpTileData::Numel +
+                 sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
                  sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
                  sizeof(typename Src2TileData::DType) * Src2TileData::Numel +
-                 sizeof(typename Src3TileData::DType) * Src3TileData::Numel +
-                 sizeof(typename TmpTileData::DType) * TmpTileData::Numel) < 196608);
+                 sizeof(typename Src3TileData::DType) * Src3TileData::Numel) < 196608);
     }
 
     // The rules only declaration 2 is checked against, in its own scope.
@@ -5973,12 +6064,14 @@ struct profile_a5 {
                       "TMRGSORT [A5]: tile location must be TileType::Vec");
         static_assert((TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1),
                       "TMRGSORT [A5]: template shapes must satisfy tmp.Rows == 1, src1.Rows == 1 and src2.Rows == 1");
+        static_assert((TmpTileData::Cols >= Src0TileData::Cols + Src1TileData::Cols + Src2TileData::Cols),
+                      "TMRGSORT [A5]: template shapes must satisfy tmp.Cols >= src0.Cols + src1.Cols + src2.Cols");
         static_assert(
-            (sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
+            (sizeof(typename TmpTileData::DType) * TmpTileData::Numel +
+             sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
              sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
-             sizeof(typename Src2TileData::DType) * Src2TileData::Numel +
-             sizeof(typename TmpTileData::DType) * TmpTileData::Numel) < 196608,
-            "TMRGSORT [A5]: the storage of src0, src1, src2, tmp together must be below 196608 bytes (192 KiB)");
+             sizeof(typename Src2TileData::DType) * Src2TileData::Numel) < 196608,
+            "TMRGSORT [A5]: the storage of tmp, src0, src1, src2 together must be below 196608 bytes (192 KiB)");
         return (std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
                 std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType> &&
                 std::is_same_v<typename Src0TileData::DType, typename Src2TileData::DType>) &&
@@ -5986,10 +6079,11 @@ struct profile_a5 {
                (TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec &&
                 Src2TileData::Loc == TileType::Vec) &&
                ((TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1)) &&
-               ((sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
+               ((TmpTileData::Cols >= Src0TileData::Cols + Src1TileData::Cols + Src2TileData::Cols)) &&
+               ((sizeof(typename TmpTileData::DType) * TmpTileData::Numel +
+                 sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
                  sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
-                 sizeof(typename Src2TileData::DType) * Src2TileData::Numel +
-                 sizeof(typename TmpTileData::DType) * TmpTileData::Numel) < 196608);
+                 sizeof(typename Src2TileData::DType) * Src2TileData::Numel) < 196608);
     }
 
     // The rules only declaration 3 is checked against, in its own scope.
@@ -6004,18 +6098,21 @@ struct profile_a5 {
                       "TMRGSORT [A5]: tile location must be TileType::Vec");
         static_assert((TmpTileData::Rows == 1 && Src1TileData::Rows == 1),
                       "TMRGSORT [A5]: template shapes must satisfy tmp.Rows == 1 and src1.Rows == 1");
-        static_assert((sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
-                       sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
-                       sizeof(typename TmpTileData::DType) * TmpTileData::Numel) < 196608,
-                      "TMRGSORT [A5]: the storage of src0, src1, tmp together must be below 196608 bytes (192 KiB)");
+        static_assert((TmpTileData::Cols >= Src0TileData::Cols + Src1TileData::Cols),
+                      "TMRGSORT [A5]: template shapes must satisfy tmp.Cols >= src0.Cols + src1.Cols");
+        static_assert((sizeof(typename TmpTileData::DType) * TmpTileData::Numel +
+                       sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
+                       sizeof(typename Src1TileData::DType) * Src1TileData::Numel) < 196608,
+                      "TMRGSORT [A5]: the storage of tmp, src0, src1 together must be below 196608 bytes (192 KiB)");
         return (std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
                 std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType>) &&
                (TmpTileData::isRowMajor && Src1TileData::isRowMajor) &&
                (TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec) &&
                ((TmpTileData::Rows == 1 && Src1TileData::Rows == 1)) &&
-               ((sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
-                 sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
-                 sizeof(typename TmpTileData::DType) * TmpTileData::Numel) < 196608);
+               ((TmpTileData::Cols >= Src0TileData::Cols + Src1TileData::Cols)) &&
+               ((sizeof(typename TmpTileData::DType) * TmpTileData::Numel +
+                 sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
+                 sizeof(typename Src1TileData::DType) * Src1TileData::Numel) < 196608);
     }
 
     template <typename DstTileData, typename SrcTileData>
@@ -6100,6 +6197,14 @@ struct profile_a5 {
                ((!(sim::is_one_of_v<typename DstTileData::DType, int64_t, uint64_t> &&
                    sim::is_one_of_v<typename SrcTileData::DType, int64_t, uint64_t>) ||
                  (gatherType == GatherAxis::GATHER_ROW)));
+    }
+
+    // The run-time rules only declaration 2 is checked against, with its own arguments.
+    template <typename DstTileData, typename SrcTileData, MaskPattern maskPattern, auto gatherType>
+    static void verify_TGATHER_f2([[maybe_unused]] DstTileData& dst, [[maybe_unused]] SrcTileData& src) {
+        if (!(!(gatherType == GatherAxis::GATHER_ROW) || dst.GetValidCol() == DstTileData::Cols))
+            sim::fail("TGATHER [A5]",
+                      "the valid cols of dst must be all its cols when gatherType is GatherAxis::GATHER_ROW");
     }
 
     template <typename TileDataD, typename TileDataS0, typename TileDataS1, typename TileDataTmp>
@@ -6230,6 +6335,18 @@ struct profile_a5 {
                        (byte == HistByte::BYTE_0 || byte == HistByte::BYTE_1)),
                       "THISTOGRAM [A5]: template argument byte must be HistByte::BYTE_0 or HistByte::BYTE_1 when src "
                       "is uint16_t");
+        static_assert((!(sim::is_one_of_v<typename TileDataSrc::DType, uint32_t> && byte == HistByte::BYTE_2) ||
+                       (TileDataIdx::Rows == 1 && TileDataIdx::Cols == TileDataSrc::Cols)),
+                      "THISTOGRAM [A5]: template shapes must satisfy idx.Rows == 1 and idx.Cols == src.Cols when src "
+                      "is uint32_t and byte is HistByte::BYTE_2");
+        static_assert((!(sim::is_one_of_v<typename TileDataSrc::DType, uint32_t> && byte == HistByte::BYTE_1) ||
+                       (TileDataIdx::Rows == 2 && TileDataIdx::Cols == TileDataSrc::Cols)),
+                      "THISTOGRAM [A5]: template shapes must satisfy idx.Rows == 2 and idx.Cols == src.Cols when src "
+                      "is uint32_t and byte is HistByte::BYTE_1");
+        static_assert((!(sim::is_one_of_v<typename TileDataSrc::DType, uint32_t> && byte == HistByte::BYTE_0) ||
+                       (TileDataIdx::Rows == 3 && TileDataIdx::Cols == TileDataSrc::Cols)),
+                      "THISTOGRAM [A5]: template shapes must satisfy idx.Rows == 3 and idx.Cols == src.Cols when src "
+                      "is uint32_t and byte is HistByte::BYTE_0");
         return (sim::is_one_of_v<typename TileDataDst::DType, uint32_t>) &&
                (sim::is_one_of_v<typename TileDataSrc::DType, uint16_t, uint32_t>) &&
                (sim::is_one_of_v<typename TileDataIdx::DType, uint8_t>) &&
@@ -6237,7 +6354,13 @@ struct profile_a5 {
                (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec &&
                 TileDataIdx::Loc == TileType::Vec) &&
                ((!(sim::is_one_of_v<typename TileDataSrc::DType, uint16_t>) ||
-                 (byte == HistByte::BYTE_0 || byte == HistByte::BYTE_1)));
+                 (byte == HistByte::BYTE_0 || byte == HistByte::BYTE_1))) &&
+               ((!(sim::is_one_of_v<typename TileDataSrc::DType, uint32_t> && byte == HistByte::BYTE_2) ||
+                 (TileDataIdx::Rows == 1 && TileDataIdx::Cols == TileDataSrc::Cols))) &&
+               ((!(sim::is_one_of_v<typename TileDataSrc::DType, uint32_t> && byte == HistByte::BYTE_1) ||
+                 (TileDataIdx::Rows == 2 && TileDataIdx::Cols == TileDataSrc::Cols))) &&
+               ((!(sim::is_one_of_v<typename TileDataSrc::DType, uint32_t> && byte == HistByte::BYTE_0) ||
+                 (TileDataIdx::Rows == 3 && TileDataIdx::Cols == TileDataSrc::Cols)));
     }
 
     template <typename TileDataDst, typename TileDataSrc, typename TileDataIdx>
@@ -6285,6 +6408,25 @@ struct profile_a5 {
                (TileDataOut::isRowMajor && TileDataSrc::isRowMajor) &&
                (TileDataOut::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec &&
                 TileDataExp::Loc == TileType::Vec);
+    }
+
+    // The rules only declaration 3 is checked against, in its own scope.
+    template <int grp_axis, auto mx_alg, bool interleave, typename TileDataOut, typename TileDataSrc,
+              typename TileDataExp, typename TileDataMax, typename TileDataScaling>
+    static constexpr bool check_TQUANT_f3() {
+        static_assert((!(interleave == true) || (grp_axis == 0)),
+                      "TQUANT [A5]: template argument grp_axis must be 0 when interleave is true");
+        static_assert((!(interleave == true) || TileDataSrc::Rows % 64 == 0),
+                      "TQUANT [A5]: the static rows of src must be a multiple of 64 when interleave is true");
+        static_assert((!(interleave == true) || TileDataExp::Rows == (TileDataSrc::Rows + 63) / 64),
+                      "TQUANT [A5]: exp::Rows must be src::Rows, divided by 64 rounded up when interleave is true");
+        static_assert((!(interleave == true) || TileDataExp::Cols == (TileDataSrc::Cols * 2 + 31) / 32 * 32),
+                      "TQUANT [A5]: exp::Cols must be src::Cols, times 2, rounded up to a multiple of 32 when "
+                      "interleave is true");
+        return ((!(interleave == true) || (grp_axis == 0))) &&
+               ((!(interleave == true) || TileDataSrc::Rows % 64 == 0)) &&
+               ((!(interleave == true) || TileDataExp::Rows == (TileDataSrc::Rows + 63) / 64)) &&
+               ((!(interleave == true) || TileDataExp::Cols == (TileDataSrc::Cols * 2 + 31) / 32 * 32));
     }
 
     template <typename TileDataOut, typename TileDataSrc, typename TileDataExp, typename TileDataMax,

@@ -3903,6 +3903,30 @@ struct profile_cpu {
                (TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor);
     }
 
+    // The rules only declaration 4 is checked against, in its own scope.
+    template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale,
+              typename TileBias>
+    static constexpr bool check_TMATMUL_MX_f4() {
+        static_assert(TileBias::Loc == TileType::Bias, "TMATMUL_MX [CPU]: tile location must be TileType::Bias");
+        static_assert(sim::is_one_of_v<typename TileBias::DType, float>,
+                      "TMATMUL_MX [CPU]: DType must be one of: float");
+        static_assert((TileBias::Rows == 1), "TMATMUL_MX [CPU]: template shapes must satisfy bias.Rows == 1");
+        return (TileBias::Loc == TileType::Bias) && (sim::is_one_of_v<typename TileBias::DType, float>) &&
+               ((TileBias::Rows == 1));
+    }
+
+    // The rules only declaration 5 is checked against, in its own scope.
+    template <AccPhase Phase, typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight,
+              typename TileRightScale, typename TileBias>
+    static constexpr bool check_TMATMUL_MX_f5() {
+        static_assert(TileBias::Loc == TileType::Bias, "TMATMUL_MX [CPU]: tile location must be TileType::Bias");
+        static_assert(sim::is_one_of_v<typename TileBias::DType, float>,
+                      "TMATMUL_MX [CPU]: DType must be one of: float");
+        static_assert((TileBias::Rows == 1), "TMATMUL_MX [CPU]: template shapes must satisfy bias.Rows == 1");
+        return (TileBias::Loc == TileType::Bias) && (sim::is_one_of_v<typename TileBias::DType, float>) &&
+               ((TileBias::Rows == 1));
+    }
+
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale>
     static void verify_TMATMUL_MX([[maybe_unused]] const TileRes& c, [[maybe_unused]] const TileLeft& a,
                                   [[maybe_unused]] const TileLeftScale& a_scale, [[maybe_unused]] const TileRight& b,
@@ -3984,6 +4008,28 @@ struct profile_cpu {
                (!TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor && !TileRes::isRowMajor &&
                 TileRes::SFractal == SLayout::RowMajor) &&
                (TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor);
+    }
+
+    // The rules only declaration 4 is checked against, in its own scope.
+    template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale,
+              typename TileBias>
+    static constexpr bool check_TGEMV_MX_f4() {
+        static_assert(TileBias::Loc == TileType::Bias, "TGEMV_MX [CPU]: tile location must be TileType::Bias");
+        static_assert(sim::is_one_of_v<typename TileBias::DType, float>, "TGEMV_MX [CPU]: DType must be one of: float");
+        static_assert((TileBias::Rows == 1), "TGEMV_MX [CPU]: template shapes must satisfy bias.Rows == 1");
+        return (TileBias::Loc == TileType::Bias) && (sim::is_one_of_v<typename TileBias::DType, float>) &&
+               ((TileBias::Rows == 1));
+    }
+
+    // The rules only declaration 5 is checked against, in its own scope.
+    template <AccPhase Phase, typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight,
+              typename TileRightScale, typename TileBias>
+    static constexpr bool check_TGEMV_MX_f5() {
+        static_assert(TileBias::Loc == TileType::Bias, "TGEMV_MX [CPU]: tile location must be TileType::Bias");
+        static_assert(sim::is_one_of_v<typename TileBias::DType, float>, "TGEMV_MX [CPU]: DType must be one of: float");
+        static_assert((TileBias::Rows == 1), "TGEMV_MX [CPU]: template shapes must satisfy bias.Rows == 1");
+        return (TileBias::Loc == TileType::Bias) && (sim::is_one_of_v<typename TileBias::DType, float>) &&
+               ((TileBias::Rows == 1));
     }
 
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale>
@@ -4711,6 +4757,21 @@ struct profile_cpu {
             sim::fail("TDEINTERLEAVE [CPU]", "src0, src1, dst0 and dst1 must have the same valid row/col");
     }
 
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <typename TileDataDst, typename TileDataSrc>
+    static constexpr bool check_TDEINTERLEAVE_f1() {
+        return true;
+    }
+
+    // The run-time rules only declaration 1 is checked against, with its own arguments.
+    template <typename TileDataDst, typename TileDataSrc>
+    static void verify_TDEINTERLEAVE_f1([[maybe_unused]] TileDataDst& dst1, [[maybe_unused]] TileDataDst& dst0,
+                                        [[maybe_unused]] TileDataSrc& src) {
+        [[maybe_unused]] const auto& src0 = src;
+        if (!(src0.GetValidCol() == 2 * dst0.GetValidCol()))
+            sim::fail("TDEINTERLEAVE [CPU]", "src0 must have 2 times the valid cols of dst0");
+    }
+
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TDEINTERLEAVE([[maybe_unused]] const TileDataDst& dst1, [[maybe_unused]] const TileDataDst& dst0,
                                      [[maybe_unused]] const TileDataSrc& src1,
@@ -5174,6 +5235,17 @@ struct profile_cpu {
                (DstTileData::isRowMajor && SrcTileData::isRowMajor && IdxTileData::isRowMajor);
     }
 
+    // The rules only declaration 0 is checked against, in its own scope.
+    template <typename DstTileData, typename SrcTileData, typename IdxTileData>
+    static constexpr bool check_TSORT32_f0() {
+        return true;
+    }
+
+    // The run-time rules only declaration 0 is checked against, with its own arguments.
+    template <typename DstTileData, typename SrcTileData, typename IdxTileData>
+    static void verify_TSORT32_f0([[maybe_unused]] DstTileData& dst, [[maybe_unused]] SrcTileData& src,
+                                  [[maybe_unused]] IdxTileData& idx) {}
+
     template <typename DstTileData, typename SrcTileData, typename IdxTileData>
     static void verify_TSORT32([[maybe_unused]] const DstTileData& dst, [[maybe_unused]] const SrcTileData& src,
                                [[maybe_unused]] const IdxTileData& idx) {}
@@ -5211,6 +5283,13 @@ struct profile_cpu {
     template <typename DstTileData, typename SrcTileData>
     static constexpr bool check_TMRGSORT_f0() {
         return true;
+    }
+
+    // The run-time rules only declaration 0 is checked against, with its own arguments.
+    template <typename DstTileData, typename SrcTileData>
+    static void verify_TMRGSORT_f0([[maybe_unused]] DstTileData& dst, [[maybe_unused]] SrcTileData& src,
+                                   [[maybe_unused]] uint32_t blockLen) {
+        [[maybe_unused]] const auto& block_len = blockLen;
     }
 
     // The rules only declaration 1 is checked against, in its own scope.
@@ -5312,6 +5391,14 @@ struct profile_cpu {
         return (DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec) &&
                (DstTileData::isRowMajor && SrcTileData::isRowMajor) &&
                (sizeof(typename DstTileData::DType) == sizeof(typename SrcTileData::DType));
+    }
+
+    // The run-time rules only declaration 2 is checked against, with its own arguments.
+    template <typename DstTileData, typename SrcTileData, MaskPattern maskPattern, auto gatherType>
+    static void verify_TGATHER_f2([[maybe_unused]] DstTileData& dst, [[maybe_unused]] SrcTileData& src) {
+        if (!(!(gatherType == GatherAxis::GATHER_ROW) || dst.GetValidCol() == DstTileData::Cols))
+            sim::fail("TGATHER [CPU]",
+                      "the valid cols of dst must be all its cols when gatherType is GatherAxis::GATHER_ROW");
     }
 
     template <typename TileDataD, typename TileDataS0, typename TileDataS1, typename TileDataTmp>
@@ -5466,6 +5553,25 @@ struct profile_cpu {
                (sim::is_one_of_v<typename TileDataOut::DType, int8_t, float4_e2m1x2_t>) &&
                (sim::is_one_of_v<typename TileDataExp::DType, uint8_t>) &&
                (TileDataOut::isRowMajor && TileDataSrc::isRowMajor);
+    }
+
+    // The rules only declaration 3 is checked against, in its own scope.
+    template <int grp_axis, auto mx_alg, bool interleave, typename TileDataOut, typename TileDataSrc,
+              typename TileDataExp, typename TileDataMax, typename TileDataScaling>
+    static constexpr bool check_TQUANT_f3() {
+        static_assert((!(interleave == true) || (grp_axis == 0)),
+                      "TQUANT [CPU]: template argument grp_axis must be 0 when interleave is true");
+        static_assert((!(interleave == true) || TileDataSrc::Rows % 64 == 0),
+                      "TQUANT [CPU]: the static rows of src must be a multiple of 64 when interleave is true");
+        static_assert((!(interleave == true) || TileDataExp::Rows == (TileDataSrc::Rows + 63) / 64),
+                      "TQUANT [CPU]: exp::Rows must be src::Rows, divided by 64 rounded up when interleave is true");
+        static_assert((!(interleave == true) || TileDataExp::Cols == (TileDataSrc::Cols * 2 + 31) / 32 * 32),
+                      "TQUANT [CPU]: exp::Cols must be src::Cols, times 2, rounded up to a multiple of 32 when "
+                      "interleave is true");
+        return ((!(interleave == true) || (grp_axis == 0))) &&
+               ((!(interleave == true) || TileDataSrc::Rows % 64 == 0)) &&
+               ((!(interleave == true) || TileDataExp::Rows == (TileDataSrc::Rows + 63) / 64)) &&
+               ((!(interleave == true) || TileDataExp::Cols == (TileDataSrc::Cols * 2 + 31) / 32 * 32));
     }
 
     template <typename TileDataOut, typename TileDataSrc, typename TileDataExp, typename TileDataMax,

@@ -253,11 +253,9 @@ template <int grp_axis, auto mx_alg, bool interleave, typename TOut, typename TS
           typename TScl>
 PTO_INTERNAL void TQUANT_impl(TOut& dst, TSrc& src, TExp* exp, TMax* max, TScl* scaling) {
     static_assert(std::is_same_v<decltype(mx_alg), MxQuantAlg>, "TQUANT: mx_alg is an MxQuantAlg");
-    static_assert(!interleave || grp_axis == 0, "TQUANT: exponent interleave is for DN groups (grp_axis 0) only");
+    // DN groups only, static rows a multiple of 64 and the exponent tile's static shape are the
+    // interleave form's rules (the profile's check_<OP>_f3), checked before this is instantiated.
     if constexpr (interleave) {
-        static_assert(TSrc::Rows % 64 == 0, "TQUANT: the interleave form needs rows a multiple of 64");
-        static_assert(TExp::Rows == (TSrc::Rows + 63) / 64 && TExp::Cols == (TSrc::Cols * 2 + 31) / 32 * 32,
-                      "TQUANT: the interleaved exponent tile is ceil(Rows / 64) x (2 * Cols rounded up to 32)");
         sim::check(src.GetValidRow() % 64 == 0, "TQUANT", "the interleave form needs valid rows a multiple of 64");
         sim::check(exp != nullptr && exp->GetValidRow() == (src.GetValidRow() + 63) / 64 &&
                        exp->GetValidCol() == 2 * src.GetValidCol(),
