@@ -399,6 +399,16 @@ class When(Strict):
     param: CppIdent
     equals: CppQualified
 
+    def clause(self, code: bool) -> str:
+        """`param is value`, as a rule's message (code: False) and doc line (True) spell it."""
+        tick = "`" if code else ""
+        return f"{tick}{self.param}{tick} is {tick}{self.equals}{tick}"
+
+
+def when_phrase(when: When | None, code: bool) -> str:
+    """` when param is value` ending a rule's message or doc line; empty without a condition."""
+    return f" when {when.clause(code)}" if when is not None else ""
+
 
 def kind_name(cls: type[RuleBase]) -> str:
     return str(cls.model_fields["kind"].default)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import Field
 
 from ..spec.fields import Name
-from .base import PageContext, PageLine, Problem, RuleBase, When, _with_note
+from .base import PageContext, PageLine, Problem, RuleBase, When, _with_note, when_phrase
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -62,10 +62,7 @@ class FullValidRule(RuleBase):
         return f"!({self.when.param} == {self.when.equals}) || {holds}"
 
     def _when(self, code: bool) -> str:
-        if self.when is None:
-            return ""
-        tick = "`" if code else ""
-        return f" when {tick}{self.when.param}{tick} is {tick}{self.when.equals}{tick}"
+        return when_phrase(self.when, code)
 
     def text(self, op: OpView) -> str:
         return f"the valid {self.extent} of {self.operand} must be all its {self.extent}{self._when(False)}"

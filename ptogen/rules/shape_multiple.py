@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 from pydantic import Field
 
 from ..spec.fields import Name
-from .base import Broken, PageContext, PageLine, RuleBase, When, _with_note
+from .base import Broken, PageContext, PageLine, RuleBase, When, _with_note, when_phrase
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -43,10 +43,7 @@ class ShapeMultipleRule(RuleBase):
         return f"(!({self.when.param} == {self.when.equals}) || {holds})" if self.when is not None else holds
 
     def _when(self, code: bool) -> str:
-        if self.when is None:
-            return ""
-        tick = "`" if code else ""
-        return f" when {tick}{self.when.param}{tick} is {tick}{self.when.equals}{tick}"
+        return when_phrase(self.when, code)
 
     def text(self, op: OpView) -> str:
         multiple = f"a multiple of {self.multiple}{self._when(False)}"

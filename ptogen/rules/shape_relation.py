@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from pydantic import Field
 
-from .base import Broken, PageContext, PageLine, Problem, RuleBase, When, _with_note, and_list, conj, or_list
+from .base import Broken, PageContext, PageLine, Problem, RuleBase, When, _with_note, and_list, conj
 from .template_value import WhenDType
 
 if TYPE_CHECKING:
@@ -120,14 +120,7 @@ class ShapeRelationRule(RuleBase):
 
     def _when_text(self, code: bool) -> str:
         """` when src is uint32_t and byte is HistByte::BYTE_0`: the conditions, as read back."""
-        parts = []
-        if self.when_dtype is not None:
-            w = self.when_dtype
-            verb = "is" if len(w.operands) == 1 else "are"
-            parts.append(f"{and_list(w.operands, code=code)} {verb} {or_list(w.dtypes, code=code)}")
-        if self.when is not None:
-            tick = "`" if code else ""
-            parts.append(f"{tick}{self.when.param}{tick} is {tick}{self.when.equals}{tick}")
+        parts = [w.clause(code) for w in (self.when_dtype, self.when) if w is not None]
         return " when " + " and ".join(parts) if parts else ""
 
     def text(self, op: OpView) -> str:

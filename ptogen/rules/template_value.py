@@ -15,7 +15,18 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import Field
 
 from ..spec.fields import CppIdent, CppQualified, Name, Strict, TypeName
-from .base import Broken, PageContext, PageLine, Problem, RuleBase, When, _with_note, and_list, or_list
+from .base import (
+    Broken,
+    PageContext,
+    PageLine,
+    Problem,
+    RuleBase,
+    When,
+    _with_note,
+    and_list,
+    or_list,
+    when_phrase,
+)
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -40,6 +51,11 @@ class WhenDType(Strict):
 
     operands: list[Name] = Field(min_length=1)
     dtypes: list[TypeName] = Field(min_length=1)
+
+    def clause(self, code: bool) -> str:
+        """`dst and src are int64_t or uint64_t`, as a rule's message and doc line spell it."""
+        verb = "is" if len(self.operands) == 1 else "are"
+        return f"{and_list(self.operands, code=code)} {verb} {or_list(self.dtypes, code=code)}"
 
 
 class TemplateValueRule(RuleBase):
@@ -106,13 +122,8 @@ class TemplateValueRule(RuleBase):
 
     def _when(self, code: bool) -> str:
         if self.when is not None:  # a value condition (with no type condition, which checks reject)
-            tick = "`" if code else ""
-            return f" when {tick}{self.when.param}{tick} is {tick}{self.when.equals}{tick}"
-        if self.when_dtype is None:
-            return ""
-        w = self.when_dtype
-        verb = "is" if len(w.operands) == 1 else "are"
-        return f" when {and_list(w.operands, code=code)} {verb} {or_list(w.dtypes, code=code)}"
+            return when_phrase(self.when, code)
+        return f" when {self.when_dtype.clause(code)}" if self.when_dtype is not None else ""
 
     def _spelled(self, code: bool) -> str:
         return or_list([str(v) for v in self.values], code=code)
