@@ -13,7 +13,7 @@ import re
 import shutil
 from pathlib import Path
 
-from .importer.declarations import _DECL, _body
+from .importer.cpp import DECLARATION, body_after
 
 _OP_COMMENT = re.compile(r"^// (pto\.\w+) \(specs/[^)]*\)$", re.M)
 _END = re.compile(r"^\}\s*// namespace pto\s*$", re.M)
@@ -56,7 +56,7 @@ def target_conditional(upstream: str, names: set[str]) -> set[str]:
     regions = _conditional(upstream)
     return {
         m.group(2)
-        for m in _DECL.finditer(upstream)
+        for m in DECLARATION.finditer(upstream)
         if m.group(2) in names and any(a <= m.start() < b for a, b in regions)
     }
 
@@ -69,11 +69,11 @@ def swap_header(upstream: str, generated: str) -> tuple[str, list[str], list[str
     blocks = generated_blocks(generated)
     kept = target_conditional(upstream, set(blocks))
     spans: list[tuple[int, int, str]] = []
-    for m in _DECL.finditer(upstream):
+    for m in DECLARATION.finditer(upstream):
         name = m.group(2)
         if name not in blocks or name in kept:
             continue
-        body = _body(upstream, m.end())
+        body = body_after(upstream, m.end())
         end = upstream.index(body, m.end()) + len(body) + 1 if body else m.end()
         spans.append((m.start(), end, name))
     out, pos, placed = [], 0, set()

@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from ptogen.emit.render import environment
-from ptogen.importer.declarations import _split, declarations
+from ptogen.importer.cpp import split_top_level
+from ptogen.importer.declarations import declarations
 from ptogen.lower.views import ProjectView
 from ptogen.opkinds.base import OpKind
 from ptogen.paths import Layout
@@ -147,7 +148,7 @@ def _expected(
     """C++ expressions giving what the stub must record for `dispatch` (normalized, positional)."""
     m = re.fullmatch(r"(\w+)(?:<(.*)>)?\((.*)\) via .*", dispatch)
     assert m, dispatch
-    impl, targs, args = m.group(1), _split(m.group(2) or ""), _split(m.group(3))
+    impl, targs, args = m.group(1), split_top_level(m.group(2) or ""), split_top_level(m.group(3))
     params = [p for p in form.params if not p.events]
     by_param = dict(zip([p.name for p in params], call_args, strict=False))
     types = [t.name for t in form.template if t.kind == "typename"]

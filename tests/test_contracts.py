@@ -21,8 +21,8 @@ import jinja2
 import pytest
 
 from ptogen import opkinds
-from ptogen.importer import build
-from ptogen.importer.build import import_page
+from ptogen.importer import kinds
+from ptogen.importer.build import ImportProblem, import_page
 from ptogen.opkinds import KINDS, PageOp
 from ptogen.rules import RULE_KINDS, RuleBase, kind_name
 from ptogen.spec.load import load_specs, resolve_file
@@ -400,14 +400,14 @@ def test_every_op_kind_recognises_its_own_pages(monkeypatch: pytest.MonkeyPatch)
         seen.append(page)
         raise Seen
 
-    monkeypatch.setattr(build, "recognise_kind", spy)
+    monkeypatch.setattr(kinds, "recognise_kind", spy)
     problems = []
     for op, own, page in cases:
         seen.clear()
         rel = page.relative_to(ROOT).as_posix()
         try:
             import_page(page, _targets())
-        except build.ImportProblem as exc:  # the spy's stop, or an earlier problem
+        except ImportProblem as exc:  # the spy's stop, or an earlier problem
             if not seen:
                 problems.append(f"{rel}: the import stops before asking the op kinds: {exc}")
                 continue

@@ -156,12 +156,12 @@ def test_op_outside_order_is_written_with_the_next_step(
 def test_an_unforeseen_failure_is_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import ptogen.importer.build as build
+    import ptogen.importer.sections as sections
 
     def broken(text: str, keep_markdown: bool = False) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(build, "parse_page", broken)
+    monkeypatch.setattr(sections, "parse_page", broken)
     code, _, err = _import(PAGES / "renamed_operand.md", tmp_path, capsys)
     assert code == 2
     assert err.splitlines() == [

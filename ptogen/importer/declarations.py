@@ -19,80 +19,36 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..lower.dispatch import Call, normalized
+from .cpp import DECLARATION, body_after, enclosed, split_top_level, template_param
 
 if TYPE_CHECKING:
     from ..spec.load import SpecSet
-
-_DECL = re.compile(
-    r"template\s*<((?:[^<>]|<(?:[^<>]|<[^<>]*>)*>)*)>\s*PTO_(?:INST|INTERNAL)\s+"
-    r"(?:RecordEvent|comm::AsyncEvent|void|std::enable_if_t<(?:[^<>]|<[^<>]*>)*>)\s+(\w+)\s*\(([^)]*)\)",
-    re.S,
-)
-
-
-def _split(text: str) -> list[str]:
-    """Split at top-level commas (not inside <> or ())."""
-    out, depth, cur = [], 0, ""
-    for ch in text:
-        depth += ch in "<("
-        depth -= ch in ">)"
-        if ch == "," and depth == 0:
-            out.append(cur)
-            cur = ""
-        else:
-            cur += ch
-    return out + ([cur] if cur.strip() else [])
 
 
 def shape(template: str, params: str) -> str:
     renamed: dict[str, str] = {}
     tshape = []
-    for t in (" ".join(x.split()) for x in _split(template)):
-        if t.startswith("std::enable_if_t"):
+    for t in split_top_level(template):
+        kind, name, default = template_param(t)
+        if kind == "guard":
             continue
-        m = re.fullmatch(r"typename(\.\.\.)?\s+(\w+)(\s*=.*)?", t)  # a type may have a default
-        if m:
-            renamed[m.group(2)] = "P" if m.group(1) else f"T{len(renamed)}"
-            tshape.append("typename..." if m.group(1) else "typename" + (" = _" if m.group(3) else ""))
-        else:  # a value parameter: keep its type and default, not its name
-            tshape.append(re.sub(r"\s+\w+(\s*=|$)", r" _\1", t))
+        if kind == "value":  # keep its type and default, not its name
+            tshape.append(re.sub(r"\s+\w+(\s*=|$)", r" _\1", " ".join(t.split())))
+            continue
+        renamed[name] = "P" if kind == "pack" else f"T{len(renamed)}"
+        tshape.append(
+            "typename..." if kind == "pack" else "typename" + (" = _" if default is not None else "")
+        )
     pshape = []
-    for p in (" ".join(x.split()) for x in _split(params)):
+    for p in (" ".join(x.split()) for x in split_top_level(params)):
         spelled = re.sub(r"\s*\b\w+$", "", p)
         spelled = re.sub(r"\b\w+\b", lambda w: renamed.get(w.group(0), w.group(0)), spelled)
         pshape.append(spelled.replace(" ", ""))
     return f"<{', '.join(tshape)}>({', '.join(pshape)})"
 
 
-def _body(text: str, start: int) -> str:
-    """The brace-balanced body that follows `start` (empty for a bare declaration)."""
-    i = start
-    while i < len(text) and text[i] not in "{;":
-        i += 1
-    if i >= len(text) or text[i] == ";":
-        return ""
-    depth = 0
-    for j in range(i, len(text)):
-        depth += text[j] == "{"
-        depth -= text[j] == "}"
-        if depth == 0:
-            return text[i + 1 : j]
-    return text[i + 1 :]
-
-
 _MAP = re.compile(r"\bMAP_INSTR_IMPL(_T)?(_OUTS|_ROLES)?\s*\(")
 _DIRECT = re.compile(r"\b(\w+)_IMPL\s*(<(?:[^<>]|<(?:[^<>]|<[^<>]*>)*>)*>)?\s*\(")
-
-
-def _paren(text: str, open_at: int) -> str:
-    """Text inside the parenthesis opened at `open_at`."""
-    depth = 0
-    for j in range(open_at, len(text)):
-        depth += text[j] == "("
-        depth -= text[j] == ")"
-        if depth == 0:
-            return text[open_at + 1 : j]
-    return text[open_at + 1 :]
 
 
 def parse_dispatch(body: str) -> Call | None:
@@ -100,14 +56,14 @@ def parse_dispatch(body: str) -> Call | None:
     body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)
     m = _MAP.search(body)
     if m:
-        parts = [" ".join(x.split()) for x in _split(_paren(body, m.end() - 1))]
+        parts = [" ".join(x.split()) for x in split_top_level(enclosed(body, m.end() - 1))]
         impl, rest = parts[0], parts[1:]
         targs: list[str] = []
         roles = None
         if m.group(1):
             t = rest.pop(0)
             inner = re.fullmatch(r"PTO_TEMPLATE_ARGS\((.*)\)", t, re.S)
-            targs = [" ".join(x.split()) for x in _split(inner.group(1))] if inner else [t]
+            targs = [" ".join(x.split()) for x in split_top_level(inner.group(1))] if inner else [t]
         if m.group(2) == "_ROLES":
             roles = rest.pop(0).strip('"')
         elif m.group(2) == "_OUTS":
@@ -115,24 +71,18 @@ def parse_dispatch(body: str) -> Call | None:
         return Call(impl, "map", roles, targs, rest)
     m = _DIRECT.search(body)
     if m:
-        targs = [" ".join(x.split()) for x in _split(m.group(2)[1:-1])] if m.group(2) else []
-        args = [" ".join(x.split()) for x in _split(_paren(body, m.end() - 1))]
+        targs = [" ".join(x.split()) for x in split_top_level(m.group(2)[1:-1])] if m.group(2) else []
+        args = [" ".join(x.split()) for x in split_top_level(enclosed(body, m.end() - 1))]
         return Call(m.group(1), "direct", None, targs, args)
     return None
 
 
 def _names(template: str, params: str) -> tuple[list[tuple[str, str]], list[str]]:
     """(name, kind) of each template parameter and the name of each function parameter."""
-    tnames = []
-    for t in (" ".join(x.split()) for x in _split(template)):
-        if t.startswith("std::enable_if_t"):
-            continue
-        m = re.fullmatch(r"typename(\.\.\.)?\s+(\w+)(\s*=.*)?", t)
-        if m:
-            tnames.append((m.group(2), "pack" if m.group(1) else "typename"))
-        else:
-            tnames.append((re.sub(r"\s*=.*$", "", t).split()[-1], "value"))
-    pnames = [re.findall(r"\w+", p)[-1] for p in _split(params) if "..." not in p]
+    tnames = [
+        (name, kind) for kind, name, _ in map(template_param, split_top_level(template)) if kind != "guard"
+    ]
+    pnames = [re.findall(r"\w+", p)[-1] for p in split_top_level(params) if "..." not in p]
     return tnames, pnames
 
 
@@ -168,10 +118,10 @@ def public_declarations(header: str) -> list[Declaration]:
         (m.start(), m.end()) for m in re.finditer(r"namespace profiled \{.*?/\*end profiled\*/", text, re.S)
     ]
     out: list[Declaration] = []
-    for m in _DECL.finditer(text):
+    for m in DECLARATION.finditer(text):
         if any(a <= m.start() < b for a, b in twins):
             continue
-        body = _body(text, m.end())
+        body = body_after(text, m.end())
         call = parse_dispatch(body)
         if call is None and "profiled::" in body:
             before = [b for b in twins if b[1] <= m.start()]
@@ -196,7 +146,7 @@ def declaration_shapes(header: str) -> dict[str, list[str]]:
     text = re.sub(r"namespace profiled \{.*?\} // namespace profiled", "", header, flags=re.S)
     text = re.sub(r"//[^\n]*", "", text)
     out: dict[str, list[str]] = defaultdict(list)
-    for m in _DECL.finditer(text):
+    for m in DECLARATION.finditer(text):
         out[m.group(2)].append(shape(m.group(1), m.group(3)))
     return dict(out)
 

@@ -14,13 +14,11 @@ from typing import Any
 
 from .loader import LoadedDoc, SourceMap
 from .resolve import (
-    _NAMED_LISTS,
-    _PLACEHOLDER,
     KINDS_WITH_OPERANDS,
+    NAMED_LISTS,
+    PLACEHOLDER,
     SHORTHAND,
     Context,
-    _shared_texts,
-    _substitute,
     annotate,
     kernel_code,
     merge,
@@ -28,6 +26,8 @@ from .resolve import (
     operand_lists,
     plain,
     resolve,
+    shared_texts,
+    substitute,
 )
 
 _SAME = object()
@@ -54,7 +54,7 @@ def diff(base: Any, full: Any, key: str | None = None) -> Any:
             if k not in full:
                 out[k] = None
         return out if out else _SAME
-    if key in _NAMED_LISTS and _names(base) is not None and _names(full) is not None:
+    if key in NAMED_LISTS and _names(base) is not None and _names(full) is not None:
         bn, fn = _names(base), _names(full)
         assert bn is not None and fn is not None
         if fn[: len(bn)] == bn:
@@ -74,9 +74,9 @@ def class_body(ctx: Context, name: str, mnemonic: str) -> dict[str, Any]:
     node = None
     for cls in ctx.chain(name):
         body = cls.doc.data.get("spec") or {}
-        part = _substitute(annotate(body, SourceMap(cls.path), f"class {cls.name}"), names)
+        part = substitute(annotate(body, SourceMap(cls.path), f"class {cls.name}"), names)
         node = part if node is None else merge(node, part)
-    return plain(_shared_texts(node, ctx, "", names)) if node is not None else {}
+    return plain(shared_texts(node, ctx, "", names)) if node is not None else {}
 
 
 def _slot(rule: Any) -> str | None:
@@ -300,7 +300,7 @@ def factor_with(
     if "examples" in out:
         out["examples"] = _as_kernels(out["examples"], ctx)
     named = op_names(mnemonic, ctx.name_words)
-    texts = {n: _PLACEHOLDER.sub(lambda m: named[m.group(1)], t) for n, t in ctx.texts.items()}
+    texts = {n: PLACEHOLDER.sub(lambda m: named[m.group(1)], t) for n, t in ctx.texts.items()}
     out = _share(out, sorted(((t, n) for n, t in texts.items()), key=lambda tn: -len(tn[0])))
     again, _ = resolve(LoadedDoc(out, SourceMap("<factor>")), ctx)
     if lenient:  # the derived backend headers may add what the page does not state

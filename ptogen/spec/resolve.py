@@ -34,8 +34,8 @@ SPEC = "spec"
 DERIVED = "derived"
 # Keys a spec (or a class's `spec:`) may hold beyond the OpSpec model's own fields.
 SHORTHAND_KEYS = ("class", "dtypes")
-_PLACEHOLDER = re.compile(r"\$\{(short|SHORT|mnemonic|Camel)\}")
-_NAMED_LISTS = ("operands", "template", "params")
+PLACEHOLDER = re.compile(r"\$\{(short|SHORT|mnemonic|Camel)\}")
+NAMED_LISTS = ("operands", "template", "params")
 
 
 @dataclass
@@ -85,16 +85,17 @@ def _flatten(node: Node, path: PathKey, out: dict[PathKey, Node]) -> None:
             _flatten(v, (*path, i), out)
 
 
-def _substitute(node: Node, names: dict[str, str]) -> Node:
+def substitute(node: Node, names: dict[str, str]) -> Node:
+    """Every `${short}`, `${SHORT}`, `${mnemonic}` and `${Camel}` in a node's strings -> the op's name."""
     if isinstance(node.value, dict):
         return Node(
-            {k: _substitute(v, names) for k, v in node.value.items()}, node.file, node.line, node.origin
+            {k: substitute(v, names) for k, v in node.value.items()}, node.file, node.line, node.origin
         )
     if isinstance(node.value, list):
-        return Node([_substitute(v, names) for v in node.value], node.file, node.line, node.origin)
+        return Node([substitute(v, names) for v in node.value], node.file, node.line, node.origin)
     if isinstance(node.value, str) and "${" in node.value:
         return Node(
-            _PLACEHOLDER.sub(lambda m: names[m.group(1)], node.value), node.file, node.line, node.origin
+            PLACEHOLDER.sub(lambda m: names[m.group(1)], node.value), node.file, node.line, node.origin
         )
     return node
 
@@ -114,7 +115,7 @@ def merge(base: Node, over: Node, key: str | None = None) -> Node:
                 out[k] = merge(out[k], v, k) if k in out else v
         return Node(out, over.file, over.line, over.origin)
     if (
-        key in _NAMED_LISTS
+        key in NAMED_LISTS
         and isinstance(base.value, list)
         and isinstance(over.value, list)
         and _named(base.value)
@@ -397,7 +398,7 @@ def resolve(doc: LoadedDoc, ctx: Context) -> tuple[LoadedDoc, dict[PathKey, Node
         for cls in ctx.chain(name):
             body = cls.doc.data.get("spec") or {}
             node = annotate(body, _shifted(cls.doc.source, "spec"), f"class {cls.name}")
-            node = _substitute(node, names)
+            node = substitute(node, names)
             base = node if base is None else merge(base, node)
             rule_operands = cls.rule_operands or rule_operands
     own_rules = spec.value.get("constraints")
@@ -417,7 +418,7 @@ def resolve(doc: LoadedDoc, ctx: Context) -> tuple[LoadedDoc, dict[PathKey, Node
         _inherit_rules(rules, ctx)
         resolved.value["constraints"] = rules
     _derive(resolved, names, ctx)
-    resolved = _shared_texts(resolved, ctx, "", names)
+    resolved = shared_texts(resolved, ctx, "", names)
     _kernels(resolved, ctx)
     resolved = Node(resolved.value, file, 1, SPEC)
     flat: dict[PathKey, Node] = {}
@@ -431,15 +432,15 @@ def resolve(doc: LoadedDoc, ctx: Context) -> tuple[LoadedDoc, dict[PathKey, Node
 TEXT_REF = re.compile(r"\$\{text:([a-z][a-z0-9_]*)\}")
 
 
-def _shared_texts(node: Node, ctx: Context, where: str, names: dict[str, str] | None = None) -> Node:
+def shared_texts(node: Node, ctx: Context, where: str, names: dict[str, str] | None = None) -> Node:
     """`${text:name}` in any string -> the named text of targets.yaml's `texts:`, which may name
     the op as a class does (`${SHORT}`)."""
     if isinstance(node.value, dict):
         node.value = {
-            k: _shared_texts(v, ctx, f"{where}.{k}" if where else k, names) for k, v in node.value.items()
+            k: shared_texts(v, ctx, f"{where}.{k}" if where else k, names) for k, v in node.value.items()
         }
     elif isinstance(node.value, list):
-        node.value = [_shared_texts(v, ctx, f"{where}[{i}]", names) for i, v in enumerate(node.value)]
+        node.value = [shared_texts(v, ctx, f"{where}[{i}]", names) for i, v in enumerate(node.value)]
     elif isinstance(node.value, str) and "${text:" in node.value:
         for name in TEXT_REF.findall(node.value):
             if name not in ctx.texts:
@@ -448,7 +449,7 @@ def _shared_texts(node: Node, ctx: Context, where: str, names: dict[str, str] | 
         whole = TEXT_REF.fullmatch(node.value)
         text = TEXT_REF.sub(lambda m: ctx.texts[m.group(1)], node.value)
         if names is not None:
-            text = _PLACEHOLDER.sub(lambda m: names[m.group(1)], text)
+            text = PLACEHOLDER.sub(lambda m: names[m.group(1)], text)
         if whole:  # the whole value is one text: locate it there
             file, line = ctx.text_lines[whole.group(1)]
             return Node(text, file, line, f"text {whole.group(1)}")
@@ -531,8 +532,7 @@ def _derive(resolved: Node, names: dict[str, str], ctx: Context) -> None:
     if "backend_headers" in intr.value:
         return
     heads = {
-        p: _PLACEHOLDER.sub(lambda m: names[m.group(1)], pattern)
-        for p, pattern in ctx.default_headers.items()
+        p: PLACEHOLDER.sub(lambda m: names[m.group(1)], pattern) for p, pattern in ctx.default_headers.items()
     }
     intr.value["backend_headers"] = Node(
         {p: Node(h, intr.file, intr.line, DERIVED) for p, h in heads.items()}, intr.file, intr.line, DERIVED
