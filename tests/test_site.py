@@ -523,6 +523,45 @@ def test_page_in_the_browser(
         page.close()  # type: ignore[attr-defined]
 
 
+# The guides: (page, its menu entry, the menu entry of the next page in the footer).
+GUIDE_PAGES = [
+    ("user-guide.html", "User guide", "Programming guide"),
+    ("contributing.html", "Contributor guide", "Design notes per op kind"),
+    ("design-notes.html", "Design notes per op kind", None),
+]
+
+
+@pytest.mark.parametrize("width", list(WIDTHS))
+@pytest.mark.parametrize(("rel", "entry", "nxt"), GUIDE_PAGES, ids=lambda v: str(v))
+def test_guide_page_in_the_browser(
+    browser: object, served: str, rel: str, entry: str, nxt: str | None, width: str
+) -> None:
+    """Each guide is in the menu, renders every table and code block of its source, keeps wide
+    tables and code inside the column, and loads nothing from another host."""
+    page, problems = _open(browser, served, f"{served}/{rel}", WIDTHS[width])
+    source = _source_of(rel)
+    ARTEFACTS.mkdir(parents=True, exist_ok=True)
+    try:
+        active = page.locator("nav.md-nav--primary a.md-nav__link--active")  # type: ignore[attr-defined]
+        assert active.first.inner_text().strip() == entry
+        assert page.locator("article h1").first.inner_text().strip().rstrip("¶") == entry  # type: ignore[attr-defined]
+        headings = re.findall(r"^##+ (.*)$", source, re.M)
+        assert page.locator("article h2, article h3").count() == len(headings)  # type: ignore[attr-defined]
+        assert page.locator("article table").count() == len(re.findall(r"^\|---", source, re.M))  # type: ignore[attr-defined]
+        fenced = len(re.findall(r"^\s*```\w+$", source, re.M))
+        assert page.locator("article div.highlight pre").count() >= fenced  # type: ignore[attr-defined]
+        assert page.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth")  # type: ignore[attr-defined]
+        footer = page.locator("a.md-footer__link--next")  # type: ignore[attr-defined]
+        if nxt is None:
+            assert footer.count() == 0
+        else:
+            assert footer.get_attribute("aria-label").endswith(nxt), footer.get_attribute("aria-label")
+        page.screenshot(path=str(ARTEFACTS / rel.replace(".html", f"_{WIDTHS[width]}.png")))  # type: ignore[attr-defined]
+        assert problems == []
+    finally:
+        page.close()  # type: ignore[attr-defined]
+
+
 # The op pages in shards, so that pytest-xdist's workers share them (one test per width took over a
 # minute, and the two ran one after the other at the end of CI).
 SHARDS = 4
@@ -538,7 +577,7 @@ def test_every_op_page_at_both_widths(browser: object, served: str, width: str, 
 
     tlrelu = next(o for o in _project().ops if o.spec.mnemonic == "pto.tlrelu")  # type: ignore[attr-defined]
     a2a3 = dict(_constraint_groups(tlrelu)["profiles"])["Implementation checks (A2A3):"]
-    assert any(item.startswith("TileData::DType must be one of") for item in a2a3)  # the issue's example
+    assert any(item.startswith("TileData::DType must be one of") for item in a2a3)  # the documented example
     page = browser.new_page()  # type: ignore[attr-defined]
     page.set_viewport_size({"width": WIDTHS[width], "height": 900})
     # Each page load would start the search worker, which builds the whole site's index (most of
