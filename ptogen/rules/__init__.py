@@ -15,9 +15,10 @@ summary):
   with a default on `RuleBase` that the kinds needing it override.
 
 Templates ask a rule for these strings, and code outside this module asks its hooks; neither
-switches on its kind or class (tests/test_contracts.py). The element-wise ISA's kinds live in
-`core.py`; a new rule kind is one module in this package (its class), one line in `RULE_KINDS`
-and its tests; see the README, "Adding a rule kind".
+switches on its kind or class (tests/test_contracts.py). Each module holds the kinds of one concern
+(element types, layout, valid region, binding, synchronisation, ...); a new rule kind is one module
+in this package (its class), one line in `RULE_KINDS` and its tests; see the README, "Adding a rule
+kind".
 
 The methods receive the op spec, the op's lowering and the test planner's context through the
 interfaces of `rule_api` (`OpSpec`, `OpView`, `BreakContext` below name those protocols), so this
@@ -31,15 +32,19 @@ from typing import TYPE_CHECKING, Annotated, Union
 from pydantic import Field
 
 from .base import Broken, PageContext, PageLine, RuleBase, TypeList, kind_name
+from .binding import AddressTypeRule, PlacementRule
 from .broadcast_role import BroadcastRoleRule
 from .column_operand import ColumnOperandRule
 from .conv_layouts import ConvLayoutsRule
-from .core import CORE_KINDS
 from .derived_extent import DerivedExtentRule
+from .dtype import DTypeRule
+from .dtype_relations import DTypePairsRule, SameDTypeRule
 from .dtype_tuples import DTypeTuplesRule
 from .full_valid import FullValidRule
 from .location_pairs import LOCATION_PAIRS_KINDS
 from .locations import LOCATION_KINDS
+from .no_overlap import NoOverlapRule
+from .offering import TmpRequiredRule, UnavailableRule
 from .same_bytes import SameBytesRule
 from .same_element_size import SameElementSizeRule
 from .scalar_blocks import ScalarBlocksRule
@@ -48,12 +53,18 @@ from .shape_multiple import ShapeMultipleRule
 from .shape_relation import ShapeRelationRule
 from .size_pairs import SizePairsRule
 from .store_pairs import STORE_PAIRS_KINDS
+from .sync import EventsRule, PipelineRule
+from .table_layout import TableLayoutRule
 from .template_value import TemplateValueRule
 from .tile_fractal import TileFractalRule
+from .tile_layout import LocationRule, RowMajorRule, SameStorageRule
 from .total_bytes import TotalBytesRule
 from .union_region import UnionRegionRule
+from .valid_extent import MinValidExtentRule, SameValidExtentRule
 from .valid_multiple import ValidMultipleRule
 from .valid_range import ValidRangeRule
+from .valid_region import SameValidShapeRule, ValidBoundsRule
+from .value_range import ValueRangeRule
 
 __all__ = [
     "RULE_KINDS",
@@ -67,9 +78,27 @@ __all__ = [
     "page_prefixes",
 ]
 
-# The registry: the element-wise ISA's kinds, then one line per rule-kind module.
+# The registry, in the order of import output and of the README's list.
 RULE_KINDS: tuple[type[RuleBase], ...] = (
-    *CORE_KINDS,
+    DTypeRule,
+    DTypePairsRule,
+    LocationRule,
+    ValidBoundsRule,
+    SameValidShapeRule,
+    SameDTypeRule,
+    RowMajorRule,
+    UnavailableRule,
+    TmpRequiredRule,
+    NoOverlapRule,
+    SameValidExtentRule,
+    MinValidExtentRule,
+    ValueRangeRule,
+    TableLayoutRule,
+    SameStorageRule,
+    AddressTypeRule,
+    PlacementRule,
+    EventsRule,
+    PipelineRule,
     *LOCATION_KINDS,
     *STORE_PAIRS_KINDS,
     *LOCATION_PAIRS_KINDS,

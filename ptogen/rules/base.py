@@ -388,7 +388,7 @@ def allowed_by_others(bx: BreakContext, rule: RuleBase, operand: str) -> list[st
     return allowed
 
 
-def _with_note(line: str, note: str | None) -> str:
+def with_note(line: str, note: str | None) -> str:
     return f"{line} ({note})." if note else f"{line}."
 
 

@@ -16,7 +16,7 @@ from pydantic import Field
 
 from ..rule_api import ELEMENT_BYTES
 from ..spec.fields import Name
-from .base import PageContext, PageLine, Problem, RuleBase, _with_note
+from .base import PageContext, PageLine, Problem, RuleBase, with_note
 
 if TYPE_CHECKING:
     from ..rule_api import RuleLowering as RuleView
@@ -71,7 +71,7 @@ class BroadcastRoleRule(RuleBase):
 
     def doc(self, op: OpView) -> str:
         d, a, b = self.operands
-        return _with_note(
+        return with_note(
             f"Runtime: exactly one of `{a}` or `{b}` has the valid shape of `{d}` and is row-major (the "
             f"full-sized operand; `{a}` when both have it); the other, the expanded operand, has "
             f"`{d}.GetValidRow()` valid rows and either one valid column, column-major (a value per row), "

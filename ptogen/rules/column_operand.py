@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import Field
 
 from ..spec.fields import Name
-from .base import Broken, PageContext, PageLine, RuleBase, _with_note
+from .base import Broken, PageContext, PageLine, RuleBase, with_note
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -37,7 +37,7 @@ class ColumnOperandRule(RuleBase):
 
     def doc(self, op: OpView) -> str:
         a, b = self.operands
-        return _with_note(
+        return with_note(
             f"One of the sources is column-major: `{a}` or `{b}`, the per-row operand of one valid "
             "column (the pages' Mode 1)",
             self.note,

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, get_args
 from pydantic import Field, model_validator
 
 from ..spec.fields import Name
-from .base import Broken, PageContext, PageLine, Problem, RuleBase, _with_note
+from .base import Broken, PageContext, PageLine, Problem, RuleBase, with_note
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -90,7 +90,7 @@ class ConvLayoutsRule(RuleBase):
     def doc(self, op: OpView) -> str:
         what = " and ".join(f"`{o}`" for o in self.operands)
         combos = ", ".join(" → ".join(f"`{lay}`" for lay in combo) for combo in self.layouts)
-        return _with_note(f"ConvTile layouts of {what} must be one of: {combos}", self.note)
+        return with_note(f"ConvTile layouts of {what} must be one of: {combos}", self.note)
 
     @classmethod
     def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 from pydantic import Field
 
 from ..spec.fields import Name
-from .base import Broken, PageContext, PageLine, RuleBase, When, _with_note, when_phrase
+from .base import Broken, PageContext, PageLine, RuleBase, When, when_phrase, with_note
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -83,7 +83,7 @@ class DerivedExtentRule(RuleBase):
     def doc(self, op: OpView) -> str:
         wanted = f"{self._spelled(True)}{self._when(True)}"
         line = f"Static derived shape: `{self.operand}::{self.extent}` is {wanted}"
-        return _with_note(line, self.note)
+        return with_note(line, self.note)
 
     @classmethod
     def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:

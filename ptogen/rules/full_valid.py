@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import Field
 
 from ..spec.fields import Name
-from .base import PageContext, PageLine, Problem, RuleBase, When, _with_note, when_phrase
+from .base import PageContext, PageLine, Problem, RuleBase, When, when_phrase, with_note
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -69,7 +69,7 @@ class FullValidRule(RuleBase):
 
     def doc(self, op: OpView) -> str:
         line = f"Runtime full: `{self._value()} == {_STATIC[self.extent]}`{self._when(True)}"
-        return _with_note(line, self.note)
+        return with_note(line, self.note)
 
     @classmethod
     def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:

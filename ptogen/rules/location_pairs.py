@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import Field
 
 from ..spec.fields import Name, TileLocation
-from .base import Broken, PageContext, PageLine, RuleBase, _with_note
+from .base import Broken, PageContext, PageLine, RuleBase, with_note
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -65,7 +65,7 @@ class LocationPairsRule(RuleBase):
     def doc(self, op: OpView) -> str:
         a, b = self.operands
         listed = "; ".join(f"`{s}` to {', '.join(f'`{d}`' for d in ds)}" for s, ds in self.pairs.items())
-        return _with_note(f"Location pairs (`{a}` to `{b}`): {listed}", self.note)
+        return with_note(f"Location pairs (`{a}` to `{b}`): {listed}", self.note)
 
     @classmethod
     def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:

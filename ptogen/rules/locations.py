@@ -1,6 +1,6 @@
 """Rule kind `locations`: a tile operand lives in one of several tile locations (TileType), as
 TLOAD's destination does (`Vec` or `Mat` on A2A3) and TSTORE's source (`Vec`, `Mat` or `Acc`).
-The one-location case is `location` (core.py)."""
+The one-location case is `location` (tile_layout.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import Field
 
 from ..spec.fields import Name, TileLocation
-from .base import Broken, PageContext, PageLine, RuleBase, _with_note, conj, free_location, or_list
+from .base import Broken, PageContext, PageLine, RuleBase, conj, free_location, or_list, with_note
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -39,7 +39,7 @@ class LocationsRule(RuleBase):
 
     def doc(self, op: OpView) -> str:
         listed = or_list([f"`TileType::{loc}`" for loc in self.locations], code=False)
-        return _with_note(f"Tile location is one of: {listed} (`{', '.join(self.operands)}`)", self.note)
+        return with_note(f"Tile location is one of: {listed} (`{', '.join(self.operands)}`)", self.note)
 
     @classmethod
     def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import Field
 
 from ..spec.fields import Name
-from .base import Broken, PageContext, PageLine, RuleBase, _with_note
+from .base import Broken, PageContext, PageLine, RuleBase, with_note
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -37,7 +37,7 @@ class SameBytesRule(RuleBase):
 
     def doc(self, op: OpView) -> str:
         a, b = self.operands
-        return _with_note(
+        return with_note(
             "Total byte size must match: "
             f"`sizeof({a}::DType) * {a}::Numel == sizeof({b}::DType) * {b}::Numel`",
             self.note,

@@ -13,7 +13,7 @@ from pydantic import Field
 
 from ..rule_api import ELEMENT_BYTES
 from ..spec.fields import Name
-from .base import Broken, PageContext, PageLine, RuleBase, _with_note, allowed_by_others
+from .base import Broken, PageContext, PageLine, RuleBase, allowed_by_others, with_note
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -41,7 +41,7 @@ class SameElementSizeRule(RuleBase):
 
     def doc(self, op: OpView) -> str:
         a, b = self.operands
-        return _with_note(f"Element size: `sizeof({a}::DType) == sizeof({b}::DType)`", self.note)
+        return with_note(f"Element size: `sizeof({a}::DType) == sizeof({b}::DType)`", self.note)
 
     @classmethod
     def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:

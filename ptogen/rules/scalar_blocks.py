@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 from pydantic import Field, model_validator
 
 from ..spec.fields import Name
-from .base import PageContext, PageLine, Problem, RuleBase, _with_note
+from .base import PageContext, PageLine, Problem, RuleBase, with_note
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -80,7 +80,7 @@ class ScalarBlocksRule(RuleBase):
 
     def doc(self, op: OpView) -> str:
         # No `*` on the line: the pages' reader drops it as Markdown emphasis.
-        return _with_note(
+        return with_note(
             f"Runtime blocks: `{self.scalar}` is a multiple of {self.multiple} (not 0); "
             f"`{self._value()}` holds {self.min_groups} to {self.max_groups} groups of "
             f"{self.per_group} blocks of `{self.scalar}` elements",

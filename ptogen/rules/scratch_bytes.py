@@ -14,7 +14,7 @@ from pydantic import Field
 
 from ..rule_api import ELEMENT_BYTES
 from ..spec.fields import Name
-from .base import Broken, PageContext, PageLine, Problem, RuleBase, _with_note, or_list
+from .base import Broken, PageContext, PageLine, Problem, RuleBase, or_list, with_note
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -78,7 +78,7 @@ class ScratchBytesRule(RuleBase):
         return f"scratch size: {self.operands[0]} must span at least {self._spelled(code=False)}"
 
     def doc(self, op: OpView) -> str:
-        return _with_note(
+        return with_note(
             f"Scratch size: `{self.operands[0]}` spans at least {self._spelled(code=True)}", self.note
         )
 

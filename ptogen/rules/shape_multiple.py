@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 from pydantic import Field
 
 from ..spec.fields import Name
-from .base import Broken, PageContext, PageLine, RuleBase, When, _with_note, when_phrase
+from .base import Broken, PageContext, PageLine, RuleBase, When, when_phrase, with_note
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -50,7 +50,7 @@ class ShapeMultipleRule(RuleBase):
         return f"the static {self.extent.lower()} of {self.operand} must be {multiple}"
 
     def doc(self, op: OpView) -> str:
-        return _with_note(
+        return with_note(
             f"Static multiple: `{self.operand}::{self.extent} % {self.multiple} == 0`{self._when(True)}",
             self.note,
         )

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from pydantic import Field
 
-from .base import Broken, PageContext, PageLine, Problem, RuleBase, When, _with_note, and_list, conj
+from .base import Broken, PageContext, PageLine, Problem, RuleBase, When, and_list, conj, with_note
 from .template_value import WhenDType
 
 if TYPE_CHECKING:
@@ -128,7 +128,7 @@ class ShapeRelationRule(RuleBase):
         return f"template shapes must satisfy {relations}{self._when_text(False)}"
 
     def doc(self, op: OpView) -> str:
-        return _with_note(
+        return with_note(
             f"Static shapes: {and_list(list(self.relations))}{self._when_text(True)}", self.note
         )
 

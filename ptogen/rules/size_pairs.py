@@ -15,7 +15,7 @@ from pydantic import Field
 
 from ..rule_api import ELEMENT_BYTES
 from ..spec.fields import Name
-from .base import Broken, PageContext, PageLine, Problem, RuleBase, _with_note, allowed_by_others, or_list
+from .base import Broken, PageContext, PageLine, Problem, RuleBase, allowed_by_others, or_list, with_note
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -62,7 +62,7 @@ class SizePairsRule(RuleBase):
     def doc(self, op: OpView) -> str:
         a, b = self.operands
         listed = ", ".join(f"({x}, {y})" for x, y in self.pairs)
-        return _with_note(
+        return with_note(
             f"Element sizes: `(sizeof({a}::DType), sizeof({b}::DType))` is one of {listed}", self.note
         )
 

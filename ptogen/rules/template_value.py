@@ -22,10 +22,10 @@ from .base import (
     Problem,
     RuleBase,
     When,
-    _with_note,
     and_list,
     or_list,
     when_phrase,
+    with_note,
 )
 
 if TYPE_CHECKING:
@@ -132,7 +132,7 @@ class TemplateValueRule(RuleBase):
         return f"template argument {self.param} must be {self._spelled(code=False)}{self._when(code=False)}"
 
     def doc(self, op: OpView) -> str:
-        return _with_note(
+        return with_note(
             f"Template argument `{self.param}` must be {self._spelled(code=True)}{self._when(code=True)}",
             self.note,
         )

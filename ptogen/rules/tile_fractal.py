@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import Field
 
 from ..spec.fields import Name
-from .base import Broken, PageContext, PageLine, RuleBase, _with_note
+from .base import Broken, PageContext, PageLine, RuleBase, with_note
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -46,7 +46,7 @@ class TileFractalRule(RuleBase):
 
     def doc(self, op: OpView) -> str:
         what = " and ".join(f"`{o}`" for o in self.operands)
-        return _with_note(
+        return with_note(
             f"Box layout of {what} must be `BLayout::{self.blayout}` with `SLayout::{self.slayout}`",
             self.note,
         )

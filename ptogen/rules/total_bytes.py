@@ -13,7 +13,7 @@ from pydantic import Field
 
 from ..rule_api import ELEMENT_BYTES, aligned_extent
 from ..spec.fields import Name
-from .base import Broken, PageContext, PageLine, RuleBase, _with_note
+from .base import Broken, PageContext, PageLine, RuleBase, with_note
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -46,7 +46,7 @@ class TotalBytesRule(RuleBase):
 
     def doc(self, op: OpView) -> str:
         terms = " + ".join(f"sizeof({o}::DType) * {o}::Numel" for o in self.operands)
-        return _with_note(f"Total bytes: `{terms} < {self.below}`", self.note)
+        return with_note(f"Total bytes: `{terms} < {self.below}`", self.note)
 
     @classmethod
     def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:

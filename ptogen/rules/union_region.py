@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import Field
 
 from ..spec.fields import Name
-from .base import PageContext, PageLine, Problem, RuleBase, _with_note
+from .base import PageContext, PageLine, Problem, RuleBase, with_note
 
 if TYPE_CHECKING:
     from ..rule_api import RuleLowering as RuleView
@@ -65,7 +65,7 @@ class UnionRegionRule(RuleBase):
     def doc(self, op: OpView) -> str:
         dst, a, b = self.operands
         rest = ", and the other's valid rows and columns do not exceed it" if self.within else ""
-        return _with_note(f"Runtime region: `{a}` or `{b}` has the valid region of `{dst}`{rest}", self.note)
+        return with_note(f"Runtime region: `{a}` or `{b}` has the valid region of `{dst}`{rest}", self.note)
 
     @classmethod
     def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:

@@ -13,7 +13,7 @@ from pydantic import Field
 
 from ..rule_api import ELEMENT_BYTES
 from ..spec.fields import Name
-from .base import PageContext, PageLine, RuleBase, _with_note
+from .base import PageContext, PageLine, RuleBase, with_note
 
 if TYPE_CHECKING:
     from ..rule_api import RuleLowering as RuleView
@@ -53,7 +53,7 @@ class ValidMultipleRule(RuleBase):
 
     def doc(self, op: OpView) -> str:
         size = " * sizeof(DType)" if self.unit == "bytes" else ""
-        return _with_note(f"Runtime multiple: `{self._value()}{size} % {self.multiple} == 0`", self.note)
+        return with_note(f"Runtime multiple: `{self._value()}{size} % {self.multiple} == 0`", self.note)
 
     @classmethod
     def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:

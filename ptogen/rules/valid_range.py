@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 from pydantic import Field, model_validator
 
 from ..spec.fields import Name
-from .base import PageContext, PageLine, RuleBase, _with_note
+from .base import PageContext, PageLine, RuleBase, with_note
 
 if TYPE_CHECKING:
     from ..rule_api import RuleLowering as RuleView
@@ -63,7 +63,7 @@ class ValidRangeRule(RuleBase):
     def doc(self, op: OpView) -> str:
         named = f" ({self.label})" if self.label else ""
         verb = "is" if self.min == self.max else "in"
-        return _with_note(f"Runtime range: `{self._value()}`{named} {verb} {self._span()}", self.note)
+        return with_note(f"Runtime range: `{self._value()}`{named} {verb} {self._span()}", self.note)
 
     @classmethod
     def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:
