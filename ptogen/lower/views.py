@@ -89,6 +89,12 @@ class RuleView:
         suffix = "".join(f"_{v.split('::')[-1].lower()}" for v in self.rule.when_values().values())
         return f"{self.index:02d}_{self.rule.kind}{suffix}"
 
+    @property
+    def check_name(self) -> str:
+        """The C++ constant a check function holds the rule's condition in (`r03_location`): named by
+        the rule's place in the spec, so it is stable, and unique within the function."""
+        return f"r{self.id}"
+
 
 def enum_views(specs: SpecSet) -> list[EnumView]:
     """Enums whose values carry semantics, with each case rendered for C++ and numpy."""
