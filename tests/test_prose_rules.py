@@ -17,6 +17,7 @@ from ptogen.importer.build import import_page
 from ptogen.lower.views import ProjectView
 from ptogen.rule_api import TileDecl
 from ptogen.rules import PageContext, PageLine, Rule
+from ptogen.rules.parts import in_form
 from ptogen.rules.scratch_bytes import ScratchBytesRule
 from ptogen.rules.shape_relation import ShapeRelationRule
 from ptogen.rules.template_value import TemplateValueRule
@@ -568,7 +569,7 @@ def test_tsort32_three_operand_form_sorts_whole_blocks_on_a2a3_and_a5() -> None:
     op = OPS["tsort32"]
     for profile in ("A2A3", "A5"):
         (rv,) = op.forms[0].rules_for(profile, static=False)
-        assert rv.rule.in_form(op.forms[0]) and not rv.rule.in_form(op.forms[1])
+        assert in_form(rv.rule, op.forms[0]) and not in_form(rv.rule, op.forms[1])
     assert op.forms[0].rules_for("CPU", static=False) == []  # upstream's simulator sorts short blocks
     checks = (ROOT / "generated/include/pto/profiles/a2a3_checks.hpp").read_text()
     body = checks.split("static void verify_TSORT32_f0(")[1].split("\n    }\n")[0]

@@ -19,8 +19,8 @@ from ..errors import one_line
 from ..opkinds import KINDS, PageOp
 from ..opkinds import recognise as recognise_kind
 from ..paths import Layout
-from ..rules import RULE_KINDS, PageContext, PageLine, TypeList, kind_name, page_prefixes
-from ..rules.base import split_forms
+from ..rules import PAGE_KINDS, RULE_KINDS, PageContext, PageLine, TypeList, kind_name, page_prefixes
+from ..rules.page import split_forms
 from ..spec import expr as semantics
 from ..spec.factor import factor
 from ..spec.load import load_specs, spec_context
@@ -519,7 +519,7 @@ def _rules(
         scoped.append(PageContext([PageLine(group, rest)], profiles, named, distinct_types, []))
     pages = [PageContext(lines, profiles, data, distinct_types, type_lists, unplaced, form_tiles), *scoped]
     rules: list[dict[str, Any]] = []
-    for cls in RULE_KINDS:
+    for cls in PAGE_KINDS:
         for rule in [rule for page in pages for rule in cls.from_page(page)]:
             key = repr(sorted(rule.items()))
             if key not in seen:

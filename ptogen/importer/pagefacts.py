@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..rules.base import split_forms
+from ..rules.page import split_forms
 
 __all__ = [
     "HEADING_ALIASES",

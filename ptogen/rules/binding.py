@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 from pydantic import Field
 
 from ..spec.fields import Name
-from .base import Broken, PageContext, PageLine, Problem, RuleBase, with_note
+from .base import Problem, RuleBase, with_note
+from .page import PageContext, PageLine
+from .parts import Broken, OwnForms, Recognised, ScalarOperands, StaticBreak
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -21,13 +23,12 @@ if TYPE_CHECKING:
     from ..rule_api import TileDecl
 
 
-class AddressTypeRule(RuleBase):
+class AddressTypeRule(RuleBase, Recognised, ScalarOperands, StaticBreak):
     """What an address may be (TASSIGN): an integer byte offset when the bound object is a tile, a
     pointer to its element type when it is a GlobalTensor."""
 
     kind: Literal["address_type"] = "address_type"
     operands: list[Name] = Field(min_length=2, max_length=2, description="[the bound object, the address]")
-    scalar_operands: ClassVar[bool] = True
     page_prefixes: ClassVar[tuple[str, ...]] = ("the address ",)
 
     def condition(self, op: OpView, rv: RuleView) -> str:
@@ -61,7 +62,7 @@ class AddressTypeRule(RuleBase):
         return Broken(dict(tiles), scalar_types={self.operands[1]: "0.5"})
 
 
-class PlacementRule(RuleBase):
+class PlacementRule(RuleBase, Recognised, ScalarOperands, OwnForms, StaticBreak):
     """A tile placed at a compile-time address (TASSIGN<Addr>) lies within the memory of its
     location at an aligned address. It checks the declarations whose template carries the address,
     against the `memories` of its one profile (targets.yaml); a location the profile does not list
@@ -70,8 +71,6 @@ class PlacementRule(RuleBase):
     kind: Literal["placement"] = "placement"
     operands: list[Name] = Field(min_length=2, max_length=2, description="[the tile, the address]")
     alignment: Annotated[int, Field(ge=1, le=4096)] = Field(description="bytes the address is a multiple of")
-    scalar_operands: ClassVar[bool] = True
-    scoped_by_kind: ClassVar[bool] = True
     page_prefixes: ClassVar[tuple[str, ...]] = ("with the address as a template argument",)
 
     def check(self, spec: OpSpec, targets: Targets) -> Iterator[Problem]:

@@ -17,7 +17,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, get_args
 from pydantic import Field, model_validator
 
 from ..spec.fields import Name
-from .base import Broken, PageContext, PageLine, Problem, RuleBase, with_note
+from .base import Problem, RuleBase, with_note
+from .page import PageContext, PageLine
+from .parts import Broken, Recognised, StaticBreak, TileFilter
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -44,7 +46,7 @@ ConvLayout = Literal[
 CONV_LAYOUTS: tuple[str, ...] = get_args(ConvLayout)
 
 
-class ConvLayoutsRule(RuleBase):
+class ConvLayoutsRule(RuleBase, Recognised, StaticBreak, TileFilter):
     """The layouts of the named ConvTile operands are one of the listed combinations (one layout
     per operand, in the operands' order)."""
 

@@ -12,7 +12,20 @@ from pydantic import Field
 
 from ..errors import did_you_mean
 from ..spec.fields import Name, TypeName
-from .base import Broken, PageContext, Problem, RuleBase, When, and_list, conj, kind_name, with_note
+from .base import Problem, RuleBase, When, and_list, conj, kind_name, with_note
+from .page import PageContext
+from .parts import (
+    Broken,
+    Conditional,
+    Recognised,
+    Shorthand,
+    StaticBreak,
+    TileFilter,
+    TypeFilter,
+    TypeListing,
+    VectorOps,
+    applies_under,
+)
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -23,16 +36,17 @@ if TYPE_CHECKING:
     from ..rule_api import TileDecl
 
 
-class DTypeRule(RuleBase):
+class DTypeRule(
+    RuleBase, Recognised, Shorthand, VectorOps, Conditional, TypeListing, StaticBreak, TypeFilter, TileFilter
+):
     """The element type of the operands is one of a list (optionally when a template value is set)."""
 
     kind: Literal["dtype"] = "dtype"
     operands: list[Name] = Field(min_length=1)
     dtypes: list[TypeName] = Field(min_length=1, description="allowed spellings as documented")
     when: When | None = None
-    tile_intrinsic_only: ClassVar[bool] = False
     page_prefixes: ClassVar[tuple[str, ...]] = ()
-    shorthand: ClassVar[str | None] = "dtypes"
+    shorthand: ClassVar[str] = "dtypes"
 
     @classmethod
     def from_shorthand(cls, profiles: list[str], operands: list[str], value: Any) -> dict[str, Any]:
@@ -96,12 +110,12 @@ class DTypeRule(RuleBase):
         return {self.when.param: self.when.equals} if self.when else {}
 
     def operand_dtypes(self, rv: RuleView, operand: str, values: dict[str, str]) -> list[str] | None:
-        if operand not in self.operands or not self.applies_under(values):
+        if operand not in self.operands or not applies_under(self, values):
             return None
         return list(rv.dtypes_cpp)
 
     def broken_by(self, op: OpView, rv: RuleView, combo: dict[str, str], values: dict[str, str]) -> bool:
-        if not self.applies_under(values):
+        if not applies_under(self, values):
             return False
         return any(n in combo and combo[n] not in rv.dtypes_cpp for n in self.operands)
 

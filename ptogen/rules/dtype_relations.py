@@ -12,7 +12,9 @@ from pydantic import Field
 
 from ..errors import did_you_mean
 from ..spec.fields import Name, TypeName
-from .base import Broken, PageContext, PageLine, Problem, RuleBase, and_list, conj, with_note
+from .base import Problem, RuleBase, and_list, conj, with_note
+from .page import PageContext, PageLine
+from .parts import Broken, Recognised, ScalarOperands, StaticBreak, Tabulated, TypeFilter
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -23,12 +25,11 @@ if TYPE_CHECKING:
     from ..rule_api import TileDecl
 
 
-class SameDTypeRule(RuleBase):
+class SameDTypeRule(RuleBase, Recognised, ScalarOperands, StaticBreak):
     """The operands share one element type (a scalar typed from a tile's DType matches it)."""
 
     kind: Literal["same_dtype"] = "same_dtype"
     operands: list[Name] = Field(min_length=2)
-    scalar_operands: ClassVar[bool] = True
     page_prefixes: ClassVar[tuple[str, ...]] = ("scalar type",)
 
     def check(self, spec: OpSpec, targets: Targets) -> Iterator[Problem]:
@@ -79,7 +80,7 @@ class SameDTypeRule(RuleBase):
         return Broken({**tiles, second: replace(tiles[second], dtype=other)}, changed=second)
 
 
-class DTypePairsRule(RuleBase):
+class DTypePairsRule(RuleBase, Recognised, Tabulated, StaticBreak, TypeFilter):
     """The element types of two operands form one of a table of pairs (TCVT's conversions a
     target implements): `pairs` maps each type of the first operand to the types the second may
     have with it."""

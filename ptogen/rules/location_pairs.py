@@ -16,7 +16,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import Field
 
 from ..spec.fields import Name, TileLocation
-from .base import Broken, PageContext, PageLine, RuleBase, with_note
+from .base import RuleBase, with_note
+from .page import PageContext, PageLine
+from .parts import Broken, Recognised, StaticBreak, TileFilter
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -38,7 +40,7 @@ LOCATIONS: tuple[str, ...] = (
 )
 
 
-class LocationPairsRule(RuleBase):
+class LocationPairsRule(RuleBase, Recognised, StaticBreak, TileFilter):
     """`pairs` maps each location the first operand (the source) may have to the locations the
     second (the destination) may have with it."""
 

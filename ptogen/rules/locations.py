@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import Field
 
 from ..spec.fields import Name, TileLocation
-from .base import Broken, PageContext, PageLine, RuleBase, conj, free_location, or_list, with_note
+from .base import RuleBase, conj, free_location, or_list, with_note
+from .page import PageContext, PageLine
+from .parts import Broken, Recognised, StaticBreak, TileFilter, form_scoped
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -20,7 +22,7 @@ if TYPE_CHECKING:
     from ..rule_api import TileDecl
 
 
-class LocationsRule(RuleBase):
+class LocationsRule(RuleBase, Recognised, StaticBreak, TileFilter):
     """The operands each live in one of `locations`."""
 
     kind: Literal["locations"] = "locations"
@@ -60,7 +62,7 @@ class LocationsRule(RuleBase):
         }
 
     def admits_location(self, operand: str, location: str) -> bool:
-        return self.form_scoped or operand not in self.operands or location in self.locations
+        return form_scoped(self) or operand not in self.operands or location in self.locations
 
     def break_static(self, bx: BreakContext, tiles: dict[str, TileDecl]) -> Broken:
         first = self.operands[0]

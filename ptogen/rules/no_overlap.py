@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
 from ..spec.fields import Name
-from .base import PageContext, PageLine, RuleBase, and_list, conj, with_note
+from .base import RuleBase, and_list, conj, with_note
+from .page import PageContext, PageLine
+from .parts import Recognised, RuntimeCheck
 
 if TYPE_CHECKING:
     from ..rule_api import RuleLowering as RuleView
@@ -15,12 +17,11 @@ if TYPE_CHECKING:
     from ..rule_api import TileDecl
 
 
-class NoOverlapRule(RuleBase):
+class NoOverlapRule(RuleBase, Recognised, RuntimeCheck):
     """The operands occupy disjoint buffer ranges (checked when the op runs)."""
 
     kind: Literal["no_overlap"] = "no_overlap"
     operands: list[Name] = Field(min_length=2)
-    stage: ClassVar[Literal["static", "runtime"]] = "runtime"
 
     def condition(self, op: OpView, rv: RuleView) -> str:
         pairs = [

@@ -6,7 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from .base import Broken, PageContext, PageLine, Problem, RuleBase, with_note
+from .base import Problem, RuleBase, with_note
+from .page import PageContext, PageLine
+from .parts import Broken, NotOffered, Recognised, StaticBreak
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -17,12 +19,10 @@ if TYPE_CHECKING:
     from ..rule_api import TileDecl
 
 
-class UnavailableRule(RuleBase):
+class UnavailableRule(RuleBase, Recognised, NotOffered, StaticBreak):
     """The profile does not offer the op: every use is rejected."""
 
     kind: Literal["unavailable"] = "unavailable"
-    legal_elsewhere: ClassVar[bool] = True
-    not_offered: ClassVar[bool] = True
     page_prefixes: ClassVar[tuple[str, ...]] = ("not offered",)
 
     def condition(self, op: OpView, rv: RuleView) -> str:
@@ -46,7 +46,7 @@ class UnavailableRule(RuleBase):
         return Broken(dict(tiles))  # any legal use of another profile
 
 
-class TmpRequiredRule(RuleBase):
+class TmpRequiredRule(RuleBase, Recognised, StaticBreak):
     """A tmp tile must be passed (at the head of the events pack, TPRELU's documented form)."""
 
     kind: Literal["tmp_required"] = "tmp_required"

@@ -13,7 +13,9 @@ from pydantic import Field
 
 from ..rule_api import ELEMENT_BYTES
 from ..spec.fields import Name
-from .base import Broken, PageContext, PageLine, RuleBase, allowed_by_others, with_note
+from .base import RuleBase, allowed_by_others, with_note
+from .page import PageContext, PageLine
+from .parts import Broken, Recognised, StaticBreak, TypeFilter
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -24,7 +26,7 @@ if TYPE_CHECKING:
 _LINE = re.compile(r"^element size: sizeof\((\w+)::DType\) == sizeof\((\w+)::DType\)", re.IGNORECASE)
 
 
-class SameElementSizeRule(RuleBase):
+class SameElementSizeRule(RuleBase, Recognised, StaticBreak, TypeFilter):
     """`sizeof` of the two operands' element types is equal."""
 
     kind: Literal["same_element_size"] = "same_element_size"

@@ -13,8 +13,10 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import Field
 
 from ..spec.fields import Name, TileLocation, TypeName
-from .base import Broken, PageContext, PageLine, Problem, with_note
+from .base import Problem, with_note
 from .dtype_relations import DTypePairsRule
+from .page import PageContext, PageLine
+from .parts import Broken, TileFilter
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -25,7 +27,7 @@ if TYPE_CHECKING:
     from ..rule_api import TileDecl
 
 
-class LocationDTypePairsRule(DTypePairsRule):
+class LocationDTypePairsRule(DTypePairsRule, TileFilter):
     """`operands` is [tile, GlobalTensor]: a tile in `location` and the GlobalTensor have element
     types `pairs` lists."""
 

@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import Field
 
 from ..spec.fields import CppIdent, Name
-from .base import PageContext, PageLine, Problem, RuleBase, or_list, with_note
+from .base import Problem, RuleBase, or_list, with_note
+from .page import PageContext, PageLine
+from .parts import OwnForms, Recognised
 
 if TYPE_CHECKING:
     from ..rule_api import RuleLowering as RuleView
@@ -19,7 +21,7 @@ if TYPE_CHECKING:
     from ..rule_api import TargetFacts as Targets
 
 
-class EventsRule(RuleBase):
+class EventsRule(RuleBase, Recognised):
     """Every argument of an events operand is an event (TSYNC(events...))."""
 
     kind: Literal["event_args"] = "event_args"
@@ -50,7 +52,7 @@ class EventsRule(RuleBase):
         return {"operands": [m.group(1)]} if m else None
 
 
-class PipelineRule(RuleBase):
+class PipelineRule(RuleBase, Recognised, OwnForms):
     """An op-class template argument names a class run by one of some pipelines (the `Op` enum's
     `OpPipeEntry` trait in targets.yaml): TSYNC<Op>() on A5 drains MTE2, MTE3 or every pipeline
     only. It checks the declarations whose template carries the operand."""
@@ -58,7 +60,6 @@ class PipelineRule(RuleBase):
     kind: Literal["pipeline"] = "pipeline"
     operands: list[Name] = Field(min_length=1, max_length=1, description="the op-class operand")
     pipes: list[CppIdent] = Field(min_length=1, description="the pipelines allowed, e.g. PIPE_MTE2")
-    scoped_by_kind: ClassVar[bool] = True
     page_prefixes: ClassVar[tuple[str, ...]] = ("the op class ",)
 
     def _enum(self, spec: OpSpec, targets: Targets) -> Any:

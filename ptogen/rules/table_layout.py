@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import Field
 
 from ..spec.fields import Name
-from .base import Broken, PageContext, PageLine, Problem, RuleBase, with_note
+from .base import Problem, RuleBase, with_note
+from .page import PageContext, PageLine
+from .parts import Broken, Recognised, StaticBreak, TileFilter
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -46,7 +48,7 @@ _PAIRING_DOC = {
 }
 
 
-class TableLayoutRule(RuleBase):
+class TableLayoutRule(RuleBase, Recognised, StaticBreak, TileFilter):
     """A GlobalTensor operand's layout is one of a list, each paired with the layout the tile it
     moves to or from must have (MGATHER/MSCATTER: an ND table with a plain tile, on A2/A3 also an NZ
     table with an NZ tile)."""

@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import Field
 
 from ..spec.fields import Name
-from .base import Broken, PageContext, PageLine, RuleBase, conj, free_location, with_note
+from .base import RuleBase, conj, free_location, with_note
+from .page import PageContext, PageLine
+from .parts import Broken, Placed, Recognised, StaticBreak, TileFilter, form_scoped
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -19,7 +21,7 @@ if TYPE_CHECKING:
     from ..rule_api import TileDecl
 
 
-class RowMajorRule(RuleBase):
+class RowMajorRule(RuleBase, Recognised, Placed, StaticBreak, TileFilter):
     """The operands' tile layout is row-major."""
 
     kind: Literal["row_major"] = "row_major"
@@ -61,7 +63,7 @@ class RowMajorRule(RuleBase):
 Location = Literal["Vec", "Mat", "Left", "Right", "Acc", "Bias"]
 
 
-class LocationRule(RuleBase):
+class LocationRule(RuleBase, Recognised, Placed, StaticBreak, TileFilter):
     """The operands live in one tile location (TileType)."""
 
     kind: Literal["location"] = "location"
@@ -99,7 +101,7 @@ class LocationRule(RuleBase):
         return {n: replace(t, loc=self.location) if n in self.operands else t for n, t in tiles.items()}
 
     def admits_location(self, operand: str, location: str) -> bool:
-        return self.form_scoped or operand not in self.operands or location == self.location
+        return form_scoped(self) or operand not in self.operands or location == self.location
 
     def break_static(self, bx: BreakContext, tiles: dict[str, TileDecl]) -> Broken:
         first = self.operands[0]
@@ -109,7 +111,7 @@ class LocationRule(RuleBase):
 
 
 
-class SameStorageRule(RuleBase):
+class SameStorageRule(RuleBase, Recognised, StaticBreak):
     """Two tiles lay out storage the same way (TileType, BLayout, SLayout and strides), so that one
     can be a view into the other's storage (TSUBVIEW): element (i, j) of the view is then element
     (row + i, col + j) of the viewed tile."""

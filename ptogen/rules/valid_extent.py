@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field
 
 from ..spec.fields import Name
-from .base import PageContext, PageLine, RuleBase, with_note
+from .base import RuleBase, with_note
+from .page import PageContext, PageLine
+from .parts import Recognised, RuntimeCheck, TileFilter
 
 if TYPE_CHECKING:
     from ..rule_api import RuleLowering as RuleView
@@ -18,7 +20,7 @@ if TYPE_CHECKING:
     from ..rule_api import TileDecl
 
 
-class SameValidExtentRule(RuleBase):
+class SameValidExtentRule(RuleBase, Recognised, RuntimeCheck, TileFilter):
     """Two tiles agree on one valid extent: a row reduction's dst has src's valid rows (and a
     column reduction's dst src's valid columns), whatever the other extent."""
 
@@ -28,7 +30,6 @@ class SameValidExtentRule(RuleBase):
     factor: Annotated[int, Field(ge=1, le=64)] = Field(
         default=1, description="the first tile's extent is this many times the second's (TDEINTERLEAVE's 2)"
     )
-    stage: ClassVar[Literal["static", "runtime"]] = "runtime"
 
     def _getter(self) -> str:
         return "GetValidRow" if self.extent == "rows" else "GetValidCol"
@@ -97,7 +98,7 @@ class SameValidExtentRule(RuleBase):
         return {**tiles, a: grown}, addresses
 
 
-class MinValidExtentRule(RuleBase):
+class MinValidExtentRule(RuleBase, Recognised, RuntimeCheck, TileFilter):
     """A tile's valid rows (or columns) are bounded below, by another operand's same extent or by a
     count: scratch tiles that hold intermediate rows (TREM's `tmp` on A2A3). Checked when the op runs."""
 
@@ -108,7 +109,6 @@ class MinValidExtentRule(RuleBase):
         description="an operand (its same valid extent) or a count"
     )
     strict: bool = Field(default=False, description="more than the bound (`>`), not at least (`>=`)")
-    stage: ClassVar[Literal["static", "runtime"]] = "runtime"
 
     @property
     def rule_operands(self) -> list[str]:

@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 from pydantic import Field, model_validator
 
 from ..spec.fields import Name
-from .base import PageContext, PageLine, RuleBase, with_note
+from .base import RuleBase, with_note
+from .page import PageContext, PageLine
+from .parts import Recognised, RuntimeCheck, TileFilter
 
 if TYPE_CHECKING:
     from ..rule_api import RuleLowering as RuleView
@@ -20,7 +22,7 @@ if TYPE_CHECKING:
 Bound = Annotated[int, Field(ge=0, le=1 << 20)]
 
 
-class ValidRangeRule(RuleBase):
+class ValidRangeRule(RuleBase, Recognised, RuntimeCheck, TileFilter):
     """`operand`'s valid `extent` is at least `min` and at most `max`."""
 
     kind: Literal["valid_range"] = "valid_range"
@@ -31,7 +33,6 @@ class ValidRangeRule(RuleBase):
     label: Annotated[str, Field(pattern=r"^[a-z]$")] | None = Field(
         default=None, description="the letter the pages call this extent, e.g. `k`"
     )
-    stage: ClassVar[Literal["static", "runtime"]] = "runtime"
     page_prefixes: ClassVar[tuple[str, ...]] = ("runtime range:",)
 
     @model_validator(mode="after")

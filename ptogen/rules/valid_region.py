@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import Field
 
 from ..spec.fields import Name, TileLocation
-from .base import Broken, PageContext, PageLine, RuleBase, and_list, conj, or_list, with_note
+from .base import RuleBase, and_list, conj, or_list, with_note
+from .page import PageContext, PageLine
+from .parts import Broken, Recognised, RuntimeCheck, StaticBreak
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -19,7 +21,7 @@ if TYPE_CHECKING:
     from ..rule_api import TileDecl
 
 
-class ValidBoundsRule(RuleBase):
+class ValidBoundsRule(RuleBase, Recognised, StaticBreak):
     """The static valid region fits in the tile."""
 
     kind: Literal["valid_bounds"] = "valid_bounds"
@@ -51,7 +53,7 @@ class ValidBoundsRule(RuleBase):
 
 
 
-class SameValidShapeRule(RuleBase):
+class SameValidShapeRule(RuleBase, Recognised, RuntimeCheck):
     """The operands have the valid rows and columns of the first (checked when the op runs)."""
 
     kind: Literal["same_valid_shape"] = "same_valid_shape"
@@ -63,7 +65,6 @@ class SameValidShapeRule(RuleBase):
             "there it only has to lie within each other operand's rows and columns"
         ),
     )
-    stage: ClassVar[Literal["static", "runtime"]] = "runtime"
     page_prefixes: ClassVar[tuple[str, ...]] = ("runtime: ",)
 
     def condition(self, op: OpView, rv: RuleView) -> str:

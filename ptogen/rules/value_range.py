@@ -5,13 +5,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
 from ..errors import did_you_mean
 from ..spec.fields import Name, TypeName
-from .base import PageContext, PageLine, Problem, RuleBase, and_list, conj, with_note
+from .base import Problem, RuleBase, and_list, conj, with_note
+from .page import PageContext, PageLine
+from .parts import Recognised, RuntimeCheck, TypeListing
 
 if TYPE_CHECKING:
     from ..rule_api import RuleLowering as RuleView
@@ -26,7 +28,7 @@ def _number(v: float) -> str:
     return str(int(v)) if float(v).is_integer() else repr(float(v))
 
 
-class ValueRangeRule(RuleBase):
+class ValueRangeRule(RuleBase, Recognised, TypeListing, RuntimeCheck):
     """Every element of the operands' valid regions lies in [min, max], optionally only for some
     element types: inputs a backend computes through another type (TREM's int32 through float on
     A2A3 is exact only up to 2^24). Checked when the op runs, over the data."""
@@ -38,7 +40,6 @@ class ValueRangeRule(RuleBase):
     dtypes: list[TypeName] | None = Field(
         default=None, description="element types it applies to; omitted = all"
     )
-    stage: ClassVar[Literal["static", "runtime"]] = "runtime"
 
     def check(self, spec: OpSpec, targets: Targets) -> Iterator[Problem]:
         yield from super().check(spec, targets)
