@@ -1,13 +1,17 @@
 """The generated checks spell each rule condition once: a check function names each condition as a
 constant, asserts that constant and returns their conjunction; the run-time checks and the Tile
-type's rules test each condition in one place."""
+type's rules test each condition in one place. A broken named condition still fails to compile with
+the rule's message, and with it alone, under clang++ and g++."""
 
 from __future__ import annotations
 
 import re
+import subprocess
+from pathlib import Path
 
 import pytest
 
+from ..compilers import SIM_FLAGS, cxx_argv, require
 from ..helpers import ROOT
 
 PROFILES = ROOT / "generated/include/pto/profiles"
@@ -87,3 +91,34 @@ def test_the_tile_type_spells_each_rule_condition_once() -> None:
 def test_the_parser_sees_a_repeated_condition(body: str) -> None:
     header = f"    static constexpr bool check_X() {{\n        {body}    }}\n"
     assert repeated_conditions(header)
+
+
+KERNEL = """#include <pto/pto-inst.hpp>
+using namespace pto;
+using V = Tile<TileType::Vec, float, 16, 16>;
+using M = Tile<TileType::Mat, float, 16, 16>;
+static_assert(profile_a5::check_TADDS<V, V>());  // every named condition holds
+#ifdef BROKEN
+constexpr bool broken = profile_a5::check_TADDS<M, V>();  // a Mat source breaks the location rule only
+#endif
+int main() { return 0; }
+"""
+
+
+@pytest.mark.parametrize("compiler", ["clang++", "g++"])
+def test_a_named_condition_fails_with_its_message_alone(compiler: str, tmp_path: Path) -> None:
+    cxx = require(compiler)
+    source = tmp_path / "kernel.cpp"
+    source.write_text(KERNEL)
+    includes = [f"-I{ROOT / 'generated/include'}", f"-I{ROOT / 'ptogen/runtime/include'}"]
+
+    def build(*defines: str) -> subprocess.CompletedProcess[str]:
+        argv = [*cxx_argv(cxx), *SIM_FLAGS, *defines, *includes, "-fsyntax-only", str(source)]
+        return subprocess.run(argv, capture_output=True, text=True, check=False)
+
+    legal = build()
+    assert legal.returncode == 0, legal.stderr
+    broken = build("-DBROKEN")
+    assert broken.returncode != 0
+    messages = re.findall(r"TADDS \[A5\]: [^\"\n]*", broken.stderr)
+    assert messages and set(messages) == {"TADDS [A5]: tile location must be TileType::Vec"}, broken.stderr
