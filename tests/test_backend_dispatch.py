@@ -23,6 +23,7 @@ from ptogen.importer.declarations import declarations
 from ptogen.lower.views import ProjectView
 from ptogen.opkinds.base import OpKind
 from ptogen.paths import Layout
+from ptogen.rules.parts import TileFilter, part
 from ptogen.spec.load import load_specs
 from ptogen.testing.plan import global_decls, plan_op
 
@@ -297,11 +298,11 @@ def program(profile: str) -> tuple[str, int, list[str]]:
             own = {t.name: t for t in case.tiles}
             mine = form.rules_for(profile)
             for rv in mine:
-                own = rv.rule.legalise(own)
+                own = part(rv.rule, TileFilter).legalise(own)
             lines += [f"        {MACROS.tile(t)}" for t in own.values() if t not in case.tiles]
             # ... and GlobalTensors of the element types those rules pair them with (TSTORE's
             # accumulator stores on A2A3 and A5).
-            gtypes = {n: d for rv in mine for n, d in rv.rule.global_dtypes(own).items()}
+            gtypes = {n: d for rv in mine for n, d in part(rv.rule, TileFilter).global_dtypes(own).items()}
             if gtypes:
                 own_globals = global_decls(op, own, dtypes=gtypes)
                 lines += [f"        {MACROS.glob(g)}" for g in own_globals if g not in case.globals]

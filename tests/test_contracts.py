@@ -2,7 +2,7 @@
 one module in ptogen/opkinds/ (plus its templates), and nothing else has to learn about either.
 
 - Code outside ptogen/rules/ never switches on a rule's kind or class: it asks the rule's hooks
-  (`listed_dtypes`, `when_values`, `operand_dtypes`, `broken_by`, `global_layouts`, `not_offered`, ...).
+  (`RuleBase`'s, and those of the parts in ptogen/rules/parts.py through `part(rule, P)`).
 - Code outside ptogen/opkinds/ and the templates never switch on an op kind's name or class: they
   ask the kind's hooks (`OpKind`'s methods and class facts such as `tile_extra_outputs`).
 - Templates see views only: they never read the spec model (`op.spec`).
@@ -149,8 +149,9 @@ def _rule_switches_outside_rules() -> list[str]:
 def test_no_code_outside_rules_switches_on_a_rule_kind() -> None:
     offending = _rule_switches_outside_rules()
     assert not offending, (
-        "code outside ptogen/rules/ treats particular rule kinds specially; give RuleBase a hook "
-        "(with a default) and override it in the kinds that need it:\n" + "\n".join(offending)
+        "code outside ptogen/rules/ treats particular rule kinds specially; give a part in "
+        "ptogen/rules/parts.py a hook (with a default) and let the kinds that need it inherit and "
+        "override it:\n" + "\n".join(offending)
     )
 
 
@@ -189,6 +190,45 @@ def test_the_detector_sees_rule_kind_switches(code: str) -> None:
 )
 def test_the_detector_ignores_other_kinds(code: str) -> None:
     assert not rule_kind_switches(ast.parse(code)), code
+
+
+# What every rule has: `RuleBase`'s fields and own attributes, pydantic's class machinery counted once.
+RULE_BASE_LIMIT = 10
+_MODEL_MACHINERY = {"model_config", "_abc_impl"}
+
+
+def rule_base_members() -> list[str]:
+    own = [n for n in vars(RuleBase) if not n.startswith("__") and n not in _MODEL_MACHINERY]
+    machinery = ["(pydantic's model_config)"] if _MODEL_MACHINERY & set(vars(RuleBase)) else []
+    return [*RuleBase.model_fields, *own, *machinery]
+
+
+def test_rule_base_keeps_only_what_every_rule_has() -> None:
+    members = rule_base_members()
+    assert len(members) <= RULE_BASE_LIMIT, (
+        f"RuleBase has {len(members)} members ({', '.join(members)}), more than {RULE_BASE_LIMIT}: a "
+        "behaviour one rule kind has goes in that kind's module; one some kinds share is a part in "
+        "ptogen/rules/parts.py that those kinds inherit and its consumer reads through part(rule, P)"
+    )
+
+
+def test_every_rule_part_is_some_kinds() -> None:
+    import dataclasses
+
+    from ptogen.rules import parts
+
+    # The mixins (not the records and protocols the module also holds).
+    declared = [
+        c
+        for c in vars(parts).values()
+        if isinstance(c, type)
+        and c.__module__ == parts.__name__
+        and c.__bases__ == (object,)
+        and not dataclasses.is_dataclass(c)
+    ]
+    assert len(declared) > 5
+    unused = [c.__name__ for c in declared if not any(issubclass(k, c) for k in RULE_KINDS)]
+    assert not unused, f"parts no rule kind has (fold them into a kind's module or drop them): {unused}"
 
 
 # ----------------------------------------------------------------------------- op kinds

@@ -10,6 +10,7 @@ import pytest
 
 from ptogen.cli import cflags
 from ptogen.paths import Layout
+from ptogen.rules.parts import not_offered
 from ptogen.spec.load import load_specs
 
 from .compilers import COMPILERS, cxx_argv, require
@@ -91,7 +92,7 @@ def _offered_by_default(op) -> bool:  # type: ignore[no-untyped-def]
     do not build; its A2A3 and A5 legal kernels in verify.cpp compile the same call)."""
     default = SPECS.targets.default_profile
     return not any(
-        r.not_offered and (r.profiles is None or default in r.profiles) for r in op.spec.constraints
+        not_offered(r) and (r.profiles is None or default in r.profiles) for r in op.spec.constraints
     )
 
 

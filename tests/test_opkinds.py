@@ -10,7 +10,7 @@ from pydantic import TypeAdapter, ValidationError
 from ptogen.lower.views import ProjectView
 from ptogen.opkinds import KINDS
 from ptogen.rules import RULE_KINDS, PageContext, PageLine, Rule, kind_name
-from ptogen.rules.core import MinValidExtentRule, SameValidExtentRule
+from ptogen.rules.valid_extent import MinValidExtentRule, SameValidExtentRule
 from ptogen.spec import expr
 from ptogen.spec.load import load_specs
 from ptogen.testing import refmath

@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from ptogen.lower.views import ProjectView
 from ptogen.opkinds import KINDS
 from ptogen.rules import RULE_KINDS
+from ptogen.rules.parts import is_static
 from ptogen.rules.valid_multiple import ValidMultipleRule
 from ptogen.spec import expr
 from ptogen.spec.load import load_specs
@@ -213,7 +214,7 @@ RULE = ValidMultipleRule(operand="dst0", extent="cols", multiple=2, profiles=["A
 
 def test_it_is_registered_and_checks_at_run_time() -> None:
     assert ValidMultipleRule in RULE_KINDS
-    assert RULE.stage == "runtime" and RULE.rule_operands == ["dst0"]
+    assert not is_static(RULE) and RULE.rule_operands == ["dst0"]
     with pytest.raises(ValidationError):
         ValidMultipleRule(operand="dst0", extent="cols", multiple=1)
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..rules import RULE_KINDS, PageContext, PageLine, TypeList, kind_name, page_prefixes
-from ..rules.base import split_forms
+from ..rules import PAGE_KINDS, RULE_KINDS, PageContext, PageLine, TypeList, kind_name, page_prefixes
+from ..rules.page import split_forms
 from ..spec.model import Targets
 from .naming import plain, snake
 from .pagefacts import PageFacts, profile_of
@@ -223,7 +223,7 @@ def _found_rules(contexts: list[PageContext]) -> list[dict[str, Any]]:
     in the order of the rule kinds."""
     seen: set[str] = set()
     rules: list[dict[str, Any]] = []
-    for cls in RULE_KINDS:
+    for cls in PAGE_KINDS:
         for rule in [rule for page in contexts for rule in cls.from_page(page)]:
             key = repr(sorted(rule.items()))
             if key not in seen:

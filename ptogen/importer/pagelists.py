@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..rules.base import split_forms
+from ..rules.page import split_forms
 from .facts import PageFacts
 from .pagelines import Ctx, Line, Section, plain_text
 

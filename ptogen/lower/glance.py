@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..kind_api import OpViewAPI
+from ..rules.parts import Placed, Tabulated, part
 
 
 @dataclass(frozen=True)
@@ -88,7 +89,8 @@ class Glance:
         each checked by the same static rules as a kernel would be."""
         out: list[PairMatrix] = []
         for p in self.profiles:
-            pairs = {rv.rule.tabulated_operands() for rv in self.op.rules_for(p, static=True)} - {None}
+            tabulated = [part(rv.rule, Tabulated) for rv in self.op.rules_for(p, static=True)]
+            pairs = {t.tabulated_operands() for t in tabulated} - {None}
             for row_op, col_op in sorted(x for x in pairs if x is not None):
                 rows, cols = self.types(p, row_op), self.types(p, col_op)
                 legal = frozenset(
@@ -102,7 +104,7 @@ class Glance:
         out = []
         for p in self.profiles:
             for rv in self.op.rules_for(p, static=True):
-                found = rv.rule.tabulated_tuples(self.op)
+                found = part(rv.rule, Tabulated).tabulated_tuples(self.op)
                 if found is not None:
                     out.append(TupleTable(p, found[0], found[1]))
         return out
@@ -116,7 +118,7 @@ class Glance:
         e.g. {"Location": "Vec", "Layout": "row-major"}; empty when nothing is fixed."""
         facts: dict[str, str] = {}
         for rv in self.op.rules_for(profile, static=True):
-            fact = rv.rule.placement()
+            fact = part(rv.rule, Placed).placement()
             if fact is not None and operand in rv.rule.rule_operands:
                 facts.setdefault(fact[0], fact[1])
         return facts

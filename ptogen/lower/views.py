@@ -17,6 +17,18 @@ from ..errors import located
 from ..kind_api import EnumCase, EnumView
 from ..opkinds import KINDS, OpKind
 from ..rules import Rule
+from ..rules.page import forms_note
+from ..rules.parts import (
+    TypeFilter,
+    TypeListing,
+    enforced_by,
+    form_scoped,
+    in_form,
+    is_static,
+    not_offered,
+    part,
+    when_values,
+)
 from ..spec import expr as semantics
 from ..spec.load import LoadedOp, SpecSet
 from ..spec.model import (
@@ -70,6 +82,11 @@ class RuleView:
         assert self.op is not None
         return self.rule.doc(self.op)
 
+    @property
+    def forms_note(self) -> str:
+        """What the doc line adds when `forms` limits the rule."""
+        return forms_note(self.rule.forms)
+
     def where(self, profile: str) -> str:
         """Which op under which profile: how every diagnostic of a rule begins."""
         assert self.op is not None
@@ -86,8 +103,14 @@ class RuleView:
     @property
     def id(self) -> str:
         """Stable name of the rule, used in test file names."""
-        suffix = "".join(f"_{v.split('::')[-1].lower()}" for v in self.rule.when_values().values())
+        suffix = "".join(f"_{v.split('::')[-1].lower()}" for v in when_values(self.rule).values())
         return f"{self.index:02d}_{self.rule.kind}{suffix}"
+
+    @property
+    def check_name(self) -> str:
+        """The C++ constant a check function holds the rule's condition in (`r03_location`): named by
+        the rule's place in the spec, so it is stable, and unique within the function."""
+        return f"r{self.id}"
 
 
 def enum_views(specs: SpecSet) -> list[EnumView]:
@@ -347,13 +370,13 @@ class OpView:
     def _view(self, index: int, rule: Rule) -> RuleView:
         cpp: list[str] = []
         asm: list[str] = []
-        for spelling in rule.listed_dtypes():
+        for spelling in part(rule, TypeListing).listed_dtypes():
             d = self.targets.dtype(spelling)
             if d.name not in cpp:
                 cpp.append(d.name)
                 asm.append(d.asm)
         operands = rule.rule_operands
-        if rule.form_scoped:  # spelled in the scope of each form it checks (FormView.rules_for)
+        if form_scoped(rule):  # spelled in the scope of each form it checks (FormView.rules_for)
             return RuleView(rule, index, list(operands), list(operands), cpp, asm, self)
         return RuleView(
             rule,
@@ -385,12 +408,16 @@ class OpView:
         return list(self._rules_for_memo[key])
 
     def _rules_for(self, profile: str, static: bool | None) -> list[RuleView]:
-        applying = [rv for rv in self.rules if rv.rule.enforced_by(profile) and not rv.rule.vacuous(self, rv)]
-        if any(rv.rule.not_offered for rv in applying):
-            applying = [rv for rv in applying if rv.rule.not_offered]
+        applying = [
+            rv
+            for rv in self.rules
+            if enforced_by(rv.rule, profile) and not part(rv.rule, TypeListing).vacuous(self, rv)
+        ]
+        if any(not_offered(rv.rule) for rv in applying):
+            applying = [rv for rv in applying if not_offered(rv.rule)]
         out = []
         for rv in applying:
-            if (static is not None and rv.rule.is_static != static) or rv.rule.form_scoped:
+            if (static is not None and is_static(rv.rule) != static) or form_scoped(rv.rule):
                 continue
             out.append(rv)
         return out
@@ -404,7 +431,7 @@ class OpView:
         return out
 
     def available(self, profile: str) -> bool:
-        return not any(r.rule.not_offered and r.rule.enforced_by(profile) for r in self.rules)
+        return not any(not_offered(r.rule) and enforced_by(r.rule, profile) for r in self.rules)
 
     def operand_dtypes(
         self, profile: str, operand: str, when: dict[str, str] | None = None
@@ -413,7 +440,7 @@ class OpView:
         when = when or self.default_values
         allowed: list[str] | None = None
         for rv in self.rules_for(profile):
-            listed = rv.rule.operand_dtypes(rv, operand, when)
+            listed = part(rv.rule, TypeListing).operand_dtypes(rv, operand, when)
             if listed is None:
                 continue
             allowed = [d for d in (allowed if allowed is not None else listed) if d in listed]
@@ -470,7 +497,8 @@ class OpView:
 
     def admits(self, profile: str, combo: dict[str, str]) -> bool:
         """Whether every static rule of the profile admits operands of these element types."""
-        return all(rv.rule.admits(self, combo) for rv in self.rules_for(profile, static=True))
+        rules = self.rules_for(profile, static=True)
+        return all(part(rv.rule, TypeFilter).admits(self, combo) for rv in rules)
 
     @property
     def default_values(self) -> dict[str, str]:
@@ -483,7 +511,7 @@ class OpView:
         """Template-argument settings that change the checked rules (TPOWS: DEFAULT, HIGH_PRECISION)."""
         variants = [self.default_values]
         for rv in self.rules:
-            w = rv.rule.when_values()
+            w = when_values(rv.rule)
             if w and not any(all(v.get(k) == x for k, x in w.items()) for v in variants):
                 variants.append({**self.default_values, **w})
         return variants
@@ -565,7 +593,7 @@ class VariantView:
 
     def rules_for(self, profile: str) -> list[RuleView]:
         """The variant's rules a profile enforces."""
-        return [rv for rv in self.rules if rv.rule.enforced_by(profile)]
+        return [rv for rv in self.rules if enforced_by(rv.rule, profile)]
 
 
 @dataclass(frozen=True)
@@ -698,9 +726,9 @@ class FormView:
         (`static`: only the compile-time rules, or only the run-time ones)."""
         out = []
         for i, rule in enumerate(self.op.spec.constraints):
-            if not rule.form_scoped or not rule.in_form(self):
+            if not form_scoped(rule) or not in_form(rule, self):
                 continue
-            if not rule.enforced_by(profile) or (static is not None and rule.is_static != static):
+            if not enforced_by(rule, profile) or (static is not None and is_static(rule) != static):
                 continue
             types = []
             dtypes = []  # each operand's element type: a tile's DType, a scalar's own type
@@ -732,13 +760,13 @@ class FormView:
     def has_own_checks(self) -> bool:
         """Whether some form-scoped rule checks this form (under some profile): every profile then
         defines its check function `check_<OP>_f<index>`."""
-        return any(r.form_scoped and r.in_form(self) for r in self.op.spec.constraints)
+        return any(form_scoped(r) and in_form(r, self) for r in self.op.spec.constraints)
 
     @property
     def has_own_verify(self) -> bool:
         """Whether some run-time rule is limited to this form (under some profile): every profile then
         defines its run-time check `verify_<OP>_f<index>`, which the form calls with its arguments."""
-        return any(r.form_scoped and r.in_form(self) and not r.is_static for r in self.op.spec.constraints)
+        return any(form_scoped(r) and in_form(r, self) and not is_static(r) for r in self.op.spec.constraints)
 
     @property
     def verify_params(self) -> list[Param]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ..rules.parts import StaticBreak, form_scoped, part
 from ..testing.golden import Check, GoldenContext, same_bits, write_tile_inputs
 from ..testing.plan import (
     BreakContext,
@@ -147,10 +148,11 @@ class Bind(NamesOperand):
                         CompileCase.legal(f"legal_{low}_f{form.index}", p.name, [tile], call)
                     )
             for rv in [*op.rules_for(p.name, static=True), *op.form_rules_for(p.name)]:
-                broken = rv.rule.break_static(BreakContext(project, op, rv, p.name), {obj: tile})
+                bx = BreakContext(project, op, rv, p.name)
+                broken = part(rv.rule, StaticBreak).break_static(bx, {obj: tile})
                 value = broken.scalar_types[addr]
                 # a form-scoped rule checks the form that takes the address as a template argument
-                call = Call([value], [obj]) if rv.rule.form_scoped else Call([], [obj, value])
+                call = Call([value], [obj]) if form_scoped(rv.rule) else Call([], [obj, value])
                 tests.compile.append(CompileCase.breaking(f"fail_{low}_{rv.id}", p.name, rv, [tile], call))
 
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..rules.parts import StaticBreak, TileFilter, TypeFilter, is_static, part
 from ..testing.plan import BreakContext, Call, CompileCase, GlobalDecl, OpTests, TileDecl
 
 if TYPE_CHECKING:
@@ -38,9 +39,9 @@ def variant_profiles(
 
     def admitted(profile: str) -> bool:
         return all(
-            rv.rule.admits_tiles(tiles)
-            and not rv.rule.broken_by(op, rv, combo, {})
-            and all(rv.rule.admits_location(n, t.loc) for n, t in tiles.items())
+            part(rv.rule, TileFilter).admits_tiles(tiles)
+            and not part(rv.rule, TypeFilter).broken_by(op, rv, combo, {})
+            and all(part(rv.rule, TileFilter).admits_location(n, t.loc) for n, t in tiles.items())
             for rv in variant.rules_for(profile)
         )
 
@@ -50,9 +51,9 @@ def variant_profiles(
 def _admits(op: OpViewAPI, rv: RuleViewAPI, tiles: dict[str, TileDecl]) -> bool:
     combo = {n: t.dtype for n, t in tiles.items()}
     return (
-        rv.rule.admits_tiles(tiles)
-        and not rv.rule.broken_by(op, rv, combo, {})
-        and all(rv.rule.admits_location(n, t.loc) for n, t in tiles.items())
+        part(rv.rule, TileFilter).admits_tiles(tiles)
+        and not part(rv.rule, TypeFilter).broken_by(op, rv, combo, {})
+        and all(part(rv.rule, TileFilter).admits_location(n, t.loc) for n, t in tiles.items())
     )
 
 
@@ -78,9 +79,10 @@ def plan_variant_rules(
                 f"legal_{fn}", p.name, list(tiles.values()), call(tiles), of=f" of variant {variant.name}"
             )
         )
-        rules = [rv for rv in variant.rules_for(p.name) if rv.rule.is_static]
+        rules = [rv for rv in variant.rules_for(p.name) if is_static(rv.rule)]
         for rv in rules:
-            broken = rv.rule.break_static(BreakContext(project, op, rv, p.name), dict(tiles)).tiles
+            bx = BreakContext(project, op, rv, p.name)
+            broken = part(rv.rule, StaticBreak).break_static(bx, dict(tiles)).tiles
             also = [o for o in rules if o is not rv and not _admits(op, o, broken)]
             tests.compile.append(
                 CompileCase.breaking(

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from ..rule_api import aligned_extent
+from ..rules.parts import RuntimeCheck, TileFilter, part
 from ..testing.golden import (
     Check,
     GoldenContext,
@@ -78,7 +79,8 @@ def plan_runtime_groups(project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) 
                 ok = [
                     p
                     for p in on
-                    if layout == "RowMajor" or all(rv.rule.admits_layout(layout) for rv in op.rules_for(p))
+                    if layout == "RowMajor"
+                    or all(part(rv.rule, TileFilter).admits_layout(layout) for rv in op.rules_for(p))
                 ]
                 if not ok or (layout == "ColMajor" and (kind in col_kinds or role)):
                     continue
@@ -142,7 +144,7 @@ def input_ranges(op: OpViewAPI, profile: str, combo: dict[str, str]) -> dict[str
     out: dict[str, tuple[float, float]] = {}
     for rv in op.rules_for(profile, static=False):
         for name, dtype in combo.items():
-            found = rv.rule.input_range(name, dtype, rv)
+            found = part(rv.rule, RuntimeCheck).input_range(name, dtype, rv)
             if found is not None:
                 lo, hi = out.get(name, found)
                 out[name] = (max(lo, found[0]), min(hi, found[1]))

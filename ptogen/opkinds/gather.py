@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from ..rule_api import ELEMENT_BYTES
+from ..rules.parts import TypeFilter, in_form, is_static, part
 from ..testing.golden import Check, GoldenContext, _bits, _describe, inputs
 from ..testing.manifest import TileShape
 from ..testing.plan import (
@@ -208,8 +209,8 @@ def _admits_call(
     template values."""
     combo = {t.name: t.dtype for t in tiles}
     rules = [*op.rules_for(profile, static=True)]
-    rules += [rv for rv in op.form_rules_for(profile) if rv.rule.is_static and rv.rule.in_form(form)]
-    return not any(rv.rule.broken_by(op, rv, combo, values) for rv in rules)
+    rules += [rv for rv in op.form_rules_for(profile) if is_static(rv.rule) and in_form(rv.rule, form)]
+    return not any(part(rv.rule, TypeFilter).broken_by(op, rv, combo, values) for rv in rules)
 
 
 class Gather(FormsKind):

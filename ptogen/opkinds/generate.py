@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..rules.parts import TileFilter, part
 from ..spec import expr as semantics
 from ..testing import refmath as rm
 from ..testing.golden import Check, GoldenContext, _is_float, compute_dtype, inputs, logical
@@ -222,7 +223,10 @@ class Generate(OpKind):
                     p
                     for p in on
                     if p in profiles
-                    and (layout == "RowMajor" or all(rv.rule.admits_layout(layout) for rv in op.rules_for(p)))
+                    and (
+                        layout == "RowMajor"
+                        or all(part(rv.rule, TileFilter).admits_layout(layout) for rv in op.rules_for(p))
+                    )
                 ]
                 if not ok or (layout == "ColMajor" and not self.uses_rows(op)):
                     continue

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..rules.parts import StaticBreak, part
 from ..testing.golden import Check, GoldenContext, _bits, _describe, inputs
 from ..testing.manifest import CaseEntry
 from ..testing.plan import BreakContext, Call, CompileCase, OpTests, RuntimeCase, RuntimeKernel, TileDecl
@@ -229,7 +230,8 @@ class _ConvSource(NamesOperand):
                     CompileCase.legal(f"legal_{low}_{k}", p.name, list(plain.values()), call, contexts=ctx)
                 )
             for rv in op.rules_for(p.name, static=True):
-                broken = rv.rule.break_static(BreakContext(project, op, rv, p.name), dict(tiles)).tiles
+                bx = BreakContext(project, op, rv, p.name)
+                broken = part(rv.rule, StaticBreak).break_static(bx, dict(tiles)).tiles
                 bctx = [self._conv_context(project, op, broken[src])]
                 others = [t for n, t in broken.items() if n != src]
                 call = self._call(op, broken, None)

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..rules.parts import TileFilter, part
 from ..testing.golden import Check, GoldenContext, _bits, _describe, inputs, logical
 from ..testing.manifest import GlobalShape, TileShape
 from ..testing.plan import (
@@ -412,7 +413,7 @@ class Indexed(NamesOperand):
         """GlobalTensor layouts the profile's table_layout rules admit (ND when none says)."""
         allowed: list[str] | None = None
         for rv in op.rules_for(profile, static=True):
-            layouts = rv.rule.global_layouts()
+            layouts = part(rv.rule, TileFilter).global_layouts()
             if layouts:
                 allowed = [x for x in (allowed if allowed is not None else layouts) if x in layouts]
         return ["ND"] if allowed is None else allowed

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..rules.parts import TypeListing, part, when_values
 from ..testing.golden import (
     MASKS,
     Check,
@@ -67,7 +68,8 @@ def _plan_vector(project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None
     for p in profiles:
         for rv in op.rules_for(p, static=True):
             rule = rv.rule
-            if all(rule.operand_dtypes(rv, o, rule.when_values()) is None for o in rule.rule_operands):
+            listing = part(rule, TypeListing)
+            if all(listing.operand_dtypes(rv, o, when_values(rule)) is None for o in rule.rule_operands):
                 continue  # a vector op's tests break only the rules that restrict element types
             bad = other_dtype(project, rv.dtypes_cpp, ["int32_t", "int16_t", "float", "half"])
             ok = op.test_dtypes(p)

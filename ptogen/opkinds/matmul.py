@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from ..rule_api import TileDecl
+from ..rules.parts import TileFilter, TypeFilter, in_form, part
 from ..spec import expr as semantics
 from ..testing import fp4
 from ..testing.golden import Check, GoldenContext, _bits, _describe, compare, compute_dtype, inputs
@@ -290,9 +291,9 @@ class Matmul(OpKind):
             p
             for p in profiles
             if all(
-                rv.rule.admits_tiles(tiles) and rv.rule.admits(op, combo)
+                part(rv.rule, TileFilter).admits_tiles(tiles) and part(rv.rule, TypeFilter).admits(op, combo)
                 for rv in op.form_rules_for(p)
-                if rv.rule.in_form(form)
+                if in_form(rv.rule, form)
             )
         ]
 

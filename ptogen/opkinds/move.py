@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..rules.parts import TileFilter, part
 from ..testing.golden import Check, GoldenContext, Outcome, _bits, _describe, inputs, logical
 from ..testing.manifest import TileShape
 from ..testing.plan import (
@@ -230,7 +231,11 @@ class Move(NamesOperand):
                     dst: TileDecl(dst, d, rows, cols, vr, vc, dyn, pd[0], pd[1], slayout=pd[2]),
                 }
                 tiles.update({n: TileDecl(n, PARAM_DTYPE, 1, cols, 1, cols) for n in params})
-                admitting = tuple(p for p in on if all(rv.rule.admits_tiles(tiles) for rv in op.rules_for(p)))
+                admitting = tuple(
+                    p
+                    for p in on
+                    if all(part(rv.rule, TileFilter).admits_tiles(tiles) for rv in op.rules_for(p))
+                )
                 if admitting:
                     kernels.setdefault(admitting, []).append(tiles)
                     labels[id(tiles)] = label

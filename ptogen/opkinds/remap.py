@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..rules.parts import TileFilter, TypeFilter, in_form, part
 from ..spec import expr as semantics
 from ..testing.golden import Check, GoldenContext, Outcome, _bits, _describe, inputs
 from ..testing.manifest import TileShape
@@ -782,9 +783,10 @@ class Remap(Move):
     def _admits_form(op: OpViewAPI, form: FormViewAPI, profile: str, tiles: dict[str, TileDecl]) -> bool:
         """Whether a profile's common rules and those limited to `form` admit these tiles."""
         combo = {n: t.dtype for n, t in tiles.items()}
-        own = [rv for rv in op.form_rules_for(profile) if rv.rule.in_form(form)]
+        own = [rv for rv in op.form_rules_for(profile) if in_form(rv.rule, form)]
         return all(
-            rv.rule.admits_tiles(tiles) and rv.rule.admits(op, combo) for rv in [*op.rules_for(profile), *own]
+            part(rv.rule, TileFilter).admits_tiles(tiles) and part(rv.rule, TypeFilter).admits(op, combo)
+            for rv in [*op.rules_for(profile), *own]
         )
 
     def _prepare_multi(self, gx: GoldenContext, data: Path) -> list[Check]:
@@ -1005,9 +1007,9 @@ class Remap(Move):
         the common rules by their locations, and the rules checked on the main declaration alone
         (TINSERT's table of element-type pairs) by the tiles' element types as well."""
         combo = {n: t.dtype for n, t in tiles.items()}
-        main = [rv for rv in op.form_rules_for(profile) if rv.rule.in_form(op.forms[0])]
+        main = [rv for rv in op.form_rules_for(profile) if in_form(rv.rule, op.forms[0])]
         return all(
-            rv.rule.admits_tiles(tiles) and rv.rule.admits(op, combo)
+            part(rv.rule, TileFilter).admits_tiles(tiles) and part(rv.rule, TypeFilter).admits(op, combo)
             for rv in [*op.rules_for(profile), *main]
         )
 

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..rules.parts import TileFilter, in_form, part
 from ..testing.golden import Check, GoldenContext, _bits, _describe, inputs
 from ..testing.manifest import TileShape
 from ..testing.plan import (
@@ -161,8 +162,8 @@ class BlockSort(NamesOperand):
     def _main_admits(op: OpViewAPI, profile: str, tiles: dict[str, TileDecl]) -> bool:
         """Whether the profile's rules on the main declaration (the common ones and those limited to
         it: A2A3's and A5's whole blocks of 32 valid columns) admit these tiles."""
-        main = [rv for rv in op.form_rules_for(profile) if rv.rule.in_form(op.forms[0])]
-        return all(rv.rule.admits_tiles(tiles) for rv in [*op.rules_for(profile), *main])
+        main = [rv for rv in op.form_rules_for(profile) if in_form(rv.rule, op.forms[0])]
+        return all(part(rv.rule, TileFilter).admits_tiles(tiles) for rv in [*op.rules_for(profile), *main])
 
     def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         """One group of the shapes every profile's main declaration admits, called through it; one

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ..rules.parts import form_scoped
 from ..testing.golden import Check, GoldenContext
 from ..testing.plan import Call, CompileCase, OpTests, TileDecl
 from .base import OPERANDS, NamesOperand, PageOp
@@ -86,7 +87,7 @@ class Sync(NamesOperand):
                 drain = Call([f"{enum.name}::{enum.values[0]}"], [])
                 cases.append(CompileCase.legal(f"legal_{low}_f{barrier.index}", prof, [], drain))
             for rv in [*op.rules_for(prof, static=True), *op.form_rules_for(prof)]:
-                if rv.rule.form_scoped:  # a class the rule does not allow
+                if form_scoped(rv.rule):  # a class the rule does not allow
                     call = Call([rv.rule.breaking_value(op)], [])  # type: ignore[attr-defined]
                     cases.append(CompileCase.breaking(f"fail_{low}_{rv.id}", prof, rv, [], call))
                 else:  # a tile where an event belongs

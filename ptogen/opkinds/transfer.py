@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..rules.parts import TileFilter, part
 from ..testing.golden import Check, GoldenContext, _bits, _describe, _is_float, compute_dtype, inputs
 from ..testing.manifest import CaseEntry, GlobalShape, TileShape
 from ..testing.plan import (
@@ -436,7 +437,10 @@ class Transfer(NamesOperand):
         return [
             p
             for p in profiles
-            if all(rv.rule.admits_location(operand, location) for rv in op.rules_for(p, static=True))
+            if all(
+                part(rv.rule, TileFilter).admits_location(operand, location)
+                for rv in op.rules_for(p, static=True)
+            )
         ]
 
     def _plan_cube_loads(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:

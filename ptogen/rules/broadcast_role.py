@@ -16,7 +16,9 @@ from pydantic import Field
 
 from ..rule_api import ELEMENT_BYTES
 from ..spec.fields import Name
-from .base import PageContext, PageLine, Problem, RuleBase, _with_note
+from .base import Problem, RuleBase, with_note
+from .page import PageContext, PageLine
+from .parts import Recognised, RuntimeCheck, TileFilter
 
 if TYPE_CHECKING:
     from ..rule_api import RuleLowering as RuleView
@@ -29,13 +31,12 @@ if TYPE_CHECKING:
 BLOCK_BYTES = 32
 
 
-class BroadcastRoleRule(RuleBase):
+class BroadcastRoleRule(RuleBase, Recognised, RuntimeCheck, TileFilter):
     """`operands` are the result, then the documented full-sized source and the documented per-row
     source; the two sources may swap roles."""
 
     kind: Literal["broadcast_role"] = "broadcast_role"
     operands: list[Name] = Field(min_length=3, max_length=3, description="[dst, full-sized, per-row]")
-    stage: ClassVar[Literal["static", "runtime"]] = "runtime"
     page_prefixes: ClassVar[tuple[str, ...]] = ("runtime: exactly one of",)
 
     def check(self, spec: OpSpec, targets: Targets) -> Iterator[Problem]:
@@ -71,7 +72,7 @@ class BroadcastRoleRule(RuleBase):
 
     def doc(self, op: OpView) -> str:
         d, a, b = self.operands
-        return _with_note(
+        return with_note(
             f"Runtime: exactly one of `{a}` or `{b}` has the valid shape of `{d}` and is row-major (the "
             f"full-sized operand; `{a}` when both have it); the other, the expanded operand, has "
             f"`{d}.GetValidRow()` valid rows and either one valid column, column-major (a value per row), "

@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import Field
 
 from ..spec.fields import Name
-from .base import Broken, PageContext, PageLine, RuleBase, _with_note
+from .base import RuleBase, with_note
+from .page import PageContext, PageLine
+from .parts import Broken, Recognised, StaticBreak, TileFilter
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -20,7 +22,7 @@ if TYPE_CHECKING:
     from ..rule_api import TileDecl
 
 
-class ColumnOperandRule(RuleBase):
+class ColumnOperandRule(RuleBase, Recognised, StaticBreak, TileFilter):
     """One of `operands` (two sources) is column-major."""
 
     kind: Literal["column_operand"] = "column_operand"
@@ -37,7 +39,7 @@ class ColumnOperandRule(RuleBase):
 
     def doc(self, op: OpView) -> str:
         a, b = self.operands
-        return _with_note(
+        return with_note(
             f"One of the sources is column-major: `{a}` or `{b}`, the per-row operand of one valid "
             "column (the pages' Mode 1)",
             self.note,

@@ -17,7 +17,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, get_args
 from pydantic import Field, model_validator
 
 from ..spec.fields import Name
-from .base import Broken, PageContext, PageLine, Problem, RuleBase, _with_note
+from .base import Problem, RuleBase, with_note
+from .page import PageContext, PageLine
+from .parts import Broken, Recognised, StaticBreak, TileFilter
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -44,7 +46,7 @@ ConvLayout = Literal[
 CONV_LAYOUTS: tuple[str, ...] = get_args(ConvLayout)
 
 
-class ConvLayoutsRule(RuleBase):
+class ConvLayoutsRule(RuleBase, Recognised, StaticBreak, TileFilter):
     """The layouts of the named ConvTile operands are one of the listed combinations (one layout
     per operand, in the operands' order)."""
 
@@ -90,7 +92,7 @@ class ConvLayoutsRule(RuleBase):
     def doc(self, op: OpView) -> str:
         what = " and ".join(f"`{o}`" for o in self.operands)
         combos = ", ".join(" → ".join(f"`{lay}`" for lay in combo) for combo in self.layouts)
-        return _with_note(f"ConvTile layouts of {what} must be one of: {combos}", self.note)
+        return with_note(f"ConvTile layouts of {what} must be one of: {combos}", self.note)
 
     @classmethod
     def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:

@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 from pydantic import Field
 
 from ..spec.fields import Name
-from .base import Broken, PageContext, PageLine, RuleBase, When, _with_note, when_phrase
+from .base import RuleBase, When, when_phrase, with_note
+from .page import PageContext, PageLine
+from .parts import Broken, Recognised, StaticBreak, TileFilter
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -23,7 +25,7 @@ if TYPE_CHECKING:
 Count = Annotated[int, Field(ge=1, le=1 << 16)]
 
 
-class DerivedExtentRule(RuleBase):
+class DerivedExtentRule(RuleBase, Recognised, StaticBreak, TileFilter):
     """`operand::extent == align(ceil(of::of_extent * times / per), align)`."""
 
     kind: Literal["derived_extent"] = "derived_extent"
@@ -83,7 +85,7 @@ class DerivedExtentRule(RuleBase):
     def doc(self, op: OpView) -> str:
         wanted = f"{self._spelled(True)}{self._when(True)}"
         line = f"Static derived shape: `{self.operand}::{self.extent}` is {wanted}"
-        return _with_note(line, self.note)
+        return with_note(line, self.note)
 
     @classmethod
     def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:

@@ -15,7 +15,9 @@ from pydantic import Field, model_validator
 
 from ..errors import did_you_mean
 from ..spec.fields import Name, TypeName
-from .base import Broken, PageContext, PageLine, Problem, RuleBase, _with_note, and_list
+from .base import Problem, RuleBase, and_list, with_note
+from .page import PageContext, PageLine
+from .parts import Broken, Recognised, StaticBreak, Tabulated, TileFilter, TypeFilter, TypeListing
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -26,7 +28,7 @@ if TYPE_CHECKING:
     from ..rule_api import TileDecl
 
 
-class DTypeTuplesRule(RuleBase):
+class DTypeTuplesRule(RuleBase, Recognised, TypeListing, Tabulated, StaticBreak, TypeFilter, TileFilter):
     """`tuples` lists the allowed element types of `operands`, one type per operand in order."""
 
     kind: Literal["dtype_tuples"] = "dtype_tuples"
@@ -77,7 +79,7 @@ class DTypeTuplesRule(RuleBase):
     def doc(self, op: OpView) -> str:
         names = ", ".join(f"`{n}`" for n in self.operands)
         listed = "; ".join("(" + ", ".join(f"`{d}`" for d in t) + ")" for t in self.tuples)
-        return _with_note(f"Type tuples ({names}): {listed}", self.note)
+        return with_note(f"Type tuples ({names}): {listed}", self.note)
 
     def listed_dtypes(self) -> list[str]:
         return list(dict.fromkeys(d for t in self.tuples for d in t))

@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import Field
 
 from ..spec.fields import Name
-from .base import PageContext, PageLine, Problem, RuleBase, When, _with_note, when_phrase
+from .base import Problem, RuleBase, When, when_phrase, with_note
+from .page import PageContext, PageLine
+from .parts import Recognised, RuntimeCheck, TileFilter
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -26,7 +28,7 @@ if TYPE_CHECKING:
 _STATIC = {"rows": "Rows", "cols": "Cols"}
 
 
-class FullValidRule(RuleBase):
+class FullValidRule(RuleBase, Recognised, RuntimeCheck, TileFilter):
     """`operand`'s valid `extent` equals its static one (while `when` holds, if given)."""
 
     kind: Literal["full_valid"] = "full_valid"
@@ -35,7 +37,6 @@ class FullValidRule(RuleBase):
     when: When | None = Field(
         default=None, description="the rule binds only while a value template parameter has this value"
     )
-    stage: ClassVar[Literal["static", "runtime"]] = "runtime"
     page_prefixes: ClassVar[tuple[str, ...]] = ("runtime full:",)
 
     @property
@@ -69,7 +70,7 @@ class FullValidRule(RuleBase):
 
     def doc(self, op: OpView) -> str:
         line = f"Runtime full: `{self._value()} == {_STATIC[self.extent]}`{self._when(True)}"
-        return _with_note(line, self.note)
+        return with_note(line, self.note)
 
     @classmethod
     def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:

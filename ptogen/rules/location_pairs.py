@@ -16,7 +16,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import Field
 
 from ..spec.fields import Name, TileLocation
-from .base import Broken, PageContext, PageLine, RuleBase, _with_note
+from .base import RuleBase, with_note
+from .page import PageContext, PageLine
+from .parts import Broken, Recognised, StaticBreak, TileFilter
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -38,7 +40,7 @@ LOCATIONS: tuple[str, ...] = (
 )
 
 
-class LocationPairsRule(RuleBase):
+class LocationPairsRule(RuleBase, Recognised, StaticBreak, TileFilter):
     """`pairs` maps each location the first operand (the source) may have to the locations the
     second (the destination) may have with it."""
 
@@ -65,7 +67,7 @@ class LocationPairsRule(RuleBase):
     def doc(self, op: OpView) -> str:
         a, b = self.operands
         listed = "; ".join(f"`{s}` to {', '.join(f'`{d}`' for d in ds)}" for s, ds in self.pairs.items())
-        return _with_note(f"Location pairs (`{a}` to `{b}`): {listed}", self.note)
+        return with_note(f"Location pairs (`{a}` to `{b}`): {listed}", self.note)
 
     @classmethod
     def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:

@@ -1,6 +1,6 @@
 """Rule kind `locations`: a tile operand lives in one of several tile locations (TileType), as
 TLOAD's destination does (`Vec` or `Mat` on A2A3) and TSTORE's source (`Vec`, `Mat` or `Acc`).
-The one-location case is `location` (core.py)."""
+The one-location case is `location` (tile_layout.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import Field
 
 from ..spec.fields import Name, TileLocation
-from .base import Broken, PageContext, PageLine, RuleBase, _with_note, conj, free_location, or_list
+from .base import RuleBase, conj, free_location, or_list, with_note
+from .page import PageContext, PageLine
+from .parts import Broken, Recognised, StaticBreak, TileFilter, form_scoped
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -20,7 +22,7 @@ if TYPE_CHECKING:
     from ..rule_api import TileDecl
 
 
-class LocationsRule(RuleBase):
+class LocationsRule(RuleBase, Recognised, StaticBreak, TileFilter):
     """The operands each live in one of `locations`."""
 
     kind: Literal["locations"] = "locations"
@@ -39,7 +41,7 @@ class LocationsRule(RuleBase):
 
     def doc(self, op: OpView) -> str:
         listed = or_list([f"`TileType::{loc}`" for loc in self.locations], code=False)
-        return _with_note(f"Tile location is one of: {listed} (`{', '.join(self.operands)}`)", self.note)
+        return with_note(f"Tile location is one of: {listed} (`{', '.join(self.operands)}`)", self.note)
 
     @classmethod
     def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:
@@ -60,7 +62,7 @@ class LocationsRule(RuleBase):
         }
 
     def admits_location(self, operand: str, location: str) -> bool:
-        return self.form_scoped or operand not in self.operands or location in self.locations
+        return form_scoped(self) or operand not in self.operands or location in self.locations
 
     def break_static(self, bx: BreakContext, tiles: dict[str, TileDecl]) -> Broken:
         first = self.operands[0]

@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import Field
 
 from ..spec.fields import Name
-from .base import Broken, PageContext, PageLine, RuleBase, _with_note
+from .base import RuleBase, with_note
+from .page import PageContext, PageLine
+from .parts import Broken, Recognised, StaticBreak
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -20,7 +22,7 @@ if TYPE_CHECKING:
     from ..rule_api import TileDecl
 
 
-class SameBytesRule(RuleBase):
+class SameBytesRule(RuleBase, Recognised, StaticBreak):
     """The two tiles' whole storage (every element, valid or not) has one size in bytes."""
 
     kind: Literal["same_bytes"] = "same_bytes"
@@ -37,7 +39,7 @@ class SameBytesRule(RuleBase):
 
     def doc(self, op: OpView) -> str:
         a, b = self.operands
-        return _with_note(
+        return with_note(
             "Total byte size must match: "
             f"`sizeof({a}::DType) * {a}::Numel == sizeof({b}::DType) * {b}::Numel`",
             self.note,

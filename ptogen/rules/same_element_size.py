@@ -13,7 +13,9 @@ from pydantic import Field
 
 from ..rule_api import ELEMENT_BYTES
 from ..spec.fields import Name
-from .base import Broken, PageContext, PageLine, RuleBase, _with_note, allowed_by_others
+from .base import RuleBase, allowed_by_others, with_note
+from .page import PageContext, PageLine
+from .parts import Broken, Recognised, StaticBreak, TypeFilter
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -24,7 +26,7 @@ if TYPE_CHECKING:
 _LINE = re.compile(r"^element size: sizeof\((\w+)::DType\) == sizeof\((\w+)::DType\)", re.IGNORECASE)
 
 
-class SameElementSizeRule(RuleBase):
+class SameElementSizeRule(RuleBase, Recognised, StaticBreak, TypeFilter):
     """`sizeof` of the two operands' element types is equal."""
 
     kind: Literal["same_element_size"] = "same_element_size"
@@ -41,7 +43,7 @@ class SameElementSizeRule(RuleBase):
 
     def doc(self, op: OpView) -> str:
         a, b = self.operands
-        return _with_note(f"Element size: `sizeof({a}::DType) == sizeof({b}::DType)`", self.note)
+        return with_note(f"Element size: `sizeof({a}::DType) == sizeof({b}::DType)`", self.note)
 
     @classmethod
     def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:

@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 from pydantic import Field, model_validator
 
 from ..spec.fields import Name
-from .base import PageContext, PageLine, Problem, RuleBase, _with_note
+from .base import Problem, RuleBase, checked_operands, with_note
+from .page import PageContext, PageLine
+from .parts import Recognised, RuntimeCheck
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -27,7 +29,7 @@ if TYPE_CHECKING:
 Count = Annotated[int, Field(ge=1, le=1 << 16)]
 
 
-class ScalarBlocksRule(RuleBase):
+class ScalarBlocksRule(RuleBase, Recognised, RuntimeCheck):
     """`scalar` is a positive multiple of `multiple`; `operand`'s valid `extent` is `per_group *
     scalar` times a count in [`min_groups`, `max_groups`]."""
 
@@ -39,7 +41,6 @@ class ScalarBlocksRule(RuleBase):
     per_group: Count = Field(description="blocks in one group the valid extent holds whole")
     min_groups: Count = 1
     max_groups: Count
-    stage: ClassVar[Literal["static", "runtime"]] = "runtime"
     page_prefixes: ClassVar[tuple[str, ...]] = ("runtime blocks:",)
 
     @model_validator(mode="after")
@@ -54,7 +55,7 @@ class ScalarBlocksRule(RuleBase):
 
     def check(self, spec: OpSpec, targets: Targets) -> Iterator[Problem]:
         yield from super().check(spec, targets)
-        bound = self.checked_operands(spec).get(self.scalar)
+        bound = checked_operands(self, spec).get(self.scalar)
         if bound is None or bound.kind != "scalar":
             yield ("scalar",), f"{self.scalar!r} is not a scalar operand of the declarations it checks"
 
@@ -80,7 +81,7 @@ class ScalarBlocksRule(RuleBase):
 
     def doc(self, op: OpView) -> str:
         # No `*` on the line: the pages' reader drops it as Markdown emphasis.
-        return _with_note(
+        return with_note(
             f"Runtime blocks: `{self.scalar}` is a multiple of {self.multiple} (not 0); "
             f"`{self._value()}` holds {self.min_groups} to {self.max_groups} groups of "
             f"{self.per_group} blocks of `{self.scalar}` elements",

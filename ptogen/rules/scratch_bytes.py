@@ -14,7 +14,9 @@ from pydantic import Field
 
 from ..rule_api import ELEMENT_BYTES
 from ..spec.fields import Name
-from .base import Broken, PageContext, PageLine, Problem, RuleBase, _with_note, or_list
+from .base import Problem, RuleBase, or_list, with_note
+from .page import PageContext, PageLine
+from .parts import Broken, Recognised, StaticBreak, TileFilter
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -31,7 +33,7 @@ _LINE = re.compile(r"^scratch size: (?P<tmp>\w+) spans at least (?P<rest>.*?)(?:
 _ENTRY = re.compile(r"(?P<bytes>\d+) bytes with (?P<size>\d+)-byte (?P<by>\w+) elements")
 
 
-class ScratchBytesRule(RuleBase):
+class ScratchBytesRule(RuleBase, Recognised, StaticBreak, TileFilter):
     """`operands[0]` (the scratch tile) spans at least `min_bytes[k]` bytes when the element type of
     `operands[1]` has `k` bytes; element sizes the table does not list ask nothing."""
 
@@ -78,7 +80,7 @@ class ScratchBytesRule(RuleBase):
         return f"scratch size: {self.operands[0]} must span at least {self._spelled(code=False)}"
 
     def doc(self, op: OpView) -> str:
-        return _with_note(
+        return with_note(
             f"Scratch size: `{self.operands[0]}` spans at least {self._spelled(code=True)}", self.note
         )
 

@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 from pydantic import Field
 
 from ..spec.fields import Name
-from .base import Broken, PageContext, PageLine, RuleBase, When, _with_note, when_phrase
+from .base import RuleBase, When, when_phrase, with_note
+from .page import PageContext, PageLine
+from .parts import Broken, Recognised, StaticBreak, TileFilter
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -21,7 +23,7 @@ if TYPE_CHECKING:
     from ..rule_api import TileDecl
 
 
-class ShapeMultipleRule(RuleBase):
+class ShapeMultipleRule(RuleBase, Recognised, StaticBreak, TileFilter):
     """`operand`'s template `extent` is a multiple of `multiple`."""
 
     kind: Literal["shape_multiple"] = "shape_multiple"
@@ -50,7 +52,7 @@ class ShapeMultipleRule(RuleBase):
         return f"the static {self.extent.lower()} of {self.operand} must be {multiple}"
 
     def doc(self, op: OpView) -> str:
-        return _with_note(
+        return with_note(
             f"Static multiple: `{self.operand}::{self.extent} % {self.multiple} == 0`{self._when(True)}",
             self.note,
         )

@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from pydantic import Field
 
-from .base import Broken, PageContext, PageLine, Problem, RuleBase, When, _with_note, and_list, conj
+from .base import Problem, RuleBase, When, and_list, conj, with_note
+from .page import PageContext, PageLine
+from .parts import Broken, Recognised, StaticBreak, TileFilter, TypeListing
 from .template_value import WhenDType
 
 if TYPE_CHECKING:
@@ -62,7 +64,7 @@ def _extent(tiles: dict[str, TileDecl], name: str, which: str) -> int:
     return tiles[name].rows if which == "Rows" else tiles[name].cols
 
 
-class ShapeRelationRule(RuleBase):
+class ShapeRelationRule(RuleBase, Recognised, TypeListing, StaticBreak, TileFilter):
     """Each relation states that one operand's template `Rows` or `Cols` equals another's (or a
     count), or is at least (`>=`) or at most (`<=`) it."""
 
@@ -128,7 +130,7 @@ class ShapeRelationRule(RuleBase):
         return f"template shapes must satisfy {relations}{self._when_text(False)}"
 
     def doc(self, op: OpView) -> str:
-        return _with_note(
+        return with_note(
             f"Static shapes: {and_list(list(self.relations))}{self._when_text(True)}", self.note
         )
 

@@ -15,7 +15,9 @@ from pydantic import Field
 
 from ..rule_api import ELEMENT_BYTES
 from ..spec.fields import Name
-from .base import Broken, PageContext, PageLine, Problem, RuleBase, _with_note, allowed_by_others, or_list
+from .base import Problem, RuleBase, allowed_by_others, or_list, with_note
+from .page import PageContext, PageLine
+from .parts import Broken, Recognised, StaticBreak, TypeFilter
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -28,7 +30,7 @@ if TYPE_CHECKING:
 Size = Annotated[int, Field(ge=1, le=16)]
 
 
-class SizePairsRule(RuleBase):
+class SizePairsRule(RuleBase, Recognised, StaticBreak, TypeFilter):
     """(sizeof(first's DType), sizeof(second's DType)) is one of `pairs`."""
 
     kind: Literal["size_pairs"] = "size_pairs"
@@ -62,7 +64,7 @@ class SizePairsRule(RuleBase):
     def doc(self, op: OpView) -> str:
         a, b = self.operands
         listed = ", ".join(f"({x}, {y})" for x, y in self.pairs)
-        return _with_note(
+        return with_note(
             f"Element sizes: `(sizeof({a}::DType), sizeof({b}::DType))` is one of {listed}", self.note
         )
 

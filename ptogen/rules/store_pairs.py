@@ -13,8 +13,10 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import Field
 
 from ..spec.fields import Name, TileLocation, TypeName
-from .base import Broken, PageContext, PageLine, Problem, _with_note
-from .core import DTypePairsRule
+from .base import Problem, with_note
+from .dtype_relations import DTypePairsRule
+from .page import PageContext, PageLine
+from .parts import Broken, TileFilter
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -25,7 +27,7 @@ if TYPE_CHECKING:
     from ..rule_api import TileDecl
 
 
-class LocationDTypePairsRule(DTypePairsRule):
+class LocationDTypePairsRule(DTypePairsRule, TileFilter):
     """`operands` is [tile, GlobalTensor]: a tile in `location` and the GlobalTensor have element
     types `pairs` lists."""
 
@@ -55,7 +57,7 @@ class LocationDTypePairsRule(DTypePairsRule):
     def doc(self, op: OpView) -> str:
         a, b = self.operands
         listed = "; ".join(f"`{s}` to {', '.join(f'`{d}`' for d in ds)}" for s, ds in self.pairs.items())
-        return _with_note(f"Type pairs of a tile in `{self.location}` (`{a}` to `{b}`): {listed}", self.note)
+        return with_note(f"Type pairs of a tile in `{self.location}` (`{a}` to `{b}`): {listed}", self.note)
 
     @classmethod
     def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:

@@ -15,18 +15,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import Field
 
 from ..spec.fields import CppIdent, CppQualified, Name, Strict, TypeName
-from .base import (
-    Broken,
-    PageContext,
-    PageLine,
-    Problem,
-    RuleBase,
-    When,
-    _with_note,
-    and_list,
-    or_list,
-    when_phrase,
-)
+from .base import Problem, RuleBase, When, and_list, or_list, when_phrase, with_note
+from .page import PageContext, PageLine
+from .parts import Broken, Recognised, StaticBreak, TypeFilter, TypeListing, enforced_by
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -58,7 +49,7 @@ class WhenDType(Strict):
         return f"{and_list(self.operands, code=code)} {verb} {or_list(self.dtypes, code=code)}"
 
 
-class TemplateValueRule(RuleBase):
+class TemplateValueRule(RuleBase, Recognised, TypeListing, StaticBreak, TypeFilter):
     """The value template parameter `param` of every declaration is one of `values`."""
 
     kind: Literal["template_value"] = "template_value"
@@ -132,7 +123,7 @@ class TemplateValueRule(RuleBase):
         return f"template argument {self.param} must be {self._spelled(code=False)}{self._when(code=False)}"
 
     def doc(self, op: OpView) -> str:
-        return _with_note(
+        return with_note(
             f"Template argument `{self.param}` must be {self._spelled(code=True)}{self._when(code=True)}",
             self.note,
         )
@@ -198,7 +189,7 @@ class TemplateValueRule(RuleBase):
                 and r is not self
                 and r.param == self.param
                 and r.when_dtype is None
-                and r.enforced_by(bx.profile)
+                and enforced_by(r, bx.profile)
             ]
             keep = [str(v) for v in others[0].values] if others else None
         value = self.outside(enums, keep)

@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import Field
 
 from ..spec.fields import Name
-from .base import Broken, PageContext, PageLine, RuleBase, _with_note
+from .base import RuleBase, with_note
+from .page import PageContext, PageLine
+from .parts import Broken, Recognised, StaticBreak, TileFilter
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -22,7 +24,7 @@ if TYPE_CHECKING:
     from ..rule_api import TileDecl
 
 
-class TileFractalRule(RuleBase):
+class TileFractalRule(RuleBase, Recognised, StaticBreak, TileFilter):
     """The operands' tiles have this BLayout and this SLayout."""
 
     kind: Literal["tile_fractal"] = "tile_fractal"
@@ -46,7 +48,7 @@ class TileFractalRule(RuleBase):
 
     def doc(self, op: OpView) -> str:
         what = " and ".join(f"`{o}`" for o in self.operands)
-        return _with_note(
+        return with_note(
             f"Box layout of {what} must be `BLayout::{self.blayout}` with `SLayout::{self.slayout}`",
             self.note,
         )

@@ -13,7 +13,9 @@ from pydantic import Field
 
 from ..rule_api import ELEMENT_BYTES, aligned_extent
 from ..spec.fields import Name
-from .base import Broken, PageContext, PageLine, RuleBase, _with_note
+from .base import RuleBase, with_note
+from .page import PageContext, PageLine
+from .parts import Broken, Recognised, StaticBreak
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -22,7 +24,7 @@ if TYPE_CHECKING:
     from ..rule_api import TileDecl
 
 
-class TotalBytesRule(RuleBase):
+class TotalBytesRule(RuleBase, Recognised, StaticBreak):
     """The operands' storage, summed, is below `below` bytes."""
 
     kind: Literal["total_bytes"] = "total_bytes"
@@ -46,7 +48,7 @@ class TotalBytesRule(RuleBase):
 
     def doc(self, op: OpView) -> str:
         terms = " + ".join(f"sizeof({o}::DType) * {o}::Numel" for o in self.operands)
-        return _with_note(f"Total bytes: `{terms} < {self.below}`", self.note)
+        return with_note(f"Total bytes: `{terms} < {self.below}`", self.note)
 
     @classmethod
     def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:

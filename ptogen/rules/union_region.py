@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import Field
 
 from ..spec.fields import Name
-from .base import PageContext, PageLine, Problem, RuleBase, _with_note
+from .base import Problem, RuleBase, with_note
+from .page import PageContext, PageLine
+from .parts import Recognised, RuntimeCheck
 
 if TYPE_CHECKING:
     from ..rule_api import RuleLowering as RuleView
@@ -23,7 +25,7 @@ if TYPE_CHECKING:
     from ..rule_api import TileDecl
 
 
-class UnionRegionRule(RuleBase):
+class UnionRegionRule(RuleBase, Recognised, RuntimeCheck):
     """`operands` are the destination and the two sources, in that order."""
 
     kind: Literal["union_region"] = "union_region"
@@ -33,7 +35,6 @@ class UnionRegionRule(RuleBase):
     within: bool = Field(
         default=True, description="the other source's valid region must not exceed the destination's"
     )
-    stage: ClassVar[Literal["static", "runtime"]] = "runtime"
     page_prefixes: ClassVar[tuple[str, ...]] = ("runtime region:",)
 
     def check(self, spec: OpSpec, targets: Targets) -> Iterator[Problem]:
@@ -65,7 +66,7 @@ class UnionRegionRule(RuleBase):
     def doc(self, op: OpView) -> str:
         dst, a, b = self.operands
         rest = ", and the other's valid rows and columns do not exceed it" if self.within else ""
-        return _with_note(f"Runtime region: `{a}` or `{b}` has the valid region of `{dst}`{rest}", self.note)
+        return with_note(f"Runtime region: `{a}` or `{b}` has the valid region of `{dst}`{rest}", self.note)
 
     @classmethod
     def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:

@@ -13,7 +13,9 @@ from pydantic import Field
 
 from ..rule_api import ELEMENT_BYTES
 from ..spec.fields import Name
-from .base import PageContext, PageLine, RuleBase, _with_note
+from .base import RuleBase, with_note
+from .page import PageContext, PageLine
+from .parts import Recognised, RuntimeCheck, TileFilter
 
 if TYPE_CHECKING:
     from ..rule_api import RuleLowering as RuleView
@@ -21,7 +23,7 @@ if TYPE_CHECKING:
     from ..rule_api import TileDecl
 
 
-class ValidMultipleRule(RuleBase):
+class ValidMultipleRule(RuleBase, Recognised, RuntimeCheck, TileFilter):
     """`operand`'s valid `extent` is a multiple of `multiple`."""
 
     kind: Literal["valid_multiple"] = "valid_multiple"
@@ -31,7 +33,6 @@ class ValidMultipleRule(RuleBase):
     unit: Literal["elements", "bytes"] = Field(
         default="elements", description="bytes: the extent times the element size is the multiple"
     )
-    stage: ClassVar[Literal["static", "runtime"]] = "runtime"
     page_prefixes: ClassVar[tuple[str, ...]] = ("runtime multiple:",)
 
     @property
@@ -53,7 +54,7 @@ class ValidMultipleRule(RuleBase):
 
     def doc(self, op: OpView) -> str:
         size = " * sizeof(DType)" if self.unit == "bytes" else ""
-        return _with_note(f"Runtime multiple: `{self._value()}{size} % {self.multiple} == 0`", self.note)
+        return with_note(f"Runtime multiple: `{self._value()}{size} % {self.multiple} == 0`", self.note)
 
     @classmethod
     def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:

@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 from pydantic import Field, model_validator
 
 from ..spec.fields import Name
-from .base import PageContext, PageLine, RuleBase, _with_note
+from .base import RuleBase, with_note
+from .page import PageContext, PageLine
+from .parts import Recognised, RuntimeCheck, TileFilter
 
 if TYPE_CHECKING:
     from ..rule_api import RuleLowering as RuleView
@@ -20,7 +22,7 @@ if TYPE_CHECKING:
 Bound = Annotated[int, Field(ge=0, le=1 << 20)]
 
 
-class ValidRangeRule(RuleBase):
+class ValidRangeRule(RuleBase, Recognised, RuntimeCheck, TileFilter):
     """`operand`'s valid `extent` is at least `min` and at most `max`."""
 
     kind: Literal["valid_range"] = "valid_range"
@@ -31,7 +33,6 @@ class ValidRangeRule(RuleBase):
     label: Annotated[str, Field(pattern=r"^[a-z]$")] | None = Field(
         default=None, description="the letter the pages call this extent, e.g. `k`"
     )
-    stage: ClassVar[Literal["static", "runtime"]] = "runtime"
     page_prefixes: ClassVar[tuple[str, ...]] = ("runtime range:",)
 
     @model_validator(mode="after")
@@ -63,7 +64,7 @@ class ValidRangeRule(RuleBase):
     def doc(self, op: OpView) -> str:
         named = f" ({self.label})" if self.label else ""
         verb = "is" if self.min == self.max else "in"
-        return _with_note(f"Runtime range: `{self._value()}`{named} {verb} {self._span()}", self.note)
+        return with_note(f"Runtime range: `{self._value()}`{named} {verb} {self._span()}", self.note)
 
     @classmethod
     def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ValidationError
 
 from .. import rule_api
 from ..errors import SpecError, SpecErrors, collected, did_you_mean, nearest
+from ..rules.parts import form_scoped, is_static
 from . import classes as opclasses
 from . import expr as semantics
 from .loader import LoadedDoc, SourceMap, display_path, load_yaml
@@ -543,7 +544,7 @@ def check_op(
             problems.append(((*vat, "name"), f"variant {variant.name!r} is stated twice"))
         for i, rule in enumerate(variant.constraints):
             base = (*vat, "constraints", i)
-            if not rule.is_static or rule.form_scoped:
+            if not is_static(rule) or form_scoped(rule):
                 problems.append(
                     ((*base, "kind"), "a variant's rules are compile-time rules of the main declaration")
                 )

@@ -25,10 +25,11 @@ from typing import Any
 
 from ..errors import SpecError, did_you_mean
 from ..rules import RULE_KINDS
+from ..rules.parts import Shorthand
 from .loader import LoadedDoc, PathKey, SourceMap
 
 # The rule kind whose rules a spec's `dtypes:` mapping states.
-SHORTHAND = next(k for k in RULE_KINDS if k.shorthand == "dtypes")
+SHORTHAND = next(k for k in RULE_KINDS if issubclass(k, Shorthand) and k.shorthand == "dtypes")
 
 SPEC = "spec"
 DERIVED = "derived"

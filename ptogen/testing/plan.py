@@ -14,6 +14,17 @@ from typing import TYPE_CHECKING
 from ..errors import GenerationError
 from ..rule_api import TileDecl
 from ..rules import Broken
+from ..rules.parts import (
+    RuntimeCheck,
+    StaticBreak,
+    TileFilter,
+    TypeFilter,
+    in_form,
+    is_static,
+    not_offered,
+    part,
+    when_values,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -389,8 +400,8 @@ def _legal_tiles(
 def legalised(op: OpViewAPI, tiles: dict[str, TileDecl]) -> dict[str, TileDecl]:
     """Tiles that satisfy every run-time rule of every profile (each rule adjusts what it needs)."""
     for rule in op.spec.constraints:
-        if not rule.is_static:
-            tiles = rule.legalise(tiles)
+        if not is_static(rule):
+            tiles = part(rule, TileFilter).legalise(tiles)
     return tiles
 
 
@@ -451,7 +462,7 @@ def _break(
     project: ProjectViewAPI, op: OpViewAPI, rv: RuleViewAPI, tiles: dict[str, TileDecl], profile: str
 ) -> Broken:
     """Tiles that violate exactly `rv` (as far as the other rules allow)."""
-    broken = rv.rule.break_static(BreakContext(project, op, rv, profile), tiles)
+    broken = part(rv.rule, StaticBreak).break_static(BreakContext(project, op, rv, profile), tiles)
     broken.tiles = _share_types(op, broken.tiles, broken.changed)
     return broken
 
@@ -469,7 +480,7 @@ def _share_types(op: OpViewAPI, tiles: dict[str, TileDecl], changed: str | None)
 
 
 def _variant_for(op: OpViewAPI, rv: RuleViewAPI) -> dict[str, str]:
-    return {**op.default_values, **rv.rule.when_values()}
+    return {**op.default_values, **when_values(rv.rule)}
 
 
 def layout_addresses(project: ProjectViewAPI, tiles: list[TileDecl]) -> dict[str, int]:
@@ -533,7 +544,7 @@ def _plan_compile(project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> Non
     for p in project.profiles:
         for rv in op.rules_for(p.name, static=True):
             variant = _variant_for(op, rv)
-            if rv.rule.legal_elsewhere:
+            if not_offered(rv.rule):
                 donor = next((twin(q.name, variant) for q in project.profiles if op.available(q.name)), None)
                 if donor is None:
                     raise GenerationError(
@@ -580,7 +591,7 @@ def _plan_form_rules(
             mine = [
                 rv
                 for rv in rules
-                if rv.rule.forms is not None and rv.rule.in_form(form) and rv.rule.is_static
+                if rv.rule.forms is not None and in_form(rv.rule, form) and is_static(rv.rule)
             ]
             if not mine:
                 continue
@@ -603,7 +614,7 @@ def _plan_form_rules(
             named = {n: o for o, n in own.items()}
             by_operand = {named.get(name, name): t for name, t in tiles.items()}
             for rv in mine:
-                by_operand = rv.rule.legalise(by_operand)
+                by_operand = part(rv.rule, TileFilter).legalise(by_operand)
             tiles = {own.get(name, name): t for name, t in by_operand.items()}
 
             def call_form(
@@ -613,7 +624,8 @@ def _plan_form_rules(
                 values: dict[str, str] | None = None,
             ) -> tuple[Call, list[GlobalDecl]]:
                 main = make_call(op, tiles, dict(op.default_values), _scalar_default(op, tiles))
-                dtypes = {n: d for rv in mine for n, d in rv.rule.global_dtypes(tiles).items()}
+                filters = [part(rv.rule, TileFilter) for rv in mine]
+                dtypes = {n: d for f in filters for n, d in f.global_dtypes(tiles).items()}
                 glob = global_decls(op, tiles, dtypes=dtypes)
                 names = {t.name: t.type_name for t in tiles.values()} | {g.name: g.type_name for g in glob}
                 targs = form.test.template_args(main.template_args, names, main.args, explicit=values)
@@ -641,7 +653,8 @@ def _plan_form_rules(
                 )
             )
             for rv in mine:
-                broken = rv.rule.break_static(BreakContext(project, op, rv, p.name), dict(by_operand))
+                bx = BreakContext(project, op, rv, p.name)
+                broken = part(rv.rule, StaticBreak).break_static(bx, dict(by_operand))
                 broken.tiles = {own.get(name, name): t for name, t in broken.tiles.items()}
                 call, glob = call_form(broken.tiles, values=broken.values)
                 tests.compile.append(
@@ -666,9 +679,9 @@ def _collateral(
     checked on the main declaration alone (`forms: [0, ...]`), which the breaking call also calls."""
     out = []
     combo = {n: t.dtype for n, t in tiles.items()}
-    main = [rv for rv in op.form_rules_for(profile) if rv.rule.is_static and rv.rule.in_form(op.forms[0])]
+    main = [rv for rv in op.form_rules_for(profile) if is_static(rv.rule) and in_form(rv.rule, op.forms[0])]
     for rv in [*op.rules_for(profile, static=True), *main]:
-        if rv is not broken and rv.rule.broken_by(op, rv, combo, variant):
+        if rv is not broken and part(rv.rule, TypeFilter).broken_by(op, rv, combo, variant):
             out.append(rv)
     return out
 
@@ -677,7 +690,7 @@ def _plan_runtime_fail(project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -
     for p in project.profiles:
         for rv in op.rules_for(p.name, static=False):
             variant = dict(op.default_values)
-            want = {n: rv.rule.runtime_dtypes(rv) for n in rv.rule.rule_operands}
+            want = {n: part(rv.rule, RuntimeCheck).runtime_dtypes(rv) for n in rv.rule.rule_operands}
             tiles = _legal_tiles(op, p.name, variant, want)
             if tiles is None:
                 continue
@@ -687,7 +700,7 @@ def _plan_runtime_fail(project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -
             }
             tiles = legalised(op, tiles)
             addresses = layout_addresses(project, list(tiles.values()))
-            tiles, addresses = rv.rule.break_runtime(tiles, addresses)
+            tiles, addresses = part(rv.rule, RuntimeCheck).break_runtime(tiles, addresses)
             call = make_call(op, tiles, variant, _scalar_default(op, tiles))
             path = f"rf_{p.name.lower()}_{rv.id}"
             tests.runtime_fail.append(
@@ -705,7 +718,7 @@ def _plan_form_runtime_fail(
     legal run-time tiles (with the form's own tiles, `<operand>_f<k>`, shaped like the destination),
     broken by the rule, passed to that declaration."""
     variant = dict(op.default_values)
-    want = {n: rv.rule.runtime_dtypes(rv) for n in rv.rule.rule_operands}
+    want = {n: part(rv.rule, RuntimeCheck).runtime_dtypes(rv) for n in rv.rule.rule_operands}
     tiles = _legal_tiles(op, profile, variant, want)
     if tiles is None or (form.test.own_tiles and op.domain not in tiles):
         return
@@ -720,10 +733,11 @@ def _plan_form_runtime_fail(
     named = {n: o for o, n in own.items()}
     by_operand = {named.get(n, n): t for n, t in tiles.items()}
     addresses = layout_addresses(project, list(by_operand.values()))
-    by_operand, addresses = rv.rule.break_runtime(by_operand, addresses)
+    by_operand, addresses = part(rv.rule, RuntimeCheck).break_runtime(by_operand, addresses)
     tiles = {own.get(n, n): replace(t, name=own.get(n, n)) for n, t in by_operand.items()}
     addresses = {own.get(n, n): a for n, a in addresses.items()}
-    main = make_call(op, tiles, variant, _scalar_default(op, tiles) | rv.rule.runtime_scalars())
+    scalars = _scalar_default(op, tiles) | part(rv.rule, RuntimeCheck).runtime_scalars()
+    main = make_call(op, tiles, variant, scalars)
     if k == 0:
         call = main
     else:

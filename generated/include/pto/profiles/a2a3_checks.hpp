@@ -2,6 +2,14 @@
 // Every documented rule of the A2A3 profile, one static_assert (or run-time check) each.
 // The profile is a type, so one translation unit can call an op under several profiles
 // (pto::profiled::OP<pto::profile_a2a3>(...)); the intrinsics use the selected one.
+//
+// check_<OP>() holds the op's compile-time rules: each is one named constant (r<index>_<kind>, the
+// index being the rule's place in the spec's constraints), asserted with the rule's message, so each
+// broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the simulation
+// at all (so a rejected call reports its rules and nothing else). check_<OP>_f<k>() holds the rules
+// only declaration k is checked against, in its own scope, and check_<OP>_<variant>() the rules of a
+// `variants:` entry of the spec, which replace the op's own. verify_<OP>() (verify_<OP>_f<k>())
+// checks the run-time rules when the op runs, each stopping with the rule's message.
 #pragma once
 
 #include <type_traits>
@@ -17,29 +25,23 @@ struct profile_a2a3 {
     static constexpr const char* name = "A2A3";
 
     // pto.tadds (specs/ops/tile_scalar_and_immediate/tadds.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TADDS() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, half, float>,
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, half, float>;
+        static_assert(r00_dtype,
                       "TADDS [A2A3]: DType must be one of: int32_t, int, int16_t, half, float16_t, float, float32_t");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor,
-                      "TADDS [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TADDS [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TADDS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TADDS [A2A3]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, half, float>) &&
-               (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r03_row_major, "TADDS [A2A3]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TADDS [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TADDS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r07_same_dtype, "TADDS [A2A3]: dst and src must have the same DType");
+        return r00_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -49,26 +51,20 @@ struct profile_a2a3 {
     }
 
     // pto.taxpy (specs/ops/tile_scalar_and_immediate/taxpy.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TAXPY() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, half, float>,
-                      "TAXPY [A2A3]: DType must be one of: half, float");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TAXPY [A2A3]: dst and src0 must have the same DType");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TAXPY [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TAXPY [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, half, float>) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, half, float>;
+        static_assert(r00_dtype, "TAXPY [A2A3]: DType must be one of: half, float");
+        constexpr bool r02_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r02_same_dtype, "TAXPY [A2A3]: dst and src0 must have the same DType");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r03_location, "TAXPY [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r04_valid_bounds, "TAXPY [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r00_dtype && r02_same_dtype && r03_location && r04_valid_bounds;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -78,26 +74,21 @@ struct profile_a2a3 {
     }
 
     // pto.tsubs (specs/ops/tile_scalar_and_immediate/tsubs.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TSUBS() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, half, float>,
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, half, float>;
+        static_assert(r00_dtype,
                       "TSUBS [A2A3]: DType must be one of: int32_t, int, int16_t, half, float16_t, float, float32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TSUBS [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TSUBS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TSUBS [A2A3]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, half, float>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r03_location, "TSUBS [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r04_valid_bounds, "TSUBS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r06_same_dtype, "TSUBS [A2A3]: dst and src must have the same DType");
+        return r00_dtype && r03_location && r04_valid_bounds && r06_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -107,29 +98,22 @@ struct profile_a2a3 {
     }
 
     // pto.tmuls (specs/ops/tile_scalar_and_immediate/tmuls.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TMULS() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, half, float>,
-                      "TMULS [A2A3]: DType must be one of: int32_t, int16_t, half, float");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor,
-                      "TMULS [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TMULS [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TMULS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TMULS [A2A3]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, half, float>) &&
-               (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, half, float>;
+        static_assert(r00_dtype, "TMULS [A2A3]: DType must be one of: int32_t, int16_t, half, float");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r03_row_major, "TMULS [A2A3]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TMULS [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TMULS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r07_same_dtype, "TMULS [A2A3]: dst and src must have the same DType");
+        return r00_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -139,12 +123,11 @@ struct profile_a2a3 {
     }
 
     // pto.tpows (specs/ops/tile_scalar_and_immediate/tpows.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename DstTile, typename BaseTile, typename TmpTile, typename... WaitEvents>
     static constexpr bool check_TPOWS() {
-        static_assert(sim::always_false_v<DstTile>, "TPOWS [A2A3]: not available on this target profile");
-        return (sim::always_false_v<DstTile>);
+        constexpr bool r07_unavailable = sim::always_false_v<DstTile>;
+        static_assert(r07_unavailable, "TPOWS [A2A3]: not available on this target profile");
+        return r07_unavailable;
     }
 
     template <typename DstTile, typename BaseTile, typename TmpTile>
@@ -152,29 +135,23 @@ struct profile_a2a3 {
                              [[maybe_unused]] const TmpTile& tmp) {}
 
     // pto.tdivs (specs/ops/tile_scalar_and_immediate/tdivs.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TDIVS() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, half, float>,
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, half, float>;
+        static_assert(r00_dtype,
                       "TDIVS [A2A3]: DType must be one of: int32_t, int, int16_t, half, float16_t, float, float32_t");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor,
-                      "TDIVS [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TDIVS [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TDIVS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TDIVS [A2A3]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, half, float>) &&
-               (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r03_row_major, "TDIVS [A2A3]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TDIVS [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TDIVS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r07_same_dtype, "TDIVS [A2A3]: dst and src must have the same DType");
+        return r00_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -184,29 +161,22 @@ struct profile_a2a3 {
     }
 
     // pto.tfmods (specs/ops/tile_scalar_and_immediate/tfmods.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TFMODS() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, float>,
-                      "TFMODS [A2A3]: DType must be one of: float, float32_t");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor,
-                      "TFMODS [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TFMODS [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TFMODS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TFMODS [A2A3]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, float>) &&
-               (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, float>;
+        static_assert(r00_dtype, "TFMODS [A2A3]: DType must be one of: float, float32_t");
+        constexpr bool r04_row_major = TileDataDst::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r04_row_major, "TFMODS [A2A3]: tile layout must be row-major");
+        constexpr bool r05_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r05_location, "TFMODS [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r06_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r06_valid_bounds, "TFMODS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r08_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r08_same_dtype, "TFMODS [A2A3]: dst and src must have the same DType");
+        return r00_dtype && r04_row_major && r05_location && r06_valid_bounds && r08_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -216,33 +186,25 @@ struct profile_a2a3 {
     }
 
     // pto.trems (specs/ops/tile_scalar_and_immediate/trems.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename TileDataTmp,
               typename... WaitEvents>
     static constexpr bool check_TREMS() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, float, int32_t>,
-                      "TREMS [A2A3]: DType must be one of: float, int32_t");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor,
-                      "TREMS [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TREMS [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TREMS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TREMS [A2A3]: dst and src must have the same DType");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataTmp::DType>,
-                      "TREMS [A2A3]: dst and tmp must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, float, int32_t>) &&
-               (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataTmp::DType>);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, float, int32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, float, int32_t>;
+        static_assert(r00_dtype, "TREMS [A2A3]: DType must be one of: float, int32_t");
+        constexpr bool r04_row_major = TileDataDst::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r04_row_major, "TREMS [A2A3]: tile layout must be row-major");
+        constexpr bool r05_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r05_location, "TREMS [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r06_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r06_valid_bounds, "TREMS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r08_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r08_same_dtype, "TREMS [A2A3]: dst and src must have the same DType");
+        constexpr bool r09_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataTmp::DType>;
+        static_assert(r09_same_dtype, "TREMS [A2A3]: dst and tmp must have the same DType");
+        return r00_dtype && r04_row_major && r05_location && r06_valid_bounds && r08_same_dtype && r09_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp>
@@ -259,26 +221,21 @@ struct profile_a2a3 {
     }
 
     // pto.tmins (specs/ops/tile_scalar_and_immediate/tmins.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TMINS() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, half, float>,
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, half, float>;
+        static_assert(r00_dtype,
                       "TMINS [A2A3]: DType must be one of: int32_t, int, int16_t, half, float16_t, float, float32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TMINS [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TMINS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TMINS [A2A3]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, half, float>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r03_location, "TMINS [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r04_valid_bounds, "TMINS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r06_same_dtype, "TMINS [A2A3]: dst and src must have the same DType");
+        return r00_dtype && r03_location && r04_valid_bounds && r06_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -288,29 +245,22 @@ struct profile_a2a3 {
     }
 
     // pto.tmaxs (specs/ops/tile_scalar_and_immediate/tmaxs.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TMAXS() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, half, float>,
-                      "TMAXS [A2A3]: DType must be one of: int32_t, int16_t, half, float");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor,
-                      "TMAXS [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TMAXS [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TMAXS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TMAXS [A2A3]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, half, float>) &&
-               (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, half, float>;
+        static_assert(r00_dtype, "TMAXS [A2A3]: DType must be one of: int32_t, int16_t, half, float");
+        constexpr bool r01_row_major = TileDataDst::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r01_row_major, "TMAXS [A2A3]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TMAXS [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TMAXS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r07_same_dtype, "TMAXS [A2A3]: dst and src must have the same DType");
+        return r00_dtype && r01_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -320,30 +270,24 @@ struct profile_a2a3 {
     }
 
     // pto.tands (specs/ops/tile_scalar_and_immediate/tands.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TANDS() {
-        static_assert(
+        constexpr bool r00_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>,
-            "TANDS [A2A3]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor,
-                      "TANDS [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TANDS [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TANDS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TANDS [A2A3]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>) &&
-               (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+            sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>;
+        static_assert(r00_dtype,
+                      "TANDS [A2A3]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t");
+        constexpr bool r02_row_major = TileDataDst::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r02_row_major, "TANDS [A2A3]: tile layout must be row-major");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r03_location, "TANDS [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r04_valid_bounds, "TANDS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r06_same_dtype, "TANDS [A2A3]: dst and src must have the same DType");
+        return r00_dtype && r02_row_major && r03_location && r04_valid_bounds && r06_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -355,29 +299,24 @@ struct profile_a2a3 {
     }
 
     // pto.tors (specs/ops/tile_scalar_and_immediate/tors.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TORS() {
-        static_assert(
+        constexpr bool r00_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>,
-            "TORS [A2A3]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TORS [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TORS [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TORS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TORS [A2A3]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>) &&
-               (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+            sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>;
+        static_assert(r00_dtype,
+                      "TORS [A2A3]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t");
+        constexpr bool r02_row_major = TileDataDst::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r02_row_major, "TORS [A2A3]: tile layout must be row-major");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r03_location, "TORS [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r04_valid_bounds, "TORS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r06_same_dtype, "TORS [A2A3]: dst and src must have the same DType");
+        return r00_dtype && r02_row_major && r03_location && r04_valid_bounds && r06_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -389,32 +328,25 @@ struct profile_a2a3 {
     }
 
     // pto.txors (specs/ops/tile_scalar_and_immediate/txors.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp, typename... WaitEvents>
     static constexpr bool check_TXORS() {
-        static_assert(
+        constexpr bool r00_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>,
-            "TXORS [A2A3]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataTmp::DType>,
-                      "TXORS [A2A3]: dst, src and tmp must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor && TileDataTmp::isRowMajor,
-                      "TXORS [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TXORS [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TXORS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataTmp::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc::isRowMajor && TileDataTmp::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols);
+            sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>;
+        static_assert(r00_dtype,
+                      "TXORS [A2A3]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t");
+        constexpr bool r02_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataTmp::DType>;
+        static_assert(r02_same_dtype, "TXORS [A2A3]: dst, src and tmp must have the same DType");
+        constexpr bool r04_row_major = TileDataDst::isRowMajor && TileDataSrc::isRowMajor && TileDataTmp::isRowMajor;
+        static_assert(r04_row_major, "TXORS [A2A3]: tile layout must be row-major");
+        constexpr bool r06_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r06_location, "TXORS [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r07_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r07_valid_bounds, "TXORS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r00_dtype && r02_same_dtype && r04_row_major && r06_location && r07_valid_bounds;
     }
 
     template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp>
@@ -428,26 +360,21 @@ struct profile_a2a3 {
     }
 
     // pto.tshls (specs/ops/tile_scalar_and_immediate/tshls.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TSHLS() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, uint32_t, uint16_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, uint32_t, uint16_t>,
-                      "TSHLS [A2A3]: DType must be one of: int32_t, int, int16_t, uint32_t, uint16_t");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TSHLS [A2A3]: dst and src must have the same DType");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TSHLS [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TSHLS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, uint32_t, uint16_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, uint32_t, uint16_t>) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols);
+        constexpr bool r00_dtype =
+            sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, uint32_t, uint16_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, uint32_t, uint16_t>;
+        static_assert(r00_dtype, "TSHLS [A2A3]: DType must be one of: int32_t, int, int16_t, uint32_t, uint16_t");
+        constexpr bool r03_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r03_same_dtype, "TSHLS [A2A3]: dst and src must have the same DType");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TSHLS [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TSHLS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r00_dtype && r03_same_dtype && r04_location && r05_valid_bounds;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -457,26 +384,21 @@ struct profile_a2a3 {
     }
 
     // pto.tshrs (specs/ops/tile_scalar_and_immediate/tshrs.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TSHRS() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, uint32_t, uint16_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, uint32_t, uint16_t>,
-                      "TSHRS [A2A3]: DType must be one of: int32_t, int, int16_t, uint32_t, uint16_t");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TSHRS [A2A3]: dst and src must have the same DType");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TSHRS [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TSHRS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, uint32_t, uint16_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, uint32_t, uint16_t>) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols);
+        constexpr bool r00_dtype =
+            sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, uint32_t, uint16_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, uint32_t, uint16_t>;
+        static_assert(r00_dtype, "TSHRS [A2A3]: DType must be one of: int32_t, int, int16_t, uint32_t, uint16_t");
+        constexpr bool r03_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r03_same_dtype, "TSHRS [A2A3]: dst and src must have the same DType");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TSHRS [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TSHRS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r00_dtype && r03_same_dtype && r04_location && r05_valid_bounds;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -486,29 +408,22 @@ struct profile_a2a3 {
     }
 
     // pto.tlrelu (specs/ops/tile_scalar_and_immediate/tlrelu.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TLRELU() {
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TLRELU [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TLRELU [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TLRELU [A2A3]: dst and src must have the same DType");
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, half, float>,
-                      "TLRELU [A2A3]: DType must be one of: half, float16_t, float, float32_t");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor,
-                      "TLRELU [A2A3]: tile layout must be row-major");
-        return (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) &&
-               (sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, half, float>) &&
-               (TileDataDst::isRowMajor && TileDataSrc::isRowMajor);
+        constexpr bool r00_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r00_location, "TLRELU [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r01_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r01_valid_bounds, "TLRELU [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r03_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r03_same_dtype, "TLRELU [A2A3]: dst and src must have the same DType");
+        constexpr bool r04_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, half, float>;
+        static_assert(r04_dtype, "TLRELU [A2A3]: DType must be one of: half, float16_t, float, float32_t");
+        constexpr bool r05_row_major = TileDataDst::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r05_row_major, "TLRELU [A2A3]: tile layout must be row-major");
+        return r00_location && r01_valid_bounds && r03_same_dtype && r04_dtype && r05_row_major;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -518,31 +433,23 @@ struct profile_a2a3 {
     }
 
     // pto.taddsc (specs/ops/tile_scalar_and_immediate/taddsc.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename... WaitEvents>
     static constexpr bool check_TADDSC() {
-        static_assert(sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
-                          sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
-                          sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float>,
-                      "TADDSC [A2A3]: DType must be one of: int32_t, int16_t, half, float");
-        static_assert(TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor,
-                      "TADDSC [A2A3]: tile layout must be row-major");
-        static_assert(TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec &&
-                          TileData::Loc == TileType::Vec,
-                      "TADDSC [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                          TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                          TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
-                      "TADDSC [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
-                sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
-                sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float>) &&
-               (TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor) &&
-               (TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec) &&
-               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
+                                   sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
+                                   sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float>;
+        static_assert(r00_dtype, "TADDSC [A2A3]: DType must be one of: int32_t, int16_t, half, float");
+        constexpr bool r02_row_major = TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor;
+        static_assert(r02_row_major, "TADDSC [A2A3]: tile layout must be row-major");
+        constexpr bool r03_location =
+            TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec;
+        static_assert(r03_location, "TADDSC [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols;
+        static_assert(r04_valid_bounds, "TADDSC [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r00_dtype && r02_row_major && r03_location && r04_valid_bounds;
     }
 
     template <typename TileData>
@@ -554,31 +461,23 @@ struct profile_a2a3 {
     }
 
     // pto.tsubsc (specs/ops/tile_scalar_and_immediate/tsubsc.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename... WaitEvents>
     static constexpr bool check_TSUBSC() {
-        static_assert(sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
-                          sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
-                          sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float>,
-                      "TSUBSC [A2A3]: DType must be one of: int32_t, int16_t, half, float");
-        static_assert(TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor,
-                      "TSUBSC [A2A3]: tile layout must be row-major");
-        static_assert(TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec &&
-                          TileData::Loc == TileType::Vec,
-                      "TSUBSC [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                          TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                          TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
-                      "TSUBSC [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
-                sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
-                sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float>) &&
-               (TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor) &&
-               (TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec) &&
-               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
+                                   sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
+                                   sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float>;
+        static_assert(r00_dtype, "TSUBSC [A2A3]: DType must be one of: int32_t, int16_t, half, float");
+        constexpr bool r02_row_major = TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor;
+        static_assert(r02_row_major, "TSUBSC [A2A3]: tile layout must be row-major");
+        constexpr bool r03_location =
+            TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec;
+        static_assert(r03_location, "TSUBSC [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols;
+        static_assert(r04_valid_bounds, "TSUBSC [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r00_dtype && r02_row_major && r03_location && r04_valid_bounds;
     }
 
     template <typename TileData>
@@ -590,48 +489,39 @@ struct profile_a2a3 {
     }
 
     // pto.texpands (specs/ops/tile_scalar_and_immediate/texpands.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename... WaitEvents>
     static constexpr bool check_TEXPANDS() {
-        static_assert(sim::is_one_of_v<typename TileData::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
-                                       half, bfloat16_t, float>,
-                      "TEXPANDS [A2A3]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, "
-                      "half, bfloat16_t, float");
-        static_assert(TileData::Loc == TileType::Vec, "TEXPANDS [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
-                      "TEXPANDS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileData::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half,
-                                 bfloat16_t, float>) &&
-               (TileData::Loc == TileType::Vec) &&
-               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileData::DType, uint8_t, int8_t, uint16_t, int16_t,
+                                                    uint32_t, int32_t, half, bfloat16_t, float>;
+        static_assert(r00_dtype, "TEXPANDS [A2A3]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, "
+                                 "int32_t, half, bfloat16_t, float");
+        constexpr bool r04_location = TileData::Loc == TileType::Vec;
+        static_assert(r04_location, "TEXPANDS [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds = TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols;
+        static_assert(r05_valid_bounds, "TEXPANDS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r00_dtype && r04_location && r05_valid_bounds;
     }
 
     template <typename TileData>
     static void verify_TEXPANDS([[maybe_unused]] const TileData& dst) {}
 
     // pto.tcmps (specs/ops/tile_scalar_and_immediate/tcmps.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TCMPS() {
-        static_assert(sim::is_one_of_v<typename TileDataSrc::DType, int32_t, float, half, uint16_t, int16_t>,
-                      "TCMPS [A2A3]: DType must be one of: int32_t, float, half, uint16_t, int16_t");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor,
-                      "TCMPS [A2A3]: tile layout must be row-major");
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint8_t>,
-                      "TCMPS [A2A3]: DType must be one of: uint8_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TCMPS [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TCMPS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileDataSrc::DType, int32_t, float, half, uint16_t, int16_t>) &&
-               (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
-               (sim::is_one_of_v<typename TileDataDst::DType, uint8_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols);
+        constexpr bool r00_dtype =
+            sim::is_one_of_v<typename TileDataSrc::DType, int32_t, float, half, uint16_t, int16_t>;
+        static_assert(r00_dtype, "TCMPS [A2A3]: DType must be one of: int32_t, float, half, uint16_t, int16_t");
+        constexpr bool r01_row_major = TileDataDst::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r01_row_major, "TCMPS [A2A3]: tile layout must be row-major");
+        constexpr bool r04_dtype = sim::is_one_of_v<typename TileDataDst::DType, uint8_t>;
+        static_assert(r04_dtype, "TCMPS [A2A3]: DType must be one of: uint8_t");
+        constexpr bool r06_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r06_location, "TCMPS [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r07_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r07_valid_bounds, "TCMPS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r00_dtype && r01_row_major && r04_dtype && r06_location && r07_valid_bounds;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -641,30 +531,23 @@ struct profile_a2a3 {
     }
 
     // pto.tsels (specs/ops/tile_scalar_and_immediate/tsels.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataMask, typename TileDataSrc, typename TileDataTmp,
               typename... WaitEvents>
     static constexpr bool check_TSELS() {
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, int16_t, uint16_t, int32_t, uint32_t,
+                                                    half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, int16_t, uint16_t, int32_t, uint32_t,
+                                                    half, bfloat16_t, float>;
         static_assert(
-            sim::is_one_of_v<typename TileDataDst::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
-                             float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
-                                 float>,
+            r00_dtype,
             "TSELS [A2A3]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float");
-        static_assert(sim::is_one_of_v<typename TileDataMask::DType, uint8_t>,
-                      "TSELS [A2A3]: DType must be one of: uint8_t");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TSELS [A2A3]: dst and src must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor,
-                      "TSELS [A2A3]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
-                                 float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
-                                 float>) &&
-               (sim::is_one_of_v<typename TileDataMask::DType, uint8_t>) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc::isRowMajor);
+        constexpr bool r03_dtype = sim::is_one_of_v<typename TileDataMask::DType, uint8_t>;
+        static_assert(r03_dtype, "TSELS [A2A3]: DType must be one of: uint8_t");
+        constexpr bool r05_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r05_same_dtype, "TSELS [A2A3]: dst and src must have the same DType");
+        constexpr bool r06_row_major = TileDataDst::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r06_row_major, "TSELS [A2A3]: tile layout must be row-major");
+        return r00_dtype && r03_dtype && r05_same_dtype && r06_row_major;
     }
 
     template <typename TileDataDst, typename TileDataMask, typename TileDataSrc, typename TileDataTmp>
@@ -675,38 +558,26 @@ struct profile_a2a3 {
     }
 
     // pto.tadd (specs/ops/elementwise_tile_tile/tadd.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TADD() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float>,
-                      "TADD [A2A3]: DType must be one of: int32_t, int16_t, half, float");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TADD [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TADD [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TADD [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TADD [A2A3]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float>;
+        static_assert(r00_dtype, "TADD [A2A3]: DType must be one of: int32_t, int16_t, half, float");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r03_row_major, "TADD [A2A3]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TADD [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TADD [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TADD [A2A3]: dst, src0 and src1 must have the same DType");
+        return r00_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -718,28 +589,22 @@ struct profile_a2a3 {
     }
 
     // pto.tabs (specs/ops/elementwise_tile_tile/tabs.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TABS() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, half> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, float, half>,
-                      "TABS [A2A3]: DType must be one of: float, half");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TABS [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TABS [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TABS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TABS [A2A3]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float, half> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, float, half>) &&
-               (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, float, half> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, float, half>;
+        static_assert(r00_dtype, "TABS [A2A3]: DType must be one of: float, half");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r03_row_major, "TABS [A2A3]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TABS [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TABS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r07_same_dtype, "TABS [A2A3]: dst and src must have the same DType");
+        return r00_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -749,40 +614,28 @@ struct profile_a2a3 {
     }
 
     // pto.tand (specs/ops/elementwise_tile_tile/tand.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TAND() {
-        static_assert(
+        constexpr bool r00_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
-            "TAND [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TAND [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TAND [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TAND [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TAND [A2A3]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+            sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r00_dtype,
+                      "TAND [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r03_row_major, "TAND [A2A3]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TAND [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TAND [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TAND [A2A3]: dst, src0 and src1 must have the same DType");
+        return r00_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -794,40 +647,28 @@ struct profile_a2a3 {
     }
 
     // pto.tor (specs/ops/elementwise_tile_tile/tor.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TOR() {
-        static_assert(
+        constexpr bool r00_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
-            "TOR [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TOR [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TOR [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TOR [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TOR [A2A3]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+            sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r00_dtype,
+                      "TOR [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r03_row_major, "TOR [A2A3]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TOR [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TOR [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TOR [A2A3]: dst, src0 and src1 must have the same DType");
+        return r00_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -839,38 +680,26 @@ struct profile_a2a3 {
     }
 
     // pto.tsub (specs/ops/elementwise_tile_tile/tsub.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TSUB() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float>,
-                      "TSUB [A2A3]: DType must be one of: int32_t, int16_t, half, float");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TSUB [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TSUB [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TSUB [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TSUB [A2A3]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float>;
+        static_assert(r00_dtype, "TSUB [A2A3]: DType must be one of: int32_t, int16_t, half, float");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r03_row_major, "TSUB [A2A3]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TSUB [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TSUB [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TSUB [A2A3]: dst, src0 and src1 must have the same DType");
+        return r00_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -882,38 +711,26 @@ struct profile_a2a3 {
     }
 
     // pto.tmul (specs/ops/elementwise_tile_tile/tmul.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TMUL() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float>,
-                      "TMUL [A2A3]: DType must be one of: int32_t, int16_t, half, float");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TMUL [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TMUL [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TMUL [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TMUL [A2A3]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float>;
+        static_assert(r00_dtype, "TMUL [A2A3]: DType must be one of: int32_t, int16_t, half, float");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r03_row_major, "TMUL [A2A3]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TMUL [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TMUL [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TMUL [A2A3]: dst, src0 and src1 must have the same DType");
+        return r00_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -925,38 +742,26 @@ struct profile_a2a3 {
     }
 
     // pto.tmin (specs/ops/elementwise_tile_tile/tmin.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TMIN() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float>,
-                      "TMIN [A2A3]: DType must be one of: int32_t, int16_t, half, float");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TMIN [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TMIN [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TMIN [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TMIN [A2A3]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float>;
+        static_assert(r00_dtype, "TMIN [A2A3]: DType must be one of: int32_t, int16_t, half, float");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r03_row_major, "TMIN [A2A3]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TMIN [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TMIN [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TMIN [A2A3]: dst, src0 and src1 must have the same DType");
+        return r00_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -968,38 +773,26 @@ struct profile_a2a3 {
     }
 
     // pto.tmax (specs/ops/elementwise_tile_tile/tmax.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TMAX() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float>,
-                      "TMAX [A2A3]: DType must be one of: int32_t, int16_t, half, float");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TMAX [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TMAX [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TMAX [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TMAX [A2A3]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float>;
+        static_assert(r00_dtype, "TMAX [A2A3]: DType must be one of: int32_t, int16_t, half, float");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r03_row_major, "TMAX [A2A3]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TMAX [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TMAX [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TMAX [A2A3]: dst, src0 and src1 must have the same DType");
+        return r00_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -1011,34 +804,24 @@ struct profile_a2a3 {
     }
 
     // pto.tcmp (specs/ops/elementwise_tile_tile/tcmp.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TCMP() {
-        static_assert(sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, half, float>,
-                      "TCMP [A2A3]: DType must be one of: int32_t, half, float");
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint8_t>,
-                      "TCMP [A2A3]: DType must be one of: uint8_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TCMP [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TCMP [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataSrc0::DType, typename TileDataSrc1::DType>,
-                      "TCMP [A2A3]: src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, half, float>) &&
-               (sim::is_one_of_v<typename TileDataDst::DType, uint8_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataSrc0::DType, typename TileDataSrc1::DType>);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, half, float>;
+        static_assert(r00_dtype, "TCMP [A2A3]: DType must be one of: int32_t, half, float");
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, uint8_t>;
+        static_assert(r01_dtype, "TCMP [A2A3]: DType must be one of: uint8_t");
+        constexpr bool r06_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r06_location, "TCMP [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r07_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r07_valid_bounds, "TCMP [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r10_same_dtype = std::is_same_v<typename TileDataSrc0::DType, typename TileDataSrc1::DType>;
+        static_assert(r10_same_dtype, "TCMP [A2A3]: src0 and src1 must have the same DType");
+        return r00_dtype && r01_dtype && r06_location && r07_valid_bounds && r10_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -1051,39 +834,27 @@ struct profile_a2a3 {
     }
 
     // pto.tdiv (specs/ops/elementwise_tile_tile/tdiv.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1,
               typename... WaitEvents>
     static constexpr bool check_TDIV() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, half, float>,
-                      "TDIV [A2A3]: DType must be one of: half, float");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TDIV [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TDIV [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TDIV [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TDIV [A2A3]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, half, float>;
+        static_assert(r00_dtype, "TDIV [A2A3]: DType must be one of: half, float");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r03_row_major, "TDIV [A2A3]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TDIV [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TDIV [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TDIV [A2A3]: dst, src0 and src1 must have the same DType");
+        return r00_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -1095,40 +866,28 @@ struct profile_a2a3 {
     }
 
     // pto.tshl (specs/ops/elementwise_tile_tile/tshl.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TSHL() {
-        static_assert(
+        constexpr bool r00_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>,
-            "TSHL [A2A3]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TSHL [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TSHL [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TSHL [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TSHL [A2A3]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t,
-                                 int32_t>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+            sim::is_one_of_v<typename TileDataSrc0::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>;
+        static_assert(r00_dtype,
+                      "TSHL [A2A3]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r03_row_major, "TSHL [A2A3]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TSHL [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TSHL [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TSHL [A2A3]: dst, src0 and src1 must have the same DType");
+        return r00_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -1140,40 +899,28 @@ struct profile_a2a3 {
     }
 
     // pto.tshr (specs/ops/elementwise_tile_tile/tshr.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TSHR() {
-        static_assert(
+        constexpr bool r00_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>,
-            "TSHR [A2A3]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TSHR [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TSHR [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TSHR [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TSHR [A2A3]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t,
-                                 int32_t>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+            sim::is_one_of_v<typename TileDataSrc0::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>;
+        static_assert(r00_dtype,
+                      "TSHR [A2A3]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r03_row_major, "TSHR [A2A3]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TSHR [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TSHR [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TSHR [A2A3]: dst, src0 and src1 must have the same DType");
+        return r00_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -1185,45 +932,34 @@ struct profile_a2a3 {
     }
 
     // pto.txor (specs/ops/elementwise_tile_tile/txor.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp,
               typename... WaitEvents>
     static constexpr bool check_TXOR() {
-        static_assert(
+        constexpr bool r00_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
-            "TXOR [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TXOR [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TXOR [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TXOR [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TXOR [A2A3]: dst, src0 and src1 must have the same DType");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataTmp::DType>,
-                      "TXOR [A2A3]: dst and tmp must have the same DType");
-        static_assert(TileDataTmp::isRowMajor, "TXOR [A2A3]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataTmp::DType>) && (TileDataTmp::isRowMajor);
+            sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r00_dtype,
+                      "TXOR [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r03_row_major, "TXOR [A2A3]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TXOR [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TXOR [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TXOR [A2A3]: dst, src0 and src1 must have the same DType");
+        constexpr bool r08_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataTmp::DType>;
+        static_assert(r08_same_dtype, "TXOR [A2A3]: dst and tmp must have the same DType");
+        constexpr bool r09_row_major = TileDataTmp::isRowMajor;
+        static_assert(r09_row_major, "TXOR [A2A3]: tile layout must be row-major");
+        return r00_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype && r08_same_dtype &&
+               r09_row_major;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
@@ -1240,28 +976,22 @@ struct profile_a2a3 {
     }
 
     // pto.tlog (specs/ops/elementwise_tile_tile/tlog.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TLOG() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, half> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, float, half>,
-                      "TLOG [A2A3]: DType must be one of: float, half");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TLOG [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TLOG [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TLOG [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TLOG [A2A3]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float, half> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, float, half>) &&
-               (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, float, half> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, float, half>;
+        static_assert(r00_dtype, "TLOG [A2A3]: DType must be one of: float, half");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r03_row_major, "TLOG [A2A3]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TLOG [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TLOG [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r07_same_dtype, "TLOG [A2A3]: dst and src must have the same DType");
+        return r00_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -1271,29 +1001,22 @@ struct profile_a2a3 {
     }
 
     // pto.trecip (specs/ops/elementwise_tile_tile/trecip.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TRECIP() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, half, int32_t, int16_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, float, half, int32_t, int16_t>,
-                      "TRECIP [A2A3]: DType must be one of: float, half, int32_t, int16_t");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor,
-                      "TRECIP [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TRECIP [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TRECIP [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TRECIP [A2A3]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float, half, int32_t, int16_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, float, half, int32_t, int16_t>) &&
-               (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, float, half, int32_t, int16_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, float, half, int32_t, int16_t>;
+        static_assert(r00_dtype, "TRECIP [A2A3]: DType must be one of: float, half, int32_t, int16_t");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r03_row_major, "TRECIP [A2A3]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TRECIP [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TRECIP [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r07_same_dtype, "TRECIP [A2A3]: dst and src must have the same DType");
+        return r00_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -1303,22 +1026,17 @@ struct profile_a2a3 {
     }
 
     // pto.tprelu (specs/ops/elementwise_tile_tile/tprelu.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename... WaitEvents>
     static constexpr bool check_TPRELU() {
-        static_assert(sim::leads_with_tile_v<WaitEvents...>, "TPRELU [A2A3]: a tmp tile must be passed");
-        static_assert(sim::is_one_of_v<typename TileData::DType, half, float> &&
-                          sim::is_one_of_v<typename TileData::DType, half, float> &&
-                          sim::is_one_of_v<typename TileData::DType, half, float>,
-                      "TPRELU [A2A3]: DType must be one of: half, float");
-        static_assert(TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor,
-                      "TPRELU [A2A3]: tile layout must be row-major");
-        return (sim::leads_with_tile_v<WaitEvents...>) &&
-               (sim::is_one_of_v<typename TileData::DType, half, float> &&
-                sim::is_one_of_v<typename TileData::DType, half, float> &&
-                sim::is_one_of_v<typename TileData::DType, half, float>) &&
-               (TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor);
+        constexpr bool r01_tmp_required = sim::leads_with_tile_v<WaitEvents...>;
+        static_assert(r01_tmp_required, "TPRELU [A2A3]: a tmp tile must be passed");
+        constexpr bool r03_dtype = sim::is_one_of_v<typename TileData::DType, half, float> &&
+                                   sim::is_one_of_v<typename TileData::DType, half, float> &&
+                                   sim::is_one_of_v<typename TileData::DType, half, float>;
+        static_assert(r03_dtype, "TPRELU [A2A3]: DType must be one of: half, float");
+        constexpr bool r05_row_major = TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor;
+        static_assert(r05_row_major, "TPRELU [A2A3]: tile layout must be row-major");
+        return r01_tmp_required && r03_dtype && r05_row_major;
     }
 
     template <typename TileData, typename TmpT>
@@ -1335,45 +1053,32 @@ struct profile_a2a3 {
     }
 
     // pto.taddc (specs/ops/elementwise_tile_tile/taddc.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename... WaitEvents>
     static constexpr bool check_TADDC() {
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t> &&
+                                   sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t> &&
+                                   sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t> &&
+                                   sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t>;
         static_assert(
-            sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                             uint32_t> &&
-                sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>,
+            r00_dtype,
             "TADDC [A2A3]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        static_assert(TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor,
-                      "TADDC [A2A3]: tile layout must be row-major");
-        static_assert(TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec &&
-                          TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec,
-                      "TADDC [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                          TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                          TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                          TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
-                      "TADDC [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>) &&
-               (TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor) &&
-               (TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec &&
-                TileData::Loc == TileType::Vec) &&
-               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+        constexpr bool r03_row_major =
+            TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor;
+        static_assert(r03_row_major, "TADDC [A2A3]: tile layout must be row-major");
+        constexpr bool r04_location = TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec &&
+                                      TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec;
+        static_assert(r04_location, "TADDC [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols;
+        static_assert(r05_valid_bounds, "TADDC [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r00_dtype && r03_row_major && r04_location && r05_valid_bounds;
     }
 
     template <typename TileData>
@@ -1386,45 +1091,32 @@ struct profile_a2a3 {
     }
 
     // pto.tsubc (specs/ops/elementwise_tile_tile/tsubc.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename... WaitEvents>
     static constexpr bool check_TSUBC() {
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t> &&
+                                   sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t> &&
+                                   sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t> &&
+                                   sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t>;
         static_assert(
-            sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                             uint32_t> &&
-                sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>,
+            r00_dtype,
             "TSUBC [A2A3]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        static_assert(TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor,
-                      "TSUBC [A2A3]: tile layout must be row-major");
-        static_assert(TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec &&
-                          TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec,
-                      "TSUBC [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                          TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                          TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                          TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
-                      "TSUBC [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>) &&
-               (TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor) &&
-               (TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec &&
-                TileData::Loc == TileType::Vec) &&
-               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+        constexpr bool r03_row_major =
+            TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor;
+        static_assert(r03_row_major, "TSUBC [A2A3]: tile layout must be row-major");
+        constexpr bool r04_location = TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec &&
+                                      TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec;
+        static_assert(r04_location, "TSUBC [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols;
+        static_assert(r05_valid_bounds, "TSUBC [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r00_dtype && r03_row_major && r04_location && r05_valid_bounds;
     }
 
     template <typename TileData>
@@ -1437,24 +1129,25 @@ struct profile_a2a3 {
     }
 
     // pto.tcvt (specs/ops/elementwise_tile_tile/tcvt.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <bool NeedSetCtrl, typename TileDataD, typename TileDataS, typename... WaitEvents>
     static constexpr bool check_TCVT() {
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataS::DType, float, half, bfloat16_t, int8_t, uint8_t,
+                                                    int16_t, int32_t, int64_t>;
         static_assert(
-            sim::is_one_of_v<typename TileDataS::DType, float, half, bfloat16_t, int8_t, uint8_t, int16_t, int32_t,
-                             int64_t>,
+            r00_dtype,
             "TCVT [A2A3]: DType must be one of: float, half, bfloat16_t, int8_t, uint8_t, int16_t, int32_t, int64_t");
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataD::DType, float, half, bfloat16_t, int8_t, uint8_t,
+                                                    int16_t, int32_t, int64_t>;
         static_assert(
-            sim::is_one_of_v<typename TileDataD::DType, float, half, bfloat16_t, int8_t, uint8_t, int16_t, int32_t,
-                             int64_t>,
+            r01_dtype,
             "TCVT [A2A3]: DType must be one of: float, half, bfloat16_t, int8_t, uint8_t, int16_t, int32_t, int64_t");
-        static_assert(TileDataD::Loc == TileType::Vec && TileDataS::Loc == TileType::Vec,
-                      "TCVT [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataD::ValidRow <= TileDataD::Rows && TileDataD::ValidCol <= TileDataD::Cols &&
-                          TileDataS::ValidRow <= TileDataS::Rows && TileDataS::ValidCol <= TileDataS::Cols,
-                      "TCVT [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(
+        constexpr bool r06_location = TileDataD::Loc == TileType::Vec && TileDataS::Loc == TileType::Vec;
+        static_assert(r06_location, "TCVT [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r07_valid_bounds =
+            TileDataD::ValidRow <= TileDataD::Rows && TileDataD::ValidCol <= TileDataD::Cols &&
+            TileDataS::ValidRow <= TileDataS::Rows && TileDataS::ValidCol <= TileDataS::Cols;
+        static_assert(r07_valid_bounds, "TCVT [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r09_dtype_pairs =
             ((std::is_same_v<typename TileDataS::DType, float> &&
               sim::is_one_of_v<typename TileDataD::DType, half, float, bfloat16_t, int16_t, int32_t, int64_t>) ||
              (std::is_same_v<typename TileDataS::DType, half> &&
@@ -1469,31 +1162,10 @@ struct profile_a2a3 {
               sim::is_one_of_v<typename TileDataD::DType, float, int32_t>) ||
              (std::is_same_v<typename TileDataS::DType, uint8_t> &&
               sim::is_one_of_v<typename TileDataD::DType, half>) ||
-             (std::is_same_v<typename TileDataS::DType, int8_t> && sim::is_one_of_v<typename TileDataD::DType, half>)),
-            "TCVT [A2A3]: the element types of src and dst must be one of the documented conversion pairs");
-        return (sim::is_one_of_v<typename TileDataS::DType, float, half, bfloat16_t, int8_t, uint8_t, int16_t, int32_t,
-                                 int64_t>) &&
-               (sim::is_one_of_v<typename TileDataD::DType, float, half, bfloat16_t, int8_t, uint8_t, int16_t, int32_t,
-                                 int64_t>) &&
-               (TileDataD::Loc == TileType::Vec && TileDataS::Loc == TileType::Vec) &&
-               (TileDataD::ValidRow <= TileDataD::Rows && TileDataD::ValidCol <= TileDataD::Cols &&
-                TileDataS::ValidRow <= TileDataS::Rows && TileDataS::ValidCol <= TileDataS::Cols) &&
-               (((std::is_same_v<typename TileDataS::DType, float> &&
-                  sim::is_one_of_v<typename TileDataD::DType, half, float, bfloat16_t, int16_t, int32_t, int64_t>) ||
-                 (std::is_same_v<typename TileDataS::DType, half> &&
-                  sim::is_one_of_v<typename TileDataD::DType, float, int32_t, int16_t, int8_t, uint8_t>) ||
-                 (std::is_same_v<typename TileDataS::DType, bfloat16_t> &&
-                  sim::is_one_of_v<typename TileDataD::DType, float, int32_t>) ||
-                 (std::is_same_v<typename TileDataS::DType, int16_t> &&
-                  sim::is_one_of_v<typename TileDataD::DType, half, float>) ||
-                 (std::is_same_v<typename TileDataS::DType, int32_t> &&
-                  sim::is_one_of_v<typename TileDataD::DType, float, int16_t, int64_t, half>) ||
-                 (std::is_same_v<typename TileDataS::DType, int64_t> &&
-                  sim::is_one_of_v<typename TileDataD::DType, float, int32_t>) ||
-                 (std::is_same_v<typename TileDataS::DType, uint8_t> &&
-                  sim::is_one_of_v<typename TileDataD::DType, half>) ||
-                 (std::is_same_v<typename TileDataS::DType, int8_t> &&
-                  sim::is_one_of_v<typename TileDataD::DType, half>)));
+             (std::is_same_v<typename TileDataS::DType, int8_t> && sim::is_one_of_v<typename TileDataD::DType, half>));
+        static_assert(r09_dtype_pairs,
+                      "TCVT [A2A3]: the element types of src and dst must be one of the documented conversion pairs");
+        return r00_dtype && r01_dtype && r06_location && r07_valid_bounds && r09_dtype_pairs;
     }
 
     template <typename TileDataD, typename TileDataS>
@@ -1503,32 +1175,22 @@ struct profile_a2a3 {
     }
 
     // pto.tsel (specs/ops/elementwise_tile_tile/tsel.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename MaskTile, typename TmpTile, typename... WaitEvents>
     static constexpr bool check_TSEL() {
-        static_assert(
+        constexpr bool r00_dtype =
             sim::is_one_of_v<typename TileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename TileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
-                                 float> &&
-                sim::is_one_of_v<typename TileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
-                                 float>,
+            sim::is_one_of_v<typename TileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float> &&
+            sim::is_one_of_v<typename TileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float>;
+        static_assert(
+            r00_dtype,
             "TSEL [A2A3]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float");
-        static_assert(sim::is_one_of_v<typename TmpTile::DType, uint32_t>,
-                      "TSEL [A2A3]: DType must be one of: uint32_t");
-        static_assert(sim::is_one_of_v<typename MaskTile::DType, uint8_t>,
-                      "TSEL [A2A3]: DType must be one of: uint8_t");
-        static_assert(TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor,
-                      "TSEL [A2A3]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
-                                 float> &&
-                sim::is_one_of_v<typename TileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
-                                 float> &&
-                sim::is_one_of_v<typename TileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
-                                 float>) &&
-               (sim::is_one_of_v<typename TmpTile::DType, uint32_t>) &&
-               (sim::is_one_of_v<typename MaskTile::DType, uint8_t>) &&
-               (TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TmpTile::DType, uint32_t>;
+        static_assert(r01_dtype, "TSEL [A2A3]: DType must be one of: uint32_t");
+        constexpr bool r03_dtype = sim::is_one_of_v<typename MaskTile::DType, uint8_t>;
+        static_assert(r03_dtype, "TSEL [A2A3]: DType must be one of: uint8_t");
+        constexpr bool r04_row_major = TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor;
+        static_assert(r04_row_major, "TSEL [A2A3]: tile layout must be row-major");
+        return r00_dtype && r01_dtype && r03_dtype && r04_row_major;
     }
 
     template <typename TileData, typename MaskTile, typename TmpTile>
@@ -1541,29 +1203,22 @@ struct profile_a2a3 {
     }
 
     // pto.trsqrt (specs/ops/elementwise_tile_tile/trsqrt.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TRSQRT() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, half> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, float, half>,
-                      "TRSQRT [A2A3]: DType must be one of: float, half");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor,
-                      "TRSQRT [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TRSQRT [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TRSQRT [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TRSQRT [A2A3]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float, half> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, float, half>) &&
-               (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, float, half> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, float, half>;
+        static_assert(r00_dtype, "TRSQRT [A2A3]: DType must be one of: float, half");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r03_row_major, "TRSQRT [A2A3]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TRSQRT [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TRSQRT [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r07_same_dtype, "TRSQRT [A2A3]: dst and src must have the same DType");
+        return r00_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -1573,29 +1228,22 @@ struct profile_a2a3 {
     }
 
     // pto.tsqrt (specs/ops/elementwise_tile_tile/tsqrt.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TSQRT() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, half> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, float, half>,
-                      "TSQRT [A2A3]: DType must be one of: float, half");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor,
-                      "TSQRT [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TSQRT [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TSQRT [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TSQRT [A2A3]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float, half> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, float, half>) &&
-               (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, float, half> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, float, half>;
+        static_assert(r00_dtype, "TSQRT [A2A3]: DType must be one of: float, half");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r03_row_major, "TSQRT [A2A3]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TSQRT [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TSQRT [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r07_same_dtype, "TSQRT [A2A3]: dst and src must have the same DType");
+        return r00_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -1605,28 +1253,22 @@ struct profile_a2a3 {
     }
 
     // pto.texp (specs/ops/elementwise_tile_tile/texp.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TEXP() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, half> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, float, half>,
-                      "TEXP [A2A3]: DType must be one of: float, half");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TEXP [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TEXP [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TEXP [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TEXP [A2A3]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float, half> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, float, half>) &&
-               (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, float, half> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, float, half>;
+        static_assert(r00_dtype, "TEXP [A2A3]: DType must be one of: float, half");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r03_row_major, "TEXP [A2A3]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TEXP [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TEXP [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r07_same_dtype, "TEXP [A2A3]: dst and src must have the same DType");
+        return r00_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -1636,29 +1278,24 @@ struct profile_a2a3 {
     }
 
     // pto.tnot (specs/ops/elementwise_tile_tile/tnot.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TNOT() {
-        static_assert(
+        constexpr bool r00_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, int16_t, uint16_t, uint32_t, int32_t, int8_t, uint8_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, int16_t, uint16_t, uint32_t, int32_t, int8_t, uint8_t>,
-            "TNOT [A2A3]: DType must be one of: int16_t, uint16_t, uint32_t, int32_t, int8_t, uint8_t");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TNOT [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TNOT [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TNOT [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TNOT [A2A3]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int16_t, uint16_t, uint32_t, int32_t, int8_t, uint8_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, int16_t, uint16_t, uint32_t, int32_t, int8_t, uint8_t>) &&
-               (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+            sim::is_one_of_v<typename TileDataSrc::DType, int16_t, uint16_t, uint32_t, int32_t, int8_t, uint8_t>;
+        static_assert(r00_dtype,
+                      "TNOT [A2A3]: DType must be one of: int16_t, uint16_t, uint32_t, int32_t, int8_t, uint8_t");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r03_row_major, "TNOT [A2A3]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TNOT [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TNOT [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r07_same_dtype, "TNOT [A2A3]: dst and src must have the same DType");
+        return r00_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -1668,29 +1305,22 @@ struct profile_a2a3 {
     }
 
     // pto.trelu (specs/ops/elementwise_tile_tile/trelu.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TRELU() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, half, float, int32_t>,
-                      "TRELU [A2A3]: DType must be one of: half, float, int32_t");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor,
-                      "TRELU [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TRELU [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TRELU [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TRELU [A2A3]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, half, float, int32_t>) &&
-               (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, float, int32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, half, float, int32_t>;
+        static_assert(r00_dtype, "TRELU [A2A3]: DType must be one of: half, float, int32_t");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r03_row_major, "TRELU [A2A3]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TRELU [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TRELU [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r07_same_dtype, "TRELU [A2A3]: dst and src must have the same DType");
+        return r00_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -1700,28 +1330,22 @@ struct profile_a2a3 {
     }
 
     // pto.tneg (specs/ops/elementwise_tile_tile/tneg.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TNEG() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, half, float>,
-                      "TNEG [A2A3]: DType must be one of: int32_t, int16_t, half, float");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TNEG [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TNEG [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TNEG [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TNEG [A2A3]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, half, float>) &&
-               (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, half, float>;
+        static_assert(r00_dtype, "TNEG [A2A3]: DType must be one of: int32_t, int16_t, half, float");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r03_row_major, "TNEG [A2A3]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TNEG [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TNEG [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r07_same_dtype, "TNEG [A2A3]: dst and src must have the same DType");
+        return r00_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -1731,39 +1355,27 @@ struct profile_a2a3 {
     }
 
     // pto.tfmod (specs/ops/elementwise_tile_tile/tfmod.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1,
               typename... WaitEvents>
     static constexpr bool check_TFMOD() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, float> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, float>,
-                      "TFMOD [A2A3]: DType must be one of: float, float32_t");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TFMOD [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TFMOD [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TFMOD [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TFMOD [A2A3]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, float> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, float>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, float>;
+        static_assert(r00_dtype, "TFMOD [A2A3]: DType must be one of: float, float32_t");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r03_row_major, "TFMOD [A2A3]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TFMOD [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TFMOD [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TFMOD [A2A3]: dst, src0 and src1 must have the same DType");
+        return r00_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -1775,42 +1387,29 @@ struct profile_a2a3 {
     }
 
     // pto.trem (specs/ops/elementwise_tile_tile/trem.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1,
               typename TileDataTmp, typename... WaitEvents>
     static constexpr bool check_TREM() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, float, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, float, int32_t>,
-                      "TREM [A2A3]: DType must be one of: float, float32_t, int32_t");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TREM [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TREM [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TREM [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TREM [A2A3]: dst, src0 and src1 must have the same DType");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataTmp::DType>,
-                      "TREM [A2A3]: dst and tmp must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, float, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, float, int32_t>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataTmp::DType>);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, float, int32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, float, int32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, float, int32_t>;
+        static_assert(r00_dtype, "TREM [A2A3]: DType must be one of: float, float32_t, int32_t");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r03_row_major, "TREM [A2A3]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TREM [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TREM [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TREM [A2A3]: dst, src0 and src1 must have the same DType");
+        constexpr bool r08_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataTmp::DType>;
+        static_assert(r08_same_dtype, "TREM [A2A3]: dst and tmp must have the same DType");
+        return r00_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype && r08_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
@@ -1829,41 +1428,30 @@ struct profile_a2a3 {
     }
 
     // pto.tpow (specs/ops/elementwise_tile_tile/tpow.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename DstTile, typename BaseTile, typename ExpTile, typename TmpTile,
               typename... WaitEvents>
     static constexpr bool check_TPOW() {
-        static_assert(std::is_same_v<typename DstTile::DType, typename BaseTile::DType> &&
-                          std::is_same_v<typename DstTile::DType, typename ExpTile::DType>,
-                      "TPOW [A2A3]: dst, base and exp must have the same DType");
-        static_assert(DstTile::isRowMajor && BaseTile::isRowMajor && ExpTile::isRowMajor,
-                      "TPOW [A2A3]: tile layout must be row-major");
-        static_assert(DstTile::Loc == TileType::Vec && BaseTile::Loc == TileType::Vec && ExpTile::Loc == TileType::Vec,
-                      "TPOW [A2A3]: tile location must be TileType::Vec");
-        static_assert(DstTile::ValidRow <= DstTile::Rows && DstTile::ValidCol <= DstTile::Cols &&
-                          BaseTile::ValidRow <= BaseTile::Rows && BaseTile::ValidCol <= BaseTile::Cols &&
-                          ExpTile::ValidRow <= ExpTile::Rows && ExpTile::ValidCol <= ExpTile::Cols,
-                      "TPOW [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(
+        constexpr bool r00_same_dtype = std::is_same_v<typename DstTile::DType, typename BaseTile::DType> &&
+                                        std::is_same_v<typename DstTile::DType, typename ExpTile::DType>;
+        static_assert(r00_same_dtype, "TPOW [A2A3]: dst, base and exp must have the same DType");
+        constexpr bool r02_row_major = DstTile::isRowMajor && BaseTile::isRowMajor && ExpTile::isRowMajor;
+        static_assert(r02_row_major, "TPOW [A2A3]: tile layout must be row-major");
+        constexpr bool r03_location =
+            DstTile::Loc == TileType::Vec && BaseTile::Loc == TileType::Vec && ExpTile::Loc == TileType::Vec;
+        static_assert(r03_location, "TPOW [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds = DstTile::ValidRow <= DstTile::Rows && DstTile::ValidCol <= DstTile::Cols &&
+                                          BaseTile::ValidRow <= BaseTile::Rows &&
+                                          BaseTile::ValidCol <= BaseTile::Cols && ExpTile::ValidRow <= ExpTile::Rows &&
+                                          ExpTile::ValidCol <= ExpTile::Cols;
+        static_assert(r04_valid_bounds, "TPOW [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_dtype =
             sim::is_one_of_v<typename DstTile::DType, float, int32_t, uint32_t, int16_t, uint16_t, int8_t, uint8_t> &&
-                sim::is_one_of_v<typename BaseTile::DType, float, int32_t, uint32_t, int16_t, uint16_t, int8_t,
-                                 uint8_t> &&
-                sim::is_one_of_v<typename ExpTile::DType, float, int32_t, uint32_t, int16_t, uint16_t, int8_t, uint8_t>,
+            sim::is_one_of_v<typename BaseTile::DType, float, int32_t, uint32_t, int16_t, uint16_t, int8_t, uint8_t> &&
+            sim::is_one_of_v<typename ExpTile::DType, float, int32_t, uint32_t, int16_t, uint16_t, int8_t, uint8_t>;
+        static_assert(
+            r07_dtype,
             "TPOW [A2A3]: DType must be one of: float, int32_t, uint32_t, int16_t, uint16_t, int8_t, uint8_t");
-        return (std::is_same_v<typename DstTile::DType, typename BaseTile::DType> &&
-                std::is_same_v<typename DstTile::DType, typename ExpTile::DType>) &&
-               (DstTile::isRowMajor && BaseTile::isRowMajor && ExpTile::isRowMajor) &&
-               (DstTile::Loc == TileType::Vec && BaseTile::Loc == TileType::Vec && ExpTile::Loc == TileType::Vec) &&
-               (DstTile::ValidRow <= DstTile::Rows && DstTile::ValidCol <= DstTile::Cols &&
-                BaseTile::ValidRow <= BaseTile::Rows && BaseTile::ValidCol <= BaseTile::Cols &&
-                ExpTile::ValidRow <= ExpTile::Rows && ExpTile::ValidCol <= ExpTile::Cols) &&
-               (sim::is_one_of_v<typename DstTile::DType, float, int32_t, uint32_t, int16_t, uint16_t, int8_t,
-                                 uint8_t> &&
-                sim::is_one_of_v<typename BaseTile::DType, float, int32_t, uint32_t, int16_t, uint16_t, int8_t,
-                                 uint8_t> &&
-                sim::is_one_of_v<typename ExpTile::DType, float, int32_t, uint32_t, int16_t, uint16_t, int8_t,
-                                 uint8_t>);
+        return r00_same_dtype && r02_row_major && r03_location && r04_valid_bounds && r07_dtype;
     }
 
     template <typename DstTile, typename BaseTile, typename ExpTile, typename TmpTile>
@@ -1875,38 +1463,27 @@ struct profile_a2a3 {
     }
 
     // pto.tfusedmuladd (specs/ops/elementwise_tile_tile/tfusedmuladd.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TFUSEDMULADD() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, half, float>,
-                      "TFUSEDMULADD [A2A3]: DType must be one of: half, float");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TFUSEDMULADD [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TFUSEDMULADD [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, half, float>;
+        static_assert(r00_dtype, "TFUSEDMULADD [A2A3]: DType must be one of: half, float");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r03_row_major, "TFUSEDMULADD [A2A3]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TFUSEDMULADD [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds,
                       "TFUSEDMULADD [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TFUSEDMULADD [A2A3]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TFUSEDMULADD [A2A3]: dst, src0 and src1 must have the same DType");
+        return r00_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -1918,38 +1495,27 @@ struct profile_a2a3 {
     }
 
     // pto.tfusedmuladdrelu (specs/ops/elementwise_tile_tile/tfusedmuladdrelu.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TFUSEDMULADDRELU() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, half, float>,
-                      "TFUSEDMULADDRELU [A2A3]: DType must be one of: half, float");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TFUSEDMULADDRELU [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TFUSEDMULADDRELU [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, half, float>;
+        static_assert(r00_dtype, "TFUSEDMULADDRELU [A2A3]: DType must be one of: half, float");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r03_row_major, "TFUSEDMULADDRELU [A2A3]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TFUSEDMULADDRELU [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds,
                       "TFUSEDMULADDRELU [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TFUSEDMULADDRELU [A2A3]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TFUSEDMULADDRELU [A2A3]: dst, src0 and src1 must have the same DType");
+        return r00_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -1962,38 +1528,27 @@ struct profile_a2a3 {
     }
 
     // pto.tmuladddst (specs/ops/elementwise_tile_tile/tmuladddst.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TMULADDDST() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, half, float>,
-                      "TMULADDDST [A2A3]: DType must be one of: half, float");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TMULADDDST [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TMULADDDST [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, half, float>;
+        static_assert(r00_dtype, "TMULADDDST [A2A3]: DType must be one of: half, float");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r03_row_major, "TMULADDDST [A2A3]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TMULADDDST [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds,
                       "TMULADDDST [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TMULADDDST [A2A3]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TMULADDDST [A2A3]: dst, src0 and src1 must have the same DType");
+        return r00_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -2005,38 +1560,26 @@ struct profile_a2a3 {
     }
 
     // pto.tsubrelu (specs/ops/elementwise_tile_tile/tsubrelu.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TSUBRELU() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, half, float>,
-                      "TSUBRELU [A2A3]: DType must be one of: half, float");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TSUBRELU [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TSUBRELU [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TSUBRELU [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TSUBRELU [A2A3]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, half, float>;
+        static_assert(r00_dtype, "TSUBRELU [A2A3]: DType must be one of: half, float");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r03_row_major, "TSUBRELU [A2A3]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TSUBRELU [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TSUBRELU [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TSUBRELU [A2A3]: dst, src0 and src1 must have the same DType");
+        return r00_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -2048,39 +1591,28 @@ struct profile_a2a3 {
     }
 
     // pto.tadddeqrelu (specs/ops/elementwise_tile_tile/tadddeqrelu.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp,
               typename... WaitEvents>
     static constexpr bool check_TADDDEQRELU() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half>,
-                      "TADDDEQRELU [A2A3]: DType must be one of: half");
-        static_assert(sim::is_one_of_v<typename TileDataSrc0::DType, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, int32_t> &&
-                          sim::is_one_of_v<typename TileDataTmp::DType, int32_t>,
-                      "TADDDEQRELU [A2A3]: DType must be one of: int32_t");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor &&
-                          TileDataTmp::isRowMajor,
-                      "TADDDEQRELU [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec && TileDataTmp::Loc == TileType::Vec,
-                      "TADDDEQRELU [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, half>;
+        static_assert(r00_dtype, "TADDDEQRELU [A2A3]: DType must be one of: half");
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataSrc0::DType, int32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, int32_t> &&
+                                   sim::is_one_of_v<typename TileDataTmp::DType, int32_t>;
+        static_assert(r01_dtype, "TADDDEQRELU [A2A3]: DType must be one of: int32_t");
+        constexpr bool r02_row_major =
+            TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor && TileDataTmp::isRowMajor;
+        static_assert(r02_row_major, "TADDDEQRELU [A2A3]: tile layout must be row-major");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec && TileDataTmp::Loc == TileType::Vec;
+        static_assert(r03_location, "TADDDEQRELU [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TADDDEQRELU [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half>) &&
-               (sim::is_one_of_v<typename TileDataSrc0::DType, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int32_t> &&
-                sim::is_one_of_v<typename TileDataTmp::DType, int32_t>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor &&
-                TileDataTmp::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec && TileDataTmp::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols);
+        return r00_dtype && r01_dtype && r02_row_major && r03_location && r04_valid_bounds;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
@@ -2092,42 +1624,30 @@ struct profile_a2a3 {
     }
 
     // pto.taddreluconv (specs/ops/elementwise_tile_tile/taddreluconv.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TADDRELUCONV() {
-        static_assert(((std::is_same_v<typename TileDataSrc0::DType, float> &&
-                        std::is_same_v<typename TileDataDst::DType, half>) ||
-                       (std::is_same_v<typename TileDataSrc0::DType, half> &&
-                        std::is_same_v<typename TileDataDst::DType, int8_t>) ||
-                       (std::is_same_v<typename TileDataSrc0::DType, int16_t> &&
-                        std::is_same_v<typename TileDataDst::DType, int8_t>)),
+        constexpr bool r00_dtype_tuples = ((std::is_same_v<typename TileDataSrc0::DType, float> &&
+                                            std::is_same_v<typename TileDataDst::DType, half>) ||
+                                           (std::is_same_v<typename TileDataSrc0::DType, half> &&
+                                            std::is_same_v<typename TileDataDst::DType, int8_t>) ||
+                                           (std::is_same_v<typename TileDataSrc0::DType, int16_t> &&
+                                            std::is_same_v<typename TileDataDst::DType, int8_t>));
+        static_assert(r00_dtype_tuples,
                       "TADDRELUCONV [A2A3]: the element types of src0 and dst must be one of the documented tuples");
-        static_assert(std::is_same_v<typename TileDataSrc0::DType, typename TileDataSrc1::DType>,
-                      "TADDRELUCONV [A2A3]: src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TADDRELUCONV [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TADDRELUCONV [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+        constexpr bool r01_same_dtype = std::is_same_v<typename TileDataSrc0::DType, typename TileDataSrc1::DType>;
+        static_assert(r01_same_dtype, "TADDRELUCONV [A2A3]: src0 and src1 must have the same DType");
+        constexpr bool r02_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r02_row_major, "TADDRELUCONV [A2A3]: tile layout must be row-major");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TADDRELUCONV [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TADDRELUCONV [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (((std::is_same_v<typename TileDataSrc0::DType, float> &&
-                  std::is_same_v<typename TileDataDst::DType, half>) ||
-                 (std::is_same_v<typename TileDataSrc0::DType, half> &&
-                  std::is_same_v<typename TileDataDst::DType, int8_t>) ||
-                 (std::is_same_v<typename TileDataSrc0::DType, int16_t> &&
-                  std::is_same_v<typename TileDataDst::DType, int8_t>))) &&
-               (std::is_same_v<typename TileDataSrc0::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols);
+        return r00_dtype_tuples && r01_same_dtype && r02_row_major && r03_location && r04_valid_bounds;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -2139,42 +1659,30 @@ struct profile_a2a3 {
     }
 
     // pto.tsubreluconv (specs/ops/elementwise_tile_tile/tsubreluconv.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TSUBRELUCONV() {
-        static_assert(((std::is_same_v<typename TileDataSrc0::DType, float> &&
-                        std::is_same_v<typename TileDataDst::DType, half>) ||
-                       (std::is_same_v<typename TileDataSrc0::DType, half> &&
-                        std::is_same_v<typename TileDataDst::DType, int8_t>) ||
-                       (std::is_same_v<typename TileDataSrc0::DType, int16_t> &&
-                        std::is_same_v<typename TileDataDst::DType, int8_t>)),
+        constexpr bool r00_dtype_tuples = ((std::is_same_v<typename TileDataSrc0::DType, float> &&
+                                            std::is_same_v<typename TileDataDst::DType, half>) ||
+                                           (std::is_same_v<typename TileDataSrc0::DType, half> &&
+                                            std::is_same_v<typename TileDataDst::DType, int8_t>) ||
+                                           (std::is_same_v<typename TileDataSrc0::DType, int16_t> &&
+                                            std::is_same_v<typename TileDataDst::DType, int8_t>));
+        static_assert(r00_dtype_tuples,
                       "TSUBRELUCONV [A2A3]: the element types of src0 and dst must be one of the documented tuples");
-        static_assert(std::is_same_v<typename TileDataSrc0::DType, typename TileDataSrc1::DType>,
-                      "TSUBRELUCONV [A2A3]: src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TSUBRELUCONV [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TSUBRELUCONV [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+        constexpr bool r01_same_dtype = std::is_same_v<typename TileDataSrc0::DType, typename TileDataSrc1::DType>;
+        static_assert(r01_same_dtype, "TSUBRELUCONV [A2A3]: src0 and src1 must have the same DType");
+        constexpr bool r02_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r02_row_major, "TSUBRELUCONV [A2A3]: tile layout must be row-major");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TSUBRELUCONV [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TSUBRELUCONV [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (((std::is_same_v<typename TileDataSrc0::DType, float> &&
-                  std::is_same_v<typename TileDataDst::DType, half>) ||
-                 (std::is_same_v<typename TileDataSrc0::DType, half> &&
-                  std::is_same_v<typename TileDataDst::DType, int8_t>) ||
-                 (std::is_same_v<typename TileDataSrc0::DType, int16_t> &&
-                  std::is_same_v<typename TileDataDst::DType, int8_t>))) &&
-               (std::is_same_v<typename TileDataSrc0::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols);
+        return r00_dtype_tuples && r01_same_dtype && r02_row_major && r03_location && r04_valid_bounds;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -2186,219 +1694,175 @@ struct profile_a2a3 {
     }
 
     // pto.vadds (specs/ops/vector_scalar/vadds.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename V_result, typename V_input>
     static constexpr bool check_vadds() {
+        constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t> &&
+                                   sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t>;
         static_assert(
-            sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                             uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>,
+            r00_dtype,
             "vadds [A2A3]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        return (sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>);
+        return r00_dtype;
     }
 
     // pto.vsubs (specs/ops/vector_scalar/vsubs.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename V_result, typename V_input>
     static constexpr bool check_vsubs() {
+        constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t> &&
+                                   sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t>;
         static_assert(
-            sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                             uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>,
+            r00_dtype,
             "vsubs [A2A3]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        return (sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>);
+        return r00_dtype;
     }
 
     // pto.vmuls (specs/ops/vector_scalar/vmuls.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename V_result, typename V_input>
     static constexpr bool check_vmuls() {
+        constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t> &&
+                                   sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t>;
         static_assert(
-            sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                             uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>,
+            r00_dtype,
             "vmuls [A2A3]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        return (sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>);
+        return r00_dtype;
     }
 
     // pto.vmaxs (specs/ops/vector_scalar/vmaxs.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename V_result, typename V_input>
     static constexpr bool check_vmaxs() {
+        constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t> &&
+                                   sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t>;
         static_assert(
-            sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                             uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>,
+            r00_dtype,
             "vmaxs [A2A3]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        return (sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>);
+        return r00_dtype;
     }
 
     // pto.vmins (specs/ops/vector_scalar/vmins.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename V_result, typename V_input>
     static constexpr bool check_vmins() {
+        constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t> &&
+                                   sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t>;
         static_assert(
-            sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                             uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>,
+            r00_dtype,
             "vmins [A2A3]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        return (sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>);
+        return r00_dtype;
     }
 
     // pto.vands (specs/ops/vector_scalar/vands.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename V_result, typename V_input>
     static constexpr bool check_vands() {
-        static_assert(
+        constexpr bool r00_dtype =
             sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
-            "vands [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        return (sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>);
+            sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r00_dtype,
+                      "vands [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        return r00_dtype;
     }
 
     // pto.vors (specs/ops/vector_scalar/vors.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename V_result, typename V_input>
     static constexpr bool check_vors() {
-        static_assert(
+        constexpr bool r00_dtype =
             sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
-            "vors [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        return (sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>);
+            sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r00_dtype,
+                      "vors [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        return r00_dtype;
     }
 
     // pto.vxors (specs/ops/vector_scalar/vxors.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename V_result, typename V_input>
     static constexpr bool check_vxors() {
-        static_assert(
+        constexpr bool r00_dtype =
             sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
-            "vxors [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        return (sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>);
+            sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r00_dtype,
+                      "vxors [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        return r00_dtype;
     }
 
     // pto.vshls (specs/ops/vector_scalar/vshls.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename V_result, typename V_input>
     static constexpr bool check_vshls() {
-        static_assert(
+        constexpr bool r00_dtype =
             sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
-            "vshls [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        return (sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>);
+            sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r00_dtype,
+                      "vshls [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        return r00_dtype;
     }
 
     // pto.vshrs (specs/ops/vector_scalar/vshrs.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename V_result, typename V_input>
     static constexpr bool check_vshrs() {
-        static_assert(
+        constexpr bool r00_dtype =
             sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
-            "vshrs [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        return (sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>);
+            sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r00_dtype,
+                      "vshrs [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        return r00_dtype;
     }
 
     // pto.vlrelu (specs/ops/vector_scalar/vlrelu.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename V_result, typename V_input>
     static constexpr bool check_vlrelu() {
-        static_assert(sim::is_one_of_v<typename V_result::DType, half, float> &&
-                          sim::is_one_of_v<typename V_input::DType, half, float>,
-                      "vlrelu [A2A3]: DType must be one of: half, float");
-        return (sim::is_one_of_v<typename V_result::DType, half, float> &&
-                sim::is_one_of_v<typename V_input::DType, half, float>);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float> &&
+                                   sim::is_one_of_v<typename V_input::DType, half, float>;
+        static_assert(r00_dtype, "vlrelu [A2A3]: DType must be one of: half, float");
+        return r00_dtype;
     }
 
     // pto.vaddcs (specs/ops/vector_scalar/vaddcs.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename V_result, typename V_lhs, typename V_rhs>
     static constexpr bool check_vaddcs() {
-        static_assert(
+        constexpr bool r00_dtype =
             sim::is_one_of_v<typename V_result::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
-                sim::is_one_of_v<typename V_lhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
-                sim::is_one_of_v<typename V_rhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t>,
-            "vaddcs [A2A3]: DType must be one of: uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t");
-        return (sim::is_one_of_v<typename V_result::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
-                sim::is_one_of_v<typename V_lhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
-                sim::is_one_of_v<typename V_rhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t>);
+            sim::is_one_of_v<typename V_lhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
+            sim::is_one_of_v<typename V_rhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t>;
+        static_assert(r00_dtype,
+                      "vaddcs [A2A3]: DType must be one of: uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t");
+        return r00_dtype;
     }
 
     // pto.vsubcs (specs/ops/vector_scalar/vsubcs.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename V_result, typename V_lhs, typename V_rhs>
     static constexpr bool check_vsubcs() {
-        static_assert(
+        constexpr bool r00_dtype =
             sim::is_one_of_v<typename V_result::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
-                sim::is_one_of_v<typename V_lhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
-                sim::is_one_of_v<typename V_rhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t>,
-            "vsubcs [A2A3]: DType must be one of: uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t");
-        return (sim::is_one_of_v<typename V_result::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
-                sim::is_one_of_v<typename V_lhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
-                sim::is_one_of_v<typename V_rhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t>);
+            sim::is_one_of_v<typename V_lhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
+            sim::is_one_of_v<typename V_rhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t>;
+        static_assert(r00_dtype,
+                      "vsubcs [A2A3]: DType must be one of: uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t");
+        return r00_dtype;
     }
 
     // pto.trowsum (specs/ops/reduce_and_expand/trowsum.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
     static constexpr bool check_TROWSUM() {
-        static_assert(sim::is_one_of_v<typename TileDataOut::DType, half, float, int32_t, int16_t> &&
-                          sim::is_one_of_v<typename TileDataIn::DType, half, float, int32_t, int16_t>,
-                      "TROWSUM [A2A3]: DType must be one of: half, float, int32_t, int16_t");
-        static_assert(TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec,
-                      "TROWSUM [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                          TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols,
-                      "TROWSUM [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>,
-                      "TROWSUM [A2A3]: dst and src must have the same DType");
-        static_assert(TileDataIn::isRowMajor, "TROWSUM [A2A3]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataOut::DType, half, float, int32_t, int16_t> &&
-                sim::is_one_of_v<typename TileDataIn::DType, half, float, int32_t, int16_t>) &&
-               (TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec) &&
-               (TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols) &&
-               (std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>) && (TileDataIn::isRowMajor);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataOut::DType, half, float, int32_t, int16_t> &&
+                                   sim::is_one_of_v<typename TileDataIn::DType, half, float, int32_t, int16_t>;
+        static_assert(r00_dtype, "TROWSUM [A2A3]: DType must be one of: half, float, int32_t, int16_t");
+        constexpr bool r03_location = TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec;
+        static_assert(r03_location, "TROWSUM [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
+            TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols;
+        static_assert(r04_valid_bounds, "TROWSUM [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>;
+        static_assert(r06_same_dtype, "TROWSUM [A2A3]: dst and src must have the same DType");
+        constexpr bool r07_row_major = TileDataIn::isRowMajor;
+        static_assert(r07_row_major, "TROWSUM [A2A3]: tile layout must be row-major");
+        return r00_dtype && r03_location && r04_valid_bounds && r06_same_dtype && r07_row_major;
     }
 
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp>
@@ -2409,27 +1873,22 @@ struct profile_a2a3 {
     }
 
     // pto.trowmax (specs/ops/reduce_and_expand/trowmax.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
     static constexpr bool check_TROWMAX() {
-        static_assert(sim::is_one_of_v<typename TileDataOut::DType, half, float, int32_t, int16_t> &&
-                          sim::is_one_of_v<typename TileDataIn::DType, half, float, int32_t, int16_t>,
-                      "TROWMAX [A2A3]: DType must be one of: half, float, int32_t, int16_t");
-        static_assert(TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec,
-                      "TROWMAX [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                          TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols,
-                      "TROWMAX [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>,
-                      "TROWMAX [A2A3]: dst and src must have the same DType");
-        static_assert(TileDataIn::isRowMajor, "TROWMAX [A2A3]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataOut::DType, half, float, int32_t, int16_t> &&
-                sim::is_one_of_v<typename TileDataIn::DType, half, float, int32_t, int16_t>) &&
-               (TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec) &&
-               (TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols) &&
-               (std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>) && (TileDataIn::isRowMajor);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataOut::DType, half, float, int32_t, int16_t> &&
+                                   sim::is_one_of_v<typename TileDataIn::DType, half, float, int32_t, int16_t>;
+        static_assert(r00_dtype, "TROWMAX [A2A3]: DType must be one of: half, float, int32_t, int16_t");
+        constexpr bool r03_location = TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec;
+        static_assert(r03_location, "TROWMAX [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
+            TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols;
+        static_assert(r04_valid_bounds, "TROWMAX [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>;
+        static_assert(r06_same_dtype, "TROWMAX [A2A3]: dst and src must have the same DType");
+        constexpr bool r07_row_major = TileDataIn::isRowMajor;
+        static_assert(r07_row_major, "TROWMAX [A2A3]: tile layout must be row-major");
+        return r00_dtype && r03_location && r04_valid_bounds && r06_same_dtype && r07_row_major;
     }
 
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp>
@@ -2440,27 +1899,22 @@ struct profile_a2a3 {
     }
 
     // pto.trowmin (specs/ops/reduce_and_expand/trowmin.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
     static constexpr bool check_TROWMIN() {
-        static_assert(sim::is_one_of_v<typename TileDataOut::DType, half, float, int32_t, int16_t> &&
-                          sim::is_one_of_v<typename TileDataIn::DType, half, float, int32_t, int16_t>,
-                      "TROWMIN [A2A3]: DType must be one of: half, float, int32_t, int16_t");
-        static_assert(TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec,
-                      "TROWMIN [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                          TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols,
-                      "TROWMIN [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>,
-                      "TROWMIN [A2A3]: dst and src must have the same DType");
-        static_assert(TileDataIn::isRowMajor, "TROWMIN [A2A3]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataOut::DType, half, float, int32_t, int16_t> &&
-                sim::is_one_of_v<typename TileDataIn::DType, half, float, int32_t, int16_t>) &&
-               (TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec) &&
-               (TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols) &&
-               (std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>) && (TileDataIn::isRowMajor);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataOut::DType, half, float, int32_t, int16_t> &&
+                                   sim::is_one_of_v<typename TileDataIn::DType, half, float, int32_t, int16_t>;
+        static_assert(r00_dtype, "TROWMIN [A2A3]: DType must be one of: half, float, int32_t, int16_t");
+        constexpr bool r03_location = TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec;
+        static_assert(r03_location, "TROWMIN [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
+            TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols;
+        static_assert(r04_valid_bounds, "TROWMIN [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>;
+        static_assert(r06_same_dtype, "TROWMIN [A2A3]: dst and src must have the same DType");
+        constexpr bool r07_row_major = TileDataIn::isRowMajor;
+        static_assert(r07_row_major, "TROWMIN [A2A3]: tile layout must be row-major");
+        return r00_dtype && r03_location && r04_valid_bounds && r06_same_dtype && r07_row_major;
     }
 
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp>
@@ -2471,27 +1925,22 @@ struct profile_a2a3 {
     }
 
     // pto.trowprod (specs/ops/reduce_and_expand/trowprod.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
     static constexpr bool check_TROWPROD() {
-        static_assert(sim::is_one_of_v<typename TileDataOut::DType, half, float, int32_t, int16_t> &&
-                          sim::is_one_of_v<typename TileDataIn::DType, half, float, int32_t, int16_t>,
-                      "TROWPROD [A2A3]: DType must be one of: half, float, int32_t, int16_t");
-        static_assert(TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec,
-                      "TROWPROD [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                          TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols,
-                      "TROWPROD [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>,
-                      "TROWPROD [A2A3]: dst and src must have the same DType");
-        static_assert(TileDataIn::isRowMajor, "TROWPROD [A2A3]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataOut::DType, half, float, int32_t, int16_t> &&
-                sim::is_one_of_v<typename TileDataIn::DType, half, float, int32_t, int16_t>) &&
-               (TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec) &&
-               (TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols) &&
-               (std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>) && (TileDataIn::isRowMajor);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataOut::DType, half, float, int32_t, int16_t> &&
+                                   sim::is_one_of_v<typename TileDataIn::DType, half, float, int32_t, int16_t>;
+        static_assert(r00_dtype, "TROWPROD [A2A3]: DType must be one of: half, float, int32_t, int16_t");
+        constexpr bool r03_location = TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec;
+        static_assert(r03_location, "TROWPROD [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
+            TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols;
+        static_assert(r04_valid_bounds, "TROWPROD [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>;
+        static_assert(r06_same_dtype, "TROWPROD [A2A3]: dst and src must have the same DType");
+        constexpr bool r07_row_major = TileDataIn::isRowMajor;
+        static_assert(r07_row_major, "TROWPROD [A2A3]: tile layout must be row-major");
+        return r00_dtype && r03_location && r04_valid_bounds && r06_same_dtype && r07_row_major;
     }
 
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp>
@@ -2502,26 +1951,22 @@ struct profile_a2a3 {
     }
 
     // pto.trowargmax (specs/ops/reduce_and_expand/trowargmax.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
     static constexpr bool check_TROWARGMAX() {
-        static_assert(sim::is_one_of_v<typename TileDataOut::DType, uint32_t, int32_t>,
-                      "TROWARGMAX [A2A3]: DType must be one of: uint32_t, int32_t");
-        static_assert(sim::is_one_of_v<typename TileDataIn::DType, half, float>,
-                      "TROWARGMAX [A2A3]: DType must be one of: half, float");
-        static_assert(TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec,
-                      "TROWARGMAX [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                          TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols,
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataOut::DType, uint32_t, int32_t>;
+        static_assert(r00_dtype, "TROWARGMAX [A2A3]: DType must be one of: uint32_t, int32_t");
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataIn::DType, half, float>;
+        static_assert(r01_dtype, "TROWARGMAX [A2A3]: DType must be one of: half, float");
+        constexpr bool r04_location = TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec;
+        static_assert(r04_location, "TROWARGMAX [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
+            TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols;
+        static_assert(r05_valid_bounds,
                       "TROWARGMAX [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(TileDataIn::isRowMajor, "TROWARGMAX [A2A3]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataOut::DType, uint32_t, int32_t>) &&
-               (sim::is_one_of_v<typename TileDataIn::DType, half, float>) &&
-               (TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec) &&
-               (TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols) &&
-               (TileDataIn::isRowMajor);
+        constexpr bool r07_row_major = TileDataIn::isRowMajor;
+        static_assert(r07_row_major, "TROWARGMAX [A2A3]: tile layout must be row-major");
+        return r00_dtype && r01_dtype && r04_location && r05_valid_bounds && r07_row_major;
     }
 
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp>
@@ -2532,26 +1977,22 @@ struct profile_a2a3 {
     }
 
     // pto.trowargmin (specs/ops/reduce_and_expand/trowargmin.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
     static constexpr bool check_TROWARGMIN() {
-        static_assert(sim::is_one_of_v<typename TileDataOut::DType, uint32_t, int32_t>,
-                      "TROWARGMIN [A2A3]: DType must be one of: uint32_t, int32_t");
-        static_assert(sim::is_one_of_v<typename TileDataIn::DType, half, float>,
-                      "TROWARGMIN [A2A3]: DType must be one of: half, float");
-        static_assert(TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec,
-                      "TROWARGMIN [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                          TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols,
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataOut::DType, uint32_t, int32_t>;
+        static_assert(r00_dtype, "TROWARGMIN [A2A3]: DType must be one of: uint32_t, int32_t");
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataIn::DType, half, float>;
+        static_assert(r01_dtype, "TROWARGMIN [A2A3]: DType must be one of: half, float");
+        constexpr bool r04_location = TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec;
+        static_assert(r04_location, "TROWARGMIN [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
+            TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols;
+        static_assert(r05_valid_bounds,
                       "TROWARGMIN [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(TileDataIn::isRowMajor, "TROWARGMIN [A2A3]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataOut::DType, uint32_t, int32_t>) &&
-               (sim::is_one_of_v<typename TileDataIn::DType, half, float>) &&
-               (TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec) &&
-               (TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols) &&
-               (TileDataIn::isRowMajor);
+        constexpr bool r07_row_major = TileDataIn::isRowMajor;
+        static_assert(r07_row_major, "TROWARGMIN [A2A3]: tile layout must be row-major");
+        return r00_dtype && r01_dtype && r04_location && r05_valid_bounds && r07_row_major;
     }
 
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp>
@@ -2562,29 +2003,22 @@ struct profile_a2a3 {
     }
 
     // pto.tcolsum (specs/ops/reduce_and_expand/tcolsum.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataOut, typename TileDataIn, typename... WaitEvents>
     static constexpr bool check_TCOLSUM() {
-        static_assert(sim::is_one_of_v<typename TileDataOut::DType, half, float, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataIn::DType, half, float, int16_t, int32_t>,
-                      "TCOLSUM [A2A3]: DType must be one of: half, float, int16_t, int32_t");
-        static_assert(TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec,
-                      "TCOLSUM [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                          TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols,
-                      "TCOLSUM [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>,
-                      "TCOLSUM [A2A3]: dst and src must have the same DType");
-        static_assert(TileDataOut::isRowMajor && TileDataIn::isRowMajor,
-                      "TCOLSUM [A2A3]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataOut::DType, half, float, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataIn::DType, half, float, int16_t, int32_t>) &&
-               (TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec) &&
-               (TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols) &&
-               (std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>) &&
-               (TileDataOut::isRowMajor && TileDataIn::isRowMajor);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataOut::DType, half, float, int16_t, int32_t> &&
+                                   sim::is_one_of_v<typename TileDataIn::DType, half, float, int16_t, int32_t>;
+        static_assert(r00_dtype, "TCOLSUM [A2A3]: DType must be one of: half, float, int16_t, int32_t");
+        constexpr bool r03_location = TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec;
+        static_assert(r03_location, "TCOLSUM [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
+            TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols;
+        static_assert(r04_valid_bounds, "TCOLSUM [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>;
+        static_assert(r06_same_dtype, "TCOLSUM [A2A3]: dst and src must have the same DType");
+        constexpr bool r07_row_major = TileDataOut::isRowMajor && TileDataIn::isRowMajor;
+        static_assert(r07_row_major, "TCOLSUM [A2A3]: tile layout must be row-major");
+        return r00_dtype && r03_location && r04_valid_bounds && r06_same_dtype && r07_row_major;
     }
 
     template <typename TileDataOut, typename TileDataIn>
@@ -2594,29 +2028,22 @@ struct profile_a2a3 {
     }
 
     // pto.tcolmax (specs/ops/reduce_and_expand/tcolmax.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataOut, typename TileDataIn, typename... WaitEvents>
     static constexpr bool check_TCOLMAX() {
-        static_assert(sim::is_one_of_v<typename TileDataOut::DType, half, float, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataIn::DType, half, float, int16_t, int32_t>,
-                      "TCOLMAX [A2A3]: DType must be one of: half, float, int16_t, int32_t");
-        static_assert(TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec,
-                      "TCOLMAX [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                          TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols,
-                      "TCOLMAX [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>,
-                      "TCOLMAX [A2A3]: dst and src must have the same DType");
-        static_assert(TileDataOut::isRowMajor && TileDataIn::isRowMajor,
-                      "TCOLMAX [A2A3]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataOut::DType, half, float, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataIn::DType, half, float, int16_t, int32_t>) &&
-               (TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec) &&
-               (TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols) &&
-               (std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>) &&
-               (TileDataOut::isRowMajor && TileDataIn::isRowMajor);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataOut::DType, half, float, int16_t, int32_t> &&
+                                   sim::is_one_of_v<typename TileDataIn::DType, half, float, int16_t, int32_t>;
+        static_assert(r00_dtype, "TCOLMAX [A2A3]: DType must be one of: half, float, int16_t, int32_t");
+        constexpr bool r03_location = TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec;
+        static_assert(r03_location, "TCOLMAX [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
+            TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols;
+        static_assert(r04_valid_bounds, "TCOLMAX [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>;
+        static_assert(r06_same_dtype, "TCOLMAX [A2A3]: dst and src must have the same DType");
+        constexpr bool r07_row_major = TileDataOut::isRowMajor && TileDataIn::isRowMajor;
+        static_assert(r07_row_major, "TCOLMAX [A2A3]: tile layout must be row-major");
+        return r00_dtype && r03_location && r04_valid_bounds && r06_same_dtype && r07_row_major;
     }
 
     template <typename TileDataOut, typename TileDataIn>
@@ -2626,29 +2053,22 @@ struct profile_a2a3 {
     }
 
     // pto.tcolmin (specs/ops/reduce_and_expand/tcolmin.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataOut, typename TileDataIn, typename... WaitEvents>
     static constexpr bool check_TCOLMIN() {
-        static_assert(sim::is_one_of_v<typename TileDataOut::DType, half, float, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataIn::DType, half, float, int16_t, int32_t>,
-                      "TCOLMIN [A2A3]: DType must be one of: half, float, int16_t, int32_t");
-        static_assert(TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec,
-                      "TCOLMIN [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                          TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols,
-                      "TCOLMIN [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>,
-                      "TCOLMIN [A2A3]: dst and src must have the same DType");
-        static_assert(TileDataOut::isRowMajor && TileDataIn::isRowMajor,
-                      "TCOLMIN [A2A3]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataOut::DType, half, float, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataIn::DType, half, float, int16_t, int32_t>) &&
-               (TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec) &&
-               (TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols) &&
-               (std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>) &&
-               (TileDataOut::isRowMajor && TileDataIn::isRowMajor);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataOut::DType, half, float, int16_t, int32_t> &&
+                                   sim::is_one_of_v<typename TileDataIn::DType, half, float, int16_t, int32_t>;
+        static_assert(r00_dtype, "TCOLMIN [A2A3]: DType must be one of: half, float, int16_t, int32_t");
+        constexpr bool r03_location = TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec;
+        static_assert(r03_location, "TCOLMIN [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
+            TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols;
+        static_assert(r04_valid_bounds, "TCOLMIN [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>;
+        static_assert(r06_same_dtype, "TCOLMIN [A2A3]: dst and src must have the same DType");
+        constexpr bool r07_row_major = TileDataOut::isRowMajor && TileDataIn::isRowMajor;
+        static_assert(r07_row_major, "TCOLMIN [A2A3]: tile layout must be row-major");
+        return r00_dtype && r03_location && r04_valid_bounds && r06_same_dtype && r07_row_major;
     }
 
     template <typename TileDataOut, typename TileDataIn>
@@ -2658,29 +2078,22 @@ struct profile_a2a3 {
     }
 
     // pto.tcolprod (specs/ops/reduce_and_expand/tcolprod.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataOut, typename TileDataIn, typename... WaitEvents>
     static constexpr bool check_TCOLPROD() {
-        static_assert(sim::is_one_of_v<typename TileDataOut::DType, half, float, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataIn::DType, half, float, int16_t, int32_t>,
-                      "TCOLPROD [A2A3]: DType must be one of: half, float, int16_t, int32_t");
-        static_assert(TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec,
-                      "TCOLPROD [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                          TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols,
-                      "TCOLPROD [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>,
-                      "TCOLPROD [A2A3]: dst and src must have the same DType");
-        static_assert(TileDataOut::isRowMajor && TileDataIn::isRowMajor,
-                      "TCOLPROD [A2A3]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataOut::DType, half, float, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataIn::DType, half, float, int16_t, int32_t>) &&
-               (TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec) &&
-               (TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols) &&
-               (std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>) &&
-               (TileDataOut::isRowMajor && TileDataIn::isRowMajor);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataOut::DType, half, float, int16_t, int32_t> &&
+                                   sim::is_one_of_v<typename TileDataIn::DType, half, float, int16_t, int32_t>;
+        static_assert(r00_dtype, "TCOLPROD [A2A3]: DType must be one of: half, float, int16_t, int32_t");
+        constexpr bool r03_location = TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec;
+        static_assert(r03_location, "TCOLPROD [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
+            TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols;
+        static_assert(r04_valid_bounds, "TCOLPROD [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>;
+        static_assert(r06_same_dtype, "TCOLPROD [A2A3]: dst and src must have the same DType");
+        constexpr bool r07_row_major = TileDataOut::isRowMajor && TileDataIn::isRowMajor;
+        static_assert(r07_row_major, "TCOLPROD [A2A3]: tile layout must be row-major");
+        return r00_dtype && r03_location && r04_valid_bounds && r06_same_dtype && r07_row_major;
     }
 
     template <typename TileDataOut, typename TileDataIn>
@@ -2690,26 +2103,22 @@ struct profile_a2a3 {
     }
 
     // pto.tcolargmax (specs/ops/reduce_and_expand/tcolargmax.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
     static constexpr bool check_TCOLARGMAX() {
-        static_assert(sim::is_one_of_v<typename TileDataOut::DType, uint32_t, int32_t>,
-                      "TCOLARGMAX [A2A3]: DType must be one of: uint32_t, int32_t");
-        static_assert(sim::is_one_of_v<typename TileDataIn::DType, half, float, uint16_t, uint32_t>,
-                      "TCOLARGMAX [A2A3]: DType must be one of: half, float, uint16_t, uint32_t");
-        static_assert(TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec,
-                      "TCOLARGMAX [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                          TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols,
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataOut::DType, uint32_t, int32_t>;
+        static_assert(r00_dtype, "TCOLARGMAX [A2A3]: DType must be one of: uint32_t, int32_t");
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataIn::DType, half, float, uint16_t, uint32_t>;
+        static_assert(r01_dtype, "TCOLARGMAX [A2A3]: DType must be one of: half, float, uint16_t, uint32_t");
+        constexpr bool r04_location = TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec;
+        static_assert(r04_location, "TCOLARGMAX [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
+            TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols;
+        static_assert(r05_valid_bounds,
                       "TCOLARGMAX [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(TileDataIn::isRowMajor, "TCOLARGMAX [A2A3]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataOut::DType, uint32_t, int32_t>) &&
-               (sim::is_one_of_v<typename TileDataIn::DType, half, float, uint16_t, uint32_t>) &&
-               (TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec) &&
-               (TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols) &&
-               (TileDataIn::isRowMajor);
+        constexpr bool r07_row_major = TileDataIn::isRowMajor;
+        static_assert(r07_row_major, "TCOLARGMAX [A2A3]: tile layout must be row-major");
+        return r00_dtype && r01_dtype && r04_location && r05_valid_bounds && r07_row_major;
     }
 
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp>
@@ -2720,26 +2129,22 @@ struct profile_a2a3 {
     }
 
     // pto.tcolargmin (specs/ops/reduce_and_expand/tcolargmin.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
     static constexpr bool check_TCOLARGMIN() {
-        static_assert(sim::is_one_of_v<typename TileDataOut::DType, uint32_t, int32_t>,
-                      "TCOLARGMIN [A2A3]: DType must be one of: uint32_t, int32_t");
-        static_assert(sim::is_one_of_v<typename TileDataIn::DType, half, float, uint16_t, uint32_t>,
-                      "TCOLARGMIN [A2A3]: DType must be one of: half, float, uint16_t, uint32_t");
-        static_assert(TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec,
-                      "TCOLARGMIN [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                          TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols,
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataOut::DType, uint32_t, int32_t>;
+        static_assert(r00_dtype, "TCOLARGMIN [A2A3]: DType must be one of: uint32_t, int32_t");
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataIn::DType, half, float, uint16_t, uint32_t>;
+        static_assert(r01_dtype, "TCOLARGMIN [A2A3]: DType must be one of: half, float, uint16_t, uint32_t");
+        constexpr bool r04_location = TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec;
+        static_assert(r04_location, "TCOLARGMIN [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
+            TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols;
+        static_assert(r05_valid_bounds,
                       "TCOLARGMIN [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(TileDataIn::isRowMajor, "TCOLARGMIN [A2A3]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataOut::DType, uint32_t, int32_t>) &&
-               (sim::is_one_of_v<typename TileDataIn::DType, half, float, uint16_t, uint32_t>) &&
-               (TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec) &&
-               (TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols) &&
-               (TileDataIn::isRowMajor);
+        constexpr bool r07_row_major = TileDataIn::isRowMajor;
+        static_assert(r07_row_major, "TCOLARGMIN [A2A3]: tile layout must be row-major");
+        return r00_dtype && r01_dtype && r04_location && r05_valid_bounds && r07_row_major;
     }
 
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp>
@@ -2750,32 +2155,26 @@ struct profile_a2a3 {
     }
 
     // pto.trowexpand (specs/ops/reduce_and_expand/trowexpand.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TROWEXPAND() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                       uint32_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, half, bfloat16_t, float>,
-                      "TROWEXPAND [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "half, bfloat16_t, float");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TROWEXPAND [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float>;
+        static_assert(r00_dtype, "TROWEXPAND [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, "
+                                 "int32_t, uint32_t, half, bfloat16_t, float");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r03_location, "TROWEXPAND [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r04_valid_bounds,
                       "TROWEXPAND [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TROWEXPAND [A2A3]: dst and src must have the same DType");
-        static_assert(TileDataDst::isRowMajor, "TROWEXPAND [A2A3]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) && (TileDataDst::isRowMajor);
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r06_same_dtype, "TROWEXPAND [A2A3]: dst and src must have the same DType");
+        constexpr bool r07_row_major = TileDataDst::isRowMajor;
+        static_assert(r07_row_major, "TROWEXPAND [A2A3]: tile layout must be row-major");
+        return r00_dtype && r03_location && r04_valid_bounds && r06_same_dtype && r07_row_major;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -2785,32 +2184,26 @@ struct profile_a2a3 {
     }
 
     // pto.tcolexpand (specs/ops/reduce_and_expand/tcolexpand.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TCOLEXPAND() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                       uint32_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, half, bfloat16_t, float>,
-                      "TCOLEXPAND [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "half, bfloat16_t, float");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TCOLEXPAND [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float>;
+        static_assert(r00_dtype, "TCOLEXPAND [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, "
+                                 "int32_t, uint32_t, half, bfloat16_t, float");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r03_location, "TCOLEXPAND [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r04_valid_bounds,
                       "TCOLEXPAND [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TCOLEXPAND [A2A3]: dst and src must have the same DType");
-        static_assert(TileDataDst::isRowMajor, "TCOLEXPAND [A2A3]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) && (TileDataDst::isRowMajor);
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r06_same_dtype, "TCOLEXPAND [A2A3]: dst and src must have the same DType");
+        constexpr bool r07_row_major = TileDataDst::isRowMajor;
+        static_assert(r07_row_major, "TCOLEXPAND [A2A3]: tile layout must be row-major");
+        return r00_dtype && r03_location && r04_valid_bounds && r06_same_dtype && r07_row_major;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -2820,46 +2213,36 @@ struct profile_a2a3 {
     }
 
     // pto.trowexpandadd (specs/ops/reduce_and_expand/trowexpandadd.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TROWEXPANDADD() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t>,
-                      "TROWEXPANDADD [A2A3]: DType must be one of: half, float, int16_t, int32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TROWEXPANDADD [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t>;
+        static_assert(r00_dtype, "TROWEXPANDADD [A2A3]: DType must be one of: half, float, int16_t, int32_t");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TROWEXPANDADD [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TROWEXPANDADD [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TROWEXPANDADD [A2A3]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor, "TROWEXPANDADD [A2A3]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TROWEXPANDADD [A2A3]: dst, src0 and src1 must have the same DType");
+        constexpr bool r08_row_major = TileDataDst::isRowMajor;
+        static_assert(r08_row_major, "TROWEXPANDADD [A2A3]: tile layout must be row-major");
+        return r00_dtype && r03_location && r04_valid_bounds && r07_same_dtype && r08_row_major;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
     static constexpr bool check_TROWEXPANDADD_f1() {
+        constexpr bool r06_column_operand = !(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
         static_assert(
-            !(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor),
+            r06_column_operand,
             "TROWEXPANDADD [A2A3]: one of src0 and src1 must be column-major (the per-row operand of one column)");
-        return (!(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor));
+        return r06_column_operand;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -2882,46 +2265,36 @@ struct profile_a2a3 {
     }
 
     // pto.trowexpandsub (specs/ops/reduce_and_expand/trowexpandsub.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TROWEXPANDSUB() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t>,
-                      "TROWEXPANDSUB [A2A3]: DType must be one of: half, float, int16_t, int32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TROWEXPANDSUB [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t>;
+        static_assert(r00_dtype, "TROWEXPANDSUB [A2A3]: DType must be one of: half, float, int16_t, int32_t");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TROWEXPANDSUB [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TROWEXPANDSUB [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TROWEXPANDSUB [A2A3]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor, "TROWEXPANDSUB [A2A3]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TROWEXPANDSUB [A2A3]: dst, src0 and src1 must have the same DType");
+        constexpr bool r08_row_major = TileDataDst::isRowMajor;
+        static_assert(r08_row_major, "TROWEXPANDSUB [A2A3]: tile layout must be row-major");
+        return r00_dtype && r03_location && r04_valid_bounds && r07_same_dtype && r08_row_major;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
     static constexpr bool check_TROWEXPANDSUB_f1() {
+        constexpr bool r06_column_operand = !(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
         static_assert(
-            !(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor),
+            r06_column_operand,
             "TROWEXPANDSUB [A2A3]: one of src0 and src1 must be column-major (the per-row operand of one column)");
-        return (!(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor));
+        return r06_column_operand;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -2944,46 +2317,36 @@ struct profile_a2a3 {
     }
 
     // pto.trowexpandmul (specs/ops/reduce_and_expand/trowexpandmul.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TROWEXPANDMUL() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t>,
-                      "TROWEXPANDMUL [A2A3]: DType must be one of: half, float, int16_t, int32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TROWEXPANDMUL [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t>;
+        static_assert(r00_dtype, "TROWEXPANDMUL [A2A3]: DType must be one of: half, float, int16_t, int32_t");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TROWEXPANDMUL [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TROWEXPANDMUL [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TROWEXPANDMUL [A2A3]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor, "TROWEXPANDMUL [A2A3]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TROWEXPANDMUL [A2A3]: dst, src0 and src1 must have the same DType");
+        constexpr bool r08_row_major = TileDataDst::isRowMajor;
+        static_assert(r08_row_major, "TROWEXPANDMUL [A2A3]: tile layout must be row-major");
+        return r00_dtype && r03_location && r04_valid_bounds && r07_same_dtype && r08_row_major;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
     static constexpr bool check_TROWEXPANDMUL_f1() {
+        constexpr bool r06_column_operand = !(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
         static_assert(
-            !(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor),
+            r06_column_operand,
             "TROWEXPANDMUL [A2A3]: one of src0 and src1 must be column-major (the per-row operand of one column)");
-        return (!(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor));
+        return r06_column_operand;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3006,48 +2369,38 @@ struct profile_a2a3 {
     }
 
     // pto.trowexpanddiv (specs/ops/reduce_and_expand/trowexpanddiv.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1,
               typename... WaitEvents>
     static constexpr bool check_TROWEXPANDDIV() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t>,
-                      "TROWEXPANDDIV [A2A3]: DType must be one of: half, float, int16_t, int32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TROWEXPANDDIV [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t>;
+        static_assert(r00_dtype, "TROWEXPANDDIV [A2A3]: DType must be one of: half, float, int16_t, int32_t");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TROWEXPANDDIV [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TROWEXPANDDIV [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TROWEXPANDDIV [A2A3]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor, "TROWEXPANDDIV [A2A3]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TROWEXPANDDIV [A2A3]: dst, src0 and src1 must have the same DType");
+        constexpr bool r08_row_major = TileDataDst::isRowMajor;
+        static_assert(r08_row_major, "TROWEXPANDDIV [A2A3]: tile layout must be row-major");
+        return r00_dtype && r03_location && r04_valid_bounds && r07_same_dtype && r08_row_major;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1,
               typename TileDataTmp>
     static constexpr bool check_TROWEXPANDDIV_f1() {
+        constexpr bool r06_column_operand = !(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
         static_assert(
-            !(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor),
+            r06_column_operand,
             "TROWEXPANDDIV [A2A3]: one of src0 and src1 must be column-major (the per-row operand of one column)");
-        return (!(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor));
+        return r06_column_operand;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3070,46 +2423,36 @@ struct profile_a2a3 {
     }
 
     // pto.trowexpandmax (specs/ops/reduce_and_expand/trowexpandmax.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TROWEXPANDMAX() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t>,
-                      "TROWEXPANDMAX [A2A3]: DType must be one of: half, float, int16_t, int32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TROWEXPANDMAX [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t>;
+        static_assert(r00_dtype, "TROWEXPANDMAX [A2A3]: DType must be one of: half, float, int16_t, int32_t");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TROWEXPANDMAX [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TROWEXPANDMAX [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TROWEXPANDMAX [A2A3]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor, "TROWEXPANDMAX [A2A3]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TROWEXPANDMAX [A2A3]: dst, src0 and src1 must have the same DType");
+        constexpr bool r08_row_major = TileDataDst::isRowMajor;
+        static_assert(r08_row_major, "TROWEXPANDMAX [A2A3]: tile layout must be row-major");
+        return r00_dtype && r03_location && r04_valid_bounds && r07_same_dtype && r08_row_major;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
     static constexpr bool check_TROWEXPANDMAX_f1() {
+        constexpr bool r06_column_operand = !(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
         static_assert(
-            !(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor),
+            r06_column_operand,
             "TROWEXPANDMAX [A2A3]: one of src0 and src1 must be column-major (the per-row operand of one column)");
-        return (!(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor));
+        return r06_column_operand;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3132,46 +2475,36 @@ struct profile_a2a3 {
     }
 
     // pto.trowexpandmin (specs/ops/reduce_and_expand/trowexpandmin.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TROWEXPANDMIN() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t>,
-                      "TROWEXPANDMIN [A2A3]: DType must be one of: half, float, int16_t, int32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TROWEXPANDMIN [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t>;
+        static_assert(r00_dtype, "TROWEXPANDMIN [A2A3]: DType must be one of: half, float, int16_t, int32_t");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TROWEXPANDMIN [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TROWEXPANDMIN [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TROWEXPANDMIN [A2A3]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor, "TROWEXPANDMIN [A2A3]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TROWEXPANDMIN [A2A3]: dst, src0 and src1 must have the same DType");
+        constexpr bool r08_row_major = TileDataDst::isRowMajor;
+        static_assert(r08_row_major, "TROWEXPANDMIN [A2A3]: tile layout must be row-major");
+        return r00_dtype && r03_location && r04_valid_bounds && r07_same_dtype && r08_row_major;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
     static constexpr bool check_TROWEXPANDMIN_f1() {
+        constexpr bool r06_column_operand = !(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
         static_assert(
-            !(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor),
+            r06_column_operand,
             "TROWEXPANDMIN [A2A3]: one of src0 and src1 must be column-major (the per-row operand of one column)");
-        return (!(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor));
+        return r06_column_operand;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3194,46 +2527,36 @@ struct profile_a2a3 {
     }
 
     // pto.trowexpandexpdif (specs/ops/reduce_and_expand/trowexpandexpdif.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TROWEXPANDEXPDIF() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, half, float>,
-                      "TROWEXPANDEXPDIF [A2A3]: DType must be one of: half, float");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TROWEXPANDEXPDIF [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, half, float>;
+        static_assert(r00_dtype, "TROWEXPANDEXPDIF [A2A3]: DType must be one of: half, float");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TROWEXPANDEXPDIF [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TROWEXPANDEXPDIF [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TROWEXPANDEXPDIF [A2A3]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor, "TROWEXPANDEXPDIF [A2A3]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TROWEXPANDEXPDIF [A2A3]: dst, src0 and src1 must have the same DType");
+        constexpr bool r08_row_major = TileDataDst::isRowMajor;
+        static_assert(r08_row_major, "TROWEXPANDEXPDIF [A2A3]: tile layout must be row-major");
+        return r00_dtype && r03_location && r04_valid_bounds && r07_same_dtype && r08_row_major;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
     static constexpr bool check_TROWEXPANDEXPDIF_f1() {
+        constexpr bool r06_column_operand = !(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
         static_assert(
-            !(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor),
+            r06_column_operand,
             "TROWEXPANDEXPDIF [A2A3]: one of src0 and src1 must be column-major (the per-row operand of one column)");
-        return (!(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor));
+        return r06_column_operand;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3257,38 +2580,27 @@ struct profile_a2a3 {
     }
 
     // pto.tcolexpandadd (specs/ops/reduce_and_expand/tcolexpandadd.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TCOLEXPANDADD() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t>,
-                      "TCOLEXPANDADD [A2A3]: DType must be one of: half, float, int16_t, int32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TCOLEXPANDADD [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t>;
+        static_assert(r00_dtype, "TCOLEXPANDADD [A2A3]: DType must be one of: half, float, int16_t, int32_t");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TCOLEXPANDADD [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TCOLEXPANDADD [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TCOLEXPANDADD [A2A3]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TCOLEXPANDADD [A2A3]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TCOLEXPANDADD [A2A3]: dst, src0 and src1 must have the same DType");
+        constexpr bool r08_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r08_row_major, "TCOLEXPANDADD [A2A3]: tile layout must be row-major");
+        return r00_dtype && r03_location && r04_valid_bounds && r07_same_dtype && r08_row_major;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3301,38 +2613,27 @@ struct profile_a2a3 {
     }
 
     // pto.tcolexpandsub (specs/ops/reduce_and_expand/tcolexpandsub.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TCOLEXPANDSUB() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t>,
-                      "TCOLEXPANDSUB [A2A3]: DType must be one of: half, float, int16_t, int32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TCOLEXPANDSUB [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t>;
+        static_assert(r00_dtype, "TCOLEXPANDSUB [A2A3]: DType must be one of: half, float, int16_t, int32_t");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TCOLEXPANDSUB [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TCOLEXPANDSUB [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TCOLEXPANDSUB [A2A3]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TCOLEXPANDSUB [A2A3]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TCOLEXPANDSUB [A2A3]: dst, src0 and src1 must have the same DType");
+        constexpr bool r08_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r08_row_major, "TCOLEXPANDSUB [A2A3]: tile layout must be row-major");
+        return r00_dtype && r03_location && r04_valid_bounds && r07_same_dtype && r08_row_major;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3345,38 +2646,27 @@ struct profile_a2a3 {
     }
 
     // pto.tcolexpandmul (specs/ops/reduce_and_expand/tcolexpandmul.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TCOLEXPANDMUL() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t>,
-                      "TCOLEXPANDMUL [A2A3]: DType must be one of: half, float, int16_t, int32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TCOLEXPANDMUL [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t>;
+        static_assert(r00_dtype, "TCOLEXPANDMUL [A2A3]: DType must be one of: half, float, int16_t, int32_t");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TCOLEXPANDMUL [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TCOLEXPANDMUL [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TCOLEXPANDMUL [A2A3]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TCOLEXPANDMUL [A2A3]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TCOLEXPANDMUL [A2A3]: dst, src0 and src1 must have the same DType");
+        constexpr bool r08_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r08_row_major, "TCOLEXPANDMUL [A2A3]: tile layout must be row-major");
+        return r00_dtype && r03_location && r04_valid_bounds && r07_same_dtype && r08_row_major;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3389,39 +2679,28 @@ struct profile_a2a3 {
     }
 
     // pto.tcolexpanddiv (specs/ops/reduce_and_expand/tcolexpanddiv.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1,
               typename... WaitEvents>
     static constexpr bool check_TCOLEXPANDDIV() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t>,
-                      "TCOLEXPANDDIV [A2A3]: DType must be one of: half, float, int16_t, int32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TCOLEXPANDDIV [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t>;
+        static_assert(r00_dtype, "TCOLEXPANDDIV [A2A3]: DType must be one of: half, float, int16_t, int32_t");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TCOLEXPANDDIV [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TCOLEXPANDDIV [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TCOLEXPANDDIV [A2A3]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TCOLEXPANDDIV [A2A3]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TCOLEXPANDDIV [A2A3]: dst, src0 and src1 must have the same DType");
+        constexpr bool r08_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r08_row_major, "TCOLEXPANDDIV [A2A3]: tile layout must be row-major");
+        return r00_dtype && r03_location && r04_valid_bounds && r07_same_dtype && r08_row_major;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3434,38 +2713,27 @@ struct profile_a2a3 {
     }
 
     // pto.tcolexpandmax (specs/ops/reduce_and_expand/tcolexpandmax.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TCOLEXPANDMAX() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t>,
-                      "TCOLEXPANDMAX [A2A3]: DType must be one of: half, float, int16_t, int32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TCOLEXPANDMAX [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t>;
+        static_assert(r00_dtype, "TCOLEXPANDMAX [A2A3]: DType must be one of: half, float, int16_t, int32_t");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TCOLEXPANDMAX [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TCOLEXPANDMAX [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TCOLEXPANDMAX [A2A3]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TCOLEXPANDMAX [A2A3]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TCOLEXPANDMAX [A2A3]: dst, src0 and src1 must have the same DType");
+        constexpr bool r08_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r08_row_major, "TCOLEXPANDMAX [A2A3]: tile layout must be row-major");
+        return r00_dtype && r03_location && r04_valid_bounds && r07_same_dtype && r08_row_major;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3478,38 +2746,27 @@ struct profile_a2a3 {
     }
 
     // pto.tcolexpandmin (specs/ops/reduce_and_expand/tcolexpandmin.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TCOLEXPANDMIN() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t>,
-                      "TCOLEXPANDMIN [A2A3]: DType must be one of: half, float, int16_t, int32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TCOLEXPANDMIN [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t>;
+        static_assert(r00_dtype, "TCOLEXPANDMIN [A2A3]: DType must be one of: half, float, int16_t, int32_t");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TCOLEXPANDMIN [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TCOLEXPANDMIN [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TCOLEXPANDMIN [A2A3]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TCOLEXPANDMIN [A2A3]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TCOLEXPANDMIN [A2A3]: dst, src0 and src1 must have the same DType");
+        constexpr bool r08_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r08_row_major, "TCOLEXPANDMIN [A2A3]: tile layout must be row-major");
+        return r00_dtype && r03_location && r04_valid_bounds && r07_same_dtype && r08_row_major;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3522,38 +2779,27 @@ struct profile_a2a3 {
     }
 
     // pto.tcolexpandexpdif (specs/ops/reduce_and_expand/tcolexpandexpdif.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TCOLEXPANDEXPDIF() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, half, float>,
-                      "TCOLEXPANDEXPDIF [A2A3]: DType must be one of: half, float");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TCOLEXPANDEXPDIF [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, half, float>;
+        static_assert(r00_dtype, "TCOLEXPANDEXPDIF [A2A3]: DType must be one of: half, float");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TCOLEXPANDEXPDIF [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TCOLEXPANDEXPDIF [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TCOLEXPANDEXPDIF [A2A3]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TCOLEXPANDEXPDIF [A2A3]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TCOLEXPANDEXPDIF [A2A3]: dst, src0 and src1 must have the same DType");
+        constexpr bool r08_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r08_row_major, "TCOLEXPANDEXPDIF [A2A3]: tile layout must be row-major");
+        return r00_dtype && r03_location && r04_valid_bounds && r07_same_dtype && r08_row_major;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3567,21 +2813,16 @@ struct profile_a2a3 {
     }
 
     // pto.tpairreducesum (specs/ops/reduce_and_expand/tpairreducesum.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename... WaitEvents>
     static constexpr bool check_TPAIRREDUCESUM() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, half, float>,
-                      "TPAIRREDUCESUM [A2A3]: DType must be one of: half, float");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType>,
-                      "TPAIRREDUCESUM [A2A3]: dst and src0 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor,
-                      "TPAIRREDUCESUM [A2A3]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float>) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, float>;
+        static_assert(r00_dtype, "TPAIRREDUCESUM [A2A3]: DType must be one of: half, float");
+        constexpr bool r02_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType>;
+        static_assert(r02_same_dtype, "TPAIRREDUCESUM [A2A3]: dst and src0 must have the same DType");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor;
+        static_assert(r03_row_major, "TPAIRREDUCESUM [A2A3]: tile layout must be row-major");
+        return r00_dtype && r02_same_dtype && r03_row_major;
     }
 
     template <typename TileDataDst, typename TileDataSrc0>
@@ -3589,11 +2830,9 @@ struct profile_a2a3 {
                                       [[maybe_unused]] const TileDataSrc0& src0) {}
 
     // pto.tmatmul (specs/ops/matrix_and_matrix_vector/tmatmul.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileRes, typename TileLeft, typename TileRight, typename... WaitEvents>
     static constexpr bool check_TMATMUL() {
-        static_assert(
+        constexpr bool r00_dtype_tuples =
             ((std::is_same_v<typename TileRes::DType, int32_t> && std::is_same_v<typename TileLeft::DType, int8_t> &&
               std::is_same_v<typename TileRight::DType, int8_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, half> &&
@@ -3601,28 +2840,21 @@ struct profile_a2a3 {
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, bfloat16_t> &&
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
-              std::is_same_v<typename TileRight::DType, float>)),
-            "TMATMUL [A2A3]: the element types of c, a and b must be one of the documented tuples");
-        static_assert(TileRes::Loc == TileType::Acc, "TMATMUL [A2A3]: tile location must be TileType::Acc");
-        static_assert(TileLeft::Loc == TileType::Left, "TMATMUL [A2A3]: tile location must be TileType::Left");
-        static_assert(TileRight::Loc == TileType::Right, "TMATMUL [A2A3]: tile location must be TileType::Right");
+              std::is_same_v<typename TileRight::DType, float>));
+        static_assert(r00_dtype_tuples,
+                      "TMATMUL [A2A3]: the element types of c, a and b must be one of the documented tuples");
+        constexpr bool r01_location = TileRes::Loc == TileType::Acc;
+        static_assert(r01_location, "TMATMUL [A2A3]: tile location must be TileType::Acc");
+        constexpr bool r02_location = TileLeft::Loc == TileType::Left;
+        static_assert(r02_location, "TMATMUL [A2A3]: tile location must be TileType::Left");
+        constexpr bool r03_location = TileRight::Loc == TileType::Right;
+        static_assert(r03_location, "TMATMUL [A2A3]: tile location must be TileType::Right");
+        constexpr bool r04_shape_relation =
+            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols);
         static_assert(
-            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols),
+            r04_shape_relation,
             "TMATMUL [A2A3]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows and b.Cols == c.Cols");
-        return (((std::is_same_v<typename TileRes::DType, int32_t> &&
-                  std::is_same_v<typename TileLeft::DType, int8_t> &&
-                  std::is_same_v<typename TileRight::DType, int8_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, half> &&
-                  std::is_same_v<typename TileRight::DType, half>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, bfloat16_t> &&
-                  std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
-                  std::is_same_v<typename TileRight::DType, float>))) &&
-               (TileRes::Loc == TileType::Acc) && (TileLeft::Loc == TileType::Left) &&
-               (TileRight::Loc == TileType::Right) &&
-               ((TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows &&
-                 TileRight::Cols == TileRes::Cols));
+        return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight>
@@ -3637,11 +2869,9 @@ struct profile_a2a3 {
     }
 
     // pto.tmatmul_acc (specs/ops/matrix_and_matrix_vector/tmatmul_acc.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileRes, typename TileLeft, typename TileRight, typename... WaitEvents>
     static constexpr bool check_TMATMUL_ACC() {
-        static_assert(
+        constexpr bool r00_dtype_tuples =
             ((std::is_same_v<typename TileRes::DType, int32_t> && std::is_same_v<typename TileLeft::DType, int8_t> &&
               std::is_same_v<typename TileRight::DType, int8_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, half> &&
@@ -3649,28 +2879,21 @@ struct profile_a2a3 {
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, bfloat16_t> &&
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
-              std::is_same_v<typename TileRight::DType, float>)),
-            "TMATMUL_ACC [A2A3]: the element types of c, a and b must be one of the documented tuples");
-        static_assert(TileRes::Loc == TileType::Acc, "TMATMUL_ACC [A2A3]: tile location must be TileType::Acc");
-        static_assert(TileLeft::Loc == TileType::Left, "TMATMUL_ACC [A2A3]: tile location must be TileType::Left");
-        static_assert(TileRight::Loc == TileType::Right, "TMATMUL_ACC [A2A3]: tile location must be TileType::Right");
+              std::is_same_v<typename TileRight::DType, float>));
+        static_assert(r00_dtype_tuples,
+                      "TMATMUL_ACC [A2A3]: the element types of c, a and b must be one of the documented tuples");
+        constexpr bool r01_location = TileRes::Loc == TileType::Acc;
+        static_assert(r01_location, "TMATMUL_ACC [A2A3]: tile location must be TileType::Acc");
+        constexpr bool r02_location = TileLeft::Loc == TileType::Left;
+        static_assert(r02_location, "TMATMUL_ACC [A2A3]: tile location must be TileType::Left");
+        constexpr bool r03_location = TileRight::Loc == TileType::Right;
+        static_assert(r03_location, "TMATMUL_ACC [A2A3]: tile location must be TileType::Right");
+        constexpr bool r04_shape_relation =
+            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols);
         static_assert(
-            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols),
+            r04_shape_relation,
             "TMATMUL_ACC [A2A3]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows and b.Cols == c.Cols");
-        return (((std::is_same_v<typename TileRes::DType, int32_t> &&
-                  std::is_same_v<typename TileLeft::DType, int8_t> &&
-                  std::is_same_v<typename TileRight::DType, int8_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, half> &&
-                  std::is_same_v<typename TileRight::DType, half>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, bfloat16_t> &&
-                  std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
-                  std::is_same_v<typename TileRight::DType, float>))) &&
-               (TileRes::Loc == TileType::Acc) && (TileLeft::Loc == TileType::Left) &&
-               (TileRight::Loc == TileType::Right) &&
-               ((TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows &&
-                 TileRight::Cols == TileRes::Cols));
+        return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight>
@@ -3685,11 +2908,9 @@ struct profile_a2a3 {
     }
 
     // pto.tmatmul_bias (specs/ops/matrix_and_matrix_vector/tmatmul_bias.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileRes, typename TileLeft, typename TileRight, typename TileBias, typename... WaitEvents>
     static constexpr bool check_TMATMUL_BIAS() {
-        static_assert(
+        constexpr bool r00_dtype_tuples =
             ((std::is_same_v<typename TileRes::DType, int32_t> && std::is_same_v<typename TileLeft::DType, int8_t> &&
               std::is_same_v<typename TileRight::DType, int8_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, half> &&
@@ -3697,34 +2918,28 @@ struct profile_a2a3 {
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, bfloat16_t> &&
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
-              std::is_same_v<typename TileRight::DType, float>)),
-            "TMATMUL_BIAS [A2A3]: the element types of c, a and b must be one of the documented tuples");
-        static_assert(TileRes::Loc == TileType::Acc, "TMATMUL_BIAS [A2A3]: tile location must be TileType::Acc");
-        static_assert(TileLeft::Loc == TileType::Left, "TMATMUL_BIAS [A2A3]: tile location must be TileType::Left");
-        static_assert(TileRight::Loc == TileType::Right, "TMATMUL_BIAS [A2A3]: tile location must be TileType::Right");
-        static_assert(TileBias::Loc == TileType::Bias, "TMATMUL_BIAS [A2A3]: tile location must be TileType::Bias");
-        static_assert(std::is_same_v<typename TileRes::DType, typename TileBias::DType>,
-                      "TMATMUL_BIAS [A2A3]: c and bias must have the same DType");
-        static_assert(TileBias::isRowMajor, "TMATMUL_BIAS [A2A3]: tile layout must be row-major");
-        static_assert((TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows &&
-                       TileRight::Cols == TileRes::Cols && TileBias::Cols == TileRes::Cols && TileBias::Rows == 1),
-                      "TMATMUL_BIAS [A2A3]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows, b.Cols == "
-                      "c.Cols, bias.Cols == c.Cols and bias.Rows == 1");
-        return (((std::is_same_v<typename TileRes::DType, int32_t> &&
-                  std::is_same_v<typename TileLeft::DType, int8_t> &&
-                  std::is_same_v<typename TileRight::DType, int8_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, half> &&
-                  std::is_same_v<typename TileRight::DType, half>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, bfloat16_t> &&
-                  std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
-                  std::is_same_v<typename TileRight::DType, float>))) &&
-               (TileRes::Loc == TileType::Acc) && (TileLeft::Loc == TileType::Left) &&
-               (TileRight::Loc == TileType::Right) && (TileBias::Loc == TileType::Bias) &&
-               (std::is_same_v<typename TileRes::DType, typename TileBias::DType>) && (TileBias::isRowMajor) &&
-               ((TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows &&
-                 TileRight::Cols == TileRes::Cols && TileBias::Cols == TileRes::Cols && TileBias::Rows == 1));
+              std::is_same_v<typename TileRight::DType, float>));
+        static_assert(r00_dtype_tuples,
+                      "TMATMUL_BIAS [A2A3]: the element types of c, a and b must be one of the documented tuples");
+        constexpr bool r01_location = TileRes::Loc == TileType::Acc;
+        static_assert(r01_location, "TMATMUL_BIAS [A2A3]: tile location must be TileType::Acc");
+        constexpr bool r02_location = TileLeft::Loc == TileType::Left;
+        static_assert(r02_location, "TMATMUL_BIAS [A2A3]: tile location must be TileType::Left");
+        constexpr bool r03_location = TileRight::Loc == TileType::Right;
+        static_assert(r03_location, "TMATMUL_BIAS [A2A3]: tile location must be TileType::Right");
+        constexpr bool r04_location = TileBias::Loc == TileType::Bias;
+        static_assert(r04_location, "TMATMUL_BIAS [A2A3]: tile location must be TileType::Bias");
+        constexpr bool r05_same_dtype = std::is_same_v<typename TileRes::DType, typename TileBias::DType>;
+        static_assert(r05_same_dtype, "TMATMUL_BIAS [A2A3]: c and bias must have the same DType");
+        constexpr bool r06_row_major = TileBias::isRowMajor;
+        static_assert(r06_row_major, "TMATMUL_BIAS [A2A3]: tile layout must be row-major");
+        constexpr bool r07_shape_relation =
+            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols &&
+             TileBias::Cols == TileRes::Cols && TileBias::Rows == 1);
+        static_assert(r07_shape_relation, "TMATMUL_BIAS [A2A3]: template shapes must satisfy a.Rows == c.Rows, a.Cols "
+                                          "== b.Rows, b.Cols == c.Cols, bias.Cols == c.Cols and bias.Rows == 1");
+        return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_location && r05_same_dtype &&
+               r06_row_major && r07_shape_relation;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight, typename TileBias>
@@ -3739,11 +2954,9 @@ struct profile_a2a3 {
     }
 
     // pto.tgemv (specs/ops/matrix_and_matrix_vector/tgemv.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileRes, typename TileLeft, typename TileRight, typename... WaitEvents>
     static constexpr bool check_TGEMV() {
-        static_assert(
+        constexpr bool r00_dtype_tuples =
             ((std::is_same_v<typename TileRes::DType, int32_t> && std::is_same_v<typename TileLeft::DType, int8_t> &&
               std::is_same_v<typename TileRight::DType, int8_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, half> &&
@@ -3751,28 +2964,21 @@ struct profile_a2a3 {
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, bfloat16_t> &&
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
-              std::is_same_v<typename TileRight::DType, float>)),
-            "TGEMV [A2A3]: the element types of c, a and b must be one of the documented tuples");
-        static_assert(TileRes::Loc == TileType::Acc, "TGEMV [A2A3]: tile location must be TileType::Acc");
-        static_assert(TileLeft::Loc == TileType::Left, "TGEMV [A2A3]: tile location must be TileType::Left");
-        static_assert(TileRight::Loc == TileType::Right, "TGEMV [A2A3]: tile location must be TileType::Right");
+              std::is_same_v<typename TileRight::DType, float>));
+        static_assert(r00_dtype_tuples,
+                      "TGEMV [A2A3]: the element types of c, a and b must be one of the documented tuples");
+        constexpr bool r01_location = TileRes::Loc == TileType::Acc;
+        static_assert(r01_location, "TGEMV [A2A3]: tile location must be TileType::Acc");
+        constexpr bool r02_location = TileLeft::Loc == TileType::Left;
+        static_assert(r02_location, "TGEMV [A2A3]: tile location must be TileType::Left");
+        constexpr bool r03_location = TileRight::Loc == TileType::Right;
+        static_assert(r03_location, "TGEMV [A2A3]: tile location must be TileType::Right");
+        constexpr bool r04_shape_relation =
+            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols);
         static_assert(
-            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols),
+            r04_shape_relation,
             "TGEMV [A2A3]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows and b.Cols == c.Cols");
-        return (((std::is_same_v<typename TileRes::DType, int32_t> &&
-                  std::is_same_v<typename TileLeft::DType, int8_t> &&
-                  std::is_same_v<typename TileRight::DType, int8_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, half> &&
-                  std::is_same_v<typename TileRight::DType, half>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, bfloat16_t> &&
-                  std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
-                  std::is_same_v<typename TileRight::DType, float>))) &&
-               (TileRes::Loc == TileType::Acc) && (TileLeft::Loc == TileType::Left) &&
-               (TileRight::Loc == TileType::Right) &&
-               ((TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows &&
-                 TileRight::Cols == TileRes::Cols));
+        return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight>
@@ -3789,11 +2995,9 @@ struct profile_a2a3 {
     }
 
     // pto.tgemv_acc (specs/ops/matrix_and_matrix_vector/tgemv_acc.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileRes, typename TileLeft, typename TileRight, typename... WaitEvents>
     static constexpr bool check_TGEMV_ACC() {
-        static_assert(
+        constexpr bool r00_dtype_tuples =
             ((std::is_same_v<typename TileRes::DType, int32_t> && std::is_same_v<typename TileLeft::DType, int8_t> &&
               std::is_same_v<typename TileRight::DType, int8_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, half> &&
@@ -3801,28 +3005,21 @@ struct profile_a2a3 {
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, bfloat16_t> &&
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
-              std::is_same_v<typename TileRight::DType, float>)),
-            "TGEMV_ACC [A2A3]: the element types of c, a and b must be one of the documented tuples");
-        static_assert(TileRes::Loc == TileType::Acc, "TGEMV_ACC [A2A3]: tile location must be TileType::Acc");
-        static_assert(TileLeft::Loc == TileType::Left, "TGEMV_ACC [A2A3]: tile location must be TileType::Left");
-        static_assert(TileRight::Loc == TileType::Right, "TGEMV_ACC [A2A3]: tile location must be TileType::Right");
+              std::is_same_v<typename TileRight::DType, float>));
+        static_assert(r00_dtype_tuples,
+                      "TGEMV_ACC [A2A3]: the element types of c, a and b must be one of the documented tuples");
+        constexpr bool r01_location = TileRes::Loc == TileType::Acc;
+        static_assert(r01_location, "TGEMV_ACC [A2A3]: tile location must be TileType::Acc");
+        constexpr bool r02_location = TileLeft::Loc == TileType::Left;
+        static_assert(r02_location, "TGEMV_ACC [A2A3]: tile location must be TileType::Left");
+        constexpr bool r03_location = TileRight::Loc == TileType::Right;
+        static_assert(r03_location, "TGEMV_ACC [A2A3]: tile location must be TileType::Right");
+        constexpr bool r04_shape_relation =
+            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols);
         static_assert(
-            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols),
+            r04_shape_relation,
             "TGEMV_ACC [A2A3]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows and b.Cols == c.Cols");
-        return (((std::is_same_v<typename TileRes::DType, int32_t> &&
-                  std::is_same_v<typename TileLeft::DType, int8_t> &&
-                  std::is_same_v<typename TileRight::DType, int8_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, half> &&
-                  std::is_same_v<typename TileRight::DType, half>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, bfloat16_t> &&
-                  std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
-                  std::is_same_v<typename TileRight::DType, float>))) &&
-               (TileRes::Loc == TileType::Acc) && (TileLeft::Loc == TileType::Left) &&
-               (TileRight::Loc == TileType::Right) &&
-               ((TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows &&
-                 TileRight::Cols == TileRes::Cols));
+        return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight>
@@ -3839,11 +3036,9 @@ struct profile_a2a3 {
     }
 
     // pto.tgemv_bias (specs/ops/matrix_and_matrix_vector/tgemv_bias.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileRes, typename TileLeft, typename TileRight, typename TileBias, typename... WaitEvents>
     static constexpr bool check_TGEMV_BIAS() {
-        static_assert(
+        constexpr bool r00_dtype_tuples =
             ((std::is_same_v<typename TileRes::DType, int32_t> && std::is_same_v<typename TileLeft::DType, int8_t> &&
               std::is_same_v<typename TileRight::DType, int8_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, half> &&
@@ -3851,34 +3046,28 @@ struct profile_a2a3 {
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, bfloat16_t> &&
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
-              std::is_same_v<typename TileRight::DType, float>)),
-            "TGEMV_BIAS [A2A3]: the element types of c, a and b must be one of the documented tuples");
-        static_assert(TileRes::Loc == TileType::Acc, "TGEMV_BIAS [A2A3]: tile location must be TileType::Acc");
-        static_assert(TileLeft::Loc == TileType::Left, "TGEMV_BIAS [A2A3]: tile location must be TileType::Left");
-        static_assert(TileRight::Loc == TileType::Right, "TGEMV_BIAS [A2A3]: tile location must be TileType::Right");
-        static_assert(TileBias::Loc == TileType::Bias, "TGEMV_BIAS [A2A3]: tile location must be TileType::Bias");
-        static_assert(std::is_same_v<typename TileRes::DType, typename TileBias::DType>,
-                      "TGEMV_BIAS [A2A3]: c and bias must have the same DType");
-        static_assert(TileBias::isRowMajor, "TGEMV_BIAS [A2A3]: tile layout must be row-major");
-        static_assert((TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows &&
-                       TileRight::Cols == TileRes::Cols && TileBias::Cols == TileRes::Cols && TileBias::Rows == 1),
-                      "TGEMV_BIAS [A2A3]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows, b.Cols == "
-                      "c.Cols, bias.Cols == c.Cols and bias.Rows == 1");
-        return (((std::is_same_v<typename TileRes::DType, int32_t> &&
-                  std::is_same_v<typename TileLeft::DType, int8_t> &&
-                  std::is_same_v<typename TileRight::DType, int8_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, half> &&
-                  std::is_same_v<typename TileRight::DType, half>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, bfloat16_t> &&
-                  std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
-                  std::is_same_v<typename TileRight::DType, float>))) &&
-               (TileRes::Loc == TileType::Acc) && (TileLeft::Loc == TileType::Left) &&
-               (TileRight::Loc == TileType::Right) && (TileBias::Loc == TileType::Bias) &&
-               (std::is_same_v<typename TileRes::DType, typename TileBias::DType>) && (TileBias::isRowMajor) &&
-               ((TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows &&
-                 TileRight::Cols == TileRes::Cols && TileBias::Cols == TileRes::Cols && TileBias::Rows == 1));
+              std::is_same_v<typename TileRight::DType, float>));
+        static_assert(r00_dtype_tuples,
+                      "TGEMV_BIAS [A2A3]: the element types of c, a and b must be one of the documented tuples");
+        constexpr bool r01_location = TileRes::Loc == TileType::Acc;
+        static_assert(r01_location, "TGEMV_BIAS [A2A3]: tile location must be TileType::Acc");
+        constexpr bool r02_location = TileLeft::Loc == TileType::Left;
+        static_assert(r02_location, "TGEMV_BIAS [A2A3]: tile location must be TileType::Left");
+        constexpr bool r03_location = TileRight::Loc == TileType::Right;
+        static_assert(r03_location, "TGEMV_BIAS [A2A3]: tile location must be TileType::Right");
+        constexpr bool r04_location = TileBias::Loc == TileType::Bias;
+        static_assert(r04_location, "TGEMV_BIAS [A2A3]: tile location must be TileType::Bias");
+        constexpr bool r05_same_dtype = std::is_same_v<typename TileRes::DType, typename TileBias::DType>;
+        static_assert(r05_same_dtype, "TGEMV_BIAS [A2A3]: c and bias must have the same DType");
+        constexpr bool r06_row_major = TileBias::isRowMajor;
+        static_assert(r06_row_major, "TGEMV_BIAS [A2A3]: tile layout must be row-major");
+        constexpr bool r07_shape_relation =
+            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols &&
+             TileBias::Cols == TileRes::Cols && TileBias::Rows == 1);
+        static_assert(r07_shape_relation, "TGEMV_BIAS [A2A3]: template shapes must satisfy a.Rows == c.Rows, a.Cols == "
+                                          "b.Rows, b.Cols == c.Cols, bias.Cols == c.Cols and bias.Rows == 1");
+        return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_location && r05_same_dtype &&
+               r06_row_major && r07_shape_relation;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight, typename TileBias>
@@ -3895,23 +3084,20 @@ struct profile_a2a3 {
     }
 
     // pto.tmatmul_mx (specs/ops/matrix_and_matrix_vector/tmatmul_mx.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale,
               typename... WaitEvents>
     static constexpr bool check_TMATMUL_MX() {
-        static_assert(sim::always_false_v<TileRes>, "TMATMUL_MX [A2A3]: not available on this target profile");
-        return (sim::always_false_v<TileRes>);
+        constexpr bool r00_unavailable = sim::always_false_v<TileRes>;
+        static_assert(r00_unavailable, "TMATMUL_MX [A2A3]: not available on this target profile");
+        return r00_unavailable;
     }
 
-    // The rules only declaration 4 is checked against, in its own scope.
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale,
               typename TileBias>
     static constexpr bool check_TMATMUL_MX_f4() {
         return true;
     }
 
-    // The rules only declaration 5 is checked against, in its own scope.
     template <AccPhase Phase, typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight,
               typename TileRightScale, typename TileBias>
     static constexpr bool check_TMATMUL_MX_f5() {
@@ -3924,23 +3110,20 @@ struct profile_a2a3 {
                                   [[maybe_unused]] const TileRightScale& b_scale) {}
 
     // pto.tgemv_mx (specs/ops/matrix_and_matrix_vector/tgemv_mx.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale,
               typename... WaitEvents>
     static constexpr bool check_TGEMV_MX() {
-        static_assert(sim::always_false_v<TileRes>, "TGEMV_MX [A2A3]: not available on this target profile");
-        return (sim::always_false_v<TileRes>);
+        constexpr bool r00_unavailable = sim::always_false_v<TileRes>;
+        static_assert(r00_unavailable, "TGEMV_MX [A2A3]: not available on this target profile");
+        return r00_unavailable;
     }
 
-    // The rules only declaration 4 is checked against, in its own scope.
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale,
               typename TileBias>
     static constexpr bool check_TGEMV_MX_f4() {
         return true;
     }
 
-    // The rules only declaration 5 is checked against, in its own scope.
     template <AccPhase Phase, typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight,
               typename TileRightScale, typename TileBias>
     static constexpr bool check_TGEMV_MX_f5() {
@@ -3953,51 +3136,40 @@ struct profile_a2a3 {
                                 [[maybe_unused]] const TileRightScale& b_scale) {}
 
     // pto.tload (specs/ops/memory_and_data_movement/tload.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename GlobalData, typename... WaitEvents>
     static constexpr bool check_TLOAD() {
-        static_assert(sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                       int64_t, uint64_t, half, bfloat16_t, float>,
-                      "TLOAD [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "int64_t, uint64_t, half, bfloat16_t, float");
-        static_assert((TileData::Loc == TileType::Vec || TileData::Loc == TileType::Mat),
-                      "TLOAD [A2A3]: tile location must be one of TileType::Vec, TileType::Mat");
-        static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
-                      "TLOAD [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
-               ((TileData::Loc == TileType::Vec || TileData::Loc == TileType::Mat)) &&
-               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float>;
+        static_assert(r00_dtype, "TLOAD [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, int64_t, uint64_t, half, bfloat16_t, float");
+        constexpr bool r03_locations = (TileData::Loc == TileType::Vec || TileData::Loc == TileType::Mat);
+        static_assert(r03_locations, "TLOAD [A2A3]: tile location must be one of TileType::Vec, TileType::Mat");
+        constexpr bool r04_valid_bounds = TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols;
+        static_assert(r04_valid_bounds, "TLOAD [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r00_dtype && r03_locations && r04_valid_bounds;
     }
 
     template <typename TileData>
     static void verify_TLOAD([[maybe_unused]] const TileData& dst) {}
 
     // pto.tprefetch (specs/ops/memory_and_data_movement/tprefetch.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename GlobalData>
     static constexpr bool check_TPREFETCH() {
-        static_assert(sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                       int64_t, uint64_t, half, bfloat16_t, float>,
-                      "TPREFETCH [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "int64_t, uint64_t, half, bfloat16_t, float");
-        static_assert(TileData::Loc == TileType::Vec, "TPREFETCH [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
-                      "TPREFETCH [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
-               (TileData::Loc == TileType::Vec) &&
-               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float>;
+        static_assert(r00_dtype, "TPREFETCH [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, int64_t, uint64_t, half, bfloat16_t, float");
+        constexpr bool r03_location = TileData::Loc == TileType::Vec;
+        static_assert(r03_location, "TPREFETCH [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds = TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols;
+        static_assert(r04_valid_bounds, "TPREFETCH [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r00_dtype && r03_location && r04_valid_bounds;
     }
 
     template <typename TileData>
     static void verify_TPREFETCH([[maybe_unused]] const TileData& dst) {}
 
     // pto.tprefetch_async (specs/ops/memory_and_data_movement/tprefetch_async.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename GlobalData, typename... WaitEvents>
     static constexpr bool check_TPREFETCH_ASYNC() {
         return true;
@@ -4006,291 +3178,230 @@ struct profile_a2a3 {
     static void verify_TPREFETCH_ASYNC() {}
 
     // pto.tstore (specs/ops/memory_and_data_movement/tstore.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename GlobalData, typename... WaitEvents>
     static constexpr bool check_TSTORE() {
-        static_assert(sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                       int64_t, uint64_t, half, bfloat16_t, float>,
-                      "TSTORE [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "int64_t, uint64_t, half, bfloat16_t, float");
-        static_assert(
-            (TileData::Loc == TileType::Vec || TileData::Loc == TileType::Mat || TileData::Loc == TileType::Acc),
-            "TSTORE [A2A3]: tile location must be one of TileType::Vec, TileType::Mat, TileType::Acc");
-        static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
-                      "TSTORE [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
-               ((TileData::Loc == TileType::Vec || TileData::Loc == TileType::Mat || TileData::Loc == TileType::Acc)) &&
-               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float>;
+        static_assert(r00_dtype, "TSTORE [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, int64_t, uint64_t, half, bfloat16_t, float");
+        constexpr bool r05_locations =
+            (TileData::Loc == TileType::Vec || TileData::Loc == TileType::Mat || TileData::Loc == TileType::Acc);
+        static_assert(r05_locations,
+                      "TSTORE [A2A3]: tile location must be one of TileType::Vec, TileType::Mat, TileType::Acc");
+        constexpr bool r10_valid_bounds = TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols;
+        static_assert(r10_valid_bounds, "TSTORE [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r00_dtype && r05_locations && r10_valid_bounds;
     }
 
-    // The rules only declaration 0 is checked against, in its own scope.
     template <typename TileData, typename GlobalData>
     static constexpr bool check_TSTORE_f0() {
-        static_assert((TileData::Loc != TileType::Acc ||
-                       ((std::is_same_v<typename TileData::DType, float> &&
-                         sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
-                        (std::is_same_v<typename TileData::DType, int32_t> &&
-                         sim::is_one_of_v<typename GlobalData::DType, int32_t>))),
+        constexpr bool r07_location_dtype_pairs =
+            (TileData::Loc != TileType::Acc ||
+             ((std::is_same_v<typename TileData::DType, float> &&
+               sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
+              (std::is_same_v<typename TileData::DType, int32_t> &&
+               sim::is_one_of_v<typename GlobalData::DType, int32_t>)));
+        static_assert(r07_location_dtype_pairs,
                       "TSTORE [A2A3]: a TileType::Acc src and dst must have one of the documented element type pairs");
-        return ((TileData::Loc != TileType::Acc ||
-                 ((std::is_same_v<typename TileData::DType, float> &&
-                   sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
-                  (std::is_same_v<typename TileData::DType, int32_t> &&
-                   sim::is_one_of_v<typename GlobalData::DType, int32_t>))));
+        return r07_location_dtype_pairs;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <STPhase Phase, typename TileData, typename GlobalData>
     static constexpr bool check_TSTORE_f1() {
-        static_assert((TileData::Loc != TileType::Acc ||
-                       ((std::is_same_v<typename TileData::DType, float> &&
-                         sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
-                        (std::is_same_v<typename TileData::DType, int32_t> &&
-                         sim::is_one_of_v<typename GlobalData::DType, int32_t>))),
+        constexpr bool r07_location_dtype_pairs =
+            (TileData::Loc != TileType::Acc ||
+             ((std::is_same_v<typename TileData::DType, float> &&
+               sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
+              (std::is_same_v<typename TileData::DType, int32_t> &&
+               sim::is_one_of_v<typename GlobalData::DType, int32_t>)));
+        static_assert(r07_location_dtype_pairs,
                       "TSTORE [A2A3]: a TileType::Acc src and dst must have one of the documented element type pairs");
-        return ((TileData::Loc != TileType::Acc ||
-                 ((std::is_same_v<typename TileData::DType, float> &&
-                   sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
-                  (std::is_same_v<typename TileData::DType, int32_t> &&
-                   sim::is_one_of_v<typename GlobalData::DType, int32_t>))));
+        return r07_location_dtype_pairs;
     }
 
-    // The rules only declaration 2 is checked against, in its own scope.
     template <typename TileData, typename GlobalData, AtomicType atomicType>
     static constexpr bool check_TSTORE_f2() {
-        static_assert((TileData::Loc != TileType::Acc ||
-                       ((std::is_same_v<typename TileData::DType, float> &&
-                         sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
-                        (std::is_same_v<typename TileData::DType, int32_t> &&
-                         sim::is_one_of_v<typename GlobalData::DType, int32_t>))),
+        constexpr bool r07_location_dtype_pairs =
+            (TileData::Loc != TileType::Acc ||
+             ((std::is_same_v<typename TileData::DType, float> &&
+               sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
+              (std::is_same_v<typename TileData::DType, int32_t> &&
+               sim::is_one_of_v<typename GlobalData::DType, int32_t>)));
+        static_assert(r07_location_dtype_pairs,
                       "TSTORE [A2A3]: a TileType::Acc src and dst must have one of the documented element type pairs");
-        return ((TileData::Loc != TileType::Acc ||
-                 ((std::is_same_v<typename TileData::DType, float> &&
-                   sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
-                  (std::is_same_v<typename TileData::DType, int32_t> &&
-                   sim::is_one_of_v<typename GlobalData::DType, int32_t>))));
+        return r07_location_dtype_pairs;
     }
 
-    // The rules only declaration 3 is checked against, in its own scope.
     template <STPhase Phase, typename TileData, typename GlobalData, AtomicType atomicType>
     static constexpr bool check_TSTORE_f3() {
-        static_assert((TileData::Loc != TileType::Acc ||
-                       ((std::is_same_v<typename TileData::DType, float> &&
-                         sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
-                        (std::is_same_v<typename TileData::DType, int32_t> &&
-                         sim::is_one_of_v<typename GlobalData::DType, int32_t>))),
+        constexpr bool r07_location_dtype_pairs =
+            (TileData::Loc != TileType::Acc ||
+             ((std::is_same_v<typename TileData::DType, float> &&
+               sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
+              (std::is_same_v<typename TileData::DType, int32_t> &&
+               sim::is_one_of_v<typename GlobalData::DType, int32_t>)));
+        static_assert(r07_location_dtype_pairs,
                       "TSTORE [A2A3]: a TileType::Acc src and dst must have one of the documented element type pairs");
-        return ((TileData::Loc != TileType::Acc ||
-                 ((std::is_same_v<typename TileData::DType, float> &&
-                   sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
-                  (std::is_same_v<typename TileData::DType, int32_t> &&
-                   sim::is_one_of_v<typename GlobalData::DType, int32_t>))));
+        return r07_location_dtype_pairs;
     }
 
-    // The rules only declaration 4 is checked against, in its own scope.
     template <typename TileData, typename GlobalData, AtomicType atomicType, ReluPreMode reluPreMode>
     static constexpr bool check_TSTORE_f4() {
-        static_assert(TileData::Loc == TileType::Acc, "TSTORE [A2A3]: tile location must be TileType::Acc");
-        static_assert((TileData::Loc != TileType::Acc ||
-                       ((std::is_same_v<typename TileData::DType, float> &&
-                         sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
-                        (std::is_same_v<typename TileData::DType, int32_t> &&
-                         sim::is_one_of_v<typename GlobalData::DType, int32_t>))),
+        constexpr bool r03_location = TileData::Loc == TileType::Acc;
+        static_assert(r03_location, "TSTORE [A2A3]: tile location must be TileType::Acc");
+        constexpr bool r07_location_dtype_pairs =
+            (TileData::Loc != TileType::Acc ||
+             ((std::is_same_v<typename TileData::DType, float> &&
+               sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
+              (std::is_same_v<typename TileData::DType, int32_t> &&
+               sim::is_one_of_v<typename GlobalData::DType, int32_t>)));
+        static_assert(r07_location_dtype_pairs,
                       "TSTORE [A2A3]: a TileType::Acc src and dst must have one of the documented element type pairs");
-        return (TileData::Loc == TileType::Acc) &&
-               ((TileData::Loc != TileType::Acc ||
-                 ((std::is_same_v<typename TileData::DType, float> &&
-                   sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
-                  (std::is_same_v<typename TileData::DType, int32_t> &&
-                   sim::is_one_of_v<typename GlobalData::DType, int32_t>))));
+        return r03_location && r07_location_dtype_pairs;
     }
 
-    // The rules only declaration 5 is checked against, in its own scope.
     template <STPhase Phase, typename TileData, typename GlobalData, AtomicType atomicType, ReluPreMode reluPreMode>
     static constexpr bool check_TSTORE_f5() {
-        static_assert(TileData::Loc == TileType::Acc, "TSTORE [A2A3]: tile location must be TileType::Acc");
-        static_assert((TileData::Loc != TileType::Acc ||
-                       ((std::is_same_v<typename TileData::DType, float> &&
-                         sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
-                        (std::is_same_v<typename TileData::DType, int32_t> &&
-                         sim::is_one_of_v<typename GlobalData::DType, int32_t>))),
+        constexpr bool r03_location = TileData::Loc == TileType::Acc;
+        static_assert(r03_location, "TSTORE [A2A3]: tile location must be TileType::Acc");
+        constexpr bool r07_location_dtype_pairs =
+            (TileData::Loc != TileType::Acc ||
+             ((std::is_same_v<typename TileData::DType, float> &&
+               sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
+              (std::is_same_v<typename TileData::DType, int32_t> &&
+               sim::is_one_of_v<typename GlobalData::DType, int32_t>)));
+        static_assert(r07_location_dtype_pairs,
                       "TSTORE [A2A3]: a TileType::Acc src and dst must have one of the documented element type pairs");
-        return (TileData::Loc == TileType::Acc) &&
-               ((TileData::Loc != TileType::Acc ||
-                 ((std::is_same_v<typename TileData::DType, float> &&
-                   sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
-                  (std::is_same_v<typename TileData::DType, int32_t> &&
-                   sim::is_one_of_v<typename GlobalData::DType, int32_t>))));
+        return r03_location && r07_location_dtype_pairs;
     }
 
-    // The rules only declaration 6 is checked against, in its own scope.
     template <typename TileData, typename GlobalData, AtomicType atomicType, ReluPreMode reluPreMode>
     static constexpr bool check_TSTORE_f6() {
-        static_assert(TileData::Loc == TileType::Acc, "TSTORE [A2A3]: tile location must be TileType::Acc");
-        static_assert(
+        constexpr bool r03_location = TileData::Loc == TileType::Acc;
+        static_assert(r03_location, "TSTORE [A2A3]: tile location must be TileType::Acc");
+        constexpr bool r08_location_dtype_pairs =
             (TileData::Loc != TileType::Acc || ((std::is_same_v<typename TileData::DType, float> &&
                                                  sim::is_one_of_v<typename GlobalData::DType, int8_t, uint8_t>) ||
                                                 (std::is_same_v<typename TileData::DType, int32_t> &&
-                                                 sim::is_one_of_v<typename GlobalData::DType, int8_t, uint8_t, half>))),
-            "TSTORE [A2A3]: a TileType::Acc src and dst must have one of the documented element type pairs");
-        return (TileData::Loc == TileType::Acc) &&
-               ((TileData::Loc != TileType::Acc ||
-                 ((std::is_same_v<typename TileData::DType, float> &&
-                   sim::is_one_of_v<typename GlobalData::DType, int8_t, uint8_t>) ||
-                  (std::is_same_v<typename TileData::DType, int32_t> &&
-                   sim::is_one_of_v<typename GlobalData::DType, int8_t, uint8_t, half>))));
+                                                 sim::is_one_of_v<typename GlobalData::DType, int8_t, uint8_t, half>)));
+        static_assert(r08_location_dtype_pairs,
+                      "TSTORE [A2A3]: a TileType::Acc src and dst must have one of the documented element type pairs");
+        return r03_location && r08_location_dtype_pairs;
     }
 
-    // The rules only declaration 7 is checked against, in its own scope.
     template <STPhase Phase, typename TileData, typename GlobalData, AtomicType atomicType, ReluPreMode reluPreMode>
     static constexpr bool check_TSTORE_f7() {
-        static_assert(TileData::Loc == TileType::Acc, "TSTORE [A2A3]: tile location must be TileType::Acc");
-        static_assert(
+        constexpr bool r03_location = TileData::Loc == TileType::Acc;
+        static_assert(r03_location, "TSTORE [A2A3]: tile location must be TileType::Acc");
+        constexpr bool r08_location_dtype_pairs =
             (TileData::Loc != TileType::Acc || ((std::is_same_v<typename TileData::DType, float> &&
                                                  sim::is_one_of_v<typename GlobalData::DType, int8_t, uint8_t>) ||
                                                 (std::is_same_v<typename TileData::DType, int32_t> &&
-                                                 sim::is_one_of_v<typename GlobalData::DType, int8_t, uint8_t, half>))),
-            "TSTORE [A2A3]: a TileType::Acc src and dst must have one of the documented element type pairs");
-        return (TileData::Loc == TileType::Acc) &&
-               ((TileData::Loc != TileType::Acc ||
-                 ((std::is_same_v<typename TileData::DType, float> &&
-                   sim::is_one_of_v<typename GlobalData::DType, int8_t, uint8_t>) ||
-                  (std::is_same_v<typename TileData::DType, int32_t> &&
-                   sim::is_one_of_v<typename GlobalData::DType, int8_t, uint8_t, half>))));
+                                                 sim::is_one_of_v<typename GlobalData::DType, int8_t, uint8_t, half>)));
+        static_assert(r08_location_dtype_pairs,
+                      "TSTORE [A2A3]: a TileType::Acc src and dst must have one of the documented element type pairs");
+        return r03_location && r08_location_dtype_pairs;
     }
 
     template <typename TileData>
     static void verify_TSTORE([[maybe_unused]] const TileData& src) {}
 
     // pto.tstore_fp (specs/ops/memory_and_data_movement/tstore_fp.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename GlobalData, typename FpTileData, AtomicType atomicType,
               ReluPreMode reluPreMode, typename... WaitEvents>
     static constexpr bool check_TSTORE_FP() {
-        static_assert(sim::is_one_of_v<typename TileData::DType, float, int32_t>,
-                      "TSTORE_FP [A2A3]: DType must be one of: float, int32_t");
-        static_assert(sim::is_one_of_v<typename FpTileData::DType, uint64_t>,
-                      "TSTORE_FP [A2A3]: DType must be one of: uint64_t");
-        static_assert(TileData::Loc == TileType::Acc, "TSTORE_FP [A2A3]: tile location must be TileType::Acc");
-        static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
-                      "TSTORE_FP [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileData::DType, float, int32_t>) &&
-               (sim::is_one_of_v<typename FpTileData::DType, uint64_t>) && (TileData::Loc == TileType::Acc) &&
-               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileData::DType, float, int32_t>;
+        static_assert(r00_dtype, "TSTORE_FP [A2A3]: DType must be one of: float, int32_t");
+        constexpr bool r02_dtype = sim::is_one_of_v<typename FpTileData::DType, uint64_t>;
+        static_assert(r02_dtype, "TSTORE_FP [A2A3]: DType must be one of: uint64_t");
+        constexpr bool r03_location = TileData::Loc == TileType::Acc;
+        static_assert(r03_location, "TSTORE_FP [A2A3]: tile location must be TileType::Acc");
+        constexpr bool r04_valid_bounds = TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols;
+        static_assert(r04_valid_bounds, "TSTORE_FP [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r00_dtype && r02_dtype && r03_location && r04_valid_bounds;
     }
 
     template <typename TileData, typename FpTileData>
     static void verify_TSTORE_FP([[maybe_unused]] const TileData& src, [[maybe_unused]] const FpTileData& fp) {}
 
     // pto.mgather (specs/ops/memory_and_data_movement/mgather.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDst, typename GlobalData, typename TileInd, typename... WaitEvents>
     static constexpr bool check_MGATHER() {
-        static_assert(sim::is_one_of_v<typename TileDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                       half, bfloat16_t, float>,
-                      "MGATHER [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "half, bfloat16_t, float");
-        static_assert(sim::is_one_of_v<typename TileInd::DType, int32_t, uint32_t>,
-                      "MGATHER [A2A3]: DType must be one of: int32_t, uint32_t");
-        static_assert(TileDst::Loc == TileType::Vec && TileInd::Loc == TileType::Vec,
-                      "MGATHER [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileInd::isRowMajor, "MGATHER [A2A3]: tile layout must be row-major");
-        static_assert((GlobalData::layout == Layout::ND && TileDst::isRowMajor && !TileDst::isBoxedLayout) ||
-                          (GlobalData::layout == Layout::NZ && !TileDst::isRowMajor &&
-                           TileDst::SFractal == SLayout::RowMajor && TileDst::SFractalSize == 512 &&
-                           TileDst::Rows % 16 == 0 && TileDst::Cols % (32 / sizeof(typename TileDst::DType)) == 0 &&
-                           GlobalData::staticShape[3] == 16 &&
-                           GlobalData::staticShape[4] == 32 / sizeof(typename TileDst::DType)),
-                      "MGATHER [A2A3]: src must be Layout::ND with a row-major dst, or Layout::NZ of Shape[3] 16 and "
-                      "Shape[4] 32 bytes with an NZ dst (BLayout::ColMajor, SLayout::RowMajor, 512-byte fractals, "
-                      "whole 16-row, 32-byte boxes)");
-        static_assert(TileDst::ValidRow <= TileDst::Rows && TileDst::ValidCol <= TileDst::Cols,
-                      "MGATHER [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half,
-                                 bfloat16_t, float>) &&
-               (sim::is_one_of_v<typename TileInd::DType, int32_t, uint32_t>) &&
-               (TileDst::Loc == TileType::Vec && TileInd::Loc == TileType::Vec) && (TileInd::isRowMajor) &&
-               ((GlobalData::layout == Layout::ND && TileDst::isRowMajor && !TileDst::isBoxedLayout) ||
-                (GlobalData::layout == Layout::NZ && !TileDst::isRowMajor && TileDst::SFractal == SLayout::RowMajor &&
-                 TileDst::SFractalSize == 512 && TileDst::Rows % 16 == 0 &&
-                 TileDst::Cols % (32 / sizeof(typename TileDst::DType)) == 0 && GlobalData::staticShape[3] == 16 &&
-                 GlobalData::staticShape[4] == 32 / sizeof(typename TileDst::DType))) &&
-               (TileDst::ValidRow <= TileDst::Rows && TileDst::ValidCol <= TileDst::Cols);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDst::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float>;
+        static_assert(r00_dtype, "MGATHER [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, half, bfloat16_t, float");
+        constexpr bool r03_dtype = sim::is_one_of_v<typename TileInd::DType, int32_t, uint32_t>;
+        static_assert(r03_dtype, "MGATHER [A2A3]: DType must be one of: int32_t, uint32_t");
+        constexpr bool r05_location = TileDst::Loc == TileType::Vec && TileInd::Loc == TileType::Vec;
+        static_assert(r05_location, "MGATHER [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r06_row_major = TileInd::isRowMajor;
+        static_assert(r06_row_major, "MGATHER [A2A3]: tile layout must be row-major");
+        constexpr bool r07_table_layout =
+            (GlobalData::layout == Layout::ND && TileDst::isRowMajor && !TileDst::isBoxedLayout) ||
+            (GlobalData::layout == Layout::NZ && !TileDst::isRowMajor && TileDst::SFractal == SLayout::RowMajor &&
+             TileDst::SFractalSize == 512 && TileDst::Rows % 16 == 0 &&
+             TileDst::Cols % (32 / sizeof(typename TileDst::DType)) == 0 && GlobalData::staticShape[3] == 16 &&
+             GlobalData::staticShape[4] == 32 / sizeof(typename TileDst::DType));
+        static_assert(r07_table_layout, "MGATHER [A2A3]: src must be Layout::ND with a row-major dst, or Layout::NZ of "
+                                        "Shape[3] 16 and Shape[4] 32 bytes with an NZ dst (BLayout::ColMajor, "
+                                        "SLayout::RowMajor, 512-byte fractals, whole 16-row, 32-byte boxes)");
+        constexpr bool r10_valid_bounds = TileDst::ValidRow <= TileDst::Rows && TileDst::ValidCol <= TileDst::Cols;
+        static_assert(r10_valid_bounds, "MGATHER [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r00_dtype && r03_dtype && r05_location && r06_row_major && r07_table_layout && r10_valid_bounds;
     }
 
     template <typename TileDst, typename TileInd>
     static void verify_MGATHER([[maybe_unused]] const TileDst& dst, [[maybe_unused]] const TileInd& indexes) {}
 
     // pto.mscatter (specs/ops/memory_and_data_movement/mscatter.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename GlobalData, typename TileSrc, typename TileInd, typename... WaitEvents>
     static constexpr bool check_MSCATTER() {
-        static_assert(sim::is_one_of_v<typename TileSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                       half, bfloat16_t, float>,
-                      "MSCATTER [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "half, bfloat16_t, float");
-        static_assert(sim::is_one_of_v<typename TileInd::DType, int32_t, uint32_t>,
-                      "MSCATTER [A2A3]: DType must be one of: int32_t, uint32_t");
-        static_assert(TileSrc::Loc == TileType::Vec && TileInd::Loc == TileType::Vec,
-                      "MSCATTER [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileInd::isRowMajor, "MSCATTER [A2A3]: tile layout must be row-major");
-        static_assert((GlobalData::layout == Layout::ND && TileSrc::isRowMajor && !TileSrc::isBoxedLayout) ||
-                          (GlobalData::layout == Layout::NZ && !TileSrc::isRowMajor &&
-                           TileSrc::SFractal == SLayout::RowMajor && TileSrc::SFractalSize == 512 &&
-                           TileSrc::Rows % 16 == 0 && TileSrc::Cols % (32 / sizeof(typename TileSrc::DType)) == 0 &&
-                           GlobalData::staticShape[3] == 16 &&
-                           GlobalData::staticShape[4] == 32 / sizeof(typename TileSrc::DType)),
-                      "MSCATTER [A2A3]: dst must be Layout::ND with a row-major src, or Layout::NZ of Shape[3] 16 and "
-                      "Shape[4] 32 bytes with an NZ src (BLayout::ColMajor, SLayout::RowMajor, 512-byte fractals, "
-                      "whole 16-row, 32-byte boxes)");
-        static_assert(TileSrc::ValidRow <= TileSrc::Rows && TileSrc::ValidCol <= TileSrc::Cols,
-                      "MSCATTER [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half,
-                                 bfloat16_t, float>) &&
-               (sim::is_one_of_v<typename TileInd::DType, int32_t, uint32_t>) &&
-               (TileSrc::Loc == TileType::Vec && TileInd::Loc == TileType::Vec) && (TileInd::isRowMajor) &&
-               ((GlobalData::layout == Layout::ND && TileSrc::isRowMajor && !TileSrc::isBoxedLayout) ||
-                (GlobalData::layout == Layout::NZ && !TileSrc::isRowMajor && TileSrc::SFractal == SLayout::RowMajor &&
-                 TileSrc::SFractalSize == 512 && TileSrc::Rows % 16 == 0 &&
-                 TileSrc::Cols % (32 / sizeof(typename TileSrc::DType)) == 0 && GlobalData::staticShape[3] == 16 &&
-                 GlobalData::staticShape[4] == 32 / sizeof(typename TileSrc::DType))) &&
-               (TileSrc::ValidRow <= TileSrc::Rows && TileSrc::ValidCol <= TileSrc::Cols);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileSrc::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float>;
+        static_assert(r00_dtype, "MSCATTER [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, half, bfloat16_t, float");
+        constexpr bool r03_dtype = sim::is_one_of_v<typename TileInd::DType, int32_t, uint32_t>;
+        static_assert(r03_dtype, "MSCATTER [A2A3]: DType must be one of: int32_t, uint32_t");
+        constexpr bool r05_location = TileSrc::Loc == TileType::Vec && TileInd::Loc == TileType::Vec;
+        static_assert(r05_location, "MSCATTER [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r06_row_major = TileInd::isRowMajor;
+        static_assert(r06_row_major, "MSCATTER [A2A3]: tile layout must be row-major");
+        constexpr bool r07_table_layout =
+            (GlobalData::layout == Layout::ND && TileSrc::isRowMajor && !TileSrc::isBoxedLayout) ||
+            (GlobalData::layout == Layout::NZ && !TileSrc::isRowMajor && TileSrc::SFractal == SLayout::RowMajor &&
+             TileSrc::SFractalSize == 512 && TileSrc::Rows % 16 == 0 &&
+             TileSrc::Cols % (32 / sizeof(typename TileSrc::DType)) == 0 && GlobalData::staticShape[3] == 16 &&
+             GlobalData::staticShape[4] == 32 / sizeof(typename TileSrc::DType));
+        static_assert(r07_table_layout, "MSCATTER [A2A3]: dst must be Layout::ND with a row-major src, or Layout::NZ "
+                                        "of Shape[3] 16 and Shape[4] 32 bytes with an NZ src (BLayout::ColMajor, "
+                                        "SLayout::RowMajor, 512-byte fractals, whole 16-row, 32-byte boxes)");
+        constexpr bool r10_valid_bounds = TileSrc::ValidRow <= TileSrc::Rows && TileSrc::ValidCol <= TileSrc::Cols;
+        static_assert(r10_valid_bounds, "MSCATTER [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r00_dtype && r03_dtype && r05_location && r06_row_major && r07_table_layout && r10_valid_bounds;
     }
 
     template <typename TileSrc, typename TileInd>
     static void verify_MSCATTER([[maybe_unused]] const TileSrc& src, [[maybe_unused]] const TileInd& indexes) {}
 
     // pto.tmov (specs/ops/layout_and_rearrangement/tmov.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
     static constexpr bool check_TMOV() {
-        static_assert(sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                       uint16_t, int32_t, uint32_t, int64_t, uint64_t> &&
-                          sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t,
-                                           int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t>,
-                      "TMOV [A2A3]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, uint16_t, "
-                      "int32_t, uint32_t, int64_t, uint64_t");
-        static_assert(((SrcTileData::Loc == TileType::Mat &&
-                        (DstTileData::Loc == TileType::Left || DstTileData::Loc == TileType::Right ||
-                         DstTileData::Loc == TileType::Bias || DstTileData::Loc == TileType::Scaling)) ||
-                       (SrcTileData::Loc == TileType::Vec && (DstTileData::Loc == TileType::Vec)) ||
-                       (SrcTileData::Loc == TileType::Acc && (DstTileData::Loc == TileType::Mat))),
+        constexpr bool r00_dtype = sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t,
+                                                    uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t> &&
+                                   sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t,
+                                                    uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t>;
+        static_assert(r00_dtype, "TMOV [A2A3]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, "
+                                 "int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t");
+        constexpr bool r03_location_pairs =
+            ((SrcTileData::Loc == TileType::Mat &&
+              (DstTileData::Loc == TileType::Left || DstTileData::Loc == TileType::Right ||
+               DstTileData::Loc == TileType::Bias || DstTileData::Loc == TileType::Scaling)) ||
+             (SrcTileData::Loc == TileType::Vec && (DstTileData::Loc == TileType::Vec)) ||
+             (SrcTileData::Loc == TileType::Acc && (DstTileData::Loc == TileType::Mat)));
+        static_assert(r03_location_pairs,
                       "TMOV [A2A3]: the tile locations of src and dst must be one of the profile's move pairs");
-        return (sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                 uint16_t, int32_t, uint32_t, int64_t, uint64_t> &&
-                sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                 uint16_t, int32_t, uint32_t, int64_t, uint64_t>) &&
-               (((SrcTileData::Loc == TileType::Mat &&
-                  (DstTileData::Loc == TileType::Left || DstTileData::Loc == TileType::Right ||
-                   DstTileData::Loc == TileType::Bias || DstTileData::Loc == TileType::Scaling)) ||
-                 (SrcTileData::Loc == TileType::Vec && (DstTileData::Loc == TileType::Vec)) ||
-                 (SrcTileData::Loc == TileType::Acc && (DstTileData::Loc == TileType::Mat))));
+        return r00_dtype && r03_location_pairs;
     }
 
     template <typename DstTileData, typename SrcTileData>
@@ -4305,31 +3416,24 @@ struct profile_a2a3 {
     }
 
     // pto.tmov_fp (specs/ops/layout_and_rearrangement/tmov_fp.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename DstTileData, typename SrcTileData, typename FpTileData, ReluPreMode reluMode,
               typename... WaitEvents>
     static constexpr bool check_TMOV_FP() {
-        static_assert(
+        constexpr bool r00_dtype =
             sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t, int32_t> &&
-                sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                 int32_t>,
+            sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t, int32_t>;
+        static_assert(
+            r00_dtype,
             "TMOV_FP [A2A3]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, int32_t");
-        static_assert(((SrcTileData::Loc == TileType::Mat &&
-                        (DstTileData::Loc == TileType::Left || DstTileData::Loc == TileType::Right ||
-                         DstTileData::Loc == TileType::Bias || DstTileData::Loc == TileType::Scaling)) ||
-                       (SrcTileData::Loc == TileType::Vec && (DstTileData::Loc == TileType::Vec)) ||
-                       (SrcTileData::Loc == TileType::Acc && (DstTileData::Loc == TileType::Mat))),
+        constexpr bool r03_location_pairs =
+            ((SrcTileData::Loc == TileType::Mat &&
+              (DstTileData::Loc == TileType::Left || DstTileData::Loc == TileType::Right ||
+               DstTileData::Loc == TileType::Bias || DstTileData::Loc == TileType::Scaling)) ||
+             (SrcTileData::Loc == TileType::Vec && (DstTileData::Loc == TileType::Vec)) ||
+             (SrcTileData::Loc == TileType::Acc && (DstTileData::Loc == TileType::Mat)));
+        static_assert(r03_location_pairs,
                       "TMOV_FP [A2A3]: the tile locations of src and dst must be one of the profile's move pairs");
-        return (sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                 int32_t> &&
-                sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                 int32_t>) &&
-               (((SrcTileData::Loc == TileType::Mat &&
-                  (DstTileData::Loc == TileType::Left || DstTileData::Loc == TileType::Right ||
-                   DstTileData::Loc == TileType::Bias || DstTileData::Loc == TileType::Scaling)) ||
-                 (SrcTileData::Loc == TileType::Vec && (DstTileData::Loc == TileType::Vec)) ||
-                 (SrcTileData::Loc == TileType::Acc && (DstTileData::Loc == TileType::Mat))));
+        return r00_dtype && r03_location_pairs;
     }
 
     template <typename DstTileData, typename SrcTileData, typename FpTileData>
@@ -4340,59 +3444,44 @@ struct profile_a2a3 {
     }
 
     // pto.ttrans (specs/ops/layout_and_rearrangement/ttrans.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp, typename... WaitEvents>
     static constexpr bool check_TTRANS() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint32_t, int32_t, float, uint16_t, int16_t, half,
-                                       bfloat16_t, uint8_t, int8_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, uint32_t, int32_t, float, uint16_t, int16_t,
-                                           half, bfloat16_t, uint8_t, int8_t>,
-                      "TTRANS [A2A3]: DType must be one of: uint32_t, int32_t, float, uint16_t, int16_t, half, "
-                      "bfloat16_t, uint8_t, int8_t");
-        static_assert(TileDataSrc::isRowMajor, "TTRANS [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TTRANS [A2A3]: tile location must be TileType::Vec");
-        return (sim::is_one_of_v<typename TileDataDst::DType, uint32_t, int32_t, float, uint16_t, int16_t, half,
-                                 bfloat16_t, uint8_t, int8_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, uint32_t, int32_t, float, uint16_t, int16_t, half,
-                                 bfloat16_t, uint8_t, int8_t>) &&
-               (TileDataSrc::isRowMajor) && (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, uint32_t, int32_t, float, uint16_t,
+                                                    int16_t, half, bfloat16_t, uint8_t, int8_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, uint32_t, int32_t, float, uint16_t,
+                                                    int16_t, half, bfloat16_t, uint8_t, int8_t>;
+        static_assert(r00_dtype, "TTRANS [A2A3]: DType must be one of: uint32_t, int32_t, float, uint16_t, int16_t, "
+                                 "half, bfloat16_t, uint8_t, int8_t");
+        constexpr bool r03_row_major = TileDataSrc::isRowMajor;
+        static_assert(r03_row_major, "TTRANS [A2A3]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TTRANS [A2A3]: tile location must be TileType::Vec");
+        return r00_dtype && r03_row_major && r04_location;
     }
 
-    // The rules of the conv variant (`variants:` of the spec), which replace the op's own.
     template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp, typename... WaitEvents>
     static constexpr bool check_TTRANS_conv() {
-        static_assert(
+        constexpr bool r100_conv_layouts =
             (TileDataSrc::layout == Layout::NCHW && TileDataDst::layout == Layout::NC1HWC0) ||
-                (TileDataSrc::layout == Layout::NC1HWC0 && TileDataDst::layout == Layout::NCHW) ||
-                (TileDataSrc::layout == Layout::GNCHW && TileDataDst::layout == Layout::GNC1HWC0) ||
-                (TileDataSrc::layout == Layout::GNC1HWC0 && TileDataDst::layout == Layout::GNCHW) ||
-                (TileDataSrc::layout == Layout::NC1HWC0 && TileDataDst::layout == Layout::FRACTAL_Z) ||
-                (TileDataSrc::layout == Layout::GNC1HWC0 && TileDataDst::layout == Layout::FRACTAL_Z) ||
-                (TileDataSrc::layout == Layout::NCDHW && TileDataDst::layout == Layout::FRACTAL_Z_3D),
+            (TileDataSrc::layout == Layout::NC1HWC0 && TileDataDst::layout == Layout::NCHW) ||
+            (TileDataSrc::layout == Layout::GNCHW && TileDataDst::layout == Layout::GNC1HWC0) ||
+            (TileDataSrc::layout == Layout::GNC1HWC0 && TileDataDst::layout == Layout::GNCHW) ||
+            (TileDataSrc::layout == Layout::NC1HWC0 && TileDataDst::layout == Layout::FRACTAL_Z) ||
+            (TileDataSrc::layout == Layout::GNC1HWC0 && TileDataDst::layout == Layout::FRACTAL_Z) ||
+            (TileDataSrc::layout == Layout::NCDHW && TileDataDst::layout == Layout::FRACTAL_Z_3D);
+        static_assert(
+            r100_conv_layouts,
             "TTRANS [A2A3]: ConvTile layouts of src and dst must be one of: NCHW to NC1HWC0, NC1HWC0 to NCHW, GNCHW to "
             "GNC1HWC0, GNC1HWC0 to GNCHW, NC1HWC0 to FRACTAL_Z, GNC1HWC0 to FRACTAL_Z, NCDHW to FRACTAL_Z_3D");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TTRANS [A2A3]: tile location must be TileType::Vec");
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint32_t, int32_t, float, uint16_t, int16_t, half,
-                                       bfloat16_t, uint8_t, int8_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, uint32_t, int32_t, float, uint16_t, int16_t,
-                                           half, bfloat16_t, uint8_t, int8_t>,
-                      "TTRANS [A2A3]: DType must be one of: uint32_t, int32_t, float, uint16_t, int16_t, half, "
-                      "bfloat16_t, uint8_t, int8_t");
-        return ((TileDataSrc::layout == Layout::NCHW && TileDataDst::layout == Layout::NC1HWC0) ||
-                (TileDataSrc::layout == Layout::NC1HWC0 && TileDataDst::layout == Layout::NCHW) ||
-                (TileDataSrc::layout == Layout::GNCHW && TileDataDst::layout == Layout::GNC1HWC0) ||
-                (TileDataSrc::layout == Layout::GNC1HWC0 && TileDataDst::layout == Layout::GNCHW) ||
-                (TileDataSrc::layout == Layout::NC1HWC0 && TileDataDst::layout == Layout::FRACTAL_Z) ||
-                (TileDataSrc::layout == Layout::GNC1HWC0 && TileDataDst::layout == Layout::FRACTAL_Z) ||
-                (TileDataSrc::layout == Layout::NCDHW && TileDataDst::layout == Layout::FRACTAL_Z_3D)) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (sim::is_one_of_v<typename TileDataDst::DType, uint32_t, int32_t, float, uint16_t, int16_t, half,
-                                 bfloat16_t, uint8_t, int8_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, uint32_t, int32_t, float, uint16_t, int16_t, half,
-                                 bfloat16_t, uint8_t, int8_t>);
+        constexpr bool r103_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r103_location, "TTRANS [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r104_dtype = sim::is_one_of_v<typename TileDataDst::DType, uint32_t, int32_t, float, uint16_t,
+                                                     int16_t, half, bfloat16_t, uint8_t, int8_t> &&
+                                    sim::is_one_of_v<typename TileDataSrc::DType, uint32_t, int32_t, float, uint16_t,
+                                                     int16_t, half, bfloat16_t, uint8_t, int8_t>;
+        static_assert(r104_dtype, "TTRANS [A2A3]: DType must be one of: uint32_t, int32_t, float, uint16_t, int16_t, "
+                                  "half, bfloat16_t, uint8_t, int8_t");
+        return r100_conv_layouts && r103_location && r104_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp>
@@ -4400,97 +3489,81 @@ struct profile_a2a3 {
                               [[maybe_unused]] const TileDataTmp& tmp) {}
 
     // pto.textract (specs/ops/layout_and_rearrangement/textract.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
     static constexpr bool check_TEXTRACT() {
-        static_assert(sim::is_one_of_v<typename DstTileData::DType, int8_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename SrcTileData::DType, int8_t, half, bfloat16_t, float>,
-                      "TEXTRACT [A2A3]: DType must be one of: int8_t, half, bfloat16_t, float");
-        static_assert(((SrcTileData::Loc == TileType::Mat &&
-                        (DstTileData::Loc == TileType::Left || DstTileData::Loc == TileType::Right ||
-                         DstTileData::Loc == TileType::Bias || DstTileData::Loc == TileType::Scaling)) ||
-                       (SrcTileData::Loc == TileType::Vec && (DstTileData::Loc == TileType::Vec)) ||
-                       (SrcTileData::Loc == TileType::Acc && (DstTileData::Loc == TileType::Mat))),
+        constexpr bool r00_dtype = sim::is_one_of_v<typename DstTileData::DType, int8_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename SrcTileData::DType, int8_t, half, bfloat16_t, float>;
+        static_assert(r00_dtype, "TEXTRACT [A2A3]: DType must be one of: int8_t, half, bfloat16_t, float");
+        constexpr bool r03_location_pairs =
+            ((SrcTileData::Loc == TileType::Mat &&
+              (DstTileData::Loc == TileType::Left || DstTileData::Loc == TileType::Right ||
+               DstTileData::Loc == TileType::Bias || DstTileData::Loc == TileType::Scaling)) ||
+             (SrcTileData::Loc == TileType::Vec && (DstTileData::Loc == TileType::Vec)) ||
+             (SrcTileData::Loc == TileType::Acc && (DstTileData::Loc == TileType::Mat)));
+        static_assert(r03_location_pairs,
                       "TEXTRACT [A2A3]: the tile locations of src and dst must be one of the profile's move pairs");
-        return (sim::is_one_of_v<typename DstTileData::DType, int8_t, half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename SrcTileData::DType, int8_t, half, bfloat16_t, float>) &&
-               (((SrcTileData::Loc == TileType::Mat &&
-                  (DstTileData::Loc == TileType::Left || DstTileData::Loc == TileType::Right ||
-                   DstTileData::Loc == TileType::Bias || DstTileData::Loc == TileType::Scaling)) ||
-                 (SrcTileData::Loc == TileType::Vec && (DstTileData::Loc == TileType::Vec)) ||
-                 (SrcTileData::Loc == TileType::Acc && (DstTileData::Loc == TileType::Mat))));
+        return r00_dtype && r03_location_pairs;
     }
 
-    // The rules only declaration 6 is checked against, in its own scope.
     template <typename Dst0TileData, typename Dst1TileData, typename SrcTileData>
     static constexpr bool check_TEXTRACT_f6() {
-        static_assert(Dst1TileData::Loc == TileType::Vec, "TEXTRACT [A2A3]: tile location must be TileType::Vec");
-        static_assert(SrcTileData::isRowMajor && SrcTileData::SFractal == SLayout::NoneBox,
+        constexpr bool r05_location = Dst1TileData::Loc == TileType::Vec;
+        static_assert(r05_location, "TEXTRACT [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r06_tile_fractal = SrcTileData::isRowMajor && SrcTileData::SFractal == SLayout::NoneBox;
+        static_assert(r06_tile_fractal,
                       "TEXTRACT [A2A3]: box layout of src must be BLayout::RowMajor with SLayout::NoneBox");
-        static_assert(!Dst0TileData::isRowMajor && Dst0TileData::SFractal == SLayout::RowMajor &&
-                          !Dst1TileData::isRowMajor && Dst1TileData::SFractal == SLayout::RowMajor,
+        constexpr bool r07_tile_fractal = !Dst0TileData::isRowMajor && Dst0TileData::SFractal == SLayout::RowMajor &&
+                                          !Dst1TileData::isRowMajor && Dst1TileData::SFractal == SLayout::RowMajor;
+        static_assert(r07_tile_fractal,
                       "TEXTRACT [A2A3]: box layout of dst and dst1 must be BLayout::ColMajor with SLayout::RowMajor");
-        static_assert(std::is_same_v<typename SrcTileData::DType, typename Dst0TileData::DType> &&
-                          std::is_same_v<typename SrcTileData::DType, typename Dst1TileData::DType>,
-                      "TEXTRACT [A2A3]: src, dst and dst1 must have the same DType");
-        return (Dst1TileData::Loc == TileType::Vec) &&
-               (SrcTileData::isRowMajor && SrcTileData::SFractal == SLayout::NoneBox) &&
-               (!Dst0TileData::isRowMajor && Dst0TileData::SFractal == SLayout::RowMajor && !Dst1TileData::isRowMajor &&
-                Dst1TileData::SFractal == SLayout::RowMajor) &&
-               (std::is_same_v<typename SrcTileData::DType, typename Dst0TileData::DType> &&
-                std::is_same_v<typename SrcTileData::DType, typename Dst1TileData::DType>);
+        constexpr bool r08_same_dtype = std::is_same_v<typename SrcTileData::DType, typename Dst0TileData::DType> &&
+                                        std::is_same_v<typename SrcTileData::DType, typename Dst1TileData::DType>;
+        static_assert(r08_same_dtype, "TEXTRACT [A2A3]: src, dst and dst1 must have the same DType");
+        return r05_location && r06_tile_fractal && r07_tile_fractal && r08_same_dtype;
     }
 
-    // The rules of the conv variant (`variants:` of the spec), which replace the op's own.
     template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
     static constexpr bool check_TEXTRACT_conv() {
-        static_assert(((SrcTileData::Loc == TileType::Mat && (DstTileData::Loc == TileType::Right))),
+        constexpr bool r100_location_pairs =
+            ((SrcTileData::Loc == TileType::Mat && (DstTileData::Loc == TileType::Right)));
+        static_assert(r100_location_pairs,
                       "TEXTRACT [A2A3]: the tile locations of src and dst must be one of the profile's move pairs");
-        static_assert((SrcTileData::layout == Layout::FRACTAL_Z) || (SrcTileData::layout == Layout::FRACTAL_Z_3D),
+        constexpr bool r101_conv_layouts =
+            (SrcTileData::layout == Layout::FRACTAL_Z) || (SrcTileData::layout == Layout::FRACTAL_Z_3D);
+        static_assert(r101_conv_layouts,
                       "TEXTRACT [A2A3]: ConvTile layouts of src must be one of: FRACTAL_Z, FRACTAL_Z_3D");
-        static_assert(DstTileData::isRowMajor && DstTileData::SFractal == SLayout::ColMajor,
+        constexpr bool r102_tile_fractal = DstTileData::isRowMajor && DstTileData::SFractal == SLayout::ColMajor;
+        static_assert(r102_tile_fractal,
                       "TEXTRACT [A2A3]: box layout of dst must be BLayout::RowMajor with SLayout::ColMajor");
-        static_assert(sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                       uint32_t, half, bfloat16_t, float>,
-                      "TEXTRACT [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "half, bfloat16_t, float");
-        return (((SrcTileData::Loc == TileType::Mat && (DstTileData::Loc == TileType::Right)))) &&
-               ((SrcTileData::layout == Layout::FRACTAL_Z) || (SrcTileData::layout == Layout::FRACTAL_Z_3D)) &&
-               (DstTileData::isRowMajor && DstTileData::SFractal == SLayout::ColMajor) &&
-               (sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float>);
+        constexpr bool r103_dtype = sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                     int32_t, uint32_t, half, bfloat16_t, float>;
+        static_assert(r103_dtype, "TEXTRACT [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                  "uint32_t, half, bfloat16_t, float");
+        return r100_location_pairs && r101_conv_layouts && r102_tile_fractal && r103_dtype;
     }
 
     template <typename DstTileData, typename SrcTileData>
     static void verify_TEXTRACT([[maybe_unused]] const DstTileData& dst, [[maybe_unused]] const SrcTileData& src) {}
 
     // pto.textract_fp (specs/ops/layout_and_rearrangement/textract_fp.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename DstTileData, typename SrcTileData, typename FpTileData, ReluPreMode reluMode,
               typename... WaitEvents>
     static constexpr bool check_TEXTRACT_FP() {
-        static_assert(
+        constexpr bool r00_dtype =
             sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t, int32_t> &&
-                sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                 int32_t>,
+            sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t, int32_t>;
+        static_assert(
+            r00_dtype,
             "TEXTRACT_FP [A2A3]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, int32_t");
-        static_assert(((SrcTileData::Loc == TileType::Mat &&
-                        (DstTileData::Loc == TileType::Left || DstTileData::Loc == TileType::Right ||
-                         DstTileData::Loc == TileType::Bias || DstTileData::Loc == TileType::Scaling)) ||
-                       (SrcTileData::Loc == TileType::Vec && (DstTileData::Loc == TileType::Vec)) ||
-                       (SrcTileData::Loc == TileType::Acc && (DstTileData::Loc == TileType::Mat))),
+        constexpr bool r03_location_pairs =
+            ((SrcTileData::Loc == TileType::Mat &&
+              (DstTileData::Loc == TileType::Left || DstTileData::Loc == TileType::Right ||
+               DstTileData::Loc == TileType::Bias || DstTileData::Loc == TileType::Scaling)) ||
+             (SrcTileData::Loc == TileType::Vec && (DstTileData::Loc == TileType::Vec)) ||
+             (SrcTileData::Loc == TileType::Acc && (DstTileData::Loc == TileType::Mat)));
+        static_assert(r03_location_pairs,
                       "TEXTRACT_FP [A2A3]: the tile locations of src and dst must be one of the profile's move pairs");
-        return (sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                 int32_t> &&
-                sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                 int32_t>) &&
-               (((SrcTileData::Loc == TileType::Mat &&
-                  (DstTileData::Loc == TileType::Left || DstTileData::Loc == TileType::Right ||
-                   DstTileData::Loc == TileType::Bias || DstTileData::Loc == TileType::Scaling)) ||
-                 (SrcTileData::Loc == TileType::Vec && (DstTileData::Loc == TileType::Vec)) ||
-                 (SrcTileData::Loc == TileType::Acc && (DstTileData::Loc == TileType::Mat))));
+        return r00_dtype && r03_location_pairs;
     }
 
     template <typename DstTileData, typename SrcTileData, typename FpTileData>
@@ -4498,164 +3571,119 @@ struct profile_a2a3 {
                                    [[maybe_unused]] const FpTileData& fp) {}
 
     // pto.tinsert (specs/ops/layout_and_rearrangement/tinsert.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
     static constexpr bool check_TINSERT() {
         return true;
     }
 
-    // The rules only declaration 0 is checked against, in its own scope.
     template <typename DstTileData, typename SrcTileData>
     static constexpr bool check_TINSERT_f0() {
-        static_assert(((std::is_same_v<typename SrcTileData::DType, float> &&
-                        std::is_same_v<typename DstTileData::DType, half>) ||
-                       (std::is_same_v<typename SrcTileData::DType, float> &&
-                        std::is_same_v<typename DstTileData::DType, bfloat16_t>)),
+        constexpr bool r05_dtype_tuples = ((std::is_same_v<typename SrcTileData::DType, float> &&
+                                            std::is_same_v<typename DstTileData::DType, half>) ||
+                                           (std::is_same_v<typename SrcTileData::DType, float> &&
+                                            std::is_same_v<typename DstTileData::DType, bfloat16_t>));
+        static_assert(r05_dtype_tuples,
                       "TINSERT [A2A3]: the element types of src and dst must be one of the documented tuples");
-        return ((
-            (std::is_same_v<typename SrcTileData::DType, float> && std::is_same_v<typename DstTileData::DType, half>) ||
-            (std::is_same_v<typename SrcTileData::DType, float> &&
-             std::is_same_v<typename DstTileData::DType, bfloat16_t>)));
+        return r05_dtype_tuples;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <typename DstTileData, typename SrcTileData, ReluPreMode reluMode>
     static constexpr bool check_TINSERT_f1() {
-        static_assert(((std::is_same_v<typename SrcTileData::DType, float> &&
-                        std::is_same_v<typename DstTileData::DType, half>) ||
-                       (std::is_same_v<typename SrcTileData::DType, float> &&
-                        std::is_same_v<typename DstTileData::DType, bfloat16_t>)),
+        constexpr bool r05_dtype_tuples = ((std::is_same_v<typename SrcTileData::DType, float> &&
+                                            std::is_same_v<typename DstTileData::DType, half>) ||
+                                           (std::is_same_v<typename SrcTileData::DType, float> &&
+                                            std::is_same_v<typename DstTileData::DType, bfloat16_t>));
+        static_assert(r05_dtype_tuples,
                       "TINSERT [A2A3]: the element types of src and dst must be one of the documented tuples");
-        return ((
-            (std::is_same_v<typename SrcTileData::DType, float> && std::is_same_v<typename DstTileData::DType, half>) ||
-            (std::is_same_v<typename SrcTileData::DType, float> &&
-             std::is_same_v<typename DstTileData::DType, bfloat16_t>)));
+        return r05_dtype_tuples;
     }
 
-    // The rules only declaration 2 is checked against, in its own scope.
     template <typename DstTileData, typename SrcTileData, AccToVecMode mode, ReluPreMode reluMode>
     static constexpr bool check_TINSERT_f2() {
-        static_assert(((std::is_same_v<typename SrcTileData::DType, float> &&
-                        std::is_same_v<typename DstTileData::DType, half>) ||
-                       (std::is_same_v<typename SrcTileData::DType, float> &&
-                        std::is_same_v<typename DstTileData::DType, bfloat16_t>)),
+        constexpr bool r05_dtype_tuples = ((std::is_same_v<typename SrcTileData::DType, float> &&
+                                            std::is_same_v<typename DstTileData::DType, half>) ||
+                                           (std::is_same_v<typename SrcTileData::DType, float> &&
+                                            std::is_same_v<typename DstTileData::DType, bfloat16_t>));
+        static_assert(r05_dtype_tuples,
                       "TINSERT [A2A3]: the element types of src and dst must be one of the documented tuples");
-        return ((
-            (std::is_same_v<typename SrcTileData::DType, float> && std::is_same_v<typename DstTileData::DType, half>) ||
-            (std::is_same_v<typename SrcTileData::DType, float> &&
-             std::is_same_v<typename DstTileData::DType, bfloat16_t>)));
+        return r05_dtype_tuples;
     }
 
-    // The rules only declaration 3 is checked against, in its own scope.
     template <typename DstTileData, typename SrcTileData, ReluPreMode reluMode>
     static constexpr bool check_TINSERT_f3() {
-        static_assert(((std::is_same_v<typename SrcTileData::DType, float> &&
-                        std::is_same_v<typename DstTileData::DType, int8_t>) ||
-                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-                        std::is_same_v<typename DstTileData::DType, int8_t>) ||
-                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-                        std::is_same_v<typename DstTileData::DType, uint8_t>) ||
-                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-                        std::is_same_v<typename DstTileData::DType, half>) ||
-                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-                        std::is_same_v<typename DstTileData::DType, int16_t>)),
+        constexpr bool r06_dtype_tuples = ((std::is_same_v<typename SrcTileData::DType, float> &&
+                                            std::is_same_v<typename DstTileData::DType, int8_t>) ||
+                                           (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                                            std::is_same_v<typename DstTileData::DType, int8_t>) ||
+                                           (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                                            std::is_same_v<typename DstTileData::DType, uint8_t>) ||
+                                           (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                                            std::is_same_v<typename DstTileData::DType, half>) ||
+                                           (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                                            std::is_same_v<typename DstTileData::DType, int16_t>));
+        static_assert(r06_dtype_tuples,
                       "TINSERT [A2A3]: the element types of src and dst must be one of the documented tuples");
-        return (((std::is_same_v<typename SrcTileData::DType, float> &&
-                  std::is_same_v<typename DstTileData::DType, int8_t>) ||
-                 (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-                  std::is_same_v<typename DstTileData::DType, int8_t>) ||
-                 (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-                  std::is_same_v<typename DstTileData::DType, uint8_t>) ||
-                 (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-                  std::is_same_v<typename DstTileData::DType, half>) ||
-                 (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-                  std::is_same_v<typename DstTileData::DType, int16_t>)));
+        return r06_dtype_tuples;
     }
 
-    // The rules only declaration 4 is checked against, in its own scope.
     template <typename DstTileData, typename SrcTileData, AccToVecMode mode, ReluPreMode reluMode>
     static constexpr bool check_TINSERT_f4() {
-        static_assert(((std::is_same_v<typename SrcTileData::DType, float> &&
-                        std::is_same_v<typename DstTileData::DType, int8_t>) ||
-                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-                        std::is_same_v<typename DstTileData::DType, int8_t>) ||
-                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-                        std::is_same_v<typename DstTileData::DType, uint8_t>) ||
-                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-                        std::is_same_v<typename DstTileData::DType, half>) ||
-                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-                        std::is_same_v<typename DstTileData::DType, int16_t>)),
+        constexpr bool r06_dtype_tuples = ((std::is_same_v<typename SrcTileData::DType, float> &&
+                                            std::is_same_v<typename DstTileData::DType, int8_t>) ||
+                                           (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                                            std::is_same_v<typename DstTileData::DType, int8_t>) ||
+                                           (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                                            std::is_same_v<typename DstTileData::DType, uint8_t>) ||
+                                           (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                                            std::is_same_v<typename DstTileData::DType, half>) ||
+                                           (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                                            std::is_same_v<typename DstTileData::DType, int16_t>));
+        static_assert(r06_dtype_tuples,
                       "TINSERT [A2A3]: the element types of src and dst must be one of the documented tuples");
-        return (((std::is_same_v<typename SrcTileData::DType, float> &&
-                  std::is_same_v<typename DstTileData::DType, int8_t>) ||
-                 (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-                  std::is_same_v<typename DstTileData::DType, int8_t>) ||
-                 (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-                  std::is_same_v<typename DstTileData::DType, uint8_t>) ||
-                 (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-                  std::is_same_v<typename DstTileData::DType, half>) ||
-                 (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-                  std::is_same_v<typename DstTileData::DType, int16_t>)));
+        return r06_dtype_tuples;
     }
 
-    // The rules only declaration 6 is checked against, in its own scope.
     template <TInsertMode mode, typename DstTileData, typename SrcTileData>
     static constexpr bool check_TINSERT_f6() {
-        static_assert(sim::always_false_v<DstTileData>, "TINSERT [A2A3]: not available on this target profile");
-        return (sim::always_false_v<DstTileData>);
+        constexpr bool r09_unavailable = sim::always_false_v<DstTileData>;
+        static_assert(r09_unavailable, "TINSERT [A2A3]: not available on this target profile");
+        return r09_unavailable;
     }
 
     template <typename DstTileData, typename SrcTileData>
     static void verify_TINSERT([[maybe_unused]] const DstTileData& dst, [[maybe_unused]] const SrcTileData& src) {}
 
     // pto.tinsert_fp (specs/ops/layout_and_rearrangement/tinsert_fp.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename DstTileData, typename SrcTileData, typename FpTileData, ReluPreMode reluMode,
               typename... WaitEvents>
     static constexpr bool check_TINSERT_FP() {
-        static_assert(
+        constexpr bool r00_dtype =
             sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t, int32_t> &&
-                sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                 int32_t>,
+            sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t, int32_t>;
+        static_assert(
+            r00_dtype,
             "TINSERT_FP [A2A3]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, int32_t");
-        static_assert(((SrcTileData::Loc == TileType::Mat &&
-                        (DstTileData::Loc == TileType::Left || DstTileData::Loc == TileType::Right ||
-                         DstTileData::Loc == TileType::Bias || DstTileData::Loc == TileType::Scaling)) ||
-                       (SrcTileData::Loc == TileType::Vec && (DstTileData::Loc == TileType::Vec)) ||
-                       (SrcTileData::Loc == TileType::Acc && (DstTileData::Loc == TileType::Mat))),
+        constexpr bool r03_location_pairs =
+            ((SrcTileData::Loc == TileType::Mat &&
+              (DstTileData::Loc == TileType::Left || DstTileData::Loc == TileType::Right ||
+               DstTileData::Loc == TileType::Bias || DstTileData::Loc == TileType::Scaling)) ||
+             (SrcTileData::Loc == TileType::Vec && (DstTileData::Loc == TileType::Vec)) ||
+             (SrcTileData::Loc == TileType::Acc && (DstTileData::Loc == TileType::Mat)));
+        static_assert(r03_location_pairs,
                       "TINSERT_FP [A2A3]: the tile locations of src and dst must be one of the profile's move pairs");
-        static_assert(((std::is_same_v<typename SrcTileData::DType, float> &&
-                        std::is_same_v<typename DstTileData::DType, int8_t>) ||
-                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-                        std::is_same_v<typename DstTileData::DType, int8_t>) ||
-                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-                        std::is_same_v<typename DstTileData::DType, uint8_t>) ||
-                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-                        std::is_same_v<typename DstTileData::DType, half>) ||
-                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-                        std::is_same_v<typename DstTileData::DType, int16_t>)),
+        constexpr bool r05_dtype_tuples = ((std::is_same_v<typename SrcTileData::DType, float> &&
+                                            std::is_same_v<typename DstTileData::DType, int8_t>) ||
+                                           (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                                            std::is_same_v<typename DstTileData::DType, int8_t>) ||
+                                           (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                                            std::is_same_v<typename DstTileData::DType, uint8_t>) ||
+                                           (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                                            std::is_same_v<typename DstTileData::DType, half>) ||
+                                           (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                                            std::is_same_v<typename DstTileData::DType, int16_t>));
+        static_assert(r05_dtype_tuples,
                       "TINSERT_FP [A2A3]: the element types of src and dst must be one of the documented tuples");
-        return (sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                 int32_t> &&
-                sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                 int32_t>) &&
-               (((SrcTileData::Loc == TileType::Mat &&
-                  (DstTileData::Loc == TileType::Left || DstTileData::Loc == TileType::Right ||
-                   DstTileData::Loc == TileType::Bias || DstTileData::Loc == TileType::Scaling)) ||
-                 (SrcTileData::Loc == TileType::Vec && (DstTileData::Loc == TileType::Vec)) ||
-                 (SrcTileData::Loc == TileType::Acc && (DstTileData::Loc == TileType::Mat)))) &&
-               (((std::is_same_v<typename SrcTileData::DType, float> &&
-                  std::is_same_v<typename DstTileData::DType, int8_t>) ||
-                 (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-                  std::is_same_v<typename DstTileData::DType, int8_t>) ||
-                 (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-                  std::is_same_v<typename DstTileData::DType, uint8_t>) ||
-                 (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-                  std::is_same_v<typename DstTileData::DType, half>) ||
-                 (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-                  std::is_same_v<typename DstTileData::DType, int16_t>)));
+        return r00_dtype && r03_location_pairs && r05_dtype_tuples;
     }
 
     template <typename DstTileData, typename SrcTileData, typename FpTileData>
@@ -4663,96 +3691,72 @@ struct profile_a2a3 {
                                   [[maybe_unused]] const FpTileData& fp) {}
 
     // pto.treshape (specs/ops/layout_and_rearrangement/treshape.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataOut, typename TileDataIn, typename... WaitEvents>
     static constexpr bool check_TRESHAPE() {
-        static_assert(sim::is_one_of_v<typename TileDataOut::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                       uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename TileDataIn::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, int64_t, uint64_t, half, bfloat16_t, float>,
-                      "TRESHAPE [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "int64_t, uint64_t, half, bfloat16_t, float");
-        static_assert(sizeof(typename TileDataOut::DType) * TileDataOut::Numel ==
-                          sizeof(typename TileDataIn::DType) * TileDataIn::Numel,
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataOut::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename TileDataIn::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float>;
+        static_assert(r00_dtype, "TRESHAPE [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, int64_t, uint64_t, half, bfloat16_t, float");
+        constexpr bool r03_same_bytes = sizeof(typename TileDataOut::DType) * TileDataOut::Numel ==
+                                        sizeof(typename TileDataIn::DType) * TileDataIn::Numel;
+        static_assert(r03_same_bytes,
                       "TRESHAPE [A2A3]: dst and src must span the same number of bytes (sizeof(DType) * Numel)");
-        return (sim::is_one_of_v<typename TileDataOut::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename TileDataIn::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
-               (sizeof(typename TileDataOut::DType) * TileDataOut::Numel ==
-                sizeof(typename TileDataIn::DType) * TileDataIn::Numel);
+        return r00_dtype && r03_same_bytes;
     }
 
     template <typename TileDataOut, typename TileDataIn>
     static void verify_TRESHAPE([[maybe_unused]] const TileDataOut& dst, [[maybe_unused]] const TileDataIn& src) {}
 
     // pto.tconcat (specs/ops/layout_and_rearrangement/tconcat.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TCONCAT() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                       uint32_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, half, bfloat16_t, float>,
-                      "TCONCAT [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "half, bfloat16_t, float");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TCONCAT [A2A3]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TCONCAT [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TCONCAT [A2A3]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float>) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float>;
+        static_assert(r00_dtype, "TCONCAT [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, half, bfloat16_t, float");
+        constexpr bool r03_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r03_same_dtype, "TCONCAT [A2A3]: dst, src0 and src1 must have the same DType");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TCONCAT [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r05_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r05_row_major, "TCONCAT [A2A3]: tile layout must be row-major");
+        return r00_dtype && r03_same_dtype && r04_location && r05_row_major;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <typename DstTile, typename Src0Tile, typename Src1Tile, typename Src0IdxTile, typename Src1IdxTile>
     static constexpr bool check_TCONCAT_f1() {
-        static_assert(
+        constexpr bool r06_dtype =
             sim::is_one_of_v<typename Src0IdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename Src1IdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
-            "TCONCAT [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        static_assert(std::is_same_v<typename Src0IdxTile::DType, typename Src1IdxTile::DType>,
-                      "TCONCAT [A2A3]: src0_idx and src1_idx must have the same DType");
-        return (sim::is_one_of_v<typename Src0IdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename Src1IdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>) &&
-               (std::is_same_v<typename Src0IdxTile::DType, typename Src1IdxTile::DType>);
+            sim::is_one_of_v<typename Src1IdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r06_dtype,
+                      "TCONCAT [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        constexpr bool r08_same_dtype = std::is_same_v<typename Src0IdxTile::DType, typename Src1IdxTile::DType>;
+        static_assert(r08_same_dtype, "TCONCAT [A2A3]: src0_idx and src1_idx must have the same DType");
+        return r06_dtype && r08_same_dtype;
     }
 
-    // The rules only declaration 2 is checked against, in its own scope.
     template <typename DstTile, typename Src0Tile, typename Src1Tile, typename DstIdxTile, typename Src0IdxTile,
               typename Src1IdxTile>
     static constexpr bool check_TCONCAT_f2() {
-        static_assert(
+        constexpr bool r07_dtype =
             sim::is_one_of_v<typename DstIdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename Src0IdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename Src1IdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
-            "TCONCAT [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        static_assert(std::is_same_v<typename Src0IdxTile::DType, typename Src1IdxTile::DType>,
-                      "TCONCAT [A2A3]: src0_idx and src1_idx must have the same DType");
-        static_assert(std::is_same_v<typename Src0IdxTile::DType, typename DstIdxTile::DType>,
-                      "TCONCAT [A2A3]: src0_idx and dst_idx must have the same DType");
-        return (sim::is_one_of_v<typename DstIdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename Src0IdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename Src1IdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>) &&
-               (std::is_same_v<typename Src0IdxTile::DType, typename Src1IdxTile::DType>) &&
-               (std::is_same_v<typename Src0IdxTile::DType, typename DstIdxTile::DType>);
+            sim::is_one_of_v<typename Src0IdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename Src1IdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r07_dtype,
+                      "TCONCAT [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        constexpr bool r08_same_dtype = std::is_same_v<typename Src0IdxTile::DType, typename Src1IdxTile::DType>;
+        static_assert(r08_same_dtype, "TCONCAT [A2A3]: src0_idx and src1_idx must have the same DType");
+        constexpr bool r09_same_dtype = std::is_same_v<typename Src0IdxTile::DType, typename DstIdxTile::DType>;
+        static_assert(r09_same_dtype, "TCONCAT [A2A3]: src0_idx and dst_idx must have the same DType");
+        return r07_dtype && r08_same_dtype && r09_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -4760,55 +3764,44 @@ struct profile_a2a3 {
                                [[maybe_unused]] const TileDataSrc1& src1) {}
 
     // pto.tfillpad (specs/ops/layout_and_rearrangement/tfillpad.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <TFillPadMode mode, typename DstTileData, typename SrcTileData, typename... WaitEvents>
     static constexpr bool check_TFILLPAD() {
-        static_assert(sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                       uint32_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename SrcTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, half, bfloat16_t, float>,
-                      "TFILLPAD [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "half, bfloat16_t, float");
-        return (sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename SrcTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float>);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename SrcTileData::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float>;
+        static_assert(r00_dtype, "TFILLPAD [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, half, bfloat16_t, float");
+        return r00_dtype;
     }
 
-    // The rules only declaration 0 is checked against, in its own scope.
     template <TFillPadMode mode, typename DstTileData, typename SrcTileData>
     static constexpr bool check_TFILLPAD_f0() {
-        static_assert(DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec,
-                      "TFILLPAD [A2A3]: tile location must be TileType::Vec");
-        return (DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec);
+        constexpr bool r03_location = DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec;
+        static_assert(r03_location, "TFILLPAD [A2A3]: tile location must be TileType::Vec");
+        return r03_location;
     }
 
     template <typename DstTileData, typename SrcTileData>
     static void verify_TFILLPAD([[maybe_unused]] const DstTileData& dst, [[maybe_unused]] const SrcTileData& src) {}
 
     // pto.tfillpad_inplace (specs/ops/layout_and_rearrangement/tfillpad_inplace.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
     static constexpr bool check_TFILLPAD_INPLACE() {
-        static_assert(sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                       uint32_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename SrcTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, half, bfloat16_t, float>,
-                      "TFILLPAD_INPLACE [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
-                      "uint32_t, half, bfloat16_t, float");
-        static_assert(DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec,
-                      "TFILLPAD_INPLACE [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r00_dtype = sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename SrcTileData::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float>;
+        static_assert(r00_dtype, "TFILLPAD_INPLACE [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, "
+                                 "int32_t, uint32_t, half, bfloat16_t, float");
+        constexpr bool r03_location = DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec;
+        static_assert(r03_location, "TFILLPAD_INPLACE [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r04_shape_relation =
+            (DstTileData::Rows == SrcTileData::Rows && DstTileData::Cols == SrcTileData::Cols);
         static_assert(
-            (DstTileData::Rows == SrcTileData::Rows && DstTileData::Cols == SrcTileData::Cols),
+            r04_shape_relation,
             "TFILLPAD_INPLACE [A2A3]: template shapes must satisfy dst.Rows == src.Rows and dst.Cols == src.Cols");
-        return (sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename SrcTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float>) &&
-               (DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec) &&
-               ((DstTileData::Rows == SrcTileData::Rows && DstTileData::Cols == SrcTileData::Cols));
+        return r00_dtype && r03_location && r04_shape_relation;
     }
 
     template <typename DstTileData, typename SrcTileData>
@@ -4816,27 +3809,22 @@ struct profile_a2a3 {
                                         [[maybe_unused]] const SrcTileData& src) {}
 
     // pto.tfillpad_expand (specs/ops/layout_and_rearrangement/tfillpad_expand.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
     static constexpr bool check_TFILLPAD_EXPAND() {
-        static_assert(sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                       uint32_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename SrcTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, half, bfloat16_t, float>,
-                      "TFILLPAD_EXPAND [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
-                      "uint32_t, half, bfloat16_t, float");
-        static_assert(DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec,
-                      "TFILLPAD_EXPAND [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r00_dtype = sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename SrcTileData::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float>;
+        static_assert(r00_dtype, "TFILLPAD_EXPAND [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, "
+                                 "int32_t, uint32_t, half, bfloat16_t, float");
+        constexpr bool r03_location = DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec;
+        static_assert(r03_location, "TFILLPAD_EXPAND [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r04_shape_relation =
+            (DstTileData::Rows >= SrcTileData::Rows && DstTileData::Cols >= SrcTileData::Cols);
         static_assert(
-            (DstTileData::Rows >= SrcTileData::Rows && DstTileData::Cols >= SrcTileData::Cols),
+            r04_shape_relation,
             "TFILLPAD_EXPAND [A2A3]: template shapes must satisfy dst.Rows >= src.Rows and dst.Cols >= src.Cols");
-        return (sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename SrcTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float>) &&
-               (DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec) &&
-               ((DstTileData::Rows >= SrcTileData::Rows && DstTileData::Cols >= SrcTileData::Cols));
+        return r00_dtype && r03_location && r04_shape_relation;
     }
 
     template <typename DstTileData, typename SrcTileData>
@@ -4844,12 +3832,11 @@ struct profile_a2a3 {
                                        [[maybe_unused]] const SrcTileData& src) {}
 
     // pto.tinterleave (specs/ops/layout_and_rearrangement/tinterleave.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TINTERLEAVE() {
-        static_assert(sim::always_false_v<TileDataDst>, "TINTERLEAVE [A2A3]: not available on this target profile");
-        return (sim::always_false_v<TileDataDst>);
+        constexpr bool r02_unavailable = sim::always_false_v<TileDataDst>;
+        static_assert(r02_unavailable, "TINTERLEAVE [A2A3]: not available on this target profile");
+        return r02_unavailable;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -4858,32 +3845,27 @@ struct profile_a2a3 {
     }
 
     // pto.tdeinterleave (specs/ops/layout_and_rearrangement/tdeinterleave.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TDEINTERLEAVE() {
-        static_assert(sim::always_false_v<TileDataDst>, "TDEINTERLEAVE [A2A3]: not available on this target profile");
-        return (sim::always_false_v<TileDataDst>);
+        constexpr bool r02_unavailable = sim::always_false_v<TileDataDst>;
+        static_assert(r02_unavailable, "TDEINTERLEAVE [A2A3]: not available on this target profile");
+        return r02_unavailable;
     }
 
-    // The rules only declaration 0 is checked against, in its own scope.
     template <typename TileDataDst, typename TileDataSrc>
     static constexpr bool check_TDEINTERLEAVE_f0() {
         return true;
     }
 
-    // The run-time rules only declaration 0 is checked against, with its own arguments.
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TDEINTERLEAVE_f0([[maybe_unused]] TileDataDst& dst1, [[maybe_unused]] TileDataDst& dst0,
                                         [[maybe_unused]] TileDataSrc& src1, [[maybe_unused]] TileDataSrc& src0) {}
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <typename TileDataDst, typename TileDataSrc>
     static constexpr bool check_TDEINTERLEAVE_f1() {
         return true;
     }
 
-    // The run-time rules only declaration 1 is checked against, with its own arguments.
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TDEINTERLEAVE_f1([[maybe_unused]] TileDataDst& dst1, [[maybe_unused]] TileDataDst& dst0,
                                         [[maybe_unused]] TileDataSrc& src) {
@@ -4896,120 +3878,98 @@ struct profile_a2a3 {
                                      [[maybe_unused]] const TileDataSrc& src0) {}
 
     // pto.timg2col (specs/ops/layout_and_rearrangement/timg2col.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename ConvTileData, SetFmatrixMode FmatrixMode, typename... WaitEvents>
     static constexpr bool check_TIMG2COL() {
-        static_assert(sim::is_one_of_v<typename TileData::DType, int8_t, half, bfloat16_t, float>,
-                      "TIMG2COL [A2A3]: DType must be one of: int8_t, half, bfloat16_t, float");
-        static_assert(std::is_same_v<typename TileData::DType, typename ConvTileData::DType>,
-                      "TIMG2COL [A2A3]: dst and src must have the same DType");
-        static_assert(TileData::Loc == TileType::Left, "TIMG2COL [A2A3]: tile location must be TileType::Left");
-        static_assert(ConvTileData::Loc == TileType::Mat, "TIMG2COL [A2A3]: tile location must be TileType::Mat");
-        static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
-                      "TIMG2COL [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileData::DType, int8_t, half, bfloat16_t, float>) &&
-               (std::is_same_v<typename TileData::DType, typename ConvTileData::DType>) &&
-               (TileData::Loc == TileType::Left) && (ConvTileData::Loc == TileType::Mat) &&
-               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileData::DType, int8_t, half, bfloat16_t, float>;
+        static_assert(r00_dtype, "TIMG2COL [A2A3]: DType must be one of: int8_t, half, bfloat16_t, float");
+        constexpr bool r03_same_dtype = std::is_same_v<typename TileData::DType, typename ConvTileData::DType>;
+        static_assert(r03_same_dtype, "TIMG2COL [A2A3]: dst and src must have the same DType");
+        constexpr bool r04_location = TileData::Loc == TileType::Left;
+        static_assert(r04_location, "TIMG2COL [A2A3]: tile location must be TileType::Left");
+        constexpr bool r05_location = ConvTileData::Loc == TileType::Mat;
+        static_assert(r05_location, "TIMG2COL [A2A3]: tile location must be TileType::Mat");
+        constexpr bool r06_valid_bounds = TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols;
+        static_assert(r06_valid_bounds, "TIMG2COL [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r00_dtype && r03_same_dtype && r04_location && r05_location && r06_valid_bounds;
     }
 
     template <typename TileData, typename ConvTileData>
     static void verify_TIMG2COL([[maybe_unused]] const TileData& dst, [[maybe_unused]] const ConvTileData& src) {}
 
     // pto.tci (specs/ops/irregular_and_complex/tci.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename T, int descending, typename... WaitEvents>
     static constexpr bool check_TCI() {
+        constexpr bool r00_dtype =
+            sim::is_one_of_v<typename TileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float>;
         static_assert(
-            sim::is_one_of_v<typename TileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float>,
+            r00_dtype,
             "TCI [A2A3]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float");
-        static_assert(TileData::Loc == TileType::Vec, "TCI [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
-                      "TCI [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert((TileData::Rows == 1), "TCI [A2A3]: template shapes must satisfy dst.Rows == 1");
-        static_assert(std::is_same_v<typename TileData::DType, T>,
-                      "TCI [A2A3]: dst and start must have the same DType");
-        return (sim::is_one_of_v<typename TileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
-                                 float>) &&
-               (TileData::Loc == TileType::Vec) &&
-               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols) &&
-               ((TileData::Rows == 1)) && (std::is_same_v<typename TileData::DType, T>);
+        constexpr bool r03_location = TileData::Loc == TileType::Vec;
+        static_assert(r03_location, "TCI [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds = TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols;
+        static_assert(r04_valid_bounds, "TCI [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r05_shape_relation = (TileData::Rows == 1);
+        static_assert(r05_shape_relation, "TCI [A2A3]: template shapes must satisfy dst.Rows == 1");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileData::DType, T>;
+        static_assert(r06_same_dtype, "TCI [A2A3]: dst and start must have the same DType");
+        return r00_dtype && r03_location && r04_valid_bounds && r05_shape_relation && r06_same_dtype;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <typename TileData, typename TileDataTmp, typename T, int descending>
     static constexpr bool check_TCI_f1() {
-        static_assert(sim::is_one_of_v<typename TileDataTmp::DType, float, int32_t, uint32_t>,
-                      "TCI [A2A3]: DType must be one of: float, int32_t, uint32_t");
-        static_assert(
+        constexpr bool r07_dtype = sim::is_one_of_v<typename TileDataTmp::DType, float, int32_t, uint32_t>;
+        static_assert(r07_dtype, "TCI [A2A3]: DType must be one of: float, int32_t, uint32_t");
+        constexpr bool r08_scratch_bytes =
             sizeof(typename TileDataTmp::DType) * TileDataTmp::Numel >=
-                (sizeof(typename TileData::DType) == 4 ? 768 : (sizeof(typename TileData::DType) == 2 ? 1792 : 0)),
-            "TCI [A2A3]: scratch size: tmp must span at least 768 bytes with 4-byte dst elements or 1792 bytes with "
-            "2-byte dst elements");
-        return (sim::is_one_of_v<typename TileDataTmp::DType, float, int32_t, uint32_t>) &&
-               (sizeof(typename TileDataTmp::DType) * TileDataTmp::Numel >=
-                (sizeof(typename TileData::DType) == 4 ? 768 : (sizeof(typename TileData::DType) == 2 ? 1792 : 0)));
+            (sizeof(typename TileData::DType) == 4 ? 768 : (sizeof(typename TileData::DType) == 2 ? 1792 : 0));
+        static_assert(r08_scratch_bytes, "TCI [A2A3]: scratch size: tmp must span at least 768 bytes with 4-byte dst "
+                                         "elements or 1792 bytes with 2-byte dst elements");
+        return r07_dtype && r08_scratch_bytes;
     }
 
     template <typename TileData>
     static void verify_TCI([[maybe_unused]] const TileData& dst) {}
 
     // pto.ttri (specs/ops/irregular_and_complex/ttri.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, int isUpperOrLower, typename... WaitEvents>
     static constexpr bool check_TTRI() {
-        static_assert(sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, uint32_t, uint16_t, half, float>,
+        constexpr bool r00_dtype =
+            sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, uint32_t, uint16_t, half, float>;
+        static_assert(r00_dtype,
                       "TTRI [A2A3]: DType must be one of: int32_t, int16_t, uint32_t, uint16_t, half, float");
-        static_assert(TileData::isRowMajor, "TTRI [A2A3]: tile layout must be row-major");
-        static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
-                      "TTRI [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert((isUpperOrLower == 0 || isUpperOrLower == 1),
-                      "TTRI [A2A3]: template argument isUpperOrLower must be 0 or 1");
-        return (sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, uint32_t, uint16_t, half, float>) &&
-               (TileData::isRowMajor) &&
-               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols) &&
-               ((isUpperOrLower == 0 || isUpperOrLower == 1));
+        constexpr bool r03_row_major = TileData::isRowMajor;
+        static_assert(r03_row_major, "TTRI [A2A3]: tile layout must be row-major");
+        constexpr bool r04_valid_bounds = TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols;
+        static_assert(r04_valid_bounds, "TTRI [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r05_template_value = (isUpperOrLower == 0 || isUpperOrLower == 1);
+        static_assert(r05_template_value, "TTRI [A2A3]: template argument isUpperOrLower must be 0 or 1");
+        return r00_dtype && r03_row_major && r04_valid_bounds && r05_template_value;
     }
 
     template <typename TileData>
     static void verify_TTRI([[maybe_unused]] const TileData& dst) {}
 
     // pto.tpartadd (specs/ops/irregular_and_complex/tpartadd.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TPARTADD() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float>,
-                      "TPARTADD [A2A3]: DType must be one of: int32_t, int16_t, half, float");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TPARTADD [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TPARTADD [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TPARTADD [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TPARTADD [A2A3]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float>;
+        static_assert(r00_dtype, "TPARTADD [A2A3]: DType must be one of: int32_t, int16_t, half, float");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r03_row_major, "TPARTADD [A2A3]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TPARTADD [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TPARTADD [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r06_same_dtype, "TPARTADD [A2A3]: dst, src0 and src1 must have the same DType");
+        return r00_dtype && r03_row_major && r04_location && r05_valid_bounds && r06_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -5024,38 +3984,26 @@ struct profile_a2a3 {
     }
 
     // pto.tpartmul (specs/ops/irregular_and_complex/tpartmul.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TPARTMUL() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float>,
-                      "TPARTMUL [A2A3]: DType must be one of: int32_t, int16_t, half, float");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TPARTMUL [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TPARTMUL [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TPARTMUL [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TPARTMUL [A2A3]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float>;
+        static_assert(r00_dtype, "TPARTMUL [A2A3]: DType must be one of: int32_t, int16_t, half, float");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r03_row_major, "TPARTMUL [A2A3]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TPARTMUL [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TPARTMUL [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r06_same_dtype, "TPARTMUL [A2A3]: dst, src0 and src1 must have the same DType");
+        return r00_dtype && r03_row_major && r04_location && r05_valid_bounds && r06_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -5070,38 +4018,26 @@ struct profile_a2a3 {
     }
 
     // pto.tpartmax (specs/ops/irregular_and_complex/tpartmax.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TPARTMAX() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float>,
-                      "TPARTMAX [A2A3]: DType must be one of: int32_t, int16_t, half, float");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TPARTMAX [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TPARTMAX [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TPARTMAX [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TPARTMAX [A2A3]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float>;
+        static_assert(r00_dtype, "TPARTMAX [A2A3]: DType must be one of: int32_t, int16_t, half, float");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r03_row_major, "TPARTMAX [A2A3]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TPARTMAX [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TPARTMAX [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r06_same_dtype, "TPARTMAX [A2A3]: dst, src0 and src1 must have the same DType");
+        return r00_dtype && r03_row_major && r04_location && r05_valid_bounds && r06_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -5116,38 +4052,26 @@ struct profile_a2a3 {
     }
 
     // pto.tpartmin (specs/ops/irregular_and_complex/tpartmin.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TPARTMIN() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float>,
-                      "TPARTMIN [A2A3]: DType must be one of: int32_t, int16_t, half, float");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TPARTMIN [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TPARTMIN [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TPARTMIN [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TPARTMIN [A2A3]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float>;
+        static_assert(r00_dtype, "TPARTMIN [A2A3]: DType must be one of: int32_t, int16_t, half, float");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r03_row_major, "TPARTMIN [A2A3]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TPARTMIN [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TPARTMIN [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r06_same_dtype, "TPARTMIN [A2A3]: dst, src0 and src1 must have the same DType");
+        return r00_dtype && r03_row_major && r04_location && r05_valid_bounds && r06_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -5162,20 +4086,19 @@ struct profile_a2a3 {
     }
 
     // pto.tpartargmax (specs/ops/irregular_and_complex/tpartargmax.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataDstIdx,
               typename TileDataSrc0Idx, typename TileDataSrc1Idx, typename... WaitEvents>
     static constexpr bool check_TPARTARGMAX() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, half, float>,
-                      "TPARTARGMAX [A2A3]: DType must be one of: half, float");
-        static_assert(sim::is_one_of_v<typename TileDataDstIdx::DType, int16_t, uint16_t, int32_t, uint32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc0Idx::DType, int16_t, uint16_t, int32_t, uint32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc1Idx::DType, int16_t, uint16_t, int32_t, uint32_t>,
-                      "TPARTARGMAX [A2A3]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t");
-        static_assert(
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, half, float>;
+        static_assert(r00_dtype, "TPARTARGMAX [A2A3]: DType must be one of: half, float");
+        constexpr bool r02_dtype =
+            sim::is_one_of_v<typename TileDataDstIdx::DType, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename TileDataSrc0Idx::DType, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename TileDataSrc1Idx::DType, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r02_dtype, "TPARTARGMAX [A2A3]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t");
+        constexpr bool r03_dtype_tuples =
             ((std::is_same_v<typename TileDataDst::DType, half> && std::is_same_v<typename TileDataSrc0::DType, half> &&
               std::is_same_v<typename TileDataSrc1::DType, half> &&
               std::is_same_v<typename TileDataDstIdx::DType, int16_t> &&
@@ -5207,91 +4130,35 @@ struct profile_a2a3 {
               std::is_same_v<typename TileDataSrc1::DType, float> &&
               std::is_same_v<typename TileDataDstIdx::DType, uint32_t> &&
               std::is_same_v<typename TileDataSrc0Idx::DType, uint32_t> &&
-              std::is_same_v<typename TileDataSrc1Idx::DType, uint32_t>)),
-            "TPARTARGMAX [A2A3]: the element types of dst, src0, src1, dst_idx, src0_idx and src1_idx must be one of "
-            "the documented tuples");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TPARTARGMAX [A2A3]: dst, src0 and src1 must have the same DType");
-        static_assert(std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc0Idx::DType> &&
-                          std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc1Idx::DType>,
-                      "TPARTARGMAX [A2A3]: dst_idx, src0_idx and src1_idx must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataDstIdx::isRowMajor && TileDataSrc0::isRowMajor &&
-                          TileDataSrc1::isRowMajor && TileDataSrc0Idx::isRowMajor && TileDataSrc1Idx::isRowMajor,
-                      "TPARTARGMAX [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataDstIdx::Loc == TileType::Vec &&
-                          TileDataSrc0::Loc == TileType::Vec && TileDataSrc1::Loc == TileType::Vec &&
-                          TileDataSrc0Idx::Loc == TileType::Vec && TileDataSrc1Idx::Loc == TileType::Vec,
-                      "TPARTARGMAX [A2A3]: tile location must be TileType::Vec");
-        static_assert(
+              std::is_same_v<typename TileDataSrc1Idx::DType, uint32_t>));
+        static_assert(r03_dtype_tuples, "TPARTARGMAX [A2A3]: the element types of dst, src0, src1, dst_idx, src0_idx "
+                                        "and src1_idx must be one of the documented tuples");
+        constexpr bool r04_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r04_same_dtype, "TPARTARGMAX [A2A3]: dst, src0 and src1 must have the same DType");
+        constexpr bool r05_same_dtype =
+            std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc0Idx::DType> &&
+            std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc1Idx::DType>;
+        static_assert(r05_same_dtype, "TPARTARGMAX [A2A3]: dst_idx, src0_idx and src1_idx must have the same DType");
+        constexpr bool r06_row_major = TileDataDst::isRowMajor && TileDataDstIdx::isRowMajor &&
+                                       TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor &&
+                                       TileDataSrc0Idx::isRowMajor && TileDataSrc1Idx::isRowMajor;
+        static_assert(r06_row_major, "TPARTARGMAX [A2A3]: tile layout must be row-major");
+        constexpr bool r07_location = TileDataDst::Loc == TileType::Vec && TileDataDstIdx::Loc == TileType::Vec &&
+                                      TileDataSrc0::Loc == TileType::Vec && TileDataSrc1::Loc == TileType::Vec &&
+                                      TileDataSrc0Idx::Loc == TileType::Vec && TileDataSrc1Idx::Loc == TileType::Vec;
+        static_assert(r07_location, "TPARTARGMAX [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r08_valid_bounds =
             TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataDstIdx::ValidRow <= TileDataDstIdx::Rows && TileDataDstIdx::ValidCol <= TileDataDstIdx::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols &&
-                TileDataSrc0Idx::ValidRow <= TileDataSrc0Idx::Rows &&
-                TileDataSrc0Idx::ValidCol <= TileDataSrc0Idx::Cols &&
-                TileDataSrc1Idx::ValidRow <= TileDataSrc1Idx::Rows &&
-                TileDataSrc1Idx::ValidCol <= TileDataSrc1Idx::Cols,
-            "TPARTARGMAX [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float>) &&
-               (sim::is_one_of_v<typename TileDataDstIdx::DType, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0Idx::DType, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1Idx::DType, int16_t, uint16_t, int32_t, uint32_t>) &&
-               (((std::is_same_v<typename TileDataDst::DType, half> &&
-                  std::is_same_v<typename TileDataSrc0::DType, half> &&
-                  std::is_same_v<typename TileDataSrc1::DType, half> &&
-                  std::is_same_v<typename TileDataDstIdx::DType, int16_t> &&
-                  std::is_same_v<typename TileDataSrc0Idx::DType, int16_t> &&
-                  std::is_same_v<typename TileDataSrc1Idx::DType, int16_t>) ||
-                 (std::is_same_v<typename TileDataDst::DType, half> &&
-                  std::is_same_v<typename TileDataSrc0::DType, half> &&
-                  std::is_same_v<typename TileDataSrc1::DType, half> &&
-                  std::is_same_v<typename TileDataDstIdx::DType, uint16_t> &&
-                  std::is_same_v<typename TileDataSrc0Idx::DType, uint16_t> &&
-                  std::is_same_v<typename TileDataSrc1Idx::DType, uint16_t>) ||
-                 (std::is_same_v<typename TileDataDst::DType, half> &&
-                  std::is_same_v<typename TileDataSrc0::DType, half> &&
-                  std::is_same_v<typename TileDataSrc1::DType, half> &&
-                  std::is_same_v<typename TileDataDstIdx::DType, int32_t> &&
-                  std::is_same_v<typename TileDataSrc0Idx::DType, int32_t> &&
-                  std::is_same_v<typename TileDataSrc1Idx::DType, int32_t>) ||
-                 (std::is_same_v<typename TileDataDst::DType, half> &&
-                  std::is_same_v<typename TileDataSrc0::DType, half> &&
-                  std::is_same_v<typename TileDataSrc1::DType, half> &&
-                  std::is_same_v<typename TileDataDstIdx::DType, uint32_t> &&
-                  std::is_same_v<typename TileDataSrc0Idx::DType, uint32_t> &&
-                  std::is_same_v<typename TileDataSrc1Idx::DType, uint32_t>) ||
-                 (std::is_same_v<typename TileDataDst::DType, float> &&
-                  std::is_same_v<typename TileDataSrc0::DType, float> &&
-                  std::is_same_v<typename TileDataSrc1::DType, float> &&
-                  std::is_same_v<typename TileDataDstIdx::DType, int32_t> &&
-                  std::is_same_v<typename TileDataSrc0Idx::DType, int32_t> &&
-                  std::is_same_v<typename TileDataSrc1Idx::DType, int32_t>) ||
-                 (std::is_same_v<typename TileDataDst::DType, float> &&
-                  std::is_same_v<typename TileDataSrc0::DType, float> &&
-                  std::is_same_v<typename TileDataSrc1::DType, float> &&
-                  std::is_same_v<typename TileDataDstIdx::DType, uint32_t> &&
-                  std::is_same_v<typename TileDataSrc0Idx::DType, uint32_t> &&
-                  std::is_same_v<typename TileDataSrc1Idx::DType, uint32_t>))) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc0Idx::DType> &&
-                std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc1Idx::DType>) &&
-               (TileDataDst::isRowMajor && TileDataDstIdx::isRowMajor && TileDataSrc0::isRowMajor &&
-                TileDataSrc1::isRowMajor && TileDataSrc0Idx::isRowMajor && TileDataSrc1Idx::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataDstIdx::Loc == TileType::Vec &&
-                TileDataSrc0::Loc == TileType::Vec && TileDataSrc1::Loc == TileType::Vec &&
-                TileDataSrc0Idx::Loc == TileType::Vec && TileDataSrc1Idx::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataDstIdx::ValidRow <= TileDataDstIdx::Rows && TileDataDstIdx::ValidCol <= TileDataDstIdx::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols &&
-                TileDataSrc0Idx::ValidRow <= TileDataSrc0Idx::Rows &&
-                TileDataSrc0Idx::ValidCol <= TileDataSrc0Idx::Cols &&
-                TileDataSrc1Idx::ValidRow <= TileDataSrc1Idx::Rows &&
-                TileDataSrc1Idx::ValidCol <= TileDataSrc1Idx::Cols);
+            TileDataDstIdx::ValidRow <= TileDataDstIdx::Rows && TileDataDstIdx::ValidCol <= TileDataDstIdx::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols &&
+            TileDataSrc0Idx::ValidRow <= TileDataSrc0Idx::Rows && TileDataSrc0Idx::ValidCol <= TileDataSrc0Idx::Cols &&
+            TileDataSrc1Idx::ValidRow <= TileDataSrc1Idx::Rows && TileDataSrc1Idx::ValidCol <= TileDataSrc1Idx::Cols;
+        static_assert(r08_valid_bounds,
+                      "TPARTARGMAX [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r00_dtype && r02_dtype && r03_dtype_tuples && r04_same_dtype && r05_same_dtype && r06_row_major &&
+               r07_location && r08_valid_bounds;
     }
 
     template <typename TileDataDst, typename TileDataDstIdx, typename TileDataSrc0, typename TileDataSrc1,
@@ -5313,20 +4180,19 @@ struct profile_a2a3 {
     }
 
     // pto.tpartargmin (specs/ops/irregular_and_complex/tpartargmin.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataDstIdx,
               typename TileDataSrc0Idx, typename TileDataSrc1Idx, typename... WaitEvents>
     static constexpr bool check_TPARTARGMIN() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, half, float>,
-                      "TPARTARGMIN [A2A3]: DType must be one of: half, float");
-        static_assert(sim::is_one_of_v<typename TileDataDstIdx::DType, int16_t, uint16_t, int32_t, uint32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc0Idx::DType, int16_t, uint16_t, int32_t, uint32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc1Idx::DType, int16_t, uint16_t, int32_t, uint32_t>,
-                      "TPARTARGMIN [A2A3]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t");
-        static_assert(
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, half, float>;
+        static_assert(r00_dtype, "TPARTARGMIN [A2A3]: DType must be one of: half, float");
+        constexpr bool r02_dtype =
+            sim::is_one_of_v<typename TileDataDstIdx::DType, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename TileDataSrc0Idx::DType, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename TileDataSrc1Idx::DType, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r02_dtype, "TPARTARGMIN [A2A3]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t");
+        constexpr bool r03_dtype_tuples =
             ((std::is_same_v<typename TileDataDst::DType, half> && std::is_same_v<typename TileDataSrc0::DType, half> &&
               std::is_same_v<typename TileDataSrc1::DType, half> &&
               std::is_same_v<typename TileDataDstIdx::DType, int16_t> &&
@@ -5358,91 +4224,35 @@ struct profile_a2a3 {
               std::is_same_v<typename TileDataSrc1::DType, float> &&
               std::is_same_v<typename TileDataDstIdx::DType, uint32_t> &&
               std::is_same_v<typename TileDataSrc0Idx::DType, uint32_t> &&
-              std::is_same_v<typename TileDataSrc1Idx::DType, uint32_t>)),
-            "TPARTARGMIN [A2A3]: the element types of dst, src0, src1, dst_idx, src0_idx and src1_idx must be one of "
-            "the documented tuples");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TPARTARGMIN [A2A3]: dst, src0 and src1 must have the same DType");
-        static_assert(std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc0Idx::DType> &&
-                          std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc1Idx::DType>,
-                      "TPARTARGMIN [A2A3]: dst_idx, src0_idx and src1_idx must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataDstIdx::isRowMajor && TileDataSrc0::isRowMajor &&
-                          TileDataSrc1::isRowMajor && TileDataSrc0Idx::isRowMajor && TileDataSrc1Idx::isRowMajor,
-                      "TPARTARGMIN [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataDstIdx::Loc == TileType::Vec &&
-                          TileDataSrc0::Loc == TileType::Vec && TileDataSrc1::Loc == TileType::Vec &&
-                          TileDataSrc0Idx::Loc == TileType::Vec && TileDataSrc1Idx::Loc == TileType::Vec,
-                      "TPARTARGMIN [A2A3]: tile location must be TileType::Vec");
-        static_assert(
+              std::is_same_v<typename TileDataSrc1Idx::DType, uint32_t>));
+        static_assert(r03_dtype_tuples, "TPARTARGMIN [A2A3]: the element types of dst, src0, src1, dst_idx, src0_idx "
+                                        "and src1_idx must be one of the documented tuples");
+        constexpr bool r04_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r04_same_dtype, "TPARTARGMIN [A2A3]: dst, src0 and src1 must have the same DType");
+        constexpr bool r05_same_dtype =
+            std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc0Idx::DType> &&
+            std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc1Idx::DType>;
+        static_assert(r05_same_dtype, "TPARTARGMIN [A2A3]: dst_idx, src0_idx and src1_idx must have the same DType");
+        constexpr bool r06_row_major = TileDataDst::isRowMajor && TileDataDstIdx::isRowMajor &&
+                                       TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor &&
+                                       TileDataSrc0Idx::isRowMajor && TileDataSrc1Idx::isRowMajor;
+        static_assert(r06_row_major, "TPARTARGMIN [A2A3]: tile layout must be row-major");
+        constexpr bool r07_location = TileDataDst::Loc == TileType::Vec && TileDataDstIdx::Loc == TileType::Vec &&
+                                      TileDataSrc0::Loc == TileType::Vec && TileDataSrc1::Loc == TileType::Vec &&
+                                      TileDataSrc0Idx::Loc == TileType::Vec && TileDataSrc1Idx::Loc == TileType::Vec;
+        static_assert(r07_location, "TPARTARGMIN [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r08_valid_bounds =
             TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataDstIdx::ValidRow <= TileDataDstIdx::Rows && TileDataDstIdx::ValidCol <= TileDataDstIdx::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols &&
-                TileDataSrc0Idx::ValidRow <= TileDataSrc0Idx::Rows &&
-                TileDataSrc0Idx::ValidCol <= TileDataSrc0Idx::Cols &&
-                TileDataSrc1Idx::ValidRow <= TileDataSrc1Idx::Rows &&
-                TileDataSrc1Idx::ValidCol <= TileDataSrc1Idx::Cols,
-            "TPARTARGMIN [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float>) &&
-               (sim::is_one_of_v<typename TileDataDstIdx::DType, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0Idx::DType, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1Idx::DType, int16_t, uint16_t, int32_t, uint32_t>) &&
-               (((std::is_same_v<typename TileDataDst::DType, half> &&
-                  std::is_same_v<typename TileDataSrc0::DType, half> &&
-                  std::is_same_v<typename TileDataSrc1::DType, half> &&
-                  std::is_same_v<typename TileDataDstIdx::DType, int16_t> &&
-                  std::is_same_v<typename TileDataSrc0Idx::DType, int16_t> &&
-                  std::is_same_v<typename TileDataSrc1Idx::DType, int16_t>) ||
-                 (std::is_same_v<typename TileDataDst::DType, half> &&
-                  std::is_same_v<typename TileDataSrc0::DType, half> &&
-                  std::is_same_v<typename TileDataSrc1::DType, half> &&
-                  std::is_same_v<typename TileDataDstIdx::DType, uint16_t> &&
-                  std::is_same_v<typename TileDataSrc0Idx::DType, uint16_t> &&
-                  std::is_same_v<typename TileDataSrc1Idx::DType, uint16_t>) ||
-                 (std::is_same_v<typename TileDataDst::DType, half> &&
-                  std::is_same_v<typename TileDataSrc0::DType, half> &&
-                  std::is_same_v<typename TileDataSrc1::DType, half> &&
-                  std::is_same_v<typename TileDataDstIdx::DType, int32_t> &&
-                  std::is_same_v<typename TileDataSrc0Idx::DType, int32_t> &&
-                  std::is_same_v<typename TileDataSrc1Idx::DType, int32_t>) ||
-                 (std::is_same_v<typename TileDataDst::DType, half> &&
-                  std::is_same_v<typename TileDataSrc0::DType, half> &&
-                  std::is_same_v<typename TileDataSrc1::DType, half> &&
-                  std::is_same_v<typename TileDataDstIdx::DType, uint32_t> &&
-                  std::is_same_v<typename TileDataSrc0Idx::DType, uint32_t> &&
-                  std::is_same_v<typename TileDataSrc1Idx::DType, uint32_t>) ||
-                 (std::is_same_v<typename TileDataDst::DType, float> &&
-                  std::is_same_v<typename TileDataSrc0::DType, float> &&
-                  std::is_same_v<typename TileDataSrc1::DType, float> &&
-                  std::is_same_v<typename TileDataDstIdx::DType, int32_t> &&
-                  std::is_same_v<typename TileDataSrc0Idx::DType, int32_t> &&
-                  std::is_same_v<typename TileDataSrc1Idx::DType, int32_t>) ||
-                 (std::is_same_v<typename TileDataDst::DType, float> &&
-                  std::is_same_v<typename TileDataSrc0::DType, float> &&
-                  std::is_same_v<typename TileDataSrc1::DType, float> &&
-                  std::is_same_v<typename TileDataDstIdx::DType, uint32_t> &&
-                  std::is_same_v<typename TileDataSrc0Idx::DType, uint32_t> &&
-                  std::is_same_v<typename TileDataSrc1Idx::DType, uint32_t>))) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc0Idx::DType> &&
-                std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc1Idx::DType>) &&
-               (TileDataDst::isRowMajor && TileDataDstIdx::isRowMajor && TileDataSrc0::isRowMajor &&
-                TileDataSrc1::isRowMajor && TileDataSrc0Idx::isRowMajor && TileDataSrc1Idx::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataDstIdx::Loc == TileType::Vec &&
-                TileDataSrc0::Loc == TileType::Vec && TileDataSrc1::Loc == TileType::Vec &&
-                TileDataSrc0Idx::Loc == TileType::Vec && TileDataSrc1Idx::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataDstIdx::ValidRow <= TileDataDstIdx::Rows && TileDataDstIdx::ValidCol <= TileDataDstIdx::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols &&
-                TileDataSrc0Idx::ValidRow <= TileDataSrc0Idx::Rows &&
-                TileDataSrc0Idx::ValidCol <= TileDataSrc0Idx::Cols &&
-                TileDataSrc1Idx::ValidRow <= TileDataSrc1Idx::Rows &&
-                TileDataSrc1Idx::ValidCol <= TileDataSrc1Idx::Cols);
+            TileDataDstIdx::ValidRow <= TileDataDstIdx::Rows && TileDataDstIdx::ValidCol <= TileDataDstIdx::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols &&
+            TileDataSrc0Idx::ValidRow <= TileDataSrc0Idx::Rows && TileDataSrc0Idx::ValidCol <= TileDataSrc0Idx::Cols &&
+            TileDataSrc1Idx::ValidRow <= TileDataSrc1Idx::Rows && TileDataSrc1Idx::ValidCol <= TileDataSrc1Idx::Cols;
+        static_assert(r08_valid_bounds,
+                      "TPARTARGMIN [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r00_dtype && r02_dtype && r03_dtype_tuples && r04_same_dtype && r05_same_dtype && r06_row_major &&
+               r07_location && r08_valid_bounds;
     }
 
     template <typename TileDataDst, typename TileDataDstIdx, typename TileDataSrc0, typename TileDataSrc1,
@@ -5464,38 +4274,26 @@ struct profile_a2a3 {
     }
 
     // pto.tdequant (specs/ops/irregular_and_complex/tdequant.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename TileDataPara, typename... WaitEvents>
     static constexpr bool check_TDEQUANT() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float> &&
-                          sim::is_one_of_v<typename TileDataPara::DType, float> &&
-                          sim::is_one_of_v<typename TileDataPara::DType, float>,
-                      "TDEQUANT [A2A3]: DType must be one of: float");
-        static_assert(sim::is_one_of_v<typename TileDataSrc::DType, int8_t, int16_t>,
-                      "TDEQUANT [A2A3]: DType must be one of: int8_t, int16_t");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor,
-                      "TDEQUANT [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec &&
-                          TileDataPara::Loc == TileType::Vec && TileDataPara::Loc == TileType::Vec,
-                      "TDEQUANT [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols &&
-                          TileDataPara::ValidRow <= TileDataPara::Rows &&
-                          TileDataPara::ValidCol <= TileDataPara::Cols &&
-                          TileDataPara::ValidRow <= TileDataPara::Rows && TileDataPara::ValidCol <= TileDataPara::Cols,
-                      "TDEQUANT [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float> &&
-                sim::is_one_of_v<typename TileDataPara::DType, float> &&
-                sim::is_one_of_v<typename TileDataPara::DType, float>) &&
-               (sim::is_one_of_v<typename TileDataSrc::DType, int8_t, int16_t>) &&
-               (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec &&
-                TileDataPara::Loc == TileType::Vec && TileDataPara::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols &&
-                TileDataPara::ValidRow <= TileDataPara::Rows && TileDataPara::ValidCol <= TileDataPara::Cols &&
-                TileDataPara::ValidRow <= TileDataPara::Rows && TileDataPara::ValidCol <= TileDataPara::Cols);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, float> &&
+                                   sim::is_one_of_v<typename TileDataPara::DType, float> &&
+                                   sim::is_one_of_v<typename TileDataPara::DType, float>;
+        static_assert(r00_dtype, "TDEQUANT [A2A3]: DType must be one of: float");
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataSrc::DType, int8_t, int16_t>;
+        static_assert(r01_dtype, "TDEQUANT [A2A3]: DType must be one of: int8_t, int16_t");
+        constexpr bool r02_row_major = TileDataDst::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r02_row_major, "TDEQUANT [A2A3]: tile layout must be row-major");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec &&
+                                      TileDataPara::Loc == TileType::Vec && TileDataPara::Loc == TileType::Vec;
+        static_assert(r03_location, "TDEQUANT [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols &&
+            TileDataPara::ValidRow <= TileDataPara::Rows && TileDataPara::ValidCol <= TileDataPara::Cols &&
+            TileDataPara::ValidRow <= TileDataPara::Rows && TileDataPara::ValidCol <= TileDataPara::Cols;
+        static_assert(r04_valid_bounds, "TDEQUANT [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r00_dtype && r01_dtype && r02_row_major && r03_location && r04_valid_bounds;
     }
 
     template <typename TileDataDst, typename TileDataSrc, typename TileDataPara>
@@ -5511,38 +4309,28 @@ struct profile_a2a3 {
     }
 
     // pto.tsort32 (specs/ops/irregular_and_complex/tsort32.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename DstTileData, typename SrcTileData, typename IdxTileData>
     static constexpr bool check_TSORT32() {
-        static_assert(sim::is_one_of_v<typename DstTileData::DType, half, float> &&
-                          sim::is_one_of_v<typename SrcTileData::DType, half, float>,
-                      "TSORT32 [A2A3]: DType must be one of: half, float");
-        static_assert(std::is_same_v<typename DstTileData::DType, typename SrcTileData::DType>,
-                      "TSORT32 [A2A3]: dst and src must have the same DType");
-        static_assert(sim::is_one_of_v<typename IdxTileData::DType, uint32_t>,
-                      "TSORT32 [A2A3]: DType must be one of: uint32_t");
-        static_assert(DstTileData::isRowMajor && SrcTileData::isRowMajor && IdxTileData::isRowMajor,
-                      "TSORT32 [A2A3]: tile layout must be row-major");
-        static_assert(DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec &&
-                          IdxTileData::Loc == TileType::Vec,
-                      "TSORT32 [A2A3]: tile location must be TileType::Vec");
-        return (sim::is_one_of_v<typename DstTileData::DType, half, float> &&
-                sim::is_one_of_v<typename SrcTileData::DType, half, float>) &&
-               (std::is_same_v<typename DstTileData::DType, typename SrcTileData::DType>) &&
-               (sim::is_one_of_v<typename IdxTileData::DType, uint32_t>) &&
-               (DstTileData::isRowMajor && SrcTileData::isRowMajor && IdxTileData::isRowMajor) &&
-               (DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec &&
-                IdxTileData::Loc == TileType::Vec);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename DstTileData::DType, half, float> &&
+                                   sim::is_one_of_v<typename SrcTileData::DType, half, float>;
+        static_assert(r00_dtype, "TSORT32 [A2A3]: DType must be one of: half, float");
+        constexpr bool r03_same_dtype = std::is_same_v<typename DstTileData::DType, typename SrcTileData::DType>;
+        static_assert(r03_same_dtype, "TSORT32 [A2A3]: dst and src must have the same DType");
+        constexpr bool r04_dtype = sim::is_one_of_v<typename IdxTileData::DType, uint32_t>;
+        static_assert(r04_dtype, "TSORT32 [A2A3]: DType must be one of: uint32_t");
+        constexpr bool r05_row_major = DstTileData::isRowMajor && SrcTileData::isRowMajor && IdxTileData::isRowMajor;
+        static_assert(r05_row_major, "TSORT32 [A2A3]: tile layout must be row-major");
+        constexpr bool r06_location =
+            DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec && IdxTileData::Loc == TileType::Vec;
+        static_assert(r06_location, "TSORT32 [A2A3]: tile location must be TileType::Vec");
+        return r00_dtype && r03_same_dtype && r04_dtype && r05_row_major && r06_location;
     }
 
-    // The rules only declaration 0 is checked against, in its own scope.
     template <typename DstTileData, typename SrcTileData, typename IdxTileData>
     static constexpr bool check_TSORT32_f0() {
         return true;
     }
 
-    // The run-time rules only declaration 0 is checked against, with its own arguments.
     template <typename DstTileData, typename SrcTileData, typename IdxTileData>
     static void verify_TSORT32_f0([[maybe_unused]] DstTileData& dst, [[maybe_unused]] SrcTileData& src,
                                   [[maybe_unused]] IdxTileData& idx) {
@@ -5558,40 +4346,32 @@ struct profile_a2a3 {
     }
 
     // pto.tmrgsort (specs/ops/irregular_and_complex/tmrgsort.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
     static constexpr bool check_TMRGSORT() {
-        static_assert(sim::is_one_of_v<typename DstTileData::DType, half, float> &&
-                          sim::is_one_of_v<typename SrcTileData::DType, half, float>,
-                      "TMRGSORT [A2A3]: DType must be one of: half, float");
-        static_assert(std::is_same_v<typename DstTileData::DType, typename SrcTileData::DType>,
-                      "TMRGSORT [A2A3]: dst and src must have the same DType");
-        static_assert(DstTileData::isRowMajor && SrcTileData::isRowMajor,
-                      "TMRGSORT [A2A3]: tile layout must be row-major");
-        static_assert(DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec,
-                      "TMRGSORT [A2A3]: tile location must be TileType::Vec");
-        static_assert((DstTileData::Rows == 1 && SrcTileData::Rows == 1),
+        constexpr bool r00_dtype = sim::is_one_of_v<typename DstTileData::DType, half, float> &&
+                                   sim::is_one_of_v<typename SrcTileData::DType, half, float>;
+        static_assert(r00_dtype, "TMRGSORT [A2A3]: DType must be one of: half, float");
+        constexpr bool r03_same_dtype = std::is_same_v<typename DstTileData::DType, typename SrcTileData::DType>;
+        static_assert(r03_same_dtype, "TMRGSORT [A2A3]: dst and src must have the same DType");
+        constexpr bool r04_row_major = DstTileData::isRowMajor && SrcTileData::isRowMajor;
+        static_assert(r04_row_major, "TMRGSORT [A2A3]: tile layout must be row-major");
+        constexpr bool r05_location = DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec;
+        static_assert(r05_location, "TMRGSORT [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r06_shape_relation = (DstTileData::Rows == 1 && SrcTileData::Rows == 1);
+        static_assert(r06_shape_relation,
                       "TMRGSORT [A2A3]: template shapes must satisfy dst.Rows == 1 and src.Rows == 1");
-        return (sim::is_one_of_v<typename DstTileData::DType, half, float> &&
-                sim::is_one_of_v<typename SrcTileData::DType, half, float>) &&
-               (std::is_same_v<typename DstTileData::DType, typename SrcTileData::DType>) &&
-               (DstTileData::isRowMajor && SrcTileData::isRowMajor) &&
-               (DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec) &&
-               ((DstTileData::Rows == 1 && SrcTileData::Rows == 1));
+        return r00_dtype && r03_same_dtype && r04_row_major && r05_location && r06_shape_relation;
     }
 
-    // The rules only declaration 0 is checked against, in its own scope.
     template <typename DstTileData, typename SrcTileData>
     static constexpr bool check_TMRGSORT_f0() {
-        static_assert((sizeof(typename SrcTileData::DType) * SrcTileData::Numel +
-                       sizeof(typename DstTileData::DType) * DstTileData::Numel) < 196608,
+        constexpr bool r22_total_bytes = (sizeof(typename SrcTileData::DType) * SrcTileData::Numel +
+                                          sizeof(typename DstTileData::DType) * DstTileData::Numel) < 196608;
+        static_assert(r22_total_bytes,
                       "TMRGSORT [A2A3]: the storage of src, dst together must be below 196608 bytes (192 KiB)");
-        return ((sizeof(typename SrcTileData::DType) * SrcTileData::Numel +
-                 sizeof(typename DstTileData::DType) * DstTileData::Numel) < 196608);
+        return r22_total_bytes;
     }
 
-    // The run-time rules only declaration 0 is checked against, with its own arguments.
     template <typename DstTileData, typename SrcTileData>
     static void verify_TMRGSORT_f0([[maybe_unused]] DstTileData& dst, [[maybe_unused]] SrcTileData& src,
                                    [[maybe_unused]] uint32_t blockLen) {
@@ -5602,200 +4382,160 @@ struct profile_a2a3 {
                                          "block_len times a count in [1, 255]");
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <typename DstTileData, typename TmpTileData, typename Src0TileData, typename Src1TileData,
               typename Src2TileData, typename Src3TileData, bool exhausted>
     static constexpr bool check_TMRGSORT_f1() {
-        static_assert(std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
-                          std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType> &&
-                          std::is_same_v<typename Src0TileData::DType, typename Src2TileData::DType> &&
-                          std::is_same_v<typename Src0TileData::DType, typename Src3TileData::DType>,
-                      "TMRGSORT [A2A3]: src0, tmp, src1, src2 and src3 must have the same DType");
-        static_assert(TmpTileData::isRowMajor && Src1TileData::isRowMajor && Src2TileData::isRowMajor &&
-                          Src3TileData::isRowMajor,
-                      "TMRGSORT [A2A3]: tile layout must be row-major");
-        static_assert(TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec &&
-                          Src2TileData::Loc == TileType::Vec && Src3TileData::Loc == TileType::Vec,
-                      "TMRGSORT [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r07_same_dtype = std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
+                                        std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType> &&
+                                        std::is_same_v<typename Src0TileData::DType, typename Src2TileData::DType> &&
+                                        std::is_same_v<typename Src0TileData::DType, typename Src3TileData::DType>;
+        static_assert(r07_same_dtype, "TMRGSORT [A2A3]: src0, tmp, src1, src2 and src3 must have the same DType");
+        constexpr bool r08_row_major =
+            TmpTileData::isRowMajor && Src1TileData::isRowMajor && Src2TileData::isRowMajor && Src3TileData::isRowMajor;
+        static_assert(r08_row_major, "TMRGSORT [A2A3]: tile layout must be row-major");
+        constexpr bool r09_location = TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec &&
+                                      Src2TileData::Loc == TileType::Vec && Src3TileData::Loc == TileType::Vec;
+        static_assert(r09_location, "TMRGSORT [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r10_shape_relation =
+            (TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1 && Src3TileData::Rows == 1);
+        static_assert(r10_shape_relation, "TMRGSORT [A2A3]: template shapes must satisfy tmp.Rows == 1, src1.Rows == "
+                                          "1, src2.Rows == 1 and src3.Rows == 1");
+        constexpr bool r19_shape_relation =
+            (TmpTileData::Cols >= Src0TileData::Cols + Src1TileData::Cols + Src2TileData::Cols + Src3TileData::Cols);
         static_assert(
-            (TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1 && Src3TileData::Rows == 1),
-            "TMRGSORT [A2A3]: template shapes must satisfy tmp.Rows == 1, src1.Rows == 1, src2.Rows == 1 and src3.Rows "
-            "== 1");
-        static_assert(
-            (TmpTileData::Cols >= Src0TileData::Cols + Src1TileData::Cols + Src2TileData::Cols + Src3TileData::Cols),
+            r19_shape_relation,
             "TMRGSORT [A2A3]: template shapes must satisfy tmp.Cols >= src0.Cols + src1.Cols + src2.Cols + src3.Cols");
-        static_assert((sizeof(typename TmpTileData::DType) * TmpTileData::Numel +
-                       sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
-                       sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
-                       sizeof(typename Src2TileData::DType) * Src2TileData::Numel +
-                       sizeof(typename Src3TileData::DType) * Src3TileData::Numel) < 196608,
-                      "TMRGSORT [A2A3]: the storage of tmp, src0, src1, src2, src3 together must be below 196608 bytes "
-                      "(192 KiB)");
-        return (std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
-                std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType> &&
-                std::is_same_v<typename Src0TileData::DType, typename Src2TileData::DType> &&
-                std::is_same_v<typename Src0TileData::DType, typename Src3TileData::DType>) &&
-               (TmpTileData::isRowMajor && Src1TileData::isRowMajor && Src2TileData::isRowMajor &&
-                Src3TileData::isRowMajor) &&
-               (TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec &&
-                Src2TileData::Loc == TileType::Vec && Src3TileData::Loc == TileType::Vec) &&
-               ((TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1 &&
-                 Src3TileData::Rows == 1)) &&
-               ((TmpTileData::Cols >=
-                 Src0TileData::Cols + Src1TileData::Cols + Src2TileData::Cols + Src3TileData::Cols)) &&
-               ((sizeof(typename TmpTileData::DType) * TmpTileData::Numel +
-                 sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
-                 sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
-                 sizeof(typename Src2TileData::DType) * Src2TileData::Numel +
-                 sizeof(typename Src3TileData::DType) * Src3TileData::Numel) < 196608);
+        constexpr bool r23_total_bytes = (sizeof(typename TmpTileData::DType) * TmpTileData::Numel +
+                                          sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
+                                          sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
+                                          sizeof(typename Src2TileData::DType) * Src2TileData::Numel +
+                                          sizeof(typename Src3TileData::DType) * Src3TileData::Numel) < 196608;
+        static_assert(r23_total_bytes, "TMRGSORT [A2A3]: the storage of tmp, src0, src1, src2, src3 together must be "
+                                       "below 196608 bytes (192 KiB)");
+        return r07_same_dtype && r08_row_major && r09_location && r10_shape_relation && r19_shape_relation &&
+               r23_total_bytes;
     }
 
-    // The rules only declaration 2 is checked against, in its own scope.
     template <typename DstTileData, typename TmpTileData, typename Src0TileData, typename Src1TileData,
               typename Src2TileData, bool exhausted>
     static constexpr bool check_TMRGSORT_f2() {
-        static_assert(std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
-                          std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType> &&
-                          std::is_same_v<typename Src0TileData::DType, typename Src2TileData::DType>,
-                      "TMRGSORT [A2A3]: src0, tmp, src1 and src2 must have the same DType");
-        static_assert(TmpTileData::isRowMajor && Src1TileData::isRowMajor && Src2TileData::isRowMajor,
-                      "TMRGSORT [A2A3]: tile layout must be row-major");
-        static_assert(TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec &&
-                          Src2TileData::Loc == TileType::Vec,
-                      "TMRGSORT [A2A3]: tile location must be TileType::Vec");
-        static_assert((TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1),
+        constexpr bool r11_same_dtype = std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
+                                        std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType> &&
+                                        std::is_same_v<typename Src0TileData::DType, typename Src2TileData::DType>;
+        static_assert(r11_same_dtype, "TMRGSORT [A2A3]: src0, tmp, src1 and src2 must have the same DType");
+        constexpr bool r12_row_major = TmpTileData::isRowMajor && Src1TileData::isRowMajor && Src2TileData::isRowMajor;
+        static_assert(r12_row_major, "TMRGSORT [A2A3]: tile layout must be row-major");
+        constexpr bool r13_location = TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec &&
+                                      Src2TileData::Loc == TileType::Vec;
+        static_assert(r13_location, "TMRGSORT [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r14_shape_relation =
+            (TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1);
+        static_assert(r14_shape_relation,
                       "TMRGSORT [A2A3]: template shapes must satisfy tmp.Rows == 1, src1.Rows == 1 and src2.Rows == 1");
-        static_assert((TmpTileData::Cols >= Src0TileData::Cols + Src1TileData::Cols + Src2TileData::Cols),
+        constexpr bool r20_shape_relation =
+            (TmpTileData::Cols >= Src0TileData::Cols + Src1TileData::Cols + Src2TileData::Cols);
+        static_assert(r20_shape_relation,
                       "TMRGSORT [A2A3]: template shapes must satisfy tmp.Cols >= src0.Cols + src1.Cols + src2.Cols");
+        constexpr bool r24_total_bytes = (sizeof(typename TmpTileData::DType) * TmpTileData::Numel +
+                                          sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
+                                          sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
+                                          sizeof(typename Src2TileData::DType) * Src2TileData::Numel) < 196608;
         static_assert(
-            (sizeof(typename TmpTileData::DType) * TmpTileData::Numel +
-             sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
-             sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
-             sizeof(typename Src2TileData::DType) * Src2TileData::Numel) < 196608,
+            r24_total_bytes,
             "TMRGSORT [A2A3]: the storage of tmp, src0, src1, src2 together must be below 196608 bytes (192 KiB)");
-        return (std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
-                std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType> &&
-                std::is_same_v<typename Src0TileData::DType, typename Src2TileData::DType>) &&
-               (TmpTileData::isRowMajor && Src1TileData::isRowMajor && Src2TileData::isRowMajor) &&
-               (TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec &&
-                Src2TileData::Loc == TileType::Vec) &&
-               ((TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1)) &&
-               ((TmpTileData::Cols >= Src0TileData::Cols + Src1TileData::Cols + Src2TileData::Cols)) &&
-               ((sizeof(typename TmpTileData::DType) * TmpTileData::Numel +
-                 sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
-                 sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
-                 sizeof(typename Src2TileData::DType) * Src2TileData::Numel) < 196608);
+        return r11_same_dtype && r12_row_major && r13_location && r14_shape_relation && r20_shape_relation &&
+               r24_total_bytes;
     }
 
-    // The rules only declaration 3 is checked against, in its own scope.
     template <typename DstTileData, typename TmpTileData, typename Src0TileData, typename Src1TileData, bool exhausted>
     static constexpr bool check_TMRGSORT_f3() {
-        static_assert(std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
-                          std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType>,
-                      "TMRGSORT [A2A3]: src0, tmp and src1 must have the same DType");
-        static_assert(TmpTileData::isRowMajor && Src1TileData::isRowMajor,
-                      "TMRGSORT [A2A3]: tile layout must be row-major");
-        static_assert(TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec,
-                      "TMRGSORT [A2A3]: tile location must be TileType::Vec");
-        static_assert((TmpTileData::Rows == 1 && Src1TileData::Rows == 1),
+        constexpr bool r15_same_dtype = std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
+                                        std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType>;
+        static_assert(r15_same_dtype, "TMRGSORT [A2A3]: src0, tmp and src1 must have the same DType");
+        constexpr bool r16_row_major = TmpTileData::isRowMajor && Src1TileData::isRowMajor;
+        static_assert(r16_row_major, "TMRGSORT [A2A3]: tile layout must be row-major");
+        constexpr bool r17_location = TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec;
+        static_assert(r17_location, "TMRGSORT [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r18_shape_relation = (TmpTileData::Rows == 1 && Src1TileData::Rows == 1);
+        static_assert(r18_shape_relation,
                       "TMRGSORT [A2A3]: template shapes must satisfy tmp.Rows == 1 and src1.Rows == 1");
-        static_assert((TmpTileData::Cols >= Src0TileData::Cols + Src1TileData::Cols),
+        constexpr bool r21_shape_relation = (TmpTileData::Cols >= Src0TileData::Cols + Src1TileData::Cols);
+        static_assert(r21_shape_relation,
                       "TMRGSORT [A2A3]: template shapes must satisfy tmp.Cols >= src0.Cols + src1.Cols");
-        static_assert((sizeof(typename TmpTileData::DType) * TmpTileData::Numel +
-                       sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
-                       sizeof(typename Src1TileData::DType) * Src1TileData::Numel) < 196608,
+        constexpr bool r25_total_bytes = (sizeof(typename TmpTileData::DType) * TmpTileData::Numel +
+                                          sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
+                                          sizeof(typename Src1TileData::DType) * Src1TileData::Numel) < 196608;
+        static_assert(r25_total_bytes,
                       "TMRGSORT [A2A3]: the storage of tmp, src0, src1 together must be below 196608 bytes (192 KiB)");
-        return (std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
-                std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType>) &&
-               (TmpTileData::isRowMajor && Src1TileData::isRowMajor) &&
-               (TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec) &&
-               ((TmpTileData::Rows == 1 && Src1TileData::Rows == 1)) &&
-               ((TmpTileData::Cols >= Src0TileData::Cols + Src1TileData::Cols)) &&
-               ((sizeof(typename TmpTileData::DType) * TmpTileData::Numel +
-                 sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
-                 sizeof(typename Src1TileData::DType) * Src1TileData::Numel) < 196608);
+        return r15_same_dtype && r16_row_major && r17_location && r18_shape_relation && r21_shape_relation &&
+               r25_total_bytes;
     }
 
     template <typename DstTileData, typename SrcTileData>
     static void verify_TMRGSORT([[maybe_unused]] const DstTileData& dst, [[maybe_unused]] const SrcTileData& src) {}
 
     // pto.tgather (specs/ops/irregular_and_complex/tgather.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataD, typename TileDataS0, typename TileDataS1, typename TileDataTmp,
               typename... WaitEvents>
     static constexpr bool check_TGATHER() {
-        static_assert(
+        constexpr bool r00_dtype =
             sim::is_one_of_v<typename TileDataD::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
                              float> &&
-                sim::is_one_of_v<typename TileDataS0::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
-                                 float>,
+            sim::is_one_of_v<typename TileDataS0::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float>;
+        static_assert(
+            r00_dtype,
             "TGATHER [A2A3]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float");
-        static_assert(std::is_same_v<typename TileDataD::DType, typename TileDataS0::DType>,
-                      "TGATHER [A2A3]: dst and src0 must have the same DType");
-        static_assert(sim::is_one_of_v<typename TileDataS1::DType, int32_t, uint32_t>,
-                      "TGATHER [A2A3]: DType must be one of: int32_t, uint32_t");
-        static_assert(TileDataD::Loc == TileType::Vec && TileDataS0::Loc == TileType::Vec &&
-                          TileDataS1::Loc == TileType::Vec,
-                      "TGATHER [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDataD::isRowMajor, "TGATHER [A2A3]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataD::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
-                                 float> &&
-                sim::is_one_of_v<typename TileDataS0::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
-                                 float>) &&
-               (std::is_same_v<typename TileDataD::DType, typename TileDataS0::DType>) &&
-               (sim::is_one_of_v<typename TileDataS1::DType, int32_t, uint32_t>) &&
-               (TileDataD::Loc == TileType::Vec && TileDataS0::Loc == TileType::Vec &&
-                TileDataS1::Loc == TileType::Vec) &&
-               (TileDataD::isRowMajor);
+        constexpr bool r02_same_dtype = std::is_same_v<typename TileDataD::DType, typename TileDataS0::DType>;
+        static_assert(r02_same_dtype, "TGATHER [A2A3]: dst and src0 must have the same DType");
+        constexpr bool r03_dtype = sim::is_one_of_v<typename TileDataS1::DType, int32_t, uint32_t>;
+        static_assert(r03_dtype, "TGATHER [A2A3]: DType must be one of: int32_t, uint32_t");
+        constexpr bool r05_location =
+            TileDataD::Loc == TileType::Vec && TileDataS0::Loc == TileType::Vec && TileDataS1::Loc == TileType::Vec;
+        static_assert(r05_location, "TGATHER [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r06_row_major = TileDataD::isRowMajor;
+        static_assert(r06_row_major, "TGATHER [A2A3]: tile layout must be row-major");
+        return r00_dtype && r02_same_dtype && r03_dtype && r05_location && r06_row_major;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <typename TileDataD, typename TileDataS, typename TileDataS1, typename TileDataC, typename TileDataTmp,
               CmpMode cmpMode>
     static constexpr bool check_TGATHER_f1() {
-        static_assert(sim::is_one_of_v<typename TileDataD::DType, int32_t, uint32_t>,
-                      "TGATHER [A2A3]: DType must be one of: int32_t, uint32_t");
-        static_assert(sim::is_one_of_v<typename TileDataS::DType, float, half, int32_t>,
-                      "TGATHER [A2A3]: DType must be one of: float, half, int32_t");
-        static_assert(sim::is_one_of_v<typename TileDataS1::DType, int32_t, uint32_t>,
-                      "TGATHER [A2A3]: DType must be one of: int32_t, uint32_t");
-        static_assert((cmpMode == CmpMode::GT || cmpMode == CmpMode::EQ),
+        constexpr bool r07_dtype = sim::is_one_of_v<typename TileDataD::DType, int32_t, uint32_t>;
+        static_assert(r07_dtype, "TGATHER [A2A3]: DType must be one of: int32_t, uint32_t");
+        constexpr bool r08_dtype = sim::is_one_of_v<typename TileDataS::DType, float, half, int32_t>;
+        static_assert(r08_dtype, "TGATHER [A2A3]: DType must be one of: float, half, int32_t");
+        constexpr bool r09_dtype = sim::is_one_of_v<typename TileDataS1::DType, int32_t, uint32_t>;
+        static_assert(r09_dtype, "TGATHER [A2A3]: DType must be one of: int32_t, uint32_t");
+        constexpr bool r12_template_value = (cmpMode == CmpMode::GT || cmpMode == CmpMode::EQ);
+        static_assert(r12_template_value,
                       "TGATHER [A2A3]: template argument cmpMode must be CmpMode::GT or CmpMode::EQ");
-        static_assert((!(sim::is_one_of_v<typename TileDataS::DType, int32_t>) || (cmpMode == CmpMode::EQ)),
+        constexpr bool r13_template_value =
+            (!(sim::is_one_of_v<typename TileDataS::DType, int32_t>) || (cmpMode == CmpMode::EQ));
+        static_assert(r13_template_value,
                       "TGATHER [A2A3]: template argument cmpMode must be CmpMode::EQ when src0 is int32_t");
-        return (sim::is_one_of_v<typename TileDataD::DType, int32_t, uint32_t>) &&
-               (sim::is_one_of_v<typename TileDataS::DType, float, half, int32_t>) &&
-               (sim::is_one_of_v<typename TileDataS1::DType, int32_t, uint32_t>) &&
-               ((cmpMode == CmpMode::GT || cmpMode == CmpMode::EQ)) &&
-               ((!(sim::is_one_of_v<typename TileDataS::DType, int32_t>) || (cmpMode == CmpMode::EQ)));
+        return r07_dtype && r08_dtype && r09_dtype && r12_template_value && r13_template_value;
     }
 
-    // The rules only declaration 2 is checked against, in its own scope.
     template <typename DstTileData, typename SrcTileData, MaskPattern maskPattern, auto gatherType>
     static constexpr bool check_TGATHER_f2() {
-        static_assert(DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec,
-                      "TGATHER [A2A3]: tile location must be TileType::Vec");
-        static_assert(DstTileData::isRowMajor && SrcTileData::isRowMajor,
-                      "TGATHER [A2A3]: tile layout must be row-major");
+        constexpr bool r14_location = DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec;
+        static_assert(r14_location, "TGATHER [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r15_row_major = DstTileData::isRowMajor && SrcTileData::isRowMajor;
+        static_assert(r15_row_major, "TGATHER [A2A3]: tile layout must be row-major");
+        constexpr bool r16_dtype = sim::is_one_of_v<typename DstTileData::DType, int16_t, uint16_t, int32_t, uint32_t,
+                                                    half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename SrcTileData::DType, int16_t, uint16_t, int32_t, uint32_t,
+                                                    half, bfloat16_t, float>;
         static_assert(
-            sim::is_one_of_v<typename DstTileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
-                             float> &&
-                sim::is_one_of_v<typename SrcTileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
-                                 float>,
+            r16_dtype,
             "TGATHER [A2A3]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float");
-        static_assert(sizeof(typename DstTileData::DType) == sizeof(typename SrcTileData::DType),
+        constexpr bool r18_same_element_size =
+            sizeof(typename DstTileData::DType) == sizeof(typename SrcTileData::DType);
+        static_assert(r18_same_element_size,
                       "TGATHER [A2A3]: the element types of dst and src must have the same size");
-        return (DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec) &&
-               (DstTileData::isRowMajor && SrcTileData::isRowMajor) &&
-               (sim::is_one_of_v<typename DstTileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
-                                 float> &&
-                sim::is_one_of_v<typename SrcTileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
-                                 float>) &&
-               (sizeof(typename DstTileData::DType) == sizeof(typename SrcTileData::DType));
+        return r14_location && r15_row_major && r16_dtype && r18_same_element_size;
     }
 
-    // The run-time rules only declaration 2 is checked against, with its own arguments.
     template <typename DstTileData, typename SrcTileData, MaskPattern maskPattern, auto gatherType>
     static void verify_TGATHER_f2([[maybe_unused]] DstTileData& dst, [[maybe_unused]] SrcTileData& src) {
         if (!(!(gatherType == GatherAxis::GATHER_ROW) || dst.GetValidCol() == DstTileData::Cols))
@@ -5808,32 +4548,24 @@ struct profile_a2a3 {
                                [[maybe_unused]] const TileDataS1& src1, [[maybe_unused]] const TileDataTmp& tmp) {}
 
     // pto.tgatherb (specs/ops/irregular_and_complex/tgatherb.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename TileDataOffset, typename... WaitEvents>
     static constexpr bool check_TGATHERB() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                       uint32_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, half, bfloat16_t, float>,
-                      "TGATHERB [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "half, bfloat16_t, float");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TGATHERB [A2A3]: dst and src must have the same DType");
-        static_assert(sim::is_one_of_v<typename TileDataOffset::DType, uint32_t>,
-                      "TGATHERB [A2A3]: DType must be one of: uint32_t");
-        static_assert(TileDataDst::isRowMajor, "TGATHERB [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec &&
-                          TileDataOffset::Loc == TileType::Vec,
-                      "TGATHERB [A2A3]: tile location must be TileType::Vec");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float>) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) &&
-               (sim::is_one_of_v<typename TileDataOffset::DType, uint32_t>) && (TileDataDst::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec &&
-                TileDataOffset::Loc == TileType::Vec);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float>;
+        static_assert(r00_dtype, "TGATHERB [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, half, bfloat16_t, float");
+        constexpr bool r03_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r03_same_dtype, "TGATHERB [A2A3]: dst and src must have the same DType");
+        constexpr bool r04_dtype = sim::is_one_of_v<typename TileDataOffset::DType, uint32_t>;
+        static_assert(r04_dtype, "TGATHERB [A2A3]: DType must be one of: uint32_t");
+        constexpr bool r06_row_major = TileDataDst::isRowMajor;
+        static_assert(r06_row_major, "TGATHERB [A2A3]: tile layout must be row-major");
+        constexpr bool r07_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec &&
+                                      TileDataOffset::Loc == TileType::Vec;
+        static_assert(r07_location, "TGATHERB [A2A3]: tile location must be TileType::Vec");
+        return r00_dtype && r03_same_dtype && r04_dtype && r06_row_major && r07_location;
     }
 
     template <typename TileDataDst, typename TileDataSrc, typename TileDataOffset>
@@ -5844,65 +4576,48 @@ struct profile_a2a3 {
     }
 
     // pto.tscatter (specs/ops/irregular_and_complex/tscatter.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataD, typename TileDataS, typename TileDataI, typename... WaitEvents>
     static constexpr bool check_TSCATTER() {
-        static_assert(sim::is_one_of_v<typename TileDataD::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                       half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename TileDataS::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, half, bfloat16_t, float>,
-                      "TSCATTER [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "half, bfloat16_t, float");
-        static_assert(std::is_same_v<typename TileDataD::DType, typename TileDataS::DType>,
-                      "TSCATTER [A2A3]: dst and src must have the same DType");
-        static_assert(sim::is_one_of_v<typename TileDataI::DType, int16_t, uint16_t, int32_t, uint32_t>,
-                      "TSCATTER [A2A3]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t");
-        static_assert(TileDataD::Loc == TileType::Vec && TileDataS::Loc == TileType::Vec &&
-                          TileDataI::Loc == TileType::Vec,
-                      "TSCATTER [A2A3]: tile location must be TileType::Vec");
-        static_assert(
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataD::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename TileDataS::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float>;
+        static_assert(r00_dtype, "TSCATTER [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, half, bfloat16_t, float");
+        constexpr bool r03_same_dtype = std::is_same_v<typename TileDataD::DType, typename TileDataS::DType>;
+        static_assert(r03_same_dtype, "TSCATTER [A2A3]: dst and src must have the same DType");
+        constexpr bool r04_dtype = sim::is_one_of_v<typename TileDataI::DType, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r04_dtype, "TSCATTER [A2A3]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t");
+        constexpr bool r06_location =
+            TileDataD::Loc == TileType::Vec && TileDataS::Loc == TileType::Vec && TileDataI::Loc == TileType::Vec;
+        static_assert(r06_location, "TSCATTER [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r07_size_pairs =
             ((sizeof(typename TileDataS::DType) == 4 && sizeof(typename TileDataI::DType) == 4) ||
              (sizeof(typename TileDataS::DType) == 2 && sizeof(typename TileDataI::DType) == 2) ||
-             (sizeof(typename TileDataS::DType) == 1 && sizeof(typename TileDataI::DType) == 2)),
+             (sizeof(typename TileDataS::DType) == 1 && sizeof(typename TileDataI::DType) == 2));
+        static_assert(
+            r07_size_pairs,
             "TSCATTER [A2A3]: the element sizes of src and indexes must pair as 4 with 4, 2 with 2 or 1 with 2 bytes");
-        return (sim::is_one_of_v<typename TileDataD::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half,
-                                 bfloat16_t, float> &&
-                sim::is_one_of_v<typename TileDataS::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half,
-                                 bfloat16_t, float>) &&
-               (std::is_same_v<typename TileDataD::DType, typename TileDataS::DType>) &&
-               (sim::is_one_of_v<typename TileDataI::DType, int16_t, uint16_t, int32_t, uint32_t>) &&
-               (TileDataD::Loc == TileType::Vec && TileDataS::Loc == TileType::Vec &&
-                TileDataI::Loc == TileType::Vec) &&
-               (((sizeof(typename TileDataS::DType) == 4 && sizeof(typename TileDataI::DType) == 4) ||
-                 (sizeof(typename TileDataS::DType) == 2 && sizeof(typename TileDataI::DType) == 2) ||
-                 (sizeof(typename TileDataS::DType) == 1 && sizeof(typename TileDataI::DType) == 2)));
+        return r00_dtype && r03_same_dtype && r04_dtype && r06_location && r07_size_pairs;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <MaskPattern maskPattern, auto ScatterType, typename DstTileData, typename SrcTileData>
     static constexpr bool check_TSCATTER_f1() {
-        static_assert(DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec,
-                      "TSCATTER [A2A3]: tile location must be TileType::Vec");
-        static_assert(std::is_same_v<typename DstTileData::DType, typename SrcTileData::DType>,
-                      "TSCATTER [A2A3]: dst and src must have the same DType");
-        static_assert(sim::is_one_of_v<typename DstTileData::DType, int32_t, int16_t, int8_t, half, float, uint32_t,
-                                       uint16_t, uint8_t, bfloat16_t> &&
-                          sim::is_one_of_v<typename SrcTileData::DType, int32_t, int16_t, int8_t, half, float, uint32_t,
-                                           uint16_t, uint8_t, bfloat16_t>,
-                      "TSCATTER [A2A3]: DType must be one of: int32_t, int16_t, int8_t, half, float, uint32_t, "
-                      "uint16_t, uint8_t, bfloat16_t");
-        static_assert(DstTileData::ValidRow <= DstTileData::Rows && DstTileData::ValidCol <= DstTileData::Cols &&
-                          SrcTileData::ValidRow <= SrcTileData::Rows && SrcTileData::ValidCol <= SrcTileData::Cols,
-                      "TSCATTER [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec) &&
-               (std::is_same_v<typename DstTileData::DType, typename SrcTileData::DType>) &&
-               (sim::is_one_of_v<typename DstTileData::DType, int32_t, int16_t, int8_t, half, float, uint32_t, uint16_t,
-                                 uint8_t, bfloat16_t> &&
-                sim::is_one_of_v<typename SrcTileData::DType, int32_t, int16_t, int8_t, half, float, uint32_t, uint16_t,
-                                 uint8_t, bfloat16_t>) &&
-               (DstTileData::ValidRow <= DstTileData::Rows && DstTileData::ValidCol <= DstTileData::Cols &&
-                SrcTileData::ValidRow <= SrcTileData::Rows && SrcTileData::ValidCol <= SrcTileData::Cols);
+        constexpr bool r09_location = DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec;
+        static_assert(r09_location, "TSCATTER [A2A3]: tile location must be TileType::Vec");
+        constexpr bool r11_same_dtype = std::is_same_v<typename DstTileData::DType, typename SrcTileData::DType>;
+        static_assert(r11_same_dtype, "TSCATTER [A2A3]: dst and src must have the same DType");
+        constexpr bool r12_dtype = sim::is_one_of_v<typename DstTileData::DType, int32_t, int16_t, int8_t, half, float,
+                                                    uint32_t, uint16_t, uint8_t, bfloat16_t> &&
+                                   sim::is_one_of_v<typename SrcTileData::DType, int32_t, int16_t, int8_t, half, float,
+                                                    uint32_t, uint16_t, uint8_t, bfloat16_t>;
+        static_assert(r12_dtype, "TSCATTER [A2A3]: DType must be one of: int32_t, int16_t, int8_t, half, float, "
+                                 "uint32_t, uint16_t, uint8_t, bfloat16_t");
+        constexpr bool r15_valid_bounds =
+            DstTileData::ValidRow <= DstTileData::Rows && DstTileData::ValidCol <= DstTileData::Cols &&
+            SrcTileData::ValidRow <= SrcTileData::Rows && SrcTileData::ValidCol <= SrcTileData::Cols;
+        static_assert(r15_valid_bounds, "TSCATTER [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r09_location && r11_same_dtype && r12_dtype && r15_valid_bounds;
     }
 
     template <typename TileDataD, typename TileDataS, typename TileDataI>
@@ -5910,12 +4625,11 @@ struct profile_a2a3 {
                                 [[maybe_unused]] const TileDataI& indexes) {}
 
     // pto.thistogram (specs/ops/irregular_and_complex/thistogram.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <HistByte byte, typename TileDataDst, typename TileDataSrc, typename TileDataIdx, typename... WaitEvents>
     static constexpr bool check_THISTOGRAM() {
-        static_assert(sim::always_false_v<TileDataDst>, "THISTOGRAM [A2A3]: not available on this target profile");
-        return (sim::always_false_v<TileDataDst>);
+        constexpr bool r05_unavailable = sim::always_false_v<TileDataDst>;
+        static_assert(r05_unavailable, "THISTOGRAM [A2A3]: not available on this target profile");
+        return r05_unavailable;
     }
 
     template <typename TileDataDst, typename TileDataSrc, typename TileDataIdx>
@@ -5923,28 +4637,25 @@ struct profile_a2a3 {
                                   [[maybe_unused]] const TileDataIdx& idx) {}
 
     // pto.trandom (specs/ops/irregular_and_complex/trandom.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <uint16_t Rounds, typename DstTile, typename... WaitEvents>
     static constexpr bool check_TRANDOM() {
-        static_assert(sim::always_false_v<DstTile>, "TRANDOM [A2A3]: not available on this target profile");
-        return (sim::always_false_v<DstTile>);
+        constexpr bool r03_unavailable = sim::always_false_v<DstTile>;
+        static_assert(r03_unavailable, "TRANDOM [A2A3]: not available on this target profile");
+        return r03_unavailable;
     }
 
     template <typename DstTile>
     static void verify_TRANDOM([[maybe_unused]] const DstTile& dst) {}
 
     // pto.tquant (specs/ops/irregular_and_complex/tquant.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <int grp_axis, auto mx_alg, typename TileDataOut, typename TileDataSrc, typename TileDataExp,
               typename TileDataMax, typename TileDataScaling, typename... WaitEvents>
     static constexpr bool check_TQUANT() {
-        static_assert(sim::always_false_v<TileDataOut>, "TQUANT [A2A3]: not available on this target profile");
-        return (sim::always_false_v<TileDataOut>);
+        constexpr bool r05_unavailable = sim::always_false_v<TileDataOut>;
+        static_assert(r05_unavailable, "TQUANT [A2A3]: not available on this target profile");
+        return r05_unavailable;
     }
 
-    // The rules only declaration 3 is checked against, in its own scope.
     template <int grp_axis, auto mx_alg, bool interleave, typename TileDataOut, typename TileDataSrc,
               typename TileDataExp, typename TileDataMax, typename TileDataScaling>
     static constexpr bool check_TQUANT_f3() {
@@ -5958,36 +4669,31 @@ struct profile_a2a3 {
                               [[maybe_unused]] const TileDataScaling& scaling) {}
 
     // pto.tprint (specs/ops/irregular_and_complex/tprint.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <PrintFormat Format, typename TileData>
     static constexpr bool check_TPRINT() {
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileData::DType, float, half, int8_t, int16_t, int32_t,
+                                                    uint8_t, uint16_t, uint32_t>;
         static_assert(
-            sim::is_one_of_v<typename TileData::DType, float, half, int8_t, int16_t, int32_t, uint8_t, uint16_t,
-                             uint32_t>,
+            r00_dtype,
             "TPRINT [A2A3]: DType must be one of: float, half, int8_t, int16_t, int32_t, uint8_t, uint16_t, uint32_t");
-        static_assert(
-            (TileData::Loc == TileType::Vec || TileData::Loc == TileType::Acc || TileData::Loc == TileType::Mat),
-            "TPRINT [A2A3]: tile location must be one of TileType::Vec, TileType::Acc, TileType::Mat");
-        return (sim::is_one_of_v<typename TileData::DType, float, half, int8_t, int16_t, int32_t, uint8_t, uint16_t,
-                                 uint32_t>) &&
-               ((TileData::Loc == TileType::Vec || TileData::Loc == TileType::Acc || TileData::Loc == TileType::Mat));
+        constexpr bool r02_locations =
+            (TileData::Loc == TileType::Vec || TileData::Loc == TileType::Acc || TileData::Loc == TileType::Mat);
+        static_assert(r02_locations,
+                      "TPRINT [A2A3]: tile location must be one of TileType::Vec, TileType::Acc, TileType::Mat");
+        return r00_dtype && r02_locations;
     }
 
     template <typename TileData>
     static void verify_TPRINT([[maybe_unused]] const TileData& src) {}
 
     // pto.tsync (specs/ops/sync_and_config/tsync.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename... WaitEvents>
     static constexpr bool check_TSYNC() {
-        static_assert(all_events_v<WaitEvents...>,
-                      "TSYNC [A2A3]: every argument of events must be an event (RecordEvent)");
-        return (all_events_v<WaitEvents...>);
+        constexpr bool r00_event_args = all_events_v<WaitEvents...>;
+        static_assert(r00_event_args, "TSYNC [A2A3]: every argument of events must be an event (RecordEvent)");
+        return r00_event_args;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <Op OpCode>
     static constexpr bool check_TSYNC_f1() {
         return true;
@@ -5996,163 +4702,129 @@ struct profile_a2a3 {
     static void verify_TSYNC() {}
 
     // pto.tassign (specs/ops/sync_and_config/tassign.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename T, typename AddrType>
     static constexpr bool check_TASSIGN() {
-        static_assert(
+        constexpr bool r00_address_type =
             ((is_tile_data_v<T> || is_conv_tile_v<T>) && std::is_integral_v<AddrType>) ||
-                (is_global_data_v<T> && std::is_pointer_v<AddrType> &&
-                 std::is_same_v<std::remove_cv_t<std::remove_pointer_t<AddrType>>, typename T::DType>),
+            (is_global_data_v<T> && std::is_pointer_v<AddrType> &&
+             std::is_same_v<std::remove_cv_t<std::remove_pointer_t<AddrType>>, typename T::DType>);
+        static_assert(
+            r00_address_type,
             "TASSIGN [A2A3]: addr must be an integer for a tile obj, a pointer to its element type for a GlobalTensor");
-        return (((is_tile_data_v<T> || is_conv_tile_v<T>) && std::is_integral_v<AddrType>) ||
-                (is_global_data_v<T> && std::is_pointer_v<AddrType> &&
-                 std::is_same_v<std::remove_cv_t<std::remove_pointer_t<AddrType>>, typename T::DType>));
+        return r00_address_type;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <std::size_t Addr, typename T>
     static constexpr bool check_TASSIGN_f1() {
-        static_assert(((T::Loc == TileType::Vec && Addr <= 196608 && sim::tile_storage_bytes<T>() <= 196608 - Addr) ||
-                       (T::Loc == TileType::Mat && Addr <= 524288 && sim::tile_storage_bytes<T>() <= 524288 - Addr) ||
-                       (T::Loc == TileType::Left && Addr <= 65536 && sim::tile_storage_bytes<T>() <= 65536 - Addr) ||
-                       (T::Loc == TileType::Right && Addr <= 65536 && sim::tile_storage_bytes<T>() <= 65536 - Addr) ||
-                       (T::Loc == TileType::Acc && Addr <= 131072 && sim::tile_storage_bytes<T>() <= 131072 - Addr) ||
-                       (T::Loc == TileType::Bias && Addr <= 1024 && sim::tile_storage_bytes<T>() <= 1024 - Addr) ||
-                       (T::Loc == TileType::Scaling && Addr <= 2048 && sim::tile_storage_bytes<T>() <= 2048 - Addr)) &&
-                          Addr % 32 == 0,
+        constexpr bool r01_placement =
+            ((T::Loc == TileType::Vec && Addr <= 196608 && sim::tile_storage_bytes<T>() <= 196608 - Addr) ||
+             (T::Loc == TileType::Mat && Addr <= 524288 && sim::tile_storage_bytes<T>() <= 524288 - Addr) ||
+             (T::Loc == TileType::Left && Addr <= 65536 && sim::tile_storage_bytes<T>() <= 65536 - Addr) ||
+             (T::Loc == TileType::Right && Addr <= 65536 && sim::tile_storage_bytes<T>() <= 65536 - Addr) ||
+             (T::Loc == TileType::Acc && Addr <= 131072 && sim::tile_storage_bytes<T>() <= 131072 - Addr) ||
+             (T::Loc == TileType::Bias && Addr <= 1024 && sim::tile_storage_bytes<T>() <= 1024 - Addr) ||
+             (T::Loc == TileType::Scaling && Addr <= 2048 && sim::tile_storage_bytes<T>() <= 2048 - Addr)) &&
+            Addr % 32 == 0;
+        static_assert(r01_placement,
                       "TASSIGN [A2A3]: obj must lie within its memory at a 32-byte aligned addr (bytes per location: "
                       "Vec 196608, Mat 524288, Left 65536, Right 65536, Acc 131072, Bias 1024, Scaling 2048)");
-        return (((T::Loc == TileType::Vec && Addr <= 196608 && sim::tile_storage_bytes<T>() <= 196608 - Addr) ||
-                 (T::Loc == TileType::Mat && Addr <= 524288 && sim::tile_storage_bytes<T>() <= 524288 - Addr) ||
-                 (T::Loc == TileType::Left && Addr <= 65536 && sim::tile_storage_bytes<T>() <= 65536 - Addr) ||
-                 (T::Loc == TileType::Right && Addr <= 65536 && sim::tile_storage_bytes<T>() <= 65536 - Addr) ||
-                 (T::Loc == TileType::Acc && Addr <= 131072 && sim::tile_storage_bytes<T>() <= 131072 - Addr) ||
-                 (T::Loc == TileType::Bias && Addr <= 1024 && sim::tile_storage_bytes<T>() <= 1024 - Addr) ||
-                 (T::Loc == TileType::Scaling && Addr <= 2048 && sim::tile_storage_bytes<T>() <= 2048 - Addr)) &&
-                Addr % 32 == 0);
+        return r01_placement;
     }
 
     template <typename T>
     static void verify_TASSIGN([[maybe_unused]] const T& obj) {}
 
     // pto.talias (specs/ops/sync_and_config/talias.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TALIAS() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                       uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, int64_t, uint64_t, half, bfloat16_t, float>,
-                      "TALIAS [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "int64_t, uint64_t, half, bfloat16_t, float");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TALIAS [A2A3]: dst and src must have the same DType");
-        static_assert(TileDataDst::Loc == TileDataSrc::Loc && TileDataDst::isRowMajor == TileDataSrc::isRowMajor &&
-                          TileDataDst::SFractal == TileDataSrc::SFractal &&
-                          TileDataDst::RowStride == TileDataSrc::RowStride &&
-                          TileDataDst::ColStride == TileDataSrc::ColStride,
-                      "TALIAS [A2A3]: dst and src must have the same TileType, layout and strides");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TALIAS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) &&
-               (TileDataDst::Loc == TileDataSrc::Loc && TileDataDst::isRowMajor == TileDataSrc::isRowMajor &&
-                TileDataDst::SFractal == TileDataSrc::SFractal && TileDataDst::RowStride == TileDataSrc::RowStride &&
-                TileDataDst::ColStride == TileDataSrc::ColStride) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float>;
+        static_assert(r00_dtype, "TALIAS [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, int64_t, uint64_t, half, bfloat16_t, float");
+        constexpr bool r03_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r03_same_dtype, "TALIAS [A2A3]: dst and src must have the same DType");
+        constexpr bool r04_same_storage =
+            TileDataDst::Loc == TileDataSrc::Loc && TileDataDst::isRowMajor == TileDataSrc::isRowMajor &&
+            TileDataDst::SFractal == TileDataSrc::SFractal && TileDataDst::RowStride == TileDataSrc::RowStride &&
+            TileDataDst::ColStride == TileDataSrc::ColStride;
+        static_assert(r04_same_storage, "TALIAS [A2A3]: dst and src must have the same TileType, layout and strides");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TALIAS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r00_dtype && r03_same_dtype && r04_same_storage && r05_valid_bounds;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TALIAS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {}
 
     // pto.subview (specs/ops/sync_and_config/subview.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TSUBVIEW() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                       uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, int64_t, uint64_t, half, bfloat16_t, float>,
-                      "TSUBVIEW [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "int64_t, uint64_t, half, bfloat16_t, float");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TSUBVIEW [A2A3]: dst and src must have the same DType");
-        static_assert(TileDataDst::Loc == TileDataSrc::Loc && TileDataDst::isRowMajor == TileDataSrc::isRowMajor &&
-                          TileDataDst::SFractal == TileDataSrc::SFractal &&
-                          TileDataDst::RowStride == TileDataSrc::RowStride &&
-                          TileDataDst::ColStride == TileDataSrc::ColStride,
-                      "TSUBVIEW [A2A3]: dst and src must have the same TileType, layout and strides");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TSUBVIEW [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) &&
-               (TileDataDst::Loc == TileDataSrc::Loc && TileDataDst::isRowMajor == TileDataSrc::isRowMajor &&
-                TileDataDst::SFractal == TileDataSrc::SFractal && TileDataDst::RowStride == TileDataSrc::RowStride &&
-                TileDataDst::ColStride == TileDataSrc::ColStride) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float>;
+        static_assert(r00_dtype, "TSUBVIEW [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, int64_t, uint64_t, half, bfloat16_t, float");
+        constexpr bool r03_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r03_same_dtype, "TSUBVIEW [A2A3]: dst and src must have the same DType");
+        constexpr bool r04_same_storage =
+            TileDataDst::Loc == TileDataSrc::Loc && TileDataDst::isRowMajor == TileDataSrc::isRowMajor &&
+            TileDataDst::SFractal == TileDataSrc::SFractal && TileDataDst::RowStride == TileDataSrc::RowStride &&
+            TileDataDst::ColStride == TileDataSrc::ColStride;
+        static_assert(r04_same_storage, "TSUBVIEW [A2A3]: dst and src must have the same TileType, layout and strides");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TSUBVIEW [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r00_dtype && r03_same_dtype && r04_same_storage && r05_valid_bounds;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TSUBVIEW([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {}
 
     // pto.setfmatrix (specs/ops/sync_and_config/setfmatrix.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename ConvTileData, SetFmatrixMode FmatrixMode, typename... WaitEvents>
     static constexpr bool check_SETFMATRIX() {
-        static_assert(ConvTileData::Loc == TileType::Mat, "SETFMATRIX [A2A3]: tile location must be TileType::Mat");
-        return (ConvTileData::Loc == TileType::Mat);
+        constexpr bool r00_location = ConvTileData::Loc == TileType::Mat;
+        static_assert(r00_location, "SETFMATRIX [A2A3]: tile location must be TileType::Mat");
+        return r00_location;
     }
 
     template <typename ConvTileData>
     static void verify_SETFMATRIX([[maybe_unused]] const ConvTileData& src) {}
 
     // pto.set_img2col_rpt (specs/ops/sync_and_config/set_img2col_rpt.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename ConvTileData, SetFmatrixMode FmatrixMode, typename... WaitEvents>
     static constexpr bool check_SET_IMG2COL_RPT() {
-        static_assert(ConvTileData::Loc == TileType::Mat,
-                      "SET_IMG2COL_RPT [A2A3]: tile location must be TileType::Mat");
-        return (ConvTileData::Loc == TileType::Mat);
+        constexpr bool r00_location = ConvTileData::Loc == TileType::Mat;
+        static_assert(r00_location, "SET_IMG2COL_RPT [A2A3]: tile location must be TileType::Mat");
+        return r00_location;
     }
 
     template <typename ConvTileData>
     static void verify_SET_IMG2COL_RPT([[maybe_unused]] const ConvTileData& src) {}
 
     // pto.set_img2col_padding (specs/ops/sync_and_config/set_img2col_padding.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename ConvTileData, SetFmatrixMode FmatrixMode, typename... WaitEvents>
     static constexpr bool check_SET_IMG2COL_PADDING() {
-        static_assert(ConvTileData::Loc == TileType::Mat,
-                      "SET_IMG2COL_PADDING [A2A3]: tile location must be TileType::Mat");
-        return (ConvTileData::Loc == TileType::Mat);
+        constexpr bool r00_location = ConvTileData::Loc == TileType::Mat;
+        static_assert(r00_location, "SET_IMG2COL_PADDING [A2A3]: tile location must be TileType::Mat");
+        return r00_location;
     }
 
     template <typename ConvTileData>
     static void verify_SET_IMG2COL_PADDING([[maybe_unused]] const ConvTileData& src) {}
 
     // pto.tget_scale_addr (specs/ops/sync_and_config/tget_scale_addr.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataOut, typename TileDataIn, typename... WaitEvents>
     static constexpr bool check_TGET_SCALE_ADDR() {
-        static_assert(sim::always_false_v<TileDataOut>, "TGET_SCALE_ADDR [A2A3]: not available on this target profile");
-        return (sim::always_false_v<TileDataOut>);
+        constexpr bool r03_unavailable = sim::always_false_v<TileDataOut>;
+        static_assert(r03_unavailable, "TGET_SCALE_ADDR [A2A3]: not available on this target profile");
+        return r03_unavailable;
     }
 
     template <typename TileDataOut, typename TileDataIn>
@@ -6160,8 +4832,6 @@ struct profile_a2a3 {
                                        [[maybe_unused]] const TileDataIn& src) {}
 
     // pto.syncall (specs/ops/sync_and_config/syncall.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <SyncAllMode Mode, SyncCoreType CoreType, typename GlobalData>
     static constexpr bool check_SYNCALL() {
         return true;

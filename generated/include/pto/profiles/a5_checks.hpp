@@ -2,6 +2,14 @@
 // Every documented rule of the A5 profile, one static_assert (or run-time check) each.
 // The profile is a type, so one translation unit can call an op under several profiles
 // (pto::profiled::OP<pto::profile_a5>(...)); the intrinsics use the selected one.
+//
+// check_<OP>() holds the op's compile-time rules: each is one named constant (r<index>_<kind>, the
+// index being the rule's place in the spec's constraints), asserted with the rule's message, so each
+// broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the simulation
+// at all (so a rejected call reports its rules and nothing else). check_<OP>_f<k>() holds the rules
+// only declaration k is checked against, in its own scope, and check_<OP>_<variant>() the rules of a
+// `variants:` entry of the spec, which replace the op's own. verify_<OP>() (verify_<OP>_f<k>())
+// checks the run-time rules when the op runs, each stopping with the rule's message.
 #pragma once
 
 #include <type_traits>
@@ -17,59 +25,45 @@ struct profile_a5 {
     static constexpr const char* name = "A5";
 
     // pto.tadds (specs/ops/tile_scalar_and_immediate/tadds.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TADDS() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t,
-                                       int32_t, int64_t, uint64_t, half, float, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t,
-                                           int32_t, int64_t, uint64_t, half, float, bfloat16_t>,
-                      "TADDS [A5]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, "
-                      "int64_t, uint64_t, half, float, bfloat16_t");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TADDS [A5]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TADDS [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TADDS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TADDS [A5]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
-                                 int64_t, uint64_t, half, float, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
-                                 int64_t, uint64_t, half, float, bfloat16_t>) &&
-               (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t,
+                                                    uint32_t, int32_t, int64_t, uint64_t, half, float, bfloat16_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t,
+                                                    uint32_t, int32_t, int64_t, uint64_t, half, float, bfloat16_t>;
+        static_assert(r01_dtype, "TADDS [A5]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, "
+                                 "int32_t, int64_t, uint64_t, half, float, bfloat16_t");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r03_row_major, "TADDS [A5]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TADDS [A5]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TADDS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r07_same_dtype, "TADDS [A5]: dst and src must have the same DType");
+        return r01_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TADDS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {}
 
     // pto.taxpy (specs/ops/tile_scalar_and_immediate/taxpy.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TAXPY() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, half, float>,
-                      "TAXPY [A5]: DType must be one of: half, float");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TAXPY [A5]: dst and src0 must have the same DType");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TAXPY [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TAXPY [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, half, float>) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, half, float>;
+        static_assert(r00_dtype, "TAXPY [A5]: DType must be one of: half, float");
+        constexpr bool r02_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r02_same_dtype, "TAXPY [A5]: dst and src0 must have the same DType");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r03_location, "TAXPY [A5]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r04_valid_bounds, "TAXPY [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r00_dtype && r02_same_dtype && r03_location && r04_valid_bounds;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -79,31 +73,23 @@ struct profile_a5 {
     }
 
     // pto.tsubs (specs/ops/tile_scalar_and_immediate/tsubs.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TSUBS() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t,
-                                       int32_t, int64_t, uint64_t, half, float, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t,
-                                           int32_t, int64_t, uint64_t, half, float, bfloat16_t>,
-                      "TSUBS [A5]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, "
-                      "int64_t, uint64_t, half, float, bfloat16_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TSUBS [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TSUBS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TSUBS [A5]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
-                                 int64_t, uint64_t, half, float, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
-                                 int64_t, uint64_t, half, float, bfloat16_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t,
+                                                    uint32_t, int32_t, int64_t, uint64_t, half, float, bfloat16_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t,
+                                                    uint32_t, int32_t, int64_t, uint64_t, half, float, bfloat16_t>;
+        static_assert(r01_dtype, "TSUBS [A5]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, "
+                                 "int32_t, int64_t, uint64_t, half, float, bfloat16_t");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r03_location, "TSUBS [A5]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r04_valid_bounds, "TSUBS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r06_same_dtype, "TSUBS [A5]: dst and src must have the same DType");
+        return r01_dtype && r03_location && r04_valid_bounds && r06_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -113,76 +99,56 @@ struct profile_a5 {
     }
 
     // pto.tmuls (specs/ops/tile_scalar_and_immediate/tmuls.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TMULS() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint16_t, int16_t, uint32_t, int32_t, int64_t,
-                                       uint64_t, half, float, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, uint16_t, int16_t, uint32_t, int32_t, int64_t,
-                                           uint64_t, half, float, bfloat16_t>,
-                      "TMULS [A5]: DType must be one of: uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t, "
-                      "half, float, bfloat16_t");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TMULS [A5]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TMULS [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TMULS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TMULS [A5]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t,
-                                 half, float, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t,
-                                 half, float, bfloat16_t>) &&
-               (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, uint16_t, int16_t, uint32_t, int32_t,
+                                                    int64_t, uint64_t, half, float, bfloat16_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, uint16_t, int16_t, uint32_t, int32_t,
+                                                    int64_t, uint64_t, half, float, bfloat16_t>;
+        static_assert(r01_dtype, "TMULS [A5]: DType must be one of: uint16_t, int16_t, uint32_t, int32_t, int64_t, "
+                                 "uint64_t, half, float, bfloat16_t");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r03_row_major, "TMULS [A5]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TMULS [A5]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TMULS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r07_same_dtype, "TMULS [A5]: dst and src must have the same DType");
+        return r01_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TMULS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {}
 
     // pto.tpows (specs/ops/tile_scalar_and_immediate/tpows.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename DstTile, typename BaseTile, typename TmpTile, typename... WaitEvents>
     static constexpr bool check_TPOWS() {
-        static_assert(std::is_same_v<typename DstTile::DType, typename BaseTile::DType>,
-                      "TPOWS [A5]: dst and base must have the same DType");
-        static_assert(DstTile::isRowMajor && BaseTile::isRowMajor, "TPOWS [A5]: tile layout must be row-major");
-        static_assert(DstTile::Loc == TileType::Vec && BaseTile::Loc == TileType::Vec,
-                      "TPOWS [A5]: tile location must be TileType::Vec");
-        static_assert(DstTile::ValidRow <= DstTile::Rows && DstTile::ValidCol <= DstTile::Cols &&
-                          BaseTile::ValidRow <= BaseTile::Rows && BaseTile::ValidCol <= BaseTile::Cols,
-                      "TPOWS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(!(PrecisionType == PowAlgorithm::DEFAULT) ||
-                          (sim::is_one_of_v<typename DstTile::DType, float, half, int32_t, uint32_t, int16_t, uint16_t,
-                                            int8_t, uint8_t> &&
-                           sim::is_one_of_v<typename BaseTile::DType, float, half, int32_t, uint32_t, int16_t, uint16_t,
-                                            int8_t, uint8_t>),
-                      "TPOWS [A5]: with PrecisionType == PowAlgorithm::DEFAULT, DType must be one of: float, half, "
-                      "int32_t, uint32_t, int16_t, uint16_t, int8_t, uint8_t");
-        static_assert(!(PrecisionType == PowAlgorithm::HIGH_PRECISION) ||
-                          (sim::is_one_of_v<typename DstTile::DType, float, half, bfloat16_t> &&
-                           sim::is_one_of_v<typename BaseTile::DType, float, half, bfloat16_t>),
-                      "TPOWS [A5]: with PrecisionType == PowAlgorithm::HIGH_PRECISION, DType must be one of: float, "
-                      "half, bfloat16_t");
-        return (std::is_same_v<typename DstTile::DType, typename BaseTile::DType>) &&
-               (DstTile::isRowMajor && BaseTile::isRowMajor) &&
-               (DstTile::Loc == TileType::Vec && BaseTile::Loc == TileType::Vec) &&
-               (DstTile::ValidRow <= DstTile::Rows && DstTile::ValidCol <= DstTile::Cols &&
-                BaseTile::ValidRow <= BaseTile::Rows && BaseTile::ValidCol <= BaseTile::Cols) &&
-               (!(PrecisionType == PowAlgorithm::DEFAULT) ||
-                (sim::is_one_of_v<typename DstTile::DType, float, half, int32_t, uint32_t, int16_t, uint16_t, int8_t,
-                                  uint8_t> &&
-                 sim::is_one_of_v<typename BaseTile::DType, float, half, int32_t, uint32_t, int16_t, uint16_t, int8_t,
-                                  uint8_t>)) &&
-               (!(PrecisionType == PowAlgorithm::HIGH_PRECISION) ||
-                (sim::is_one_of_v<typename DstTile::DType, float, half, bfloat16_t> &&
-                 sim::is_one_of_v<typename BaseTile::DType, float, half, bfloat16_t>));
+        constexpr bool r00_same_dtype = std::is_same_v<typename DstTile::DType, typename BaseTile::DType>;
+        static_assert(r00_same_dtype, "TPOWS [A5]: dst and base must have the same DType");
+        constexpr bool r02_row_major = DstTile::isRowMajor && BaseTile::isRowMajor;
+        static_assert(r02_row_major, "TPOWS [A5]: tile layout must be row-major");
+        constexpr bool r03_location = DstTile::Loc == TileType::Vec && BaseTile::Loc == TileType::Vec;
+        static_assert(r03_location, "TPOWS [A5]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds = DstTile::ValidRow <= DstTile::Rows && DstTile::ValidCol <= DstTile::Cols &&
+                                          BaseTile::ValidRow <= BaseTile::Rows && BaseTile::ValidCol <= BaseTile::Cols;
+        static_assert(r04_valid_bounds, "TPOWS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r05_dtype_default = !(PrecisionType == PowAlgorithm::DEFAULT) ||
+                                           (sim::is_one_of_v<typename DstTile::DType, float, half, int32_t, uint32_t,
+                                                             int16_t, uint16_t, int8_t, uint8_t> &&
+                                            sim::is_one_of_v<typename BaseTile::DType, float, half, int32_t, uint32_t,
+                                                             int16_t, uint16_t, int8_t, uint8_t>);
+        static_assert(r05_dtype_default, "TPOWS [A5]: with PrecisionType == PowAlgorithm::DEFAULT, DType must be one "
+                                         "of: float, half, int32_t, uint32_t, int16_t, uint16_t, int8_t, uint8_t");
+        constexpr bool r06_dtype_high_precision = !(PrecisionType == PowAlgorithm::HIGH_PRECISION) ||
+                                                  (sim::is_one_of_v<typename DstTile::DType, float, half, bfloat16_t> &&
+                                                   sim::is_one_of_v<typename BaseTile::DType, float, half, bfloat16_t>);
+        static_assert(r06_dtype_high_precision, "TPOWS [A5]: with PrecisionType == PowAlgorithm::HIGH_PRECISION, DType "
+                                                "must be one of: float, half, bfloat16_t");
+        return r00_same_dtype && r02_row_major && r03_location && r04_valid_bounds && r05_dtype_default &&
+               r06_dtype_high_precision;
     }
 
     template <typename DstTile, typename BaseTile, typename TmpTile>
@@ -193,33 +159,26 @@ struct profile_a5 {
     }
 
     // pto.tdivs (specs/ops/tile_scalar_and_immediate/tdivs.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TDIVS() {
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, uint16_t, int16_t, uint32_t, int32_t,
+                                                    int64_t, uint64_t, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, uint16_t, int16_t, uint32_t, int32_t,
+                                                    int64_t, uint64_t, half, float>;
         static_assert(
-            sim::is_one_of_v<typename TileDataDst::DType, uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t, half,
-                             float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t,
-                                 half, float>,
+            r01_dtype,
             "TDIVS [A5]: DType must be one of: uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t, half, float");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TDIVS [A5]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TDIVS [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TDIVS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TDIVS [A5]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t,
-                                 half, float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t,
-                                 half, float>) &&
-               (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r03_row_major, "TDIVS [A5]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TDIVS [A5]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TDIVS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r07_same_dtype, "TDIVS [A5]: dst and src must have the same DType");
+        return r01_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -229,34 +188,27 @@ struct profile_a5 {
     }
 
     // pto.tfmods (specs/ops/tile_scalar_and_immediate/tfmods.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TFMODS() {
-        static_assert(
+        constexpr bool r01_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, float, half, int32_t, uint32_t, int16_t, uint16_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, float, half, int32_t, uint32_t, int16_t, uint16_t>,
-            "TFMODS [A5]: DType must be one of: float, half, int32_t, uint32_t, int16_t, uint16_t");
-        static_assert(!(PrecisionType == FmodSAlgorithm::HIGH_PRECISION) ||
-                          (sim::is_one_of_v<typename TileDataDst::DType, float> &&
-                           sim::is_one_of_v<typename TileDataSrc::DType, float>),
+            sim::is_one_of_v<typename TileDataSrc::DType, float, half, int32_t, uint32_t, int16_t, uint16_t>;
+        static_assert(r01_dtype,
+                      "TFMODS [A5]: DType must be one of: float, half, int32_t, uint32_t, int16_t, uint16_t");
+        constexpr bool r02_dtype_high_precision = !(PrecisionType == FmodSAlgorithm::HIGH_PRECISION) ||
+                                                  (sim::is_one_of_v<typename TileDataDst::DType, float> &&
+                                                   sim::is_one_of_v<typename TileDataSrc::DType, float>);
+        static_assert(r02_dtype_high_precision,
                       "TFMODS [A5]: with PrecisionType == FmodSAlgorithm::HIGH_PRECISION, DType must be one of: float");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TFMODS [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TFMODS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TFMODS [A5]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float, half, int32_t, uint32_t, int16_t, uint16_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, float, half, int32_t, uint32_t, int16_t, uint16_t>) &&
-               (!(PrecisionType == FmodSAlgorithm::HIGH_PRECISION) ||
-                (sim::is_one_of_v<typename TileDataDst::DType, float> &&
-                 sim::is_one_of_v<typename TileDataSrc::DType, float>)) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r05_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r05_location, "TFMODS [A5]: tile location must be TileType::Vec");
+        constexpr bool r06_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r06_valid_bounds, "TFMODS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r08_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r08_same_dtype, "TFMODS [A5]: dst and src must have the same DType");
+        return r01_dtype && r02_dtype_high_precision && r05_location && r06_valid_bounds && r08_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -266,39 +218,30 @@ struct profile_a5 {
     }
 
     // pto.trems (specs/ops/tile_scalar_and_immediate/trems.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename TileDataTmp,
               typename... WaitEvents>
     static constexpr bool check_TREMS() {
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, float, int32_t, uint32_t, int64_t,
+                                                    uint64_t, half, int16_t, uint16_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, float, int32_t, uint32_t, int64_t,
+                                                    uint64_t, half, int16_t, uint16_t>;
         static_assert(
-            sim::is_one_of_v<typename TileDataDst::DType, float, int32_t, uint32_t, int64_t, uint64_t, half, int16_t,
-                             uint16_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, float, int32_t, uint32_t, int64_t, uint64_t, half,
-                                 int16_t, uint16_t>,
+            r01_dtype,
             "TREMS [A5]: DType must be one of: float, int32_t, uint32_t, int64_t, uint64_t, half, int16_t, uint16_t");
-        static_assert(!(PrecisionType == RemSAlgorithm::HIGH_PRECISION) ||
-                          (sim::is_one_of_v<typename TileDataDst::DType, float> &&
-                           sim::is_one_of_v<typename TileDataSrc::DType, float>),
+        constexpr bool r02_dtype_high_precision = !(PrecisionType == RemSAlgorithm::HIGH_PRECISION) ||
+                                                  (sim::is_one_of_v<typename TileDataDst::DType, float> &&
+                                                   sim::is_one_of_v<typename TileDataSrc::DType, float>);
+        static_assert(r02_dtype_high_precision,
                       "TREMS [A5]: with PrecisionType == RemSAlgorithm::HIGH_PRECISION, DType must be one of: float");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TREMS [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TREMS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TREMS [A5]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float, int32_t, uint32_t, int64_t, uint64_t, half,
-                                 int16_t, uint16_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, float, int32_t, uint32_t, int64_t, uint64_t, half,
-                                 int16_t, uint16_t>) &&
-               (!(PrecisionType == RemSAlgorithm::HIGH_PRECISION) ||
-                (sim::is_one_of_v<typename TileDataDst::DType, float> &&
-                 sim::is_one_of_v<typename TileDataSrc::DType, float>)) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r05_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r05_location, "TREMS [A5]: tile location must be TileType::Vec");
+        constexpr bool r06_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r06_valid_bounds, "TREMS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r08_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r08_same_dtype, "TREMS [A5]: dst and src must have the same DType");
+        return r01_dtype && r02_dtype_high_precision && r05_location && r06_valid_bounds && r08_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp>
@@ -309,64 +252,48 @@ struct profile_a5 {
     }
 
     // pto.tmins (specs/ops/tile_scalar_and_immediate/tmins.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TMINS() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t,
-                                       int32_t, int64_t, uint64_t, half, float, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t,
-                                           int32_t, int64_t, uint64_t, half, float, bfloat16_t>,
-                      "TMINS [A5]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, "
-                      "int64_t, uint64_t, half, float, bfloat16_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TMINS [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TMINS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TMINS [A5]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
-                                 int64_t, uint64_t, half, float, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
-                                 int64_t, uint64_t, half, float, bfloat16_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t,
+                                                    uint32_t, int32_t, int64_t, uint64_t, half, float, bfloat16_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t,
+                                                    uint32_t, int32_t, int64_t, uint64_t, half, float, bfloat16_t>;
+        static_assert(r01_dtype, "TMINS [A5]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, "
+                                 "int32_t, int64_t, uint64_t, half, float, bfloat16_t");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r03_location, "TMINS [A5]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r04_valid_bounds, "TMINS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r06_same_dtype, "TMINS [A5]: dst and src must have the same DType");
+        return r01_dtype && r03_location && r04_valid_bounds && r06_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TMINS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {}
 
     // pto.tmaxs (specs/ops/tile_scalar_and_immediate/tmaxs.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TMAXS() {
-        static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TMAXS [A5]: tile layout must be row-major");
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, uint32_t, float, int16_t, uint16_t, half,
-                                       bfloat16_t, uint8_t, int8_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, int32_t, uint32_t, float, int16_t, uint16_t,
-                                           half, bfloat16_t, uint8_t, int8_t>,
-                      "TMAXS [A5]: DType must be one of: int32_t, uint32_t, float, int16_t, uint16_t, half, "
-                      "bfloat16_t, uint8_t, int8_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TMAXS [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TMAXS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TMAXS [A5]: dst and src must have the same DType");
-        return (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
-               (sim::is_one_of_v<typename TileDataDst::DType, int32_t, uint32_t, float, int16_t, uint16_t, half,
-                                 bfloat16_t, uint8_t, int8_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, int32_t, uint32_t, float, int16_t, uint16_t, half,
-                                 bfloat16_t, uint8_t, int8_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r01_row_major = TileDataDst::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r01_row_major, "TMAXS [A5]: tile layout must be row-major");
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataDst::DType, int32_t, uint32_t, float, int16_t,
+                                                    uint16_t, half, bfloat16_t, uint8_t, int8_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, int32_t, uint32_t, float, int16_t,
+                                                    uint16_t, half, bfloat16_t, uint8_t, int8_t>;
+        static_assert(r02_dtype, "TMAXS [A5]: DType must be one of: int32_t, uint32_t, float, int16_t, uint16_t, half, "
+                                 "bfloat16_t, uint8_t, int8_t");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TMAXS [A5]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TMAXS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r07_same_dtype, "TMAXS [A5]: dst and src must have the same DType");
+        return r01_row_major && r02_dtype && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -376,29 +303,24 @@ struct profile_a5 {
     }
 
     // pto.tands (specs/ops/tile_scalar_and_immediate/tands.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TANDS() {
-        static_assert(
+        constexpr bool r00_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>,
-            "TANDS [A5]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TANDS [A5]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TANDS [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TANDS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TANDS [A5]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>) &&
-               (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+            sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>;
+        static_assert(r00_dtype,
+                      "TANDS [A5]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t");
+        constexpr bool r02_row_major = TileDataDst::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r02_row_major, "TANDS [A5]: tile layout must be row-major");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r03_location, "TANDS [A5]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r04_valid_bounds, "TANDS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r06_same_dtype, "TANDS [A5]: dst and src must have the same DType");
+        return r00_dtype && r02_row_major && r03_location && r04_valid_bounds && r06_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -410,29 +332,24 @@ struct profile_a5 {
     }
 
     // pto.tors (specs/ops/tile_scalar_and_immediate/tors.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TORS() {
-        static_assert(
+        constexpr bool r00_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>,
-            "TORS [A5]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TORS [A5]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TORS [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TORS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TORS [A5]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>) &&
-               (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+            sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>;
+        static_assert(r00_dtype,
+                      "TORS [A5]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t");
+        constexpr bool r02_row_major = TileDataDst::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r02_row_major, "TORS [A5]: tile layout must be row-major");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r03_location, "TORS [A5]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r04_valid_bounds, "TORS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r06_same_dtype, "TORS [A5]: dst and src must have the same DType");
+        return r00_dtype && r02_row_major && r03_location && r04_valid_bounds && r06_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -444,29 +361,24 @@ struct profile_a5 {
     }
 
     // pto.txors (specs/ops/tile_scalar_and_immediate/txors.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp, typename... WaitEvents>
     static constexpr bool check_TXORS() {
-        static_assert(
+        constexpr bool r00_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>,
-            "TXORS [A5]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TXORS [A5]: dst and src must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TXORS [A5]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TXORS [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TXORS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols);
+            sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>;
+        static_assert(r00_dtype,
+                      "TXORS [A5]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t");
+        constexpr bool r03_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r03_same_dtype, "TXORS [A5]: dst and src must have the same DType");
+        constexpr bool r05_row_major = TileDataDst::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r05_row_major, "TXORS [A5]: tile layout must be row-major");
+        constexpr bool r06_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r06_location, "TXORS [A5]: tile location must be TileType::Vec");
+        constexpr bool r07_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r07_valid_bounds, "TXORS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r00_dtype && r03_same_dtype && r05_row_major && r06_location && r07_valid_bounds;
     }
 
     template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp>
@@ -477,31 +389,23 @@ struct profile_a5 {
     }
 
     // pto.tshls (specs/ops/tile_scalar_and_immediate/tshls.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TSHLS() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, int8_t, uint32_t, int64_t,
-                                       uint64_t, uint16_t, uint8_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, int8_t, uint32_t, int64_t,
-                                           uint64_t, uint16_t, uint8_t>,
-                      "TSHLS [A5]: DType must be one of: int32_t, int16_t, int8_t, uint32_t, int64_t, uint64_t, "
-                      "uint16_t, uint8_t");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TSHLS [A5]: dst and src must have the same DType");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TSHLS [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TSHLS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, int8_t, uint32_t, int64_t, uint64_t,
-                                 uint16_t, uint8_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, int8_t, uint32_t, int64_t, uint64_t,
-                                 uint16_t, uint8_t>) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, int8_t, uint32_t,
+                                                    int64_t, uint64_t, uint16_t, uint8_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, int8_t, uint32_t,
+                                                    int64_t, uint64_t, uint16_t, uint8_t>;
+        static_assert(r01_dtype, "TSHLS [A5]: DType must be one of: int32_t, int16_t, int8_t, uint32_t, int64_t, "
+                                 "uint64_t, uint16_t, uint8_t");
+        constexpr bool r03_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r03_same_dtype, "TSHLS [A5]: dst and src must have the same DType");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TSHLS [A5]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TSHLS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r01_dtype && r03_same_dtype && r04_location && r05_valid_bounds;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -511,31 +415,23 @@ struct profile_a5 {
     }
 
     // pto.tshrs (specs/ops/tile_scalar_and_immediate/tshrs.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TSHRS() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, int8_t, uint32_t, int64_t,
-                                       uint64_t, uint16_t, uint8_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, int8_t, uint32_t, int64_t,
-                                           uint64_t, uint16_t, uint8_t>,
-                      "TSHRS [A5]: DType must be one of: int32_t, int16_t, int8_t, uint32_t, int64_t, uint64_t, "
-                      "uint16_t, uint8_t");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TSHRS [A5]: dst and src must have the same DType");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TSHRS [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TSHRS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, int8_t, uint32_t, int64_t, uint64_t,
-                                 uint16_t, uint8_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, int8_t, uint32_t, int64_t, uint64_t,
-                                 uint16_t, uint8_t>) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, int8_t, uint32_t,
+                                                    int64_t, uint64_t, uint16_t, uint8_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, int8_t, uint32_t,
+                                                    int64_t, uint64_t, uint16_t, uint8_t>;
+        static_assert(r01_dtype, "TSHRS [A5]: DType must be one of: int32_t, int16_t, int8_t, uint32_t, int64_t, "
+                                 "uint64_t, uint16_t, uint8_t");
+        constexpr bool r03_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r03_same_dtype, "TSHRS [A5]: dst and src must have the same DType");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TSHRS [A5]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TSHRS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r01_dtype && r03_same_dtype && r04_location && r05_valid_bounds;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -545,28 +441,22 @@ struct profile_a5 {
     }
 
     // pto.tlrelu (specs/ops/tile_scalar_and_immediate/tlrelu.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TLRELU() {
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TLRELU [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TLRELU [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TLRELU [A5]: dst and src must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TLRELU [A5]: tile layout must be row-major");
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, half, float>,
-                      "TLRELU [A5]: DType must be one of: half, float");
-        return (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
-               (sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, half, float>);
+        constexpr bool r00_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r00_location, "TLRELU [A5]: tile location must be TileType::Vec");
+        constexpr bool r01_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r01_valid_bounds, "TLRELU [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r03_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r03_same_dtype, "TLRELU [A5]: dst and src must have the same DType");
+        constexpr bool r05_row_major = TileDataDst::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r05_row_major, "TLRELU [A5]: tile layout must be row-major");
+        constexpr bool r06_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, half, float>;
+        static_assert(r06_dtype, "TLRELU [A5]: DType must be one of: half, float");
+        return r00_location && r01_valid_bounds && r03_same_dtype && r05_row_major && r06_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -576,31 +466,23 @@ struct profile_a5 {
     }
 
     // pto.taddsc (specs/ops/tile_scalar_and_immediate/taddsc.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename... WaitEvents>
     static constexpr bool check_TADDSC() {
-        static_assert(sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
-                          sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
-                          sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float>,
-                      "TADDSC [A5]: DType must be one of: int32_t, int16_t, half, float");
-        static_assert(TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor,
-                      "TADDSC [A5]: tile layout must be row-major");
-        static_assert(TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec &&
-                          TileData::Loc == TileType::Vec,
-                      "TADDSC [A5]: tile location must be TileType::Vec");
-        static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                          TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                          TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
-                      "TADDSC [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
-                sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
-                sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float>) &&
-               (TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor) &&
-               (TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec) &&
-               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
+                                   sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
+                                   sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float>;
+        static_assert(r00_dtype, "TADDSC [A5]: DType must be one of: int32_t, int16_t, half, float");
+        constexpr bool r02_row_major = TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor;
+        static_assert(r02_row_major, "TADDSC [A5]: tile layout must be row-major");
+        constexpr bool r03_location =
+            TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec;
+        static_assert(r03_location, "TADDSC [A5]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols;
+        static_assert(r04_valid_bounds, "TADDSC [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r00_dtype && r02_row_major && r03_location && r04_valid_bounds;
     }
 
     template <typename TileData>
@@ -612,31 +494,23 @@ struct profile_a5 {
     }
 
     // pto.tsubsc (specs/ops/tile_scalar_and_immediate/tsubsc.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename... WaitEvents>
     static constexpr bool check_TSUBSC() {
-        static_assert(sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
-                          sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
-                          sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float>,
-                      "TSUBSC [A5]: DType must be one of: int32_t, int16_t, half, float");
-        static_assert(TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor,
-                      "TSUBSC [A5]: tile layout must be row-major");
-        static_assert(TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec &&
-                          TileData::Loc == TileType::Vec,
-                      "TSUBSC [A5]: tile location must be TileType::Vec");
-        static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                          TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                          TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
-                      "TSUBSC [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
-                sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
-                sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float>) &&
-               (TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor) &&
-               (TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec) &&
-               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
+                                   sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
+                                   sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float>;
+        static_assert(r00_dtype, "TSUBSC [A5]: DType must be one of: int32_t, int16_t, half, float");
+        constexpr bool r02_row_major = TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor;
+        static_assert(r02_row_major, "TSUBSC [A5]: tile layout must be row-major");
+        constexpr bool r03_location =
+            TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec;
+        static_assert(r03_location, "TSUBSC [A5]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols;
+        static_assert(r04_valid_bounds, "TSUBSC [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r00_dtype && r02_row_major && r03_location && r04_valid_bounds;
     }
 
     template <typename TileData>
@@ -648,51 +522,42 @@ struct profile_a5 {
     }
 
     // pto.texpands (specs/ops/tile_scalar_and_immediate/texpands.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename... WaitEvents>
     static constexpr bool check_TEXPANDS() {
-        static_assert(sim::is_one_of_v<typename TileData::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
-                                       int64_t, uint64_t, half, bfloat16_t, float>,
-                      "TEXPANDS [A5]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, "
-                      "int64_t, uint64_t, half, bfloat16_t, float");
-        static_assert(TileData::isRowMajor, "TEXPANDS [A5]: tile layout must be row-major");
-        static_assert(TileData::Loc == TileType::Vec, "TEXPANDS [A5]: tile location must be TileType::Vec");
-        static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
-                      "TEXPANDS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileData::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
-               (TileData::isRowMajor) && (TileData::Loc == TileType::Vec) &&
-               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileData::DType, uint8_t, int8_t, uint16_t, int16_t,
+                                                    uint32_t, int32_t, int64_t, uint64_t, half, bfloat16_t, float>;
+        static_assert(r01_dtype, "TEXPANDS [A5]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, "
+                                 "int32_t, int64_t, uint64_t, half, bfloat16_t, float");
+        constexpr bool r03_row_major = TileData::isRowMajor;
+        static_assert(r03_row_major, "TEXPANDS [A5]: tile layout must be row-major");
+        constexpr bool r04_location = TileData::Loc == TileType::Vec;
+        static_assert(r04_location, "TEXPANDS [A5]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds = TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols;
+        static_assert(r05_valid_bounds, "TEXPANDS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r01_dtype && r03_row_major && r04_location && r05_valid_bounds;
     }
 
     template <typename TileData>
     static void verify_TEXPANDS([[maybe_unused]] const TileData& dst) {}
 
     // pto.tcmps (specs/ops/tile_scalar_and_immediate/tcmps.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TCMPS() {
-        static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TCMPS [A5]: tile layout must be row-major");
-        static_assert(sim::is_one_of_v<typename TileDataSrc::DType, int32_t, uint32_t, int64_t, uint64_t, float,
-                                       int16_t, uint16_t, half, uint8_t, int8_t, bfloat16_t>,
-                      "TCMPS [A5]: DType must be one of: int32_t, uint32_t, int64_t, uint64_t, float, int16_t, "
-                      "uint16_t, half, uint8_t, int8_t, bfloat16_t");
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint32_t>,
-                      "TCMPS [A5]: DType must be one of: uint32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TCMPS [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TCMPS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
-               (sim::is_one_of_v<typename TileDataSrc::DType, int32_t, uint32_t, int64_t, uint64_t, float, int16_t,
-                                 uint16_t, half, uint8_t, int8_t, bfloat16_t>) &&
-               (sim::is_one_of_v<typename TileDataDst::DType, uint32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols);
+        constexpr bool r01_row_major = TileDataDst::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r01_row_major, "TCMPS [A5]: tile layout must be row-major");
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataSrc::DType, int32_t, uint32_t, int64_t, uint64_t,
+                                                    float, int16_t, uint16_t, half, uint8_t, int8_t, bfloat16_t>;
+        static_assert(r02_dtype, "TCMPS [A5]: DType must be one of: int32_t, uint32_t, int64_t, uint64_t, float, "
+                                 "int16_t, uint16_t, half, uint8_t, int8_t, bfloat16_t");
+        constexpr bool r05_dtype = sim::is_one_of_v<typename TileDataDst::DType, uint32_t>;
+        static_assert(r05_dtype, "TCMPS [A5]: DType must be one of: uint32_t");
+        constexpr bool r06_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r06_location, "TCMPS [A5]: tile location must be TileType::Vec");
+        constexpr bool r07_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r07_valid_bounds, "TCMPS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r01_row_major && r02_dtype && r05_dtype && r06_location && r07_valid_bounds;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -702,30 +567,22 @@ struct profile_a5 {
     }
 
     // pto.tsels (specs/ops/tile_scalar_and_immediate/tsels.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataMask, typename TileDataSrc, typename TileDataTmp,
               typename... WaitEvents>
     static constexpr bool check_TSELS() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                       uint32_t, int64_t, uint64_t, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, int64_t, uint64_t, half, float>,
-                      "TSELS [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "int64_t, uint64_t, half, float");
-        static_assert(sim::is_one_of_v<typename TileDataMask::DType, uint8_t>,
-                      "TSELS [A5]: DType must be one of: uint8_t");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TSELS [A5]: dst and src must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataMask::isRowMajor && TileDataSrc::isRowMajor,
-                      "TSELS [A5]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, float>) &&
-               (sim::is_one_of_v<typename TileDataMask::DType, uint8_t>) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) &&
-               (TileDataDst::isRowMajor && TileDataMask::isRowMajor && TileDataSrc::isRowMajor);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, float>;
+        static_assert(r01_dtype, "TSELS [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, int64_t, uint64_t, half, float");
+        constexpr bool r03_dtype = sim::is_one_of_v<typename TileDataMask::DType, uint8_t>;
+        static_assert(r03_dtype, "TSELS [A5]: DType must be one of: uint8_t");
+        constexpr bool r05_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r05_same_dtype, "TSELS [A5]: dst and src must have the same DType");
+        constexpr bool r07_row_major = TileDataDst::isRowMajor && TileDataMask::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r07_row_major, "TSELS [A5]: tile layout must be row-major");
+        return r01_dtype && r03_dtype && r05_same_dtype && r07_row_major;
     }
 
     template <typename TileDataDst, typename TileDataMask, typename TileDataSrc, typename TileDataTmp>
@@ -736,45 +593,30 @@ struct profile_a5 {
     }
 
     // pto.tadd (specs/ops/elementwise_tile_tile/tadd.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TADD() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, uint32_t, int64_t, uint64_t, float,
-                                       int16_t, uint16_t, half, bfloat16_t, uint8_t, int8_t> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, uint32_t, int64_t, uint64_t, float,
-                                           int16_t, uint16_t, half, bfloat16_t, uint8_t, int8_t> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, uint32_t, int64_t, uint64_t, float,
-                                           int16_t, uint16_t, half, bfloat16_t, uint8_t, int8_t>,
-                      "TADD [A5]: DType must be one of: int32_t, uint32_t, int64_t, uint64_t, float, int16_t, "
-                      "uint16_t, half, bfloat16_t, uint8_t, int8_t");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TADD [A5]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TADD [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TADD [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TADD [A5]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, uint32_t, int64_t, uint64_t, float, int16_t,
-                                 uint16_t, half, bfloat16_t, uint8_t, int8_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, uint32_t, int64_t, uint64_t, float, int16_t,
-                                 uint16_t, half, bfloat16_t, uint8_t, int8_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, uint32_t, int64_t, uint64_t, float, int16_t,
-                                 uint16_t, half, bfloat16_t, uint8_t, int8_t>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, int32_t, uint32_t, int64_t, uint64_t,
+                                                    float, int16_t, uint16_t, half, bfloat16_t, uint8_t, int8_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, uint32_t, int64_t, uint64_t,
+                                                    float, int16_t, uint16_t, half, bfloat16_t, uint8_t, int8_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, uint32_t, int64_t, uint64_t,
+                                                    float, int16_t, uint16_t, half, bfloat16_t, uint8_t, int8_t>;
+        static_assert(r01_dtype, "TADD [A5]: DType must be one of: int32_t, uint32_t, int64_t, uint64_t, float, "
+                                 "int16_t, uint16_t, half, bfloat16_t, uint8_t, int8_t");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r03_row_major, "TADD [A5]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TADD [A5]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TADD [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TADD [A5]: dst, src0 and src1 must have the same DType");
+        return r01_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -786,28 +628,23 @@ struct profile_a5 {
     }
 
     // pto.tabs (specs/ops/elementwise_tile_tile/tabs.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TABS() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, half, int8_t, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, float, half, int8_t, int16_t, int32_t>,
-                      "TABS [A5]: DType must be one of: float, half, int8_t, int16_t, int32_t");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TABS [A5]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TABS [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TABS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TABS [A5]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float, half, int8_t, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, float, half, int8_t, int16_t, int32_t>) &&
-               (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r01_dtype =
+            sim::is_one_of_v<typename TileDataDst::DType, float, half, int8_t, int16_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, float, half, int8_t, int16_t, int32_t>;
+        static_assert(r01_dtype, "TABS [A5]: DType must be one of: float, half, int8_t, int16_t, int32_t");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r03_row_major, "TABS [A5]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TABS [A5]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TABS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r07_same_dtype, "TABS [A5]: dst and src must have the same DType");
+        return r01_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -817,40 +654,28 @@ struct profile_a5 {
     }
 
     // pto.tand (specs/ops/elementwise_tile_tile/tand.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TAND() {
-        static_assert(
+        constexpr bool r01_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
-            "TAND [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TAND [A5]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TAND [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TAND [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TAND [A5]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+            sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r01_dtype,
+                      "TAND [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r03_row_major, "TAND [A5]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TAND [A5]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TAND [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TAND [A5]: dst, src0 and src1 must have the same DType");
+        return r01_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -862,40 +687,28 @@ struct profile_a5 {
     }
 
     // pto.tor (specs/ops/elementwise_tile_tile/tor.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TOR() {
-        static_assert(
+        constexpr bool r01_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
-            "TOR [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TOR [A5]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TOR [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TOR [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TOR [A5]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+            sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r01_dtype,
+                      "TOR [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r03_row_major, "TOR [A5]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TOR [A5]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TOR [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TOR [A5]: dst, src0 and src1 must have the same DType");
+        return r01_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -907,45 +720,30 @@ struct profile_a5 {
     }
 
     // pto.tsub (specs/ops/elementwise_tile_tile/tsub.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TSUB() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t,
-                                       int16_t, uint8_t, int8_t, bfloat16_t, float, half> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t,
-                                           int16_t, uint8_t, int8_t, bfloat16_t, float, half> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t,
-                                           int16_t, uint8_t, int8_t, bfloat16_t, float, half>,
-                      "TSUB [A5]: DType must be one of: uint32_t, int32_t, int64_t, uint64_t, uint16_t, int16_t, "
-                      "uint8_t, int8_t, bfloat16_t, float, half");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TSUB [A5]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TSUB [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TSUB [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TSUB [A5]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t, int16_t,
-                                 uint8_t, int8_t, bfloat16_t, float, half> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t, int16_t,
-                                 uint8_t, int8_t, bfloat16_t, float, half> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t, int16_t,
-                                 uint8_t, int8_t, bfloat16_t, float, half>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, uint32_t, int32_t, int64_t, uint64_t,
+                                                    uint16_t, int16_t, uint8_t, int8_t, bfloat16_t, float, half> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, uint32_t, int32_t, int64_t, uint64_t,
+                                                    uint16_t, int16_t, uint8_t, int8_t, bfloat16_t, float, half> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, uint32_t, int32_t, int64_t, uint64_t,
+                                                    uint16_t, int16_t, uint8_t, int8_t, bfloat16_t, float, half>;
+        static_assert(r01_dtype, "TSUB [A5]: DType must be one of: uint32_t, int32_t, int64_t, uint64_t, uint16_t, "
+                                 "int16_t, uint8_t, int8_t, bfloat16_t, float, half");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r03_row_major, "TSUB [A5]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TSUB [A5]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TSUB [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TSUB [A5]: dst, src0 and src1 must have the same DType");
+        return r01_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -957,45 +755,30 @@ struct profile_a5 {
     }
 
     // pto.tmul (specs/ops/elementwise_tile_tile/tmul.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TMUL() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, uint32_t, int64_t, uint64_t, float,
-                                       int16_t, uint16_t, half, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, uint32_t, int64_t, uint64_t, float,
-                                           int16_t, uint16_t, half, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, uint32_t, int64_t, uint64_t, float,
-                                           int16_t, uint16_t, half, bfloat16_t>,
-                      "TMUL [A5]: DType must be one of: int32_t, uint32_t, int64_t, uint64_t, float, int16_t, "
-                      "uint16_t, half, bfloat16_t");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TMUL [A5]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TMUL [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TMUL [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TMUL [A5]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, uint32_t, int64_t, uint64_t, float, int16_t,
-                                 uint16_t, half, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, uint32_t, int64_t, uint64_t, float, int16_t,
-                                 uint16_t, half, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, uint32_t, int64_t, uint64_t, float, int16_t,
-                                 uint16_t, half, bfloat16_t>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, int32_t, uint32_t, int64_t, uint64_t,
+                                                    float, int16_t, uint16_t, half, bfloat16_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, uint32_t, int64_t, uint64_t,
+                                                    float, int16_t, uint16_t, half, bfloat16_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, uint32_t, int64_t, uint64_t,
+                                                    float, int16_t, uint16_t, half, bfloat16_t>;
+        static_assert(r01_dtype, "TMUL [A5]: DType must be one of: int32_t, uint32_t, int64_t, uint64_t, float, "
+                                 "int16_t, uint16_t, half, bfloat16_t");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r03_row_major, "TMUL [A5]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TMUL [A5]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TMUL [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TMUL [A5]: dst, src0 and src1 must have the same DType");
+        return r01_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -1007,45 +790,30 @@ struct profile_a5 {
     }
 
     // pto.tmin (specs/ops/elementwise_tile_tile/tmin.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TMIN() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t,
-                                       int16_t, uint8_t, int8_t, bfloat16_t, float, half> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t,
-                                           int16_t, uint8_t, int8_t, bfloat16_t, float, half> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t,
-                                           int16_t, uint8_t, int8_t, bfloat16_t, float, half>,
-                      "TMIN [A5]: DType must be one of: uint32_t, int32_t, int64_t, uint64_t, uint16_t, int16_t, "
-                      "uint8_t, int8_t, bfloat16_t, float, half");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TMIN [A5]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TMIN [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TMIN [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TMIN [A5]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t, int16_t,
-                                 uint8_t, int8_t, bfloat16_t, float, half> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t, int16_t,
-                                 uint8_t, int8_t, bfloat16_t, float, half> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t, int16_t,
-                                 uint8_t, int8_t, bfloat16_t, float, half>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, uint32_t, int32_t, int64_t, uint64_t,
+                                                    uint16_t, int16_t, uint8_t, int8_t, bfloat16_t, float, half> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, uint32_t, int32_t, int64_t, uint64_t,
+                                                    uint16_t, int16_t, uint8_t, int8_t, bfloat16_t, float, half> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, uint32_t, int32_t, int64_t, uint64_t,
+                                                    uint16_t, int16_t, uint8_t, int8_t, bfloat16_t, float, half>;
+        static_assert(r01_dtype, "TMIN [A5]: DType must be one of: uint32_t, int32_t, int64_t, uint64_t, uint16_t, "
+                                 "int16_t, uint8_t, int8_t, bfloat16_t, float, half");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r03_row_major, "TMIN [A5]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TMIN [A5]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TMIN [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TMIN [A5]: dst, src0 and src1 must have the same DType");
+        return r01_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -1057,45 +825,30 @@ struct profile_a5 {
     }
 
     // pto.tmax (specs/ops/elementwise_tile_tile/tmax.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TMAX() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t,
-                                       int16_t, uint8_t, int8_t, bfloat16_t, float, half> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t,
-                                           int16_t, uint8_t, int8_t, bfloat16_t, float, half> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t,
-                                           int16_t, uint8_t, int8_t, bfloat16_t, float, half>,
-                      "TMAX [A5]: DType must be one of: uint32_t, int32_t, int64_t, uint64_t, uint16_t, int16_t, "
-                      "uint8_t, int8_t, bfloat16_t, float, half");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TMAX [A5]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TMAX [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TMAX [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TMAX [A5]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t, int16_t,
-                                 uint8_t, int8_t, bfloat16_t, float, half> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t, int16_t,
-                                 uint8_t, int8_t, bfloat16_t, float, half> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t, int16_t,
-                                 uint8_t, int8_t, bfloat16_t, float, half>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, uint32_t, int32_t, int64_t, uint64_t,
+                                                    uint16_t, int16_t, uint8_t, int8_t, bfloat16_t, float, half> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, uint32_t, int32_t, int64_t, uint64_t,
+                                                    uint16_t, int16_t, uint8_t, int8_t, bfloat16_t, float, half> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, uint32_t, int32_t, int64_t, uint64_t,
+                                                    uint16_t, int16_t, uint8_t, int8_t, bfloat16_t, float, half>;
+        static_assert(r01_dtype, "TMAX [A5]: DType must be one of: uint32_t, int32_t, int64_t, uint64_t, uint16_t, "
+                                 "int16_t, uint8_t, int8_t, bfloat16_t, float, half");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r03_row_major, "TMAX [A5]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TMAX [A5]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TMAX [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TMAX [A5]: dst, src0 and src1 must have the same DType");
+        return r01_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -1107,39 +860,27 @@ struct profile_a5 {
     }
 
     // pto.tcmp (specs/ops/elementwise_tile_tile/tcmp.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TCMP() {
-        static_assert(sim::is_one_of_v<typename TileDataSrc0::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t,
-                                       int16_t, uint8_t, int8_t, float, half, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t,
-                                           int16_t, uint8_t, int8_t, float, half, bfloat16_t>,
-                      "TCMP [A5]: DType must be one of: uint32_t, int32_t, int64_t, uint64_t, uint16_t, int16_t, "
-                      "uint8_t, int8_t, float, half, bfloat16_t");
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint32_t>,
-                      "TCMP [A5]: DType must be one of: uint32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TCMP [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TCMP [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataSrc0::DType, typename TileDataSrc1::DType>,
-                      "TCMP [A5]: src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataSrc0::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t, int16_t,
-                                 uint8_t, int8_t, float, half, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t, int16_t,
-                                 uint8_t, int8_t, float, half, bfloat16_t>) &&
-               (sim::is_one_of_v<typename TileDataDst::DType, uint32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataSrc0::DType, typename TileDataSrc1::DType>);
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataSrc0::DType, uint32_t, int32_t, int64_t, uint64_t,
+                                                    uint16_t, int16_t, uint8_t, int8_t, float, half, bfloat16_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, uint32_t, int32_t, int64_t, uint64_t,
+                                                    uint16_t, int16_t, uint8_t, int8_t, float, half, bfloat16_t>;
+        static_assert(r02_dtype, "TCMP [A5]: DType must be one of: uint32_t, int32_t, int64_t, uint64_t, uint16_t, "
+                                 "int16_t, uint8_t, int8_t, float, half, bfloat16_t");
+        constexpr bool r03_dtype = sim::is_one_of_v<typename TileDataDst::DType, uint32_t>;
+        static_assert(r03_dtype, "TCMP [A5]: DType must be one of: uint32_t");
+        constexpr bool r06_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r06_location, "TCMP [A5]: tile location must be TileType::Vec");
+        constexpr bool r07_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r07_valid_bounds, "TCMP [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r10_same_dtype = std::is_same_v<typename TileDataSrc0::DType, typename TileDataSrc1::DType>;
+        static_assert(r10_same_dtype, "TCMP [A5]: src0 and src1 must have the same DType");
+        return r02_dtype && r03_dtype && r06_location && r07_valid_bounds && r10_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -1152,46 +893,32 @@ struct profile_a5 {
     }
 
     // pto.tdiv (specs/ops/elementwise_tile_tile/tdiv.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1,
               typename... WaitEvents>
     static constexpr bool check_TDIV() {
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, int32_t, uint32_t, int64_t, uint64_t,
+                                                    float, int16_t, uint16_t, half> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, uint32_t, int64_t, uint64_t,
+                                                    float, int16_t, uint16_t, half> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, uint32_t, int64_t, uint64_t,
+                                                    float, int16_t, uint16_t, half>;
         static_assert(
-            sim::is_one_of_v<typename TileDataDst::DType, int32_t, uint32_t, int64_t, uint64_t, float, int16_t,
-                             uint16_t, half> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, uint32_t, int64_t, uint64_t, float, int16_t,
-                                 uint16_t, half> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, uint32_t, int64_t, uint64_t, float, int16_t,
-                                 uint16_t, half>,
+            r01_dtype,
             "TDIV [A5]: DType must be one of: int32_t, uint32_t, int64_t, uint64_t, float, int16_t, uint16_t, half");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TDIV [A5]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TDIV [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TDIV [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TDIV [A5]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, uint32_t, int64_t, uint64_t, float, int16_t,
-                                 uint16_t, half> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, uint32_t, int64_t, uint64_t, float, int16_t,
-                                 uint16_t, half> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, uint32_t, int64_t, uint64_t, float, int16_t,
-                                 uint16_t, half>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r03_row_major, "TDIV [A5]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TDIV [A5]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TDIV [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TDIV [A5]: dst, src0 and src1 must have the same DType");
+        return r01_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -1203,45 +930,30 @@ struct profile_a5 {
     }
 
     // pto.tshl (specs/ops/elementwise_tile_tile/tshl.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TSHL() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint64_t, int64_t, uint8_t, int8_t, uint16_t,
-                                       int16_t, uint32_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, uint64_t, int64_t, uint8_t, int8_t, uint16_t,
-                                           int16_t, uint32_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, uint64_t, int64_t, uint8_t, int8_t, uint16_t,
-                                           int16_t, uint32_t, int32_t>,
-                      "TSHL [A5]: DType must be one of: uint64_t, int64_t, uint8_t, int8_t, uint16_t, int16_t, "
-                      "uint32_t, int32_t");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TSHL [A5]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TSHL [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TSHL [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TSHL [A5]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, uint64_t, int64_t, uint8_t, int8_t, uint16_t, int16_t,
-                                 uint32_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, uint64_t, int64_t, uint8_t, int8_t, uint16_t, int16_t,
-                                 uint32_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, uint64_t, int64_t, uint8_t, int8_t, uint16_t, int16_t,
-                                 uint32_t, int32_t>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, uint64_t, int64_t, uint8_t, int8_t,
+                                                    uint16_t, int16_t, uint32_t, int32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, uint64_t, int64_t, uint8_t, int8_t,
+                                                    uint16_t, int16_t, uint32_t, int32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, uint64_t, int64_t, uint8_t, int8_t,
+                                                    uint16_t, int16_t, uint32_t, int32_t>;
+        static_assert(r01_dtype, "TSHL [A5]: DType must be one of: uint64_t, int64_t, uint8_t, int8_t, uint16_t, "
+                                 "int16_t, uint32_t, int32_t");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r03_row_major, "TSHL [A5]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TSHL [A5]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TSHL [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TSHL [A5]: dst, src0 and src1 must have the same DType");
+        return r01_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -1253,45 +965,30 @@ struct profile_a5 {
     }
 
     // pto.tshr (specs/ops/elementwise_tile_tile/tshr.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TSHR() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint64_t, int64_t, uint8_t, int8_t, uint16_t,
-                                       int16_t, uint32_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, uint64_t, int64_t, uint8_t, int8_t, uint16_t,
-                                           int16_t, uint32_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, uint64_t, int64_t, uint8_t, int8_t, uint16_t,
-                                           int16_t, uint32_t, int32_t>,
-                      "TSHR [A5]: DType must be one of: uint64_t, int64_t, uint8_t, int8_t, uint16_t, int16_t, "
-                      "uint32_t, int32_t");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TSHR [A5]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TSHR [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TSHR [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TSHR [A5]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, uint64_t, int64_t, uint8_t, int8_t, uint16_t, int16_t,
-                                 uint32_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, uint64_t, int64_t, uint8_t, int8_t, uint16_t, int16_t,
-                                 uint32_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, uint64_t, int64_t, uint8_t, int8_t, uint16_t, int16_t,
-                                 uint32_t, int32_t>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, uint64_t, int64_t, uint8_t, int8_t,
+                                                    uint16_t, int16_t, uint32_t, int32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, uint64_t, int64_t, uint8_t, int8_t,
+                                                    uint16_t, int16_t, uint32_t, int32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, uint64_t, int64_t, uint8_t, int8_t,
+                                                    uint16_t, int16_t, uint32_t, int32_t>;
+        static_assert(r01_dtype, "TSHR [A5]: DType must be one of: uint64_t, int64_t, uint8_t, int8_t, uint16_t, "
+                                 "int16_t, uint32_t, int32_t");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r03_row_major, "TSHR [A5]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TSHR [A5]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TSHR [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TSHR [A5]: dst, src0 and src1 must have the same DType");
+        return r01_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -1303,41 +1000,29 @@ struct profile_a5 {
     }
 
     // pto.txor (specs/ops/elementwise_tile_tile/txor.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp,
               typename... WaitEvents>
     static constexpr bool check_TXOR() {
-        static_assert(
+        constexpr bool r01_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>,
-            "TXOR [A5]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TXOR [A5]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TXOR [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TXOR [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TXOR [A5]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t,
-                                 int32_t>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+            sim::is_one_of_v<typename TileDataSrc0::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>;
+        static_assert(r01_dtype,
+                      "TXOR [A5]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r03_row_major, "TXOR [A5]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TXOR [A5]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TXOR [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TXOR [A5]: dst, src0 and src1 must have the same DType");
+        return r01_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
@@ -1349,28 +1034,22 @@ struct profile_a5 {
     }
 
     // pto.tlog (specs/ops/elementwise_tile_tile/tlog.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TLOG() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, half> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, float, half>,
-                      "TLOG [A5]: DType must be one of: float, half");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TLOG [A5]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TLOG [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TLOG [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TLOG [A5]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float, half> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, float, half>) &&
-               (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, float, half> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, float, half>;
+        static_assert(r01_dtype, "TLOG [A5]: DType must be one of: float, half");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r03_row_major, "TLOG [A5]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TLOG [A5]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TLOG [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r07_same_dtype, "TLOG [A5]: dst and src must have the same DType");
+        return r01_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -1380,28 +1059,22 @@ struct profile_a5 {
     }
 
     // pto.trecip (specs/ops/elementwise_tile_tile/trecip.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TRECIP() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, half, int32_t, int16_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, float, half, int32_t, int16_t>,
-                      "TRECIP [A5]: DType must be one of: float, half, int32_t, int16_t");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TRECIP [A5]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TRECIP [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TRECIP [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TRECIP [A5]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float, half, int32_t, int16_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, float, half, int32_t, int16_t>) &&
-               (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, float, half, int32_t, int16_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, float, half, int32_t, int16_t>;
+        static_assert(r01_dtype, "TRECIP [A5]: DType must be one of: float, half, int32_t, int16_t");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r03_row_major, "TRECIP [A5]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TRECIP [A5]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TRECIP [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r07_same_dtype, "TRECIP [A5]: dst and src must have the same DType");
+        return r01_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -1411,20 +1084,15 @@ struct profile_a5 {
     }
 
     // pto.tprelu (specs/ops/elementwise_tile_tile/tprelu.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename... WaitEvents>
     static constexpr bool check_TPRELU() {
-        static_assert(sim::is_one_of_v<typename TileData::DType, half, float> &&
-                          sim::is_one_of_v<typename TileData::DType, half, float> &&
-                          sim::is_one_of_v<typename TileData::DType, half, float>,
-                      "TPRELU [A5]: DType must be one of: half, float");
-        static_assert(TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor,
-                      "TPRELU [A5]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileData::DType, half, float> &&
-                sim::is_one_of_v<typename TileData::DType, half, float> &&
-                sim::is_one_of_v<typename TileData::DType, half, float>) &&
-               (TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor);
+        constexpr bool r03_dtype = sim::is_one_of_v<typename TileData::DType, half, float> &&
+                                   sim::is_one_of_v<typename TileData::DType, half, float> &&
+                                   sim::is_one_of_v<typename TileData::DType, half, float>;
+        static_assert(r03_dtype, "TPRELU [A5]: DType must be one of: half, float");
+        constexpr bool r05_row_major = TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor;
+        static_assert(r05_row_major, "TPRELU [A5]: tile layout must be row-major");
+        return r03_dtype && r05_row_major;
     }
 
     template <typename TileData, typename TmpT>
@@ -1436,45 +1104,32 @@ struct profile_a5 {
     }
 
     // pto.taddc (specs/ops/elementwise_tile_tile/taddc.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename... WaitEvents>
     static constexpr bool check_TADDC() {
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t> &&
+                                   sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t> &&
+                                   sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t> &&
+                                   sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t>;
         static_assert(
-            sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                             uint32_t> &&
-                sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>,
+            r01_dtype,
             "TADDC [A5]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        static_assert(TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor,
-                      "TADDC [A5]: tile layout must be row-major");
-        static_assert(TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec &&
-                          TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec,
-                      "TADDC [A5]: tile location must be TileType::Vec");
-        static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                          TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                          TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                          TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
-                      "TADDC [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>) &&
-               (TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor) &&
-               (TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec &&
-                TileData::Loc == TileType::Vec) &&
-               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+        constexpr bool r03_row_major =
+            TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor;
+        static_assert(r03_row_major, "TADDC [A5]: tile layout must be row-major");
+        constexpr bool r04_location = TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec &&
+                                      TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec;
+        static_assert(r04_location, "TADDC [A5]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols;
+        static_assert(r05_valid_bounds, "TADDC [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r01_dtype && r03_row_major && r04_location && r05_valid_bounds;
     }
 
     template <typename TileData>
@@ -1487,45 +1142,32 @@ struct profile_a5 {
     }
 
     // pto.tsubc (specs/ops/elementwise_tile_tile/tsubc.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename... WaitEvents>
     static constexpr bool check_TSUBC() {
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t> &&
+                                   sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t> &&
+                                   sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t> &&
+                                   sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t>;
         static_assert(
-            sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                             uint32_t> &&
-                sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>,
+            r01_dtype,
             "TSUBC [A5]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        static_assert(TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor,
-                      "TSUBC [A5]: tile layout must be row-major");
-        static_assert(TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec &&
-                          TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec,
-                      "TSUBC [A5]: tile location must be TileType::Vec");
-        static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                          TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                          TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                          TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
-                      "TSUBC [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>) &&
-               (TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor) &&
-               (TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec &&
-                TileData::Loc == TileType::Vec) &&
-               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+        constexpr bool r03_row_major =
+            TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor;
+        static_assert(r03_row_major, "TSUBC [A5]: tile layout must be row-major");
+        constexpr bool r04_location = TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec &&
+                                      TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec;
+        static_assert(r04_location, "TSUBC [A5]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols;
+        static_assert(r05_valid_bounds, "TSUBC [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r01_dtype && r03_row_major && r04_location && r05_valid_bounds;
     }
 
     template <typename TileData>
@@ -1538,24 +1180,23 @@ struct profile_a5 {
     }
 
     // pto.tcvt (specs/ops/elementwise_tile_tile/tcvt.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <bool NeedSetCtrl, typename TileDataD, typename TileDataS, typename... WaitEvents>
     static constexpr bool check_TCVT() {
-        static_assert(sim::is_one_of_v<typename TileDataS::DType, float, half, bfloat16_t, int8_t, uint8_t, int16_t,
-                                       int32_t, uint32_t, int64_t>,
-                      "TCVT [A5]: DType must be one of: float, half, bfloat16_t, int8_t, uint8_t, int16_t, int32_t, "
-                      "uint32_t, int64_t");
-        static_assert(sim::is_one_of_v<typename TileDataD::DType, float, half, bfloat16_t, int8_t, uint8_t, int16_t,
-                                       uint16_t, int32_t, uint32_t, int64_t>,
-                      "TCVT [A5]: DType must be one of: float, half, bfloat16_t, int8_t, uint8_t, int16_t, uint16_t, "
-                      "int32_t, uint32_t, int64_t");
-        static_assert(TileDataD::Loc == TileType::Vec && TileDataS::Loc == TileType::Vec,
-                      "TCVT [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataD::ValidRow <= TileDataD::Rows && TileDataD::ValidCol <= TileDataD::Cols &&
-                          TileDataS::ValidRow <= TileDataS::Rows && TileDataS::ValidCol <= TileDataS::Cols,
-                      "TCVT [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataS::DType, float, half, bfloat16_t, int8_t, uint8_t,
+                                                    int16_t, int32_t, uint32_t, int64_t>;
+        static_assert(r02_dtype, "TCVT [A5]: DType must be one of: float, half, bfloat16_t, int8_t, uint8_t, int16_t, "
+                                 "int32_t, uint32_t, int64_t");
+        constexpr bool r03_dtype = sim::is_one_of_v<typename TileDataD::DType, float, half, bfloat16_t, int8_t, uint8_t,
+                                                    int16_t, uint16_t, int32_t, uint32_t, int64_t>;
+        static_assert(r03_dtype, "TCVT [A5]: DType must be one of: float, half, bfloat16_t, int8_t, uint8_t, int16_t, "
+                                 "uint16_t, int32_t, uint32_t, int64_t");
+        constexpr bool r06_location = TileDataD::Loc == TileType::Vec && TileDataS::Loc == TileType::Vec;
+        static_assert(r06_location, "TCVT [A5]: tile location must be TileType::Vec");
+        constexpr bool r07_valid_bounds =
+            TileDataD::ValidRow <= TileDataD::Rows && TileDataD::ValidCol <= TileDataD::Cols &&
+            TileDataS::ValidRow <= TileDataS::Rows && TileDataS::ValidCol <= TileDataS::Cols;
+        static_assert(r07_valid_bounds, "TCVT [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r10_dtype_pairs =
             ((std::is_same_v<typename TileDataS::DType, float> &&
               sim::is_one_of_v<typename TileDataD::DType, float, half, bfloat16_t, int16_t, int32_t, int64_t>) ||
              (std::is_same_v<typename TileDataS::DType, half> &&
@@ -1573,33 +1214,10 @@ struct profile_a5 {
              (std::is_same_v<typename TileDataS::DType, int8_t> &&
               sim::is_one_of_v<typename TileDataD::DType, half, int16_t, int32_t>) ||
              (std::is_same_v<typename TileDataS::DType, uint32_t> &&
-              sim::is_one_of_v<typename TileDataD::DType, uint8_t, uint16_t, int16_t>)),
-            "TCVT [A5]: the element types of src and dst must be one of the documented conversion pairs");
-        return (sim::is_one_of_v<typename TileDataS::DType, float, half, bfloat16_t, int8_t, uint8_t, int16_t, int32_t,
-                                 uint32_t, int64_t>) &&
-               (sim::is_one_of_v<typename TileDataD::DType, float, half, bfloat16_t, int8_t, uint8_t, int16_t, uint16_t,
-                                 int32_t, uint32_t, int64_t>) &&
-               (TileDataD::Loc == TileType::Vec && TileDataS::Loc == TileType::Vec) &&
-               (TileDataD::ValidRow <= TileDataD::Rows && TileDataD::ValidCol <= TileDataD::Cols &&
-                TileDataS::ValidRow <= TileDataS::Rows && TileDataS::ValidCol <= TileDataS::Cols) &&
-               (((std::is_same_v<typename TileDataS::DType, float> &&
-                  sim::is_one_of_v<typename TileDataD::DType, float, half, bfloat16_t, int16_t, int32_t, int64_t>) ||
-                 (std::is_same_v<typename TileDataS::DType, half> &&
-                  sim::is_one_of_v<typename TileDataD::DType, float, int32_t, int16_t, int8_t, uint8_t>) ||
-                 (std::is_same_v<typename TileDataS::DType, bfloat16_t> &&
-                  sim::is_one_of_v<typename TileDataD::DType, float, int32_t, half>) ||
-                 (std::is_same_v<typename TileDataS::DType, int16_t> &&
-                  sim::is_one_of_v<typename TileDataD::DType, uint8_t, half, float, uint32_t, int32_t>) ||
-                 (std::is_same_v<typename TileDataS::DType, int32_t> &&
-                  sim::is_one_of_v<typename TileDataD::DType, float, int16_t, uint16_t, int64_t, uint8_t>) ||
-                 (std::is_same_v<typename TileDataS::DType, int64_t> &&
-                  sim::is_one_of_v<typename TileDataD::DType, float, int32_t>) ||
-                 (std::is_same_v<typename TileDataS::DType, uint8_t> &&
-                  sim::is_one_of_v<typename TileDataD::DType, half, uint16_t>) ||
-                 (std::is_same_v<typename TileDataS::DType, int8_t> &&
-                  sim::is_one_of_v<typename TileDataD::DType, half, int16_t, int32_t>) ||
-                 (std::is_same_v<typename TileDataS::DType, uint32_t> &&
-                  sim::is_one_of_v<typename TileDataD::DType, uint8_t, uint16_t, int16_t>)));
+              sim::is_one_of_v<typename TileDataD::DType, uint8_t, uint16_t, int16_t>));
+        static_assert(r10_dtype_pairs,
+                      "TCVT [A5]: the element types of src and dst must be one of the documented conversion pairs");
+        return r02_dtype && r03_dtype && r06_location && r07_valid_bounds && r10_dtype_pairs;
     }
 
     template <typename TileDataD, typename TileDataS>
@@ -1609,29 +1227,21 @@ struct profile_a5 {
     }
 
     // pto.tsel (specs/ops/elementwise_tile_tile/tsel.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename MaskTile, typename TmpTile, typename... WaitEvents>
     static constexpr bool check_TSEL() {
-        static_assert(sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                       int64_t, uint64_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, int64_t, uint64_t, half, bfloat16_t, float>,
-                      "TSEL [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "int64_t, uint64_t, half, bfloat16_t, float");
-        static_assert(sim::is_one_of_v<typename MaskTile::DType, uint8_t>, "TSEL [A5]: DType must be one of: uint8_t");
-        static_assert(TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor,
-                      "TSEL [A5]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
-               (sim::is_one_of_v<typename MaskTile::DType, uint8_t>) &&
-               (TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor);
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float>;
+        static_assert(r02_dtype, "TSEL [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, int64_t, uint64_t, half, bfloat16_t, float");
+        constexpr bool r03_dtype = sim::is_one_of_v<typename MaskTile::DType, uint8_t>;
+        static_assert(r03_dtype, "TSEL [A5]: DType must be one of: uint8_t");
+        constexpr bool r04_row_major = TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor;
+        static_assert(r04_row_major, "TSEL [A5]: tile layout must be row-major");
+        return r02_dtype && r03_dtype && r04_row_major;
     }
 
     template <typename TileData, typename MaskTile, typename TmpTile>
@@ -1644,28 +1254,22 @@ struct profile_a5 {
     }
 
     // pto.trsqrt (specs/ops/elementwise_tile_tile/trsqrt.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TRSQRT() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, half> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, float, half>,
-                      "TRSQRT [A5]: DType must be one of: float, half");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TRSQRT [A5]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TRSQRT [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TRSQRT [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TRSQRT [A5]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float, half> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, float, half>) &&
-               (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, float, half> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, float, half>;
+        static_assert(r01_dtype, "TRSQRT [A5]: DType must be one of: float, half");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r03_row_major, "TRSQRT [A5]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TRSQRT [A5]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TRSQRT [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r07_same_dtype, "TRSQRT [A5]: dst and src must have the same DType");
+        return r01_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -1675,28 +1279,22 @@ struct profile_a5 {
     }
 
     // pto.tsqrt (specs/ops/elementwise_tile_tile/tsqrt.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TSQRT() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, half> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, float, half>,
-                      "TSQRT [A5]: DType must be one of: float, half");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TSQRT [A5]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TSQRT [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TSQRT [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TSQRT [A5]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float, half> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, float, half>) &&
-               (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, float, half> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, float, half>;
+        static_assert(r01_dtype, "TSQRT [A5]: DType must be one of: float, half");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r03_row_major, "TSQRT [A5]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TSQRT [A5]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TSQRT [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r07_same_dtype, "TSQRT [A5]: dst and src must have the same DType");
+        return r01_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -1706,28 +1304,22 @@ struct profile_a5 {
     }
 
     // pto.texp (specs/ops/elementwise_tile_tile/texp.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TEXP() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, half> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, float, half>,
-                      "TEXP [A5]: DType must be one of: float, half");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TEXP [A5]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TEXP [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TEXP [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TEXP [A5]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float, half> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, float, half>) &&
-               (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, float, half> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, float, half>;
+        static_assert(r01_dtype, "TEXP [A5]: DType must be one of: float, half");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r03_row_major, "TEXP [A5]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TEXP [A5]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TEXP [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r07_same_dtype, "TEXP [A5]: dst and src must have the same DType");
+        return r01_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -1737,29 +1329,24 @@ struct profile_a5 {
     }
 
     // pto.tnot (specs/ops/elementwise_tile_tile/tnot.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TNOT() {
-        static_assert(
+        constexpr bool r01_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, uint32_t, int32_t, uint16_t, int16_t, uint8_t, int8_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, uint32_t, int32_t, uint16_t, int16_t, uint8_t, int8_t>,
-            "TNOT [A5]: DType must be one of: uint32_t, int32_t, uint16_t, int16_t, uint8_t, int8_t");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TNOT [A5]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TNOT [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TNOT [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TNOT [A5]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, uint32_t, int32_t, uint16_t, int16_t, uint8_t, int8_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, uint32_t, int32_t, uint16_t, int16_t, uint8_t, int8_t>) &&
-               (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+            sim::is_one_of_v<typename TileDataSrc::DType, uint32_t, int32_t, uint16_t, int16_t, uint8_t, int8_t>;
+        static_assert(r01_dtype,
+                      "TNOT [A5]: DType must be one of: uint32_t, int32_t, uint16_t, int16_t, uint8_t, int8_t");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r03_row_major, "TNOT [A5]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TNOT [A5]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TNOT [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r07_same_dtype, "TNOT [A5]: dst and src must have the same DType");
+        return r01_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -1769,28 +1356,22 @@ struct profile_a5 {
     }
 
     // pto.trelu (specs/ops/elementwise_tile_tile/trelu.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TRELU() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, half, float, int32_t>,
-                      "TRELU [A5]: DType must be one of: half, float, int32_t");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TRELU [A5]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TRELU [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TRELU [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TRELU [A5]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, half, float, int32_t>) &&
-               (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, float, int32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, half, float, int32_t>;
+        static_assert(r01_dtype, "TRELU [A5]: DType must be one of: half, float, int32_t");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r03_row_major, "TRELU [A5]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TRELU [A5]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TRELU [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r07_same_dtype, "TRELU [A5]: dst and src must have the same DType");
+        return r01_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -1800,32 +1381,25 @@ struct profile_a5 {
     }
 
     // pto.tneg (specs/ops/elementwise_tile_tile/tneg.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TNEG() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, uint32_t, uint16_t, half, float,
-                                       bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, uint32_t, uint16_t, half,
-                                           float, bfloat16_t>,
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, uint32_t, uint16_t,
+                                                    half, float, bfloat16_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, uint32_t, uint16_t,
+                                                    half, float, bfloat16_t>;
+        static_assert(r01_dtype,
                       "TNEG [A5]: DType must be one of: int32_t, int16_t, uint32_t, uint16_t, half, float, bfloat16_t");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TNEG [A5]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TNEG [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TNEG [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TNEG [A5]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, uint32_t, uint16_t, half, float,
-                                 bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, uint32_t, uint16_t, half, float,
-                                 bfloat16_t>) &&
-               (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r03_row_major, "TNEG [A5]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TNEG [A5]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TNEG [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r07_same_dtype, "TNEG [A5]: dst and src must have the same DType");
+        return r01_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -1835,40 +1409,28 @@ struct profile_a5 {
     }
 
     // pto.tfmod (specs/ops/elementwise_tile_tile/tfmod.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1,
               typename... WaitEvents>
     static constexpr bool check_TFMOD() {
-        static_assert(
+        constexpr bool r01_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, half, float, uint16_t, int16_t, uint32_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, uint16_t, int16_t, uint32_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, uint16_t, int16_t, uint32_t, int32_t>,
-            "TFMOD [A5]: DType must be one of: half, float, uint16_t, int16_t, uint32_t, int32_t");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TFMOD [A5]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TFMOD [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TFMOD [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TFMOD [A5]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float, uint16_t, int16_t, uint32_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, uint16_t, int16_t, uint32_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, uint16_t, int16_t, uint32_t, int32_t>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+            sim::is_one_of_v<typename TileDataSrc0::DType, half, float, uint16_t, int16_t, uint32_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, half, float, uint16_t, int16_t, uint32_t, int32_t>;
+        static_assert(r01_dtype, "TFMOD [A5]: DType must be one of: half, float, uint16_t, int16_t, uint32_t, int32_t");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r03_row_major, "TFMOD [A5]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TFMOD [A5]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TFMOD [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TFMOD [A5]: dst, src0 and src1 must have the same DType");
+        return r01_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -1880,46 +1442,32 @@ struct profile_a5 {
     }
 
     // pto.trem (specs/ops/elementwise_tile_tile/trem.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1,
               typename TileDataTmp, typename... WaitEvents>
     static constexpr bool check_TREM() {
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t>;
         static_assert(
-            sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, uint16_t, int32_t, uint32_t, int64_t,
-                             uint64_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t>,
+            r01_dtype,
             "TREM [A5]: DType must be one of: half, float, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TREM [A5]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TREM [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TREM [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TREM [A5]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r03_row_major, "TREM [A5]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TREM [A5]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TREM [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TREM [A5]: dst, src0 and src1 must have the same DType");
+        return r01_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
@@ -1931,55 +1479,41 @@ struct profile_a5 {
     }
 
     // pto.tpow (specs/ops/elementwise_tile_tile/tpow.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename DstTile, typename BaseTile, typename ExpTile, typename TmpTile,
               typename... WaitEvents>
     static constexpr bool check_TPOW() {
-        static_assert(std::is_same_v<typename DstTile::DType, typename BaseTile::DType> &&
-                          std::is_same_v<typename DstTile::DType, typename ExpTile::DType>,
-                      "TPOW [A5]: dst, base and exp must have the same DType");
-        static_assert(DstTile::isRowMajor && BaseTile::isRowMajor && ExpTile::isRowMajor,
-                      "TPOW [A5]: tile layout must be row-major");
-        static_assert(DstTile::Loc == TileType::Vec && BaseTile::Loc == TileType::Vec && ExpTile::Loc == TileType::Vec,
-                      "TPOW [A5]: tile location must be TileType::Vec");
-        static_assert(DstTile::ValidRow <= DstTile::Rows && DstTile::ValidCol <= DstTile::Cols &&
-                          BaseTile::ValidRow <= BaseTile::Rows && BaseTile::ValidCol <= BaseTile::Cols &&
-                          ExpTile::ValidRow <= ExpTile::Rows && ExpTile::ValidCol <= ExpTile::Cols,
-                      "TPOW [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(!(PrecisionType == PowAlgorithm::DEFAULT) ||
-                          (sim::is_one_of_v<typename DstTile::DType, float, half, bfloat16_t, int32_t, uint32_t,
-                                            int16_t, uint16_t, int8_t, uint8_t> &&
-                           sim::is_one_of_v<typename BaseTile::DType, float, half, bfloat16_t, int32_t, uint32_t,
-                                            int16_t, uint16_t, int8_t, uint8_t> &&
-                           sim::is_one_of_v<typename ExpTile::DType, float, half, bfloat16_t, int32_t, uint32_t,
-                                            int16_t, uint16_t, int8_t, uint8_t>),
+        constexpr bool r00_same_dtype = std::is_same_v<typename DstTile::DType, typename BaseTile::DType> &&
+                                        std::is_same_v<typename DstTile::DType, typename ExpTile::DType>;
+        static_assert(r00_same_dtype, "TPOW [A5]: dst, base and exp must have the same DType");
+        constexpr bool r02_row_major = DstTile::isRowMajor && BaseTile::isRowMajor && ExpTile::isRowMajor;
+        static_assert(r02_row_major, "TPOW [A5]: tile layout must be row-major");
+        constexpr bool r03_location =
+            DstTile::Loc == TileType::Vec && BaseTile::Loc == TileType::Vec && ExpTile::Loc == TileType::Vec;
+        static_assert(r03_location, "TPOW [A5]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds = DstTile::ValidRow <= DstTile::Rows && DstTile::ValidCol <= DstTile::Cols &&
+                                          BaseTile::ValidRow <= BaseTile::Rows &&
+                                          BaseTile::ValidCol <= BaseTile::Cols && ExpTile::ValidRow <= ExpTile::Rows &&
+                                          ExpTile::ValidCol <= ExpTile::Cols;
+        static_assert(r04_valid_bounds, "TPOW [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r05_dtype_default = !(PrecisionType == PowAlgorithm::DEFAULT) ||
+                                           (sim::is_one_of_v<typename DstTile::DType, float, half, bfloat16_t, int32_t,
+                                                             uint32_t, int16_t, uint16_t, int8_t, uint8_t> &&
+                                            sim::is_one_of_v<typename BaseTile::DType, float, half, bfloat16_t, int32_t,
+                                                             uint32_t, int16_t, uint16_t, int8_t, uint8_t> &&
+                                            sim::is_one_of_v<typename ExpTile::DType, float, half, bfloat16_t, int32_t,
+                                                             uint32_t, int16_t, uint16_t, int8_t, uint8_t>);
+        static_assert(r05_dtype_default,
                       "TPOW [A5]: with PrecisionType == PowAlgorithm::DEFAULT, DType must be one of: float, half, "
                       "bfloat16_t, int32_t, uint32_t, int16_t, uint16_t, int8_t, uint8_t");
-        static_assert(!(PrecisionType == PowAlgorithm::HIGH_PRECISION) ||
-                          (sim::is_one_of_v<typename DstTile::DType, float, half, bfloat16_t> &&
-                           sim::is_one_of_v<typename BaseTile::DType, float, half, bfloat16_t> &&
-                           sim::is_one_of_v<typename ExpTile::DType, float, half, bfloat16_t>),
-                      "TPOW [A5]: with PrecisionType == PowAlgorithm::HIGH_PRECISION, DType must be one of: float, "
-                      "half, bfloat16_t");
-        return (std::is_same_v<typename DstTile::DType, typename BaseTile::DType> &&
-                std::is_same_v<typename DstTile::DType, typename ExpTile::DType>) &&
-               (DstTile::isRowMajor && BaseTile::isRowMajor && ExpTile::isRowMajor) &&
-               (DstTile::Loc == TileType::Vec && BaseTile::Loc == TileType::Vec && ExpTile::Loc == TileType::Vec) &&
-               (DstTile::ValidRow <= DstTile::Rows && DstTile::ValidCol <= DstTile::Cols &&
-                BaseTile::ValidRow <= BaseTile::Rows && BaseTile::ValidCol <= BaseTile::Cols &&
-                ExpTile::ValidRow <= ExpTile::Rows && ExpTile::ValidCol <= ExpTile::Cols) &&
-               (!(PrecisionType == PowAlgorithm::DEFAULT) ||
-                (sim::is_one_of_v<typename DstTile::DType, float, half, bfloat16_t, int32_t, uint32_t, int16_t,
-                                  uint16_t, int8_t, uint8_t> &&
-                 sim::is_one_of_v<typename BaseTile::DType, float, half, bfloat16_t, int32_t, uint32_t, int16_t,
-                                  uint16_t, int8_t, uint8_t> &&
-                 sim::is_one_of_v<typename ExpTile::DType, float, half, bfloat16_t, int32_t, uint32_t, int16_t,
-                                  uint16_t, int8_t, uint8_t>)) &&
-               (!(PrecisionType == PowAlgorithm::HIGH_PRECISION) ||
-                (sim::is_one_of_v<typename DstTile::DType, float, half, bfloat16_t> &&
-                 sim::is_one_of_v<typename BaseTile::DType, float, half, bfloat16_t> &&
-                 sim::is_one_of_v<typename ExpTile::DType, float, half, bfloat16_t>));
+        constexpr bool r06_dtype_high_precision =
+            !(PrecisionType == PowAlgorithm::HIGH_PRECISION) ||
+            (sim::is_one_of_v<typename DstTile::DType, float, half, bfloat16_t> &&
+             sim::is_one_of_v<typename BaseTile::DType, float, half, bfloat16_t> &&
+             sim::is_one_of_v<typename ExpTile::DType, float, half, bfloat16_t>);
+        static_assert(r06_dtype_high_precision, "TPOW [A5]: with PrecisionType == PowAlgorithm::HIGH_PRECISION, DType "
+                                                "must be one of: float, half, bfloat16_t");
+        return r00_same_dtype && r02_row_major && r03_location && r04_valid_bounds && r05_dtype_default &&
+               r06_dtype_high_precision;
     }
 
     template <typename DstTile, typename BaseTile, typename ExpTile, typename TmpTile>
@@ -1991,38 +1525,27 @@ struct profile_a5 {
     }
 
     // pto.tfusedmuladd (specs/ops/elementwise_tile_tile/tfusedmuladd.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TFUSEDMULADD() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, half, float>,
-                      "TFUSEDMULADD [A5]: DType must be one of: half, float");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TFUSEDMULADD [A5]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TFUSEDMULADD [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, half, float>;
+        static_assert(r01_dtype, "TFUSEDMULADD [A5]: DType must be one of: half, float");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r03_row_major, "TFUSEDMULADD [A5]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TFUSEDMULADD [A5]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds,
                       "TFUSEDMULADD [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TFUSEDMULADD [A5]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TFUSEDMULADD [A5]: dst, src0 and src1 must have the same DType");
+        return r01_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -2034,38 +1557,27 @@ struct profile_a5 {
     }
 
     // pto.tfusedmuladdrelu (specs/ops/elementwise_tile_tile/tfusedmuladdrelu.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TFUSEDMULADDRELU() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, half, float>,
-                      "TFUSEDMULADDRELU [A5]: DType must be one of: half, float");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TFUSEDMULADDRELU [A5]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TFUSEDMULADDRELU [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, half, float>;
+        static_assert(r01_dtype, "TFUSEDMULADDRELU [A5]: DType must be one of: half, float");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r03_row_major, "TFUSEDMULADDRELU [A5]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TFUSEDMULADDRELU [A5]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds,
                       "TFUSEDMULADDRELU [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TFUSEDMULADDRELU [A5]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TFUSEDMULADDRELU [A5]: dst, src0 and src1 must have the same DType");
+        return r01_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -2078,38 +1590,26 @@ struct profile_a5 {
     }
 
     // pto.tmuladddst (specs/ops/elementwise_tile_tile/tmuladddst.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TMULADDDST() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, half, float>,
-                      "TMULADDDST [A5]: DType must be one of: half, float");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TMULADDDST [A5]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TMULADDDST [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TMULADDDST [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TMULADDDST [A5]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, half, float>;
+        static_assert(r01_dtype, "TMULADDDST [A5]: DType must be one of: half, float");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r03_row_major, "TMULADDDST [A5]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TMULADDDST [A5]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TMULADDDST [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TMULADDDST [A5]: dst, src0 and src1 must have the same DType");
+        return r01_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -2121,38 +1621,26 @@ struct profile_a5 {
     }
 
     // pto.tsubrelu (specs/ops/elementwise_tile_tile/tsubrelu.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TSUBRELU() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, half, float>,
-                      "TSUBRELU [A5]: DType must be one of: half, float");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TSUBRELU [A5]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TSUBRELU [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TSUBRELU [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TSUBRELU [A5]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, half, float>;
+        static_assert(r01_dtype, "TSUBRELU [A5]: DType must be one of: half, float");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r03_row_major, "TSUBRELU [A5]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TSUBRELU [A5]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TSUBRELU [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TSUBRELU [A5]: dst, src0 and src1 must have the same DType");
+        return r01_dtype && r03_row_major && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -2164,39 +1652,27 @@ struct profile_a5 {
     }
 
     // pto.tadddeqrelu (specs/ops/elementwise_tile_tile/tadddeqrelu.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp,
               typename... WaitEvents>
     static constexpr bool check_TADDDEQRELU() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half>,
-                      "TADDDEQRELU [A5]: DType must be one of: half");
-        static_assert(sim::is_one_of_v<typename TileDataSrc0::DType, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, int32_t> &&
-                          sim::is_one_of_v<typename TileDataTmp::DType, int32_t>,
-                      "TADDDEQRELU [A5]: DType must be one of: int32_t");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor &&
-                          TileDataTmp::isRowMajor,
-                      "TADDDEQRELU [A5]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec && TileDataTmp::Loc == TileType::Vec,
-                      "TADDDEQRELU [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TADDDEQRELU [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half>) &&
-               (sim::is_one_of_v<typename TileDataSrc0::DType, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int32_t> &&
-                sim::is_one_of_v<typename TileDataTmp::DType, int32_t>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor &&
-                TileDataTmp::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec && TileDataTmp::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, half>;
+        static_assert(r00_dtype, "TADDDEQRELU [A5]: DType must be one of: half");
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataSrc0::DType, int32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, int32_t> &&
+                                   sim::is_one_of_v<typename TileDataTmp::DType, int32_t>;
+        static_assert(r01_dtype, "TADDDEQRELU [A5]: DType must be one of: int32_t");
+        constexpr bool r02_row_major =
+            TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor && TileDataTmp::isRowMajor;
+        static_assert(r02_row_major, "TADDDEQRELU [A5]: tile layout must be row-major");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec && TileDataTmp::Loc == TileType::Vec;
+        static_assert(r03_location, "TADDDEQRELU [A5]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds, "TADDDEQRELU [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r00_dtype && r01_dtype && r02_row_major && r03_location && r04_valid_bounds;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
@@ -2208,42 +1684,30 @@ struct profile_a5 {
     }
 
     // pto.taddreluconv (specs/ops/elementwise_tile_tile/taddreluconv.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TADDRELUCONV() {
-        static_assert(((std::is_same_v<typename TileDataSrc0::DType, float> &&
-                        std::is_same_v<typename TileDataDst::DType, half>) ||
-                       (std::is_same_v<typename TileDataSrc0::DType, half> &&
-                        std::is_same_v<typename TileDataDst::DType, int8_t>) ||
-                       (std::is_same_v<typename TileDataSrc0::DType, int16_t> &&
-                        std::is_same_v<typename TileDataDst::DType, int8_t>)),
+        constexpr bool r00_dtype_tuples = ((std::is_same_v<typename TileDataSrc0::DType, float> &&
+                                            std::is_same_v<typename TileDataDst::DType, half>) ||
+                                           (std::is_same_v<typename TileDataSrc0::DType, half> &&
+                                            std::is_same_v<typename TileDataDst::DType, int8_t>) ||
+                                           (std::is_same_v<typename TileDataSrc0::DType, int16_t> &&
+                                            std::is_same_v<typename TileDataDst::DType, int8_t>));
+        static_assert(r00_dtype_tuples,
                       "TADDRELUCONV [A5]: the element types of src0 and dst must be one of the documented tuples");
-        static_assert(std::is_same_v<typename TileDataSrc0::DType, typename TileDataSrc1::DType>,
-                      "TADDRELUCONV [A5]: src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TADDRELUCONV [A5]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TADDRELUCONV [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+        constexpr bool r01_same_dtype = std::is_same_v<typename TileDataSrc0::DType, typename TileDataSrc1::DType>;
+        static_assert(r01_same_dtype, "TADDRELUCONV [A5]: src0 and src1 must have the same DType");
+        constexpr bool r02_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r02_row_major, "TADDRELUCONV [A5]: tile layout must be row-major");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TADDRELUCONV [A5]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TADDRELUCONV [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (((std::is_same_v<typename TileDataSrc0::DType, float> &&
-                  std::is_same_v<typename TileDataDst::DType, half>) ||
-                 (std::is_same_v<typename TileDataSrc0::DType, half> &&
-                  std::is_same_v<typename TileDataDst::DType, int8_t>) ||
-                 (std::is_same_v<typename TileDataSrc0::DType, int16_t> &&
-                  std::is_same_v<typename TileDataDst::DType, int8_t>))) &&
-               (std::is_same_v<typename TileDataSrc0::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols);
+        return r00_dtype_tuples && r01_same_dtype && r02_row_major && r03_location && r04_valid_bounds;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -2255,42 +1719,30 @@ struct profile_a5 {
     }
 
     // pto.tsubreluconv (specs/ops/elementwise_tile_tile/tsubreluconv.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TSUBRELUCONV() {
-        static_assert(((std::is_same_v<typename TileDataSrc0::DType, float> &&
-                        std::is_same_v<typename TileDataDst::DType, half>) ||
-                       (std::is_same_v<typename TileDataSrc0::DType, half> &&
-                        std::is_same_v<typename TileDataDst::DType, int8_t>) ||
-                       (std::is_same_v<typename TileDataSrc0::DType, int16_t> &&
-                        std::is_same_v<typename TileDataDst::DType, int8_t>)),
+        constexpr bool r00_dtype_tuples = ((std::is_same_v<typename TileDataSrc0::DType, float> &&
+                                            std::is_same_v<typename TileDataDst::DType, half>) ||
+                                           (std::is_same_v<typename TileDataSrc0::DType, half> &&
+                                            std::is_same_v<typename TileDataDst::DType, int8_t>) ||
+                                           (std::is_same_v<typename TileDataSrc0::DType, int16_t> &&
+                                            std::is_same_v<typename TileDataDst::DType, int8_t>));
+        static_assert(r00_dtype_tuples,
                       "TSUBRELUCONV [A5]: the element types of src0 and dst must be one of the documented tuples");
-        static_assert(std::is_same_v<typename TileDataSrc0::DType, typename TileDataSrc1::DType>,
-                      "TSUBRELUCONV [A5]: src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TSUBRELUCONV [A5]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TSUBRELUCONV [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+        constexpr bool r01_same_dtype = std::is_same_v<typename TileDataSrc0::DType, typename TileDataSrc1::DType>;
+        static_assert(r01_same_dtype, "TSUBRELUCONV [A5]: src0 and src1 must have the same DType");
+        constexpr bool r02_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r02_row_major, "TSUBRELUCONV [A5]: tile layout must be row-major");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TSUBRELUCONV [A5]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TSUBRELUCONV [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (((std::is_same_v<typename TileDataSrc0::DType, float> &&
-                  std::is_same_v<typename TileDataDst::DType, half>) ||
-                 (std::is_same_v<typename TileDataSrc0::DType, half> &&
-                  std::is_same_v<typename TileDataDst::DType, int8_t>) ||
-                 (std::is_same_v<typename TileDataSrc0::DType, int16_t> &&
-                  std::is_same_v<typename TileDataDst::DType, int8_t>))) &&
-               (std::is_same_v<typename TileDataSrc0::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols);
+        return r00_dtype_tuples && r01_same_dtype && r02_row_major && r03_location && r04_valid_bounds;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -2302,220 +1754,177 @@ struct profile_a5 {
     }
 
     // pto.vadds (specs/ops/vector_scalar/vadds.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename V_result, typename V_input>
     static constexpr bool check_vadds() {
+        constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t> &&
+                                   sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t>;
         static_assert(
-            sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                             uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>,
+            r00_dtype,
             "vadds [A5]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        return (sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>);
+        return r00_dtype;
     }
 
     // pto.vsubs (specs/ops/vector_scalar/vsubs.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename V_result, typename V_input>
     static constexpr bool check_vsubs() {
+        constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t> &&
+                                   sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t>;
         static_assert(
-            sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                             uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>,
+            r00_dtype,
             "vsubs [A5]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        return (sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>);
+        return r00_dtype;
     }
 
     // pto.vmuls (specs/ops/vector_scalar/vmuls.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename V_result, typename V_input>
     static constexpr bool check_vmuls() {
+        constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t> &&
+                                   sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t>;
         static_assert(
-            sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                             uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>,
+            r00_dtype,
             "vmuls [A5]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        return (sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>);
+        return r00_dtype;
     }
 
     // pto.vmaxs (specs/ops/vector_scalar/vmaxs.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename V_result, typename V_input>
     static constexpr bool check_vmaxs() {
+        constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t> &&
+                                   sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t>;
         static_assert(
-            sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                             uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>,
+            r00_dtype,
             "vmaxs [A5]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        return (sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>);
+        return r00_dtype;
     }
 
     // pto.vmins (specs/ops/vector_scalar/vmins.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename V_result, typename V_input>
     static constexpr bool check_vmins() {
+        constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t> &&
+                                   sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t>;
         static_assert(
-            sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                             uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>,
+            r00_dtype,
             "vmins [A5]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        return (sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>);
+        return r00_dtype;
     }
 
     // pto.vands (specs/ops/vector_scalar/vands.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename V_result, typename V_input>
     static constexpr bool check_vands() {
-        static_assert(
+        constexpr bool r00_dtype =
             sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
-            "vands [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        return (sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>);
+            sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r00_dtype,
+                      "vands [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        return r00_dtype;
     }
 
     // pto.vors (specs/ops/vector_scalar/vors.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename V_result, typename V_input>
     static constexpr bool check_vors() {
-        static_assert(
+        constexpr bool r00_dtype =
             sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
-            "vors [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        return (sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>);
+            sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r00_dtype,
+                      "vors [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        return r00_dtype;
     }
 
     // pto.vxors (specs/ops/vector_scalar/vxors.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename V_result, typename V_input>
     static constexpr bool check_vxors() {
-        static_assert(
+        constexpr bool r00_dtype =
             sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
-            "vxors [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        return (sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>);
+            sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r00_dtype,
+                      "vxors [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        return r00_dtype;
     }
 
     // pto.vshls (specs/ops/vector_scalar/vshls.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename V_result, typename V_input>
     static constexpr bool check_vshls() {
-        static_assert(
+        constexpr bool r00_dtype =
             sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
-            "vshls [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        return (sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>);
+            sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r00_dtype,
+                      "vshls [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        return r00_dtype;
     }
 
     // pto.vshrs (specs/ops/vector_scalar/vshrs.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename V_result, typename V_input>
     static constexpr bool check_vshrs() {
-        static_assert(
+        constexpr bool r00_dtype =
             sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
-            "vshrs [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        return (sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>);
+            sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r00_dtype,
+                      "vshrs [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        return r00_dtype;
     }
 
     // pto.vlrelu (specs/ops/vector_scalar/vlrelu.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename V_result, typename V_input>
     static constexpr bool check_vlrelu() {
-        static_assert(sim::is_one_of_v<typename V_result::DType, half, float> &&
-                          sim::is_one_of_v<typename V_input::DType, half, float>,
-                      "vlrelu [A5]: DType must be one of: half, float");
-        return (sim::is_one_of_v<typename V_result::DType, half, float> &&
-                sim::is_one_of_v<typename V_input::DType, half, float>);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float> &&
+                                   sim::is_one_of_v<typename V_input::DType, half, float>;
+        static_assert(r00_dtype, "vlrelu [A5]: DType must be one of: half, float");
+        return r00_dtype;
     }
 
     // pto.vaddcs (specs/ops/vector_scalar/vaddcs.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename V_result, typename V_lhs, typename V_rhs>
     static constexpr bool check_vaddcs() {
-        static_assert(
+        constexpr bool r00_dtype =
             sim::is_one_of_v<typename V_result::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
-                sim::is_one_of_v<typename V_lhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
-                sim::is_one_of_v<typename V_rhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t>,
-            "vaddcs [A5]: DType must be one of: uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t");
-        return (sim::is_one_of_v<typename V_result::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
-                sim::is_one_of_v<typename V_lhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
-                sim::is_one_of_v<typename V_rhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t>);
+            sim::is_one_of_v<typename V_lhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
+            sim::is_one_of_v<typename V_rhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t>;
+        static_assert(r00_dtype,
+                      "vaddcs [A5]: DType must be one of: uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t");
+        return r00_dtype;
     }
 
     // pto.vsubcs (specs/ops/vector_scalar/vsubcs.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename V_result, typename V_lhs, typename V_rhs>
     static constexpr bool check_vsubcs() {
-        static_assert(
+        constexpr bool r00_dtype =
             sim::is_one_of_v<typename V_result::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
-                sim::is_one_of_v<typename V_lhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
-                sim::is_one_of_v<typename V_rhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t>,
-            "vsubcs [A5]: DType must be one of: uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t");
-        return (sim::is_one_of_v<typename V_result::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
-                sim::is_one_of_v<typename V_lhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
-                sim::is_one_of_v<typename V_rhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t>);
+            sim::is_one_of_v<typename V_lhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
+            sim::is_one_of_v<typename V_rhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t>;
+        static_assert(r00_dtype,
+                      "vsubcs [A5]: DType must be one of: uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t");
+        return r00_dtype;
     }
 
     // pto.trowsum (specs/ops/reduce_and_expand/trowsum.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
     static constexpr bool check_TROWSUM() {
-        static_assert(
+        constexpr bool r01_dtype =
             sim::is_one_of_v<typename TileDataOut::DType, half, float, int32_t, int64_t, uint64_t, int16_t> &&
-                sim::is_one_of_v<typename TileDataIn::DType, half, float, int32_t, int64_t, uint64_t, int16_t>,
-            "TROWSUM [A5]: DType must be one of: half, float, int32_t, int64_t, uint64_t, int16_t");
-        static_assert(TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec,
-                      "TROWSUM [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                          TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols,
-                      "TROWSUM [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>,
-                      "TROWSUM [A5]: dst and src must have the same DType");
-        static_assert(TileDataIn::isRowMajor, "TROWSUM [A5]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataOut::DType, half, float, int32_t, int64_t, uint64_t, int16_t> &&
-                sim::is_one_of_v<typename TileDataIn::DType, half, float, int32_t, int64_t, uint64_t, int16_t>) &&
-               (TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec) &&
-               (TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols) &&
-               (std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>) && (TileDataIn::isRowMajor);
+            sim::is_one_of_v<typename TileDataIn::DType, half, float, int32_t, int64_t, uint64_t, int16_t>;
+        static_assert(r01_dtype,
+                      "TROWSUM [A5]: DType must be one of: half, float, int32_t, int64_t, uint64_t, int16_t");
+        constexpr bool r03_location = TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec;
+        static_assert(r03_location, "TROWSUM [A5]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
+            TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols;
+        static_assert(r04_valid_bounds, "TROWSUM [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>;
+        static_assert(r06_same_dtype, "TROWSUM [A5]: dst and src must have the same DType");
+        constexpr bool r07_row_major = TileDataIn::isRowMajor;
+        static_assert(r07_row_major, "TROWSUM [A5]: tile layout must be row-major");
+        return r01_dtype && r03_location && r04_valid_bounds && r06_same_dtype && r07_row_major;
     }
 
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp>
@@ -2526,32 +1935,26 @@ struct profile_a5 {
     }
 
     // pto.trowmax (specs/ops/reduce_and_expand/trowmax.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
     static constexpr bool check_TROWMAX() {
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataOut::DType, half, float, int32_t, int64_t,
+                                                    uint64_t, int16_t, int8_t, uint8_t> &&
+                                   sim::is_one_of_v<typename TileDataIn::DType, half, float, int32_t, int64_t, uint64_t,
+                                                    int16_t, int8_t, uint8_t>;
         static_assert(
-            sim::is_one_of_v<typename TileDataOut::DType, half, float, int32_t, int64_t, uint64_t, int16_t, int8_t,
-                             uint8_t> &&
-                sim::is_one_of_v<typename TileDataIn::DType, half, float, int32_t, int64_t, uint64_t, int16_t, int8_t,
-                                 uint8_t>,
+            r01_dtype,
             "TROWMAX [A5]: DType must be one of: half, float, int32_t, int64_t, uint64_t, int16_t, int8_t, uint8_t");
-        static_assert(TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec,
-                      "TROWMAX [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                          TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols,
-                      "TROWMAX [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>,
-                      "TROWMAX [A5]: dst and src must have the same DType");
-        static_assert(TileDataIn::isRowMajor, "TROWMAX [A5]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataOut::DType, half, float, int32_t, int64_t, uint64_t, int16_t, int8_t,
-                                 uint8_t> &&
-                sim::is_one_of_v<typename TileDataIn::DType, half, float, int32_t, int64_t, uint64_t, int16_t, int8_t,
-                                 uint8_t>) &&
-               (TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec) &&
-               (TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols) &&
-               (std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>) && (TileDataIn::isRowMajor);
+        constexpr bool r03_location = TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec;
+        static_assert(r03_location, "TROWMAX [A5]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
+            TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols;
+        static_assert(r04_valid_bounds, "TROWMAX [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>;
+        static_assert(r06_same_dtype, "TROWMAX [A5]: dst and src must have the same DType");
+        constexpr bool r07_row_major = TileDataIn::isRowMajor;
+        static_assert(r07_row_major, "TROWMAX [A5]: tile layout must be row-major");
+        return r01_dtype && r03_location && r04_valid_bounds && r06_same_dtype && r07_row_major;
     }
 
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp>
@@ -2562,32 +1965,26 @@ struct profile_a5 {
     }
 
     // pto.trowmin (specs/ops/reduce_and_expand/trowmin.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
     static constexpr bool check_TROWMIN() {
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataOut::DType, half, float, int32_t, int64_t,
+                                                    uint64_t, int16_t, int8_t, uint8_t> &&
+                                   sim::is_one_of_v<typename TileDataIn::DType, half, float, int32_t, int64_t, uint64_t,
+                                                    int16_t, int8_t, uint8_t>;
         static_assert(
-            sim::is_one_of_v<typename TileDataOut::DType, half, float, int32_t, int64_t, uint64_t, int16_t, int8_t,
-                             uint8_t> &&
-                sim::is_one_of_v<typename TileDataIn::DType, half, float, int32_t, int64_t, uint64_t, int16_t, int8_t,
-                                 uint8_t>,
+            r01_dtype,
             "TROWMIN [A5]: DType must be one of: half, float, int32_t, int64_t, uint64_t, int16_t, int8_t, uint8_t");
-        static_assert(TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec,
-                      "TROWMIN [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                          TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols,
-                      "TROWMIN [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>,
-                      "TROWMIN [A5]: dst and src must have the same DType");
-        static_assert(TileDataIn::isRowMajor, "TROWMIN [A5]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataOut::DType, half, float, int32_t, int64_t, uint64_t, int16_t, int8_t,
-                                 uint8_t> &&
-                sim::is_one_of_v<typename TileDataIn::DType, half, float, int32_t, int64_t, uint64_t, int16_t, int8_t,
-                                 uint8_t>) &&
-               (TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec) &&
-               (TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols) &&
-               (std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>) && (TileDataIn::isRowMajor);
+        constexpr bool r03_location = TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec;
+        static_assert(r03_location, "TROWMIN [A5]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
+            TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols;
+        static_assert(r04_valid_bounds, "TROWMIN [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>;
+        static_assert(r06_same_dtype, "TROWMIN [A5]: dst and src must have the same DType");
+        constexpr bool r07_row_major = TileDataIn::isRowMajor;
+        static_assert(r07_row_major, "TROWMIN [A5]: tile layout must be row-major");
+        return r01_dtype && r03_location && r04_valid_bounds && r06_same_dtype && r07_row_major;
     }
 
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp>
@@ -2598,27 +1995,22 @@ struct profile_a5 {
     }
 
     // pto.trowprod (specs/ops/reduce_and_expand/trowprod.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
     static constexpr bool check_TROWPROD() {
-        static_assert(sim::is_one_of_v<typename TileDataOut::DType, half, float, int32_t, int16_t> &&
-                          sim::is_one_of_v<typename TileDataIn::DType, half, float, int32_t, int16_t>,
-                      "TROWPROD [A5]: DType must be one of: half, float, int32_t, int16_t");
-        static_assert(TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec,
-                      "TROWPROD [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                          TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols,
-                      "TROWPROD [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>,
-                      "TROWPROD [A5]: dst and src must have the same DType");
-        static_assert(TileDataIn::isRowMajor, "TROWPROD [A5]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataOut::DType, half, float, int32_t, int16_t> &&
-                sim::is_one_of_v<typename TileDataIn::DType, half, float, int32_t, int16_t>) &&
-               (TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec) &&
-               (TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols) &&
-               (std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>) && (TileDataIn::isRowMajor);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataOut::DType, half, float, int32_t, int16_t> &&
+                                   sim::is_one_of_v<typename TileDataIn::DType, half, float, int32_t, int16_t>;
+        static_assert(r01_dtype, "TROWPROD [A5]: DType must be one of: half, float, int32_t, int16_t");
+        constexpr bool r03_location = TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec;
+        static_assert(r03_location, "TROWPROD [A5]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
+            TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols;
+        static_assert(r04_valid_bounds, "TROWPROD [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>;
+        static_assert(r06_same_dtype, "TROWPROD [A5]: dst and src must have the same DType");
+        constexpr bool r07_row_major = TileDataIn::isRowMajor;
+        static_assert(r07_row_major, "TROWPROD [A5]: tile layout must be row-major");
+        return r01_dtype && r03_location && r04_valid_bounds && r06_same_dtype && r07_row_major;
     }
 
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp>
@@ -2629,26 +2021,21 @@ struct profile_a5 {
     }
 
     // pto.trowargmax (specs/ops/reduce_and_expand/trowargmax.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
     static constexpr bool check_TROWARGMAX() {
-        static_assert(sim::is_one_of_v<typename TileDataOut::DType, uint32_t, int32_t>,
-                      "TROWARGMAX [A5]: DType must be one of: uint32_t, int32_t");
-        static_assert(sim::is_one_of_v<typename TileDataIn::DType, half, float>,
-                      "TROWARGMAX [A5]: DType must be one of: half, float");
-        static_assert(TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec,
-                      "TROWARGMAX [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                          TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols,
-                      "TROWARGMAX [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(TileDataIn::isRowMajor, "TROWARGMAX [A5]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataOut::DType, uint32_t, int32_t>) &&
-               (sim::is_one_of_v<typename TileDataIn::DType, half, float>) &&
-               (TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec) &&
-               (TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols) &&
-               (TileDataIn::isRowMajor);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataOut::DType, uint32_t, int32_t>;
+        static_assert(r00_dtype, "TROWARGMAX [A5]: DType must be one of: uint32_t, int32_t");
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataIn::DType, half, float>;
+        static_assert(r02_dtype, "TROWARGMAX [A5]: DType must be one of: half, float");
+        constexpr bool r04_location = TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec;
+        static_assert(r04_location, "TROWARGMAX [A5]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
+            TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols;
+        static_assert(r05_valid_bounds, "TROWARGMAX [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_row_major = TileDataIn::isRowMajor;
+        static_assert(r07_row_major, "TROWARGMAX [A5]: tile layout must be row-major");
+        return r00_dtype && r02_dtype && r04_location && r05_valid_bounds && r07_row_major;
     }
 
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp>
@@ -2659,26 +2046,21 @@ struct profile_a5 {
     }
 
     // pto.trowargmin (specs/ops/reduce_and_expand/trowargmin.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
     static constexpr bool check_TROWARGMIN() {
-        static_assert(sim::is_one_of_v<typename TileDataOut::DType, uint32_t, int32_t>,
-                      "TROWARGMIN [A5]: DType must be one of: uint32_t, int32_t");
-        static_assert(sim::is_one_of_v<typename TileDataIn::DType, half, float>,
-                      "TROWARGMIN [A5]: DType must be one of: half, float");
-        static_assert(TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec,
-                      "TROWARGMIN [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                          TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols,
-                      "TROWARGMIN [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(TileDataIn::isRowMajor, "TROWARGMIN [A5]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataOut::DType, uint32_t, int32_t>) &&
-               (sim::is_one_of_v<typename TileDataIn::DType, half, float>) &&
-               (TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec) &&
-               (TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols) &&
-               (TileDataIn::isRowMajor);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataOut::DType, uint32_t, int32_t>;
+        static_assert(r00_dtype, "TROWARGMIN [A5]: DType must be one of: uint32_t, int32_t");
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataIn::DType, half, float>;
+        static_assert(r02_dtype, "TROWARGMIN [A5]: DType must be one of: half, float");
+        constexpr bool r04_location = TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec;
+        static_assert(r04_location, "TROWARGMIN [A5]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
+            TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols;
+        static_assert(r05_valid_bounds, "TROWARGMIN [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_row_major = TileDataIn::isRowMajor;
+        static_assert(r07_row_major, "TROWARGMIN [A5]: tile layout must be row-major");
+        return r00_dtype && r02_dtype && r04_location && r05_valid_bounds && r07_row_major;
     }
 
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp>
@@ -2689,28 +2071,22 @@ struct profile_a5 {
     }
 
     // pto.tcolsum (specs/ops/reduce_and_expand/tcolsum.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataOut, typename TileDataIn, typename... WaitEvents>
     static constexpr bool check_TCOLSUM() {
-        static_assert(sim::is_one_of_v<typename TileDataOut::DType, half, float, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataIn::DType, half, float, int16_t, int32_t>,
-                      "TCOLSUM [A5]: DType must be one of: half, float, int16_t, int32_t");
-        static_assert(TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec,
-                      "TCOLSUM [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                          TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols,
-                      "TCOLSUM [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>,
-                      "TCOLSUM [A5]: dst and src must have the same DType");
-        static_assert(TileDataOut::isRowMajor && TileDataIn::isRowMajor, "TCOLSUM [A5]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataOut::DType, half, float, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataIn::DType, half, float, int16_t, int32_t>) &&
-               (TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec) &&
-               (TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols) &&
-               (std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>) &&
-               (TileDataOut::isRowMajor && TileDataIn::isRowMajor);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataOut::DType, half, float, int16_t, int32_t> &&
+                                   sim::is_one_of_v<typename TileDataIn::DType, half, float, int16_t, int32_t>;
+        static_assert(r01_dtype, "TCOLSUM [A5]: DType must be one of: half, float, int16_t, int32_t");
+        constexpr bool r03_location = TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec;
+        static_assert(r03_location, "TCOLSUM [A5]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
+            TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols;
+        static_assert(r04_valid_bounds, "TCOLSUM [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>;
+        static_assert(r06_same_dtype, "TCOLSUM [A5]: dst and src must have the same DType");
+        constexpr bool r07_row_major = TileDataOut::isRowMajor && TileDataIn::isRowMajor;
+        static_assert(r07_row_major, "TCOLSUM [A5]: tile layout must be row-major");
+        return r01_dtype && r03_location && r04_valid_bounds && r06_same_dtype && r07_row_major;
     }
 
     template <typename TileDataOut, typename TileDataIn>
@@ -2720,33 +2096,25 @@ struct profile_a5 {
     }
 
     // pto.tcolmax (specs/ops/reduce_and_expand/tcolmax.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataOut, typename TileDataIn, typename... WaitEvents>
     static constexpr bool check_TCOLMAX() {
-        static_assert(sim::is_one_of_v<typename TileDataOut::DType, half, float, int8_t, uint8_t, int16_t, uint16_t,
-                                       int32_t, uint32_t, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataIn::DType, half, float, int8_t, uint8_t, int16_t, uint16_t,
-                                           int32_t, uint32_t, bfloat16_t>,
-                      "TCOLMAX [A5]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, "
-                      "uint32_t, bfloat16_t");
-        static_assert(TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec,
-                      "TCOLMAX [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                          TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols,
-                      "TCOLMAX [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>,
-                      "TCOLMAX [A5]: dst and src must have the same DType");
-        static_assert(TileDataOut::isRowMajor && TileDataIn::isRowMajor, "TCOLMAX [A5]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataOut::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataIn::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t, bfloat16_t>) &&
-               (TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec) &&
-               (TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols) &&
-               (std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>) &&
-               (TileDataOut::isRowMajor && TileDataIn::isRowMajor);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataOut::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t> &&
+                                   sim::is_one_of_v<typename TileDataIn::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t>;
+        static_assert(r01_dtype, "TCOLMAX [A5]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, "
+                                 "int32_t, uint32_t, bfloat16_t");
+        constexpr bool r03_location = TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec;
+        static_assert(r03_location, "TCOLMAX [A5]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
+            TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols;
+        static_assert(r04_valid_bounds, "TCOLMAX [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>;
+        static_assert(r06_same_dtype, "TCOLMAX [A5]: dst and src must have the same DType");
+        constexpr bool r07_row_major = TileDataOut::isRowMajor && TileDataIn::isRowMajor;
+        static_assert(r07_row_major, "TCOLMAX [A5]: tile layout must be row-major");
+        return r01_dtype && r03_location && r04_valid_bounds && r06_same_dtype && r07_row_major;
     }
 
     template <typename TileDataOut, typename TileDataIn>
@@ -2756,33 +2124,25 @@ struct profile_a5 {
     }
 
     // pto.tcolmin (specs/ops/reduce_and_expand/tcolmin.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataOut, typename TileDataIn, typename... WaitEvents>
     static constexpr bool check_TCOLMIN() {
-        static_assert(sim::is_one_of_v<typename TileDataOut::DType, half, float, int8_t, uint8_t, int16_t, uint16_t,
-                                       int32_t, uint32_t, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataIn::DType, half, float, int8_t, uint8_t, int16_t, uint16_t,
-                                           int32_t, uint32_t, bfloat16_t>,
-                      "TCOLMIN [A5]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, "
-                      "uint32_t, bfloat16_t");
-        static_assert(TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec,
-                      "TCOLMIN [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                          TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols,
-                      "TCOLMIN [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>,
-                      "TCOLMIN [A5]: dst and src must have the same DType");
-        static_assert(TileDataOut::isRowMajor && TileDataIn::isRowMajor, "TCOLMIN [A5]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataOut::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataIn::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t, bfloat16_t>) &&
-               (TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec) &&
-               (TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols) &&
-               (std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>) &&
-               (TileDataOut::isRowMajor && TileDataIn::isRowMajor);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataOut::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t> &&
+                                   sim::is_one_of_v<typename TileDataIn::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t>;
+        static_assert(r01_dtype, "TCOLMIN [A5]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, "
+                                 "int32_t, uint32_t, bfloat16_t");
+        constexpr bool r03_location = TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec;
+        static_assert(r03_location, "TCOLMIN [A5]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
+            TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols;
+        static_assert(r04_valid_bounds, "TCOLMIN [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>;
+        static_assert(r06_same_dtype, "TCOLMIN [A5]: dst and src must have the same DType");
+        constexpr bool r07_row_major = TileDataOut::isRowMajor && TileDataIn::isRowMajor;
+        static_assert(r07_row_major, "TCOLMIN [A5]: tile layout must be row-major");
+        return r01_dtype && r03_location && r04_valid_bounds && r06_same_dtype && r07_row_major;
     }
 
     template <typename TileDataOut, typename TileDataIn>
@@ -2792,34 +2152,26 @@ struct profile_a5 {
     }
 
     // pto.tcolprod (specs/ops/reduce_and_expand/tcolprod.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataOut, typename TileDataIn, typename... WaitEvents>
     static constexpr bool check_TCOLPROD() {
-        static_assert(
+        constexpr bool r01_dtype =
             sim::is_one_of_v<typename TileDataOut::DType, half, float, bfloat16_t, int16_t, uint16_t, int32_t,
                              uint32_t> &&
-                sim::is_one_of_v<typename TileDataIn::DType, half, float, bfloat16_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>,
+            sim::is_one_of_v<typename TileDataIn::DType, half, float, bfloat16_t, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(
+            r01_dtype,
             "TCOLPROD [A5]: DType must be one of: half, float, bfloat16_t, int16_t, uint16_t, int32_t, uint32_t");
-        static_assert(TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec,
-                      "TCOLPROD [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                          TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols,
-                      "TCOLPROD [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>,
-                      "TCOLPROD [A5]: dst and src must have the same DType");
-        static_assert(TileDataOut::isRowMajor && TileDataIn::isRowMajor,
-                      "TCOLPROD [A5]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataOut::DType, half, float, bfloat16_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileDataIn::DType, half, float, bfloat16_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>) &&
-               (TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec) &&
-               (TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols) &&
-               (std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>) &&
-               (TileDataOut::isRowMajor && TileDataIn::isRowMajor);
+        constexpr bool r03_location = TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec;
+        static_assert(r03_location, "TCOLPROD [A5]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
+            TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols;
+        static_assert(r04_valid_bounds, "TCOLPROD [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>;
+        static_assert(r06_same_dtype, "TCOLPROD [A5]: dst and src must have the same DType");
+        constexpr bool r07_row_major = TileDataOut::isRowMajor && TileDataIn::isRowMajor;
+        static_assert(r07_row_major, "TCOLPROD [A5]: tile layout must be row-major");
+        return r01_dtype && r03_location && r04_valid_bounds && r06_same_dtype && r07_row_major;
     }
 
     template <typename TileDataOut, typename TileDataIn>
@@ -2829,29 +2181,23 @@ struct profile_a5 {
     }
 
     // pto.tcolargmax (specs/ops/reduce_and_expand/tcolargmax.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
     static constexpr bool check_TCOLARGMAX() {
-        static_assert(sim::is_one_of_v<typename TileDataOut::DType, uint32_t, int32_t>,
-                      "TCOLARGMAX [A5]: DType must be one of: uint32_t, int32_t");
-        static_assert(sim::is_one_of_v<typename TileDataIn::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                       uint32_t, half, float>,
-                      "TCOLARGMAX [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "half, float");
-        static_assert(TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec,
-                      "TCOLARGMAX [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                          TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols,
-                      "TCOLARGMAX [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(TileDataIn::isRowMajor, "TCOLARGMAX [A5]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataOut::DType, uint32_t, int32_t>) &&
-               (sim::is_one_of_v<typename TileDataIn::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, float>) &&
-               (TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec) &&
-               (TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols) &&
-               (TileDataIn::isRowMajor);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataOut::DType, uint32_t, int32_t>;
+        static_assert(r00_dtype, "TCOLARGMAX [A5]: DType must be one of: uint32_t, int32_t");
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataIn::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, float>;
+        static_assert(r02_dtype, "TCOLARGMAX [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, half, float");
+        constexpr bool r04_location = TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec;
+        static_assert(r04_location, "TCOLARGMAX [A5]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
+            TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols;
+        static_assert(r05_valid_bounds, "TCOLARGMAX [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_row_major = TileDataIn::isRowMajor;
+        static_assert(r07_row_major, "TCOLARGMAX [A5]: tile layout must be row-major");
+        return r00_dtype && r02_dtype && r04_location && r05_valid_bounds && r07_row_major;
     }
 
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp>
@@ -2862,29 +2208,23 @@ struct profile_a5 {
     }
 
     // pto.tcolargmin (specs/ops/reduce_and_expand/tcolargmin.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
     static constexpr bool check_TCOLARGMIN() {
-        static_assert(sim::is_one_of_v<typename TileDataOut::DType, uint32_t, int32_t>,
-                      "TCOLARGMIN [A5]: DType must be one of: uint32_t, int32_t");
-        static_assert(sim::is_one_of_v<typename TileDataIn::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                       uint32_t, half, float>,
-                      "TCOLARGMIN [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "half, float");
-        static_assert(TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec,
-                      "TCOLARGMIN [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                          TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols,
-                      "TCOLARGMIN [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(TileDataIn::isRowMajor, "TCOLARGMIN [A5]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataOut::DType, uint32_t, int32_t>) &&
-               (sim::is_one_of_v<typename TileDataIn::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, float>) &&
-               (TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec) &&
-               (TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols) &&
-               (TileDataIn::isRowMajor);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataOut::DType, uint32_t, int32_t>;
+        static_assert(r00_dtype, "TCOLARGMIN [A5]: DType must be one of: uint32_t, int32_t");
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataIn::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, float>;
+        static_assert(r02_dtype, "TCOLARGMIN [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, half, float");
+        constexpr bool r04_location = TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec;
+        static_assert(r04_location, "TCOLARGMIN [A5]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
+            TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols;
+        static_assert(r05_valid_bounds, "TCOLARGMIN [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_row_major = TileDataIn::isRowMajor;
+        static_assert(r07_row_major, "TCOLARGMIN [A5]: tile layout must be row-major");
+        return r00_dtype && r02_dtype && r04_location && r05_valid_bounds && r07_row_major;
     }
 
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp>
@@ -2895,32 +2235,25 @@ struct profile_a5 {
     }
 
     // pto.trowexpand (specs/ops/reduce_and_expand/trowexpand.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TROWEXPAND() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                       uint32_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, half, bfloat16_t, float>,
-                      "TROWEXPAND [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "half, bfloat16_t, float");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TROWEXPAND [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TROWEXPAND [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TROWEXPAND [A5]: dst and src must have the same DType");
-        static_assert(TileDataDst::isRowMajor, "TROWEXPAND [A5]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) && (TileDataDst::isRowMajor);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float>;
+        static_assert(r01_dtype, "TROWEXPAND [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, half, bfloat16_t, float");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r03_location, "TROWEXPAND [A5]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r04_valid_bounds, "TROWEXPAND [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r06_same_dtype, "TROWEXPAND [A5]: dst and src must have the same DType");
+        constexpr bool r07_row_major = TileDataDst::isRowMajor;
+        static_assert(r07_row_major, "TROWEXPAND [A5]: tile layout must be row-major");
+        return r01_dtype && r03_location && r04_valid_bounds && r06_same_dtype && r07_row_major;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -2930,32 +2263,25 @@ struct profile_a5 {
     }
 
     // pto.tcolexpand (specs/ops/reduce_and_expand/tcolexpand.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TCOLEXPAND() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                       uint32_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, half, bfloat16_t, float>,
-                      "TCOLEXPAND [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "half, bfloat16_t, float");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TCOLEXPAND [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TCOLEXPAND [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TCOLEXPAND [A5]: dst and src must have the same DType");
-        static_assert(TileDataDst::isRowMajor, "TCOLEXPAND [A5]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) && (TileDataDst::isRowMajor);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float>;
+        static_assert(r01_dtype, "TCOLEXPAND [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, half, bfloat16_t, float");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r03_location, "TCOLEXPAND [A5]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r04_valid_bounds, "TCOLEXPAND [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r06_same_dtype, "TCOLEXPAND [A5]: dst and src must have the same DType");
+        constexpr bool r07_row_major = TileDataDst::isRowMajor;
+        static_assert(r07_row_major, "TCOLEXPAND [A5]: tile layout must be row-major");
+        return r01_dtype && r03_location && r04_valid_bounds && r06_same_dtype && r07_row_major;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -2965,47 +2291,38 @@ struct profile_a5 {
     }
 
     // pto.trowexpandadd (specs/ops/reduce_and_expand/trowexpandadd.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TROWEXPANDADD() {
-        static_assert(
+        constexpr bool r01_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>,
-            "TROWEXPANDADD [A5]: DType must be one of: half, float, int16_t, int32_t, uint16_t, uint32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TROWEXPANDADD [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+            sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>;
+        static_assert(r01_dtype,
+                      "TROWEXPANDADD [A5]: DType must be one of: half, float, int16_t, int32_t, uint16_t, uint32_t");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TROWEXPANDADD [A5]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TROWEXPANDADD [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TROWEXPANDADD [A5]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor, "TROWEXPANDADD [A5]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TROWEXPANDADD [A5]: dst, src0 and src1 must have the same DType");
+        constexpr bool r08_row_major = TileDataDst::isRowMajor;
+        static_assert(r08_row_major, "TROWEXPANDADD [A5]: tile layout must be row-major");
+        return r01_dtype && r03_location && r04_valid_bounds && r07_same_dtype && r08_row_major;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
     static constexpr bool check_TROWEXPANDADD_f1() {
+        constexpr bool r06_column_operand = !(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
         static_assert(
-            !(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor),
+            r06_column_operand,
             "TROWEXPANDADD [A5]: one of src0 and src1 must be column-major (the per-row operand of one column)");
-        return (!(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor));
+        return r06_column_operand;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3028,47 +2345,38 @@ struct profile_a5 {
     }
 
     // pto.trowexpandsub (specs/ops/reduce_and_expand/trowexpandsub.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TROWEXPANDSUB() {
-        static_assert(
+        constexpr bool r01_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>,
-            "TROWEXPANDSUB [A5]: DType must be one of: half, float, int16_t, int32_t, uint16_t, uint32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TROWEXPANDSUB [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+            sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>;
+        static_assert(r01_dtype,
+                      "TROWEXPANDSUB [A5]: DType must be one of: half, float, int16_t, int32_t, uint16_t, uint32_t");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TROWEXPANDSUB [A5]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TROWEXPANDSUB [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TROWEXPANDSUB [A5]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor, "TROWEXPANDSUB [A5]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TROWEXPANDSUB [A5]: dst, src0 and src1 must have the same DType");
+        constexpr bool r08_row_major = TileDataDst::isRowMajor;
+        static_assert(r08_row_major, "TROWEXPANDSUB [A5]: tile layout must be row-major");
+        return r01_dtype && r03_location && r04_valid_bounds && r07_same_dtype && r08_row_major;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
     static constexpr bool check_TROWEXPANDSUB_f1() {
+        constexpr bool r06_column_operand = !(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
         static_assert(
-            !(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor),
+            r06_column_operand,
             "TROWEXPANDSUB [A5]: one of src0 and src1 must be column-major (the per-row operand of one column)");
-        return (!(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor));
+        return r06_column_operand;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3091,47 +2399,38 @@ struct profile_a5 {
     }
 
     // pto.trowexpandmul (specs/ops/reduce_and_expand/trowexpandmul.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TROWEXPANDMUL() {
-        static_assert(
+        constexpr bool r01_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>,
-            "TROWEXPANDMUL [A5]: DType must be one of: half, float, int16_t, int32_t, uint16_t, uint32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TROWEXPANDMUL [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+            sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>;
+        static_assert(r01_dtype,
+                      "TROWEXPANDMUL [A5]: DType must be one of: half, float, int16_t, int32_t, uint16_t, uint32_t");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TROWEXPANDMUL [A5]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TROWEXPANDMUL [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TROWEXPANDMUL [A5]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor, "TROWEXPANDMUL [A5]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TROWEXPANDMUL [A5]: dst, src0 and src1 must have the same DType");
+        constexpr bool r08_row_major = TileDataDst::isRowMajor;
+        static_assert(r08_row_major, "TROWEXPANDMUL [A5]: tile layout must be row-major");
+        return r01_dtype && r03_location && r04_valid_bounds && r07_same_dtype && r08_row_major;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
     static constexpr bool check_TROWEXPANDMUL_f1() {
+        constexpr bool r06_column_operand = !(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
         static_assert(
-            !(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor),
+            r06_column_operand,
             "TROWEXPANDMUL [A5]: one of src0 and src1 must be column-major (the per-row operand of one column)");
-        return (!(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor));
+        return r06_column_operand;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3154,49 +2453,40 @@ struct profile_a5 {
     }
 
     // pto.trowexpanddiv (specs/ops/reduce_and_expand/trowexpanddiv.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1,
               typename... WaitEvents>
     static constexpr bool check_TROWEXPANDDIV() {
-        static_assert(
+        constexpr bool r01_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>,
-            "TROWEXPANDDIV [A5]: DType must be one of: half, float, int16_t, int32_t, uint16_t, uint32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TROWEXPANDDIV [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+            sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>;
+        static_assert(r01_dtype,
+                      "TROWEXPANDDIV [A5]: DType must be one of: half, float, int16_t, int32_t, uint16_t, uint32_t");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TROWEXPANDDIV [A5]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TROWEXPANDDIV [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TROWEXPANDDIV [A5]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor, "TROWEXPANDDIV [A5]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TROWEXPANDDIV [A5]: dst, src0 and src1 must have the same DType");
+        constexpr bool r08_row_major = TileDataDst::isRowMajor;
+        static_assert(r08_row_major, "TROWEXPANDDIV [A5]: tile layout must be row-major");
+        return r01_dtype && r03_location && r04_valid_bounds && r07_same_dtype && r08_row_major;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1,
               typename TileDataTmp>
     static constexpr bool check_TROWEXPANDDIV_f1() {
+        constexpr bool r06_column_operand = !(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
         static_assert(
-            !(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor),
+            r06_column_operand,
             "TROWEXPANDDIV [A5]: one of src0 and src1 must be column-major (the per-row operand of one column)");
-        return (!(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor));
+        return r06_column_operand;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3219,47 +2509,38 @@ struct profile_a5 {
     }
 
     // pto.trowexpandmax (specs/ops/reduce_and_expand/trowexpandmax.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TROWEXPANDMAX() {
-        static_assert(
+        constexpr bool r01_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>,
-            "TROWEXPANDMAX [A5]: DType must be one of: half, float, int16_t, int32_t, uint16_t, uint32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TROWEXPANDMAX [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+            sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>;
+        static_assert(r01_dtype,
+                      "TROWEXPANDMAX [A5]: DType must be one of: half, float, int16_t, int32_t, uint16_t, uint32_t");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TROWEXPANDMAX [A5]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TROWEXPANDMAX [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TROWEXPANDMAX [A5]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor, "TROWEXPANDMAX [A5]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TROWEXPANDMAX [A5]: dst, src0 and src1 must have the same DType");
+        constexpr bool r08_row_major = TileDataDst::isRowMajor;
+        static_assert(r08_row_major, "TROWEXPANDMAX [A5]: tile layout must be row-major");
+        return r01_dtype && r03_location && r04_valid_bounds && r07_same_dtype && r08_row_major;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
     static constexpr bool check_TROWEXPANDMAX_f1() {
+        constexpr bool r06_column_operand = !(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
         static_assert(
-            !(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor),
+            r06_column_operand,
             "TROWEXPANDMAX [A5]: one of src0 and src1 must be column-major (the per-row operand of one column)");
-        return (!(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor));
+        return r06_column_operand;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3282,47 +2563,38 @@ struct profile_a5 {
     }
 
     // pto.trowexpandmin (specs/ops/reduce_and_expand/trowexpandmin.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TROWEXPANDMIN() {
-        static_assert(
+        constexpr bool r01_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>,
-            "TROWEXPANDMIN [A5]: DType must be one of: half, float, int16_t, int32_t, uint16_t, uint32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TROWEXPANDMIN [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+            sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>;
+        static_assert(r01_dtype,
+                      "TROWEXPANDMIN [A5]: DType must be one of: half, float, int16_t, int32_t, uint16_t, uint32_t");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TROWEXPANDMIN [A5]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TROWEXPANDMIN [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TROWEXPANDMIN [A5]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor, "TROWEXPANDMIN [A5]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TROWEXPANDMIN [A5]: dst, src0 and src1 must have the same DType");
+        constexpr bool r08_row_major = TileDataDst::isRowMajor;
+        static_assert(r08_row_major, "TROWEXPANDMIN [A5]: tile layout must be row-major");
+        return r01_dtype && r03_location && r04_valid_bounds && r07_same_dtype && r08_row_major;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
     static constexpr bool check_TROWEXPANDMIN_f1() {
+        constexpr bool r06_column_operand = !(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
         static_assert(
-            !(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor),
+            r06_column_operand,
             "TROWEXPANDMIN [A5]: one of src0 and src1 must be column-major (the per-row operand of one column)");
-        return (!(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor));
+        return r06_column_operand;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3345,46 +2617,36 @@ struct profile_a5 {
     }
 
     // pto.trowexpandexpdif (specs/ops/reduce_and_expand/trowexpandexpdif.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TROWEXPANDEXPDIF() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, half, float>,
-                      "TROWEXPANDEXPDIF [A5]: DType must be one of: half, float");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TROWEXPANDEXPDIF [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, half, float>;
+        static_assert(r01_dtype, "TROWEXPANDEXPDIF [A5]: DType must be one of: half, float");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TROWEXPANDEXPDIF [A5]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TROWEXPANDEXPDIF [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TROWEXPANDEXPDIF [A5]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor, "TROWEXPANDEXPDIF [A5]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TROWEXPANDEXPDIF [A5]: dst, src0 and src1 must have the same DType");
+        constexpr bool r08_row_major = TileDataDst::isRowMajor;
+        static_assert(r08_row_major, "TROWEXPANDEXPDIF [A5]: tile layout must be row-major");
+        return r01_dtype && r03_location && r04_valid_bounds && r07_same_dtype && r08_row_major;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
     static constexpr bool check_TROWEXPANDEXPDIF_f1() {
+        constexpr bool r06_column_operand = !(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
         static_assert(
-            !(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor),
+            r06_column_operand,
             "TROWEXPANDEXPDIF [A5]: one of src0 and src1 must be column-major (the per-row operand of one column)");
-        return (!(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor));
+        return r06_column_operand;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3408,39 +2670,29 @@ struct profile_a5 {
     }
 
     // pto.tcolexpandadd (specs/ops/reduce_and_expand/tcolexpandadd.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TCOLEXPANDADD() {
-        static_assert(
+        constexpr bool r01_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>,
-            "TCOLEXPANDADD [A5]: DType must be one of: half, float, int16_t, int32_t, uint16_t, uint32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TCOLEXPANDADD [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+            sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>;
+        static_assert(r01_dtype,
+                      "TCOLEXPANDADD [A5]: DType must be one of: half, float, int16_t, int32_t, uint16_t, uint32_t");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TCOLEXPANDADD [A5]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TCOLEXPANDADD [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TCOLEXPANDADD [A5]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TCOLEXPANDADD [A5]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TCOLEXPANDADD [A5]: dst, src0 and src1 must have the same DType");
+        constexpr bool r08_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r08_row_major, "TCOLEXPANDADD [A5]: tile layout must be row-major");
+        return r01_dtype && r03_location && r04_valid_bounds && r07_same_dtype && r08_row_major;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3453,39 +2705,29 @@ struct profile_a5 {
     }
 
     // pto.tcolexpandsub (specs/ops/reduce_and_expand/tcolexpandsub.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TCOLEXPANDSUB() {
-        static_assert(
+        constexpr bool r01_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>,
-            "TCOLEXPANDSUB [A5]: DType must be one of: half, float, int16_t, int32_t, uint16_t, uint32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TCOLEXPANDSUB [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+            sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>;
+        static_assert(r01_dtype,
+                      "TCOLEXPANDSUB [A5]: DType must be one of: half, float, int16_t, int32_t, uint16_t, uint32_t");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TCOLEXPANDSUB [A5]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TCOLEXPANDSUB [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TCOLEXPANDSUB [A5]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TCOLEXPANDSUB [A5]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TCOLEXPANDSUB [A5]: dst, src0 and src1 must have the same DType");
+        constexpr bool r08_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r08_row_major, "TCOLEXPANDSUB [A5]: tile layout must be row-major");
+        return r01_dtype && r03_location && r04_valid_bounds && r07_same_dtype && r08_row_major;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3498,39 +2740,29 @@ struct profile_a5 {
     }
 
     // pto.tcolexpandmul (specs/ops/reduce_and_expand/tcolexpandmul.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TCOLEXPANDMUL() {
-        static_assert(
+        constexpr bool r01_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>,
-            "TCOLEXPANDMUL [A5]: DType must be one of: half, float, int16_t, int32_t, uint16_t, uint32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TCOLEXPANDMUL [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+            sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>;
+        static_assert(r01_dtype,
+                      "TCOLEXPANDMUL [A5]: DType must be one of: half, float, int16_t, int32_t, uint16_t, uint32_t");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TCOLEXPANDMUL [A5]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TCOLEXPANDMUL [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TCOLEXPANDMUL [A5]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TCOLEXPANDMUL [A5]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TCOLEXPANDMUL [A5]: dst, src0 and src1 must have the same DType");
+        constexpr bool r08_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r08_row_major, "TCOLEXPANDMUL [A5]: tile layout must be row-major");
+        return r01_dtype && r03_location && r04_valid_bounds && r07_same_dtype && r08_row_major;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3543,40 +2775,30 @@ struct profile_a5 {
     }
 
     // pto.tcolexpanddiv (specs/ops/reduce_and_expand/tcolexpanddiv.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1,
               typename... WaitEvents>
     static constexpr bool check_TCOLEXPANDDIV() {
-        static_assert(
+        constexpr bool r01_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>,
-            "TCOLEXPANDDIV [A5]: DType must be one of: half, float, int16_t, int32_t, uint16_t, uint32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TCOLEXPANDDIV [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+            sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>;
+        static_assert(r01_dtype,
+                      "TCOLEXPANDDIV [A5]: DType must be one of: half, float, int16_t, int32_t, uint16_t, uint32_t");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TCOLEXPANDDIV [A5]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TCOLEXPANDDIV [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TCOLEXPANDDIV [A5]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TCOLEXPANDDIV [A5]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TCOLEXPANDDIV [A5]: dst, src0 and src1 must have the same DType");
+        constexpr bool r08_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r08_row_major, "TCOLEXPANDDIV [A5]: tile layout must be row-major");
+        return r01_dtype && r03_location && r04_valid_bounds && r07_same_dtype && r08_row_major;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3589,39 +2811,29 @@ struct profile_a5 {
     }
 
     // pto.tcolexpandmax (specs/ops/reduce_and_expand/tcolexpandmax.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TCOLEXPANDMAX() {
-        static_assert(
+        constexpr bool r01_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>,
-            "TCOLEXPANDMAX [A5]: DType must be one of: half, float, int16_t, int32_t, uint16_t, uint32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TCOLEXPANDMAX [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+            sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>;
+        static_assert(r01_dtype,
+                      "TCOLEXPANDMAX [A5]: DType must be one of: half, float, int16_t, int32_t, uint16_t, uint32_t");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TCOLEXPANDMAX [A5]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TCOLEXPANDMAX [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TCOLEXPANDMAX [A5]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TCOLEXPANDMAX [A5]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TCOLEXPANDMAX [A5]: dst, src0 and src1 must have the same DType");
+        constexpr bool r08_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r08_row_major, "TCOLEXPANDMAX [A5]: tile layout must be row-major");
+        return r01_dtype && r03_location && r04_valid_bounds && r07_same_dtype && r08_row_major;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3634,39 +2846,29 @@ struct profile_a5 {
     }
 
     // pto.tcolexpandmin (specs/ops/reduce_and_expand/tcolexpandmin.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TCOLEXPANDMIN() {
-        static_assert(
+        constexpr bool r01_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>,
-            "TCOLEXPANDMIN [A5]: DType must be one of: half, float, int16_t, int32_t, uint16_t, uint32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TCOLEXPANDMIN [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+            sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>;
+        static_assert(r01_dtype,
+                      "TCOLEXPANDMIN [A5]: DType must be one of: half, float, int16_t, int32_t, uint16_t, uint32_t");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TCOLEXPANDMIN [A5]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TCOLEXPANDMIN [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TCOLEXPANDMIN [A5]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TCOLEXPANDMIN [A5]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TCOLEXPANDMIN [A5]: dst, src0 and src1 must have the same DType");
+        constexpr bool r08_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r08_row_major, "TCOLEXPANDMIN [A5]: tile layout must be row-major");
+        return r01_dtype && r03_location && r04_valid_bounds && r07_same_dtype && r08_row_major;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3679,38 +2881,27 @@ struct profile_a5 {
     }
 
     // pto.tcolexpandexpdif (specs/ops/reduce_and_expand/tcolexpandexpdif.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TCOLEXPANDEXPDIF() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, half, float>,
-                      "TCOLEXPANDEXPDIF [A5]: DType must be one of: half, float");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TCOLEXPANDEXPDIF [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, half, float>;
+        static_assert(r01_dtype, "TCOLEXPANDEXPDIF [A5]: DType must be one of: half, float");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TCOLEXPANDEXPDIF [A5]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TCOLEXPANDEXPDIF [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TCOLEXPANDEXPDIF [A5]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TCOLEXPANDEXPDIF [A5]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TCOLEXPANDEXPDIF [A5]: dst, src0 and src1 must have the same DType");
+        constexpr bool r08_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r08_row_major, "TCOLEXPANDEXPDIF [A5]: tile layout must be row-major");
+        return r01_dtype && r03_location && r04_valid_bounds && r07_same_dtype && r08_row_major;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3724,21 +2915,16 @@ struct profile_a5 {
     }
 
     // pto.tpairreducesum (specs/ops/reduce_and_expand/tpairreducesum.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename... WaitEvents>
     static constexpr bool check_TPAIRREDUCESUM() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, half, float>,
-                      "TPAIRREDUCESUM [A5]: DType must be one of: half, float");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType>,
-                      "TPAIRREDUCESUM [A5]: dst and src0 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor,
-                      "TPAIRREDUCESUM [A5]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float>) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, float>;
+        static_assert(r00_dtype, "TPAIRREDUCESUM [A5]: DType must be one of: half, float");
+        constexpr bool r02_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType>;
+        static_assert(r02_same_dtype, "TPAIRREDUCESUM [A5]: dst and src0 must have the same DType");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor;
+        static_assert(r03_row_major, "TPAIRREDUCESUM [A5]: tile layout must be row-major");
+        return r00_dtype && r02_same_dtype && r03_row_major;
     }
 
     template <typename TileDataDst, typename TileDataSrc0>
@@ -3746,11 +2932,9 @@ struct profile_a5 {
                                       [[maybe_unused]] const TileDataSrc0& src0) {}
 
     // pto.tmatmul (specs/ops/matrix_and_matrix_vector/tmatmul.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileRes, typename TileLeft, typename TileRight, typename... WaitEvents>
     static constexpr bool check_TMATMUL() {
-        static_assert(
+        constexpr bool r00_dtype_tuples =
             ((std::is_same_v<typename TileRes::DType, int32_t> && std::is_same_v<typename TileLeft::DType, int8_t> &&
               std::is_same_v<typename TileRight::DType, int8_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, half> &&
@@ -3758,28 +2942,21 @@ struct profile_a5 {
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, bfloat16_t> &&
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
-              std::is_same_v<typename TileRight::DType, float>)),
-            "TMATMUL [A5]: the element types of c, a and b must be one of the documented tuples");
-        static_assert(TileRes::Loc == TileType::Acc, "TMATMUL [A5]: tile location must be TileType::Acc");
-        static_assert(TileLeft::Loc == TileType::Left, "TMATMUL [A5]: tile location must be TileType::Left");
-        static_assert(TileRight::Loc == TileType::Right, "TMATMUL [A5]: tile location must be TileType::Right");
+              std::is_same_v<typename TileRight::DType, float>));
+        static_assert(r00_dtype_tuples,
+                      "TMATMUL [A5]: the element types of c, a and b must be one of the documented tuples");
+        constexpr bool r01_location = TileRes::Loc == TileType::Acc;
+        static_assert(r01_location, "TMATMUL [A5]: tile location must be TileType::Acc");
+        constexpr bool r02_location = TileLeft::Loc == TileType::Left;
+        static_assert(r02_location, "TMATMUL [A5]: tile location must be TileType::Left");
+        constexpr bool r03_location = TileRight::Loc == TileType::Right;
+        static_assert(r03_location, "TMATMUL [A5]: tile location must be TileType::Right");
+        constexpr bool r04_shape_relation =
+            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols);
         static_assert(
-            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols),
+            r04_shape_relation,
             "TMATMUL [A5]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows and b.Cols == c.Cols");
-        return (((std::is_same_v<typename TileRes::DType, int32_t> &&
-                  std::is_same_v<typename TileLeft::DType, int8_t> &&
-                  std::is_same_v<typename TileRight::DType, int8_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, half> &&
-                  std::is_same_v<typename TileRight::DType, half>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, bfloat16_t> &&
-                  std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
-                  std::is_same_v<typename TileRight::DType, float>))) &&
-               (TileRes::Loc == TileType::Acc) && (TileLeft::Loc == TileType::Left) &&
-               (TileRight::Loc == TileType::Right) &&
-               ((TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows &&
-                 TileRight::Cols == TileRes::Cols));
+        return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight>
@@ -3794,11 +2971,9 @@ struct profile_a5 {
     }
 
     // pto.tmatmul_acc (specs/ops/matrix_and_matrix_vector/tmatmul_acc.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileRes, typename TileLeft, typename TileRight, typename... WaitEvents>
     static constexpr bool check_TMATMUL_ACC() {
-        static_assert(
+        constexpr bool r00_dtype_tuples =
             ((std::is_same_v<typename TileRes::DType, int32_t> && std::is_same_v<typename TileLeft::DType, int8_t> &&
               std::is_same_v<typename TileRight::DType, int8_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, half> &&
@@ -3806,28 +2981,21 @@ struct profile_a5 {
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, bfloat16_t> &&
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
-              std::is_same_v<typename TileRight::DType, float>)),
-            "TMATMUL_ACC [A5]: the element types of c, a and b must be one of the documented tuples");
-        static_assert(TileRes::Loc == TileType::Acc, "TMATMUL_ACC [A5]: tile location must be TileType::Acc");
-        static_assert(TileLeft::Loc == TileType::Left, "TMATMUL_ACC [A5]: tile location must be TileType::Left");
-        static_assert(TileRight::Loc == TileType::Right, "TMATMUL_ACC [A5]: tile location must be TileType::Right");
+              std::is_same_v<typename TileRight::DType, float>));
+        static_assert(r00_dtype_tuples,
+                      "TMATMUL_ACC [A5]: the element types of c, a and b must be one of the documented tuples");
+        constexpr bool r01_location = TileRes::Loc == TileType::Acc;
+        static_assert(r01_location, "TMATMUL_ACC [A5]: tile location must be TileType::Acc");
+        constexpr bool r02_location = TileLeft::Loc == TileType::Left;
+        static_assert(r02_location, "TMATMUL_ACC [A5]: tile location must be TileType::Left");
+        constexpr bool r03_location = TileRight::Loc == TileType::Right;
+        static_assert(r03_location, "TMATMUL_ACC [A5]: tile location must be TileType::Right");
+        constexpr bool r04_shape_relation =
+            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols);
         static_assert(
-            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols),
+            r04_shape_relation,
             "TMATMUL_ACC [A5]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows and b.Cols == c.Cols");
-        return (((std::is_same_v<typename TileRes::DType, int32_t> &&
-                  std::is_same_v<typename TileLeft::DType, int8_t> &&
-                  std::is_same_v<typename TileRight::DType, int8_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, half> &&
-                  std::is_same_v<typename TileRight::DType, half>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, bfloat16_t> &&
-                  std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
-                  std::is_same_v<typename TileRight::DType, float>))) &&
-               (TileRes::Loc == TileType::Acc) && (TileLeft::Loc == TileType::Left) &&
-               (TileRight::Loc == TileType::Right) &&
-               ((TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows &&
-                 TileRight::Cols == TileRes::Cols));
+        return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight>
@@ -3842,11 +3010,9 @@ struct profile_a5 {
     }
 
     // pto.tmatmul_bias (specs/ops/matrix_and_matrix_vector/tmatmul_bias.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileRes, typename TileLeft, typename TileRight, typename TileBias, typename... WaitEvents>
     static constexpr bool check_TMATMUL_BIAS() {
-        static_assert(
+        constexpr bool r00_dtype_tuples =
             ((std::is_same_v<typename TileRes::DType, int32_t> && std::is_same_v<typename TileLeft::DType, int8_t> &&
               std::is_same_v<typename TileRight::DType, int8_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, half> &&
@@ -3854,34 +3020,28 @@ struct profile_a5 {
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, bfloat16_t> &&
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
-              std::is_same_v<typename TileRight::DType, float>)),
-            "TMATMUL_BIAS [A5]: the element types of c, a and b must be one of the documented tuples");
-        static_assert(TileRes::Loc == TileType::Acc, "TMATMUL_BIAS [A5]: tile location must be TileType::Acc");
-        static_assert(TileLeft::Loc == TileType::Left, "TMATMUL_BIAS [A5]: tile location must be TileType::Left");
-        static_assert(TileRight::Loc == TileType::Right, "TMATMUL_BIAS [A5]: tile location must be TileType::Right");
-        static_assert(TileBias::Loc == TileType::Bias, "TMATMUL_BIAS [A5]: tile location must be TileType::Bias");
-        static_assert(std::is_same_v<typename TileRes::DType, typename TileBias::DType>,
-                      "TMATMUL_BIAS [A5]: c and bias must have the same DType");
-        static_assert(TileBias::isRowMajor, "TMATMUL_BIAS [A5]: tile layout must be row-major");
-        static_assert((TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows &&
-                       TileRight::Cols == TileRes::Cols && TileBias::Cols == TileRes::Cols && TileBias::Rows == 1),
-                      "TMATMUL_BIAS [A5]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows, b.Cols == "
-                      "c.Cols, bias.Cols == c.Cols and bias.Rows == 1");
-        return (((std::is_same_v<typename TileRes::DType, int32_t> &&
-                  std::is_same_v<typename TileLeft::DType, int8_t> &&
-                  std::is_same_v<typename TileRight::DType, int8_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, half> &&
-                  std::is_same_v<typename TileRight::DType, half>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, bfloat16_t> &&
-                  std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
-                  std::is_same_v<typename TileRight::DType, float>))) &&
-               (TileRes::Loc == TileType::Acc) && (TileLeft::Loc == TileType::Left) &&
-               (TileRight::Loc == TileType::Right) && (TileBias::Loc == TileType::Bias) &&
-               (std::is_same_v<typename TileRes::DType, typename TileBias::DType>) && (TileBias::isRowMajor) &&
-               ((TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows &&
-                 TileRight::Cols == TileRes::Cols && TileBias::Cols == TileRes::Cols && TileBias::Rows == 1));
+              std::is_same_v<typename TileRight::DType, float>));
+        static_assert(r00_dtype_tuples,
+                      "TMATMUL_BIAS [A5]: the element types of c, a and b must be one of the documented tuples");
+        constexpr bool r01_location = TileRes::Loc == TileType::Acc;
+        static_assert(r01_location, "TMATMUL_BIAS [A5]: tile location must be TileType::Acc");
+        constexpr bool r02_location = TileLeft::Loc == TileType::Left;
+        static_assert(r02_location, "TMATMUL_BIAS [A5]: tile location must be TileType::Left");
+        constexpr bool r03_location = TileRight::Loc == TileType::Right;
+        static_assert(r03_location, "TMATMUL_BIAS [A5]: tile location must be TileType::Right");
+        constexpr bool r04_location = TileBias::Loc == TileType::Bias;
+        static_assert(r04_location, "TMATMUL_BIAS [A5]: tile location must be TileType::Bias");
+        constexpr bool r05_same_dtype = std::is_same_v<typename TileRes::DType, typename TileBias::DType>;
+        static_assert(r05_same_dtype, "TMATMUL_BIAS [A5]: c and bias must have the same DType");
+        constexpr bool r06_row_major = TileBias::isRowMajor;
+        static_assert(r06_row_major, "TMATMUL_BIAS [A5]: tile layout must be row-major");
+        constexpr bool r07_shape_relation =
+            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols &&
+             TileBias::Cols == TileRes::Cols && TileBias::Rows == 1);
+        static_assert(r07_shape_relation, "TMATMUL_BIAS [A5]: template shapes must satisfy a.Rows == c.Rows, a.Cols == "
+                                          "b.Rows, b.Cols == c.Cols, bias.Cols == c.Cols and bias.Rows == 1");
+        return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_location && r05_same_dtype &&
+               r06_row_major && r07_shape_relation;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight, typename TileBias>
@@ -3896,11 +3056,9 @@ struct profile_a5 {
     }
 
     // pto.tgemv (specs/ops/matrix_and_matrix_vector/tgemv.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileRes, typename TileLeft, typename TileRight, typename... WaitEvents>
     static constexpr bool check_TGEMV() {
-        static_assert(
+        constexpr bool r00_dtype_tuples =
             ((std::is_same_v<typename TileRes::DType, int32_t> && std::is_same_v<typename TileLeft::DType, int8_t> &&
               std::is_same_v<typename TileRight::DType, int8_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, half> &&
@@ -3908,28 +3066,21 @@ struct profile_a5 {
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, bfloat16_t> &&
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
-              std::is_same_v<typename TileRight::DType, float>)),
-            "TGEMV [A5]: the element types of c, a and b must be one of the documented tuples");
-        static_assert(TileRes::Loc == TileType::Acc, "TGEMV [A5]: tile location must be TileType::Acc");
-        static_assert(TileLeft::Loc == TileType::Left, "TGEMV [A5]: tile location must be TileType::Left");
-        static_assert(TileRight::Loc == TileType::Right, "TGEMV [A5]: tile location must be TileType::Right");
+              std::is_same_v<typename TileRight::DType, float>));
+        static_assert(r00_dtype_tuples,
+                      "TGEMV [A5]: the element types of c, a and b must be one of the documented tuples");
+        constexpr bool r01_location = TileRes::Loc == TileType::Acc;
+        static_assert(r01_location, "TGEMV [A5]: tile location must be TileType::Acc");
+        constexpr bool r02_location = TileLeft::Loc == TileType::Left;
+        static_assert(r02_location, "TGEMV [A5]: tile location must be TileType::Left");
+        constexpr bool r03_location = TileRight::Loc == TileType::Right;
+        static_assert(r03_location, "TGEMV [A5]: tile location must be TileType::Right");
+        constexpr bool r04_shape_relation =
+            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols);
         static_assert(
-            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols),
+            r04_shape_relation,
             "TGEMV [A5]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows and b.Cols == c.Cols");
-        return (((std::is_same_v<typename TileRes::DType, int32_t> &&
-                  std::is_same_v<typename TileLeft::DType, int8_t> &&
-                  std::is_same_v<typename TileRight::DType, int8_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, half> &&
-                  std::is_same_v<typename TileRight::DType, half>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, bfloat16_t> &&
-                  std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
-                  std::is_same_v<typename TileRight::DType, float>))) &&
-               (TileRes::Loc == TileType::Acc) && (TileLeft::Loc == TileType::Left) &&
-               (TileRight::Loc == TileType::Right) &&
-               ((TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows &&
-                 TileRight::Cols == TileRes::Cols));
+        return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight>
@@ -3946,11 +3097,9 @@ struct profile_a5 {
     }
 
     // pto.tgemv_acc (specs/ops/matrix_and_matrix_vector/tgemv_acc.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileRes, typename TileLeft, typename TileRight, typename... WaitEvents>
     static constexpr bool check_TGEMV_ACC() {
-        static_assert(
+        constexpr bool r00_dtype_tuples =
             ((std::is_same_v<typename TileRes::DType, int32_t> && std::is_same_v<typename TileLeft::DType, int8_t> &&
               std::is_same_v<typename TileRight::DType, int8_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, half> &&
@@ -3958,28 +3107,21 @@ struct profile_a5 {
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, bfloat16_t> &&
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
-              std::is_same_v<typename TileRight::DType, float>)),
-            "TGEMV_ACC [A5]: the element types of c, a and b must be one of the documented tuples");
-        static_assert(TileRes::Loc == TileType::Acc, "TGEMV_ACC [A5]: tile location must be TileType::Acc");
-        static_assert(TileLeft::Loc == TileType::Left, "TGEMV_ACC [A5]: tile location must be TileType::Left");
-        static_assert(TileRight::Loc == TileType::Right, "TGEMV_ACC [A5]: tile location must be TileType::Right");
+              std::is_same_v<typename TileRight::DType, float>));
+        static_assert(r00_dtype_tuples,
+                      "TGEMV_ACC [A5]: the element types of c, a and b must be one of the documented tuples");
+        constexpr bool r01_location = TileRes::Loc == TileType::Acc;
+        static_assert(r01_location, "TGEMV_ACC [A5]: tile location must be TileType::Acc");
+        constexpr bool r02_location = TileLeft::Loc == TileType::Left;
+        static_assert(r02_location, "TGEMV_ACC [A5]: tile location must be TileType::Left");
+        constexpr bool r03_location = TileRight::Loc == TileType::Right;
+        static_assert(r03_location, "TGEMV_ACC [A5]: tile location must be TileType::Right");
+        constexpr bool r04_shape_relation =
+            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols);
         static_assert(
-            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols),
+            r04_shape_relation,
             "TGEMV_ACC [A5]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows and b.Cols == c.Cols");
-        return (((std::is_same_v<typename TileRes::DType, int32_t> &&
-                  std::is_same_v<typename TileLeft::DType, int8_t> &&
-                  std::is_same_v<typename TileRight::DType, int8_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, half> &&
-                  std::is_same_v<typename TileRight::DType, half>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, bfloat16_t> &&
-                  std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
-                  std::is_same_v<typename TileRight::DType, float>))) &&
-               (TileRes::Loc == TileType::Acc) && (TileLeft::Loc == TileType::Left) &&
-               (TileRight::Loc == TileType::Right) &&
-               ((TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows &&
-                 TileRight::Cols == TileRes::Cols));
+        return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight>
@@ -3996,11 +3138,9 @@ struct profile_a5 {
     }
 
     // pto.tgemv_bias (specs/ops/matrix_and_matrix_vector/tgemv_bias.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileRes, typename TileLeft, typename TileRight, typename TileBias, typename... WaitEvents>
     static constexpr bool check_TGEMV_BIAS() {
-        static_assert(
+        constexpr bool r00_dtype_tuples =
             ((std::is_same_v<typename TileRes::DType, int32_t> && std::is_same_v<typename TileLeft::DType, int8_t> &&
               std::is_same_v<typename TileRight::DType, int8_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, half> &&
@@ -4008,34 +3148,28 @@ struct profile_a5 {
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, bfloat16_t> &&
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
-              std::is_same_v<typename TileRight::DType, float>)),
-            "TGEMV_BIAS [A5]: the element types of c, a and b must be one of the documented tuples");
-        static_assert(TileRes::Loc == TileType::Acc, "TGEMV_BIAS [A5]: tile location must be TileType::Acc");
-        static_assert(TileLeft::Loc == TileType::Left, "TGEMV_BIAS [A5]: tile location must be TileType::Left");
-        static_assert(TileRight::Loc == TileType::Right, "TGEMV_BIAS [A5]: tile location must be TileType::Right");
-        static_assert(TileBias::Loc == TileType::Bias, "TGEMV_BIAS [A5]: tile location must be TileType::Bias");
-        static_assert(std::is_same_v<typename TileRes::DType, typename TileBias::DType>,
-                      "TGEMV_BIAS [A5]: c and bias must have the same DType");
-        static_assert(TileBias::isRowMajor, "TGEMV_BIAS [A5]: tile layout must be row-major");
-        static_assert((TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows &&
-                       TileRight::Cols == TileRes::Cols && TileBias::Cols == TileRes::Cols && TileBias::Rows == 1),
-                      "TGEMV_BIAS [A5]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows, b.Cols == "
-                      "c.Cols, bias.Cols == c.Cols and bias.Rows == 1");
-        return (((std::is_same_v<typename TileRes::DType, int32_t> &&
-                  std::is_same_v<typename TileLeft::DType, int8_t> &&
-                  std::is_same_v<typename TileRight::DType, int8_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, half> &&
-                  std::is_same_v<typename TileRight::DType, half>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, bfloat16_t> &&
-                  std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
-                  std::is_same_v<typename TileRight::DType, float>))) &&
-               (TileRes::Loc == TileType::Acc) && (TileLeft::Loc == TileType::Left) &&
-               (TileRight::Loc == TileType::Right) && (TileBias::Loc == TileType::Bias) &&
-               (std::is_same_v<typename TileRes::DType, typename TileBias::DType>) && (TileBias::isRowMajor) &&
-               ((TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows &&
-                 TileRight::Cols == TileRes::Cols && TileBias::Cols == TileRes::Cols && TileBias::Rows == 1));
+              std::is_same_v<typename TileRight::DType, float>));
+        static_assert(r00_dtype_tuples,
+                      "TGEMV_BIAS [A5]: the element types of c, a and b must be one of the documented tuples");
+        constexpr bool r01_location = TileRes::Loc == TileType::Acc;
+        static_assert(r01_location, "TGEMV_BIAS [A5]: tile location must be TileType::Acc");
+        constexpr bool r02_location = TileLeft::Loc == TileType::Left;
+        static_assert(r02_location, "TGEMV_BIAS [A5]: tile location must be TileType::Left");
+        constexpr bool r03_location = TileRight::Loc == TileType::Right;
+        static_assert(r03_location, "TGEMV_BIAS [A5]: tile location must be TileType::Right");
+        constexpr bool r04_location = TileBias::Loc == TileType::Bias;
+        static_assert(r04_location, "TGEMV_BIAS [A5]: tile location must be TileType::Bias");
+        constexpr bool r05_same_dtype = std::is_same_v<typename TileRes::DType, typename TileBias::DType>;
+        static_assert(r05_same_dtype, "TGEMV_BIAS [A5]: c and bias must have the same DType");
+        constexpr bool r06_row_major = TileBias::isRowMajor;
+        static_assert(r06_row_major, "TGEMV_BIAS [A5]: tile layout must be row-major");
+        constexpr bool r07_shape_relation =
+            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols &&
+             TileBias::Cols == TileRes::Cols && TileBias::Rows == 1);
+        static_assert(r07_shape_relation, "TGEMV_BIAS [A5]: template shapes must satisfy a.Rows == c.Rows, a.Cols == "
+                                          "b.Rows, b.Cols == c.Cols, bias.Cols == c.Cols and bias.Rows == 1");
+        return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_location && r05_same_dtype &&
+               r06_row_major && r07_shape_relation;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight, typename TileBias>
@@ -4052,103 +3186,79 @@ struct profile_a5 {
     }
 
     // pto.tmatmul_mx (specs/ops/matrix_and_matrix_vector/tmatmul_mx.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale,
               typename... WaitEvents>
     static constexpr bool check_TMATMUL_MX() {
-        static_assert(((std::is_same_v<typename TileRes::DType, float> &&
-                        std::is_same_v<typename TileLeft::DType, float8_e4m3_t> &&
-                        std::is_same_v<typename TileRight::DType, float8_e4m3_t>) ||
-                       (std::is_same_v<typename TileRes::DType, float> &&
-                        std::is_same_v<typename TileLeft::DType, float8_e4m3_t> &&
-                        std::is_same_v<typename TileRight::DType, float8_e5m2_t>) ||
-                       (std::is_same_v<typename TileRes::DType, float> &&
-                        std::is_same_v<typename TileLeft::DType, float8_e5m2_t> &&
-                        std::is_same_v<typename TileRight::DType, float8_e4m3_t>) ||
-                       (std::is_same_v<typename TileRes::DType, float> &&
-                        std::is_same_v<typename TileLeft::DType, float8_e5m2_t> &&
-                        std::is_same_v<typename TileRight::DType, float8_e5m2_t>) ||
-                       (std::is_same_v<typename TileRes::DType, float> &&
-                        std::is_same_v<typename TileLeft::DType, float4_e1m2x2_t> &&
-                        std::is_same_v<typename TileRight::DType, float4_e1m2x2_t>) ||
-                       (std::is_same_v<typename TileRes::DType, float> &&
-                        std::is_same_v<typename TileLeft::DType, float4_e1m2x2_t> &&
-                        std::is_same_v<typename TileRight::DType, float4_e2m1x2_t>) ||
-                       (std::is_same_v<typename TileRes::DType, float> &&
-                        std::is_same_v<typename TileLeft::DType, float4_e2m1x2_t> &&
-                        std::is_same_v<typename TileRight::DType, float4_e2m1x2_t>) ||
-                       (std::is_same_v<typename TileRes::DType, float> &&
-                        std::is_same_v<typename TileLeft::DType, float4_e2m1x2_t> &&
-                        std::is_same_v<typename TileRight::DType, float4_e1m2x2_t>)),
+        constexpr bool r01_dtype_tuples = ((std::is_same_v<typename TileRes::DType, float> &&
+                                            std::is_same_v<typename TileLeft::DType, float8_e4m3_t> &&
+                                            std::is_same_v<typename TileRight::DType, float8_e4m3_t>) ||
+                                           (std::is_same_v<typename TileRes::DType, float> &&
+                                            std::is_same_v<typename TileLeft::DType, float8_e4m3_t> &&
+                                            std::is_same_v<typename TileRight::DType, float8_e5m2_t>) ||
+                                           (std::is_same_v<typename TileRes::DType, float> &&
+                                            std::is_same_v<typename TileLeft::DType, float8_e5m2_t> &&
+                                            std::is_same_v<typename TileRight::DType, float8_e4m3_t>) ||
+                                           (std::is_same_v<typename TileRes::DType, float> &&
+                                            std::is_same_v<typename TileLeft::DType, float8_e5m2_t> &&
+                                            std::is_same_v<typename TileRight::DType, float8_e5m2_t>) ||
+                                           (std::is_same_v<typename TileRes::DType, float> &&
+                                            std::is_same_v<typename TileLeft::DType, float4_e1m2x2_t> &&
+                                            std::is_same_v<typename TileRight::DType, float4_e1m2x2_t>) ||
+                                           (std::is_same_v<typename TileRes::DType, float> &&
+                                            std::is_same_v<typename TileLeft::DType, float4_e1m2x2_t> &&
+                                            std::is_same_v<typename TileRight::DType, float4_e2m1x2_t>) ||
+                                           (std::is_same_v<typename TileRes::DType, float> &&
+                                            std::is_same_v<typename TileLeft::DType, float4_e2m1x2_t> &&
+                                            std::is_same_v<typename TileRight::DType, float4_e2m1x2_t>) ||
+                                           (std::is_same_v<typename TileRes::DType, float> &&
+                                            std::is_same_v<typename TileLeft::DType, float4_e2m1x2_t> &&
+                                            std::is_same_v<typename TileRight::DType, float4_e1m2x2_t>));
+        static_assert(r01_dtype_tuples,
                       "TMATMUL_MX [A5]: the element types of c, a and b must be one of the documented tuples");
-        static_assert(sim::is_one_of_v<typename TileLeftScale::DType, float8_e8m0_t> &&
-                          sim::is_one_of_v<typename TileRightScale::DType, float8_e8m0_t>,
-                      "TMATMUL_MX [A5]: DType must be one of: float8_e8m0_t");
-        static_assert(TileRes::Loc == TileType::Acc, "TMATMUL_MX [A5]: tile location must be TileType::Acc");
-        static_assert(TileLeft::Loc == TileType::Left, "TMATMUL_MX [A5]: tile location must be TileType::Left");
-        static_assert(TileRight::Loc == TileType::Right, "TMATMUL_MX [A5]: tile location must be TileType::Right");
-        static_assert(TileLeft::Cols % 64 == 0, "TMATMUL_MX [A5]: the static cols of a must be a multiple of 64");
-        static_assert(!TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor && !TileRes::isRowMajor &&
-                          TileRes::SFractal == SLayout::RowMajor,
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileLeftScale::DType, float8_e8m0_t> &&
+                                   sim::is_one_of_v<typename TileRightScale::DType, float8_e8m0_t>;
+        static_assert(r02_dtype, "TMATMUL_MX [A5]: DType must be one of: float8_e8m0_t");
+        constexpr bool r03_location = TileRes::Loc == TileType::Acc;
+        static_assert(r03_location, "TMATMUL_MX [A5]: tile location must be TileType::Acc");
+        constexpr bool r04_location = TileLeft::Loc == TileType::Left;
+        static_assert(r04_location, "TMATMUL_MX [A5]: tile location must be TileType::Left");
+        constexpr bool r05_location = TileRight::Loc == TileType::Right;
+        static_assert(r05_location, "TMATMUL_MX [A5]: tile location must be TileType::Right");
+        constexpr bool r09_shape_multiple = TileLeft::Cols % 64 == 0;
+        static_assert(r09_shape_multiple, "TMATMUL_MX [A5]: the static cols of a must be a multiple of 64");
+        constexpr bool r10_tile_fractal = !TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor &&
+                                          !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(r10_tile_fractal,
                       "TMATMUL_MX [A5]: box layout of a and c must be BLayout::ColMajor with SLayout::RowMajor");
-        static_assert(TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor,
+        constexpr bool r11_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
+        static_assert(r11_tile_fractal,
                       "TMATMUL_MX [A5]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor");
-        return (((std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, float8_e4m3_t> &&
-                  std::is_same_v<typename TileRight::DType, float8_e4m3_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, float8_e4m3_t> &&
-                  std::is_same_v<typename TileRight::DType, float8_e5m2_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, float8_e5m2_t> &&
-                  std::is_same_v<typename TileRight::DType, float8_e4m3_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, float8_e5m2_t> &&
-                  std::is_same_v<typename TileRight::DType, float8_e5m2_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, float4_e1m2x2_t> &&
-                  std::is_same_v<typename TileRight::DType, float4_e1m2x2_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, float4_e1m2x2_t> &&
-                  std::is_same_v<typename TileRight::DType, float4_e2m1x2_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, float4_e2m1x2_t> &&
-                  std::is_same_v<typename TileRight::DType, float4_e2m1x2_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, float4_e2m1x2_t> &&
-                  std::is_same_v<typename TileRight::DType, float4_e1m2x2_t>))) &&
-               (sim::is_one_of_v<typename TileLeftScale::DType, float8_e8m0_t> &&
-                sim::is_one_of_v<typename TileRightScale::DType, float8_e8m0_t>) &&
-               (TileRes::Loc == TileType::Acc) && (TileLeft::Loc == TileType::Left) &&
-               (TileRight::Loc == TileType::Right) && (TileLeft::Cols % 64 == 0) &&
-               (!TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor && !TileRes::isRowMajor &&
-                TileRes::SFractal == SLayout::RowMajor) &&
-               (TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor);
+        return r01_dtype_tuples && r02_dtype && r03_location && r04_location && r05_location && r09_shape_multiple &&
+               r10_tile_fractal && r11_tile_fractal;
     }
 
-    // The rules only declaration 4 is checked against, in its own scope.
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale,
               typename TileBias>
     static constexpr bool check_TMATMUL_MX_f4() {
-        static_assert(TileBias::Loc == TileType::Bias, "TMATMUL_MX [A5]: tile location must be TileType::Bias");
-        static_assert(sim::is_one_of_v<typename TileBias::DType, float>,
-                      "TMATMUL_MX [A5]: DType must be one of: float");
-        static_assert((TileBias::Rows == 1), "TMATMUL_MX [A5]: template shapes must satisfy bias.Rows == 1");
-        return (TileBias::Loc == TileType::Bias) && (sim::is_one_of_v<typename TileBias::DType, float>) &&
-               ((TileBias::Rows == 1));
+        constexpr bool r12_location = TileBias::Loc == TileType::Bias;
+        static_assert(r12_location, "TMATMUL_MX [A5]: tile location must be TileType::Bias");
+        constexpr bool r13_dtype = sim::is_one_of_v<typename TileBias::DType, float>;
+        static_assert(r13_dtype, "TMATMUL_MX [A5]: DType must be one of: float");
+        constexpr bool r14_shape_relation = (TileBias::Rows == 1);
+        static_assert(r14_shape_relation, "TMATMUL_MX [A5]: template shapes must satisfy bias.Rows == 1");
+        return r12_location && r13_dtype && r14_shape_relation;
     }
 
-    // The rules only declaration 5 is checked against, in its own scope.
     template <AccPhase Phase, typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight,
               typename TileRightScale, typename TileBias>
     static constexpr bool check_TMATMUL_MX_f5() {
-        static_assert(TileBias::Loc == TileType::Bias, "TMATMUL_MX [A5]: tile location must be TileType::Bias");
-        static_assert(sim::is_one_of_v<typename TileBias::DType, float>,
-                      "TMATMUL_MX [A5]: DType must be one of: float");
-        static_assert((TileBias::Rows == 1), "TMATMUL_MX [A5]: template shapes must satisfy bias.Rows == 1");
-        return (TileBias::Loc == TileType::Bias) && (sim::is_one_of_v<typename TileBias::DType, float>) &&
-               ((TileBias::Rows == 1));
+        constexpr bool r12_location = TileBias::Loc == TileType::Bias;
+        static_assert(r12_location, "TMATMUL_MX [A5]: tile location must be TileType::Bias");
+        constexpr bool r13_dtype = sim::is_one_of_v<typename TileBias::DType, float>;
+        static_assert(r13_dtype, "TMATMUL_MX [A5]: DType must be one of: float");
+        constexpr bool r14_shape_relation = (TileBias::Rows == 1);
+        static_assert(r14_shape_relation, "TMATMUL_MX [A5]: template shapes must satisfy bias.Rows == 1");
+        return r12_location && r13_dtype && r14_shape_relation;
     }
 
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale>
@@ -4164,101 +3274,79 @@ struct profile_a5 {
     }
 
     // pto.tgemv_mx (specs/ops/matrix_and_matrix_vector/tgemv_mx.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale,
               typename... WaitEvents>
     static constexpr bool check_TGEMV_MX() {
-        static_assert(((std::is_same_v<typename TileRes::DType, float> &&
-                        std::is_same_v<typename TileLeft::DType, float8_e4m3_t> &&
-                        std::is_same_v<typename TileRight::DType, float8_e4m3_t>) ||
-                       (std::is_same_v<typename TileRes::DType, float> &&
-                        std::is_same_v<typename TileLeft::DType, float8_e4m3_t> &&
-                        std::is_same_v<typename TileRight::DType, float8_e5m2_t>) ||
-                       (std::is_same_v<typename TileRes::DType, float> &&
-                        std::is_same_v<typename TileLeft::DType, float8_e5m2_t> &&
-                        std::is_same_v<typename TileRight::DType, float8_e4m3_t>) ||
-                       (std::is_same_v<typename TileRes::DType, float> &&
-                        std::is_same_v<typename TileLeft::DType, float8_e5m2_t> &&
-                        std::is_same_v<typename TileRight::DType, float8_e5m2_t>) ||
-                       (std::is_same_v<typename TileRes::DType, float> &&
-                        std::is_same_v<typename TileLeft::DType, float4_e1m2x2_t> &&
-                        std::is_same_v<typename TileRight::DType, float4_e1m2x2_t>) ||
-                       (std::is_same_v<typename TileRes::DType, float> &&
-                        std::is_same_v<typename TileLeft::DType, float4_e1m2x2_t> &&
-                        std::is_same_v<typename TileRight::DType, float4_e2m1x2_t>) ||
-                       (std::is_same_v<typename TileRes::DType, float> &&
-                        std::is_same_v<typename TileLeft::DType, float4_e2m1x2_t> &&
-                        std::is_same_v<typename TileRight::DType, float4_e2m1x2_t>) ||
-                       (std::is_same_v<typename TileRes::DType, float> &&
-                        std::is_same_v<typename TileLeft::DType, float4_e2m1x2_t> &&
-                        std::is_same_v<typename TileRight::DType, float4_e1m2x2_t>)),
+        constexpr bool r01_dtype_tuples = ((std::is_same_v<typename TileRes::DType, float> &&
+                                            std::is_same_v<typename TileLeft::DType, float8_e4m3_t> &&
+                                            std::is_same_v<typename TileRight::DType, float8_e4m3_t>) ||
+                                           (std::is_same_v<typename TileRes::DType, float> &&
+                                            std::is_same_v<typename TileLeft::DType, float8_e4m3_t> &&
+                                            std::is_same_v<typename TileRight::DType, float8_e5m2_t>) ||
+                                           (std::is_same_v<typename TileRes::DType, float> &&
+                                            std::is_same_v<typename TileLeft::DType, float8_e5m2_t> &&
+                                            std::is_same_v<typename TileRight::DType, float8_e4m3_t>) ||
+                                           (std::is_same_v<typename TileRes::DType, float> &&
+                                            std::is_same_v<typename TileLeft::DType, float8_e5m2_t> &&
+                                            std::is_same_v<typename TileRight::DType, float8_e5m2_t>) ||
+                                           (std::is_same_v<typename TileRes::DType, float> &&
+                                            std::is_same_v<typename TileLeft::DType, float4_e1m2x2_t> &&
+                                            std::is_same_v<typename TileRight::DType, float4_e1m2x2_t>) ||
+                                           (std::is_same_v<typename TileRes::DType, float> &&
+                                            std::is_same_v<typename TileLeft::DType, float4_e1m2x2_t> &&
+                                            std::is_same_v<typename TileRight::DType, float4_e2m1x2_t>) ||
+                                           (std::is_same_v<typename TileRes::DType, float> &&
+                                            std::is_same_v<typename TileLeft::DType, float4_e2m1x2_t> &&
+                                            std::is_same_v<typename TileRight::DType, float4_e2m1x2_t>) ||
+                                           (std::is_same_v<typename TileRes::DType, float> &&
+                                            std::is_same_v<typename TileLeft::DType, float4_e2m1x2_t> &&
+                                            std::is_same_v<typename TileRight::DType, float4_e1m2x2_t>));
+        static_assert(r01_dtype_tuples,
                       "TGEMV_MX [A5]: the element types of c, a and b must be one of the documented tuples");
-        static_assert(sim::is_one_of_v<typename TileLeftScale::DType, float8_e8m0_t> &&
-                          sim::is_one_of_v<typename TileRightScale::DType, float8_e8m0_t>,
-                      "TGEMV_MX [A5]: DType must be one of: float8_e8m0_t");
-        static_assert(TileRes::Loc == TileType::Acc, "TGEMV_MX [A5]: tile location must be TileType::Acc");
-        static_assert(TileLeft::Loc == TileType::Left, "TGEMV_MX [A5]: tile location must be TileType::Left");
-        static_assert(TileRight::Loc == TileType::Right, "TGEMV_MX [A5]: tile location must be TileType::Right");
-        static_assert(TileLeft::Cols % 64 == 0, "TGEMV_MX [A5]: the static cols of a must be a multiple of 64");
-        static_assert(!TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor && !TileRes::isRowMajor &&
-                          TileRes::SFractal == SLayout::RowMajor,
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileLeftScale::DType, float8_e8m0_t> &&
+                                   sim::is_one_of_v<typename TileRightScale::DType, float8_e8m0_t>;
+        static_assert(r02_dtype, "TGEMV_MX [A5]: DType must be one of: float8_e8m0_t");
+        constexpr bool r03_location = TileRes::Loc == TileType::Acc;
+        static_assert(r03_location, "TGEMV_MX [A5]: tile location must be TileType::Acc");
+        constexpr bool r04_location = TileLeft::Loc == TileType::Left;
+        static_assert(r04_location, "TGEMV_MX [A5]: tile location must be TileType::Left");
+        constexpr bool r05_location = TileRight::Loc == TileType::Right;
+        static_assert(r05_location, "TGEMV_MX [A5]: tile location must be TileType::Right");
+        constexpr bool r09_shape_multiple = TileLeft::Cols % 64 == 0;
+        static_assert(r09_shape_multiple, "TGEMV_MX [A5]: the static cols of a must be a multiple of 64");
+        constexpr bool r10_tile_fractal = !TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor &&
+                                          !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(r10_tile_fractal,
                       "TGEMV_MX [A5]: box layout of a and c must be BLayout::ColMajor with SLayout::RowMajor");
-        static_assert(TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor,
+        constexpr bool r11_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
+        static_assert(r11_tile_fractal,
                       "TGEMV_MX [A5]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor");
-        return (((std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, float8_e4m3_t> &&
-                  std::is_same_v<typename TileRight::DType, float8_e4m3_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, float8_e4m3_t> &&
-                  std::is_same_v<typename TileRight::DType, float8_e5m2_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, float8_e5m2_t> &&
-                  std::is_same_v<typename TileRight::DType, float8_e4m3_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, float8_e5m2_t> &&
-                  std::is_same_v<typename TileRight::DType, float8_e5m2_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, float4_e1m2x2_t> &&
-                  std::is_same_v<typename TileRight::DType, float4_e1m2x2_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, float4_e1m2x2_t> &&
-                  std::is_same_v<typename TileRight::DType, float4_e2m1x2_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, float4_e2m1x2_t> &&
-                  std::is_same_v<typename TileRight::DType, float4_e2m1x2_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, float4_e2m1x2_t> &&
-                  std::is_same_v<typename TileRight::DType, float4_e1m2x2_t>))) &&
-               (sim::is_one_of_v<typename TileLeftScale::DType, float8_e8m0_t> &&
-                sim::is_one_of_v<typename TileRightScale::DType, float8_e8m0_t>) &&
-               (TileRes::Loc == TileType::Acc) && (TileLeft::Loc == TileType::Left) &&
-               (TileRight::Loc == TileType::Right) && (TileLeft::Cols % 64 == 0) &&
-               (!TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor && !TileRes::isRowMajor &&
-                TileRes::SFractal == SLayout::RowMajor) &&
-               (TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor);
+        return r01_dtype_tuples && r02_dtype && r03_location && r04_location && r05_location && r09_shape_multiple &&
+               r10_tile_fractal && r11_tile_fractal;
     }
 
-    // The rules only declaration 4 is checked against, in its own scope.
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale,
               typename TileBias>
     static constexpr bool check_TGEMV_MX_f4() {
-        static_assert(TileBias::Loc == TileType::Bias, "TGEMV_MX [A5]: tile location must be TileType::Bias");
-        static_assert(sim::is_one_of_v<typename TileBias::DType, float>, "TGEMV_MX [A5]: DType must be one of: float");
-        static_assert((TileBias::Rows == 1), "TGEMV_MX [A5]: template shapes must satisfy bias.Rows == 1");
-        return (TileBias::Loc == TileType::Bias) && (sim::is_one_of_v<typename TileBias::DType, float>) &&
-               ((TileBias::Rows == 1));
+        constexpr bool r12_location = TileBias::Loc == TileType::Bias;
+        static_assert(r12_location, "TGEMV_MX [A5]: tile location must be TileType::Bias");
+        constexpr bool r13_dtype = sim::is_one_of_v<typename TileBias::DType, float>;
+        static_assert(r13_dtype, "TGEMV_MX [A5]: DType must be one of: float");
+        constexpr bool r14_shape_relation = (TileBias::Rows == 1);
+        static_assert(r14_shape_relation, "TGEMV_MX [A5]: template shapes must satisfy bias.Rows == 1");
+        return r12_location && r13_dtype && r14_shape_relation;
     }
 
-    // The rules only declaration 5 is checked against, in its own scope.
     template <AccPhase Phase, typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight,
               typename TileRightScale, typename TileBias>
     static constexpr bool check_TGEMV_MX_f5() {
-        static_assert(TileBias::Loc == TileType::Bias, "TGEMV_MX [A5]: tile location must be TileType::Bias");
-        static_assert(sim::is_one_of_v<typename TileBias::DType, float>, "TGEMV_MX [A5]: DType must be one of: float");
-        static_assert((TileBias::Rows == 1), "TGEMV_MX [A5]: template shapes must satisfy bias.Rows == 1");
-        return (TileBias::Loc == TileType::Bias) && (sim::is_one_of_v<typename TileBias::DType, float>) &&
-               ((TileBias::Rows == 1));
+        constexpr bool r12_location = TileBias::Loc == TileType::Bias;
+        static_assert(r12_location, "TGEMV_MX [A5]: tile location must be TileType::Bias");
+        constexpr bool r13_dtype = sim::is_one_of_v<typename TileBias::DType, float>;
+        static_assert(r13_dtype, "TGEMV_MX [A5]: DType must be one of: float");
+        constexpr bool r14_shape_relation = (TileBias::Rows == 1);
+        static_assert(r14_shape_relation, "TGEMV_MX [A5]: template shapes must satisfy bias.Rows == 1");
+        return r12_location && r13_dtype && r14_shape_relation;
     }
 
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale>
@@ -4274,51 +3362,42 @@ struct profile_a5 {
     }
 
     // pto.tload (specs/ops/memory_and_data_movement/tload.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename GlobalData, typename... WaitEvents>
     static constexpr bool check_TLOAD() {
-        static_assert(sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                       int64_t, uint64_t, half, bfloat16_t, float, float4_e2m1x2_t, float4_e1m2x2_t>,
+        constexpr bool r01_dtype =
+            sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t,
+                             uint64_t, half, bfloat16_t, float, float4_e2m1x2_t, float4_e1m2x2_t>;
+        static_assert(r01_dtype,
                       "TLOAD [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
                       "int64_t, uint64_t, half, bfloat16_t, float, float4_e2m1x2_t, float4_e1m2x2_t");
-        static_assert((TileData::Loc == TileType::Vec || TileData::Loc == TileType::Mat),
-                      "TLOAD [A5]: tile location must be one of TileType::Vec, TileType::Mat");
-        static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
-                      "TLOAD [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float, float4_e2m1x2_t, float4_e1m2x2_t>) &&
-               ((TileData::Loc == TileType::Vec || TileData::Loc == TileType::Mat)) &&
-               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+        constexpr bool r03_locations = (TileData::Loc == TileType::Vec || TileData::Loc == TileType::Mat);
+        static_assert(r03_locations, "TLOAD [A5]: tile location must be one of TileType::Vec, TileType::Mat");
+        constexpr bool r04_valid_bounds = TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols;
+        static_assert(r04_valid_bounds, "TLOAD [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r01_dtype && r03_locations && r04_valid_bounds;
     }
 
     template <typename TileData>
     static void verify_TLOAD([[maybe_unused]] const TileData& dst) {}
 
     // pto.tprefetch (specs/ops/memory_and_data_movement/tprefetch.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename GlobalData>
     static constexpr bool check_TPREFETCH() {
-        static_assert(sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                       int64_t, uint64_t, half, bfloat16_t, float>,
-                      "TPREFETCH [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "int64_t, uint64_t, half, bfloat16_t, float");
-        static_assert(TileData::Loc == TileType::Vec, "TPREFETCH [A5]: tile location must be TileType::Vec");
-        static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
-                      "TPREFETCH [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
-               (TileData::Loc == TileType::Vec) &&
-               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float>;
+        static_assert(r01_dtype, "TPREFETCH [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, int64_t, uint64_t, half, bfloat16_t, float");
+        constexpr bool r03_location = TileData::Loc == TileType::Vec;
+        static_assert(r03_location, "TPREFETCH [A5]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds = TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols;
+        static_assert(r04_valid_bounds, "TPREFETCH [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r01_dtype && r03_location && r04_valid_bounds;
     }
 
     template <typename TileData>
     static void verify_TPREFETCH([[maybe_unused]] const TileData& dst) {}
 
     // pto.tprefetch_async (specs/ops/memory_and_data_movement/tprefetch_async.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename GlobalData, typename... WaitEvents>
     static constexpr bool check_TPREFETCH_ASYNC() {
         return true;
@@ -4327,267 +3406,214 @@ struct profile_a5 {
     static void verify_TPREFETCH_ASYNC() {}
 
     // pto.tstore (specs/ops/memory_and_data_movement/tstore.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename GlobalData, typename... WaitEvents>
     static constexpr bool check_TSTORE() {
-        static_assert(sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                       int64_t, uint64_t, half, bfloat16_t, float, float4_e2m1x2_t, float4_e1m2x2_t>,
+        constexpr bool r01_dtype =
+            sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t,
+                             uint64_t, half, bfloat16_t, float, float4_e2m1x2_t, float4_e1m2x2_t>;
+        static_assert(r01_dtype,
                       "TSTORE [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
                       "int64_t, uint64_t, half, bfloat16_t, float, float4_e2m1x2_t, float4_e1m2x2_t");
-        static_assert((TileData::Loc == TileType::Vec || TileData::Loc == TileType::Acc),
-                      "TSTORE [A5]: tile location must be one of TileType::Vec, TileType::Acc");
-        static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
-                      "TSTORE [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float, float4_e2m1x2_t, float4_e1m2x2_t>) &&
-               ((TileData::Loc == TileType::Vec || TileData::Loc == TileType::Acc)) &&
-               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+        constexpr bool r06_locations = (TileData::Loc == TileType::Vec || TileData::Loc == TileType::Acc);
+        static_assert(r06_locations, "TSTORE [A5]: tile location must be one of TileType::Vec, TileType::Acc");
+        constexpr bool r10_valid_bounds = TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols;
+        static_assert(r10_valid_bounds, "TSTORE [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r01_dtype && r06_locations && r10_valid_bounds;
     }
 
-    // The rules only declaration 0 is checked against, in its own scope.
     template <typename TileData, typename GlobalData>
     static constexpr bool check_TSTORE_f0() {
-        static_assert((TileData::Loc != TileType::Acc ||
-                       ((std::is_same_v<typename TileData::DType, float> &&
-                         sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
-                        (std::is_same_v<typename TileData::DType, int32_t> &&
-                         sim::is_one_of_v<typename GlobalData::DType, int32_t>))),
+        constexpr bool r07_location_dtype_pairs =
+            (TileData::Loc != TileType::Acc ||
+             ((std::is_same_v<typename TileData::DType, float> &&
+               sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
+              (std::is_same_v<typename TileData::DType, int32_t> &&
+               sim::is_one_of_v<typename GlobalData::DType, int32_t>)));
+        static_assert(r07_location_dtype_pairs,
                       "TSTORE [A5]: a TileType::Acc src and dst must have one of the documented element type pairs");
-        return ((TileData::Loc != TileType::Acc ||
-                 ((std::is_same_v<typename TileData::DType, float> &&
-                   sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
-                  (std::is_same_v<typename TileData::DType, int32_t> &&
-                   sim::is_one_of_v<typename GlobalData::DType, int32_t>))));
+        return r07_location_dtype_pairs;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <STPhase Phase, typename TileData, typename GlobalData>
     static constexpr bool check_TSTORE_f1() {
-        static_assert((TileData::Loc != TileType::Acc ||
-                       ((std::is_same_v<typename TileData::DType, float> &&
-                         sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
-                        (std::is_same_v<typename TileData::DType, int32_t> &&
-                         sim::is_one_of_v<typename GlobalData::DType, int32_t>))),
+        constexpr bool r07_location_dtype_pairs =
+            (TileData::Loc != TileType::Acc ||
+             ((std::is_same_v<typename TileData::DType, float> &&
+               sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
+              (std::is_same_v<typename TileData::DType, int32_t> &&
+               sim::is_one_of_v<typename GlobalData::DType, int32_t>)));
+        static_assert(r07_location_dtype_pairs,
                       "TSTORE [A5]: a TileType::Acc src and dst must have one of the documented element type pairs");
-        return ((TileData::Loc != TileType::Acc ||
-                 ((std::is_same_v<typename TileData::DType, float> &&
-                   sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
-                  (std::is_same_v<typename TileData::DType, int32_t> &&
-                   sim::is_one_of_v<typename GlobalData::DType, int32_t>))));
+        return r07_location_dtype_pairs;
     }
 
-    // The rules only declaration 2 is checked against, in its own scope.
     template <typename TileData, typename GlobalData, AtomicType atomicType>
     static constexpr bool check_TSTORE_f2() {
-        static_assert((TileData::Loc != TileType::Acc ||
-                       ((std::is_same_v<typename TileData::DType, float> &&
-                         sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
-                        (std::is_same_v<typename TileData::DType, int32_t> &&
-                         sim::is_one_of_v<typename GlobalData::DType, int32_t>))),
+        constexpr bool r07_location_dtype_pairs =
+            (TileData::Loc != TileType::Acc ||
+             ((std::is_same_v<typename TileData::DType, float> &&
+               sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
+              (std::is_same_v<typename TileData::DType, int32_t> &&
+               sim::is_one_of_v<typename GlobalData::DType, int32_t>)));
+        static_assert(r07_location_dtype_pairs,
                       "TSTORE [A5]: a TileType::Acc src and dst must have one of the documented element type pairs");
-        return ((TileData::Loc != TileType::Acc ||
-                 ((std::is_same_v<typename TileData::DType, float> &&
-                   sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
-                  (std::is_same_v<typename TileData::DType, int32_t> &&
-                   sim::is_one_of_v<typename GlobalData::DType, int32_t>))));
+        return r07_location_dtype_pairs;
     }
 
-    // The rules only declaration 3 is checked against, in its own scope.
     template <STPhase Phase, typename TileData, typename GlobalData, AtomicType atomicType>
     static constexpr bool check_TSTORE_f3() {
-        static_assert((TileData::Loc != TileType::Acc ||
-                       ((std::is_same_v<typename TileData::DType, float> &&
-                         sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
-                        (std::is_same_v<typename TileData::DType, int32_t> &&
-                         sim::is_one_of_v<typename GlobalData::DType, int32_t>))),
+        constexpr bool r07_location_dtype_pairs =
+            (TileData::Loc != TileType::Acc ||
+             ((std::is_same_v<typename TileData::DType, float> &&
+               sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
+              (std::is_same_v<typename TileData::DType, int32_t> &&
+               sim::is_one_of_v<typename GlobalData::DType, int32_t>)));
+        static_assert(r07_location_dtype_pairs,
                       "TSTORE [A5]: a TileType::Acc src and dst must have one of the documented element type pairs");
-        return ((TileData::Loc != TileType::Acc ||
-                 ((std::is_same_v<typename TileData::DType, float> &&
-                   sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
-                  (std::is_same_v<typename TileData::DType, int32_t> &&
-                   sim::is_one_of_v<typename GlobalData::DType, int32_t>))));
+        return r07_location_dtype_pairs;
     }
 
-    // The rules only declaration 4 is checked against, in its own scope.
     template <typename TileData, typename GlobalData, AtomicType atomicType, ReluPreMode reluPreMode>
     static constexpr bool check_TSTORE_f4() {
-        static_assert(TileData::Loc == TileType::Acc, "TSTORE [A5]: tile location must be TileType::Acc");
-        static_assert((TileData::Loc != TileType::Acc ||
-                       ((std::is_same_v<typename TileData::DType, float> &&
-                         sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
-                        (std::is_same_v<typename TileData::DType, int32_t> &&
-                         sim::is_one_of_v<typename GlobalData::DType, int32_t>))),
+        constexpr bool r04_location = TileData::Loc == TileType::Acc;
+        static_assert(r04_location, "TSTORE [A5]: tile location must be TileType::Acc");
+        constexpr bool r07_location_dtype_pairs =
+            (TileData::Loc != TileType::Acc ||
+             ((std::is_same_v<typename TileData::DType, float> &&
+               sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
+              (std::is_same_v<typename TileData::DType, int32_t> &&
+               sim::is_one_of_v<typename GlobalData::DType, int32_t>)));
+        static_assert(r07_location_dtype_pairs,
                       "TSTORE [A5]: a TileType::Acc src and dst must have one of the documented element type pairs");
-        return (TileData::Loc == TileType::Acc) &&
-               ((TileData::Loc != TileType::Acc ||
-                 ((std::is_same_v<typename TileData::DType, float> &&
-                   sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
-                  (std::is_same_v<typename TileData::DType, int32_t> &&
-                   sim::is_one_of_v<typename GlobalData::DType, int32_t>))));
+        return r04_location && r07_location_dtype_pairs;
     }
 
-    // The rules only declaration 5 is checked against, in its own scope.
     template <STPhase Phase, typename TileData, typename GlobalData, AtomicType atomicType, ReluPreMode reluPreMode>
     static constexpr bool check_TSTORE_f5() {
-        static_assert(TileData::Loc == TileType::Acc, "TSTORE [A5]: tile location must be TileType::Acc");
-        static_assert((TileData::Loc != TileType::Acc ||
-                       ((std::is_same_v<typename TileData::DType, float> &&
-                         sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
-                        (std::is_same_v<typename TileData::DType, int32_t> &&
-                         sim::is_one_of_v<typename GlobalData::DType, int32_t>))),
+        constexpr bool r04_location = TileData::Loc == TileType::Acc;
+        static_assert(r04_location, "TSTORE [A5]: tile location must be TileType::Acc");
+        constexpr bool r07_location_dtype_pairs =
+            (TileData::Loc != TileType::Acc ||
+             ((std::is_same_v<typename TileData::DType, float> &&
+               sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
+              (std::is_same_v<typename TileData::DType, int32_t> &&
+               sim::is_one_of_v<typename GlobalData::DType, int32_t>)));
+        static_assert(r07_location_dtype_pairs,
                       "TSTORE [A5]: a TileType::Acc src and dst must have one of the documented element type pairs");
-        return (TileData::Loc == TileType::Acc) &&
-               ((TileData::Loc != TileType::Acc ||
-                 ((std::is_same_v<typename TileData::DType, float> &&
-                   sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
-                  (std::is_same_v<typename TileData::DType, int32_t> &&
-                   sim::is_one_of_v<typename GlobalData::DType, int32_t>))));
+        return r04_location && r07_location_dtype_pairs;
     }
 
-    // The rules only declaration 6 is checked against, in its own scope.
     template <typename TileData, typename GlobalData, AtomicType atomicType, ReluPreMode reluPreMode>
     static constexpr bool check_TSTORE_f6() {
-        static_assert(TileData::Loc == TileType::Acc, "TSTORE [A5]: tile location must be TileType::Acc");
-        static_assert((TileData::Loc != TileType::Acc ||
-                       ((std::is_same_v<typename TileData::DType, float> &&
-                         sim::is_one_of_v<typename GlobalData::DType, int8_t, uint8_t, half, bfloat16_t, float>) ||
-                        (std::is_same_v<typename TileData::DType, int32_t> &&
-                         sim::is_one_of_v<typename GlobalData::DType, int8_t, uint8_t, half, bfloat16_t>))),
+        constexpr bool r04_location = TileData::Loc == TileType::Acc;
+        static_assert(r04_location, "TSTORE [A5]: tile location must be TileType::Acc");
+        constexpr bool r09_location_dtype_pairs =
+            (TileData::Loc != TileType::Acc ||
+             ((std::is_same_v<typename TileData::DType, float> &&
+               sim::is_one_of_v<typename GlobalData::DType, int8_t, uint8_t, half, bfloat16_t, float>) ||
+              (std::is_same_v<typename TileData::DType, int32_t> &&
+               sim::is_one_of_v<typename GlobalData::DType, int8_t, uint8_t, half, bfloat16_t>)));
+        static_assert(r09_location_dtype_pairs,
                       "TSTORE [A5]: a TileType::Acc src and dst must have one of the documented element type pairs");
-        return (TileData::Loc == TileType::Acc) &&
-               ((TileData::Loc != TileType::Acc ||
-                 ((std::is_same_v<typename TileData::DType, float> &&
-                   sim::is_one_of_v<typename GlobalData::DType, int8_t, uint8_t, half, bfloat16_t, float>) ||
-                  (std::is_same_v<typename TileData::DType, int32_t> &&
-                   sim::is_one_of_v<typename GlobalData::DType, int8_t, uint8_t, half, bfloat16_t>))));
+        return r04_location && r09_location_dtype_pairs;
     }
 
-    // The rules only declaration 7 is checked against, in its own scope.
     template <STPhase Phase, typename TileData, typename GlobalData, AtomicType atomicType, ReluPreMode reluPreMode>
     static constexpr bool check_TSTORE_f7() {
-        static_assert(TileData::Loc == TileType::Acc, "TSTORE [A5]: tile location must be TileType::Acc");
-        static_assert((TileData::Loc != TileType::Acc ||
-                       ((std::is_same_v<typename TileData::DType, float> &&
-                         sim::is_one_of_v<typename GlobalData::DType, int8_t, uint8_t, half, bfloat16_t, float>) ||
-                        (std::is_same_v<typename TileData::DType, int32_t> &&
-                         sim::is_one_of_v<typename GlobalData::DType, int8_t, uint8_t, half, bfloat16_t>))),
+        constexpr bool r04_location = TileData::Loc == TileType::Acc;
+        static_assert(r04_location, "TSTORE [A5]: tile location must be TileType::Acc");
+        constexpr bool r09_location_dtype_pairs =
+            (TileData::Loc != TileType::Acc ||
+             ((std::is_same_v<typename TileData::DType, float> &&
+               sim::is_one_of_v<typename GlobalData::DType, int8_t, uint8_t, half, bfloat16_t, float>) ||
+              (std::is_same_v<typename TileData::DType, int32_t> &&
+               sim::is_one_of_v<typename GlobalData::DType, int8_t, uint8_t, half, bfloat16_t>)));
+        static_assert(r09_location_dtype_pairs,
                       "TSTORE [A5]: a TileType::Acc src and dst must have one of the documented element type pairs");
-        return (TileData::Loc == TileType::Acc) &&
-               ((TileData::Loc != TileType::Acc ||
-                 ((std::is_same_v<typename TileData::DType, float> &&
-                   sim::is_one_of_v<typename GlobalData::DType, int8_t, uint8_t, half, bfloat16_t, float>) ||
-                  (std::is_same_v<typename TileData::DType, int32_t> &&
-                   sim::is_one_of_v<typename GlobalData::DType, int8_t, uint8_t, half, bfloat16_t>))));
+        return r04_location && r09_location_dtype_pairs;
     }
 
     template <typename TileData>
     static void verify_TSTORE([[maybe_unused]] const TileData& src) {}
 
     // pto.tstore_fp (specs/ops/memory_and_data_movement/tstore_fp.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename GlobalData, typename FpTileData, AtomicType atomicType,
               ReluPreMode reluPreMode, typename... WaitEvents>
     static constexpr bool check_TSTORE_FP() {
-        static_assert(sim::is_one_of_v<typename TileData::DType, float, int32_t>,
-                      "TSTORE_FP [A5]: DType must be one of: float, int32_t");
-        static_assert(sim::is_one_of_v<typename FpTileData::DType, uint64_t>,
-                      "TSTORE_FP [A5]: DType must be one of: uint64_t");
-        static_assert(TileData::Loc == TileType::Acc, "TSTORE_FP [A5]: tile location must be TileType::Acc");
-        static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
-                      "TSTORE_FP [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileData::DType, float, int32_t>) &&
-               (sim::is_one_of_v<typename FpTileData::DType, uint64_t>) && (TileData::Loc == TileType::Acc) &&
-               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileData::DType, float, int32_t>;
+        static_assert(r00_dtype, "TSTORE_FP [A5]: DType must be one of: float, int32_t");
+        constexpr bool r02_dtype = sim::is_one_of_v<typename FpTileData::DType, uint64_t>;
+        static_assert(r02_dtype, "TSTORE_FP [A5]: DType must be one of: uint64_t");
+        constexpr bool r03_location = TileData::Loc == TileType::Acc;
+        static_assert(r03_location, "TSTORE_FP [A5]: tile location must be TileType::Acc");
+        constexpr bool r04_valid_bounds = TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols;
+        static_assert(r04_valid_bounds, "TSTORE_FP [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r00_dtype && r02_dtype && r03_location && r04_valid_bounds;
     }
 
     template <typename TileData, typename FpTileData>
     static void verify_TSTORE_FP([[maybe_unused]] const TileData& src, [[maybe_unused]] const FpTileData& fp) {}
 
     // pto.mgather (specs/ops/memory_and_data_movement/mgather.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDst, typename GlobalData, typename TileInd, typename... WaitEvents>
     static constexpr bool check_MGATHER() {
-        static_assert(sim::is_one_of_v<typename TileDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                       half, bfloat16_t, float>,
-                      "MGATHER [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "half, bfloat16_t, float");
-        static_assert(sim::is_one_of_v<typename TileInd::DType, int32_t, uint32_t>,
-                      "MGATHER [A5]: DType must be one of: int32_t, uint32_t");
-        static_assert(TileDst::Loc == TileType::Vec && TileInd::Loc == TileType::Vec,
-                      "MGATHER [A5]: tile location must be TileType::Vec");
-        static_assert((GlobalData::layout == Layout::ND && !TileDst::isBoxedLayout),
-                      "MGATHER [A5]: src must be Layout::ND with a row- or column-major dst");
-        static_assert(TileDst::ValidRow <= TileDst::Rows && TileDst::ValidCol <= TileDst::Cols,
-                      "MGATHER [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half,
-                                 bfloat16_t, float>) &&
-               (sim::is_one_of_v<typename TileInd::DType, int32_t, uint32_t>) &&
-               (TileDst::Loc == TileType::Vec && TileInd::Loc == TileType::Vec) &&
-               ((GlobalData::layout == Layout::ND && !TileDst::isBoxedLayout)) &&
-               (TileDst::ValidRow <= TileDst::Rows && TileDst::ValidCol <= TileDst::Cols);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDst::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float>;
+        static_assert(r01_dtype, "MGATHER [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, half, bfloat16_t, float");
+        constexpr bool r03_dtype = sim::is_one_of_v<typename TileInd::DType, int32_t, uint32_t>;
+        static_assert(r03_dtype, "MGATHER [A5]: DType must be one of: int32_t, uint32_t");
+        constexpr bool r05_location = TileDst::Loc == TileType::Vec && TileInd::Loc == TileType::Vec;
+        static_assert(r05_location, "MGATHER [A5]: tile location must be TileType::Vec");
+        constexpr bool r08_table_layout = (GlobalData::layout == Layout::ND && !TileDst::isBoxedLayout);
+        static_assert(r08_table_layout, "MGATHER [A5]: src must be Layout::ND with a row- or column-major dst");
+        constexpr bool r10_valid_bounds = TileDst::ValidRow <= TileDst::Rows && TileDst::ValidCol <= TileDst::Cols;
+        static_assert(r10_valid_bounds, "MGATHER [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r01_dtype && r03_dtype && r05_location && r08_table_layout && r10_valid_bounds;
     }
 
     template <typename TileDst, typename TileInd>
     static void verify_MGATHER([[maybe_unused]] const TileDst& dst, [[maybe_unused]] const TileInd& indexes) {}
 
     // pto.mscatter (specs/ops/memory_and_data_movement/mscatter.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename GlobalData, typename TileSrc, typename TileInd, typename... WaitEvents>
     static constexpr bool check_MSCATTER() {
-        static_assert(sim::is_one_of_v<typename TileSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                       half, bfloat16_t, float>,
-                      "MSCATTER [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "half, bfloat16_t, float");
-        static_assert(sim::is_one_of_v<typename TileInd::DType, int32_t, uint32_t>,
-                      "MSCATTER [A5]: DType must be one of: int32_t, uint32_t");
-        static_assert(TileSrc::Loc == TileType::Vec && TileInd::Loc == TileType::Vec,
-                      "MSCATTER [A5]: tile location must be TileType::Vec");
-        static_assert((GlobalData::layout == Layout::ND && !TileSrc::isBoxedLayout),
-                      "MSCATTER [A5]: dst must be Layout::ND with a row- or column-major src");
-        static_assert(TileSrc::ValidRow <= TileSrc::Rows && TileSrc::ValidCol <= TileSrc::Cols,
-                      "MSCATTER [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half,
-                                 bfloat16_t, float>) &&
-               (sim::is_one_of_v<typename TileInd::DType, int32_t, uint32_t>) &&
-               (TileSrc::Loc == TileType::Vec && TileInd::Loc == TileType::Vec) &&
-               ((GlobalData::layout == Layout::ND && !TileSrc::isBoxedLayout)) &&
-               (TileSrc::ValidRow <= TileSrc::Rows && TileSrc::ValidCol <= TileSrc::Cols);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileSrc::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float>;
+        static_assert(r01_dtype, "MSCATTER [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, half, bfloat16_t, float");
+        constexpr bool r03_dtype = sim::is_one_of_v<typename TileInd::DType, int32_t, uint32_t>;
+        static_assert(r03_dtype, "MSCATTER [A5]: DType must be one of: int32_t, uint32_t");
+        constexpr bool r05_location = TileSrc::Loc == TileType::Vec && TileInd::Loc == TileType::Vec;
+        static_assert(r05_location, "MSCATTER [A5]: tile location must be TileType::Vec");
+        constexpr bool r08_table_layout = (GlobalData::layout == Layout::ND && !TileSrc::isBoxedLayout);
+        static_assert(r08_table_layout, "MSCATTER [A5]: dst must be Layout::ND with a row- or column-major src");
+        constexpr bool r10_valid_bounds = TileSrc::ValidRow <= TileSrc::Rows && TileSrc::ValidCol <= TileSrc::Cols;
+        static_assert(r10_valid_bounds, "MSCATTER [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r01_dtype && r03_dtype && r05_location && r08_table_layout && r10_valid_bounds;
     }
 
     template <typename TileSrc, typename TileInd>
     static void verify_MSCATTER([[maybe_unused]] const TileSrc& src, [[maybe_unused]] const TileInd& indexes) {}
 
     // pto.tmov (specs/ops/layout_and_rearrangement/tmov.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
     static constexpr bool check_TMOV() {
-        static_assert(sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t> &&
-                          sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t>,
-                      "TMOV [A5]: DType must be one of: half, bfloat16_t, float, int8_t");
-        static_assert(((SrcTileData::Loc == TileType::Mat &&
-                        (DstTileData::Loc == TileType::Left || DstTileData::Loc == TileType::Right ||
-                         DstTileData::Loc == TileType::Bias || DstTileData::Loc == TileType::Scaling ||
-                         DstTileData::Loc == TileType::ScaleLeft || DstTileData::Loc == TileType::ScaleRight)) ||
-                       (SrcTileData::Loc == TileType::Vec &&
-                        (DstTileData::Loc == TileType::Vec || DstTileData::Loc == TileType::Mat)) ||
-                       (SrcTileData::Loc == TileType::Acc &&
-                        (DstTileData::Loc == TileType::Vec || DstTileData::Loc == TileType::Mat))),
+        constexpr bool r01_dtype = sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t> &&
+                                   sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t>;
+        static_assert(r01_dtype, "TMOV [A5]: DType must be one of: half, bfloat16_t, float, int8_t");
+        constexpr bool r04_location_pairs =
+            ((SrcTileData::Loc == TileType::Mat &&
+              (DstTileData::Loc == TileType::Left || DstTileData::Loc == TileType::Right ||
+               DstTileData::Loc == TileType::Bias || DstTileData::Loc == TileType::Scaling ||
+               DstTileData::Loc == TileType::ScaleLeft || DstTileData::Loc == TileType::ScaleRight)) ||
+             (SrcTileData::Loc == TileType::Vec &&
+              (DstTileData::Loc == TileType::Vec || DstTileData::Loc == TileType::Mat)) ||
+             (SrcTileData::Loc == TileType::Acc &&
+              (DstTileData::Loc == TileType::Vec || DstTileData::Loc == TileType::Mat)));
+        static_assert(r04_location_pairs,
                       "TMOV [A5]: the tile locations of src and dst must be one of the profile's move pairs");
-        return (sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t> &&
-                sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t>) &&
-               (((SrcTileData::Loc == TileType::Mat &&
-                  (DstTileData::Loc == TileType::Left || DstTileData::Loc == TileType::Right ||
-                   DstTileData::Loc == TileType::Bias || DstTileData::Loc == TileType::Scaling ||
-                   DstTileData::Loc == TileType::ScaleLeft || DstTileData::Loc == TileType::ScaleRight)) ||
-                 (SrcTileData::Loc == TileType::Vec &&
-                  (DstTileData::Loc == TileType::Vec || DstTileData::Loc == TileType::Mat)) ||
-                 (SrcTileData::Loc == TileType::Acc &&
-                  (DstTileData::Loc == TileType::Vec || DstTileData::Loc == TileType::Mat))));
+        return r01_dtype && r04_location_pairs;
     }
 
     template <typename DstTileData, typename SrcTileData>
@@ -4602,33 +3628,24 @@ struct profile_a5 {
     }
 
     // pto.tmov_fp (specs/ops/layout_and_rearrangement/tmov_fp.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename DstTileData, typename SrcTileData, typename FpTileData, ReluPreMode reluMode,
               typename... WaitEvents>
     static constexpr bool check_TMOV_FP() {
-        static_assert(sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t> &&
-                          sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t>,
-                      "TMOV_FP [A5]: DType must be one of: half, bfloat16_t, float, int8_t");
-        static_assert(((SrcTileData::Loc == TileType::Mat &&
-                        (DstTileData::Loc == TileType::Left || DstTileData::Loc == TileType::Right ||
-                         DstTileData::Loc == TileType::Bias || DstTileData::Loc == TileType::Scaling ||
-                         DstTileData::Loc == TileType::ScaleLeft || DstTileData::Loc == TileType::ScaleRight)) ||
-                       (SrcTileData::Loc == TileType::Vec &&
-                        (DstTileData::Loc == TileType::Vec || DstTileData::Loc == TileType::Mat)) ||
-                       (SrcTileData::Loc == TileType::Acc &&
-                        (DstTileData::Loc == TileType::Vec || DstTileData::Loc == TileType::Mat))),
+        constexpr bool r01_dtype = sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t> &&
+                                   sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t>;
+        static_assert(r01_dtype, "TMOV_FP [A5]: DType must be one of: half, bfloat16_t, float, int8_t");
+        constexpr bool r04_location_pairs =
+            ((SrcTileData::Loc == TileType::Mat &&
+              (DstTileData::Loc == TileType::Left || DstTileData::Loc == TileType::Right ||
+               DstTileData::Loc == TileType::Bias || DstTileData::Loc == TileType::Scaling ||
+               DstTileData::Loc == TileType::ScaleLeft || DstTileData::Loc == TileType::ScaleRight)) ||
+             (SrcTileData::Loc == TileType::Vec &&
+              (DstTileData::Loc == TileType::Vec || DstTileData::Loc == TileType::Mat)) ||
+             (SrcTileData::Loc == TileType::Acc &&
+              (DstTileData::Loc == TileType::Vec || DstTileData::Loc == TileType::Mat)));
+        static_assert(r04_location_pairs,
                       "TMOV_FP [A5]: the tile locations of src and dst must be one of the profile's move pairs");
-        return (sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t> &&
-                sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t>) &&
-               (((SrcTileData::Loc == TileType::Mat &&
-                  (DstTileData::Loc == TileType::Left || DstTileData::Loc == TileType::Right ||
-                   DstTileData::Loc == TileType::Bias || DstTileData::Loc == TileType::Scaling ||
-                   DstTileData::Loc == TileType::ScaleLeft || DstTileData::Loc == TileType::ScaleRight)) ||
-                 (SrcTileData::Loc == TileType::Vec &&
-                  (DstTileData::Loc == TileType::Vec || DstTileData::Loc == TileType::Mat)) ||
-                 (SrcTileData::Loc == TileType::Acc &&
-                  (DstTileData::Loc == TileType::Vec || DstTileData::Loc == TileType::Mat))));
+        return r01_dtype && r04_location_pairs;
     }
 
     template <typename DstTileData, typename SrcTileData, typename FpTileData>
@@ -4639,52 +3656,39 @@ struct profile_a5 {
     }
 
     // pto.ttrans (specs/ops/layout_and_rearrangement/ttrans.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp, typename... WaitEvents>
     static constexpr bool check_TTRANS() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint32_t, int32_t, float, uint16_t, int16_t, half,
-                                       bfloat16_t, uint8_t, int8_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, uint32_t, int32_t, float, uint16_t, int16_t,
-                                           half, bfloat16_t, uint8_t, int8_t>,
-                      "TTRANS [A5]: DType must be one of: uint32_t, int32_t, float, uint16_t, int16_t, half, "
-                      "bfloat16_t, uint8_t, int8_t");
-        static_assert(TileDataSrc::isRowMajor, "TTRANS [A5]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TTRANS [A5]: tile location must be TileType::Vec");
-        return (sim::is_one_of_v<typename TileDataDst::DType, uint32_t, int32_t, float, uint16_t, int16_t, half,
-                                 bfloat16_t, uint8_t, int8_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, uint32_t, int32_t, float, uint16_t, int16_t, half,
-                                 bfloat16_t, uint8_t, int8_t>) &&
-               (TileDataSrc::isRowMajor) && (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, uint32_t, int32_t, float, uint16_t,
+                                                    int16_t, half, bfloat16_t, uint8_t, int8_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, uint32_t, int32_t, float, uint16_t,
+                                                    int16_t, half, bfloat16_t, uint8_t, int8_t>;
+        static_assert(r01_dtype, "TTRANS [A5]: DType must be one of: uint32_t, int32_t, float, uint16_t, int16_t, "
+                                 "half, bfloat16_t, uint8_t, int8_t");
+        constexpr bool r03_row_major = TileDataSrc::isRowMajor;
+        static_assert(r03_row_major, "TTRANS [A5]: tile layout must be row-major");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TTRANS [A5]: tile location must be TileType::Vec");
+        return r01_dtype && r03_row_major && r04_location;
     }
 
-    // The rules of the conv variant (`variants:` of the spec), which replace the op's own.
     template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp, typename... WaitEvents>
     static constexpr bool check_TTRANS_conv() {
-        static_assert((TileDataSrc::layout == Layout::NCHW && TileDataDst::layout == Layout::NC1HWC0) ||
-                          (TileDataSrc::layout == Layout::GNCHW && TileDataDst::layout == Layout::GNC1HWC0) ||
-                          (TileDataSrc::layout == Layout::NC1HWC0 && TileDataDst::layout == Layout::FRACTAL_Z) ||
-                          (TileDataSrc::layout == Layout::GNC1HWC0 && TileDataDst::layout == Layout::FRACTAL_Z),
-                      "TTRANS [A5]: ConvTile layouts of src and dst must be one of: NCHW to NC1HWC0, GNCHW to "
-                      "GNC1HWC0, NC1HWC0 to FRACTAL_Z, GNC1HWC0 to FRACTAL_Z");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TTRANS [A5]: tile location must be TileType::Vec");
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint32_t, int32_t, float, uint16_t, int16_t, half,
-                                       bfloat16_t, uint8_t, int8_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, uint32_t, int32_t, float, uint16_t, int16_t,
-                                           half, bfloat16_t, uint8_t, int8_t>,
-                      "TTRANS [A5]: DType must be one of: uint32_t, int32_t, float, uint16_t, int16_t, half, "
-                      "bfloat16_t, uint8_t, int8_t");
-        return ((TileDataSrc::layout == Layout::NCHW && TileDataDst::layout == Layout::NC1HWC0) ||
-                (TileDataSrc::layout == Layout::GNCHW && TileDataDst::layout == Layout::GNC1HWC0) ||
-                (TileDataSrc::layout == Layout::NC1HWC0 && TileDataDst::layout == Layout::FRACTAL_Z) ||
-                (TileDataSrc::layout == Layout::GNC1HWC0 && TileDataDst::layout == Layout::FRACTAL_Z)) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (sim::is_one_of_v<typename TileDataDst::DType, uint32_t, int32_t, float, uint16_t, int16_t, half,
-                                 bfloat16_t, uint8_t, int8_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, uint32_t, int32_t, float, uint16_t, int16_t, half,
-                                 bfloat16_t, uint8_t, int8_t>);
+        constexpr bool r101_conv_layouts =
+            (TileDataSrc::layout == Layout::NCHW && TileDataDst::layout == Layout::NC1HWC0) ||
+            (TileDataSrc::layout == Layout::GNCHW && TileDataDst::layout == Layout::GNC1HWC0) ||
+            (TileDataSrc::layout == Layout::NC1HWC0 && TileDataDst::layout == Layout::FRACTAL_Z) ||
+            (TileDataSrc::layout == Layout::GNC1HWC0 && TileDataDst::layout == Layout::FRACTAL_Z);
+        static_assert(r101_conv_layouts, "TTRANS [A5]: ConvTile layouts of src and dst must be one of: NCHW to "
+                                         "NC1HWC0, GNCHW to GNC1HWC0, NC1HWC0 to FRACTAL_Z, GNC1HWC0 to FRACTAL_Z");
+        constexpr bool r103_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r103_location, "TTRANS [A5]: tile location must be TileType::Vec");
+        constexpr bool r104_dtype = sim::is_one_of_v<typename TileDataDst::DType, uint32_t, int32_t, float, uint16_t,
+                                                     int16_t, half, bfloat16_t, uint8_t, int8_t> &&
+                                    sim::is_one_of_v<typename TileDataSrc::DType, uint32_t, int32_t, float, uint16_t,
+                                                     int16_t, half, bfloat16_t, uint8_t, int8_t>;
+        static_assert(r104_dtype, "TTRANS [A5]: DType must be one of: uint32_t, int32_t, float, uint16_t, int16_t, "
+                                  "half, bfloat16_t, uint8_t, int8_t");
+        return r101_conv_layouts && r103_location && r104_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp>
@@ -4692,105 +3696,84 @@ struct profile_a5 {
                               [[maybe_unused]] const TileDataTmp& tmp) {}
 
     // pto.textract (specs/ops/layout_and_rearrangement/textract.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
     static constexpr bool check_TEXTRACT() {
-        static_assert(sim::is_one_of_v<typename DstTileData::DType, int8_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename SrcTileData::DType, int8_t, half, bfloat16_t, float>,
-                      "TEXTRACT [A5]: DType must be one of: int8_t, half, bfloat16_t, float");
-        static_assert(((SrcTileData::Loc == TileType::Mat &&
-                        (DstTileData::Loc == TileType::Left || DstTileData::Loc == TileType::Right ||
-                         DstTileData::Loc == TileType::Bias || DstTileData::Loc == TileType::Scaling ||
-                         DstTileData::Loc == TileType::ScaleLeft || DstTileData::Loc == TileType::ScaleRight)) ||
-                       (SrcTileData::Loc == TileType::Vec &&
-                        (DstTileData::Loc == TileType::Vec || DstTileData::Loc == TileType::Mat)) ||
-                       (SrcTileData::Loc == TileType::Acc &&
-                        (DstTileData::Loc == TileType::Vec || DstTileData::Loc == TileType::Mat))),
+        constexpr bool r01_dtype = sim::is_one_of_v<typename DstTileData::DType, int8_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename SrcTileData::DType, int8_t, half, bfloat16_t, float>;
+        static_assert(r01_dtype, "TEXTRACT [A5]: DType must be one of: int8_t, half, bfloat16_t, float");
+        constexpr bool r04_location_pairs =
+            ((SrcTileData::Loc == TileType::Mat &&
+              (DstTileData::Loc == TileType::Left || DstTileData::Loc == TileType::Right ||
+               DstTileData::Loc == TileType::Bias || DstTileData::Loc == TileType::Scaling ||
+               DstTileData::Loc == TileType::ScaleLeft || DstTileData::Loc == TileType::ScaleRight)) ||
+             (SrcTileData::Loc == TileType::Vec &&
+              (DstTileData::Loc == TileType::Vec || DstTileData::Loc == TileType::Mat)) ||
+             (SrcTileData::Loc == TileType::Acc &&
+              (DstTileData::Loc == TileType::Vec || DstTileData::Loc == TileType::Mat)));
+        static_assert(r04_location_pairs,
                       "TEXTRACT [A5]: the tile locations of src and dst must be one of the profile's move pairs");
-        return (sim::is_one_of_v<typename DstTileData::DType, int8_t, half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename SrcTileData::DType, int8_t, half, bfloat16_t, float>) &&
-               (((SrcTileData::Loc == TileType::Mat &&
-                  (DstTileData::Loc == TileType::Left || DstTileData::Loc == TileType::Right ||
-                   DstTileData::Loc == TileType::Bias || DstTileData::Loc == TileType::Scaling ||
-                   DstTileData::Loc == TileType::ScaleLeft || DstTileData::Loc == TileType::ScaleRight)) ||
-                 (SrcTileData::Loc == TileType::Vec &&
-                  (DstTileData::Loc == TileType::Vec || DstTileData::Loc == TileType::Mat)) ||
-                 (SrcTileData::Loc == TileType::Acc &&
-                  (DstTileData::Loc == TileType::Vec || DstTileData::Loc == TileType::Mat))));
+        return r01_dtype && r04_location_pairs;
     }
 
-    // The rules only declaration 6 is checked against, in its own scope.
     template <typename Dst0TileData, typename Dst1TileData, typename SrcTileData>
     static constexpr bool check_TEXTRACT_f6() {
-        static_assert(Dst1TileData::Loc == TileType::Vec, "TEXTRACT [A5]: tile location must be TileType::Vec");
-        static_assert(SrcTileData::isRowMajor && SrcTileData::SFractal == SLayout::NoneBox,
+        constexpr bool r05_location = Dst1TileData::Loc == TileType::Vec;
+        static_assert(r05_location, "TEXTRACT [A5]: tile location must be TileType::Vec");
+        constexpr bool r06_tile_fractal = SrcTileData::isRowMajor && SrcTileData::SFractal == SLayout::NoneBox;
+        static_assert(r06_tile_fractal,
                       "TEXTRACT [A5]: box layout of src must be BLayout::RowMajor with SLayout::NoneBox");
-        static_assert(!Dst0TileData::isRowMajor && Dst0TileData::SFractal == SLayout::RowMajor &&
-                          !Dst1TileData::isRowMajor && Dst1TileData::SFractal == SLayout::RowMajor,
+        constexpr bool r07_tile_fractal = !Dst0TileData::isRowMajor && Dst0TileData::SFractal == SLayout::RowMajor &&
+                                          !Dst1TileData::isRowMajor && Dst1TileData::SFractal == SLayout::RowMajor;
+        static_assert(r07_tile_fractal,
                       "TEXTRACT [A5]: box layout of dst and dst1 must be BLayout::ColMajor with SLayout::RowMajor");
-        static_assert(std::is_same_v<typename SrcTileData::DType, typename Dst0TileData::DType> &&
-                          std::is_same_v<typename SrcTileData::DType, typename Dst1TileData::DType>,
-                      "TEXTRACT [A5]: src, dst and dst1 must have the same DType");
-        return (Dst1TileData::Loc == TileType::Vec) &&
-               (SrcTileData::isRowMajor && SrcTileData::SFractal == SLayout::NoneBox) &&
-               (!Dst0TileData::isRowMajor && Dst0TileData::SFractal == SLayout::RowMajor && !Dst1TileData::isRowMajor &&
-                Dst1TileData::SFractal == SLayout::RowMajor) &&
-               (std::is_same_v<typename SrcTileData::DType, typename Dst0TileData::DType> &&
-                std::is_same_v<typename SrcTileData::DType, typename Dst1TileData::DType>);
+        constexpr bool r08_same_dtype = std::is_same_v<typename SrcTileData::DType, typename Dst0TileData::DType> &&
+                                        std::is_same_v<typename SrcTileData::DType, typename Dst1TileData::DType>;
+        static_assert(r08_same_dtype, "TEXTRACT [A5]: src, dst and dst1 must have the same DType");
+        return r05_location && r06_tile_fractal && r07_tile_fractal && r08_same_dtype;
     }
 
-    // The rules of the conv variant (`variants:` of the spec), which replace the op's own.
     template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
     static constexpr bool check_TEXTRACT_conv() {
-        static_assert(((SrcTileData::Loc == TileType::Mat && (DstTileData::Loc == TileType::Right))),
+        constexpr bool r100_location_pairs =
+            ((SrcTileData::Loc == TileType::Mat && (DstTileData::Loc == TileType::Right)));
+        static_assert(r100_location_pairs,
                       "TEXTRACT [A5]: the tile locations of src and dst must be one of the profile's move pairs");
-        static_assert((SrcTileData::layout == Layout::FRACTAL_Z) || (SrcTileData::layout == Layout::FRACTAL_Z_3D),
+        constexpr bool r101_conv_layouts =
+            (SrcTileData::layout == Layout::FRACTAL_Z) || (SrcTileData::layout == Layout::FRACTAL_Z_3D);
+        static_assert(r101_conv_layouts,
                       "TEXTRACT [A5]: ConvTile layouts of src must be one of: FRACTAL_Z, FRACTAL_Z_3D");
-        static_assert(DstTileData::isRowMajor && DstTileData::SFractal == SLayout::ColMajor,
+        constexpr bool r102_tile_fractal = DstTileData::isRowMajor && DstTileData::SFractal == SLayout::ColMajor;
+        static_assert(r102_tile_fractal,
                       "TEXTRACT [A5]: box layout of dst must be BLayout::RowMajor with SLayout::ColMajor");
-        static_assert(sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                       uint32_t, half, bfloat16_t, float>,
-                      "TEXTRACT [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "half, bfloat16_t, float");
-        return (((SrcTileData::Loc == TileType::Mat && (DstTileData::Loc == TileType::Right)))) &&
-               ((SrcTileData::layout == Layout::FRACTAL_Z) || (SrcTileData::layout == Layout::FRACTAL_Z_3D)) &&
-               (DstTileData::isRowMajor && DstTileData::SFractal == SLayout::ColMajor) &&
-               (sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float>);
+        constexpr bool r103_dtype = sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                     int32_t, uint32_t, half, bfloat16_t, float>;
+        static_assert(r103_dtype, "TEXTRACT [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                  "uint32_t, half, bfloat16_t, float");
+        return r100_location_pairs && r101_conv_layouts && r102_tile_fractal && r103_dtype;
     }
 
     template <typename DstTileData, typename SrcTileData>
     static void verify_TEXTRACT([[maybe_unused]] const DstTileData& dst, [[maybe_unused]] const SrcTileData& src) {}
 
     // pto.textract_fp (specs/ops/layout_and_rearrangement/textract_fp.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename DstTileData, typename SrcTileData, typename FpTileData, ReluPreMode reluMode,
               typename... WaitEvents>
     static constexpr bool check_TEXTRACT_FP() {
-        static_assert(sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t> &&
-                          sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t>,
-                      "TEXTRACT_FP [A5]: DType must be one of: half, bfloat16_t, float, int8_t");
-        static_assert(((SrcTileData::Loc == TileType::Mat &&
-                        (DstTileData::Loc == TileType::Left || DstTileData::Loc == TileType::Right ||
-                         DstTileData::Loc == TileType::Bias || DstTileData::Loc == TileType::Scaling ||
-                         DstTileData::Loc == TileType::ScaleLeft || DstTileData::Loc == TileType::ScaleRight)) ||
-                       (SrcTileData::Loc == TileType::Vec &&
-                        (DstTileData::Loc == TileType::Vec || DstTileData::Loc == TileType::Mat)) ||
-                       (SrcTileData::Loc == TileType::Acc &&
-                        (DstTileData::Loc == TileType::Vec || DstTileData::Loc == TileType::Mat))),
+        constexpr bool r01_dtype = sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t> &&
+                                   sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t>;
+        static_assert(r01_dtype, "TEXTRACT_FP [A5]: DType must be one of: half, bfloat16_t, float, int8_t");
+        constexpr bool r04_location_pairs =
+            ((SrcTileData::Loc == TileType::Mat &&
+              (DstTileData::Loc == TileType::Left || DstTileData::Loc == TileType::Right ||
+               DstTileData::Loc == TileType::Bias || DstTileData::Loc == TileType::Scaling ||
+               DstTileData::Loc == TileType::ScaleLeft || DstTileData::Loc == TileType::ScaleRight)) ||
+             (SrcTileData::Loc == TileType::Vec &&
+              (DstTileData::Loc == TileType::Vec || DstTileData::Loc == TileType::Mat)) ||
+             (SrcTileData::Loc == TileType::Acc &&
+              (DstTileData::Loc == TileType::Vec || DstTileData::Loc == TileType::Mat)));
+        static_assert(r04_location_pairs,
                       "TEXTRACT_FP [A5]: the tile locations of src and dst must be one of the profile's move pairs");
-        return (sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t> &&
-                sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t>) &&
-               (((SrcTileData::Loc == TileType::Mat &&
-                  (DstTileData::Loc == TileType::Left || DstTileData::Loc == TileType::Right ||
-                   DstTileData::Loc == TileType::Bias || DstTileData::Loc == TileType::Scaling ||
-                   DstTileData::Loc == TileType::ScaleLeft || DstTileData::Loc == TileType::ScaleRight)) ||
-                 (SrcTileData::Loc == TileType::Vec &&
-                  (DstTileData::Loc == TileType::Vec || DstTileData::Loc == TileType::Mat)) ||
-                 (SrcTileData::Loc == TileType::Acc &&
-                  (DstTileData::Loc == TileType::Vec || DstTileData::Loc == TileType::Mat))));
+        return r01_dtype && r04_location_pairs;
     }
 
     template <typename DstTileData, typename SrcTileData, typename FpTileData>
@@ -4798,43 +3781,31 @@ struct profile_a5 {
                                    [[maybe_unused]] const FpTileData& fp) {}
 
     // pto.tinsert (specs/ops/layout_and_rearrangement/tinsert.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
     static constexpr bool check_TINSERT() {
-        static_assert(sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                       int32_t, hifloat8_t> &&
-                          sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t,
-                                           int16_t, int32_t, hifloat8_t>,
-                      "TINSERT [A5]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, int32_t, "
-                      "hifloat8_t");
-        static_assert(((SrcTileData::Loc == TileType::Mat &&
-                        (DstTileData::Loc == TileType::Left || DstTileData::Loc == TileType::Right ||
-                         DstTileData::Loc == TileType::Bias || DstTileData::Loc == TileType::Scaling ||
-                         DstTileData::Loc == TileType::ScaleLeft || DstTileData::Loc == TileType::ScaleRight)) ||
-                       (SrcTileData::Loc == TileType::Vec &&
-                        (DstTileData::Loc == TileType::Vec || DstTileData::Loc == TileType::Mat)) ||
-                       (SrcTileData::Loc == TileType::Acc &&
-                        (DstTileData::Loc == TileType::Vec || DstTileData::Loc == TileType::Mat))),
+        constexpr bool r01_dtype = sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t,
+                                                    uint8_t, int16_t, int32_t, hifloat8_t> &&
+                                   sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t,
+                                                    uint8_t, int16_t, int32_t, hifloat8_t>;
+        static_assert(r01_dtype, "TINSERT [A5]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, "
+                                 "int16_t, int32_t, hifloat8_t");
+        constexpr bool r04_location_pairs =
+            ((SrcTileData::Loc == TileType::Mat &&
+              (DstTileData::Loc == TileType::Left || DstTileData::Loc == TileType::Right ||
+               DstTileData::Loc == TileType::Bias || DstTileData::Loc == TileType::Scaling ||
+               DstTileData::Loc == TileType::ScaleLeft || DstTileData::Loc == TileType::ScaleRight)) ||
+             (SrcTileData::Loc == TileType::Vec &&
+              (DstTileData::Loc == TileType::Vec || DstTileData::Loc == TileType::Mat)) ||
+             (SrcTileData::Loc == TileType::Acc &&
+              (DstTileData::Loc == TileType::Vec || DstTileData::Loc == TileType::Mat)));
+        static_assert(r04_location_pairs,
                       "TINSERT [A5]: the tile locations of src and dst must be one of the profile's move pairs");
-        return (sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                 int32_t, hifloat8_t> &&
-                sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                 int32_t, hifloat8_t>) &&
-               (((SrcTileData::Loc == TileType::Mat &&
-                  (DstTileData::Loc == TileType::Left || DstTileData::Loc == TileType::Right ||
-                   DstTileData::Loc == TileType::Bias || DstTileData::Loc == TileType::Scaling ||
-                   DstTileData::Loc == TileType::ScaleLeft || DstTileData::Loc == TileType::ScaleRight)) ||
-                 (SrcTileData::Loc == TileType::Vec &&
-                  (DstTileData::Loc == TileType::Vec || DstTileData::Loc == TileType::Mat)) ||
-                 (SrcTileData::Loc == TileType::Acc &&
-                  (DstTileData::Loc == TileType::Vec || DstTileData::Loc == TileType::Mat))));
+        return r01_dtype && r04_location_pairs;
     }
 
-    // The rules only declaration 0 is checked against, in its own scope.
     template <typename DstTileData, typename SrcTileData>
     static constexpr bool check_TINSERT_f0() {
-        static_assert(
+        constexpr bool r07_dtype_tuples =
             ((std::is_same_v<typename SrcTileData::DType, float> &&
               std::is_same_v<typename DstTileData::DType, half>) ||
              (std::is_same_v<typename SrcTileData::DType, float> &&
@@ -4849,29 +3820,15 @@ struct profile_a5 {
              (std::is_same_v<typename SrcTileData::DType, int8_t> &&
               std::is_same_v<typename DstTileData::DType, int8_t>) ||
              (std::is_same_v<typename SrcTileData::DType, hifloat8_t> &&
-              std::is_same_v<typename DstTileData::DType, hifloat8_t>)),
-            "TINSERT [A5]: the element types of src and dst must be one of the documented tuples");
-        return ((
-            (std::is_same_v<typename SrcTileData::DType, float> && std::is_same_v<typename DstTileData::DType, half>) ||
-            (std::is_same_v<typename SrcTileData::DType, float> &&
-             std::is_same_v<typename DstTileData::DType, bfloat16_t>) ||
-            (std::is_same_v<typename SrcTileData::DType, float> &&
-             std::is_same_v<typename DstTileData::DType, float>) ||
-            (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-             std::is_same_v<typename DstTileData::DType, int32_t>) ||
-            (std::is_same_v<typename SrcTileData::DType, half> && std::is_same_v<typename DstTileData::DType, half>) ||
-            (std::is_same_v<typename SrcTileData::DType, bfloat16_t> &&
-             std::is_same_v<typename DstTileData::DType, bfloat16_t>) ||
-            (std::is_same_v<typename SrcTileData::DType, int8_t> &&
-             std::is_same_v<typename DstTileData::DType, int8_t>) ||
-            (std::is_same_v<typename SrcTileData::DType, hifloat8_t> &&
-             std::is_same_v<typename DstTileData::DType, hifloat8_t>)));
+              std::is_same_v<typename DstTileData::DType, hifloat8_t>));
+        static_assert(r07_dtype_tuples,
+                      "TINSERT [A5]: the element types of src and dst must be one of the documented tuples");
+        return r07_dtype_tuples;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <typename DstTileData, typename SrcTileData, ReluPreMode reluMode>
     static constexpr bool check_TINSERT_f1() {
-        static_assert(
+        constexpr bool r07_dtype_tuples =
             ((std::is_same_v<typename SrcTileData::DType, float> &&
               std::is_same_v<typename DstTileData::DType, half>) ||
              (std::is_same_v<typename SrcTileData::DType, float> &&
@@ -4886,29 +3843,15 @@ struct profile_a5 {
              (std::is_same_v<typename SrcTileData::DType, int8_t> &&
               std::is_same_v<typename DstTileData::DType, int8_t>) ||
              (std::is_same_v<typename SrcTileData::DType, hifloat8_t> &&
-              std::is_same_v<typename DstTileData::DType, hifloat8_t>)),
-            "TINSERT [A5]: the element types of src and dst must be one of the documented tuples");
-        return ((
-            (std::is_same_v<typename SrcTileData::DType, float> && std::is_same_v<typename DstTileData::DType, half>) ||
-            (std::is_same_v<typename SrcTileData::DType, float> &&
-             std::is_same_v<typename DstTileData::DType, bfloat16_t>) ||
-            (std::is_same_v<typename SrcTileData::DType, float> &&
-             std::is_same_v<typename DstTileData::DType, float>) ||
-            (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-             std::is_same_v<typename DstTileData::DType, int32_t>) ||
-            (std::is_same_v<typename SrcTileData::DType, half> && std::is_same_v<typename DstTileData::DType, half>) ||
-            (std::is_same_v<typename SrcTileData::DType, bfloat16_t> &&
-             std::is_same_v<typename DstTileData::DType, bfloat16_t>) ||
-            (std::is_same_v<typename SrcTileData::DType, int8_t> &&
-             std::is_same_v<typename DstTileData::DType, int8_t>) ||
-            (std::is_same_v<typename SrcTileData::DType, hifloat8_t> &&
-             std::is_same_v<typename DstTileData::DType, hifloat8_t>)));
+              std::is_same_v<typename DstTileData::DType, hifloat8_t>));
+        static_assert(r07_dtype_tuples,
+                      "TINSERT [A5]: the element types of src and dst must be one of the documented tuples");
+        return r07_dtype_tuples;
     }
 
-    // The rules only declaration 2 is checked against, in its own scope.
     template <typename DstTileData, typename SrcTileData, AccToVecMode mode, ReluPreMode reluMode>
     static constexpr bool check_TINSERT_f2() {
-        static_assert(
+        constexpr bool r07_dtype_tuples =
             ((std::is_same_v<typename SrcTileData::DType, float> &&
               std::is_same_v<typename DstTileData::DType, half>) ||
              (std::is_same_v<typename SrcTileData::DType, float> &&
@@ -4923,207 +3866,130 @@ struct profile_a5 {
              (std::is_same_v<typename SrcTileData::DType, int8_t> &&
               std::is_same_v<typename DstTileData::DType, int8_t>) ||
              (std::is_same_v<typename SrcTileData::DType, hifloat8_t> &&
-              std::is_same_v<typename DstTileData::DType, hifloat8_t>)),
-            "TINSERT [A5]: the element types of src and dst must be one of the documented tuples");
-        return ((
-            (std::is_same_v<typename SrcTileData::DType, float> && std::is_same_v<typename DstTileData::DType, half>) ||
-            (std::is_same_v<typename SrcTileData::DType, float> &&
-             std::is_same_v<typename DstTileData::DType, bfloat16_t>) ||
-            (std::is_same_v<typename SrcTileData::DType, float> &&
-             std::is_same_v<typename DstTileData::DType, float>) ||
-            (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-             std::is_same_v<typename DstTileData::DType, int32_t>) ||
-            (std::is_same_v<typename SrcTileData::DType, half> && std::is_same_v<typename DstTileData::DType, half>) ||
-            (std::is_same_v<typename SrcTileData::DType, bfloat16_t> &&
-             std::is_same_v<typename DstTileData::DType, bfloat16_t>) ||
-            (std::is_same_v<typename SrcTileData::DType, int8_t> &&
-             std::is_same_v<typename DstTileData::DType, int8_t>) ||
-            (std::is_same_v<typename SrcTileData::DType, hifloat8_t> &&
-             std::is_same_v<typename DstTileData::DType, hifloat8_t>)));
+              std::is_same_v<typename DstTileData::DType, hifloat8_t>));
+        static_assert(r07_dtype_tuples,
+                      "TINSERT [A5]: the element types of src and dst must be one of the documented tuples");
+        return r07_dtype_tuples;
     }
 
-    // The rules only declaration 3 is checked against, in its own scope.
     template <typename DstTileData, typename SrcTileData, ReluPreMode reluMode>
     static constexpr bool check_TINSERT_f3() {
-        static_assert(((std::is_same_v<typename SrcTileData::DType, float> &&
-                        std::is_same_v<typename DstTileData::DType, int8_t>) ||
-                       (std::is_same_v<typename SrcTileData::DType, float> &&
-                        std::is_same_v<typename DstTileData::DType, uint8_t>) ||
-                       (std::is_same_v<typename SrcTileData::DType, float> &&
-                        std::is_same_v<typename DstTileData::DType, hifloat8_t>) ||
-                       (std::is_same_v<typename SrcTileData::DType, float> &&
-                        std::is_same_v<typename DstTileData::DType, half>) ||
-                       (std::is_same_v<typename SrcTileData::DType, float> &&
-                        std::is_same_v<typename DstTileData::DType, bfloat16_t>) ||
-                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-                        std::is_same_v<typename DstTileData::DType, int8_t>) ||
-                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-                        std::is_same_v<typename DstTileData::DType, uint8_t>) ||
-                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-                        std::is_same_v<typename DstTileData::DType, half>) ||
-                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-                        std::is_same_v<typename DstTileData::DType, bfloat16_t>)),
+        constexpr bool r08_dtype_tuples = ((std::is_same_v<typename SrcTileData::DType, float> &&
+                                            std::is_same_v<typename DstTileData::DType, int8_t>) ||
+                                           (std::is_same_v<typename SrcTileData::DType, float> &&
+                                            std::is_same_v<typename DstTileData::DType, uint8_t>) ||
+                                           (std::is_same_v<typename SrcTileData::DType, float> &&
+                                            std::is_same_v<typename DstTileData::DType, hifloat8_t>) ||
+                                           (std::is_same_v<typename SrcTileData::DType, float> &&
+                                            std::is_same_v<typename DstTileData::DType, half>) ||
+                                           (std::is_same_v<typename SrcTileData::DType, float> &&
+                                            std::is_same_v<typename DstTileData::DType, bfloat16_t>) ||
+                                           (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                                            std::is_same_v<typename DstTileData::DType, int8_t>) ||
+                                           (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                                            std::is_same_v<typename DstTileData::DType, uint8_t>) ||
+                                           (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                                            std::is_same_v<typename DstTileData::DType, half>) ||
+                                           (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                                            std::is_same_v<typename DstTileData::DType, bfloat16_t>));
+        static_assert(r08_dtype_tuples,
                       "TINSERT [A5]: the element types of src and dst must be one of the documented tuples");
-        return ((
-            (std::is_same_v<typename SrcTileData::DType, float> &&
-             std::is_same_v<typename DstTileData::DType, int8_t>) ||
-            (std::is_same_v<typename SrcTileData::DType, float> &&
-             std::is_same_v<typename DstTileData::DType, uint8_t>) ||
-            (std::is_same_v<typename SrcTileData::DType, float> &&
-             std::is_same_v<typename DstTileData::DType, hifloat8_t>) ||
-            (std::is_same_v<typename SrcTileData::DType, float> && std::is_same_v<typename DstTileData::DType, half>) ||
-            (std::is_same_v<typename SrcTileData::DType, float> &&
-             std::is_same_v<typename DstTileData::DType, bfloat16_t>) ||
-            (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-             std::is_same_v<typename DstTileData::DType, int8_t>) ||
-            (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-             std::is_same_v<typename DstTileData::DType, uint8_t>) ||
-            (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-             std::is_same_v<typename DstTileData::DType, half>) ||
-            (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-             std::is_same_v<typename DstTileData::DType, bfloat16_t>)));
+        return r08_dtype_tuples;
     }
 
-    // The rules only declaration 4 is checked against, in its own scope.
     template <typename DstTileData, typename SrcTileData, AccToVecMode mode, ReluPreMode reluMode>
     static constexpr bool check_TINSERT_f4() {
-        static_assert(((std::is_same_v<typename SrcTileData::DType, float> &&
-                        std::is_same_v<typename DstTileData::DType, int8_t>) ||
-                       (std::is_same_v<typename SrcTileData::DType, float> &&
-                        std::is_same_v<typename DstTileData::DType, uint8_t>) ||
-                       (std::is_same_v<typename SrcTileData::DType, float> &&
-                        std::is_same_v<typename DstTileData::DType, hifloat8_t>) ||
-                       (std::is_same_v<typename SrcTileData::DType, float> &&
-                        std::is_same_v<typename DstTileData::DType, half>) ||
-                       (std::is_same_v<typename SrcTileData::DType, float> &&
-                        std::is_same_v<typename DstTileData::DType, bfloat16_t>) ||
-                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-                        std::is_same_v<typename DstTileData::DType, int8_t>) ||
-                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-                        std::is_same_v<typename DstTileData::DType, uint8_t>) ||
-                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-                        std::is_same_v<typename DstTileData::DType, half>) ||
-                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-                        std::is_same_v<typename DstTileData::DType, bfloat16_t>)),
+        constexpr bool r08_dtype_tuples = ((std::is_same_v<typename SrcTileData::DType, float> &&
+                                            std::is_same_v<typename DstTileData::DType, int8_t>) ||
+                                           (std::is_same_v<typename SrcTileData::DType, float> &&
+                                            std::is_same_v<typename DstTileData::DType, uint8_t>) ||
+                                           (std::is_same_v<typename SrcTileData::DType, float> &&
+                                            std::is_same_v<typename DstTileData::DType, hifloat8_t>) ||
+                                           (std::is_same_v<typename SrcTileData::DType, float> &&
+                                            std::is_same_v<typename DstTileData::DType, half>) ||
+                                           (std::is_same_v<typename SrcTileData::DType, float> &&
+                                            std::is_same_v<typename DstTileData::DType, bfloat16_t>) ||
+                                           (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                                            std::is_same_v<typename DstTileData::DType, int8_t>) ||
+                                           (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                                            std::is_same_v<typename DstTileData::DType, uint8_t>) ||
+                                           (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                                            std::is_same_v<typename DstTileData::DType, half>) ||
+                                           (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                                            std::is_same_v<typename DstTileData::DType, bfloat16_t>));
+        static_assert(r08_dtype_tuples,
                       "TINSERT [A5]: the element types of src and dst must be one of the documented tuples");
-        return ((
-            (std::is_same_v<typename SrcTileData::DType, float> &&
-             std::is_same_v<typename DstTileData::DType, int8_t>) ||
-            (std::is_same_v<typename SrcTileData::DType, float> &&
-             std::is_same_v<typename DstTileData::DType, uint8_t>) ||
-            (std::is_same_v<typename SrcTileData::DType, float> &&
-             std::is_same_v<typename DstTileData::DType, hifloat8_t>) ||
-            (std::is_same_v<typename SrcTileData::DType, float> && std::is_same_v<typename DstTileData::DType, half>) ||
-            (std::is_same_v<typename SrcTileData::DType, float> &&
-             std::is_same_v<typename DstTileData::DType, bfloat16_t>) ||
-            (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-             std::is_same_v<typename DstTileData::DType, int8_t>) ||
-            (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-             std::is_same_v<typename DstTileData::DType, uint8_t>) ||
-            (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-             std::is_same_v<typename DstTileData::DType, half>) ||
-            (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-             std::is_same_v<typename DstTileData::DType, bfloat16_t>)));
+        return r08_dtype_tuples;
     }
 
-    // The rules only declaration 6 is checked against, in its own scope.
     template <TInsertMode mode, typename DstTileData, typename SrcTileData>
     static constexpr bool check_TINSERT_f6() {
-        static_assert(((SrcTileData::Loc == TileType::Vec && (DstTileData::Loc == TileType::Mat))),
+        constexpr bool r10_location_pairs =
+            ((SrcTileData::Loc == TileType::Vec && (DstTileData::Loc == TileType::Mat)));
+        static_assert(r10_location_pairs,
                       "TINSERT [A5]: the tile locations of src and dst must be one of the profile's move pairs");
-        static_assert(std::is_same_v<typename DstTileData::DType, typename SrcTileData::DType>,
-                      "TINSERT [A5]: dst and src must have the same DType");
-        static_assert(!SrcTileData::isRowMajor && SrcTileData::SFractal == SLayout::RowMajor,
+        constexpr bool r11_same_dtype = std::is_same_v<typename DstTileData::DType, typename SrcTileData::DType>;
+        static_assert(r11_same_dtype, "TINSERT [A5]: dst and src must have the same DType");
+        constexpr bool r12_tile_fractal = !SrcTileData::isRowMajor && SrcTileData::SFractal == SLayout::RowMajor;
+        static_assert(r12_tile_fractal,
                       "TINSERT [A5]: box layout of src must be BLayout::ColMajor with SLayout::RowMajor");
-        static_assert(
+        constexpr bool r13_dtype =
             sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int32_t, int8_t, hifloat8_t,
                              float8_e4m3_t, float8_e5m2_t, float8_e8m0_t, float4_e2m1x2_t, float4_e1m2x2_t> &&
-                sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int32_t, int8_t, hifloat8_t,
-                                 float8_e4m3_t, float8_e5m2_t, float8_e8m0_t, float4_e2m1x2_t, float4_e1m2x2_t>,
-            "TINSERT [A5]: DType must be one of: half, bfloat16_t, float, int32_t, int8_t, hifloat8_t, float8_e4m3_t, "
-            "float8_e5m2_t, float8_e8m0_t, float4_e2m1x2_t, float4_e1m2x2_t");
-        return (((SrcTileData::Loc == TileType::Vec && (DstTileData::Loc == TileType::Mat)))) &&
-               (std::is_same_v<typename DstTileData::DType, typename SrcTileData::DType>) &&
-               (!SrcTileData::isRowMajor && SrcTileData::SFractal == SLayout::RowMajor) &&
-               (sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int32_t, int8_t, hifloat8_t,
-                                 float8_e4m3_t, float8_e5m2_t, float8_e8m0_t, float4_e2m1x2_t, float4_e1m2x2_t> &&
-                sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int32_t, int8_t, hifloat8_t,
-                                 float8_e4m3_t, float8_e5m2_t, float8_e8m0_t, float4_e2m1x2_t, float4_e1m2x2_t>);
+            sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int32_t, int8_t, hifloat8_t,
+                             float8_e4m3_t, float8_e5m2_t, float8_e8m0_t, float4_e2m1x2_t, float4_e1m2x2_t>;
+        static_assert(r13_dtype,
+                      "TINSERT [A5]: DType must be one of: half, bfloat16_t, float, int32_t, int8_t, hifloat8_t, "
+                      "float8_e4m3_t, float8_e5m2_t, float8_e8m0_t, float4_e2m1x2_t, float4_e1m2x2_t");
+        return r10_location_pairs && r11_same_dtype && r12_tile_fractal && r13_dtype;
     }
 
     template <typename DstTileData, typename SrcTileData>
     static void verify_TINSERT([[maybe_unused]] const DstTileData& dst, [[maybe_unused]] const SrcTileData& src) {}
 
     // pto.tinsert_fp (specs/ops/layout_and_rearrangement/tinsert_fp.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename DstTileData, typename SrcTileData, typename FpTileData, ReluPreMode reluMode,
               typename... WaitEvents>
     static constexpr bool check_TINSERT_FP() {
+        constexpr bool r01_dtype = sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t,
+                                                    uint8_t, int32_t, hifloat8_t> &&
+                                   sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t,
+                                                    uint8_t, int32_t, hifloat8_t>;
         static_assert(
-            sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int32_t,
-                             hifloat8_t> &&
-                sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int32_t,
-                                 hifloat8_t>,
+            r01_dtype,
             "TINSERT_FP [A5]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int32_t, hifloat8_t");
-        static_assert(((SrcTileData::Loc == TileType::Mat &&
-                        (DstTileData::Loc == TileType::Left || DstTileData::Loc == TileType::Right ||
-                         DstTileData::Loc == TileType::Bias || DstTileData::Loc == TileType::Scaling ||
-                         DstTileData::Loc == TileType::ScaleLeft || DstTileData::Loc == TileType::ScaleRight)) ||
-                       (SrcTileData::Loc == TileType::Vec &&
-                        (DstTileData::Loc == TileType::Vec || DstTileData::Loc == TileType::Mat)) ||
-                       (SrcTileData::Loc == TileType::Acc &&
-                        (DstTileData::Loc == TileType::Vec || DstTileData::Loc == TileType::Mat))),
+        constexpr bool r04_location_pairs =
+            ((SrcTileData::Loc == TileType::Mat &&
+              (DstTileData::Loc == TileType::Left || DstTileData::Loc == TileType::Right ||
+               DstTileData::Loc == TileType::Bias || DstTileData::Loc == TileType::Scaling ||
+               DstTileData::Loc == TileType::ScaleLeft || DstTileData::Loc == TileType::ScaleRight)) ||
+             (SrcTileData::Loc == TileType::Vec &&
+              (DstTileData::Loc == TileType::Vec || DstTileData::Loc == TileType::Mat)) ||
+             (SrcTileData::Loc == TileType::Acc &&
+              (DstTileData::Loc == TileType::Vec || DstTileData::Loc == TileType::Mat)));
+        static_assert(r04_location_pairs,
                       "TINSERT_FP [A5]: the tile locations of src and dst must be one of the profile's move pairs");
-        static_assert(((std::is_same_v<typename SrcTileData::DType, float> &&
-                        std::is_same_v<typename DstTileData::DType, int8_t>) ||
-                       (std::is_same_v<typename SrcTileData::DType, float> &&
-                        std::is_same_v<typename DstTileData::DType, uint8_t>) ||
-                       (std::is_same_v<typename SrcTileData::DType, float> &&
-                        std::is_same_v<typename DstTileData::DType, hifloat8_t>) ||
-                       (std::is_same_v<typename SrcTileData::DType, float> &&
-                        std::is_same_v<typename DstTileData::DType, half>) ||
-                       (std::is_same_v<typename SrcTileData::DType, float> &&
-                        std::is_same_v<typename DstTileData::DType, bfloat16_t>) ||
-                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-                        std::is_same_v<typename DstTileData::DType, int8_t>) ||
-                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-                        std::is_same_v<typename DstTileData::DType, uint8_t>) ||
-                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-                        std::is_same_v<typename DstTileData::DType, half>) ||
-                       (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-                        std::is_same_v<typename DstTileData::DType, bfloat16_t>)),
+        constexpr bool r06_dtype_tuples = ((std::is_same_v<typename SrcTileData::DType, float> &&
+                                            std::is_same_v<typename DstTileData::DType, int8_t>) ||
+                                           (std::is_same_v<typename SrcTileData::DType, float> &&
+                                            std::is_same_v<typename DstTileData::DType, uint8_t>) ||
+                                           (std::is_same_v<typename SrcTileData::DType, float> &&
+                                            std::is_same_v<typename DstTileData::DType, hifloat8_t>) ||
+                                           (std::is_same_v<typename SrcTileData::DType, float> &&
+                                            std::is_same_v<typename DstTileData::DType, half>) ||
+                                           (std::is_same_v<typename SrcTileData::DType, float> &&
+                                            std::is_same_v<typename DstTileData::DType, bfloat16_t>) ||
+                                           (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                                            std::is_same_v<typename DstTileData::DType, int8_t>) ||
+                                           (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                                            std::is_same_v<typename DstTileData::DType, uint8_t>) ||
+                                           (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                                            std::is_same_v<typename DstTileData::DType, half>) ||
+                                           (std::is_same_v<typename SrcTileData::DType, int32_t> &&
+                                            std::is_same_v<typename DstTileData::DType, bfloat16_t>));
+        static_assert(r06_dtype_tuples,
                       "TINSERT_FP [A5]: the element types of src and dst must be one of the documented tuples");
-        return (sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int32_t,
-                                 hifloat8_t> &&
-                sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int32_t,
-                                 hifloat8_t>) &&
-               (((SrcTileData::Loc == TileType::Mat &&
-                  (DstTileData::Loc == TileType::Left || DstTileData::Loc == TileType::Right ||
-                   DstTileData::Loc == TileType::Bias || DstTileData::Loc == TileType::Scaling ||
-                   DstTileData::Loc == TileType::ScaleLeft || DstTileData::Loc == TileType::ScaleRight)) ||
-                 (SrcTileData::Loc == TileType::Vec &&
-                  (DstTileData::Loc == TileType::Vec || DstTileData::Loc == TileType::Mat)) ||
-                 (SrcTileData::Loc == TileType::Acc &&
-                  (DstTileData::Loc == TileType::Vec || DstTileData::Loc == TileType::Mat)))) &&
-               (((std::is_same_v<typename SrcTileData::DType, float> &&
-                  std::is_same_v<typename DstTileData::DType, int8_t>) ||
-                 (std::is_same_v<typename SrcTileData::DType, float> &&
-                  std::is_same_v<typename DstTileData::DType, uint8_t>) ||
-                 (std::is_same_v<typename SrcTileData::DType, float> &&
-                  std::is_same_v<typename DstTileData::DType, hifloat8_t>) ||
-                 (std::is_same_v<typename SrcTileData::DType, float> &&
-                  std::is_same_v<typename DstTileData::DType, half>) ||
-                 (std::is_same_v<typename SrcTileData::DType, float> &&
-                  std::is_same_v<typename DstTileData::DType, bfloat16_t>) ||
-                 (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-                  std::is_same_v<typename DstTileData::DType, int8_t>) ||
-                 (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-                  std::is_same_v<typename DstTileData::DType, uint8_t>) ||
-                 (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-                  std::is_same_v<typename DstTileData::DType, half>) ||
-                 (std::is_same_v<typename SrcTileData::DType, int32_t> &&
-                  std::is_same_v<typename DstTileData::DType, bfloat16_t>)));
+        return r01_dtype && r04_location_pairs && r06_dtype_tuples;
     }
 
     template <typename DstTileData, typename SrcTileData, typename FpTileData>
@@ -5131,96 +3997,72 @@ struct profile_a5 {
                                   [[maybe_unused]] const FpTileData& fp) {}
 
     // pto.treshape (specs/ops/layout_and_rearrangement/treshape.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataOut, typename TileDataIn, typename... WaitEvents>
     static constexpr bool check_TRESHAPE() {
-        static_assert(sim::is_one_of_v<typename TileDataOut::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                       uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename TileDataIn::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, int64_t, uint64_t, half, bfloat16_t, float>,
-                      "TRESHAPE [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "int64_t, uint64_t, half, bfloat16_t, float");
-        static_assert(sizeof(typename TileDataOut::DType) * TileDataOut::Numel ==
-                          sizeof(typename TileDataIn::DType) * TileDataIn::Numel,
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataOut::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename TileDataIn::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float>;
+        static_assert(r01_dtype, "TRESHAPE [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, int64_t, uint64_t, half, bfloat16_t, float");
+        constexpr bool r03_same_bytes = sizeof(typename TileDataOut::DType) * TileDataOut::Numel ==
+                                        sizeof(typename TileDataIn::DType) * TileDataIn::Numel;
+        static_assert(r03_same_bytes,
                       "TRESHAPE [A5]: dst and src must span the same number of bytes (sizeof(DType) * Numel)");
-        return (sim::is_one_of_v<typename TileDataOut::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename TileDataIn::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
-               (sizeof(typename TileDataOut::DType) * TileDataOut::Numel ==
-                sizeof(typename TileDataIn::DType) * TileDataIn::Numel);
+        return r01_dtype && r03_same_bytes;
     }
 
     template <typename TileDataOut, typename TileDataIn>
     static void verify_TRESHAPE([[maybe_unused]] const TileDataOut& dst, [[maybe_unused]] const TileDataIn& src) {}
 
     // pto.tconcat (specs/ops/layout_and_rearrangement/tconcat.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TCONCAT() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                       uint32_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, half, bfloat16_t, float>,
-                      "TCONCAT [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "half, bfloat16_t, float");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TCONCAT [A5]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TCONCAT [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TCONCAT [A5]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float>) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float>;
+        static_assert(r01_dtype, "TCONCAT [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, half, bfloat16_t, float");
+        constexpr bool r03_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r03_same_dtype, "TCONCAT [A5]: dst, src0 and src1 must have the same DType");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TCONCAT [A5]: tile location must be TileType::Vec");
+        constexpr bool r05_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r05_row_major, "TCONCAT [A5]: tile layout must be row-major");
+        return r01_dtype && r03_same_dtype && r04_location && r05_row_major;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <typename DstTile, typename Src0Tile, typename Src1Tile, typename Src0IdxTile, typename Src1IdxTile>
     static constexpr bool check_TCONCAT_f1() {
-        static_assert(
+        constexpr bool r06_dtype =
             sim::is_one_of_v<typename Src0IdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename Src1IdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
-            "TCONCAT [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        static_assert(std::is_same_v<typename Src0IdxTile::DType, typename Src1IdxTile::DType>,
-                      "TCONCAT [A5]: src0_idx and src1_idx must have the same DType");
-        return (sim::is_one_of_v<typename Src0IdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename Src1IdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>) &&
-               (std::is_same_v<typename Src0IdxTile::DType, typename Src1IdxTile::DType>);
+            sim::is_one_of_v<typename Src1IdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r06_dtype,
+                      "TCONCAT [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        constexpr bool r08_same_dtype = std::is_same_v<typename Src0IdxTile::DType, typename Src1IdxTile::DType>;
+        static_assert(r08_same_dtype, "TCONCAT [A5]: src0_idx and src1_idx must have the same DType");
+        return r06_dtype && r08_same_dtype;
     }
 
-    // The rules only declaration 2 is checked against, in its own scope.
     template <typename DstTile, typename Src0Tile, typename Src1Tile, typename DstIdxTile, typename Src0IdxTile,
               typename Src1IdxTile>
     static constexpr bool check_TCONCAT_f2() {
-        static_assert(
+        constexpr bool r07_dtype =
             sim::is_one_of_v<typename DstIdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename Src0IdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename Src1IdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
-            "TCONCAT [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        static_assert(std::is_same_v<typename Src0IdxTile::DType, typename Src1IdxTile::DType>,
-                      "TCONCAT [A5]: src0_idx and src1_idx must have the same DType");
-        static_assert(std::is_same_v<typename Src0IdxTile::DType, typename DstIdxTile::DType>,
-                      "TCONCAT [A5]: src0_idx and dst_idx must have the same DType");
-        return (sim::is_one_of_v<typename DstIdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename Src0IdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename Src1IdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>) &&
-               (std::is_same_v<typename Src0IdxTile::DType, typename Src1IdxTile::DType>) &&
-               (std::is_same_v<typename Src0IdxTile::DType, typename DstIdxTile::DType>);
+            sim::is_one_of_v<typename Src0IdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename Src1IdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r07_dtype,
+                      "TCONCAT [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        constexpr bool r08_same_dtype = std::is_same_v<typename Src0IdxTile::DType, typename Src1IdxTile::DType>;
+        static_assert(r08_same_dtype, "TCONCAT [A5]: src0_idx and src1_idx must have the same DType");
+        constexpr bool r09_same_dtype = std::is_same_v<typename Src0IdxTile::DType, typename DstIdxTile::DType>;
+        static_assert(r09_same_dtype, "TCONCAT [A5]: src0_idx and dst_idx must have the same DType");
+        return r07_dtype && r08_same_dtype && r09_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -5228,55 +4070,44 @@ struct profile_a5 {
                                [[maybe_unused]] const TileDataSrc1& src1) {}
 
     // pto.tfillpad (specs/ops/layout_and_rearrangement/tfillpad.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <TFillPadMode mode, typename DstTileData, typename SrcTileData, typename... WaitEvents>
     static constexpr bool check_TFILLPAD() {
-        static_assert(sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                       uint32_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename SrcTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, half, bfloat16_t, float>,
-                      "TFILLPAD [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "half, bfloat16_t, float");
-        return (sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename SrcTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float>);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename SrcTileData::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float>;
+        static_assert(r01_dtype, "TFILLPAD [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, half, bfloat16_t, float");
+        return r01_dtype;
     }
 
-    // The rules only declaration 0 is checked against, in its own scope.
     template <TFillPadMode mode, typename DstTileData, typename SrcTileData>
     static constexpr bool check_TFILLPAD_f0() {
-        static_assert(DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec,
-                      "TFILLPAD [A5]: tile location must be TileType::Vec");
-        return (DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec);
+        constexpr bool r03_location = DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec;
+        static_assert(r03_location, "TFILLPAD [A5]: tile location must be TileType::Vec");
+        return r03_location;
     }
 
     template <typename DstTileData, typename SrcTileData>
     static void verify_TFILLPAD([[maybe_unused]] const DstTileData& dst, [[maybe_unused]] const SrcTileData& src) {}
 
     // pto.tfillpad_inplace (specs/ops/layout_and_rearrangement/tfillpad_inplace.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
     static constexpr bool check_TFILLPAD_INPLACE() {
-        static_assert(sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                       uint32_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename SrcTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, half, bfloat16_t, float>,
-                      "TFILLPAD_INPLACE [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
-                      "uint32_t, half, bfloat16_t, float");
-        static_assert(DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec,
-                      "TFILLPAD_INPLACE [A5]: tile location must be TileType::Vec");
+        constexpr bool r01_dtype = sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename SrcTileData::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float>;
+        static_assert(r01_dtype, "TFILLPAD_INPLACE [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, "
+                                 "int32_t, uint32_t, half, bfloat16_t, float");
+        constexpr bool r03_location = DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec;
+        static_assert(r03_location, "TFILLPAD_INPLACE [A5]: tile location must be TileType::Vec");
+        constexpr bool r04_shape_relation =
+            (DstTileData::Rows == SrcTileData::Rows && DstTileData::Cols == SrcTileData::Cols);
         static_assert(
-            (DstTileData::Rows == SrcTileData::Rows && DstTileData::Cols == SrcTileData::Cols),
+            r04_shape_relation,
             "TFILLPAD_INPLACE [A5]: template shapes must satisfy dst.Rows == src.Rows and dst.Cols == src.Cols");
-        return (sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename SrcTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float>) &&
-               (DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec) &&
-               ((DstTileData::Rows == SrcTileData::Rows && DstTileData::Cols == SrcTileData::Cols));
+        return r01_dtype && r03_location && r04_shape_relation;
     }
 
     template <typename DstTileData, typename SrcTileData>
@@ -5284,27 +4115,22 @@ struct profile_a5 {
                                         [[maybe_unused]] const SrcTileData& src) {}
 
     // pto.tfillpad_expand (specs/ops/layout_and_rearrangement/tfillpad_expand.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
     static constexpr bool check_TFILLPAD_EXPAND() {
-        static_assert(sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                       uint32_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename SrcTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, half, bfloat16_t, float>,
-                      "TFILLPAD_EXPAND [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
-                      "uint32_t, half, bfloat16_t, float");
-        static_assert(DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec,
-                      "TFILLPAD_EXPAND [A5]: tile location must be TileType::Vec");
+        constexpr bool r01_dtype = sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename SrcTileData::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float>;
+        static_assert(r01_dtype, "TFILLPAD_EXPAND [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, "
+                                 "int32_t, uint32_t, half, bfloat16_t, float");
+        constexpr bool r03_location = DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec;
+        static_assert(r03_location, "TFILLPAD_EXPAND [A5]: tile location must be TileType::Vec");
+        constexpr bool r04_shape_relation =
+            (DstTileData::Rows >= SrcTileData::Rows && DstTileData::Cols >= SrcTileData::Cols);
         static_assert(
-            (DstTileData::Rows >= SrcTileData::Rows && DstTileData::Cols >= SrcTileData::Cols),
+            r04_shape_relation,
             "TFILLPAD_EXPAND [A5]: template shapes must satisfy dst.Rows >= src.Rows and dst.Cols >= src.Cols");
-        return (sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename SrcTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float>) &&
-               (DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec) &&
-               ((DstTileData::Rows >= SrcTileData::Rows && DstTileData::Cols >= SrcTileData::Cols));
+        return r01_dtype && r03_location && r04_shape_relation;
     }
 
     template <typename DstTileData, typename SrcTileData>
@@ -5312,38 +4138,25 @@ struct profile_a5 {
                                        [[maybe_unused]] const SrcTileData& src) {}
 
     // pto.tinterleave (specs/ops/layout_and_rearrangement/tinterleave.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TINTERLEAVE() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float, int8_t, uint8_t, int16_t, uint16_t,
-                                       int32_t, uint32_t, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataDst::DType, half, float, int8_t, uint8_t, int16_t, uint16_t,
-                                           int32_t, uint32_t, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, half, float, int8_t, uint8_t, int16_t, uint16_t,
-                                           int32_t, uint32_t, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, half, float, int8_t, uint8_t, int16_t, uint16_t,
-                                           int32_t, uint32_t, bfloat16_t>,
-                      "TINTERLEAVE [A5]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, "
-                      "int32_t, uint32_t, bfloat16_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataDst::Loc == TileType::Vec &&
-                          TileDataSrc::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TINTERLEAVE [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::isRowMajor && TileDataDst::isRowMajor && TileDataSrc::isRowMajor &&
-                          TileDataSrc::isRowMajor,
-                      "TINTERLEAVE [A5]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataDst::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t, bfloat16_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataDst::Loc == TileType::Vec &&
-                TileDataSrc::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::isRowMajor && TileDataDst::isRowMajor && TileDataSrc::isRowMajor &&
-                TileDataSrc::isRowMajor);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t> &&
+                                   sim::is_one_of_v<typename TileDataDst::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t>;
+        static_assert(r00_dtype, "TINTERLEAVE [A5]: DType must be one of: half, float, int8_t, uint8_t, int16_t, "
+                                 "uint16_t, int32_t, uint32_t, bfloat16_t");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataDst::Loc == TileType::Vec &&
+                                      TileDataSrc::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r03_location, "TINTERLEAVE [A5]: tile location must be TileType::Vec");
+        constexpr bool r04_row_major =
+            TileDataDst::isRowMajor && TileDataDst::isRowMajor && TileDataSrc::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r04_row_major, "TINTERLEAVE [A5]: tile layout must be row-major");
+        return r00_dtype && r03_location && r04_row_major;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -5361,47 +4174,32 @@ struct profile_a5 {
     }
 
     // pto.tdeinterleave (specs/ops/layout_and_rearrangement/tdeinterleave.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TDEINTERLEAVE() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float, int8_t, uint8_t, int16_t, uint16_t,
-                                       int32_t, uint32_t, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataDst::DType, half, float, int8_t, uint8_t, int16_t, uint16_t,
-                                           int32_t, uint32_t, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, half, float, int8_t, uint8_t, int16_t, uint16_t,
-                                           int32_t, uint32_t, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, half, float, int8_t, uint8_t, int16_t, uint16_t,
-                                           int32_t, uint32_t, bfloat16_t>,
-                      "TDEINTERLEAVE [A5]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, "
-                      "int32_t, uint32_t, bfloat16_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataDst::Loc == TileType::Vec &&
-                          TileDataSrc::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TDEINTERLEAVE [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::isRowMajor && TileDataDst::isRowMajor && TileDataSrc::isRowMajor &&
-                          TileDataSrc::isRowMajor,
-                      "TDEINTERLEAVE [A5]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataDst::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t, bfloat16_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataDst::Loc == TileType::Vec &&
-                TileDataSrc::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::isRowMajor && TileDataDst::isRowMajor && TileDataSrc::isRowMajor &&
-                TileDataSrc::isRowMajor);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t> &&
+                                   sim::is_one_of_v<typename TileDataDst::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t>;
+        static_assert(r00_dtype, "TDEINTERLEAVE [A5]: DType must be one of: half, float, int8_t, uint8_t, int16_t, "
+                                 "uint16_t, int32_t, uint32_t, bfloat16_t");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataDst::Loc == TileType::Vec &&
+                                      TileDataSrc::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r03_location, "TDEINTERLEAVE [A5]: tile location must be TileType::Vec");
+        constexpr bool r04_row_major =
+            TileDataDst::isRowMajor && TileDataDst::isRowMajor && TileDataSrc::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r04_row_major, "TDEINTERLEAVE [A5]: tile layout must be row-major");
+        return r00_dtype && r03_location && r04_row_major;
     }
 
-    // The rules only declaration 0 is checked against, in its own scope.
     template <typename TileDataDst, typename TileDataSrc>
     static constexpr bool check_TDEINTERLEAVE_f0() {
         return true;
     }
 
-    // The run-time rules only declaration 0 is checked against, with its own arguments.
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TDEINTERLEAVE_f0([[maybe_unused]] TileDataDst& dst1, [[maybe_unused]] TileDataDst& dst0,
                                         [[maybe_unused]] TileDataSrc& src1, [[maybe_unused]] TileDataSrc& src0) {
@@ -5411,13 +4209,11 @@ struct profile_a5 {
             sim::fail("TDEINTERLEAVE [A5]", "src0, src1, dst0 and dst1 must have the same valid row/col");
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <typename TileDataDst, typename TileDataSrc>
     static constexpr bool check_TDEINTERLEAVE_f1() {
         return true;
     }
 
-    // The run-time rules only declaration 1 is checked against, with its own arguments.
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TDEINTERLEAVE_f1([[maybe_unused]] TileDataDst& dst1, [[maybe_unused]] TileDataDst& dst0,
                                         [[maybe_unused]] TileDataSrc& src) {
@@ -5439,49 +4235,42 @@ struct profile_a5 {
     }
 
     // pto.timg2col (specs/ops/layout_and_rearrangement/timg2col.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename ConvTileData, SetFmatrixMode FmatrixMode, typename... WaitEvents>
     static constexpr bool check_TIMG2COL() {
-        static_assert(sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                       half, bfloat16_t, float>,
-                      "TIMG2COL [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "half, bfloat16_t, float");
-        static_assert(std::is_same_v<typename TileData::DType, typename ConvTileData::DType>,
-                      "TIMG2COL [A5]: dst and src must have the same DType");
-        static_assert(TileData::Loc == TileType::Left, "TIMG2COL [A5]: tile location must be TileType::Left");
-        static_assert(ConvTileData::Loc == TileType::Mat, "TIMG2COL [A5]: tile location must be TileType::Mat");
-        static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
-                      "TIMG2COL [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half,
-                                 bfloat16_t, float>) &&
-               (std::is_same_v<typename TileData::DType, typename ConvTileData::DType>) &&
-               (TileData::Loc == TileType::Left) && (ConvTileData::Loc == TileType::Mat) &&
-               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float>;
+        static_assert(r01_dtype, "TIMG2COL [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, half, bfloat16_t, float");
+        constexpr bool r03_same_dtype = std::is_same_v<typename TileData::DType, typename ConvTileData::DType>;
+        static_assert(r03_same_dtype, "TIMG2COL [A5]: dst and src must have the same DType");
+        constexpr bool r04_location = TileData::Loc == TileType::Left;
+        static_assert(r04_location, "TIMG2COL [A5]: tile location must be TileType::Left");
+        constexpr bool r05_location = ConvTileData::Loc == TileType::Mat;
+        static_assert(r05_location, "TIMG2COL [A5]: tile location must be TileType::Mat");
+        constexpr bool r06_valid_bounds = TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols;
+        static_assert(r06_valid_bounds, "TIMG2COL [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r01_dtype && r03_same_dtype && r04_location && r05_location && r06_valid_bounds;
     }
 
     template <typename TileData, typename ConvTileData>
     static void verify_TIMG2COL([[maybe_unused]] const TileData& dst, [[maybe_unused]] const ConvTileData& src) {}
 
     // pto.tci (specs/ops/irregular_and_complex/tci.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename T, int descending, typename... WaitEvents>
     static constexpr bool check_TCI() {
-        static_assert(sim::is_one_of_v<typename TileData::DType, int16_t, uint16_t, int32_t, uint32_t>,
-                      "TCI [A5]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t");
-        static_assert(TileData::Loc == TileType::Vec, "TCI [A5]: tile location must be TileType::Vec");
-        static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
-                      "TCI [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert((TileData::Rows == 1), "TCI [A5]: template shapes must satisfy dst.Rows == 1");
-        static_assert(std::is_same_v<typename TileData::DType, T>, "TCI [A5]: dst and start must have the same DType");
-        return (sim::is_one_of_v<typename TileData::DType, int16_t, uint16_t, int32_t, uint32_t>) &&
-               (TileData::Loc == TileType::Vec) &&
-               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols) &&
-               ((TileData::Rows == 1)) && (std::is_same_v<typename TileData::DType, T>);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileData::DType, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r01_dtype, "TCI [A5]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t");
+        constexpr bool r03_location = TileData::Loc == TileType::Vec;
+        static_assert(r03_location, "TCI [A5]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds = TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols;
+        static_assert(r04_valid_bounds, "TCI [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r05_shape_relation = (TileData::Rows == 1);
+        static_assert(r05_shape_relation, "TCI [A5]: template shapes must satisfy dst.Rows == 1");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileData::DType, T>;
+        static_assert(r06_same_dtype, "TCI [A5]: dst and start must have the same DType");
+        return r01_dtype && r03_location && r04_valid_bounds && r05_shape_relation && r06_same_dtype;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <typename TileData, typename TileDataTmp, typename T, int descending>
     static constexpr bool check_TCI_f1() {
         return true;
@@ -5491,64 +4280,45 @@ struct profile_a5 {
     static void verify_TCI([[maybe_unused]] const TileData& dst) {}
 
     // pto.ttri (specs/ops/irregular_and_complex/ttri.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, int isUpperOrLower, typename... WaitEvents>
     static constexpr bool check_TTRI() {
-        static_assert(sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, int8_t, uint32_t, int64_t, uint64_t,
-                                       uint16_t, uint8_t, half, float, bfloat16_t>,
-                      "TTRI [A5]: DType must be one of: int32_t, int16_t, int8_t, uint32_t, int64_t, uint64_t, "
-                      "uint16_t, uint8_t, half, float, bfloat16_t");
-        static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
-                      "TTRI [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert((isUpperOrLower == 0 || isUpperOrLower == 1),
-                      "TTRI [A5]: template argument isUpperOrLower must be 0 or 1");
-        return (sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, int8_t, uint32_t, int64_t, uint64_t,
-                                 uint16_t, uint8_t, half, float, bfloat16_t>) &&
-               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols) &&
-               ((isUpperOrLower == 0 || isUpperOrLower == 1));
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, int8_t, uint32_t,
+                                                    int64_t, uint64_t, uint16_t, uint8_t, half, float, bfloat16_t>;
+        static_assert(r01_dtype, "TTRI [A5]: DType must be one of: int32_t, int16_t, int8_t, uint32_t, int64_t, "
+                                 "uint64_t, uint16_t, uint8_t, half, float, bfloat16_t");
+        constexpr bool r04_valid_bounds = TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols;
+        static_assert(r04_valid_bounds, "TTRI [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r05_template_value = (isUpperOrLower == 0 || isUpperOrLower == 1);
+        static_assert(r05_template_value, "TTRI [A5]: template argument isUpperOrLower must be 0 or 1");
+        return r01_dtype && r04_valid_bounds && r05_template_value;
     }
 
     template <typename TileData>
     static void verify_TTRI([[maybe_unused]] const TileData& dst) {}
 
     // pto.tpartadd (specs/ops/irregular_and_complex/tpartadd.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TPARTADD() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t,
-                                       int32_t, int64_t, uint64_t, half, float, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t,
-                                           int32_t, int64_t, uint64_t, half, float, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t,
-                                           int32_t, int64_t, uint64_t, half, float, bfloat16_t>,
-                      "TPARTADD [A5]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, "
-                      "int64_t, uint64_t, half, float, bfloat16_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TPARTADD [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TPARTADD [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TPARTADD [A5]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
-                                 int64_t, uint64_t, half, float, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
-                                 int64_t, uint64_t, half, float, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
-                                 int64_t, uint64_t, half, float, bfloat16_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t,
+                                                    uint32_t, int32_t, int64_t, uint64_t, half, float, bfloat16_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, uint8_t, int8_t, uint16_t, int16_t,
+                                                    uint32_t, int32_t, int64_t, uint64_t, half, float, bfloat16_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, uint8_t, int8_t, uint16_t, int16_t,
+                                                    uint32_t, int32_t, int64_t, uint64_t, half, float, bfloat16_t>;
+        static_assert(r01_dtype, "TPARTADD [A5]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, "
+                                 "int32_t, int64_t, uint64_t, half, float, bfloat16_t");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TPARTADD [A5]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TPARTADD [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r06_same_dtype, "TPARTADD [A5]: dst, src0 and src1 must have the same DType");
+        return r01_dtype && r04_location && r05_valid_bounds && r06_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -5563,42 +4333,28 @@ struct profile_a5 {
     }
 
     // pto.tpartmul (specs/ops/irregular_and_complex/tpartmul.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TPARTMUL() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t,
-                                       int32_t, half, float, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t,
-                                           int32_t, half, float, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t,
-                                           int32_t, half, float, bfloat16_t>,
-                      "TPARTMUL [A5]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, "
-                      "half, float, bfloat16_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TPARTMUL [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TPARTMUL [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TPARTMUL [A5]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
-                                 half, float, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
-                                 half, float, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
-                                 half, float, bfloat16_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t,
+                                                    uint32_t, int32_t, half, float, bfloat16_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, uint8_t, int8_t, uint16_t, int16_t,
+                                                    uint32_t, int32_t, half, float, bfloat16_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, uint8_t, int8_t, uint16_t, int16_t,
+                                                    uint32_t, int32_t, half, float, bfloat16_t>;
+        static_assert(r01_dtype, "TPARTMUL [A5]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, "
+                                 "int32_t, half, float, bfloat16_t");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TPARTMUL [A5]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TPARTMUL [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r06_same_dtype, "TPARTMUL [A5]: dst, src0 and src1 must have the same DType");
+        return r01_dtype && r04_location && r05_valid_bounds && r06_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -5613,42 +4369,28 @@ struct profile_a5 {
     }
 
     // pto.tpartmax (specs/ops/irregular_and_complex/tpartmax.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TPARTMAX() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                       uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, int64_t, uint64_t, half, bfloat16_t, float>,
-                      "TPARTMAX [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "int64_t, uint64_t, half, bfloat16_t, float");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TPARTMAX [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TPARTMAX [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TPARTMAX [A5]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float>;
+        static_assert(r01_dtype, "TPARTMAX [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, int64_t, uint64_t, half, bfloat16_t, float");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TPARTMAX [A5]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TPARTMAX [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r06_same_dtype, "TPARTMAX [A5]: dst, src0 and src1 must have the same DType");
+        return r01_dtype && r04_location && r05_valid_bounds && r06_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -5663,42 +4405,28 @@ struct profile_a5 {
     }
 
     // pto.tpartmin (specs/ops/irregular_and_complex/tpartmin.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TPARTMIN() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                       uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, int64_t, uint64_t, half, bfloat16_t, float>,
-                      "TPARTMIN [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "int64_t, uint64_t, half, bfloat16_t, float");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TPARTMIN [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TPARTMIN [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TPARTMIN [A5]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float>;
+        static_assert(r01_dtype, "TPARTMIN [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, int64_t, uint64_t, half, bfloat16_t, float");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TPARTMIN [A5]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TPARTMIN [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r06_same_dtype, "TPARTMIN [A5]: dst, src0 and src1 must have the same DType");
+        return r01_dtype && r04_location && r05_valid_bounds && r06_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -5713,60 +4441,38 @@ struct profile_a5 {
     }
 
     // pto.tpartargmax (specs/ops/irregular_and_complex/tpartargmax.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataDstIdx,
               typename TileDataSrc0Idx, typename TileDataSrc1Idx, typename... WaitEvents>
     static constexpr bool check_TPARTARGMAX() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, half, float>,
-                      "TPARTARGMAX [A5]: DType must be one of: half, float");
-        static_assert(sim::is_one_of_v<typename TileDataDstIdx::DType, int16_t, uint16_t, int32_t, uint32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc0Idx::DType, int16_t, uint16_t, int32_t, uint32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc1Idx::DType, int16_t, uint16_t, int32_t, uint32_t>,
-                      "TPARTARGMAX [A5]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TPARTARGMAX [A5]: dst, src0 and src1 must have the same DType");
-        static_assert(std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc0Idx::DType> &&
-                          std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc1Idx::DType>,
-                      "TPARTARGMAX [A5]: dst_idx, src0_idx and src1_idx must have the same DType");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataDstIdx::Loc == TileType::Vec &&
-                          TileDataSrc0::Loc == TileType::Vec && TileDataSrc1::Loc == TileType::Vec &&
-                          TileDataSrc0Idx::Loc == TileType::Vec && TileDataSrc1Idx::Loc == TileType::Vec,
-                      "TPARTARGMAX [A5]: tile location must be TileType::Vec");
-        static_assert(
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, half, float>;
+        static_assert(r00_dtype, "TPARTARGMAX [A5]: DType must be one of: half, float");
+        constexpr bool r02_dtype =
+            sim::is_one_of_v<typename TileDataDstIdx::DType, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename TileDataSrc0Idx::DType, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename TileDataSrc1Idx::DType, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r02_dtype, "TPARTARGMAX [A5]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t");
+        constexpr bool r04_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r04_same_dtype, "TPARTARGMAX [A5]: dst, src0 and src1 must have the same DType");
+        constexpr bool r05_same_dtype =
+            std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc0Idx::DType> &&
+            std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc1Idx::DType>;
+        static_assert(r05_same_dtype, "TPARTARGMAX [A5]: dst_idx, src0_idx and src1_idx must have the same DType");
+        constexpr bool r07_location = TileDataDst::Loc == TileType::Vec && TileDataDstIdx::Loc == TileType::Vec &&
+                                      TileDataSrc0::Loc == TileType::Vec && TileDataSrc1::Loc == TileType::Vec &&
+                                      TileDataSrc0Idx::Loc == TileType::Vec && TileDataSrc1Idx::Loc == TileType::Vec;
+        static_assert(r07_location, "TPARTARGMAX [A5]: tile location must be TileType::Vec");
+        constexpr bool r08_valid_bounds =
             TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataDstIdx::ValidRow <= TileDataDstIdx::Rows && TileDataDstIdx::ValidCol <= TileDataDstIdx::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols &&
-                TileDataSrc0Idx::ValidRow <= TileDataSrc0Idx::Rows &&
-                TileDataSrc0Idx::ValidCol <= TileDataSrc0Idx::Cols &&
-                TileDataSrc1Idx::ValidRow <= TileDataSrc1Idx::Rows &&
-                TileDataSrc1Idx::ValidCol <= TileDataSrc1Idx::Cols,
-            "TPARTARGMAX [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float>) &&
-               (sim::is_one_of_v<typename TileDataDstIdx::DType, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0Idx::DType, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1Idx::DType, int16_t, uint16_t, int32_t, uint32_t>) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc0Idx::DType> &&
-                std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc1Idx::DType>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataDstIdx::Loc == TileType::Vec &&
-                TileDataSrc0::Loc == TileType::Vec && TileDataSrc1::Loc == TileType::Vec &&
-                TileDataSrc0Idx::Loc == TileType::Vec && TileDataSrc1Idx::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataDstIdx::ValidRow <= TileDataDstIdx::Rows && TileDataDstIdx::ValidCol <= TileDataDstIdx::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols &&
-                TileDataSrc0Idx::ValidRow <= TileDataSrc0Idx::Rows &&
-                TileDataSrc0Idx::ValidCol <= TileDataSrc0Idx::Cols &&
-                TileDataSrc1Idx::ValidRow <= TileDataSrc1Idx::Rows &&
-                TileDataSrc1Idx::ValidCol <= TileDataSrc1Idx::Cols);
+            TileDataDstIdx::ValidRow <= TileDataDstIdx::Rows && TileDataDstIdx::ValidCol <= TileDataDstIdx::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols &&
+            TileDataSrc0Idx::ValidRow <= TileDataSrc0Idx::Rows && TileDataSrc0Idx::ValidCol <= TileDataSrc0Idx::Cols &&
+            TileDataSrc1Idx::ValidRow <= TileDataSrc1Idx::Rows && TileDataSrc1Idx::ValidCol <= TileDataSrc1Idx::Cols;
+        static_assert(r08_valid_bounds, "TPARTARGMAX [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r00_dtype && r02_dtype && r04_same_dtype && r05_same_dtype && r07_location && r08_valid_bounds;
     }
 
     template <typename TileDataDst, typename TileDataDstIdx, typename TileDataSrc0, typename TileDataSrc1,
@@ -5788,60 +4494,38 @@ struct profile_a5 {
     }
 
     // pto.tpartargmin (specs/ops/irregular_and_complex/tpartargmin.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataDstIdx,
               typename TileDataSrc0Idx, typename TileDataSrc1Idx, typename... WaitEvents>
     static constexpr bool check_TPARTARGMIN() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, half, float>,
-                      "TPARTARGMIN [A5]: DType must be one of: half, float");
-        static_assert(sim::is_one_of_v<typename TileDataDstIdx::DType, int16_t, uint16_t, int32_t, uint32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc0Idx::DType, int16_t, uint16_t, int32_t, uint32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc1Idx::DType, int16_t, uint16_t, int32_t, uint32_t>,
-                      "TPARTARGMIN [A5]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TPARTARGMIN [A5]: dst, src0 and src1 must have the same DType");
-        static_assert(std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc0Idx::DType> &&
-                          std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc1Idx::DType>,
-                      "TPARTARGMIN [A5]: dst_idx, src0_idx and src1_idx must have the same DType");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataDstIdx::Loc == TileType::Vec &&
-                          TileDataSrc0::Loc == TileType::Vec && TileDataSrc1::Loc == TileType::Vec &&
-                          TileDataSrc0Idx::Loc == TileType::Vec && TileDataSrc1Idx::Loc == TileType::Vec,
-                      "TPARTARGMIN [A5]: tile location must be TileType::Vec");
-        static_assert(
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, half, float>;
+        static_assert(r00_dtype, "TPARTARGMIN [A5]: DType must be one of: half, float");
+        constexpr bool r02_dtype =
+            sim::is_one_of_v<typename TileDataDstIdx::DType, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename TileDataSrc0Idx::DType, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename TileDataSrc1Idx::DType, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r02_dtype, "TPARTARGMIN [A5]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t");
+        constexpr bool r04_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r04_same_dtype, "TPARTARGMIN [A5]: dst, src0 and src1 must have the same DType");
+        constexpr bool r05_same_dtype =
+            std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc0Idx::DType> &&
+            std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc1Idx::DType>;
+        static_assert(r05_same_dtype, "TPARTARGMIN [A5]: dst_idx, src0_idx and src1_idx must have the same DType");
+        constexpr bool r07_location = TileDataDst::Loc == TileType::Vec && TileDataDstIdx::Loc == TileType::Vec &&
+                                      TileDataSrc0::Loc == TileType::Vec && TileDataSrc1::Loc == TileType::Vec &&
+                                      TileDataSrc0Idx::Loc == TileType::Vec && TileDataSrc1Idx::Loc == TileType::Vec;
+        static_assert(r07_location, "TPARTARGMIN [A5]: tile location must be TileType::Vec");
+        constexpr bool r08_valid_bounds =
             TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataDstIdx::ValidRow <= TileDataDstIdx::Rows && TileDataDstIdx::ValidCol <= TileDataDstIdx::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols &&
-                TileDataSrc0Idx::ValidRow <= TileDataSrc0Idx::Rows &&
-                TileDataSrc0Idx::ValidCol <= TileDataSrc0Idx::Cols &&
-                TileDataSrc1Idx::ValidRow <= TileDataSrc1Idx::Rows &&
-                TileDataSrc1Idx::ValidCol <= TileDataSrc1Idx::Cols,
-            "TPARTARGMIN [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float>) &&
-               (sim::is_one_of_v<typename TileDataDstIdx::DType, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0Idx::DType, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1Idx::DType, int16_t, uint16_t, int32_t, uint32_t>) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc0Idx::DType> &&
-                std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc1Idx::DType>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataDstIdx::Loc == TileType::Vec &&
-                TileDataSrc0::Loc == TileType::Vec && TileDataSrc1::Loc == TileType::Vec &&
-                TileDataSrc0Idx::Loc == TileType::Vec && TileDataSrc1Idx::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataDstIdx::ValidRow <= TileDataDstIdx::Rows && TileDataDstIdx::ValidCol <= TileDataDstIdx::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols &&
-                TileDataSrc0Idx::ValidRow <= TileDataSrc0Idx::Rows &&
-                TileDataSrc0Idx::ValidCol <= TileDataSrc0Idx::Cols &&
-                TileDataSrc1Idx::ValidRow <= TileDataSrc1Idx::Rows &&
-                TileDataSrc1Idx::ValidCol <= TileDataSrc1Idx::Cols);
+            TileDataDstIdx::ValidRow <= TileDataDstIdx::Rows && TileDataDstIdx::ValidCol <= TileDataDstIdx::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols &&
+            TileDataSrc0Idx::ValidRow <= TileDataSrc0Idx::Rows && TileDataSrc0Idx::ValidCol <= TileDataSrc0Idx::Cols &&
+            TileDataSrc1Idx::ValidRow <= TileDataSrc1Idx::Rows && TileDataSrc1Idx::ValidCol <= TileDataSrc1Idx::Cols;
+        static_assert(r08_valid_bounds, "TPARTARGMIN [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r00_dtype && r02_dtype && r04_same_dtype && r05_same_dtype && r07_location && r08_valid_bounds;
     }
 
     template <typename TileDataDst, typename TileDataDstIdx, typename TileDataSrc0, typename TileDataSrc1,
@@ -5863,38 +4547,26 @@ struct profile_a5 {
     }
 
     // pto.tdequant (specs/ops/irregular_and_complex/tdequant.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename TileDataPara, typename... WaitEvents>
     static constexpr bool check_TDEQUANT() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float> &&
-                          sim::is_one_of_v<typename TileDataPara::DType, float> &&
-                          sim::is_one_of_v<typename TileDataPara::DType, float>,
-                      "TDEQUANT [A5]: DType must be one of: float");
-        static_assert(sim::is_one_of_v<typename TileDataSrc::DType, int8_t, int16_t>,
-                      "TDEQUANT [A5]: DType must be one of: int8_t, int16_t");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor,
-                      "TDEQUANT [A5]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec &&
-                          TileDataPara::Loc == TileType::Vec && TileDataPara::Loc == TileType::Vec,
-                      "TDEQUANT [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols &&
-                          TileDataPara::ValidRow <= TileDataPara::Rows &&
-                          TileDataPara::ValidCol <= TileDataPara::Cols &&
-                          TileDataPara::ValidRow <= TileDataPara::Rows && TileDataPara::ValidCol <= TileDataPara::Cols,
-                      "TDEQUANT [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float> &&
-                sim::is_one_of_v<typename TileDataPara::DType, float> &&
-                sim::is_one_of_v<typename TileDataPara::DType, float>) &&
-               (sim::is_one_of_v<typename TileDataSrc::DType, int8_t, int16_t>) &&
-               (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec &&
-                TileDataPara::Loc == TileType::Vec && TileDataPara::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols &&
-                TileDataPara::ValidRow <= TileDataPara::Rows && TileDataPara::ValidCol <= TileDataPara::Cols &&
-                TileDataPara::ValidRow <= TileDataPara::Rows && TileDataPara::ValidCol <= TileDataPara::Cols);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, float> &&
+                                   sim::is_one_of_v<typename TileDataPara::DType, float> &&
+                                   sim::is_one_of_v<typename TileDataPara::DType, float>;
+        static_assert(r00_dtype, "TDEQUANT [A5]: DType must be one of: float");
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataSrc::DType, int8_t, int16_t>;
+        static_assert(r01_dtype, "TDEQUANT [A5]: DType must be one of: int8_t, int16_t");
+        constexpr bool r02_row_major = TileDataDst::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r02_row_major, "TDEQUANT [A5]: tile layout must be row-major");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec &&
+                                      TileDataPara::Loc == TileType::Vec && TileDataPara::Loc == TileType::Vec;
+        static_assert(r03_location, "TDEQUANT [A5]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols &&
+            TileDataPara::ValidRow <= TileDataPara::Rows && TileDataPara::ValidCol <= TileDataPara::Cols &&
+            TileDataPara::ValidRow <= TileDataPara::Rows && TileDataPara::ValidCol <= TileDataPara::Cols;
+        static_assert(r04_valid_bounds, "TDEQUANT [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r00_dtype && r01_dtype && r02_row_major && r03_location && r04_valid_bounds;
     }
 
     template <typename TileDataDst, typename TileDataSrc, typename TileDataPara>
@@ -5910,38 +4582,28 @@ struct profile_a5 {
     }
 
     // pto.tsort32 (specs/ops/irregular_and_complex/tsort32.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename DstTileData, typename SrcTileData, typename IdxTileData>
     static constexpr bool check_TSORT32() {
-        static_assert(sim::is_one_of_v<typename DstTileData::DType, half, float> &&
-                          sim::is_one_of_v<typename SrcTileData::DType, half, float>,
-                      "TSORT32 [A5]: DType must be one of: half, float");
-        static_assert(std::is_same_v<typename DstTileData::DType, typename SrcTileData::DType>,
-                      "TSORT32 [A5]: dst and src must have the same DType");
-        static_assert(sim::is_one_of_v<typename IdxTileData::DType, uint32_t>,
-                      "TSORT32 [A5]: DType must be one of: uint32_t");
-        static_assert(DstTileData::isRowMajor && SrcTileData::isRowMajor && IdxTileData::isRowMajor,
-                      "TSORT32 [A5]: tile layout must be row-major");
-        static_assert(DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec &&
-                          IdxTileData::Loc == TileType::Vec,
-                      "TSORT32 [A5]: tile location must be TileType::Vec");
-        return (sim::is_one_of_v<typename DstTileData::DType, half, float> &&
-                sim::is_one_of_v<typename SrcTileData::DType, half, float>) &&
-               (std::is_same_v<typename DstTileData::DType, typename SrcTileData::DType>) &&
-               (sim::is_one_of_v<typename IdxTileData::DType, uint32_t>) &&
-               (DstTileData::isRowMajor && SrcTileData::isRowMajor && IdxTileData::isRowMajor) &&
-               (DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec &&
-                IdxTileData::Loc == TileType::Vec);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename DstTileData::DType, half, float> &&
+                                   sim::is_one_of_v<typename SrcTileData::DType, half, float>;
+        static_assert(r01_dtype, "TSORT32 [A5]: DType must be one of: half, float");
+        constexpr bool r03_same_dtype = std::is_same_v<typename DstTileData::DType, typename SrcTileData::DType>;
+        static_assert(r03_same_dtype, "TSORT32 [A5]: dst and src must have the same DType");
+        constexpr bool r04_dtype = sim::is_one_of_v<typename IdxTileData::DType, uint32_t>;
+        static_assert(r04_dtype, "TSORT32 [A5]: DType must be one of: uint32_t");
+        constexpr bool r05_row_major = DstTileData::isRowMajor && SrcTileData::isRowMajor && IdxTileData::isRowMajor;
+        static_assert(r05_row_major, "TSORT32 [A5]: tile layout must be row-major");
+        constexpr bool r06_location =
+            DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec && IdxTileData::Loc == TileType::Vec;
+        static_assert(r06_location, "TSORT32 [A5]: tile location must be TileType::Vec");
+        return r01_dtype && r03_same_dtype && r04_dtype && r05_row_major && r06_location;
     }
 
-    // The rules only declaration 0 is checked against, in its own scope.
     template <typename DstTileData, typename SrcTileData, typename IdxTileData>
     static constexpr bool check_TSORT32_f0() {
         return true;
     }
 
-    // The run-time rules only declaration 0 is checked against, with its own arguments.
     template <typename DstTileData, typename SrcTileData, typename IdxTileData>
     static void verify_TSORT32_f0([[maybe_unused]] DstTileData& dst, [[maybe_unused]] SrcTileData& src,
                                   [[maybe_unused]] IdxTileData& idx) {
@@ -5957,40 +4619,32 @@ struct profile_a5 {
     }
 
     // pto.tmrgsort (specs/ops/irregular_and_complex/tmrgsort.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
     static constexpr bool check_TMRGSORT() {
-        static_assert(sim::is_one_of_v<typename DstTileData::DType, half, float> &&
-                          sim::is_one_of_v<typename SrcTileData::DType, half, float>,
-                      "TMRGSORT [A5]: DType must be one of: half, float");
-        static_assert(std::is_same_v<typename DstTileData::DType, typename SrcTileData::DType>,
-                      "TMRGSORT [A5]: dst and src must have the same DType");
-        static_assert(DstTileData::isRowMajor && SrcTileData::isRowMajor,
-                      "TMRGSORT [A5]: tile layout must be row-major");
-        static_assert(DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec,
-                      "TMRGSORT [A5]: tile location must be TileType::Vec");
-        static_assert((DstTileData::Rows == 1 && SrcTileData::Rows == 1),
+        constexpr bool r01_dtype = sim::is_one_of_v<typename DstTileData::DType, half, float> &&
+                                   sim::is_one_of_v<typename SrcTileData::DType, half, float>;
+        static_assert(r01_dtype, "TMRGSORT [A5]: DType must be one of: half, float");
+        constexpr bool r03_same_dtype = std::is_same_v<typename DstTileData::DType, typename SrcTileData::DType>;
+        static_assert(r03_same_dtype, "TMRGSORT [A5]: dst and src must have the same DType");
+        constexpr bool r04_row_major = DstTileData::isRowMajor && SrcTileData::isRowMajor;
+        static_assert(r04_row_major, "TMRGSORT [A5]: tile layout must be row-major");
+        constexpr bool r05_location = DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec;
+        static_assert(r05_location, "TMRGSORT [A5]: tile location must be TileType::Vec");
+        constexpr bool r06_shape_relation = (DstTileData::Rows == 1 && SrcTileData::Rows == 1);
+        static_assert(r06_shape_relation,
                       "TMRGSORT [A5]: template shapes must satisfy dst.Rows == 1 and src.Rows == 1");
-        return (sim::is_one_of_v<typename DstTileData::DType, half, float> &&
-                sim::is_one_of_v<typename SrcTileData::DType, half, float>) &&
-               (std::is_same_v<typename DstTileData::DType, typename SrcTileData::DType>) &&
-               (DstTileData::isRowMajor && SrcTileData::isRowMajor) &&
-               (DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec) &&
-               ((DstTileData::Rows == 1 && SrcTileData::Rows == 1));
+        return r01_dtype && r03_same_dtype && r04_row_major && r05_location && r06_shape_relation;
     }
 
-    // The rules only declaration 0 is checked against, in its own scope.
     template <typename DstTileData, typename SrcTileData>
     static constexpr bool check_TMRGSORT_f0() {
-        static_assert((sizeof(typename SrcTileData::DType) * SrcTileData::Numel +
-                       sizeof(typename DstTileData::DType) * DstTileData::Numel) < 196608,
+        constexpr bool r22_total_bytes = (sizeof(typename SrcTileData::DType) * SrcTileData::Numel +
+                                          sizeof(typename DstTileData::DType) * DstTileData::Numel) < 196608;
+        static_assert(r22_total_bytes,
                       "TMRGSORT [A5]: the storage of src, dst together must be below 196608 bytes (192 KiB)");
-        return ((sizeof(typename SrcTileData::DType) * SrcTileData::Numel +
-                 sizeof(typename DstTileData::DType) * DstTileData::Numel) < 196608);
+        return r22_total_bytes;
     }
 
-    // The run-time rules only declaration 0 is checked against, with its own arguments.
     template <typename DstTileData, typename SrcTileData>
     static void verify_TMRGSORT_f0([[maybe_unused]] DstTileData& dst, [[maybe_unused]] SrcTileData& src,
                                    [[maybe_unused]] uint32_t blockLen) {
@@ -6001,205 +4655,160 @@ struct profile_a5 {
                                        "block_len times a count in [1, 255]");
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <typename DstTileData, typename TmpTileData, typename Src0TileData, typename Src1TileData,
               typename Src2TileData, typename Src3TileData, bool exhausted>
     static constexpr bool check_TMRGSORT_f1() {
-        static_assert(std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
-                          std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType> &&
-                          std::is_same_v<typename Src0TileData::DType, typename Src2TileData::DType> &&
-                          std::is_same_v<typename Src0TileData::DType, typename Src3TileData::DType>,
-                      "TMRGSORT [A5]: src0, tmp, src1, src2 and src3 must have the same DType");
-        static_assert(TmpTileData::isRowMajor && Src1TileData::isRowMajor && Src2TileData::isRowMajor &&
-                          Src3TileData::isRowMajor,
-                      "TMRGSORT [A5]: tile layout must be row-major");
-        static_assert(TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec &&
-                          Src2TileData::Loc == TileType::Vec && Src3TileData::Loc == TileType::Vec,
-                      "TMRGSORT [A5]: tile location must be TileType::Vec");
+        constexpr bool r07_same_dtype = std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
+                                        std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType> &&
+                                        std::is_same_v<typename Src0TileData::DType, typename Src2TileData::DType> &&
+                                        std::is_same_v<typename Src0TileData::DType, typename Src3TileData::DType>;
+        static_assert(r07_same_dtype, "TMRGSORT [A5]: src0, tmp, src1, src2 and src3 must have the same DType");
+        constexpr bool r08_row_major =
+            TmpTileData::isRowMajor && Src1TileData::isRowMajor && Src2TileData::isRowMajor && Src3TileData::isRowMajor;
+        static_assert(r08_row_major, "TMRGSORT [A5]: tile layout must be row-major");
+        constexpr bool r09_location = TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec &&
+                                      Src2TileData::Loc == TileType::Vec && Src3TileData::Loc == TileType::Vec;
+        static_assert(r09_location, "TMRGSORT [A5]: tile location must be TileType::Vec");
+        constexpr bool r10_shape_relation =
+            (TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1 && Src3TileData::Rows == 1);
+        static_assert(r10_shape_relation, "TMRGSORT [A5]: template shapes must satisfy tmp.Rows == 1, src1.Rows == 1, "
+                                          "src2.Rows == 1 and src3.Rows == 1");
+        constexpr bool r19_shape_relation =
+            (TmpTileData::Cols >= Src0TileData::Cols + Src1TileData::Cols + Src2TileData::Cols + Src3TileData::Cols);
         static_assert(
-            (TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1 && Src3TileData::Rows == 1),
-            "TMRGSORT [A5]: template shapes must satisfy tmp.Rows == 1, src1.Rows == 1, src2.Rows == 1 and src3.Rows "
-            "== 1");
-        static_assert(
-            (TmpTileData::Cols >= Src0TileData::Cols + Src1TileData::Cols + Src2TileData::Cols + Src3TileData::Cols),
+            r19_shape_relation,
             "TMRGSORT [A5]: template shapes must satisfy tmp.Cols >= src0.Cols + src1.Cols + src2.Cols + src3.Cols");
+        constexpr bool r23_total_bytes = (sizeof(typename TmpTileData::DType) * TmpTileData::Numel +
+                                          sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
+                                          sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
+                                          sizeof(typename Src2TileData::DType) * Src2TileData::Numel +
+                                          sizeof(typename Src3TileData::DType) * Src3TileData::Numel) < 196608;
         static_assert(
-            (sizeof(typename TmpTileData::DType) * TmpTileData::Numel +
-             sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
-             sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
-             sizeof(typename Src2TileData::DType) * Src2TileData::Numel +
-             sizeof(typename Src3TileData::DType) * Src3TileData::Numel) < 196608,
+            r23_total_bytes,
             "TMRGSORT [A5]: the storage of tmp, src0, src1, src2, src3 together must be below 196608 bytes (192 KiB)");
-        return (std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
-                std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType> &&
-                std::is_same_v<typename Src0TileData::DType, typename Src2TileData::DType> &&
-                std::is_same_v<typename Src0TileData::DType, typename Src3TileData::DType>) &&
-               (TmpTileData::isRowMajor && Src1TileData::isRowMajor && Src2TileData::isRowMajor &&
-                Src3TileData::isRowMajor) &&
-               (TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec &&
-                Src2TileData::Loc == TileType::Vec && Src3TileData::Loc == TileType::Vec) &&
-               ((TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1 &&
-                 Src3TileData::Rows == 1)) &&
-               ((TmpTileData::Cols >=
-                 Src0TileData::Cols + Src1TileData::Cols + Src2TileData::Cols + Src3TileData::Cols)) &&
-               ((sizeof(typename TmpTileData::DType) * TmpTileData::Numel +
-                 sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
-                 sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
-                 sizeof(typename Src2TileData::DType) * Src2TileData::Numel +
-                 sizeof(typename Src3TileData::DType) * Src3TileData::Numel) < 196608);
+        return r07_same_dtype && r08_row_major && r09_location && r10_shape_relation && r19_shape_relation &&
+               r23_total_bytes;
     }
 
-    // The rules only declaration 2 is checked against, in its own scope.
     template <typename DstTileData, typename TmpTileData, typename Src0TileData, typename Src1TileData,
               typename Src2TileData, bool exhausted>
     static constexpr bool check_TMRGSORT_f2() {
-        static_assert(std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
-                          std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType> &&
-                          std::is_same_v<typename Src0TileData::DType, typename Src2TileData::DType>,
-                      "TMRGSORT [A5]: src0, tmp, src1 and src2 must have the same DType");
-        static_assert(TmpTileData::isRowMajor && Src1TileData::isRowMajor && Src2TileData::isRowMajor,
-                      "TMRGSORT [A5]: tile layout must be row-major");
-        static_assert(TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec &&
-                          Src2TileData::Loc == TileType::Vec,
-                      "TMRGSORT [A5]: tile location must be TileType::Vec");
-        static_assert((TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1),
+        constexpr bool r11_same_dtype = std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
+                                        std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType> &&
+                                        std::is_same_v<typename Src0TileData::DType, typename Src2TileData::DType>;
+        static_assert(r11_same_dtype, "TMRGSORT [A5]: src0, tmp, src1 and src2 must have the same DType");
+        constexpr bool r12_row_major = TmpTileData::isRowMajor && Src1TileData::isRowMajor && Src2TileData::isRowMajor;
+        static_assert(r12_row_major, "TMRGSORT [A5]: tile layout must be row-major");
+        constexpr bool r13_location = TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec &&
+                                      Src2TileData::Loc == TileType::Vec;
+        static_assert(r13_location, "TMRGSORT [A5]: tile location must be TileType::Vec");
+        constexpr bool r14_shape_relation =
+            (TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1);
+        static_assert(r14_shape_relation,
                       "TMRGSORT [A5]: template shapes must satisfy tmp.Rows == 1, src1.Rows == 1 and src2.Rows == 1");
-        static_assert((TmpTileData::Cols >= Src0TileData::Cols + Src1TileData::Cols + Src2TileData::Cols),
+        constexpr bool r20_shape_relation =
+            (TmpTileData::Cols >= Src0TileData::Cols + Src1TileData::Cols + Src2TileData::Cols);
+        static_assert(r20_shape_relation,
                       "TMRGSORT [A5]: template shapes must satisfy tmp.Cols >= src0.Cols + src1.Cols + src2.Cols");
+        constexpr bool r24_total_bytes = (sizeof(typename TmpTileData::DType) * TmpTileData::Numel +
+                                          sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
+                                          sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
+                                          sizeof(typename Src2TileData::DType) * Src2TileData::Numel) < 196608;
         static_assert(
-            (sizeof(typename TmpTileData::DType) * TmpTileData::Numel +
-             sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
-             sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
-             sizeof(typename Src2TileData::DType) * Src2TileData::Numel) < 196608,
+            r24_total_bytes,
             "TMRGSORT [A5]: the storage of tmp, src0, src1, src2 together must be below 196608 bytes (192 KiB)");
-        return (std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
-                std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType> &&
-                std::is_same_v<typename Src0TileData::DType, typename Src2TileData::DType>) &&
-               (TmpTileData::isRowMajor && Src1TileData::isRowMajor && Src2TileData::isRowMajor) &&
-               (TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec &&
-                Src2TileData::Loc == TileType::Vec) &&
-               ((TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1)) &&
-               ((TmpTileData::Cols >= Src0TileData::Cols + Src1TileData::Cols + Src2TileData::Cols)) &&
-               ((sizeof(typename TmpTileData::DType) * TmpTileData::Numel +
-                 sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
-                 sizeof(typename Src1TileData::DType) * Src1TileData::Numel +
-                 sizeof(typename Src2TileData::DType) * Src2TileData::Numel) < 196608);
+        return r11_same_dtype && r12_row_major && r13_location && r14_shape_relation && r20_shape_relation &&
+               r24_total_bytes;
     }
 
-    // The rules only declaration 3 is checked against, in its own scope.
     template <typename DstTileData, typename TmpTileData, typename Src0TileData, typename Src1TileData, bool exhausted>
     static constexpr bool check_TMRGSORT_f3() {
-        static_assert(std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
-                          std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType>,
-                      "TMRGSORT [A5]: src0, tmp and src1 must have the same DType");
-        static_assert(TmpTileData::isRowMajor && Src1TileData::isRowMajor,
-                      "TMRGSORT [A5]: tile layout must be row-major");
-        static_assert(TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec,
-                      "TMRGSORT [A5]: tile location must be TileType::Vec");
-        static_assert((TmpTileData::Rows == 1 && Src1TileData::Rows == 1),
+        constexpr bool r15_same_dtype = std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
+                                        std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType>;
+        static_assert(r15_same_dtype, "TMRGSORT [A5]: src0, tmp and src1 must have the same DType");
+        constexpr bool r16_row_major = TmpTileData::isRowMajor && Src1TileData::isRowMajor;
+        static_assert(r16_row_major, "TMRGSORT [A5]: tile layout must be row-major");
+        constexpr bool r17_location = TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec;
+        static_assert(r17_location, "TMRGSORT [A5]: tile location must be TileType::Vec");
+        constexpr bool r18_shape_relation = (TmpTileData::Rows == 1 && Src1TileData::Rows == 1);
+        static_assert(r18_shape_relation,
                       "TMRGSORT [A5]: template shapes must satisfy tmp.Rows == 1 and src1.Rows == 1");
-        static_assert((TmpTileData::Cols >= Src0TileData::Cols + Src1TileData::Cols),
+        constexpr bool r21_shape_relation = (TmpTileData::Cols >= Src0TileData::Cols + Src1TileData::Cols);
+        static_assert(r21_shape_relation,
                       "TMRGSORT [A5]: template shapes must satisfy tmp.Cols >= src0.Cols + src1.Cols");
-        static_assert((sizeof(typename TmpTileData::DType) * TmpTileData::Numel +
-                       sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
-                       sizeof(typename Src1TileData::DType) * Src1TileData::Numel) < 196608,
+        constexpr bool r25_total_bytes = (sizeof(typename TmpTileData::DType) * TmpTileData::Numel +
+                                          sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
+                                          sizeof(typename Src1TileData::DType) * Src1TileData::Numel) < 196608;
+        static_assert(r25_total_bytes,
                       "TMRGSORT [A5]: the storage of tmp, src0, src1 together must be below 196608 bytes (192 KiB)");
-        return (std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
-                std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType>) &&
-               (TmpTileData::isRowMajor && Src1TileData::isRowMajor) &&
-               (TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec) &&
-               ((TmpTileData::Rows == 1 && Src1TileData::Rows == 1)) &&
-               ((TmpTileData::Cols >= Src0TileData::Cols + Src1TileData::Cols)) &&
-               ((sizeof(typename TmpTileData::DType) * TmpTileData::Numel +
-                 sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
-                 sizeof(typename Src1TileData::DType) * Src1TileData::Numel) < 196608);
+        return r15_same_dtype && r16_row_major && r17_location && r18_shape_relation && r21_shape_relation &&
+               r25_total_bytes;
     }
 
     template <typename DstTileData, typename SrcTileData>
     static void verify_TMRGSORT([[maybe_unused]] const DstTileData& dst, [[maybe_unused]] const SrcTileData& src) {}
 
     // pto.tgather (specs/ops/irregular_and_complex/tgather.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataD, typename TileDataS0, typename TileDataS1, typename TileDataTmp,
               typename... WaitEvents>
     static constexpr bool check_TGATHER() {
-        static_assert(sim::is_one_of_v<typename TileDataD::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                       int64_t, uint64_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename TileDataS0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, int64_t, uint64_t, half, bfloat16_t, float>,
-                      "TGATHER [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "int64_t, uint64_t, half, bfloat16_t, float");
-        static_assert(std::is_same_v<typename TileDataD::DType, typename TileDataS0::DType>,
-                      "TGATHER [A5]: dst and src0 must have the same DType");
-        static_assert(sim::is_one_of_v<typename TileDataS1::DType, int16_t, uint16_t, int32_t, uint32_t>,
-                      "TGATHER [A5]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t");
-        static_assert(TileDataD::Loc == TileType::Vec && TileDataS0::Loc == TileType::Vec &&
-                          TileDataS1::Loc == TileType::Vec,
-                      "TGATHER [A5]: tile location must be TileType::Vec");
-        static_assert(TileDataD::isRowMajor, "TGATHER [A5]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataD::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename TileDataS0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
-               (std::is_same_v<typename TileDataD::DType, typename TileDataS0::DType>) &&
-               (sim::is_one_of_v<typename TileDataS1::DType, int16_t, uint16_t, int32_t, uint32_t>) &&
-               (TileDataD::Loc == TileType::Vec && TileDataS0::Loc == TileType::Vec &&
-                TileDataS1::Loc == TileType::Vec) &&
-               (TileDataD::isRowMajor);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataD::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename TileDataS0::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float>;
+        static_assert(r01_dtype, "TGATHER [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, int64_t, uint64_t, half, bfloat16_t, float");
+        constexpr bool r02_same_dtype = std::is_same_v<typename TileDataD::DType, typename TileDataS0::DType>;
+        static_assert(r02_same_dtype, "TGATHER [A5]: dst and src0 must have the same DType");
+        constexpr bool r04_dtype = sim::is_one_of_v<typename TileDataS1::DType, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r04_dtype, "TGATHER [A5]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t");
+        constexpr bool r05_location =
+            TileDataD::Loc == TileType::Vec && TileDataS0::Loc == TileType::Vec && TileDataS1::Loc == TileType::Vec;
+        static_assert(r05_location, "TGATHER [A5]: tile location must be TileType::Vec");
+        constexpr bool r06_row_major = TileDataD::isRowMajor;
+        static_assert(r06_row_major, "TGATHER [A5]: tile layout must be row-major");
+        return r01_dtype && r02_same_dtype && r04_dtype && r05_location && r06_row_major;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <typename TileDataD, typename TileDataS, typename TileDataS1, typename TileDataC, typename TileDataTmp,
               CmpMode cmpMode>
     static constexpr bool check_TGATHER_f1() {
-        static_assert(sim::is_one_of_v<typename TileDataD::DType, int32_t, uint32_t>,
-                      "TGATHER [A5]: DType must be one of: int32_t, uint32_t");
-        static_assert(sim::is_one_of_v<typename TileDataS::DType, int16_t, uint16_t, int32_t, uint32_t, half, float>,
+        constexpr bool r07_dtype = sim::is_one_of_v<typename TileDataD::DType, int32_t, uint32_t>;
+        static_assert(r07_dtype, "TGATHER [A5]: DType must be one of: int32_t, uint32_t");
+        constexpr bool r10_dtype =
+            sim::is_one_of_v<typename TileDataS::DType, int16_t, uint16_t, int32_t, uint32_t, half, float>;
+        static_assert(r10_dtype,
                       "TGATHER [A5]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t, half, float");
-        static_assert(sim::is_one_of_v<typename TileDataS1::DType, uint16_t, uint32_t>,
-                      "TGATHER [A5]: DType must be one of: uint16_t, uint32_t");
-        static_assert((cmpMode == CmpMode::GT || cmpMode == CmpMode::EQ),
-                      "TGATHER [A5]: template argument cmpMode must be CmpMode::GT or CmpMode::EQ");
-        return (sim::is_one_of_v<typename TileDataD::DType, int32_t, uint32_t>) &&
-               (sim::is_one_of_v<typename TileDataS::DType, int16_t, uint16_t, int32_t, uint32_t, half, float>) &&
-               (sim::is_one_of_v<typename TileDataS1::DType, uint16_t, uint32_t>) &&
-               ((cmpMode == CmpMode::GT || cmpMode == CmpMode::EQ));
+        constexpr bool r11_dtype = sim::is_one_of_v<typename TileDataS1::DType, uint16_t, uint32_t>;
+        static_assert(r11_dtype, "TGATHER [A5]: DType must be one of: uint16_t, uint32_t");
+        constexpr bool r12_template_value = (cmpMode == CmpMode::GT || cmpMode == CmpMode::EQ);
+        static_assert(r12_template_value, "TGATHER [A5]: template argument cmpMode must be CmpMode::GT or CmpMode::EQ");
+        return r07_dtype && r10_dtype && r11_dtype && r12_template_value;
     }
 
-    // The rules only declaration 2 is checked against, in its own scope.
     template <typename DstTileData, typename SrcTileData, MaskPattern maskPattern, auto gatherType>
     static constexpr bool check_TGATHER_f2() {
-        static_assert(DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec,
-                      "TGATHER [A5]: tile location must be TileType::Vec");
-        static_assert(DstTileData::isRowMajor && SrcTileData::isRowMajor,
-                      "TGATHER [A5]: tile layout must be row-major");
-        static_assert(sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                       uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename SrcTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, int64_t, uint64_t, half, bfloat16_t, float>,
-                      "TGATHER [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "int64_t, uint64_t, half, bfloat16_t, float");
-        static_assert(sizeof(typename DstTileData::DType) == sizeof(typename SrcTileData::DType),
-                      "TGATHER [A5]: the element types of dst and src must have the same size");
-        static_assert((!(sim::is_one_of_v<typename DstTileData::DType, int64_t, uint64_t> &&
-                         sim::is_one_of_v<typename SrcTileData::DType, int64_t, uint64_t>) ||
-                       (gatherType == GatherAxis::GATHER_ROW)),
-                      "TGATHER [A5]: template argument gatherType must be GatherAxis::GATHER_ROW when dst and src are "
-                      "int64_t or uint64_t");
-        return (DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec) &&
-               (DstTileData::isRowMajor && SrcTileData::isRowMajor) &&
-               (sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename SrcTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
-               (sizeof(typename DstTileData::DType) == sizeof(typename SrcTileData::DType)) &&
-               ((!(sim::is_one_of_v<typename DstTileData::DType, int64_t, uint64_t> &&
-                   sim::is_one_of_v<typename SrcTileData::DType, int64_t, uint64_t>) ||
-                 (gatherType == GatherAxis::GATHER_ROW)));
+        constexpr bool r14_location = DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec;
+        static_assert(r14_location, "TGATHER [A5]: tile location must be TileType::Vec");
+        constexpr bool r15_row_major = DstTileData::isRowMajor && SrcTileData::isRowMajor;
+        static_assert(r15_row_major, "TGATHER [A5]: tile layout must be row-major");
+        constexpr bool r17_dtype = sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename SrcTileData::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float>;
+        static_assert(r17_dtype, "TGATHER [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, int64_t, uint64_t, half, bfloat16_t, float");
+        constexpr bool r18_same_element_size =
+            sizeof(typename DstTileData::DType) == sizeof(typename SrcTileData::DType);
+        static_assert(r18_same_element_size, "TGATHER [A5]: the element types of dst and src must have the same size");
+        constexpr bool r19_template_value = (!(sim::is_one_of_v<typename DstTileData::DType, int64_t, uint64_t> &&
+                                               sim::is_one_of_v<typename SrcTileData::DType, int64_t, uint64_t>) ||
+                                             (gatherType == GatherAxis::GATHER_ROW));
+        static_assert(r19_template_value, "TGATHER [A5]: template argument gatherType must be GatherAxis::GATHER_ROW "
+                                          "when dst and src are int64_t or uint64_t");
+        return r14_location && r15_row_major && r17_dtype && r18_same_element_size && r19_template_value;
     }
 
-    // The run-time rules only declaration 2 is checked against, with its own arguments.
     template <typename DstTileData, typename SrcTileData, MaskPattern maskPattern, auto gatherType>
     static void verify_TGATHER_f2([[maybe_unused]] DstTileData& dst, [[maybe_unused]] SrcTileData& src) {
         if (!(!(gatherType == GatherAxis::GATHER_ROW) || dst.GetValidCol() == DstTileData::Cols))
@@ -6212,32 +4821,24 @@ struct profile_a5 {
                                [[maybe_unused]] const TileDataS1& src1, [[maybe_unused]] const TileDataTmp& tmp) {}
 
     // pto.tgatherb (specs/ops/irregular_and_complex/tgatherb.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename TileDataOffset, typename... WaitEvents>
     static constexpr bool check_TGATHERB() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                       uint32_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, half, bfloat16_t, float>,
-                      "TGATHERB [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "half, bfloat16_t, float");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TGATHERB [A5]: dst and src must have the same DType");
-        static_assert(sim::is_one_of_v<typename TileDataOffset::DType, uint32_t>,
-                      "TGATHERB [A5]: DType must be one of: uint32_t");
-        static_assert(TileDataDst::isRowMajor, "TGATHERB [A5]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec &&
-                          TileDataOffset::Loc == TileType::Vec,
-                      "TGATHERB [A5]: tile location must be TileType::Vec");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float>) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) &&
-               (sim::is_one_of_v<typename TileDataOffset::DType, uint32_t>) && (TileDataDst::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec &&
-                TileDataOffset::Loc == TileType::Vec);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float>;
+        static_assert(r01_dtype, "TGATHERB [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, half, bfloat16_t, float");
+        constexpr bool r03_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r03_same_dtype, "TGATHERB [A5]: dst and src must have the same DType");
+        constexpr bool r04_dtype = sim::is_one_of_v<typename TileDataOffset::DType, uint32_t>;
+        static_assert(r04_dtype, "TGATHERB [A5]: DType must be one of: uint32_t");
+        constexpr bool r06_row_major = TileDataDst::isRowMajor;
+        static_assert(r06_row_major, "TGATHERB [A5]: tile layout must be row-major");
+        constexpr bool r07_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec &&
+                                      TileDataOffset::Loc == TileType::Vec;
+        static_assert(r07_location, "TGATHERB [A5]: tile location must be TileType::Vec");
+        return r01_dtype && r03_same_dtype && r04_dtype && r06_row_major && r07_location;
     }
 
     template <typename TileDataDst, typename TileDataSrc, typename TileDataOffset>
@@ -6248,67 +4849,48 @@ struct profile_a5 {
     }
 
     // pto.tscatter (specs/ops/irregular_and_complex/tscatter.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataD, typename TileDataS, typename TileDataI, typename... WaitEvents>
     static constexpr bool check_TSCATTER() {
-        static_assert(sim::is_one_of_v<typename TileDataD::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                       int64_t, uint64_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename TileDataS::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, int64_t, uint64_t, half, bfloat16_t, float>,
-                      "TSCATTER [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "int64_t, uint64_t, half, bfloat16_t, float");
-        static_assert(std::is_same_v<typename TileDataD::DType, typename TileDataS::DType>,
-                      "TSCATTER [A5]: dst and src must have the same DType");
-        static_assert(sim::is_one_of_v<typename TileDataI::DType, int16_t, uint16_t, int32_t, uint32_t>,
-                      "TSCATTER [A5]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t");
-        static_assert(TileDataD::Loc == TileType::Vec && TileDataS::Loc == TileType::Vec &&
-                          TileDataI::Loc == TileType::Vec,
-                      "TSCATTER [A5]: tile location must be TileType::Vec");
-        static_assert(((sizeof(typename TileDataS::DType) == 8 && sizeof(typename TileDataI::DType) == 4) ||
-                       (sizeof(typename TileDataS::DType) == 4 && sizeof(typename TileDataI::DType) == 4) ||
-                       (sizeof(typename TileDataS::DType) == 2 && sizeof(typename TileDataI::DType) == 2) ||
-                       (sizeof(typename TileDataS::DType) == 1 && sizeof(typename TileDataI::DType) == 2)),
-                      "TSCATTER [A5]: the element sizes of src and indexes must pair as 8 with 4, 4 with 4, 2 with 2 "
-                      "or 1 with 2 bytes");
-        return (sim::is_one_of_v<typename TileDataD::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename TileDataS::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
-               (std::is_same_v<typename TileDataD::DType, typename TileDataS::DType>) &&
-               (sim::is_one_of_v<typename TileDataI::DType, int16_t, uint16_t, int32_t, uint32_t>) &&
-               (TileDataD::Loc == TileType::Vec && TileDataS::Loc == TileType::Vec &&
-                TileDataI::Loc == TileType::Vec) &&
-               (((sizeof(typename TileDataS::DType) == 8 && sizeof(typename TileDataI::DType) == 4) ||
-                 (sizeof(typename TileDataS::DType) == 4 && sizeof(typename TileDataI::DType) == 4) ||
-                 (sizeof(typename TileDataS::DType) == 2 && sizeof(typename TileDataI::DType) == 2) ||
-                 (sizeof(typename TileDataS::DType) == 1 && sizeof(typename TileDataI::DType) == 2)));
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataD::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename TileDataS::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float>;
+        static_assert(r01_dtype, "TSCATTER [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, int64_t, uint64_t, half, bfloat16_t, float");
+        constexpr bool r03_same_dtype = std::is_same_v<typename TileDataD::DType, typename TileDataS::DType>;
+        static_assert(r03_same_dtype, "TSCATTER [A5]: dst and src must have the same DType");
+        constexpr bool r04_dtype = sim::is_one_of_v<typename TileDataI::DType, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r04_dtype, "TSCATTER [A5]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t");
+        constexpr bool r06_location =
+            TileDataD::Loc == TileType::Vec && TileDataS::Loc == TileType::Vec && TileDataI::Loc == TileType::Vec;
+        static_assert(r06_location, "TSCATTER [A5]: tile location must be TileType::Vec");
+        constexpr bool r08_size_pairs =
+            ((sizeof(typename TileDataS::DType) == 8 && sizeof(typename TileDataI::DType) == 4) ||
+             (sizeof(typename TileDataS::DType) == 4 && sizeof(typename TileDataI::DType) == 4) ||
+             (sizeof(typename TileDataS::DType) == 2 && sizeof(typename TileDataI::DType) == 2) ||
+             (sizeof(typename TileDataS::DType) == 1 && sizeof(typename TileDataI::DType) == 2));
+        static_assert(r08_size_pairs, "TSCATTER [A5]: the element sizes of src and indexes must pair as 8 with 4, 4 "
+                                      "with 4, 2 with 2 or 1 with 2 bytes");
+        return r01_dtype && r03_same_dtype && r04_dtype && r06_location && r08_size_pairs;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <MaskPattern maskPattern, auto ScatterType, typename DstTileData, typename SrcTileData>
     static constexpr bool check_TSCATTER_f1() {
-        static_assert(DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec,
-                      "TSCATTER [A5]: tile location must be TileType::Vec");
-        static_assert(std::is_same_v<typename DstTileData::DType, typename SrcTileData::DType>,
-                      "TSCATTER [A5]: dst and src must have the same DType");
-        static_assert(sim::is_one_of_v<typename DstTileData::DType, int32_t, int16_t, int8_t, half, float, uint32_t,
-                                       int64_t, uint64_t, uint16_t, uint8_t, bfloat16_t> &&
-                          sim::is_one_of_v<typename SrcTileData::DType, int32_t, int16_t, int8_t, half, float, uint32_t,
-                                           int64_t, uint64_t, uint16_t, uint8_t, bfloat16_t>,
-                      "TSCATTER [A5]: DType must be one of: int32_t, int16_t, int8_t, half, float, uint32_t, int64_t, "
-                      "uint64_t, uint16_t, uint8_t, bfloat16_t");
-        static_assert(DstTileData::ValidRow <= DstTileData::Rows && DstTileData::ValidCol <= DstTileData::Cols &&
-                          SrcTileData::ValidRow <= SrcTileData::Rows && SrcTileData::ValidCol <= SrcTileData::Cols,
-                      "TSCATTER [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec) &&
-               (std::is_same_v<typename DstTileData::DType, typename SrcTileData::DType>) &&
-               (sim::is_one_of_v<typename DstTileData::DType, int32_t, int16_t, int8_t, half, float, uint32_t, int64_t,
-                                 uint64_t, uint16_t, uint8_t, bfloat16_t> &&
-                sim::is_one_of_v<typename SrcTileData::DType, int32_t, int16_t, int8_t, half, float, uint32_t, int64_t,
-                                 uint64_t, uint16_t, uint8_t, bfloat16_t>) &&
-               (DstTileData::ValidRow <= DstTileData::Rows && DstTileData::ValidCol <= DstTileData::Cols &&
-                SrcTileData::ValidRow <= SrcTileData::Rows && SrcTileData::ValidCol <= SrcTileData::Cols);
+        constexpr bool r09_location = DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec;
+        static_assert(r09_location, "TSCATTER [A5]: tile location must be TileType::Vec");
+        constexpr bool r11_same_dtype = std::is_same_v<typename DstTileData::DType, typename SrcTileData::DType>;
+        static_assert(r11_same_dtype, "TSCATTER [A5]: dst and src must have the same DType");
+        constexpr bool r13_dtype = sim::is_one_of_v<typename DstTileData::DType, int32_t, int16_t, int8_t, half, float,
+                                                    uint32_t, int64_t, uint64_t, uint16_t, uint8_t, bfloat16_t> &&
+                                   sim::is_one_of_v<typename SrcTileData::DType, int32_t, int16_t, int8_t, half, float,
+                                                    uint32_t, int64_t, uint64_t, uint16_t, uint8_t, bfloat16_t>;
+        static_assert(r13_dtype, "TSCATTER [A5]: DType must be one of: int32_t, int16_t, int8_t, half, float, "
+                                 "uint32_t, int64_t, uint64_t, uint16_t, uint8_t, bfloat16_t");
+        constexpr bool r15_valid_bounds =
+            DstTileData::ValidRow <= DstTileData::Rows && DstTileData::ValidCol <= DstTileData::Cols &&
+            SrcTileData::ValidRow <= SrcTileData::Rows && SrcTileData::ValidCol <= SrcTileData::Cols;
+        static_assert(r15_valid_bounds, "TSCATTER [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r09_location && r11_same_dtype && r13_dtype && r15_valid_bounds;
     }
 
     template <typename TileDataD, typename TileDataS, typename TileDataI>
@@ -6316,51 +4898,40 @@ struct profile_a5 {
                                 [[maybe_unused]] const TileDataI& indexes) {}
 
     // pto.thistogram (specs/ops/irregular_and_complex/thistogram.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <HistByte byte, typename TileDataDst, typename TileDataSrc, typename TileDataIdx, typename... WaitEvents>
     static constexpr bool check_THISTOGRAM() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint32_t>,
-                      "THISTOGRAM [A5]: DType must be one of: uint32_t");
-        static_assert(sim::is_one_of_v<typename TileDataSrc::DType, uint16_t, uint32_t>,
-                      "THISTOGRAM [A5]: DType must be one of: uint16_t, uint32_t");
-        static_assert(sim::is_one_of_v<typename TileDataIdx::DType, uint8_t>,
-                      "THISTOGRAM [A5]: DType must be one of: uint8_t");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor,
-                      "THISTOGRAM [A5]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec &&
-                          TileDataIdx::Loc == TileType::Vec,
-                      "THISTOGRAM [A5]: tile location must be TileType::Vec");
-        static_assert((!(sim::is_one_of_v<typename TileDataSrc::DType, uint16_t>) ||
-                       (byte == HistByte::BYTE_0 || byte == HistByte::BYTE_1)),
-                      "THISTOGRAM [A5]: template argument byte must be HistByte::BYTE_0 or HistByte::BYTE_1 when src "
-                      "is uint16_t");
-        static_assert((!(sim::is_one_of_v<typename TileDataSrc::DType, uint32_t> && byte == HistByte::BYTE_2) ||
-                       (TileDataIdx::Rows == 1 && TileDataIdx::Cols == TileDataSrc::Cols)),
-                      "THISTOGRAM [A5]: template shapes must satisfy idx.Rows == 1 and idx.Cols == src.Cols when src "
-                      "is uint32_t and byte is HistByte::BYTE_2");
-        static_assert((!(sim::is_one_of_v<typename TileDataSrc::DType, uint32_t> && byte == HistByte::BYTE_1) ||
-                       (TileDataIdx::Rows == 2 && TileDataIdx::Cols == TileDataSrc::Cols)),
-                      "THISTOGRAM [A5]: template shapes must satisfy idx.Rows == 2 and idx.Cols == src.Cols when src "
-                      "is uint32_t and byte is HistByte::BYTE_1");
-        static_assert((!(sim::is_one_of_v<typename TileDataSrc::DType, uint32_t> && byte == HistByte::BYTE_0) ||
-                       (TileDataIdx::Rows == 3 && TileDataIdx::Cols == TileDataSrc::Cols)),
-                      "THISTOGRAM [A5]: template shapes must satisfy idx.Rows == 3 and idx.Cols == src.Cols when src "
-                      "is uint32_t and byte is HistByte::BYTE_0");
-        return (sim::is_one_of_v<typename TileDataDst::DType, uint32_t>) &&
-               (sim::is_one_of_v<typename TileDataSrc::DType, uint16_t, uint32_t>) &&
-               (sim::is_one_of_v<typename TileDataIdx::DType, uint8_t>) &&
-               (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec &&
-                TileDataIdx::Loc == TileType::Vec) &&
-               ((!(sim::is_one_of_v<typename TileDataSrc::DType, uint16_t>) ||
-                 (byte == HistByte::BYTE_0 || byte == HistByte::BYTE_1))) &&
-               ((!(sim::is_one_of_v<typename TileDataSrc::DType, uint32_t> && byte == HistByte::BYTE_2) ||
-                 (TileDataIdx::Rows == 1 && TileDataIdx::Cols == TileDataSrc::Cols))) &&
-               ((!(sim::is_one_of_v<typename TileDataSrc::DType, uint32_t> && byte == HistByte::BYTE_1) ||
-                 (TileDataIdx::Rows == 2 && TileDataIdx::Cols == TileDataSrc::Cols))) &&
-               ((!(sim::is_one_of_v<typename TileDataSrc::DType, uint32_t> && byte == HistByte::BYTE_0) ||
-                 (TileDataIdx::Rows == 3 && TileDataIdx::Cols == TileDataSrc::Cols)));
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, uint32_t>;
+        static_assert(r00_dtype, "THISTOGRAM [A5]: DType must be one of: uint32_t");
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataSrc::DType, uint16_t, uint32_t>;
+        static_assert(r01_dtype, "THISTOGRAM [A5]: DType must be one of: uint16_t, uint32_t");
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataIdx::DType, uint8_t>;
+        static_assert(r02_dtype, "THISTOGRAM [A5]: DType must be one of: uint8_t");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r03_row_major, "THISTOGRAM [A5]: tile layout must be row-major");
+        constexpr bool r04_location =
+            TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec && TileDataIdx::Loc == TileType::Vec;
+        static_assert(r04_location, "THISTOGRAM [A5]: tile location must be TileType::Vec");
+        constexpr bool r06_template_value = (!(sim::is_one_of_v<typename TileDataSrc::DType, uint16_t>) ||
+                                             (byte == HistByte::BYTE_0 || byte == HistByte::BYTE_1));
+        static_assert(r06_template_value, "THISTOGRAM [A5]: template argument byte must be HistByte::BYTE_0 or "
+                                          "HistByte::BYTE_1 when src is uint16_t");
+        constexpr bool r08_shape_relation =
+            (!(sim::is_one_of_v<typename TileDataSrc::DType, uint32_t> && byte == HistByte::BYTE_2) ||
+             (TileDataIdx::Rows == 1 && TileDataIdx::Cols == TileDataSrc::Cols));
+        static_assert(r08_shape_relation, "THISTOGRAM [A5]: template shapes must satisfy idx.Rows == 1 and idx.Cols == "
+                                          "src.Cols when src is uint32_t and byte is HistByte::BYTE_2");
+        constexpr bool r09_shape_relation =
+            (!(sim::is_one_of_v<typename TileDataSrc::DType, uint32_t> && byte == HistByte::BYTE_1) ||
+             (TileDataIdx::Rows == 2 && TileDataIdx::Cols == TileDataSrc::Cols));
+        static_assert(r09_shape_relation, "THISTOGRAM [A5]: template shapes must satisfy idx.Rows == 2 and idx.Cols == "
+                                          "src.Cols when src is uint32_t and byte is HistByte::BYTE_1");
+        constexpr bool r10_shape_relation =
+            (!(sim::is_one_of_v<typename TileDataSrc::DType, uint32_t> && byte == HistByte::BYTE_0) ||
+             (TileDataIdx::Rows == 3 && TileDataIdx::Cols == TileDataSrc::Cols));
+        static_assert(r10_shape_relation, "THISTOGRAM [A5]: template shapes must satisfy idx.Rows == 3 and idx.Cols == "
+                                          "src.Cols when src is uint32_t and byte is HistByte::BYTE_0");
+        return r00_dtype && r01_dtype && r02_dtype && r03_row_major && r04_location && r06_template_value &&
+               r08_shape_relation && r09_shape_relation && r10_shape_relation;
     }
 
     template <typename TileDataDst, typename TileDataSrc, typename TileDataIdx>
@@ -6371,62 +4942,55 @@ struct profile_a5 {
     }
 
     // pto.trandom (specs/ops/irregular_and_complex/trandom.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <uint16_t Rounds, typename DstTile, typename... WaitEvents>
     static constexpr bool check_TRANDOM() {
-        static_assert(sim::is_one_of_v<typename DstTile::DType, int32_t, uint32_t>,
-                      "TRANDOM [A5]: DType must be one of: int32_t, uint32_t");
-        static_assert(DstTile::isRowMajor, "TRANDOM [A5]: tile layout must be row-major");
-        static_assert((Rounds == 7 || Rounds == 10), "TRANDOM [A5]: template argument Rounds must be 7 or 10");
-        return (sim::is_one_of_v<typename DstTile::DType, int32_t, uint32_t>) && (DstTile::isRowMajor) &&
-               ((Rounds == 7 || Rounds == 10));
+        constexpr bool r00_dtype = sim::is_one_of_v<typename DstTile::DType, int32_t, uint32_t>;
+        static_assert(r00_dtype, "TRANDOM [A5]: DType must be one of: int32_t, uint32_t");
+        constexpr bool r01_row_major = DstTile::isRowMajor;
+        static_assert(r01_row_major, "TRANDOM [A5]: tile layout must be row-major");
+        constexpr bool r02_template_value = (Rounds == 7 || Rounds == 10);
+        static_assert(r02_template_value, "TRANDOM [A5]: template argument Rounds must be 7 or 10");
+        return r00_dtype && r01_row_major && r02_template_value;
     }
 
     template <typename DstTile>
     static void verify_TRANDOM([[maybe_unused]] const DstTile& dst) {}
 
     // pto.tquant (specs/ops/irregular_and_complex/tquant.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <int grp_axis, auto mx_alg, typename TileDataOut, typename TileDataSrc, typename TileDataExp,
               typename TileDataMax, typename TileDataScaling, typename... WaitEvents>
     static constexpr bool check_TQUANT() {
-        static_assert(sim::is_one_of_v<typename TileDataSrc::DType, float, half, bfloat16_t>,
-                      "TQUANT [A5]: DType must be one of: float, half, bfloat16_t");
-        static_assert(sim::is_one_of_v<typename TileDataOut::DType, int8_t, float4_e2m1x2_t>,
-                      "TQUANT [A5]: DType must be one of: int8_t, float4_e2m1x2_t");
-        static_assert(sim::is_one_of_v<typename TileDataExp::DType, uint8_t>,
-                      "TQUANT [A5]: DType must be one of: uint8_t");
-        static_assert(TileDataOut::isRowMajor && TileDataSrc::isRowMajor, "TQUANT [A5]: tile layout must be row-major");
-        static_assert(TileDataOut::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec &&
-                          TileDataExp::Loc == TileType::Vec,
-                      "TQUANT [A5]: tile location must be TileType::Vec");
-        return (sim::is_one_of_v<typename TileDataSrc::DType, float, half, bfloat16_t>) &&
-               (sim::is_one_of_v<typename TileDataOut::DType, int8_t, float4_e2m1x2_t>) &&
-               (sim::is_one_of_v<typename TileDataExp::DType, uint8_t>) &&
-               (TileDataOut::isRowMajor && TileDataSrc::isRowMajor) &&
-               (TileDataOut::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec &&
-                TileDataExp::Loc == TileType::Vec);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataSrc::DType, float, half, bfloat16_t>;
+        static_assert(r00_dtype, "TQUANT [A5]: DType must be one of: float, half, bfloat16_t");
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataOut::DType, int8_t, float4_e2m1x2_t>;
+        static_assert(r01_dtype, "TQUANT [A5]: DType must be one of: int8_t, float4_e2m1x2_t");
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataExp::DType, uint8_t>;
+        static_assert(r02_dtype, "TQUANT [A5]: DType must be one of: uint8_t");
+        constexpr bool r03_row_major = TileDataOut::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r03_row_major, "TQUANT [A5]: tile layout must be row-major");
+        constexpr bool r04_location =
+            TileDataOut::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec && TileDataExp::Loc == TileType::Vec;
+        static_assert(r04_location, "TQUANT [A5]: tile location must be TileType::Vec");
+        return r00_dtype && r01_dtype && r02_dtype && r03_row_major && r04_location;
     }
 
-    // The rules only declaration 3 is checked against, in its own scope.
     template <int grp_axis, auto mx_alg, bool interleave, typename TileDataOut, typename TileDataSrc,
               typename TileDataExp, typename TileDataMax, typename TileDataScaling>
     static constexpr bool check_TQUANT_f3() {
-        static_assert((!(interleave == true) || (grp_axis == 0)),
-                      "TQUANT [A5]: template argument grp_axis must be 0 when interleave is true");
-        static_assert((!(interleave == true) || TileDataSrc::Rows % 64 == 0),
+        constexpr bool r06_template_value = (!(interleave == true) || (grp_axis == 0));
+        static_assert(r06_template_value, "TQUANT [A5]: template argument grp_axis must be 0 when interleave is true");
+        constexpr bool r07_shape_multiple = (!(interleave == true) || TileDataSrc::Rows % 64 == 0);
+        static_assert(r07_shape_multiple,
                       "TQUANT [A5]: the static rows of src must be a multiple of 64 when interleave is true");
-        static_assert((!(interleave == true) || TileDataExp::Rows == (TileDataSrc::Rows + 63) / 64),
+        constexpr bool r08_derived_extent =
+            (!(interleave == true) || TileDataExp::Rows == (TileDataSrc::Rows + 63) / 64);
+        static_assert(r08_derived_extent,
                       "TQUANT [A5]: exp::Rows must be src::Rows, divided by 64 rounded up when interleave is true");
-        static_assert((!(interleave == true) || TileDataExp::Cols == (TileDataSrc::Cols * 2 + 31) / 32 * 32),
-                      "TQUANT [A5]: exp::Cols must be src::Cols, times 2, rounded up to a multiple of 32 when "
-                      "interleave is true");
-        return ((!(interleave == true) || (grp_axis == 0))) &&
-               ((!(interleave == true) || TileDataSrc::Rows % 64 == 0)) &&
-               ((!(interleave == true) || TileDataExp::Rows == (TileDataSrc::Rows + 63) / 64)) &&
-               ((!(interleave == true) || TileDataExp::Cols == (TileDataSrc::Cols * 2 + 31) / 32 * 32));
+        constexpr bool r09_derived_extent =
+            (!(interleave == true) || TileDataExp::Cols == (TileDataSrc::Cols * 2 + 31) / 32 * 32);
+        static_assert(r09_derived_extent, "TQUANT [A5]: exp::Cols must be src::Cols, times 2, rounded up to a multiple "
+                                          "of 32 when interleave is true");
+        return r06_template_value && r07_shape_multiple && r08_derived_extent && r09_derived_extent;
     }
 
     template <typename TileDataOut, typename TileDataSrc, typename TileDataExp, typename TileDataMax,
@@ -6436,65 +5000,56 @@ struct profile_a5 {
                               [[maybe_unused]] const TileDataScaling& scaling) {}
 
     // pto.tprint (specs/ops/irregular_and_complex/tprint.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <PrintFormat Format, typename TileData>
     static constexpr bool check_TPRINT() {
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileData::DType, float, half, int8_t, int16_t, int32_t,
+                                                    uint8_t, uint16_t, uint32_t>;
         static_assert(
-            sim::is_one_of_v<typename TileData::DType, float, half, int8_t, int16_t, int32_t, uint8_t, uint16_t,
-                             uint32_t>,
+            r00_dtype,
             "TPRINT [A5]: DType must be one of: float, half, int8_t, int16_t, int32_t, uint8_t, uint16_t, uint32_t");
-        static_assert((TileData::Loc == TileType::Vec || TileData::Loc == TileType::Acc),
-                      "TPRINT [A5]: tile location must be one of TileType::Vec, TileType::Acc");
-        return (sim::is_one_of_v<typename TileData::DType, float, half, int8_t, int16_t, int32_t, uint8_t, uint16_t,
-                                 uint32_t>) &&
-               ((TileData::Loc == TileType::Vec || TileData::Loc == TileType::Acc));
+        constexpr bool r03_locations = (TileData::Loc == TileType::Vec || TileData::Loc == TileType::Acc);
+        static_assert(r03_locations, "TPRINT [A5]: tile location must be one of TileType::Vec, TileType::Acc");
+        return r00_dtype && r03_locations;
     }
 
     template <typename TileData>
     static void verify_TPRINT([[maybe_unused]] const TileData& src) {}
 
     // pto.tsync (specs/ops/sync_and_config/tsync.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename... WaitEvents>
     static constexpr bool check_TSYNC() {
-        static_assert(all_events_v<WaitEvents...>,
-                      "TSYNC [A5]: every argument of events must be an event (RecordEvent)");
-        return (all_events_v<WaitEvents...>);
+        constexpr bool r00_event_args = all_events_v<WaitEvents...>;
+        static_assert(r00_event_args, "TSYNC [A5]: every argument of events must be an event (RecordEvent)");
+        return r00_event_args;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <Op OpCode>
     static constexpr bool check_TSYNC_f1() {
-        static_assert(OpPipeEntry<OpCode>::pipe == PIPE_MTE2 || OpPipeEntry<OpCode>::pipe == PIPE_MTE3 ||
-                          OpPipeEntry<OpCode>::pipe == PIPE_ALL,
+        constexpr bool r01_pipeline = OpPipeEntry<OpCode>::pipe == PIPE_MTE2 ||
+                                      OpPipeEntry<OpCode>::pipe == PIPE_MTE3 || OpPipeEntry<OpCode>::pipe == PIPE_ALL;
+        static_assert(r01_pipeline,
                       "TSYNC [A5]: op_code must name an op class of the PIPE_MTE2, PIPE_MTE3 or PIPE_ALL pipeline");
-        return (OpPipeEntry<OpCode>::pipe == PIPE_MTE2 || OpPipeEntry<OpCode>::pipe == PIPE_MTE3 ||
-                OpPipeEntry<OpCode>::pipe == PIPE_ALL);
+        return r01_pipeline;
     }
 
     static void verify_TSYNC() {}
 
     // pto.tassign (specs/ops/sync_and_config/tassign.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename T, typename AddrType>
     static constexpr bool check_TASSIGN() {
-        static_assert(
+        constexpr bool r00_address_type =
             ((is_tile_data_v<T> || is_conv_tile_v<T>) && std::is_integral_v<AddrType>) ||
-                (is_global_data_v<T> && std::is_pointer_v<AddrType> &&
-                 std::is_same_v<std::remove_cv_t<std::remove_pointer_t<AddrType>>, typename T::DType>),
+            (is_global_data_v<T> && std::is_pointer_v<AddrType> &&
+             std::is_same_v<std::remove_cv_t<std::remove_pointer_t<AddrType>>, typename T::DType>);
+        static_assert(
+            r00_address_type,
             "TASSIGN [A5]: addr must be an integer for a tile obj, a pointer to its element type for a GlobalTensor");
-        return (((is_tile_data_v<T> || is_conv_tile_v<T>) && std::is_integral_v<AddrType>) ||
-                (is_global_data_v<T> && std::is_pointer_v<AddrType> &&
-                 std::is_same_v<std::remove_cv_t<std::remove_pointer_t<AddrType>>, typename T::DType>));
+        return r00_address_type;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <std::size_t Addr, typename T>
     static constexpr bool check_TASSIGN_f1() {
-        static_assert(
+        constexpr bool r02_placement =
             ((T::Loc == TileType::Vec && Addr <= 262144 && sim::tile_storage_bytes<T>() <= 262144 - Addr) ||
              (T::Loc == TileType::Mat && Addr <= 524288 && sim::tile_storage_bytes<T>() <= 524288 - Addr) ||
              (T::Loc == TileType::Left && Addr <= 65536 && sim::tile_storage_bytes<T>() <= 65536 - Addr) ||
@@ -6504,144 +5059,110 @@ struct profile_a5 {
              (T::Loc == TileType::Scaling && Addr <= 4096 && sim::tile_storage_bytes<T>() <= 4096 - Addr) ||
              (T::Loc == TileType::ScaleLeft && Addr <= 4096 && sim::tile_storage_bytes<T>() <= 4096 - Addr) ||
              (T::Loc == TileType::ScaleRight && Addr <= 4096 && sim::tile_storage_bytes<T>() <= 4096 - Addr)) &&
-                Addr % 32 == 0,
-            "TASSIGN [A5]: obj must lie within its memory at a 32-byte aligned addr (bytes per location: Vec 262144, "
-            "Mat 524288, Left 65536, Right 65536, Acc 262144, Bias 4096, Scaling 4096, ScaleLeft 4096, ScaleRight "
-            "4096)");
-        return (((T::Loc == TileType::Vec && Addr <= 262144 && sim::tile_storage_bytes<T>() <= 262144 - Addr) ||
-                 (T::Loc == TileType::Mat && Addr <= 524288 && sim::tile_storage_bytes<T>() <= 524288 - Addr) ||
-                 (T::Loc == TileType::Left && Addr <= 65536 && sim::tile_storage_bytes<T>() <= 65536 - Addr) ||
-                 (T::Loc == TileType::Right && Addr <= 65536 && sim::tile_storage_bytes<T>() <= 65536 - Addr) ||
-                 (T::Loc == TileType::Acc && Addr <= 262144 && sim::tile_storage_bytes<T>() <= 262144 - Addr) ||
-                 (T::Loc == TileType::Bias && Addr <= 4096 && sim::tile_storage_bytes<T>() <= 4096 - Addr) ||
-                 (T::Loc == TileType::Scaling && Addr <= 4096 && sim::tile_storage_bytes<T>() <= 4096 - Addr) ||
-                 (T::Loc == TileType::ScaleLeft && Addr <= 4096 && sim::tile_storage_bytes<T>() <= 4096 - Addr) ||
-                 (T::Loc == TileType::ScaleRight && Addr <= 4096 && sim::tile_storage_bytes<T>() <= 4096 - Addr)) &&
-                Addr % 32 == 0);
+            Addr % 32 == 0;
+        static_assert(r02_placement, "TASSIGN [A5]: obj must lie within its memory at a 32-byte aligned addr (bytes "
+                                     "per location: Vec 262144, Mat 524288, Left 65536, Right 65536, Acc 262144, Bias "
+                                     "4096, Scaling 4096, ScaleLeft 4096, ScaleRight 4096)");
+        return r02_placement;
     }
 
     template <typename T>
     static void verify_TASSIGN([[maybe_unused]] const T& obj) {}
 
     // pto.talias (specs/ops/sync_and_config/talias.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TALIAS() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                       uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, int64_t, uint64_t, half, bfloat16_t, float>,
-                      "TALIAS [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "int64_t, uint64_t, half, bfloat16_t, float");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TALIAS [A5]: dst and src must have the same DType");
-        static_assert(TileDataDst::Loc == TileDataSrc::Loc && TileDataDst::isRowMajor == TileDataSrc::isRowMajor &&
-                          TileDataDst::SFractal == TileDataSrc::SFractal &&
-                          TileDataDst::RowStride == TileDataSrc::RowStride &&
-                          TileDataDst::ColStride == TileDataSrc::ColStride,
-                      "TALIAS [A5]: dst and src must have the same TileType, layout and strides");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TALIAS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) &&
-               (TileDataDst::Loc == TileDataSrc::Loc && TileDataDst::isRowMajor == TileDataSrc::isRowMajor &&
-                TileDataDst::SFractal == TileDataSrc::SFractal && TileDataDst::RowStride == TileDataSrc::RowStride &&
-                TileDataDst::ColStride == TileDataSrc::ColStride) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float>;
+        static_assert(r01_dtype, "TALIAS [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, int64_t, uint64_t, half, bfloat16_t, float");
+        constexpr bool r03_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r03_same_dtype, "TALIAS [A5]: dst and src must have the same DType");
+        constexpr bool r04_same_storage =
+            TileDataDst::Loc == TileDataSrc::Loc && TileDataDst::isRowMajor == TileDataSrc::isRowMajor &&
+            TileDataDst::SFractal == TileDataSrc::SFractal && TileDataDst::RowStride == TileDataSrc::RowStride &&
+            TileDataDst::ColStride == TileDataSrc::ColStride;
+        static_assert(r04_same_storage, "TALIAS [A5]: dst and src must have the same TileType, layout and strides");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TALIAS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r01_dtype && r03_same_dtype && r04_same_storage && r05_valid_bounds;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TALIAS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {}
 
     // pto.subview (specs/ops/sync_and_config/subview.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TSUBVIEW() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                       uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, int64_t, uint64_t, half, bfloat16_t, float>,
-                      "TSUBVIEW [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "int64_t, uint64_t, half, bfloat16_t, float");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TSUBVIEW [A5]: dst and src must have the same DType");
-        static_assert(TileDataDst::Loc == TileDataSrc::Loc && TileDataDst::isRowMajor == TileDataSrc::isRowMajor &&
-                          TileDataDst::SFractal == TileDataSrc::SFractal &&
-                          TileDataDst::RowStride == TileDataSrc::RowStride &&
-                          TileDataDst::ColStride == TileDataSrc::ColStride,
-                      "TSUBVIEW [A5]: dst and src must have the same TileType, layout and strides");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TSUBVIEW [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) &&
-               (TileDataDst::Loc == TileDataSrc::Loc && TileDataDst::isRowMajor == TileDataSrc::isRowMajor &&
-                TileDataDst::SFractal == TileDataSrc::SFractal && TileDataDst::RowStride == TileDataSrc::RowStride &&
-                TileDataDst::ColStride == TileDataSrc::ColStride) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float>;
+        static_assert(r01_dtype, "TSUBVIEW [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, int64_t, uint64_t, half, bfloat16_t, float");
+        constexpr bool r03_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r03_same_dtype, "TSUBVIEW [A5]: dst and src must have the same DType");
+        constexpr bool r04_same_storage =
+            TileDataDst::Loc == TileDataSrc::Loc && TileDataDst::isRowMajor == TileDataSrc::isRowMajor &&
+            TileDataDst::SFractal == TileDataSrc::SFractal && TileDataDst::RowStride == TileDataSrc::RowStride &&
+            TileDataDst::ColStride == TileDataSrc::ColStride;
+        static_assert(r04_same_storage, "TSUBVIEW [A5]: dst and src must have the same TileType, layout and strides");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TSUBVIEW [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r01_dtype && r03_same_dtype && r04_same_storage && r05_valid_bounds;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TSUBVIEW([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {}
 
     // pto.setfmatrix (specs/ops/sync_and_config/setfmatrix.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename ConvTileData, SetFmatrixMode FmatrixMode, typename... WaitEvents>
     static constexpr bool check_SETFMATRIX() {
-        static_assert(ConvTileData::Loc == TileType::Mat, "SETFMATRIX [A5]: tile location must be TileType::Mat");
-        return (ConvTileData::Loc == TileType::Mat);
+        constexpr bool r00_location = ConvTileData::Loc == TileType::Mat;
+        static_assert(r00_location, "SETFMATRIX [A5]: tile location must be TileType::Mat");
+        return r00_location;
     }
 
     template <typename ConvTileData>
     static void verify_SETFMATRIX([[maybe_unused]] const ConvTileData& src) {}
 
     // pto.set_img2col_rpt (specs/ops/sync_and_config/set_img2col_rpt.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename ConvTileData, SetFmatrixMode FmatrixMode, typename... WaitEvents>
     static constexpr bool check_SET_IMG2COL_RPT() {
-        static_assert(ConvTileData::Loc == TileType::Mat, "SET_IMG2COL_RPT [A5]: tile location must be TileType::Mat");
-        return (ConvTileData::Loc == TileType::Mat);
+        constexpr bool r00_location = ConvTileData::Loc == TileType::Mat;
+        static_assert(r00_location, "SET_IMG2COL_RPT [A5]: tile location must be TileType::Mat");
+        return r00_location;
     }
 
     template <typename ConvTileData>
     static void verify_SET_IMG2COL_RPT([[maybe_unused]] const ConvTileData& src) {}
 
     // pto.set_img2col_padding (specs/ops/sync_and_config/set_img2col_padding.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename ConvTileData, SetFmatrixMode FmatrixMode, typename... WaitEvents>
     static constexpr bool check_SET_IMG2COL_PADDING() {
-        static_assert(ConvTileData::Loc == TileType::Mat,
-                      "SET_IMG2COL_PADDING [A5]: tile location must be TileType::Mat");
-        return (ConvTileData::Loc == TileType::Mat);
+        constexpr bool r00_location = ConvTileData::Loc == TileType::Mat;
+        static_assert(r00_location, "SET_IMG2COL_PADDING [A5]: tile location must be TileType::Mat");
+        return r00_location;
     }
 
     template <typename ConvTileData>
     static void verify_SET_IMG2COL_PADDING([[maybe_unused]] const ConvTileData& src) {}
 
     // pto.tget_scale_addr (specs/ops/sync_and_config/tget_scale_addr.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataOut, typename TileDataIn, typename... WaitEvents>
     static constexpr bool check_TGET_SCALE_ADDR() {
-        static_assert(TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                          TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols,
+        constexpr bool r04_valid_bounds =
+            TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
+            TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols;
+        static_assert(r04_valid_bounds,
                       "TGET_SCALE_ADDR [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols);
+        return r04_valid_bounds;
     }
 
     template <typename TileDataOut, typename TileDataIn>
@@ -6649,8 +5170,6 @@ struct profile_a5 {
                                        [[maybe_unused]] const TileDataIn& src) {}
 
     // pto.syncall (specs/ops/sync_and_config/syncall.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <SyncAllMode Mode, SyncCoreType CoreType, typename GlobalData>
     static constexpr bool check_SYNCALL() {
         return true;

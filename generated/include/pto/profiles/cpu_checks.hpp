@@ -2,6 +2,14 @@
 // Every documented rule of the CPU profile, one static_assert (or run-time check) each.
 // The profile is a type, so one translation unit can call an op under several profiles
 // (pto::profiled::OP<pto::profile_cpu>(...)); the intrinsics use the selected one.
+//
+// check_<OP>() holds the op's compile-time rules: each is one named constant (r<index>_<kind>, the
+// index being the rule's place in the spec's constraints), asserted with the rule's message, so each
+// broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the simulation
+// at all (so a rejected call reports its rules and nothing else). check_<OP>_f<k>() holds the rules
+// only declaration k is checked against, in its own scope, and check_<OP>_<variant>() the rules of a
+// `variants:` entry of the spec, which replace the op's own. verify_<OP>() (verify_<OP>_f<k>())
+// checks the run-time rules when the op runs, each stopping with the rule's message.
 #pragma once
 
 #include <type_traits>
@@ -17,31 +25,23 @@ struct profile_cpu {
     static constexpr const char* name = "CPU";
 
     // pto.tadds (specs/ops/tile_scalar_and_immediate/tadds.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TADDS() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t,
-                                       int32_t, int64_t, uint64_t, half, float, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t,
-                                           int32_t, int64_t, uint64_t, half, float, bfloat16_t>,
-                      "TADDS [CPU]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, "
-                      "int64_t, uint64_t, half, float, bfloat16_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TADDS [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TADDS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TADDS [CPU]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
-                                 int64_t, uint64_t, half, float, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
-                                 int64_t, uint64_t, half, float, bfloat16_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t,
+                                                    uint32_t, int32_t, int64_t, uint64_t, half, float, bfloat16_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t,
+                                                    uint32_t, int32_t, int64_t, uint64_t, half, float, bfloat16_t>;
+        static_assert(r02_dtype, "TADDS [CPU]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, "
+                                 "int32_t, int64_t, uint64_t, half, float, bfloat16_t");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TADDS [CPU]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TADDS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r07_same_dtype, "TADDS [CPU]: dst and src must have the same DType");
+        return r02_dtype && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -51,26 +51,20 @@ struct profile_cpu {
     }
 
     // pto.taxpy (specs/ops/tile_scalar_and_immediate/taxpy.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TAXPY() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, half, float>,
-                      "TAXPY [CPU]: DType must be one of: half, float");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TAXPY [CPU]: dst and src0 must have the same DType");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TAXPY [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TAXPY [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, half, float>) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, half, float>;
+        static_assert(r01_dtype, "TAXPY [CPU]: DType must be one of: half, float");
+        constexpr bool r02_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r02_same_dtype, "TAXPY [CPU]: dst and src0 must have the same DType");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r03_location, "TAXPY [CPU]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r04_valid_bounds, "TAXPY [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r01_dtype && r02_same_dtype && r03_location && r04_valid_bounds;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -80,31 +74,23 @@ struct profile_cpu {
     }
 
     // pto.tsubs (specs/ops/tile_scalar_and_immediate/tsubs.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TSUBS() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t,
-                                       int32_t, int64_t, uint64_t, half, float, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t,
-                                           int32_t, int64_t, uint64_t, half, float, bfloat16_t>,
-                      "TSUBS [CPU]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, "
-                      "int64_t, uint64_t, half, float, bfloat16_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TSUBS [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TSUBS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TSUBS [CPU]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
-                                 int64_t, uint64_t, half, float, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
-                                 int64_t, uint64_t, half, float, bfloat16_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t,
+                                                    uint32_t, int32_t, int64_t, uint64_t, half, float, bfloat16_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t,
+                                                    uint32_t, int32_t, int64_t, uint64_t, half, float, bfloat16_t>;
+        static_assert(r02_dtype, "TSUBS [CPU]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, "
+                                 "int32_t, int64_t, uint64_t, half, float, bfloat16_t");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r03_location, "TSUBS [CPU]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r04_valid_bounds, "TSUBS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r06_same_dtype, "TSUBS [CPU]: dst and src must have the same DType");
+        return r02_dtype && r03_location && r04_valid_bounds && r06_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -114,31 +100,23 @@ struct profile_cpu {
     }
 
     // pto.tmuls (specs/ops/tile_scalar_and_immediate/tmuls.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TMULS() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint16_t, int16_t, uint32_t, int32_t, int64_t,
-                                       uint64_t, half, float, bfloat16_t, uint8_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, uint16_t, int16_t, uint32_t, int32_t, int64_t,
-                                           uint64_t, half, float, bfloat16_t, uint8_t>,
-                      "TMULS [CPU]: DType must be one of: uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t, "
-                      "half, float, bfloat16_t, uint8_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TMULS [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TMULS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TMULS [CPU]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t,
-                                 half, float, bfloat16_t, uint8_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t,
-                                 half, float, bfloat16_t, uint8_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataDst::DType, uint16_t, int16_t, uint32_t, int32_t,
+                                                    int64_t, uint64_t, half, float, bfloat16_t, uint8_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, uint16_t, int16_t, uint32_t, int32_t,
+                                                    int64_t, uint64_t, half, float, bfloat16_t, uint8_t>;
+        static_assert(r02_dtype, "TMULS [CPU]: DType must be one of: uint16_t, int16_t, uint32_t, int32_t, int64_t, "
+                                 "uint64_t, half, float, bfloat16_t, uint8_t");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TMULS [CPU]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TMULS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r07_same_dtype, "TMULS [CPU]: dst and src must have the same DType");
+        return r02_dtype && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -148,41 +126,28 @@ struct profile_cpu {
     }
 
     // pto.tpows (specs/ops/tile_scalar_and_immediate/tpows.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename DstTile, typename BaseTile, typename TmpTile, typename... WaitEvents>
     static constexpr bool check_TPOWS() {
-        static_assert(std::is_same_v<typename DstTile::DType, typename BaseTile::DType>,
-                      "TPOWS [CPU]: dst and base must have the same DType");
-        static_assert(DstTile::Loc == TileType::Vec && BaseTile::Loc == TileType::Vec,
-                      "TPOWS [CPU]: tile location must be TileType::Vec");
-        static_assert(DstTile::ValidRow <= DstTile::Rows && DstTile::ValidCol <= DstTile::Cols &&
-                          BaseTile::ValidRow <= BaseTile::Rows && BaseTile::ValidCol <= BaseTile::Cols,
-                      "TPOWS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(!(PrecisionType == PowAlgorithm::DEFAULT) ||
-                          (sim::is_one_of_v<typename DstTile::DType, float, half, int32_t, uint32_t, int16_t, uint16_t,
-                                            int8_t, uint8_t> &&
-                           sim::is_one_of_v<typename BaseTile::DType, float, half, int32_t, uint32_t, int16_t, uint16_t,
-                                            int8_t, uint8_t>),
-                      "TPOWS [CPU]: with PrecisionType == PowAlgorithm::DEFAULT, DType must be one of: float, half, "
-                      "int32_t, uint32_t, int16_t, uint16_t, int8_t, uint8_t");
-        static_assert(!(PrecisionType == PowAlgorithm::HIGH_PRECISION) ||
-                          (sim::is_one_of_v<typename DstTile::DType, float, half, bfloat16_t> &&
-                           sim::is_one_of_v<typename BaseTile::DType, float, half, bfloat16_t>),
-                      "TPOWS [CPU]: with PrecisionType == PowAlgorithm::HIGH_PRECISION, DType must be one of: float, "
-                      "half, bfloat16_t");
-        return (std::is_same_v<typename DstTile::DType, typename BaseTile::DType>) &&
-               (DstTile::Loc == TileType::Vec && BaseTile::Loc == TileType::Vec) &&
-               (DstTile::ValidRow <= DstTile::Rows && DstTile::ValidCol <= DstTile::Cols &&
-                BaseTile::ValidRow <= BaseTile::Rows && BaseTile::ValidCol <= BaseTile::Cols) &&
-               (!(PrecisionType == PowAlgorithm::DEFAULT) ||
-                (sim::is_one_of_v<typename DstTile::DType, float, half, int32_t, uint32_t, int16_t, uint16_t, int8_t,
-                                  uint8_t> &&
-                 sim::is_one_of_v<typename BaseTile::DType, float, half, int32_t, uint32_t, int16_t, uint16_t, int8_t,
-                                  uint8_t>)) &&
-               (!(PrecisionType == PowAlgorithm::HIGH_PRECISION) ||
-                (sim::is_one_of_v<typename DstTile::DType, float, half, bfloat16_t> &&
-                 sim::is_one_of_v<typename BaseTile::DType, float, half, bfloat16_t>));
+        constexpr bool r00_same_dtype = std::is_same_v<typename DstTile::DType, typename BaseTile::DType>;
+        static_assert(r00_same_dtype, "TPOWS [CPU]: dst and base must have the same DType");
+        constexpr bool r03_location = DstTile::Loc == TileType::Vec && BaseTile::Loc == TileType::Vec;
+        static_assert(r03_location, "TPOWS [CPU]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds = DstTile::ValidRow <= DstTile::Rows && DstTile::ValidCol <= DstTile::Cols &&
+                                          BaseTile::ValidRow <= BaseTile::Rows && BaseTile::ValidCol <= BaseTile::Cols;
+        static_assert(r04_valid_bounds, "TPOWS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r05_dtype_default = !(PrecisionType == PowAlgorithm::DEFAULT) ||
+                                           (sim::is_one_of_v<typename DstTile::DType, float, half, int32_t, uint32_t,
+                                                             int16_t, uint16_t, int8_t, uint8_t> &&
+                                            sim::is_one_of_v<typename BaseTile::DType, float, half, int32_t, uint32_t,
+                                                             int16_t, uint16_t, int8_t, uint8_t>);
+        static_assert(r05_dtype_default, "TPOWS [CPU]: with PrecisionType == PowAlgorithm::DEFAULT, DType must be one "
+                                         "of: float, half, int32_t, uint32_t, int16_t, uint16_t, int8_t, uint8_t");
+        constexpr bool r06_dtype_high_precision = !(PrecisionType == PowAlgorithm::HIGH_PRECISION) ||
+                                                  (sim::is_one_of_v<typename DstTile::DType, float, half, bfloat16_t> &&
+                                                   sim::is_one_of_v<typename BaseTile::DType, float, half, bfloat16_t>);
+        static_assert(r06_dtype_high_precision, "TPOWS [CPU]: with PrecisionType == PowAlgorithm::HIGH_PRECISION, "
+                                                "DType must be one of: float, half, bfloat16_t");
+        return r00_same_dtype && r03_location && r04_valid_bounds && r05_dtype_default && r06_dtype_high_precision;
     }
 
     template <typename DstTile, typename BaseTile, typename TmpTile>
@@ -193,31 +158,24 @@ struct profile_cpu {
     }
 
     // pto.tdivs (specs/ops/tile_scalar_and_immediate/tdivs.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TDIVS() {
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataDst::DType, uint16_t, int16_t, uint32_t, int32_t,
+                                                    int64_t, uint64_t, half, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, uint16_t, int16_t, uint32_t, int32_t,
+                                                    int64_t, uint64_t, half, float>;
         static_assert(
-            sim::is_one_of_v<typename TileDataDst::DType, uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t, half,
-                             float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t,
-                                 half, float>,
+            r02_dtype,
             "TDIVS [CPU]: DType must be one of: uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t, half, float");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TDIVS [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TDIVS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TDIVS [CPU]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t,
-                                 half, float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t,
-                                 half, float>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TDIVS [CPU]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TDIVS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r07_same_dtype, "TDIVS [CPU]: dst and src must have the same DType");
+        return r02_dtype && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -227,27 +185,22 @@ struct profile_cpu {
     }
 
     // pto.tfmods (specs/ops/tile_scalar_and_immediate/tfmods.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TFMODS() {
-        static_assert(
+        constexpr bool r03_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, float, half, int32_t, uint32_t, int16_t, uint16_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, float, half, int32_t, uint32_t, int16_t, uint16_t>,
-            "TFMODS [CPU]: DType must be one of: float, half, int32_t, uint32_t, int16_t, uint16_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TFMODS [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TFMODS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TFMODS [CPU]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float, half, int32_t, uint32_t, int16_t, uint16_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, float, half, int32_t, uint32_t, int16_t, uint16_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+            sim::is_one_of_v<typename TileDataSrc::DType, float, half, int32_t, uint32_t, int16_t, uint16_t>;
+        static_assert(r03_dtype,
+                      "TFMODS [CPU]: DType must be one of: float, half, int32_t, uint32_t, int16_t, uint16_t");
+        constexpr bool r05_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r05_location, "TFMODS [CPU]: tile location must be TileType::Vec");
+        constexpr bool r06_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r06_valid_bounds, "TFMODS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r08_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r08_same_dtype, "TFMODS [CPU]: dst and src must have the same DType");
+        return r03_dtype && r05_location && r06_valid_bounds && r08_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -257,32 +210,25 @@ struct profile_cpu {
     }
 
     // pto.trems (specs/ops/tile_scalar_and_immediate/trems.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename TileDataTmp,
               typename... WaitEvents>
     static constexpr bool check_TREMS() {
+        constexpr bool r03_dtype = sim::is_one_of_v<typename TileDataDst::DType, float, int32_t, uint32_t, int64_t,
+                                                    uint64_t, half, int16_t, uint16_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, float, int32_t, uint32_t, int64_t,
+                                                    uint64_t, half, int16_t, uint16_t>;
         static_assert(
-            sim::is_one_of_v<typename TileDataDst::DType, float, int32_t, uint32_t, int64_t, uint64_t, half, int16_t,
-                             uint16_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, float, int32_t, uint32_t, int64_t, uint64_t, half,
-                                 int16_t, uint16_t>,
+            r03_dtype,
             "TREMS [CPU]: DType must be one of: float, int32_t, uint32_t, int64_t, uint64_t, half, int16_t, uint16_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TREMS [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TREMS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TREMS [CPU]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float, int32_t, uint32_t, int64_t, uint64_t, half,
-                                 int16_t, uint16_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, float, int32_t, uint32_t, int64_t, uint64_t, half,
-                                 int16_t, uint16_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r05_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r05_location, "TREMS [CPU]: tile location must be TileType::Vec");
+        constexpr bool r06_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r06_valid_bounds, "TREMS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r08_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r08_same_dtype, "TREMS [CPU]: dst and src must have the same DType");
+        return r03_dtype && r05_location && r06_valid_bounds && r08_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp>
@@ -293,31 +239,23 @@ struct profile_cpu {
     }
 
     // pto.tmins (specs/ops/tile_scalar_and_immediate/tmins.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TMINS() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t,
-                                       int32_t, int64_t, uint64_t, half, float, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t,
-                                           int32_t, int64_t, uint64_t, half, float, bfloat16_t>,
-                      "TMINS [CPU]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, "
-                      "int64_t, uint64_t, half, float, bfloat16_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TMINS [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TMINS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TMINS [CPU]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
-                                 int64_t, uint64_t, half, float, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
-                                 int64_t, uint64_t, half, float, bfloat16_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t,
+                                                    uint32_t, int32_t, int64_t, uint64_t, half, float, bfloat16_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t,
+                                                    uint32_t, int32_t, int64_t, uint64_t, half, float, bfloat16_t>;
+        static_assert(r02_dtype, "TMINS [CPU]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, "
+                                 "int32_t, int64_t, uint64_t, half, float, bfloat16_t");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r03_location, "TMINS [CPU]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r04_valid_bounds, "TMINS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r06_same_dtype, "TMINS [CPU]: dst and src must have the same DType");
+        return r02_dtype && r03_location && r04_valid_bounds && r06_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -327,31 +265,23 @@ struct profile_cpu {
     }
 
     // pto.tmaxs (specs/ops/tile_scalar_and_immediate/tmaxs.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TMAXS() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, uint32_t, float, int16_t, uint16_t, half,
-                                       bfloat16_t, uint8_t, int8_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, int32_t, uint32_t, float, int16_t, uint16_t,
-                                           half, bfloat16_t, uint8_t, int8_t>,
-                      "TMAXS [CPU]: DType must be one of: int32_t, uint32_t, float, int16_t, uint16_t, half, "
-                      "bfloat16_t, uint8_t, int8_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TMAXS [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TMAXS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TMAXS [CPU]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, uint32_t, float, int16_t, uint16_t, half,
-                                 bfloat16_t, uint8_t, int8_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, int32_t, uint32_t, float, int16_t, uint16_t, half,
-                                 bfloat16_t, uint8_t, int8_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r03_dtype = sim::is_one_of_v<typename TileDataDst::DType, int32_t, uint32_t, float, int16_t,
+                                                    uint16_t, half, bfloat16_t, uint8_t, int8_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, int32_t, uint32_t, float, int16_t,
+                                                    uint16_t, half, bfloat16_t, uint8_t, int8_t>;
+        static_assert(r03_dtype, "TMAXS [CPU]: DType must be one of: int32_t, uint32_t, float, int16_t, uint16_t, "
+                                 "half, bfloat16_t, uint8_t, int8_t");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TMAXS [CPU]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TMAXS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r07_same_dtype, "TMAXS [CPU]: dst and src must have the same DType");
+        return r03_dtype && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -361,27 +291,22 @@ struct profile_cpu {
     }
 
     // pto.tands (specs/ops/tile_scalar_and_immediate/tands.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TANDS() {
-        static_assert(
+        constexpr bool r01_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>,
-            "TANDS [CPU]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TANDS [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TANDS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TANDS [CPU]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+            sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>;
+        static_assert(r01_dtype,
+                      "TANDS [CPU]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r03_location, "TANDS [CPU]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r04_valid_bounds, "TANDS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r06_same_dtype, "TANDS [CPU]: dst and src must have the same DType");
+        return r01_dtype && r03_location && r04_valid_bounds && r06_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -391,27 +316,22 @@ struct profile_cpu {
     }
 
     // pto.tors (specs/ops/tile_scalar_and_immediate/tors.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TORS() {
-        static_assert(
+        constexpr bool r01_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>,
-            "TORS [CPU]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TORS [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TORS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TORS [CPU]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+            sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>;
+        static_assert(r01_dtype,
+                      "TORS [CPU]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r03_location, "TORS [CPU]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r04_valid_bounds, "TORS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r06_same_dtype, "TORS [CPU]: dst and src must have the same DType");
+        return r01_dtype && r03_location && r04_valid_bounds && r06_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -421,27 +341,22 @@ struct profile_cpu {
     }
 
     // pto.txors (specs/ops/tile_scalar_and_immediate/txors.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp, typename... WaitEvents>
     static constexpr bool check_TXORS() {
-        static_assert(
+        constexpr bool r01_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>,
-            "TXORS [CPU]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TXORS [CPU]: dst and src must have the same DType");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TXORS [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TXORS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols);
+            sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>;
+        static_assert(r01_dtype,
+                      "TXORS [CPU]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t");
+        constexpr bool r03_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r03_same_dtype, "TXORS [CPU]: dst and src must have the same DType");
+        constexpr bool r06_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r06_location, "TXORS [CPU]: tile location must be TileType::Vec");
+        constexpr bool r07_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r07_valid_bounds, "TXORS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r01_dtype && r03_same_dtype && r06_location && r07_valid_bounds;
     }
 
     template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp>
@@ -452,31 +367,23 @@ struct profile_cpu {
     }
 
     // pto.tshls (specs/ops/tile_scalar_and_immediate/tshls.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TSHLS() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, int8_t, uint32_t, int64_t,
-                                       uint64_t, uint16_t, uint8_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, int8_t, uint32_t, int64_t,
-                                           uint64_t, uint16_t, uint8_t>,
-                      "TSHLS [CPU]: DType must be one of: int32_t, int16_t, int8_t, uint32_t, int64_t, uint64_t, "
-                      "uint16_t, uint8_t");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TSHLS [CPU]: dst and src must have the same DType");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TSHLS [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TSHLS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, int8_t, uint32_t, int64_t, uint64_t,
-                                 uint16_t, uint8_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, int8_t, uint32_t, int64_t, uint64_t,
-                                 uint16_t, uint8_t>) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols);
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, int8_t, uint32_t,
+                                                    int64_t, uint64_t, uint16_t, uint8_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, int8_t, uint32_t,
+                                                    int64_t, uint64_t, uint16_t, uint8_t>;
+        static_assert(r02_dtype, "TSHLS [CPU]: DType must be one of: int32_t, int16_t, int8_t, uint32_t, int64_t, "
+                                 "uint64_t, uint16_t, uint8_t");
+        constexpr bool r03_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r03_same_dtype, "TSHLS [CPU]: dst and src must have the same DType");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TSHLS [CPU]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TSHLS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r02_dtype && r03_same_dtype && r04_location && r05_valid_bounds;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -486,31 +393,23 @@ struct profile_cpu {
     }
 
     // pto.tshrs (specs/ops/tile_scalar_and_immediate/tshrs.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TSHRS() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, int8_t, uint32_t, int64_t,
-                                       uint64_t, uint16_t, uint8_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, int8_t, uint32_t, int64_t,
-                                           uint64_t, uint16_t, uint8_t>,
-                      "TSHRS [CPU]: DType must be one of: int32_t, int16_t, int8_t, uint32_t, int64_t, uint64_t, "
-                      "uint16_t, uint8_t");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TSHRS [CPU]: dst and src must have the same DType");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TSHRS [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TSHRS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, int8_t, uint32_t, int64_t, uint64_t,
-                                 uint16_t, uint8_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, int8_t, uint32_t, int64_t, uint64_t,
-                                 uint16_t, uint8_t>) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols);
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, int8_t, uint32_t,
+                                                    int64_t, uint64_t, uint16_t, uint8_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, int8_t, uint32_t,
+                                                    int64_t, uint64_t, uint16_t, uint8_t>;
+        static_assert(r02_dtype, "TSHRS [CPU]: DType must be one of: int32_t, int16_t, int8_t, uint32_t, int64_t, "
+                                 "uint64_t, uint16_t, uint8_t");
+        constexpr bool r03_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r03_same_dtype, "TSHRS [CPU]: dst and src must have the same DType");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TSHRS [CPU]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TSHRS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r02_dtype && r03_same_dtype && r04_location && r05_valid_bounds;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -520,26 +419,21 @@ struct profile_cpu {
     }
 
     // pto.tlrelu (specs/ops/tile_scalar_and_immediate/tlrelu.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TLRELU() {
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TLRELU [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TLRELU [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TLRELU [CPU]: dst and src must have the same DType");
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float, bfloat16_t, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, half, float, bfloat16_t, int16_t, int32_t>,
-                      "TLRELU [CPU]: DType must be one of: half, float, bfloat16_t, int16_t, int32_t");
-        return (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) &&
-               (sim::is_one_of_v<typename TileDataDst::DType, half, float, bfloat16_t, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, half, float, bfloat16_t, int16_t, int32_t>);
+        constexpr bool r00_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r00_location, "TLRELU [CPU]: tile location must be TileType::Vec");
+        constexpr bool r01_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r01_valid_bounds, "TLRELU [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r03_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r03_same_dtype, "TLRELU [CPU]: dst and src must have the same DType");
+        constexpr bool r07_dtype =
+            sim::is_one_of_v<typename TileDataDst::DType, half, float, bfloat16_t, int16_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, half, float, bfloat16_t, int16_t, int32_t>;
+        static_assert(r07_dtype, "TLRELU [CPU]: DType must be one of: half, float, bfloat16_t, int16_t, int32_t");
+        return r00_location && r01_valid_bounds && r03_same_dtype && r07_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -549,28 +443,21 @@ struct profile_cpu {
     }
 
     // pto.taddsc (specs/ops/tile_scalar_and_immediate/taddsc.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename... WaitEvents>
     static constexpr bool check_TADDSC() {
-        static_assert(sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
-                          sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
-                          sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float>,
-                      "TADDSC [CPU]: DType must be one of: int32_t, int16_t, half, float");
-        static_assert(TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec &&
-                          TileData::Loc == TileType::Vec,
-                      "TADDSC [CPU]: tile location must be TileType::Vec");
-        static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                          TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                          TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
-                      "TADDSC [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
-                sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
-                sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float>) &&
-               (TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec) &&
-               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
+                                   sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
+                                   sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float>;
+        static_assert(r01_dtype, "TADDSC [CPU]: DType must be one of: int32_t, int16_t, half, float");
+        constexpr bool r03_location =
+            TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec;
+        static_assert(r03_location, "TADDSC [CPU]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols;
+        static_assert(r04_valid_bounds, "TADDSC [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r01_dtype && r03_location && r04_valid_bounds;
     }
 
     template <typename TileData>
@@ -582,28 +469,21 @@ struct profile_cpu {
     }
 
     // pto.tsubsc (specs/ops/tile_scalar_and_immediate/tsubsc.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename... WaitEvents>
     static constexpr bool check_TSUBSC() {
-        static_assert(sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
-                          sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
-                          sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float>,
-                      "TSUBSC [CPU]: DType must be one of: int32_t, int16_t, half, float");
-        static_assert(TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec &&
-                          TileData::Loc == TileType::Vec,
-                      "TSUBSC [CPU]: tile location must be TileType::Vec");
-        static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                          TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                          TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
-                      "TSUBSC [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
-                sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
-                sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float>) &&
-               (TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec) &&
-               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
+                                   sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
+                                   sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float>;
+        static_assert(r01_dtype, "TSUBSC [CPU]: DType must be one of: int32_t, int16_t, half, float");
+        constexpr bool r03_location =
+            TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec;
+        static_assert(r03_location, "TSUBSC [CPU]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols;
+        static_assert(r04_valid_bounds, "TSUBSC [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r01_dtype && r03_location && r04_valid_bounds;
     }
 
     template <typename TileData>
@@ -615,48 +495,38 @@ struct profile_cpu {
     }
 
     // pto.texpands (specs/ops/tile_scalar_and_immediate/texpands.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename... WaitEvents>
     static constexpr bool check_TEXPANDS() {
-        static_assert(sim::is_one_of_v<typename TileData::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
-                                       int64_t, uint64_t, half, bfloat16_t, float>,
-                      "TEXPANDS [CPU]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, "
-                      "int64_t, uint64_t, half, bfloat16_t, float");
-        static_assert(TileData::Loc == TileType::Vec, "TEXPANDS [CPU]: tile location must be TileType::Vec");
-        static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
-                      "TEXPANDS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileData::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
-               (TileData::Loc == TileType::Vec) &&
-               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileData::DType, uint8_t, int8_t, uint16_t, int16_t,
+                                                    uint32_t, int32_t, int64_t, uint64_t, half, bfloat16_t, float>;
+        static_assert(r02_dtype, "TEXPANDS [CPU]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, "
+                                 "int32_t, int64_t, uint64_t, half, bfloat16_t, float");
+        constexpr bool r04_location = TileData::Loc == TileType::Vec;
+        static_assert(r04_location, "TEXPANDS [CPU]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds = TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols;
+        static_assert(r05_valid_bounds, "TEXPANDS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r02_dtype && r04_location && r05_valid_bounds;
     }
 
     template <typename TileData>
     static void verify_TEXPANDS([[maybe_unused]] const TileData& dst) {}
 
     // pto.tcmps (specs/ops/tile_scalar_and_immediate/tcmps.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TCMPS() {
-        static_assert(sim::is_one_of_v<typename TileDataSrc::DType, int32_t, uint32_t, int64_t, uint64_t, float,
-                                       int16_t, uint16_t, half, uint8_t, int8_t, bfloat16_t>,
-                      "TCMPS [CPU]: DType must be one of: int32_t, uint32_t, int64_t, uint64_t, float, int16_t, "
-                      "uint16_t, half, uint8_t, int8_t, bfloat16_t");
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint8_t>,
-                      "TCMPS [CPU]: DType must be one of: uint8_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TCMPS [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TCMPS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileDataSrc::DType, int32_t, uint32_t, int64_t, uint64_t, float, int16_t,
-                                 uint16_t, half, uint8_t, int8_t, bfloat16_t>) &&
-               (sim::is_one_of_v<typename TileDataDst::DType, uint8_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols);
+        constexpr bool r03_dtype = sim::is_one_of_v<typename TileDataSrc::DType, int32_t, uint32_t, int64_t, uint64_t,
+                                                    float, int16_t, uint16_t, half, uint8_t, int8_t, bfloat16_t>;
+        static_assert(r03_dtype, "TCMPS [CPU]: DType must be one of: int32_t, uint32_t, int64_t, uint64_t, float, "
+                                 "int16_t, uint16_t, half, uint8_t, int8_t, bfloat16_t");
+        constexpr bool r04_dtype = sim::is_one_of_v<typename TileDataDst::DType, uint8_t>;
+        static_assert(r04_dtype, "TCMPS [CPU]: DType must be one of: uint8_t");
+        constexpr bool r06_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r06_location, "TCMPS [CPU]: tile location must be TileType::Vec");
+        constexpr bool r07_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r07_valid_bounds, "TCMPS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r03_dtype && r04_dtype && r06_location && r07_valid_bounds;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -666,27 +536,20 @@ struct profile_cpu {
     }
 
     // pto.tsels (specs/ops/tile_scalar_and_immediate/tsels.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataMask, typename TileDataSrc, typename TileDataTmp,
               typename... WaitEvents>
     static constexpr bool check_TSELS() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                       uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, int64_t, uint64_t, half, bfloat16_t, float>,
-                      "TSELS [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "int64_t, uint64_t, half, bfloat16_t, float");
-        static_assert(sim::is_one_of_v<typename TileDataMask::DType, uint8_t, uint16_t, uint32_t>,
-                      "TSELS [CPU]: DType must be one of: uint8_t, uint16_t, uint32_t");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TSELS [CPU]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
-               (sim::is_one_of_v<typename TileDataMask::DType, uint8_t, uint16_t, uint32_t>) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float>;
+        static_assert(r02_dtype, "TSELS [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, int64_t, uint64_t, half, bfloat16_t, float");
+        constexpr bool r04_dtype = sim::is_one_of_v<typename TileDataMask::DType, uint8_t, uint16_t, uint32_t>;
+        static_assert(r04_dtype, "TSELS [CPU]: DType must be one of: uint8_t, uint16_t, uint32_t");
+        constexpr bool r05_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r05_same_dtype, "TSELS [CPU]: dst and src must have the same DType");
+        return r02_dtype && r04_dtype && r05_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataMask, typename TileDataSrc, typename TileDataTmp>
@@ -697,42 +560,29 @@ struct profile_cpu {
     }
 
     // pto.tadd (specs/ops/elementwise_tile_tile/tadd.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TADD() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float, uint32_t, int64_t,
-                                       uint64_t, uint16_t, bfloat16_t, uint8_t, int8_t> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float, uint32_t,
-                                           int64_t, uint64_t, uint16_t, bfloat16_t, uint8_t, int8_t> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float, uint32_t,
-                                           int64_t, uint64_t, uint16_t, bfloat16_t, uint8_t, int8_t>,
-                      "TADD [CPU]: DType must be one of: int32_t, int16_t, half, float, uint32_t, int64_t, uint64_t, "
-                      "uint16_t, bfloat16_t, uint8_t, int8_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TADD [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TADD [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TADD [CPU]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float, uint32_t, int64_t,
-                                 uint64_t, uint16_t, bfloat16_t, uint8_t, int8_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float, uint32_t, int64_t,
-                                 uint64_t, uint16_t, bfloat16_t, uint8_t, int8_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float, uint32_t, int64_t,
-                                 uint64_t, uint16_t, bfloat16_t, uint8_t, int8_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r02_dtype =
+            sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float, uint32_t, int64_t, uint64_t,
+                             uint16_t, bfloat16_t, uint8_t, int8_t> &&
+            sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float, uint32_t, int64_t, uint64_t,
+                             uint16_t, bfloat16_t, uint8_t, int8_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float, uint32_t, int64_t, uint64_t,
+                             uint16_t, bfloat16_t, uint8_t, int8_t>;
+        static_assert(r02_dtype, "TADD [CPU]: DType must be one of: int32_t, int16_t, half, float, uint32_t, int64_t, "
+                                 "uint64_t, uint16_t, bfloat16_t, uint8_t, int8_t");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TADD [CPU]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TADD [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TADD [CPU]: dst, src0 and src1 must have the same DType");
+        return r02_dtype && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -744,27 +594,21 @@ struct profile_cpu {
     }
 
     // pto.tabs (specs/ops/elementwise_tile_tile/tabs.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TABS() {
-        static_assert(
+        constexpr bool r02_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, float, int32_t, int16_t, int8_t, half, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, float, int32_t, int16_t, int8_t, half, bfloat16_t>,
-            "TABS [CPU]: DType must be one of: float, int32_t, int16_t, int8_t, half, bfloat16_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TABS [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TABS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TABS [CPU]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float, int32_t, int16_t, int8_t, half, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, float, int32_t, int16_t, int8_t, half, bfloat16_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+            sim::is_one_of_v<typename TileDataSrc::DType, float, int32_t, int16_t, int8_t, half, bfloat16_t>;
+        static_assert(r02_dtype, "TABS [CPU]: DType must be one of: float, int32_t, int16_t, int8_t, half, bfloat16_t");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TABS [CPU]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TABS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r07_same_dtype, "TABS [CPU]: dst and src must have the same DType");
+        return r02_dtype && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -774,37 +618,26 @@ struct profile_cpu {
     }
 
     // pto.tand (specs/ops/elementwise_tile_tile/tand.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TAND() {
-        static_assert(
+        constexpr bool r02_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
-            "TAND [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TAND [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TAND [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TAND [CPU]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+            sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r02_dtype,
+                      "TAND [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TAND [CPU]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TAND [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TAND [CPU]: dst, src0 and src1 must have the same DType");
+        return r02_dtype && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -816,37 +649,26 @@ struct profile_cpu {
     }
 
     // pto.tor (specs/ops/elementwise_tile_tile/tor.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TOR() {
-        static_assert(
+        constexpr bool r02_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
-            "TOR [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TOR [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TOR [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TOR [CPU]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+            sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r02_dtype,
+                      "TOR [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TOR [CPU]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TOR [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TOR [CPU]: dst, src0 and src1 must have the same DType");
+        return r02_dtype && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -858,42 +680,29 @@ struct profile_cpu {
     }
 
     // pto.tsub (specs/ops/elementwise_tile_tile/tsub.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TSUB() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float, uint32_t, int64_t,
-                                       uint64_t, uint16_t, uint8_t, int8_t, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float, uint32_t,
-                                           int64_t, uint64_t, uint16_t, uint8_t, int8_t, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float, uint32_t,
-                                           int64_t, uint64_t, uint16_t, uint8_t, int8_t, bfloat16_t>,
-                      "TSUB [CPU]: DType must be one of: int32_t, int16_t, half, float, uint32_t, int64_t, uint64_t, "
-                      "uint16_t, uint8_t, int8_t, bfloat16_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TSUB [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TSUB [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TSUB [CPU]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float, uint32_t, int64_t,
-                                 uint64_t, uint16_t, uint8_t, int8_t, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float, uint32_t, int64_t,
-                                 uint64_t, uint16_t, uint8_t, int8_t, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float, uint32_t, int64_t,
-                                 uint64_t, uint16_t, uint8_t, int8_t, bfloat16_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r02_dtype =
+            sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float, uint32_t, int64_t, uint64_t,
+                             uint16_t, uint8_t, int8_t, bfloat16_t> &&
+            sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float, uint32_t, int64_t, uint64_t,
+                             uint16_t, uint8_t, int8_t, bfloat16_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float, uint32_t, int64_t, uint64_t,
+                             uint16_t, uint8_t, int8_t, bfloat16_t>;
+        static_assert(r02_dtype, "TSUB [CPU]: DType must be one of: int32_t, int16_t, half, float, uint32_t, int64_t, "
+                                 "uint64_t, uint16_t, uint8_t, int8_t, bfloat16_t");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TSUB [CPU]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TSUB [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TSUB [CPU]: dst, src0 and src1 must have the same DType");
+        return r02_dtype && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -905,42 +714,28 @@ struct profile_cpu {
     }
 
     // pto.tmul (specs/ops/elementwise_tile_tile/tmul.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TMUL() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float, uint32_t, int64_t,
-                                       uint64_t, uint16_t, uint8_t, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float, uint32_t,
-                                           int64_t, uint64_t, uint16_t, uint8_t, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float, uint32_t,
-                                           int64_t, uint64_t, uint16_t, uint8_t, bfloat16_t>,
-                      "TMUL [CPU]: DType must be one of: int32_t, int16_t, half, float, uint32_t, int64_t, uint64_t, "
-                      "uint16_t, uint8_t, bfloat16_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TMUL [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TMUL [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TMUL [CPU]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float, uint32_t, int64_t,
-                                 uint64_t, uint16_t, uint8_t, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float, uint32_t, int64_t,
-                                 uint64_t, uint16_t, uint8_t, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float, uint32_t, int64_t,
-                                 uint64_t, uint16_t, uint8_t, bfloat16_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float,
+                                                    uint32_t, int64_t, uint64_t, uint16_t, uint8_t, bfloat16_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float,
+                                                    uint32_t, int64_t, uint64_t, uint16_t, uint8_t, bfloat16_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float,
+                                                    uint32_t, int64_t, uint64_t, uint16_t, uint8_t, bfloat16_t>;
+        static_assert(r02_dtype, "TMUL [CPU]: DType must be one of: int32_t, int16_t, half, float, uint32_t, int64_t, "
+                                 "uint64_t, uint16_t, uint8_t, bfloat16_t");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TMUL [CPU]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TMUL [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TMUL [CPU]: dst, src0 and src1 must have the same DType");
+        return r02_dtype && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -952,42 +747,29 @@ struct profile_cpu {
     }
 
     // pto.tmin (specs/ops/elementwise_tile_tile/tmin.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TMIN() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float, uint32_t, int64_t,
-                                       uint64_t, uint16_t, uint8_t, int8_t, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float, uint32_t,
-                                           int64_t, uint64_t, uint16_t, uint8_t, int8_t, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float, uint32_t,
-                                           int64_t, uint64_t, uint16_t, uint8_t, int8_t, bfloat16_t>,
-                      "TMIN [CPU]: DType must be one of: int32_t, int16_t, half, float, uint32_t, int64_t, uint64_t, "
-                      "uint16_t, uint8_t, int8_t, bfloat16_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TMIN [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TMIN [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TMIN [CPU]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float, uint32_t, int64_t,
-                                 uint64_t, uint16_t, uint8_t, int8_t, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float, uint32_t, int64_t,
-                                 uint64_t, uint16_t, uint8_t, int8_t, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float, uint32_t, int64_t,
-                                 uint64_t, uint16_t, uint8_t, int8_t, bfloat16_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r02_dtype =
+            sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float, uint32_t, int64_t, uint64_t,
+                             uint16_t, uint8_t, int8_t, bfloat16_t> &&
+            sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float, uint32_t, int64_t, uint64_t,
+                             uint16_t, uint8_t, int8_t, bfloat16_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float, uint32_t, int64_t, uint64_t,
+                             uint16_t, uint8_t, int8_t, bfloat16_t>;
+        static_assert(r02_dtype, "TMIN [CPU]: DType must be one of: int32_t, int16_t, half, float, uint32_t, int64_t, "
+                                 "uint64_t, uint16_t, uint8_t, int8_t, bfloat16_t");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TMIN [CPU]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TMIN [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TMIN [CPU]: dst, src0 and src1 must have the same DType");
+        return r02_dtype && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -999,42 +781,29 @@ struct profile_cpu {
     }
 
     // pto.tmax (specs/ops/elementwise_tile_tile/tmax.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TMAX() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float, uint32_t, int64_t,
-                                       uint64_t, uint16_t, uint8_t, int8_t, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float, uint32_t,
-                                           int64_t, uint64_t, uint16_t, uint8_t, int8_t, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float, uint32_t,
-                                           int64_t, uint64_t, uint16_t, uint8_t, int8_t, bfloat16_t>,
-                      "TMAX [CPU]: DType must be one of: int32_t, int16_t, half, float, uint32_t, int64_t, uint64_t, "
-                      "uint16_t, uint8_t, int8_t, bfloat16_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TMAX [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TMAX [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TMAX [CPU]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float, uint32_t, int64_t,
-                                 uint64_t, uint16_t, uint8_t, int8_t, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float, uint32_t, int64_t,
-                                 uint64_t, uint16_t, uint8_t, int8_t, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float, uint32_t, int64_t,
-                                 uint64_t, uint16_t, uint8_t, int8_t, bfloat16_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r02_dtype =
+            sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float, uint32_t, int64_t, uint64_t,
+                             uint16_t, uint8_t, int8_t, bfloat16_t> &&
+            sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float, uint32_t, int64_t, uint64_t,
+                             uint16_t, uint8_t, int8_t, bfloat16_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float, uint32_t, int64_t, uint64_t,
+                             uint16_t, uint8_t, int8_t, bfloat16_t>;
+        static_assert(r02_dtype, "TMAX [CPU]: DType must be one of: int32_t, int16_t, half, float, uint32_t, int64_t, "
+                                 "uint64_t, uint16_t, uint8_t, int8_t, bfloat16_t");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TMAX [CPU]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TMAX [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TMAX [CPU]: dst, src0 and src1 must have the same DType");
+        return r02_dtype && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -1046,39 +815,27 @@ struct profile_cpu {
     }
 
     // pto.tcmp (specs/ops/elementwise_tile_tile/tcmp.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TCMP() {
-        static_assert(sim::is_one_of_v<typename TileDataSrc0::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t,
-                                       int16_t, uint8_t, int8_t, float, half, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t,
-                                           int16_t, uint8_t, int8_t, float, half, bfloat16_t>,
-                      "TCMP [CPU]: DType must be one of: uint32_t, int32_t, int64_t, uint64_t, uint16_t, int16_t, "
-                      "uint8_t, int8_t, float, half, bfloat16_t");
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint8_t, uint32_t>,
-                      "TCMP [CPU]: DType must be one of: uint8_t, uint32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TCMP [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TCMP [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataSrc0::DType, typename TileDataSrc1::DType>,
-                      "TCMP [CPU]: src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataSrc0::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t, int16_t,
-                                 uint8_t, int8_t, float, half, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t, int16_t,
-                                 uint8_t, int8_t, float, half, bfloat16_t>) &&
-               (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, uint32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataSrc0::DType, typename TileDataSrc1::DType>);
+        constexpr bool r04_dtype = sim::is_one_of_v<typename TileDataSrc0::DType, uint32_t, int32_t, int64_t, uint64_t,
+                                                    uint16_t, int16_t, uint8_t, int8_t, float, half, bfloat16_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, uint32_t, int32_t, int64_t, uint64_t,
+                                                    uint16_t, int16_t, uint8_t, int8_t, float, half, bfloat16_t>;
+        static_assert(r04_dtype, "TCMP [CPU]: DType must be one of: uint32_t, int32_t, int64_t, uint64_t, uint16_t, "
+                                 "int16_t, uint8_t, int8_t, float, half, bfloat16_t");
+        constexpr bool r05_dtype = sim::is_one_of_v<typename TileDataDst::DType, uint8_t, uint32_t>;
+        static_assert(r05_dtype, "TCMP [CPU]: DType must be one of: uint8_t, uint32_t");
+        constexpr bool r06_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r06_location, "TCMP [CPU]: tile location must be TileType::Vec");
+        constexpr bool r07_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r07_valid_bounds, "TCMP [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r10_same_dtype = std::is_same_v<typename TileDataSrc0::DType, typename TileDataSrc1::DType>;
+        static_assert(r10_same_dtype, "TCMP [CPU]: src0 and src1 must have the same DType");
+        return r04_dtype && r05_dtype && r06_location && r07_valid_bounds && r10_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -1091,43 +848,30 @@ struct profile_cpu {
     }
 
     // pto.tdiv (specs/ops/elementwise_tile_tile/tdiv.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1,
               typename... WaitEvents>
     static constexpr bool check_TDIV() {
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, float, int32_t, uint32_t,
+                                                    int64_t, uint64_t, int16_t, uint16_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int32_t, uint32_t,
+                                                    int64_t, uint64_t, int16_t, uint16_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int32_t, uint32_t,
+                                                    int64_t, uint64_t, int16_t, uint16_t>;
         static_assert(
-            sim::is_one_of_v<typename TileDataDst::DType, half, float, int32_t, uint32_t, int64_t, uint64_t, int16_t,
-                             uint16_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int32_t, uint32_t, int64_t, uint64_t,
-                                 int16_t, uint16_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int32_t, uint32_t, int64_t, uint64_t,
-                                 int16_t, uint16_t>,
+            r02_dtype,
             "TDIV [CPU]: DType must be one of: half, float, int32_t, uint32_t, int64_t, uint64_t, int16_t, uint16_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TDIV [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TDIV [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TDIV [CPU]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int32_t, uint32_t, int64_t, uint64_t,
-                                 int16_t, uint16_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int32_t, uint32_t, int64_t, uint64_t,
-                                 int16_t, uint16_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int32_t, uint32_t, int64_t, uint64_t,
-                                 int16_t, uint16_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TDIV [CPU]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TDIV [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TDIV [CPU]: dst, src0 and src1 must have the same DType");
+        return r02_dtype && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -1139,42 +883,28 @@ struct profile_cpu {
     }
 
     // pto.tshl (specs/ops/elementwise_tile_tile/tshl.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TSHL() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t,
-                                       int32_t, uint64_t, int64_t> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t,
-                                           int32_t, uint64_t, int64_t> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t,
-                                           int32_t, uint64_t, int64_t>,
-                      "TSHL [CPU]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, "
-                      "uint64_t, int64_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TSHL [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TSHL [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TSHL [CPU]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
-                                 uint64_t, int64_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
-                                 uint64_t, int64_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
-                                 uint64_t, int64_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t,
+                                                    uint32_t, int32_t, uint64_t, int64_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, uint8_t, int8_t, uint16_t, int16_t,
+                                                    uint32_t, int32_t, uint64_t, int64_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, uint8_t, int8_t, uint16_t, int16_t,
+                                                    uint32_t, int32_t, uint64_t, int64_t>;
+        static_assert(r02_dtype, "TSHL [CPU]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, "
+                                 "int32_t, uint64_t, int64_t");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TSHL [CPU]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TSHL [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TSHL [CPU]: dst, src0 and src1 must have the same DType");
+        return r02_dtype && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -1186,42 +916,28 @@ struct profile_cpu {
     }
 
     // pto.tshr (specs/ops/elementwise_tile_tile/tshr.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TSHR() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t,
-                                       int32_t, uint64_t, int64_t> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t,
-                                           int32_t, uint64_t, int64_t> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t,
-                                           int32_t, uint64_t, int64_t>,
-                      "TSHR [CPU]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, "
-                      "uint64_t, int64_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TSHR [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TSHR [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TSHR [CPU]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
-                                 uint64_t, int64_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
-                                 uint64_t, int64_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
-                                 uint64_t, int64_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t,
+                                                    uint32_t, int32_t, uint64_t, int64_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, uint8_t, int8_t, uint16_t, int16_t,
+                                                    uint32_t, int32_t, uint64_t, int64_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, uint8_t, int8_t, uint16_t, int16_t,
+                                                    uint32_t, int32_t, uint64_t, int64_t>;
+        static_assert(r02_dtype, "TSHR [CPU]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, "
+                                 "int32_t, uint64_t, int64_t");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TSHR [CPU]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TSHR [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TSHR [CPU]: dst, src0 and src1 must have the same DType");
+        return r02_dtype && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -1233,38 +949,27 @@ struct profile_cpu {
     }
 
     // pto.txor (specs/ops/elementwise_tile_tile/txor.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp,
               typename... WaitEvents>
     static constexpr bool check_TXOR() {
-        static_assert(
+        constexpr bool r02_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
-            "TXOR [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TXOR [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TXOR [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TXOR [CPU]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+            sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r02_dtype,
+                      "TXOR [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TXOR [CPU]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TXOR [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TXOR [CPU]: dst, src0 and src1 must have the same DType");
+        return r02_dtype && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
@@ -1276,26 +981,21 @@ struct profile_cpu {
     }
 
     // pto.tlog (specs/ops/elementwise_tile_tile/tlog.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TLOG() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, half, bfloat16_t, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, float, half, bfloat16_t, int16_t, int32_t>,
-                      "TLOG [CPU]: DType must be one of: float, half, bfloat16_t, int16_t, int32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TLOG [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TLOG [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TLOG [CPU]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float, half, bfloat16_t, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, float, half, bfloat16_t, int16_t, int32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r02_dtype =
+            sim::is_one_of_v<typename TileDataDst::DType, float, half, bfloat16_t, int16_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, float, half, bfloat16_t, int16_t, int32_t>;
+        static_assert(r02_dtype, "TLOG [CPU]: DType must be one of: float, half, bfloat16_t, int16_t, int32_t");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TLOG [CPU]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TLOG [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r07_same_dtype, "TLOG [CPU]: dst and src must have the same DType");
+        return r02_dtype && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -1305,26 +1005,20 @@ struct profile_cpu {
     }
 
     // pto.trecip (specs/ops/elementwise_tile_tile/trecip.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TRECIP() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, half, int32_t, int16_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, float, half, int32_t, int16_t>,
-                      "TRECIP [CPU]: DType must be one of: float, half, int32_t, int16_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TRECIP [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TRECIP [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TRECIP [CPU]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float, half, int32_t, int16_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, float, half, int32_t, int16_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataDst::DType, float, half, int32_t, int16_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, float, half, int32_t, int16_t>;
+        static_assert(r02_dtype, "TRECIP [CPU]: DType must be one of: float, half, int32_t, int16_t");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TRECIP [CPU]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TRECIP [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r07_same_dtype, "TRECIP [CPU]: dst and src must have the same DType");
+        return r02_dtype && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -1334,17 +1028,14 @@ struct profile_cpu {
     }
 
     // pto.tprelu (specs/ops/elementwise_tile_tile/tprelu.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename... WaitEvents>
     static constexpr bool check_TPRELU() {
-        static_assert(sim::is_one_of_v<typename TileData::DType, half, float, bfloat16_t, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileData::DType, half, float, bfloat16_t, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileData::DType, half, float, bfloat16_t, int16_t, int32_t>,
-                      "TPRELU [CPU]: DType must be one of: half, float, bfloat16_t, int16_t, int32_t");
-        return (sim::is_one_of_v<typename TileData::DType, half, float, bfloat16_t, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileData::DType, half, float, bfloat16_t, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileData::DType, half, float, bfloat16_t, int16_t, int32_t>);
+        constexpr bool r04_dtype =
+            sim::is_one_of_v<typename TileData::DType, half, float, bfloat16_t, int16_t, int32_t> &&
+            sim::is_one_of_v<typename TileData::DType, half, float, bfloat16_t, int16_t, int32_t> &&
+            sim::is_one_of_v<typename TileData::DType, half, float, bfloat16_t, int16_t, int32_t>;
+        static_assert(r04_dtype, "TPRELU [CPU]: DType must be one of: half, float, bfloat16_t, int16_t, int32_t");
+        return r04_dtype;
     }
 
     template <typename TileData, typename TmpT>
@@ -1356,42 +1047,29 @@ struct profile_cpu {
     }
 
     // pto.taddc (specs/ops/elementwise_tile_tile/taddc.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename... WaitEvents>
     static constexpr bool check_TADDC() {
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t> &&
+                                   sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t> &&
+                                   sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t> &&
+                                   sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t>;
         static_assert(
-            sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                             uint32_t> &&
-                sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>,
+            r02_dtype,
             "TADDC [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        static_assert(TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec &&
-                          TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec,
-                      "TADDC [CPU]: tile location must be TileType::Vec");
-        static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                          TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                          TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                          TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
-                      "TADDC [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>) &&
-               (TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec &&
-                TileData::Loc == TileType::Vec) &&
-               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+        constexpr bool r04_location = TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec &&
+                                      TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec;
+        static_assert(r04_location, "TADDC [CPU]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols;
+        static_assert(r05_valid_bounds, "TADDC [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r02_dtype && r04_location && r05_valid_bounds;
     }
 
     template <typename TileData>
@@ -1404,42 +1082,29 @@ struct profile_cpu {
     }
 
     // pto.tsubc (specs/ops/elementwise_tile_tile/tsubc.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename... WaitEvents>
     static constexpr bool check_TSUBC() {
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t> &&
+                                   sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t> &&
+                                   sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t> &&
+                                   sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t>;
         static_assert(
-            sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                             uint32_t> &&
-                sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>,
+            r02_dtype,
             "TSUBC [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        static_assert(TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec &&
-                          TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec,
-                      "TSUBC [CPU]: tile location must be TileType::Vec");
-        static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                          TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                          TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                          TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
-                      "TSUBC [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>) &&
-               (TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec &&
-                TileData::Loc == TileType::Vec) &&
-               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+        constexpr bool r04_location = TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec &&
+                                      TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec;
+        static_assert(r04_location, "TSUBC [CPU]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols;
+        static_assert(r05_valid_bounds, "TSUBC [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r02_dtype && r04_location && r05_valid_bounds;
     }
 
     template <typename TileData>
@@ -1452,32 +1117,27 @@ struct profile_cpu {
     }
 
     // pto.tcvt (specs/ops/elementwise_tile_tile/tcvt.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <bool NeedSetCtrl, typename TileDataD, typename TileDataS, typename... WaitEvents>
     static constexpr bool check_TCVT() {
-        static_assert(
+        constexpr bool r04_dtype =
             sim::is_one_of_v<typename TileDataS::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t, uint16_t,
-                             int32_t, uint32_t, int64_t, uint64_t, int4b_t, float4_e2m1x2_t, float4_e1m2x2_t>,
-            "TCVT [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, "
-            "uint32_t, int64_t, uint64_t, int4b_t, float4_e2m1x2_t, float4_e1m2x2_t");
-        static_assert(
+                             int32_t, uint32_t, int64_t, uint64_t, int4b_t, float4_e2m1x2_t, float4_e1m2x2_t>;
+        static_assert(r04_dtype,
+                      "TCVT [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, uint16_t, "
+                      "int32_t, uint32_t, int64_t, uint64_t, int4b_t, float4_e2m1x2_t, float4_e1m2x2_t");
+        constexpr bool r05_dtype =
             sim::is_one_of_v<typename TileDataD::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t, uint16_t,
-                             int32_t, uint32_t, int64_t, uint64_t, int4b_t, float4_e2m1x2_t, float4_e1m2x2_t>,
-            "TCVT [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, "
-            "uint32_t, int64_t, uint64_t, int4b_t, float4_e2m1x2_t, float4_e1m2x2_t");
-        static_assert(TileDataD::Loc == TileType::Vec && TileDataS::Loc == TileType::Vec,
-                      "TCVT [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataD::ValidRow <= TileDataD::Rows && TileDataD::ValidCol <= TileDataD::Cols &&
-                          TileDataS::ValidRow <= TileDataS::Rows && TileDataS::ValidCol <= TileDataS::Cols,
-                      "TCVT [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileDataS::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t, uint16_t,
-                                 int32_t, uint32_t, int64_t, uint64_t, int4b_t, float4_e2m1x2_t, float4_e1m2x2_t>) &&
-               (sim::is_one_of_v<typename TileDataD::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t, uint16_t,
-                                 int32_t, uint32_t, int64_t, uint64_t, int4b_t, float4_e2m1x2_t, float4_e1m2x2_t>) &&
-               (TileDataD::Loc == TileType::Vec && TileDataS::Loc == TileType::Vec) &&
-               (TileDataD::ValidRow <= TileDataD::Rows && TileDataD::ValidCol <= TileDataD::Cols &&
-                TileDataS::ValidRow <= TileDataS::Rows && TileDataS::ValidCol <= TileDataS::Cols);
+                             int32_t, uint32_t, int64_t, uint64_t, int4b_t, float4_e2m1x2_t, float4_e1m2x2_t>;
+        static_assert(r05_dtype,
+                      "TCVT [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, uint16_t, "
+                      "int32_t, uint32_t, int64_t, uint64_t, int4b_t, float4_e2m1x2_t, float4_e1m2x2_t");
+        constexpr bool r06_location = TileDataD::Loc == TileType::Vec && TileDataS::Loc == TileType::Vec;
+        static_assert(r06_location, "TCVT [CPU]: tile location must be TileType::Vec");
+        constexpr bool r07_valid_bounds =
+            TileDataD::ValidRow <= TileDataD::Rows && TileDataD::ValidCol <= TileDataD::Cols &&
+            TileDataS::ValidRow <= TileDataS::Rows && TileDataS::ValidCol <= TileDataS::Cols;
+        static_assert(r07_valid_bounds, "TCVT [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r04_dtype && r05_dtype && r06_location && r07_valid_bounds;
     }
 
     template <typename TileDataD, typename TileDataS>
@@ -1487,26 +1147,19 @@ struct profile_cpu {
     }
 
     // pto.tsel (specs/ops/elementwise_tile_tile/tsel.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename MaskTile, typename TmpTile, typename... WaitEvents>
     static constexpr bool check_TSEL() {
-        static_assert(sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                       int64_t, uint64_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, int64_t, uint64_t, half, bfloat16_t, float>,
-                      "TSEL [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "int64_t, uint64_t, half, bfloat16_t, float");
-        static_assert(sim::is_one_of_v<typename MaskTile::DType, uint8_t>, "TSEL [CPU]: DType must be one of: uint8_t");
-        return (sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
-               (sim::is_one_of_v<typename MaskTile::DType, uint8_t>);
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float>;
+        static_assert(r02_dtype, "TSEL [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, int64_t, uint64_t, half, bfloat16_t, float");
+        constexpr bool r03_dtype = sim::is_one_of_v<typename MaskTile::DType, uint8_t>;
+        static_assert(r03_dtype, "TSEL [CPU]: DType must be one of: uint8_t");
+        return r02_dtype && r03_dtype;
     }
 
     template <typename TileData, typename MaskTile, typename TmpTile>
@@ -1519,26 +1172,20 @@ struct profile_cpu {
     }
 
     // pto.trsqrt (specs/ops/elementwise_tile_tile/trsqrt.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TRSQRT() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, half, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, float, half, bfloat16_t>,
-                      "TRSQRT [CPU]: DType must be one of: float, half, bfloat16_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TRSQRT [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TRSQRT [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TRSQRT [CPU]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float, half, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, float, half, bfloat16_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataDst::DType, float, half, bfloat16_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, float, half, bfloat16_t>;
+        static_assert(r02_dtype, "TRSQRT [CPU]: DType must be one of: float, half, bfloat16_t");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TRSQRT [CPU]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TRSQRT [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r07_same_dtype, "TRSQRT [CPU]: dst and src must have the same DType");
+        return r02_dtype && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -1548,26 +1195,20 @@ struct profile_cpu {
     }
 
     // pto.tsqrt (specs/ops/elementwise_tile_tile/tsqrt.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TSQRT() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, half, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, float, half, bfloat16_t>,
-                      "TSQRT [CPU]: DType must be one of: float, half, bfloat16_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TSQRT [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TSQRT [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TSQRT [CPU]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float, half, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, float, half, bfloat16_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataDst::DType, float, half, bfloat16_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, float, half, bfloat16_t>;
+        static_assert(r02_dtype, "TSQRT [CPU]: DType must be one of: float, half, bfloat16_t");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TSQRT [CPU]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TSQRT [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r07_same_dtype, "TSQRT [CPU]: dst and src must have the same DType");
+        return r02_dtype && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -1577,26 +1218,20 @@ struct profile_cpu {
     }
 
     // pto.texp (specs/ops/elementwise_tile_tile/texp.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TEXP() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, half, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, float, half, bfloat16_t>,
-                      "TEXP [CPU]: DType must be one of: float, half, bfloat16_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TEXP [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TEXP [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TEXP [CPU]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float, half, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, float, half, bfloat16_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataDst::DType, float, half, bfloat16_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, float, half, bfloat16_t>;
+        static_assert(r02_dtype, "TEXP [CPU]: DType must be one of: float, half, bfloat16_t");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TEXP [CPU]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TEXP [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r07_same_dtype, "TEXP [CPU]: dst and src must have the same DType");
+        return r02_dtype && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -1606,27 +1241,22 @@ struct profile_cpu {
     }
 
     // pto.tnot (specs/ops/elementwise_tile_tile/tnot.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TNOT() {
-        static_assert(
+        constexpr bool r02_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, int16_t, uint16_t, uint32_t, int32_t, int8_t, uint8_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, int16_t, uint16_t, uint32_t, int32_t, int8_t, uint8_t>,
-            "TNOT [CPU]: DType must be one of: int16_t, uint16_t, uint32_t, int32_t, int8_t, uint8_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TNOT [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TNOT [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TNOT [CPU]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int16_t, uint16_t, uint32_t, int32_t, int8_t, uint8_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, int16_t, uint16_t, uint32_t, int32_t, int8_t, uint8_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+            sim::is_one_of_v<typename TileDataSrc::DType, int16_t, uint16_t, uint32_t, int32_t, int8_t, uint8_t>;
+        static_assert(r02_dtype,
+                      "TNOT [CPU]: DType must be one of: int16_t, uint16_t, uint32_t, int32_t, int8_t, uint8_t");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TNOT [CPU]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TNOT [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r07_same_dtype, "TNOT [CPU]: dst and src must have the same DType");
+        return r02_dtype && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -1636,26 +1266,21 @@ struct profile_cpu {
     }
 
     // pto.trelu (specs/ops/elementwise_tile_tile/trelu.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TRELU() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float, int32_t, int16_t, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, half, float, int32_t, int16_t, bfloat16_t>,
-                      "TRELU [CPU]: DType must be one of: half, float, int32_t, int16_t, bfloat16_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TRELU [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TRELU [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TRELU [CPU]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int32_t, int16_t, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, half, float, int32_t, int16_t, bfloat16_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r02_dtype =
+            sim::is_one_of_v<typename TileDataDst::DType, half, float, int32_t, int16_t, bfloat16_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, half, float, int32_t, int16_t, bfloat16_t>;
+        static_assert(r02_dtype, "TRELU [CPU]: DType must be one of: half, float, int32_t, int16_t, bfloat16_t");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TRELU [CPU]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TRELU [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r07_same_dtype, "TRELU [CPU]: dst and src must have the same DType");
+        return r02_dtype && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -1665,31 +1290,24 @@ struct profile_cpu {
     }
 
     // pto.tneg (specs/ops/elementwise_tile_tile/tneg.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TNEG() {
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float,
+                                                    uint32_t, uint16_t, bfloat16_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, half, float,
+                                                    uint32_t, uint16_t, bfloat16_t>;
         static_assert(
-            sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float, uint32_t, uint16_t,
-                             bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, half, float, uint32_t, uint16_t,
-                                 bfloat16_t>,
+            r02_dtype,
             "TNEG [CPU]: DType must be one of: int32_t, int16_t, half, float, uint32_t, uint16_t, bfloat16_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TNEG [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TNEG [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TNEG [CPU]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float, uint32_t, uint16_t,
-                                 bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, half, float, uint32_t, uint16_t,
-                                 bfloat16_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r04_location, "TNEG [CPU]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TNEG [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r07_same_dtype, "TNEG [CPU]: dst and src must have the same DType");
+        return r02_dtype && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -1699,37 +1317,27 @@ struct profile_cpu {
     }
 
     // pto.tfmod (specs/ops/elementwise_tile_tile/tfmod.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1,
               typename... WaitEvents>
     static constexpr bool check_TFMOD() {
-        static_assert(
+        constexpr bool r02_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, float, half, uint16_t, int16_t, uint32_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, float, half, uint16_t, int16_t, uint32_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, float, half, uint16_t, int16_t, uint32_t, int32_t>,
-            "TFMOD [CPU]: DType must be one of: float, half, uint16_t, int16_t, uint32_t, int32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TFMOD [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TFMOD [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TFMOD [CPU]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float, half, uint16_t, int16_t, uint32_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, float, half, uint16_t, int16_t, uint32_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, float, half, uint16_t, int16_t, uint32_t, int32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+            sim::is_one_of_v<typename TileDataSrc0::DType, float, half, uint16_t, int16_t, uint32_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, float, half, uint16_t, int16_t, uint32_t, int32_t>;
+        static_assert(r02_dtype,
+                      "TFMOD [CPU]: DType must be one of: float, half, uint16_t, int16_t, uint32_t, int32_t");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TFMOD [CPU]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TFMOD [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TFMOD [CPU]: dst, src0 and src1 must have the same DType");
+        return r02_dtype && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -1741,43 +1349,30 @@ struct profile_cpu {
     }
 
     // pto.trem (specs/ops/elementwise_tile_tile/trem.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1,
               typename TileDataTmp, typename... WaitEvents>
     static constexpr bool check_TREM() {
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataDst::DType, float, int32_t, half, int16_t,
+                                                    uint16_t, uint32_t, int64_t, uint64_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, float, int32_t, half, int16_t,
+                                                    uint16_t, uint32_t, int64_t, uint64_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, float, int32_t, half, int16_t,
+                                                    uint16_t, uint32_t, int64_t, uint64_t>;
         static_assert(
-            sim::is_one_of_v<typename TileDataDst::DType, float, int32_t, half, int16_t, uint16_t, uint32_t, int64_t,
-                             uint64_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, float, int32_t, half, int16_t, uint16_t, uint32_t,
-                                 int64_t, uint64_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, float, int32_t, half, int16_t, uint16_t, uint32_t,
-                                 int64_t, uint64_t>,
+            r02_dtype,
             "TREM [CPU]: DType must be one of: float, int32_t, half, int16_t, uint16_t, uint32_t, int64_t, uint64_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TREM [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TREM [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TREM [CPU]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float, int32_t, half, int16_t, uint16_t, uint32_t,
-                                 int64_t, uint64_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, float, int32_t, half, int16_t, uint16_t, uint32_t,
-                                 int64_t, uint64_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, float, int32_t, half, int16_t, uint16_t, uint32_t,
-                                 int64_t, uint64_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TREM [CPU]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TREM [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TREM [CPU]: dst, src0 and src1 must have the same DType");
+        return r02_dtype && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
@@ -1789,52 +1384,38 @@ struct profile_cpu {
     }
 
     // pto.tpow (specs/ops/elementwise_tile_tile/tpow.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename DstTile, typename BaseTile, typename ExpTile, typename TmpTile,
               typename... WaitEvents>
     static constexpr bool check_TPOW() {
-        static_assert(std::is_same_v<typename DstTile::DType, typename BaseTile::DType> &&
-                          std::is_same_v<typename DstTile::DType, typename ExpTile::DType>,
-                      "TPOW [CPU]: dst, base and exp must have the same DType");
-        static_assert(DstTile::Loc == TileType::Vec && BaseTile::Loc == TileType::Vec && ExpTile::Loc == TileType::Vec,
-                      "TPOW [CPU]: tile location must be TileType::Vec");
-        static_assert(DstTile::ValidRow <= DstTile::Rows && DstTile::ValidCol <= DstTile::Cols &&
-                          BaseTile::ValidRow <= BaseTile::Rows && BaseTile::ValidCol <= BaseTile::Cols &&
-                          ExpTile::ValidRow <= ExpTile::Rows && ExpTile::ValidCol <= ExpTile::Cols,
-                      "TPOW [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(!(PrecisionType == PowAlgorithm::DEFAULT) ||
-                          (sim::is_one_of_v<typename DstTile::DType, float, half, bfloat16_t, int32_t, uint32_t,
-                                            int16_t, uint16_t, int8_t, uint8_t> &&
-                           sim::is_one_of_v<typename BaseTile::DType, float, half, bfloat16_t, int32_t, uint32_t,
-                                            int16_t, uint16_t, int8_t, uint8_t> &&
-                           sim::is_one_of_v<typename ExpTile::DType, float, half, bfloat16_t, int32_t, uint32_t,
-                                            int16_t, uint16_t, int8_t, uint8_t>),
+        constexpr bool r00_same_dtype = std::is_same_v<typename DstTile::DType, typename BaseTile::DType> &&
+                                        std::is_same_v<typename DstTile::DType, typename ExpTile::DType>;
+        static_assert(r00_same_dtype, "TPOW [CPU]: dst, base and exp must have the same DType");
+        constexpr bool r03_location =
+            DstTile::Loc == TileType::Vec && BaseTile::Loc == TileType::Vec && ExpTile::Loc == TileType::Vec;
+        static_assert(r03_location, "TPOW [CPU]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds = DstTile::ValidRow <= DstTile::Rows && DstTile::ValidCol <= DstTile::Cols &&
+                                          BaseTile::ValidRow <= BaseTile::Rows &&
+                                          BaseTile::ValidCol <= BaseTile::Cols && ExpTile::ValidRow <= ExpTile::Rows &&
+                                          ExpTile::ValidCol <= ExpTile::Cols;
+        static_assert(r04_valid_bounds, "TPOW [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r05_dtype_default = !(PrecisionType == PowAlgorithm::DEFAULT) ||
+                                           (sim::is_one_of_v<typename DstTile::DType, float, half, bfloat16_t, int32_t,
+                                                             uint32_t, int16_t, uint16_t, int8_t, uint8_t> &&
+                                            sim::is_one_of_v<typename BaseTile::DType, float, half, bfloat16_t, int32_t,
+                                                             uint32_t, int16_t, uint16_t, int8_t, uint8_t> &&
+                                            sim::is_one_of_v<typename ExpTile::DType, float, half, bfloat16_t, int32_t,
+                                                             uint32_t, int16_t, uint16_t, int8_t, uint8_t>);
+        static_assert(r05_dtype_default,
                       "TPOW [CPU]: with PrecisionType == PowAlgorithm::DEFAULT, DType must be one of: float, half, "
                       "bfloat16_t, int32_t, uint32_t, int16_t, uint16_t, int8_t, uint8_t");
-        static_assert(!(PrecisionType == PowAlgorithm::HIGH_PRECISION) ||
-                          (sim::is_one_of_v<typename DstTile::DType, float, half, bfloat16_t> &&
-                           sim::is_one_of_v<typename BaseTile::DType, float, half, bfloat16_t> &&
-                           sim::is_one_of_v<typename ExpTile::DType, float, half, bfloat16_t>),
-                      "TPOW [CPU]: with PrecisionType == PowAlgorithm::HIGH_PRECISION, DType must be one of: float, "
-                      "half, bfloat16_t");
-        return (std::is_same_v<typename DstTile::DType, typename BaseTile::DType> &&
-                std::is_same_v<typename DstTile::DType, typename ExpTile::DType>) &&
-               (DstTile::Loc == TileType::Vec && BaseTile::Loc == TileType::Vec && ExpTile::Loc == TileType::Vec) &&
-               (DstTile::ValidRow <= DstTile::Rows && DstTile::ValidCol <= DstTile::Cols &&
-                BaseTile::ValidRow <= BaseTile::Rows && BaseTile::ValidCol <= BaseTile::Cols &&
-                ExpTile::ValidRow <= ExpTile::Rows && ExpTile::ValidCol <= ExpTile::Cols) &&
-               (!(PrecisionType == PowAlgorithm::DEFAULT) ||
-                (sim::is_one_of_v<typename DstTile::DType, float, half, bfloat16_t, int32_t, uint32_t, int16_t,
-                                  uint16_t, int8_t, uint8_t> &&
-                 sim::is_one_of_v<typename BaseTile::DType, float, half, bfloat16_t, int32_t, uint32_t, int16_t,
-                                  uint16_t, int8_t, uint8_t> &&
-                 sim::is_one_of_v<typename ExpTile::DType, float, half, bfloat16_t, int32_t, uint32_t, int16_t,
-                                  uint16_t, int8_t, uint8_t>)) &&
-               (!(PrecisionType == PowAlgorithm::HIGH_PRECISION) ||
-                (sim::is_one_of_v<typename DstTile::DType, float, half, bfloat16_t> &&
-                 sim::is_one_of_v<typename BaseTile::DType, float, half, bfloat16_t> &&
-                 sim::is_one_of_v<typename ExpTile::DType, float, half, bfloat16_t>));
+        constexpr bool r06_dtype_high_precision =
+            !(PrecisionType == PowAlgorithm::HIGH_PRECISION) ||
+            (sim::is_one_of_v<typename DstTile::DType, float, half, bfloat16_t> &&
+             sim::is_one_of_v<typename BaseTile::DType, float, half, bfloat16_t> &&
+             sim::is_one_of_v<typename ExpTile::DType, float, half, bfloat16_t>);
+        static_assert(r06_dtype_high_precision, "TPOW [CPU]: with PrecisionType == PowAlgorithm::HIGH_PRECISION, DType "
+                                                "must be one of: float, half, bfloat16_t");
+        return r00_same_dtype && r03_location && r04_valid_bounds && r05_dtype_default && r06_dtype_high_precision;
     }
 
     template <typename DstTile, typename BaseTile, typename ExpTile, typename TmpTile>
@@ -1846,35 +1427,26 @@ struct profile_cpu {
     }
 
     // pto.tfusedmuladd (specs/ops/elementwise_tile_tile/tfusedmuladd.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TFUSEDMULADD() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float, bfloat16_t, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, half, float, bfloat16_t, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, half, float, bfloat16_t, int16_t, int32_t>,
-                      "TFUSEDMULADD [CPU]: DType must be one of: half, float, bfloat16_t, int16_t, int32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TFUSEDMULADD [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+        constexpr bool r02_dtype =
+            sim::is_one_of_v<typename TileDataDst::DType, half, float, bfloat16_t, int16_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc0::DType, half, float, bfloat16_t, int16_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, half, float, bfloat16_t, int16_t, int32_t>;
+        static_assert(r02_dtype, "TFUSEDMULADD [CPU]: DType must be one of: half, float, bfloat16_t, int16_t, int32_t");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TFUSEDMULADD [CPU]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds,
                       "TFUSEDMULADD [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TFUSEDMULADD [CPU]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float, bfloat16_t, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, bfloat16_t, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, bfloat16_t, int16_t, int32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TFUSEDMULADD [CPU]: dst, src0 and src1 must have the same DType");
+        return r02_dtype && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -1886,35 +1458,27 @@ struct profile_cpu {
     }
 
     // pto.tfusedmuladdrelu (specs/ops/elementwise_tile_tile/tfusedmuladdrelu.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TFUSEDMULADDRELU() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float, bfloat16_t, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, half, float, bfloat16_t, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, half, float, bfloat16_t, int16_t, int32_t>,
+        constexpr bool r02_dtype =
+            sim::is_one_of_v<typename TileDataDst::DType, half, float, bfloat16_t, int16_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc0::DType, half, float, bfloat16_t, int16_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, half, float, bfloat16_t, int16_t, int32_t>;
+        static_assert(r02_dtype,
                       "TFUSEDMULADDRELU [CPU]: DType must be one of: half, float, bfloat16_t, int16_t, int32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TFUSEDMULADDRELU [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TFUSEDMULADDRELU [CPU]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds,
                       "TFUSEDMULADDRELU [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TFUSEDMULADDRELU [CPU]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float, bfloat16_t, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, bfloat16_t, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, bfloat16_t, int16_t, int32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TFUSEDMULADDRELU [CPU]: dst, src0 and src1 must have the same DType");
+        return r02_dtype && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -1927,35 +1491,25 @@ struct profile_cpu {
     }
 
     // pto.tmuladddst (specs/ops/elementwise_tile_tile/tmuladddst.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TMULADDDST() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float, bfloat16_t, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, half, float, bfloat16_t, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, half, float, bfloat16_t, int16_t, int32_t>,
-                      "TMULADDDST [CPU]: DType must be one of: half, float, bfloat16_t, int16_t, int32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TMULADDDST [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TMULADDDST [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TMULADDDST [CPU]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float, bfloat16_t, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, bfloat16_t, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, bfloat16_t, int16_t, int32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r02_dtype =
+            sim::is_one_of_v<typename TileDataDst::DType, half, float, bfloat16_t, int16_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc0::DType, half, float, bfloat16_t, int16_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, half, float, bfloat16_t, int16_t, int32_t>;
+        static_assert(r02_dtype, "TMULADDDST [CPU]: DType must be one of: half, float, bfloat16_t, int16_t, int32_t");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TMULADDDST [CPU]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TMULADDDST [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TMULADDDST [CPU]: dst, src0 and src1 must have the same DType");
+        return r02_dtype && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -1967,35 +1521,25 @@ struct profile_cpu {
     }
 
     // pto.tsubrelu (specs/ops/elementwise_tile_tile/tsubrelu.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TSUBRELU() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float, bfloat16_t, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, half, float, bfloat16_t, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, half, float, bfloat16_t, int16_t, int32_t>,
-                      "TSUBRELU [CPU]: DType must be one of: half, float, bfloat16_t, int16_t, int32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TSUBRELU [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TSUBRELU [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TSUBRELU [CPU]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float, bfloat16_t, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, bfloat16_t, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, float, bfloat16_t, int16_t, int32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r02_dtype =
+            sim::is_one_of_v<typename TileDataDst::DType, half, float, bfloat16_t, int16_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc0::DType, half, float, bfloat16_t, int16_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, half, float, bfloat16_t, int16_t, int32_t>;
+        static_assert(r02_dtype, "TSUBRELU [CPU]: DType must be one of: half, float, bfloat16_t, int16_t, int32_t");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TSUBRELU [CPU]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TSUBRELU [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TSUBRELU [CPU]: dst, src0 and src1 must have the same DType");
+        return r02_dtype && r04_location && r05_valid_bounds && r07_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -2007,34 +1551,25 @@ struct profile_cpu {
     }
 
     // pto.tadddeqrelu (specs/ops/elementwise_tile_tile/tadddeqrelu.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp,
               typename... WaitEvents>
     static constexpr bool check_TADDDEQRELU() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half>,
-                      "TADDDEQRELU [CPU]: DType must be one of: half");
-        static_assert(sim::is_one_of_v<typename TileDataSrc0::DType, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, int32_t> &&
-                          sim::is_one_of_v<typename TileDataTmp::DType, int32_t>,
-                      "TADDDEQRELU [CPU]: DType must be one of: int32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec && TileDataTmp::Loc == TileType::Vec,
-                      "TADDDEQRELU [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, half>;
+        static_assert(r00_dtype, "TADDDEQRELU [CPU]: DType must be one of: half");
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataSrc0::DType, int32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, int32_t> &&
+                                   sim::is_one_of_v<typename TileDataTmp::DType, int32_t>;
+        static_assert(r01_dtype, "TADDDEQRELU [CPU]: DType must be one of: int32_t");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec && TileDataTmp::Loc == TileType::Vec;
+        static_assert(r03_location, "TADDDEQRELU [CPU]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TADDDEQRELU [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half>) &&
-               (sim::is_one_of_v<typename TileDataSrc0::DType, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int32_t> &&
-                sim::is_one_of_v<typename TileDataTmp::DType, int32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec && TileDataTmp::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols);
+        return r00_dtype && r01_dtype && r03_location && r04_valid_bounds;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
@@ -2046,12 +1581,11 @@ struct profile_cpu {
     }
 
     // pto.taddreluconv (specs/ops/elementwise_tile_tile/taddreluconv.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TADDRELUCONV() {
-        static_assert(sim::always_false_v<TileDataDst>, "TADDRELUCONV [CPU]: not available on this target profile");
-        return (sim::always_false_v<TileDataDst>);
+        constexpr bool r06_unavailable = sim::always_false_v<TileDataDst>;
+        static_assert(r06_unavailable, "TADDRELUCONV [CPU]: not available on this target profile");
+        return r06_unavailable;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -2059,12 +1593,11 @@ struct profile_cpu {
                                     [[maybe_unused]] const TileDataSrc1& src1) {}
 
     // pto.tsubreluconv (specs/ops/elementwise_tile_tile/tsubreluconv.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TSUBRELUCONV() {
-        static_assert(sim::always_false_v<TileDataDst>, "TSUBRELUCONV [CPU]: not available on this target profile");
-        return (sim::always_false_v<TileDataDst>);
+        constexpr bool r06_unavailable = sim::always_false_v<TileDataDst>;
+        static_assert(r06_unavailable, "TSUBRELUCONV [CPU]: not available on this target profile");
+        return r06_unavailable;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -2072,219 +1605,176 @@ struct profile_cpu {
                                     [[maybe_unused]] const TileDataSrc1& src1) {}
 
     // pto.vadds (specs/ops/vector_scalar/vadds.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename V_result, typename V_input>
     static constexpr bool check_vadds() {
+        constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t> &&
+                                   sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t>;
         static_assert(
-            sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                             uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>,
+            r00_dtype,
             "vadds [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        return (sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>);
+        return r00_dtype;
     }
 
     // pto.vsubs (specs/ops/vector_scalar/vsubs.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename V_result, typename V_input>
     static constexpr bool check_vsubs() {
+        constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t> &&
+                                   sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t>;
         static_assert(
-            sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                             uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>,
+            r00_dtype,
             "vsubs [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        return (sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>);
+        return r00_dtype;
     }
 
     // pto.vmuls (specs/ops/vector_scalar/vmuls.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename V_result, typename V_input>
     static constexpr bool check_vmuls() {
+        constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t> &&
+                                   sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t>;
         static_assert(
-            sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                             uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>,
+            r00_dtype,
             "vmuls [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        return (sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>);
+        return r00_dtype;
     }
 
     // pto.vmaxs (specs/ops/vector_scalar/vmaxs.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename V_result, typename V_input>
     static constexpr bool check_vmaxs() {
+        constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t> &&
+                                   sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t>;
         static_assert(
-            sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                             uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>,
+            r00_dtype,
             "vmaxs [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        return (sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>);
+        return r00_dtype;
     }
 
     // pto.vmins (specs/ops/vector_scalar/vmins.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename V_result, typename V_input>
     static constexpr bool check_vmins() {
+        constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t> &&
+                                   sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t>;
         static_assert(
-            sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                             uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>,
+            r00_dtype,
             "vmins [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        return (sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>);
+        return r00_dtype;
     }
 
     // pto.vands (specs/ops/vector_scalar/vands.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename V_result, typename V_input>
     static constexpr bool check_vands() {
-        static_assert(
+        constexpr bool r00_dtype =
             sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
-            "vands [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        return (sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>);
+            sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r00_dtype,
+                      "vands [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        return r00_dtype;
     }
 
     // pto.vors (specs/ops/vector_scalar/vors.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename V_result, typename V_input>
     static constexpr bool check_vors() {
-        static_assert(
+        constexpr bool r00_dtype =
             sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
-            "vors [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        return (sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>);
+            sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r00_dtype,
+                      "vors [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        return r00_dtype;
     }
 
     // pto.vxors (specs/ops/vector_scalar/vxors.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename V_result, typename V_input>
     static constexpr bool check_vxors() {
-        static_assert(
+        constexpr bool r00_dtype =
             sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
-            "vxors [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        return (sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>);
+            sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r00_dtype,
+                      "vxors [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        return r00_dtype;
     }
 
     // pto.vshls (specs/ops/vector_scalar/vshls.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename V_result, typename V_input>
     static constexpr bool check_vshls() {
-        static_assert(
+        constexpr bool r00_dtype =
             sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
-            "vshls [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        return (sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>);
+            sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r00_dtype,
+                      "vshls [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        return r00_dtype;
     }
 
     // pto.vshrs (specs/ops/vector_scalar/vshrs.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename V_result, typename V_input>
     static constexpr bool check_vshrs() {
-        static_assert(
+        constexpr bool r00_dtype =
             sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
-            "vshrs [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        return (sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>);
+            sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r00_dtype,
+                      "vshrs [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        return r00_dtype;
     }
 
     // pto.vlrelu (specs/ops/vector_scalar/vlrelu.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename V_result, typename V_input>
     static constexpr bool check_vlrelu() {
-        static_assert(sim::is_one_of_v<typename V_result::DType, half, float> &&
-                          sim::is_one_of_v<typename V_input::DType, half, float>,
-                      "vlrelu [CPU]: DType must be one of: half, float");
-        return (sim::is_one_of_v<typename V_result::DType, half, float> &&
-                sim::is_one_of_v<typename V_input::DType, half, float>);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float> &&
+                                   sim::is_one_of_v<typename V_input::DType, half, float>;
+        static_assert(r00_dtype, "vlrelu [CPU]: DType must be one of: half, float");
+        return r00_dtype;
     }
 
     // pto.vaddcs (specs/ops/vector_scalar/vaddcs.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename V_result, typename V_lhs, typename V_rhs>
     static constexpr bool check_vaddcs() {
-        static_assert(
+        constexpr bool r00_dtype =
             sim::is_one_of_v<typename V_result::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
-                sim::is_one_of_v<typename V_lhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
-                sim::is_one_of_v<typename V_rhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t>,
-            "vaddcs [CPU]: DType must be one of: uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t");
-        return (sim::is_one_of_v<typename V_result::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
-                sim::is_one_of_v<typename V_lhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
-                sim::is_one_of_v<typename V_rhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t>);
+            sim::is_one_of_v<typename V_lhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
+            sim::is_one_of_v<typename V_rhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t>;
+        static_assert(r00_dtype,
+                      "vaddcs [CPU]: DType must be one of: uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t");
+        return r00_dtype;
     }
 
     // pto.vsubcs (specs/ops/vector_scalar/vsubcs.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename V_result, typename V_lhs, typename V_rhs>
     static constexpr bool check_vsubcs() {
-        static_assert(
+        constexpr bool r00_dtype =
             sim::is_one_of_v<typename V_result::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
-                sim::is_one_of_v<typename V_lhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
-                sim::is_one_of_v<typename V_rhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t>,
-            "vsubcs [CPU]: DType must be one of: uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t");
-        return (sim::is_one_of_v<typename V_result::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
-                sim::is_one_of_v<typename V_lhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
-                sim::is_one_of_v<typename V_rhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t>);
+            sim::is_one_of_v<typename V_lhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
+            sim::is_one_of_v<typename V_rhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t>;
+        static_assert(r00_dtype,
+                      "vsubcs [CPU]: DType must be one of: uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t");
+        return r00_dtype;
     }
 
     // pto.trowsum (specs/ops/reduce_and_expand/trowsum.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
     static constexpr bool check_TROWSUM() {
-        static_assert(sim::is_one_of_v<typename TileDataOut::DType, half, bfloat16_t, float, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataIn::DType, half, bfloat16_t, float, int16_t, int32_t>,
-                      "TROWSUM [CPU]: DType must be one of: half, bfloat16_t, float, int16_t, int32_t");
-        static_assert(TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec,
-                      "TROWSUM [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                          TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols,
-                      "TROWSUM [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>,
-                      "TROWSUM [CPU]: dst and src must have the same DType");
-        static_assert(TileDataIn::isRowMajor, "TROWSUM [CPU]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataOut::DType, half, bfloat16_t, float, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataIn::DType, half, bfloat16_t, float, int16_t, int32_t>) &&
-               (TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec) &&
-               (TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols) &&
-               (std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>) && (TileDataIn::isRowMajor);
+        constexpr bool r02_dtype =
+            sim::is_one_of_v<typename TileDataOut::DType, half, bfloat16_t, float, int16_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataIn::DType, half, bfloat16_t, float, int16_t, int32_t>;
+        static_assert(r02_dtype, "TROWSUM [CPU]: DType must be one of: half, bfloat16_t, float, int16_t, int32_t");
+        constexpr bool r03_location = TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec;
+        static_assert(r03_location, "TROWSUM [CPU]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
+            TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols;
+        static_assert(r04_valid_bounds, "TROWSUM [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>;
+        static_assert(r06_same_dtype, "TROWSUM [CPU]: dst and src must have the same DType");
+        constexpr bool r07_row_major = TileDataIn::isRowMajor;
+        static_assert(r07_row_major, "TROWSUM [CPU]: tile layout must be row-major");
+        return r02_dtype && r03_location && r04_valid_bounds && r06_same_dtype && r07_row_major;
     }
 
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp>
@@ -2295,32 +1785,25 @@ struct profile_cpu {
     }
 
     // pto.trowmax (specs/ops/reduce_and_expand/trowmax.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
     static constexpr bool check_TROWMAX() {
-        static_assert(sim::is_one_of_v<typename TileDataOut::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                       uint16_t, int32_t, uint32_t, int64_t, uint64_t> &&
-                          sim::is_one_of_v<typename TileDataIn::DType, half, bfloat16_t, float, int8_t, uint8_t,
-                                           int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t>,
-                      "TROWMAX [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, "
-                      "uint16_t, int32_t, uint32_t, int64_t, uint64_t");
-        static_assert(TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec,
-                      "TROWMAX [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                          TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols,
-                      "TROWMAX [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>,
-                      "TROWMAX [CPU]: dst and src must have the same DType");
-        static_assert(TileDataIn::isRowMajor, "TROWMAX [CPU]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataOut::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                 uint16_t, int32_t, uint32_t, int64_t, uint64_t> &&
-                sim::is_one_of_v<typename TileDataIn::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                 uint16_t, int32_t, uint32_t, int64_t, uint64_t>) &&
-               (TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec) &&
-               (TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols) &&
-               (std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>) && (TileDataIn::isRowMajor);
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataOut::DType, half, bfloat16_t, float, int8_t,
+                                                    uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t> &&
+                                   sim::is_one_of_v<typename TileDataIn::DType, half, bfloat16_t, float, int8_t,
+                                                    uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t>;
+        static_assert(r02_dtype, "TROWMAX [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, "
+                                 "int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t");
+        constexpr bool r03_location = TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec;
+        static_assert(r03_location, "TROWMAX [CPU]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
+            TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols;
+        static_assert(r04_valid_bounds, "TROWMAX [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>;
+        static_assert(r06_same_dtype, "TROWMAX [CPU]: dst and src must have the same DType");
+        constexpr bool r07_row_major = TileDataIn::isRowMajor;
+        static_assert(r07_row_major, "TROWMAX [CPU]: tile layout must be row-major");
+        return r02_dtype && r03_location && r04_valid_bounds && r06_same_dtype && r07_row_major;
     }
 
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp>
@@ -2331,32 +1814,25 @@ struct profile_cpu {
     }
 
     // pto.trowmin (specs/ops/reduce_and_expand/trowmin.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
     static constexpr bool check_TROWMIN() {
-        static_assert(sim::is_one_of_v<typename TileDataOut::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                       uint16_t, int32_t, uint32_t, int64_t, uint64_t> &&
-                          sim::is_one_of_v<typename TileDataIn::DType, half, bfloat16_t, float, int8_t, uint8_t,
-                                           int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t>,
-                      "TROWMIN [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, "
-                      "uint16_t, int32_t, uint32_t, int64_t, uint64_t");
-        static_assert(TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec,
-                      "TROWMIN [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                          TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols,
-                      "TROWMIN [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>,
-                      "TROWMIN [CPU]: dst and src must have the same DType");
-        static_assert(TileDataIn::isRowMajor, "TROWMIN [CPU]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataOut::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                 uint16_t, int32_t, uint32_t, int64_t, uint64_t> &&
-                sim::is_one_of_v<typename TileDataIn::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                 uint16_t, int32_t, uint32_t, int64_t, uint64_t>) &&
-               (TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec) &&
-               (TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols) &&
-               (std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>) && (TileDataIn::isRowMajor);
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataOut::DType, half, bfloat16_t, float, int8_t,
+                                                    uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t> &&
+                                   sim::is_one_of_v<typename TileDataIn::DType, half, bfloat16_t, float, int8_t,
+                                                    uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t>;
+        static_assert(r02_dtype, "TROWMIN [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, "
+                                 "int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t");
+        constexpr bool r03_location = TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec;
+        static_assert(r03_location, "TROWMIN [CPU]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
+            TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols;
+        static_assert(r04_valid_bounds, "TROWMIN [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>;
+        static_assert(r06_same_dtype, "TROWMIN [CPU]: dst and src must have the same DType");
+        constexpr bool r07_row_major = TileDataIn::isRowMajor;
+        static_assert(r07_row_major, "TROWMIN [CPU]: tile layout must be row-major");
+        return r02_dtype && r03_location && r04_valid_bounds && r06_same_dtype && r07_row_major;
     }
 
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp>
@@ -2367,27 +1843,23 @@ struct profile_cpu {
     }
 
     // pto.trowprod (specs/ops/reduce_and_expand/trowprod.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
     static constexpr bool check_TROWPROD() {
-        static_assert(sim::is_one_of_v<typename TileDataOut::DType, half, bfloat16_t, float, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataIn::DType, half, bfloat16_t, float, int16_t, int32_t>,
-                      "TROWPROD [CPU]: DType must be one of: half, bfloat16_t, float, int16_t, int32_t");
-        static_assert(TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec,
-                      "TROWPROD [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                          TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols,
-                      "TROWPROD [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>,
-                      "TROWPROD [CPU]: dst and src must have the same DType");
-        static_assert(TileDataIn::isRowMajor, "TROWPROD [CPU]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataOut::DType, half, bfloat16_t, float, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataIn::DType, half, bfloat16_t, float, int16_t, int32_t>) &&
-               (TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec) &&
-               (TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols) &&
-               (std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>) && (TileDataIn::isRowMajor);
+        constexpr bool r02_dtype =
+            sim::is_one_of_v<typename TileDataOut::DType, half, bfloat16_t, float, int16_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataIn::DType, half, bfloat16_t, float, int16_t, int32_t>;
+        static_assert(r02_dtype, "TROWPROD [CPU]: DType must be one of: half, bfloat16_t, float, int16_t, int32_t");
+        constexpr bool r03_location = TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec;
+        static_assert(r03_location, "TROWPROD [CPU]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
+            TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols;
+        static_assert(r04_valid_bounds, "TROWPROD [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>;
+        static_assert(r06_same_dtype, "TROWPROD [CPU]: dst and src must have the same DType");
+        constexpr bool r07_row_major = TileDataIn::isRowMajor;
+        static_assert(r07_row_major, "TROWPROD [CPU]: tile layout must be row-major");
+        return r02_dtype && r03_location && r04_valid_bounds && r06_same_dtype && r07_row_major;
     }
 
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp>
@@ -2398,29 +1870,23 @@ struct profile_cpu {
     }
 
     // pto.trowargmax (specs/ops/reduce_and_expand/trowargmax.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
     static constexpr bool check_TROWARGMAX() {
-        static_assert(sim::is_one_of_v<typename TileDataOut::DType, uint32_t, int32_t>,
-                      "TROWARGMAX [CPU]: DType must be one of: uint32_t, int32_t");
-        static_assert(sim::is_one_of_v<typename TileDataIn::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                       uint16_t, int32_t, uint32_t, int64_t, uint64_t>,
-                      "TROWARGMAX [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, "
-                      "uint16_t, int32_t, uint32_t, int64_t, uint64_t");
-        static_assert(TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec,
-                      "TROWARGMAX [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                          TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols,
-                      "TROWARGMAX [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(TileDataIn::isRowMajor, "TROWARGMAX [CPU]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataOut::DType, uint32_t, int32_t>) &&
-               (sim::is_one_of_v<typename TileDataIn::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                 uint16_t, int32_t, uint32_t, int64_t, uint64_t>) &&
-               (TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec) &&
-               (TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols) &&
-               (TileDataIn::isRowMajor);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataOut::DType, uint32_t, int32_t>;
+        static_assert(r00_dtype, "TROWARGMAX [CPU]: DType must be one of: uint32_t, int32_t");
+        constexpr bool r03_dtype = sim::is_one_of_v<typename TileDataIn::DType, half, bfloat16_t, float, int8_t,
+                                                    uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t>;
+        static_assert(r03_dtype, "TROWARGMAX [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, "
+                                 "int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t");
+        constexpr bool r04_location = TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec;
+        static_assert(r04_location, "TROWARGMAX [CPU]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
+            TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols;
+        static_assert(r05_valid_bounds, "TROWARGMAX [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_row_major = TileDataIn::isRowMajor;
+        static_assert(r07_row_major, "TROWARGMAX [CPU]: tile layout must be row-major");
+        return r00_dtype && r03_dtype && r04_location && r05_valid_bounds && r07_row_major;
     }
 
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp>
@@ -2431,29 +1897,23 @@ struct profile_cpu {
     }
 
     // pto.trowargmin (specs/ops/reduce_and_expand/trowargmin.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
     static constexpr bool check_TROWARGMIN() {
-        static_assert(sim::is_one_of_v<typename TileDataOut::DType, uint32_t, int32_t>,
-                      "TROWARGMIN [CPU]: DType must be one of: uint32_t, int32_t");
-        static_assert(sim::is_one_of_v<typename TileDataIn::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                       uint16_t, int32_t, uint32_t, int64_t, uint64_t>,
-                      "TROWARGMIN [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, "
-                      "uint16_t, int32_t, uint32_t, int64_t, uint64_t");
-        static_assert(TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec,
-                      "TROWARGMIN [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                          TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols,
-                      "TROWARGMIN [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(TileDataIn::isRowMajor, "TROWARGMIN [CPU]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataOut::DType, uint32_t, int32_t>) &&
-               (sim::is_one_of_v<typename TileDataIn::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                 uint16_t, int32_t, uint32_t, int64_t, uint64_t>) &&
-               (TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec) &&
-               (TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols) &&
-               (TileDataIn::isRowMajor);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataOut::DType, uint32_t, int32_t>;
+        static_assert(r00_dtype, "TROWARGMIN [CPU]: DType must be one of: uint32_t, int32_t");
+        constexpr bool r03_dtype = sim::is_one_of_v<typename TileDataIn::DType, half, bfloat16_t, float, int8_t,
+                                                    uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t>;
+        static_assert(r03_dtype, "TROWARGMIN [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, "
+                                 "int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t");
+        constexpr bool r04_location = TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec;
+        static_assert(r04_location, "TROWARGMIN [CPU]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
+            TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols;
+        static_assert(r05_valid_bounds, "TROWARGMIN [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_row_major = TileDataIn::isRowMajor;
+        static_assert(r07_row_major, "TROWARGMIN [CPU]: tile layout must be row-major");
+        return r00_dtype && r03_dtype && r04_location && r05_valid_bounds && r07_row_major;
     }
 
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp>
@@ -2464,29 +1924,23 @@ struct profile_cpu {
     }
 
     // pto.tcolsum (specs/ops/reduce_and_expand/tcolsum.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataOut, typename TileDataIn, typename... WaitEvents>
     static constexpr bool check_TCOLSUM() {
-        static_assert(sim::is_one_of_v<typename TileDataOut::DType, half, bfloat16_t, float, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataIn::DType, half, bfloat16_t, float, int16_t, int32_t>,
-                      "TCOLSUM [CPU]: DType must be one of: half, bfloat16_t, float, int16_t, int32_t");
-        static_assert(TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec,
-                      "TCOLSUM [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                          TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols,
-                      "TCOLSUM [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>,
-                      "TCOLSUM [CPU]: dst and src must have the same DType");
-        static_assert(TileDataOut::isRowMajor && TileDataIn::isRowMajor,
-                      "TCOLSUM [CPU]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataOut::DType, half, bfloat16_t, float, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataIn::DType, half, bfloat16_t, float, int16_t, int32_t>) &&
-               (TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec) &&
-               (TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols) &&
-               (std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>) &&
-               (TileDataOut::isRowMajor && TileDataIn::isRowMajor);
+        constexpr bool r02_dtype =
+            sim::is_one_of_v<typename TileDataOut::DType, half, bfloat16_t, float, int16_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataIn::DType, half, bfloat16_t, float, int16_t, int32_t>;
+        static_assert(r02_dtype, "TCOLSUM [CPU]: DType must be one of: half, bfloat16_t, float, int16_t, int32_t");
+        constexpr bool r03_location = TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec;
+        static_assert(r03_location, "TCOLSUM [CPU]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
+            TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols;
+        static_assert(r04_valid_bounds, "TCOLSUM [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>;
+        static_assert(r06_same_dtype, "TCOLSUM [CPU]: dst and src must have the same DType");
+        constexpr bool r07_row_major = TileDataOut::isRowMajor && TileDataIn::isRowMajor;
+        static_assert(r07_row_major, "TCOLSUM [CPU]: tile layout must be row-major");
+        return r02_dtype && r03_location && r04_valid_bounds && r06_same_dtype && r07_row_major;
     }
 
     template <typename TileDataOut, typename TileDataIn>
@@ -2496,34 +1950,25 @@ struct profile_cpu {
     }
 
     // pto.tcolmax (specs/ops/reduce_and_expand/tcolmax.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataOut, typename TileDataIn, typename... WaitEvents>
     static constexpr bool check_TCOLMAX() {
-        static_assert(sim::is_one_of_v<typename TileDataOut::DType, half, float, int8_t, uint8_t, int16_t, uint16_t,
-                                       int32_t, uint32_t, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataIn::DType, half, float, int8_t, uint8_t, int16_t, uint16_t,
-                                           int32_t, uint32_t, bfloat16_t>,
-                      "TCOLMAX [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, "
-                      "uint32_t, bfloat16_t");
-        static_assert(TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec,
-                      "TCOLMAX [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                          TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols,
-                      "TCOLMAX [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>,
-                      "TCOLMAX [CPU]: dst and src must have the same DType");
-        static_assert(TileDataOut::isRowMajor && TileDataIn::isRowMajor,
-                      "TCOLMAX [CPU]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataOut::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataIn::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t, bfloat16_t>) &&
-               (TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec) &&
-               (TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols) &&
-               (std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>) &&
-               (TileDataOut::isRowMajor && TileDataIn::isRowMajor);
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataOut::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t> &&
+                                   sim::is_one_of_v<typename TileDataIn::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t>;
+        static_assert(r02_dtype, "TCOLMAX [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, "
+                                 "uint16_t, int32_t, uint32_t, bfloat16_t");
+        constexpr bool r03_location = TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec;
+        static_assert(r03_location, "TCOLMAX [CPU]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
+            TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols;
+        static_assert(r04_valid_bounds, "TCOLMAX [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>;
+        static_assert(r06_same_dtype, "TCOLMAX [CPU]: dst and src must have the same DType");
+        constexpr bool r07_row_major = TileDataOut::isRowMajor && TileDataIn::isRowMajor;
+        static_assert(r07_row_major, "TCOLMAX [CPU]: tile layout must be row-major");
+        return r02_dtype && r03_location && r04_valid_bounds && r06_same_dtype && r07_row_major;
     }
 
     template <typename TileDataOut, typename TileDataIn>
@@ -2533,34 +1978,25 @@ struct profile_cpu {
     }
 
     // pto.tcolmin (specs/ops/reduce_and_expand/tcolmin.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataOut, typename TileDataIn, typename... WaitEvents>
     static constexpr bool check_TCOLMIN() {
-        static_assert(sim::is_one_of_v<typename TileDataOut::DType, half, float, int8_t, uint8_t, int16_t, uint16_t,
-                                       int32_t, uint32_t, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataIn::DType, half, float, int8_t, uint8_t, int16_t, uint16_t,
-                                           int32_t, uint32_t, bfloat16_t>,
-                      "TCOLMIN [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, "
-                      "uint32_t, bfloat16_t");
-        static_assert(TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec,
-                      "TCOLMIN [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                          TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols,
-                      "TCOLMIN [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>,
-                      "TCOLMIN [CPU]: dst and src must have the same DType");
-        static_assert(TileDataOut::isRowMajor && TileDataIn::isRowMajor,
-                      "TCOLMIN [CPU]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataOut::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataIn::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t, bfloat16_t>) &&
-               (TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec) &&
-               (TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols) &&
-               (std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>) &&
-               (TileDataOut::isRowMajor && TileDataIn::isRowMajor);
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataOut::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t> &&
+                                   sim::is_one_of_v<typename TileDataIn::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t>;
+        static_assert(r02_dtype, "TCOLMIN [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, "
+                                 "uint16_t, int32_t, uint32_t, bfloat16_t");
+        constexpr bool r03_location = TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec;
+        static_assert(r03_location, "TCOLMIN [CPU]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
+            TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols;
+        static_assert(r04_valid_bounds, "TCOLMIN [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>;
+        static_assert(r06_same_dtype, "TCOLMIN [CPU]: dst and src must have the same DType");
+        constexpr bool r07_row_major = TileDataOut::isRowMajor && TileDataIn::isRowMajor;
+        static_assert(r07_row_major, "TCOLMIN [CPU]: tile layout must be row-major");
+        return r02_dtype && r03_location && r04_valid_bounds && r06_same_dtype && r07_row_major;
     }
 
     template <typename TileDataOut, typename TileDataIn>
@@ -2570,34 +2006,26 @@ struct profile_cpu {
     }
 
     // pto.tcolprod (specs/ops/reduce_and_expand/tcolprod.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataOut, typename TileDataIn, typename... WaitEvents>
     static constexpr bool check_TCOLPROD() {
-        static_assert(
+        constexpr bool r02_dtype =
             sim::is_one_of_v<typename TileDataOut::DType, half, float, bfloat16_t, int16_t, uint16_t, int32_t,
                              uint32_t> &&
-                sim::is_one_of_v<typename TileDataIn::DType, half, float, bfloat16_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>,
+            sim::is_one_of_v<typename TileDataIn::DType, half, float, bfloat16_t, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(
+            r02_dtype,
             "TCOLPROD [CPU]: DType must be one of: half, float, bfloat16_t, int16_t, uint16_t, int32_t, uint32_t");
-        static_assert(TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec,
-                      "TCOLPROD [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                          TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols,
-                      "TCOLPROD [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>,
-                      "TCOLPROD [CPU]: dst and src must have the same DType");
-        static_assert(TileDataOut::isRowMajor && TileDataIn::isRowMajor,
-                      "TCOLPROD [CPU]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataOut::DType, half, float, bfloat16_t, int16_t, uint16_t, int32_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileDataIn::DType, half, float, bfloat16_t, int16_t, uint16_t, int32_t,
-                                 uint32_t>) &&
-               (TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec) &&
-               (TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols) &&
-               (std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>) &&
-               (TileDataOut::isRowMajor && TileDataIn::isRowMajor);
+        constexpr bool r03_location = TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec;
+        static_assert(r03_location, "TCOLPROD [CPU]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
+            TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols;
+        static_assert(r04_valid_bounds, "TCOLPROD [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>;
+        static_assert(r06_same_dtype, "TCOLPROD [CPU]: dst and src must have the same DType");
+        constexpr bool r07_row_major = TileDataOut::isRowMajor && TileDataIn::isRowMajor;
+        static_assert(r07_row_major, "TCOLPROD [CPU]: tile layout must be row-major");
+        return r02_dtype && r03_location && r04_valid_bounds && r06_same_dtype && r07_row_major;
     }
 
     template <typename TileDataOut, typename TileDataIn>
@@ -2607,29 +2035,23 @@ struct profile_cpu {
     }
 
     // pto.tcolargmax (specs/ops/reduce_and_expand/tcolargmax.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
     static constexpr bool check_TCOLARGMAX() {
-        static_assert(sim::is_one_of_v<typename TileDataOut::DType, uint32_t, int32_t>,
-                      "TCOLARGMAX [CPU]: DType must be one of: uint32_t, int32_t");
-        static_assert(sim::is_one_of_v<typename TileDataIn::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                       uint16_t, int32_t, uint32_t, int64_t, uint64_t>,
-                      "TCOLARGMAX [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, "
-                      "uint16_t, int32_t, uint32_t, int64_t, uint64_t");
-        static_assert(TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec,
-                      "TCOLARGMAX [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                          TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols,
-                      "TCOLARGMAX [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(TileDataIn::isRowMajor, "TCOLARGMAX [CPU]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataOut::DType, uint32_t, int32_t>) &&
-               (sim::is_one_of_v<typename TileDataIn::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                 uint16_t, int32_t, uint32_t, int64_t, uint64_t>) &&
-               (TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec) &&
-               (TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols) &&
-               (TileDataIn::isRowMajor);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataOut::DType, uint32_t, int32_t>;
+        static_assert(r00_dtype, "TCOLARGMAX [CPU]: DType must be one of: uint32_t, int32_t");
+        constexpr bool r03_dtype = sim::is_one_of_v<typename TileDataIn::DType, half, bfloat16_t, float, int8_t,
+                                                    uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t>;
+        static_assert(r03_dtype, "TCOLARGMAX [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, "
+                                 "int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t");
+        constexpr bool r04_location = TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec;
+        static_assert(r04_location, "TCOLARGMAX [CPU]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
+            TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols;
+        static_assert(r05_valid_bounds, "TCOLARGMAX [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_row_major = TileDataIn::isRowMajor;
+        static_assert(r07_row_major, "TCOLARGMAX [CPU]: tile layout must be row-major");
+        return r00_dtype && r03_dtype && r04_location && r05_valid_bounds && r07_row_major;
     }
 
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp>
@@ -2640,29 +2062,23 @@ struct profile_cpu {
     }
 
     // pto.tcolargmin (specs/ops/reduce_and_expand/tcolargmin.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
     static constexpr bool check_TCOLARGMIN() {
-        static_assert(sim::is_one_of_v<typename TileDataOut::DType, uint32_t, int32_t>,
-                      "TCOLARGMIN [CPU]: DType must be one of: uint32_t, int32_t");
-        static_assert(sim::is_one_of_v<typename TileDataIn::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                       uint16_t, int32_t, uint32_t, int64_t, uint64_t>,
-                      "TCOLARGMIN [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, "
-                      "uint16_t, int32_t, uint32_t, int64_t, uint64_t");
-        static_assert(TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec,
-                      "TCOLARGMIN [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                          TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols,
-                      "TCOLARGMIN [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(TileDataIn::isRowMajor, "TCOLARGMIN [CPU]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataOut::DType, uint32_t, int32_t>) &&
-               (sim::is_one_of_v<typename TileDataIn::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                 uint16_t, int32_t, uint32_t, int64_t, uint64_t>) &&
-               (TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec) &&
-               (TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols) &&
-               (TileDataIn::isRowMajor);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataOut::DType, uint32_t, int32_t>;
+        static_assert(r00_dtype, "TCOLARGMIN [CPU]: DType must be one of: uint32_t, int32_t");
+        constexpr bool r03_dtype = sim::is_one_of_v<typename TileDataIn::DType, half, bfloat16_t, float, int8_t,
+                                                    uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t>;
+        static_assert(r03_dtype, "TCOLARGMIN [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, "
+                                 "int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t");
+        constexpr bool r04_location = TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec;
+        static_assert(r04_location, "TCOLARGMIN [CPU]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
+            TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols;
+        static_assert(r05_valid_bounds, "TCOLARGMIN [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r07_row_major = TileDataIn::isRowMajor;
+        static_assert(r07_row_major, "TCOLARGMIN [CPU]: tile layout must be row-major");
+        return r00_dtype && r03_dtype && r04_location && r05_valid_bounds && r07_row_major;
     }
 
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp>
@@ -2673,32 +2089,25 @@ struct profile_cpu {
     }
 
     // pto.trowexpand (specs/ops/reduce_and_expand/trowexpand.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TROWEXPAND() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                       uint32_t, half, bfloat16_t, float, int64_t, uint64_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, half, bfloat16_t, float, int64_t, uint64_t>,
-                      "TROWEXPAND [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "half, bfloat16_t, float, int64_t, uint64_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TROWEXPAND [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TROWEXPAND [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TROWEXPAND [CPU]: dst and src must have the same DType");
-        static_assert(TileDataDst::isRowMajor, "TROWEXPAND [CPU]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float, int64_t, uint64_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float, int64_t, uint64_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) && (TileDataDst::isRowMajor);
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float, int64_t, uint64_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float, int64_t, uint64_t>;
+        static_assert(r02_dtype, "TROWEXPAND [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, half, bfloat16_t, float, int64_t, uint64_t");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r03_location, "TROWEXPAND [CPU]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r04_valid_bounds, "TROWEXPAND [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r06_same_dtype, "TROWEXPAND [CPU]: dst and src must have the same DType");
+        constexpr bool r07_row_major = TileDataDst::isRowMajor;
+        static_assert(r07_row_major, "TROWEXPAND [CPU]: tile layout must be row-major");
+        return r02_dtype && r03_location && r04_valid_bounds && r06_same_dtype && r07_row_major;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -2708,32 +2117,25 @@ struct profile_cpu {
     }
 
     // pto.tcolexpand (specs/ops/reduce_and_expand/tcolexpand.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TCOLEXPAND() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                       uint32_t, half, bfloat16_t, float, int64_t, uint64_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, half, bfloat16_t, float, int64_t, uint64_t>,
-                      "TCOLEXPAND [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "half, bfloat16_t, float, int64_t, uint64_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TCOLEXPAND [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TCOLEXPAND [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TCOLEXPAND [CPU]: dst and src must have the same DType");
-        static_assert(TileDataDst::isRowMajor, "TCOLEXPAND [CPU]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float, int64_t, uint64_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float, int64_t, uint64_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) && (TileDataDst::isRowMajor);
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float, int64_t, uint64_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float, int64_t, uint64_t>;
+        static_assert(r02_dtype, "TCOLEXPAND [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, half, bfloat16_t, float, int64_t, uint64_t");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r03_location, "TCOLEXPAND [CPU]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r04_valid_bounds, "TCOLEXPAND [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r06_same_dtype, "TCOLEXPAND [CPU]: dst and src must have the same DType");
+        constexpr bool r07_row_major = TileDataDst::isRowMajor;
+        static_assert(r07_row_major, "TCOLEXPAND [CPU]: tile layout must be row-major");
+        return r02_dtype && r03_location && r04_valid_bounds && r06_same_dtype && r07_row_major;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -2743,47 +2145,34 @@ struct profile_cpu {
     }
 
     // pto.trowexpandadd (specs/ops/reduce_and_expand/trowexpandadd.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TROWEXPANDADD() {
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t,
+                                                    int32_t, uint16_t, uint32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t,
+                                                    int32_t, uint16_t, uint32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float, int16_t,
+                                                    int32_t, uint16_t, uint32_t>;
         static_assert(
-            sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                             uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t>,
+            r02_dtype,
             "TROWEXPANDADD [CPU]: DType must be one of: half, bfloat16_t, float, int16_t, int32_t, uint16_t, uint32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TROWEXPANDADD [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TROWEXPANDADD [CPU]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TROWEXPANDADD [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TROWEXPANDADD [CPU]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor, "TROWEXPANDADD [CPU]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TROWEXPANDADD [CPU]: dst, src0 and src1 must have the same DType");
+        constexpr bool r08_row_major = TileDataDst::isRowMajor;
+        static_assert(r08_row_major, "TROWEXPANDADD [CPU]: tile layout must be row-major");
+        return r02_dtype && r03_location && r04_valid_bounds && r07_same_dtype && r08_row_major;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
     static constexpr bool check_TROWEXPANDADD_f1() {
         return true;
@@ -2809,47 +2198,34 @@ struct profile_cpu {
     }
 
     // pto.trowexpandsub (specs/ops/reduce_and_expand/trowexpandsub.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TROWEXPANDSUB() {
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t,
+                                                    int32_t, uint16_t, uint32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t,
+                                                    int32_t, uint16_t, uint32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float, int16_t,
+                                                    int32_t, uint16_t, uint32_t>;
         static_assert(
-            sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                             uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t>,
+            r02_dtype,
             "TROWEXPANDSUB [CPU]: DType must be one of: half, bfloat16_t, float, int16_t, int32_t, uint16_t, uint32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TROWEXPANDSUB [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TROWEXPANDSUB [CPU]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TROWEXPANDSUB [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TROWEXPANDSUB [CPU]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor, "TROWEXPANDSUB [CPU]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TROWEXPANDSUB [CPU]: dst, src0 and src1 must have the same DType");
+        constexpr bool r08_row_major = TileDataDst::isRowMajor;
+        static_assert(r08_row_major, "TROWEXPANDSUB [CPU]: tile layout must be row-major");
+        return r02_dtype && r03_location && r04_valid_bounds && r07_same_dtype && r08_row_major;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
     static constexpr bool check_TROWEXPANDSUB_f1() {
         return true;
@@ -2875,47 +2251,33 @@ struct profile_cpu {
     }
 
     // pto.trowexpandmul (specs/ops/reduce_and_expand/trowexpandmul.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TROWEXPANDMUL() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                       uint32_t, uint8_t> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t, int32_t,
-                                           uint16_t, uint32_t, uint8_t> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float, int16_t, int32_t,
-                                           uint16_t, uint32_t, uint8_t>,
-                      "TROWEXPANDMUL [CPU]: DType must be one of: half, bfloat16_t, float, int16_t, int32_t, uint16_t, "
-                      "uint32_t, uint8_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TROWEXPANDMUL [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t,
+                                                    int32_t, uint16_t, uint32_t, uint8_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t,
+                                                    int32_t, uint16_t, uint32_t, uint8_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float, int16_t,
+                                                    int32_t, uint16_t, uint32_t, uint8_t>;
+        static_assert(r02_dtype, "TROWEXPANDMUL [CPU]: DType must be one of: half, bfloat16_t, float, int16_t, "
+                                 "int32_t, uint16_t, uint32_t, uint8_t");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TROWEXPANDMUL [CPU]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TROWEXPANDMUL [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TROWEXPANDMUL [CPU]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor, "TROWEXPANDMUL [CPU]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t, uint8_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t, uint8_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t, uint8_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TROWEXPANDMUL [CPU]: dst, src0 and src1 must have the same DType");
+        constexpr bool r08_row_major = TileDataDst::isRowMajor;
+        static_assert(r08_row_major, "TROWEXPANDMUL [CPU]: tile layout must be row-major");
+        return r02_dtype && r03_location && r04_valid_bounds && r07_same_dtype && r08_row_major;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
     static constexpr bool check_TROWEXPANDMUL_f1() {
         return true;
@@ -2941,48 +2303,35 @@ struct profile_cpu {
     }
 
     // pto.trowexpanddiv (specs/ops/reduce_and_expand/trowexpanddiv.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1,
               typename... WaitEvents>
     static constexpr bool check_TROWEXPANDDIV() {
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t,
+                                                    int32_t, uint16_t, uint32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t,
+                                                    int32_t, uint16_t, uint32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float, int16_t,
+                                                    int32_t, uint16_t, uint32_t>;
         static_assert(
-            sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                             uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t>,
+            r02_dtype,
             "TROWEXPANDDIV [CPU]: DType must be one of: half, bfloat16_t, float, int16_t, int32_t, uint16_t, uint32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TROWEXPANDDIV [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TROWEXPANDDIV [CPU]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TROWEXPANDDIV [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TROWEXPANDDIV [CPU]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor, "TROWEXPANDDIV [CPU]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TROWEXPANDDIV [CPU]: dst, src0 and src1 must have the same DType");
+        constexpr bool r08_row_major = TileDataDst::isRowMajor;
+        static_assert(r08_row_major, "TROWEXPANDDIV [CPU]: tile layout must be row-major");
+        return r02_dtype && r03_location && r04_valid_bounds && r07_same_dtype && r08_row_major;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1,
               typename TileDataTmp>
     static constexpr bool check_TROWEXPANDDIV_f1() {
@@ -3009,47 +2358,34 @@ struct profile_cpu {
     }
 
     // pto.trowexpandmax (specs/ops/reduce_and_expand/trowexpandmax.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TROWEXPANDMAX() {
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t,
+                                                    int32_t, uint16_t, uint32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t,
+                                                    int32_t, uint16_t, uint32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float, int16_t,
+                                                    int32_t, uint16_t, uint32_t>;
         static_assert(
-            sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                             uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t>,
+            r02_dtype,
             "TROWEXPANDMAX [CPU]: DType must be one of: half, bfloat16_t, float, int16_t, int32_t, uint16_t, uint32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TROWEXPANDMAX [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TROWEXPANDMAX [CPU]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TROWEXPANDMAX [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TROWEXPANDMAX [CPU]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor, "TROWEXPANDMAX [CPU]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TROWEXPANDMAX [CPU]: dst, src0 and src1 must have the same DType");
+        constexpr bool r08_row_major = TileDataDst::isRowMajor;
+        static_assert(r08_row_major, "TROWEXPANDMAX [CPU]: tile layout must be row-major");
+        return r02_dtype && r03_location && r04_valid_bounds && r07_same_dtype && r08_row_major;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
     static constexpr bool check_TROWEXPANDMAX_f1() {
         return true;
@@ -3075,47 +2411,34 @@ struct profile_cpu {
     }
 
     // pto.trowexpandmin (specs/ops/reduce_and_expand/trowexpandmin.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TROWEXPANDMIN() {
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t,
+                                                    int32_t, uint16_t, uint32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t,
+                                                    int32_t, uint16_t, uint32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float, int16_t,
+                                                    int32_t, uint16_t, uint32_t>;
         static_assert(
-            sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                             uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t>,
+            r02_dtype,
             "TROWEXPANDMIN [CPU]: DType must be one of: half, bfloat16_t, float, int16_t, int32_t, uint16_t, uint32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TROWEXPANDMIN [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TROWEXPANDMIN [CPU]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TROWEXPANDMIN [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TROWEXPANDMIN [CPU]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor, "TROWEXPANDMIN [CPU]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TROWEXPANDMIN [CPU]: dst, src0 and src1 must have the same DType");
+        constexpr bool r08_row_major = TileDataDst::isRowMajor;
+        static_assert(r08_row_major, "TROWEXPANDMIN [CPU]: tile layout must be row-major");
+        return r02_dtype && r03_location && r04_valid_bounds && r07_same_dtype && r08_row_major;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
     static constexpr bool check_TROWEXPANDMIN_f1() {
         return true;
@@ -3141,40 +2464,29 @@ struct profile_cpu {
     }
 
     // pto.trowexpandexpdif (specs/ops/reduce_and_expand/trowexpandexpdif.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TROWEXPANDEXPDIF() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float>,
-                      "TROWEXPANDEXPDIF [CPU]: DType must be one of: half, bfloat16_t, float");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TROWEXPANDEXPDIF [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float>;
+        static_assert(r02_dtype, "TROWEXPANDEXPDIF [CPU]: DType must be one of: half, bfloat16_t, float");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TROWEXPANDEXPDIF [CPU]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TROWEXPANDEXPDIF [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TROWEXPANDEXPDIF [CPU]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor, "TROWEXPANDEXPDIF [CPU]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TROWEXPANDEXPDIF [CPU]: dst, src0 and src1 must have the same DType");
+        constexpr bool r08_row_major = TileDataDst::isRowMajor;
+        static_assert(r08_row_major, "TROWEXPANDEXPDIF [CPU]: tile layout must be row-major");
+        return r02_dtype && r03_location && r04_valid_bounds && r07_same_dtype && r08_row_major;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
     static constexpr bool check_TROWEXPANDEXPDIF_f1() {
         return true;
@@ -3201,45 +2513,32 @@ struct profile_cpu {
     }
 
     // pto.tcolexpandadd (specs/ops/reduce_and_expand/tcolexpandadd.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TCOLEXPANDADD() {
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t,
+                                                    int32_t, uint16_t, uint32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t,
+                                                    int32_t, uint16_t, uint32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float, int16_t,
+                                                    int32_t, uint16_t, uint32_t>;
         static_assert(
-            sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                             uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t>,
+            r02_dtype,
             "TCOLEXPANDADD [CPU]: DType must be one of: half, bfloat16_t, float, int16_t, int32_t, uint16_t, uint32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TCOLEXPANDADD [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TCOLEXPANDADD [CPU]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TCOLEXPANDADD [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TCOLEXPANDADD [CPU]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TCOLEXPANDADD [CPU]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TCOLEXPANDADD [CPU]: dst, src0 and src1 must have the same DType");
+        constexpr bool r08_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r08_row_major, "TCOLEXPANDADD [CPU]: tile layout must be row-major");
+        return r02_dtype && r03_location && r04_valid_bounds && r07_same_dtype && r08_row_major;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3252,45 +2551,32 @@ struct profile_cpu {
     }
 
     // pto.tcolexpandsub (specs/ops/reduce_and_expand/tcolexpandsub.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TCOLEXPANDSUB() {
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t,
+                                                    int32_t, uint16_t, uint32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t,
+                                                    int32_t, uint16_t, uint32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float, int16_t,
+                                                    int32_t, uint16_t, uint32_t>;
         static_assert(
-            sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                             uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t>,
+            r02_dtype,
             "TCOLEXPANDSUB [CPU]: DType must be one of: half, bfloat16_t, float, int16_t, int32_t, uint16_t, uint32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TCOLEXPANDSUB [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TCOLEXPANDSUB [CPU]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TCOLEXPANDSUB [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TCOLEXPANDSUB [CPU]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TCOLEXPANDSUB [CPU]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TCOLEXPANDSUB [CPU]: dst, src0 and src1 must have the same DType");
+        constexpr bool r08_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r08_row_major, "TCOLEXPANDSUB [CPU]: tile layout must be row-major");
+        return r02_dtype && r03_location && r04_valid_bounds && r07_same_dtype && r08_row_major;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3303,45 +2589,31 @@ struct profile_cpu {
     }
 
     // pto.tcolexpandmul (specs/ops/reduce_and_expand/tcolexpandmul.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TCOLEXPANDMUL() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                       uint32_t, uint8_t> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t, int32_t,
-                                           uint16_t, uint32_t, uint8_t> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float, int16_t, int32_t,
-                                           uint16_t, uint32_t, uint8_t>,
-                      "TCOLEXPANDMUL [CPU]: DType must be one of: half, bfloat16_t, float, int16_t, int32_t, uint16_t, "
-                      "uint32_t, uint8_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TCOLEXPANDMUL [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t,
+                                                    int32_t, uint16_t, uint32_t, uint8_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t,
+                                                    int32_t, uint16_t, uint32_t, uint8_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float, int16_t,
+                                                    int32_t, uint16_t, uint32_t, uint8_t>;
+        static_assert(r02_dtype, "TCOLEXPANDMUL [CPU]: DType must be one of: half, bfloat16_t, float, int16_t, "
+                                 "int32_t, uint16_t, uint32_t, uint8_t");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TCOLEXPANDMUL [CPU]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TCOLEXPANDMUL [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TCOLEXPANDMUL [CPU]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TCOLEXPANDMUL [CPU]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t, uint8_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t, uint8_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t, uint8_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TCOLEXPANDMUL [CPU]: dst, src0 and src1 must have the same DType");
+        constexpr bool r08_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r08_row_major, "TCOLEXPANDMUL [CPU]: tile layout must be row-major");
+        return r02_dtype && r03_location && r04_valid_bounds && r07_same_dtype && r08_row_major;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3354,46 +2626,33 @@ struct profile_cpu {
     }
 
     // pto.tcolexpanddiv (specs/ops/reduce_and_expand/tcolexpanddiv.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1,
               typename... WaitEvents>
     static constexpr bool check_TCOLEXPANDDIV() {
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t,
+                                                    int32_t, uint16_t, uint32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t,
+                                                    int32_t, uint16_t, uint32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float, int16_t,
+                                                    int32_t, uint16_t, uint32_t>;
         static_assert(
-            sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                             uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t>,
+            r02_dtype,
             "TCOLEXPANDDIV [CPU]: DType must be one of: half, bfloat16_t, float, int16_t, int32_t, uint16_t, uint32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TCOLEXPANDDIV [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TCOLEXPANDDIV [CPU]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TCOLEXPANDDIV [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TCOLEXPANDDIV [CPU]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TCOLEXPANDDIV [CPU]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TCOLEXPANDDIV [CPU]: dst, src0 and src1 must have the same DType");
+        constexpr bool r08_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r08_row_major, "TCOLEXPANDDIV [CPU]: tile layout must be row-major");
+        return r02_dtype && r03_location && r04_valid_bounds && r07_same_dtype && r08_row_major;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3406,45 +2665,32 @@ struct profile_cpu {
     }
 
     // pto.tcolexpandmax (specs/ops/reduce_and_expand/tcolexpandmax.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TCOLEXPANDMAX() {
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t,
+                                                    int32_t, uint16_t, uint32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t,
+                                                    int32_t, uint16_t, uint32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float, int16_t,
+                                                    int32_t, uint16_t, uint32_t>;
         static_assert(
-            sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                             uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t>,
+            r02_dtype,
             "TCOLEXPANDMAX [CPU]: DType must be one of: half, bfloat16_t, float, int16_t, int32_t, uint16_t, uint32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TCOLEXPANDMAX [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TCOLEXPANDMAX [CPU]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TCOLEXPANDMAX [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TCOLEXPANDMAX [CPU]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TCOLEXPANDMAX [CPU]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TCOLEXPANDMAX [CPU]: dst, src0 and src1 must have the same DType");
+        constexpr bool r08_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r08_row_major, "TCOLEXPANDMAX [CPU]: tile layout must be row-major");
+        return r02_dtype && r03_location && r04_valid_bounds && r07_same_dtype && r08_row_major;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3457,45 +2703,32 @@ struct profile_cpu {
     }
 
     // pto.tcolexpandmin (specs/ops/reduce_and_expand/tcolexpandmin.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TCOLEXPANDMIN() {
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t,
+                                                    int32_t, uint16_t, uint32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t,
+                                                    int32_t, uint16_t, uint32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float, int16_t,
+                                                    int32_t, uint16_t, uint32_t>;
         static_assert(
-            sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                             uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t>,
+            r02_dtype,
             "TCOLEXPANDMIN [CPU]: DType must be one of: half, bfloat16_t, float, int16_t, int32_t, uint16_t, uint32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TCOLEXPANDMIN [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TCOLEXPANDMIN [CPU]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TCOLEXPANDMIN [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TCOLEXPANDMIN [CPU]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TCOLEXPANDMIN [CPU]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TCOLEXPANDMIN [CPU]: dst, src0 and src1 must have the same DType");
+        constexpr bool r08_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r08_row_major, "TCOLEXPANDMIN [CPU]: tile layout must be row-major");
+        return r02_dtype && r03_location && r04_valid_bounds && r07_same_dtype && r08_row_major;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3508,38 +2741,27 @@ struct profile_cpu {
     }
 
     // pto.tcolexpandexpdif (specs/ops/reduce_and_expand/tcolexpandexpdif.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TCOLEXPANDEXPDIF() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float>,
-                      "TCOLEXPANDEXPDIF [CPU]: DType must be one of: half, bfloat16_t, float");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TCOLEXPANDEXPDIF [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float>;
+        static_assert(r02_dtype, "TCOLEXPANDEXPDIF [CPU]: DType must be one of: half, bfloat16_t, float");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r03_location, "TCOLEXPANDEXPDIF [CPU]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r04_valid_bounds,
                       "TCOLEXPANDEXPDIF [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TCOLEXPANDEXPDIF [CPU]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TCOLEXPANDEXPDIF [CPU]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
+        constexpr bool r07_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r07_same_dtype, "TCOLEXPANDEXPDIF [CPU]: dst, src0 and src1 must have the same DType");
+        constexpr bool r08_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r08_row_major, "TCOLEXPANDEXPDIF [CPU]: tile layout must be row-major");
+        return r02_dtype && r03_location && r04_valid_bounds && r07_same_dtype && r08_row_major;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3553,21 +2775,16 @@ struct profile_cpu {
     }
 
     // pto.tpairreducesum (specs/ops/reduce_and_expand/tpairreducesum.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename... WaitEvents>
     static constexpr bool check_TPAIRREDUCESUM() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t>,
-                      "TPAIRREDUCESUM [CPU]: DType must be one of: half, float, int16_t, int32_t");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType>,
-                      "TPAIRREDUCESUM [CPU]: dst and src0 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor,
-                      "TPAIRREDUCESUM [CPU]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t>) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t>;
+        static_assert(r01_dtype, "TPAIRREDUCESUM [CPU]: DType must be one of: half, float, int16_t, int32_t");
+        constexpr bool r02_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType>;
+        static_assert(r02_same_dtype, "TPAIRREDUCESUM [CPU]: dst and src0 must have the same DType");
+        constexpr bool r03_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor;
+        static_assert(r03_row_major, "TPAIRREDUCESUM [CPU]: tile layout must be row-major");
+        return r01_dtype && r02_same_dtype && r03_row_major;
     }
 
     template <typename TileDataDst, typename TileDataSrc0>
@@ -3575,11 +2792,9 @@ struct profile_cpu {
                                       [[maybe_unused]] const TileDataSrc0& src0) {}
 
     // pto.tmatmul (specs/ops/matrix_and_matrix_vector/tmatmul.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileRes, typename TileLeft, typename TileRight, typename... WaitEvents>
     static constexpr bool check_TMATMUL() {
-        static_assert(
+        constexpr bool r00_dtype_tuples =
             ((std::is_same_v<typename TileRes::DType, int32_t> && std::is_same_v<typename TileLeft::DType, int8_t> &&
               std::is_same_v<typename TileRight::DType, int8_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, half> &&
@@ -3587,28 +2802,21 @@ struct profile_cpu {
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, bfloat16_t> &&
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
-              std::is_same_v<typename TileRight::DType, float>)),
-            "TMATMUL [CPU]: the element types of c, a and b must be one of the documented tuples");
-        static_assert(TileRes::Loc == TileType::Acc, "TMATMUL [CPU]: tile location must be TileType::Acc");
-        static_assert(TileLeft::Loc == TileType::Left, "TMATMUL [CPU]: tile location must be TileType::Left");
-        static_assert(TileRight::Loc == TileType::Right, "TMATMUL [CPU]: tile location must be TileType::Right");
+              std::is_same_v<typename TileRight::DType, float>));
+        static_assert(r00_dtype_tuples,
+                      "TMATMUL [CPU]: the element types of c, a and b must be one of the documented tuples");
+        constexpr bool r01_location = TileRes::Loc == TileType::Acc;
+        static_assert(r01_location, "TMATMUL [CPU]: tile location must be TileType::Acc");
+        constexpr bool r02_location = TileLeft::Loc == TileType::Left;
+        static_assert(r02_location, "TMATMUL [CPU]: tile location must be TileType::Left");
+        constexpr bool r03_location = TileRight::Loc == TileType::Right;
+        static_assert(r03_location, "TMATMUL [CPU]: tile location must be TileType::Right");
+        constexpr bool r04_shape_relation =
+            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols);
         static_assert(
-            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols),
+            r04_shape_relation,
             "TMATMUL [CPU]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows and b.Cols == c.Cols");
-        return (((std::is_same_v<typename TileRes::DType, int32_t> &&
-                  std::is_same_v<typename TileLeft::DType, int8_t> &&
-                  std::is_same_v<typename TileRight::DType, int8_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, half> &&
-                  std::is_same_v<typename TileRight::DType, half>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, bfloat16_t> &&
-                  std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
-                  std::is_same_v<typename TileRight::DType, float>))) &&
-               (TileRes::Loc == TileType::Acc) && (TileLeft::Loc == TileType::Left) &&
-               (TileRight::Loc == TileType::Right) &&
-               ((TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows &&
-                 TileRight::Cols == TileRes::Cols));
+        return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight>
@@ -3616,11 +2824,9 @@ struct profile_cpu {
                                [[maybe_unused]] const TileRight& b) {}
 
     // pto.tmatmul_acc (specs/ops/matrix_and_matrix_vector/tmatmul_acc.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileRes, typename TileLeft, typename TileRight, typename... WaitEvents>
     static constexpr bool check_TMATMUL_ACC() {
-        static_assert(
+        constexpr bool r00_dtype_tuples =
             ((std::is_same_v<typename TileRes::DType, int32_t> && std::is_same_v<typename TileLeft::DType, int8_t> &&
               std::is_same_v<typename TileRight::DType, int8_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, half> &&
@@ -3628,28 +2834,21 @@ struct profile_cpu {
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, bfloat16_t> &&
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
-              std::is_same_v<typename TileRight::DType, float>)),
-            "TMATMUL_ACC [CPU]: the element types of c, a and b must be one of the documented tuples");
-        static_assert(TileRes::Loc == TileType::Acc, "TMATMUL_ACC [CPU]: tile location must be TileType::Acc");
-        static_assert(TileLeft::Loc == TileType::Left, "TMATMUL_ACC [CPU]: tile location must be TileType::Left");
-        static_assert(TileRight::Loc == TileType::Right, "TMATMUL_ACC [CPU]: tile location must be TileType::Right");
+              std::is_same_v<typename TileRight::DType, float>));
+        static_assert(r00_dtype_tuples,
+                      "TMATMUL_ACC [CPU]: the element types of c, a and b must be one of the documented tuples");
+        constexpr bool r01_location = TileRes::Loc == TileType::Acc;
+        static_assert(r01_location, "TMATMUL_ACC [CPU]: tile location must be TileType::Acc");
+        constexpr bool r02_location = TileLeft::Loc == TileType::Left;
+        static_assert(r02_location, "TMATMUL_ACC [CPU]: tile location must be TileType::Left");
+        constexpr bool r03_location = TileRight::Loc == TileType::Right;
+        static_assert(r03_location, "TMATMUL_ACC [CPU]: tile location must be TileType::Right");
+        constexpr bool r04_shape_relation =
+            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols);
         static_assert(
-            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols),
+            r04_shape_relation,
             "TMATMUL_ACC [CPU]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows and b.Cols == c.Cols");
-        return (((std::is_same_v<typename TileRes::DType, int32_t> &&
-                  std::is_same_v<typename TileLeft::DType, int8_t> &&
-                  std::is_same_v<typename TileRight::DType, int8_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, half> &&
-                  std::is_same_v<typename TileRight::DType, half>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, bfloat16_t> &&
-                  std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
-                  std::is_same_v<typename TileRight::DType, float>))) &&
-               (TileRes::Loc == TileType::Acc) && (TileLeft::Loc == TileType::Left) &&
-               (TileRight::Loc == TileType::Right) &&
-               ((TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows &&
-                 TileRight::Cols == TileRes::Cols));
+        return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight>
@@ -3657,11 +2856,9 @@ struct profile_cpu {
                                    [[maybe_unused]] const TileLeft& a, [[maybe_unused]] const TileRight& b) {}
 
     // pto.tmatmul_bias (specs/ops/matrix_and_matrix_vector/tmatmul_bias.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileRes, typename TileLeft, typename TileRight, typename TileBias, typename... WaitEvents>
     static constexpr bool check_TMATMUL_BIAS() {
-        static_assert(
+        constexpr bool r00_dtype_tuples =
             ((std::is_same_v<typename TileRes::DType, int32_t> && std::is_same_v<typename TileLeft::DType, int8_t> &&
               std::is_same_v<typename TileRight::DType, int8_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, half> &&
@@ -3669,34 +2866,28 @@ struct profile_cpu {
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, bfloat16_t> &&
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
-              std::is_same_v<typename TileRight::DType, float>)),
-            "TMATMUL_BIAS [CPU]: the element types of c, a and b must be one of the documented tuples");
-        static_assert(TileRes::Loc == TileType::Acc, "TMATMUL_BIAS [CPU]: tile location must be TileType::Acc");
-        static_assert(TileLeft::Loc == TileType::Left, "TMATMUL_BIAS [CPU]: tile location must be TileType::Left");
-        static_assert(TileRight::Loc == TileType::Right, "TMATMUL_BIAS [CPU]: tile location must be TileType::Right");
-        static_assert(TileBias::Loc == TileType::Bias, "TMATMUL_BIAS [CPU]: tile location must be TileType::Bias");
-        static_assert(std::is_same_v<typename TileRes::DType, typename TileBias::DType>,
-                      "TMATMUL_BIAS [CPU]: c and bias must have the same DType");
-        static_assert(TileBias::isRowMajor, "TMATMUL_BIAS [CPU]: tile layout must be row-major");
-        static_assert((TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows &&
-                       TileRight::Cols == TileRes::Cols && TileBias::Cols == TileRes::Cols && TileBias::Rows == 1),
-                      "TMATMUL_BIAS [CPU]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows, b.Cols == "
-                      "c.Cols, bias.Cols == c.Cols and bias.Rows == 1");
-        return (((std::is_same_v<typename TileRes::DType, int32_t> &&
-                  std::is_same_v<typename TileLeft::DType, int8_t> &&
-                  std::is_same_v<typename TileRight::DType, int8_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, half> &&
-                  std::is_same_v<typename TileRight::DType, half>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, bfloat16_t> &&
-                  std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
-                  std::is_same_v<typename TileRight::DType, float>))) &&
-               (TileRes::Loc == TileType::Acc) && (TileLeft::Loc == TileType::Left) &&
-               (TileRight::Loc == TileType::Right) && (TileBias::Loc == TileType::Bias) &&
-               (std::is_same_v<typename TileRes::DType, typename TileBias::DType>) && (TileBias::isRowMajor) &&
-               ((TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows &&
-                 TileRight::Cols == TileRes::Cols && TileBias::Cols == TileRes::Cols && TileBias::Rows == 1));
+              std::is_same_v<typename TileRight::DType, float>));
+        static_assert(r00_dtype_tuples,
+                      "TMATMUL_BIAS [CPU]: the element types of c, a and b must be one of the documented tuples");
+        constexpr bool r01_location = TileRes::Loc == TileType::Acc;
+        static_assert(r01_location, "TMATMUL_BIAS [CPU]: tile location must be TileType::Acc");
+        constexpr bool r02_location = TileLeft::Loc == TileType::Left;
+        static_assert(r02_location, "TMATMUL_BIAS [CPU]: tile location must be TileType::Left");
+        constexpr bool r03_location = TileRight::Loc == TileType::Right;
+        static_assert(r03_location, "TMATMUL_BIAS [CPU]: tile location must be TileType::Right");
+        constexpr bool r04_location = TileBias::Loc == TileType::Bias;
+        static_assert(r04_location, "TMATMUL_BIAS [CPU]: tile location must be TileType::Bias");
+        constexpr bool r05_same_dtype = std::is_same_v<typename TileRes::DType, typename TileBias::DType>;
+        static_assert(r05_same_dtype, "TMATMUL_BIAS [CPU]: c and bias must have the same DType");
+        constexpr bool r06_row_major = TileBias::isRowMajor;
+        static_assert(r06_row_major, "TMATMUL_BIAS [CPU]: tile layout must be row-major");
+        constexpr bool r07_shape_relation =
+            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols &&
+             TileBias::Cols == TileRes::Cols && TileBias::Rows == 1);
+        static_assert(r07_shape_relation, "TMATMUL_BIAS [CPU]: template shapes must satisfy a.Rows == c.Rows, a.Cols "
+                                          "== b.Rows, b.Cols == c.Cols, bias.Cols == c.Cols and bias.Rows == 1");
+        return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_location && r05_same_dtype &&
+               r06_row_major && r07_shape_relation;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight, typename TileBias>
@@ -3704,11 +2895,9 @@ struct profile_cpu {
                                     [[maybe_unused]] const TileRight& b, [[maybe_unused]] const TileBias& bias) {}
 
     // pto.tgemv (specs/ops/matrix_and_matrix_vector/tgemv.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileRes, typename TileLeft, typename TileRight, typename... WaitEvents>
     static constexpr bool check_TGEMV() {
-        static_assert(
+        constexpr bool r00_dtype_tuples =
             ((std::is_same_v<typename TileRes::DType, int32_t> && std::is_same_v<typename TileLeft::DType, int8_t> &&
               std::is_same_v<typename TileRight::DType, int8_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, half> &&
@@ -3716,28 +2905,21 @@ struct profile_cpu {
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, bfloat16_t> &&
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
-              std::is_same_v<typename TileRight::DType, float>)),
-            "TGEMV [CPU]: the element types of c, a and b must be one of the documented tuples");
-        static_assert(TileRes::Loc == TileType::Acc, "TGEMV [CPU]: tile location must be TileType::Acc");
-        static_assert(TileLeft::Loc == TileType::Left, "TGEMV [CPU]: tile location must be TileType::Left");
-        static_assert(TileRight::Loc == TileType::Right, "TGEMV [CPU]: tile location must be TileType::Right");
+              std::is_same_v<typename TileRight::DType, float>));
+        static_assert(r00_dtype_tuples,
+                      "TGEMV [CPU]: the element types of c, a and b must be one of the documented tuples");
+        constexpr bool r01_location = TileRes::Loc == TileType::Acc;
+        static_assert(r01_location, "TGEMV [CPU]: tile location must be TileType::Acc");
+        constexpr bool r02_location = TileLeft::Loc == TileType::Left;
+        static_assert(r02_location, "TGEMV [CPU]: tile location must be TileType::Left");
+        constexpr bool r03_location = TileRight::Loc == TileType::Right;
+        static_assert(r03_location, "TGEMV [CPU]: tile location must be TileType::Right");
+        constexpr bool r04_shape_relation =
+            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols);
         static_assert(
-            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols),
+            r04_shape_relation,
             "TGEMV [CPU]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows and b.Cols == c.Cols");
-        return (((std::is_same_v<typename TileRes::DType, int32_t> &&
-                  std::is_same_v<typename TileLeft::DType, int8_t> &&
-                  std::is_same_v<typename TileRight::DType, int8_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, half> &&
-                  std::is_same_v<typename TileRight::DType, half>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, bfloat16_t> &&
-                  std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
-                  std::is_same_v<typename TileRight::DType, float>))) &&
-               (TileRes::Loc == TileType::Acc) && (TileLeft::Loc == TileType::Left) &&
-               (TileRight::Loc == TileType::Right) &&
-               ((TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows &&
-                 TileRight::Cols == TileRes::Cols));
+        return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight>
@@ -3745,11 +2927,9 @@ struct profile_cpu {
                              [[maybe_unused]] const TileRight& b) {}
 
     // pto.tgemv_acc (specs/ops/matrix_and_matrix_vector/tgemv_acc.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileRes, typename TileLeft, typename TileRight, typename... WaitEvents>
     static constexpr bool check_TGEMV_ACC() {
-        static_assert(
+        constexpr bool r00_dtype_tuples =
             ((std::is_same_v<typename TileRes::DType, int32_t> && std::is_same_v<typename TileLeft::DType, int8_t> &&
               std::is_same_v<typename TileRight::DType, int8_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, half> &&
@@ -3757,28 +2937,21 @@ struct profile_cpu {
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, bfloat16_t> &&
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
-              std::is_same_v<typename TileRight::DType, float>)),
-            "TGEMV_ACC [CPU]: the element types of c, a and b must be one of the documented tuples");
-        static_assert(TileRes::Loc == TileType::Acc, "TGEMV_ACC [CPU]: tile location must be TileType::Acc");
-        static_assert(TileLeft::Loc == TileType::Left, "TGEMV_ACC [CPU]: tile location must be TileType::Left");
-        static_assert(TileRight::Loc == TileType::Right, "TGEMV_ACC [CPU]: tile location must be TileType::Right");
+              std::is_same_v<typename TileRight::DType, float>));
+        static_assert(r00_dtype_tuples,
+                      "TGEMV_ACC [CPU]: the element types of c, a and b must be one of the documented tuples");
+        constexpr bool r01_location = TileRes::Loc == TileType::Acc;
+        static_assert(r01_location, "TGEMV_ACC [CPU]: tile location must be TileType::Acc");
+        constexpr bool r02_location = TileLeft::Loc == TileType::Left;
+        static_assert(r02_location, "TGEMV_ACC [CPU]: tile location must be TileType::Left");
+        constexpr bool r03_location = TileRight::Loc == TileType::Right;
+        static_assert(r03_location, "TGEMV_ACC [CPU]: tile location must be TileType::Right");
+        constexpr bool r04_shape_relation =
+            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols);
         static_assert(
-            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols),
+            r04_shape_relation,
             "TGEMV_ACC [CPU]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows and b.Cols == c.Cols");
-        return (((std::is_same_v<typename TileRes::DType, int32_t> &&
-                  std::is_same_v<typename TileLeft::DType, int8_t> &&
-                  std::is_same_v<typename TileRight::DType, int8_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, half> &&
-                  std::is_same_v<typename TileRight::DType, half>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, bfloat16_t> &&
-                  std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
-                  std::is_same_v<typename TileRight::DType, float>))) &&
-               (TileRes::Loc == TileType::Acc) && (TileLeft::Loc == TileType::Left) &&
-               (TileRight::Loc == TileType::Right) &&
-               ((TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows &&
-                 TileRight::Cols == TileRes::Cols));
+        return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight>
@@ -3786,11 +2959,9 @@ struct profile_cpu {
                                  [[maybe_unused]] const TileLeft& a, [[maybe_unused]] const TileRight& b) {}
 
     // pto.tgemv_bias (specs/ops/matrix_and_matrix_vector/tgemv_bias.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileRes, typename TileLeft, typename TileRight, typename TileBias, typename... WaitEvents>
     static constexpr bool check_TGEMV_BIAS() {
-        static_assert(
+        constexpr bool r00_dtype_tuples =
             ((std::is_same_v<typename TileRes::DType, int32_t> && std::is_same_v<typename TileLeft::DType, int8_t> &&
               std::is_same_v<typename TileRight::DType, int8_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, half> &&
@@ -3798,34 +2969,28 @@ struct profile_cpu {
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, bfloat16_t> &&
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
-              std::is_same_v<typename TileRight::DType, float>)),
-            "TGEMV_BIAS [CPU]: the element types of c, a and b must be one of the documented tuples");
-        static_assert(TileRes::Loc == TileType::Acc, "TGEMV_BIAS [CPU]: tile location must be TileType::Acc");
-        static_assert(TileLeft::Loc == TileType::Left, "TGEMV_BIAS [CPU]: tile location must be TileType::Left");
-        static_assert(TileRight::Loc == TileType::Right, "TGEMV_BIAS [CPU]: tile location must be TileType::Right");
-        static_assert(TileBias::Loc == TileType::Bias, "TGEMV_BIAS [CPU]: tile location must be TileType::Bias");
-        static_assert(std::is_same_v<typename TileRes::DType, typename TileBias::DType>,
-                      "TGEMV_BIAS [CPU]: c and bias must have the same DType");
-        static_assert(TileBias::isRowMajor, "TGEMV_BIAS [CPU]: tile layout must be row-major");
-        static_assert((TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows &&
-                       TileRight::Cols == TileRes::Cols && TileBias::Cols == TileRes::Cols && TileBias::Rows == 1),
-                      "TGEMV_BIAS [CPU]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows, b.Cols == "
-                      "c.Cols, bias.Cols == c.Cols and bias.Rows == 1");
-        return (((std::is_same_v<typename TileRes::DType, int32_t> &&
-                  std::is_same_v<typename TileLeft::DType, int8_t> &&
-                  std::is_same_v<typename TileRight::DType, int8_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, half> &&
-                  std::is_same_v<typename TileRight::DType, half>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, bfloat16_t> &&
-                  std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
-                  std::is_same_v<typename TileRight::DType, float>))) &&
-               (TileRes::Loc == TileType::Acc) && (TileLeft::Loc == TileType::Left) &&
-               (TileRight::Loc == TileType::Right) && (TileBias::Loc == TileType::Bias) &&
-               (std::is_same_v<typename TileRes::DType, typename TileBias::DType>) && (TileBias::isRowMajor) &&
-               ((TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows &&
-                 TileRight::Cols == TileRes::Cols && TileBias::Cols == TileRes::Cols && TileBias::Rows == 1));
+              std::is_same_v<typename TileRight::DType, float>));
+        static_assert(r00_dtype_tuples,
+                      "TGEMV_BIAS [CPU]: the element types of c, a and b must be one of the documented tuples");
+        constexpr bool r01_location = TileRes::Loc == TileType::Acc;
+        static_assert(r01_location, "TGEMV_BIAS [CPU]: tile location must be TileType::Acc");
+        constexpr bool r02_location = TileLeft::Loc == TileType::Left;
+        static_assert(r02_location, "TGEMV_BIAS [CPU]: tile location must be TileType::Left");
+        constexpr bool r03_location = TileRight::Loc == TileType::Right;
+        static_assert(r03_location, "TGEMV_BIAS [CPU]: tile location must be TileType::Right");
+        constexpr bool r04_location = TileBias::Loc == TileType::Bias;
+        static_assert(r04_location, "TGEMV_BIAS [CPU]: tile location must be TileType::Bias");
+        constexpr bool r05_same_dtype = std::is_same_v<typename TileRes::DType, typename TileBias::DType>;
+        static_assert(r05_same_dtype, "TGEMV_BIAS [CPU]: c and bias must have the same DType");
+        constexpr bool r06_row_major = TileBias::isRowMajor;
+        static_assert(r06_row_major, "TGEMV_BIAS [CPU]: tile layout must be row-major");
+        constexpr bool r07_shape_relation =
+            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols &&
+             TileBias::Cols == TileRes::Cols && TileBias::Rows == 1);
+        static_assert(r07_shape_relation, "TGEMV_BIAS [CPU]: template shapes must satisfy a.Rows == c.Rows, a.Cols == "
+                                          "b.Rows, b.Cols == c.Cols, bias.Cols == c.Cols and bias.Rows == 1");
+        return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_location && r05_same_dtype &&
+               r06_row_major && r07_shape_relation;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight, typename TileBias>
@@ -3833,98 +2998,76 @@ struct profile_cpu {
                                   [[maybe_unused]] const TileRight& b, [[maybe_unused]] const TileBias& bias) {}
 
     // pto.tmatmul_mx (specs/ops/matrix_and_matrix_vector/tmatmul_mx.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale,
               typename... WaitEvents>
     static constexpr bool check_TMATMUL_MX() {
-        static_assert(((std::is_same_v<typename TileRes::DType, float> &&
-                        std::is_same_v<typename TileLeft::DType, float8_e4m3_t> &&
-                        std::is_same_v<typename TileRight::DType, float8_e4m3_t>) ||
-                       (std::is_same_v<typename TileRes::DType, float> &&
-                        std::is_same_v<typename TileLeft::DType, float8_e4m3_t> &&
-                        std::is_same_v<typename TileRight::DType, float8_e5m2_t>) ||
-                       (std::is_same_v<typename TileRes::DType, float> &&
-                        std::is_same_v<typename TileLeft::DType, float8_e5m2_t> &&
-                        std::is_same_v<typename TileRight::DType, float8_e4m3_t>) ||
-                       (std::is_same_v<typename TileRes::DType, float> &&
-                        std::is_same_v<typename TileLeft::DType, float8_e5m2_t> &&
-                        std::is_same_v<typename TileRight::DType, float8_e5m2_t>) ||
-                       (std::is_same_v<typename TileRes::DType, float> &&
-                        std::is_same_v<typename TileLeft::DType, float4_e1m2x2_t> &&
-                        std::is_same_v<typename TileRight::DType, float4_e1m2x2_t>) ||
-                       (std::is_same_v<typename TileRes::DType, float> &&
-                        std::is_same_v<typename TileLeft::DType, float4_e1m2x2_t> &&
-                        std::is_same_v<typename TileRight::DType, float4_e2m1x2_t>) ||
-                       (std::is_same_v<typename TileRes::DType, float> &&
-                        std::is_same_v<typename TileLeft::DType, float4_e2m1x2_t> &&
-                        std::is_same_v<typename TileRight::DType, float4_e2m1x2_t>) ||
-                       (std::is_same_v<typename TileRes::DType, float> &&
-                        std::is_same_v<typename TileLeft::DType, float4_e2m1x2_t> &&
-                        std::is_same_v<typename TileRight::DType, float4_e1m2x2_t>)),
+        constexpr bool r01_dtype_tuples = ((std::is_same_v<typename TileRes::DType, float> &&
+                                            std::is_same_v<typename TileLeft::DType, float8_e4m3_t> &&
+                                            std::is_same_v<typename TileRight::DType, float8_e4m3_t>) ||
+                                           (std::is_same_v<typename TileRes::DType, float> &&
+                                            std::is_same_v<typename TileLeft::DType, float8_e4m3_t> &&
+                                            std::is_same_v<typename TileRight::DType, float8_e5m2_t>) ||
+                                           (std::is_same_v<typename TileRes::DType, float> &&
+                                            std::is_same_v<typename TileLeft::DType, float8_e5m2_t> &&
+                                            std::is_same_v<typename TileRight::DType, float8_e4m3_t>) ||
+                                           (std::is_same_v<typename TileRes::DType, float> &&
+                                            std::is_same_v<typename TileLeft::DType, float8_e5m2_t> &&
+                                            std::is_same_v<typename TileRight::DType, float8_e5m2_t>) ||
+                                           (std::is_same_v<typename TileRes::DType, float> &&
+                                            std::is_same_v<typename TileLeft::DType, float4_e1m2x2_t> &&
+                                            std::is_same_v<typename TileRight::DType, float4_e1m2x2_t>) ||
+                                           (std::is_same_v<typename TileRes::DType, float> &&
+                                            std::is_same_v<typename TileLeft::DType, float4_e1m2x2_t> &&
+                                            std::is_same_v<typename TileRight::DType, float4_e2m1x2_t>) ||
+                                           (std::is_same_v<typename TileRes::DType, float> &&
+                                            std::is_same_v<typename TileLeft::DType, float4_e2m1x2_t> &&
+                                            std::is_same_v<typename TileRight::DType, float4_e2m1x2_t>) ||
+                                           (std::is_same_v<typename TileRes::DType, float> &&
+                                            std::is_same_v<typename TileLeft::DType, float4_e2m1x2_t> &&
+                                            std::is_same_v<typename TileRight::DType, float4_e1m2x2_t>));
+        static_assert(r01_dtype_tuples,
                       "TMATMUL_MX [CPU]: the element types of c, a and b must be one of the documented tuples");
-        static_assert(TileRes::Loc == TileType::Acc, "TMATMUL_MX [CPU]: tile location must be TileType::Acc");
-        static_assert(TileLeft::Loc == TileType::Left, "TMATMUL_MX [CPU]: tile location must be TileType::Left");
-        static_assert(TileRight::Loc == TileType::Right, "TMATMUL_MX [CPU]: tile location must be TileType::Right");
-        static_assert(TileLeft::Cols % 64 == 0, "TMATMUL_MX [CPU]: the static cols of a must be a multiple of 64");
-        static_assert(!TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor && !TileRes::isRowMajor &&
-                          TileRes::SFractal == SLayout::RowMajor,
+        constexpr bool r03_location = TileRes::Loc == TileType::Acc;
+        static_assert(r03_location, "TMATMUL_MX [CPU]: tile location must be TileType::Acc");
+        constexpr bool r04_location = TileLeft::Loc == TileType::Left;
+        static_assert(r04_location, "TMATMUL_MX [CPU]: tile location must be TileType::Left");
+        constexpr bool r05_location = TileRight::Loc == TileType::Right;
+        static_assert(r05_location, "TMATMUL_MX [CPU]: tile location must be TileType::Right");
+        constexpr bool r09_shape_multiple = TileLeft::Cols % 64 == 0;
+        static_assert(r09_shape_multiple, "TMATMUL_MX [CPU]: the static cols of a must be a multiple of 64");
+        constexpr bool r10_tile_fractal = !TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor &&
+                                          !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(r10_tile_fractal,
                       "TMATMUL_MX [CPU]: box layout of a and c must be BLayout::ColMajor with SLayout::RowMajor");
-        static_assert(TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor,
+        constexpr bool r11_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
+        static_assert(r11_tile_fractal,
                       "TMATMUL_MX [CPU]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor");
-        return (((std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, float8_e4m3_t> &&
-                  std::is_same_v<typename TileRight::DType, float8_e4m3_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, float8_e4m3_t> &&
-                  std::is_same_v<typename TileRight::DType, float8_e5m2_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, float8_e5m2_t> &&
-                  std::is_same_v<typename TileRight::DType, float8_e4m3_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, float8_e5m2_t> &&
-                  std::is_same_v<typename TileRight::DType, float8_e5m2_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, float4_e1m2x2_t> &&
-                  std::is_same_v<typename TileRight::DType, float4_e1m2x2_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, float4_e1m2x2_t> &&
-                  std::is_same_v<typename TileRight::DType, float4_e2m1x2_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, float4_e2m1x2_t> &&
-                  std::is_same_v<typename TileRight::DType, float4_e2m1x2_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, float4_e2m1x2_t> &&
-                  std::is_same_v<typename TileRight::DType, float4_e1m2x2_t>))) &&
-               (TileRes::Loc == TileType::Acc) && (TileLeft::Loc == TileType::Left) &&
-               (TileRight::Loc == TileType::Right) && (TileLeft::Cols % 64 == 0) &&
-               (!TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor && !TileRes::isRowMajor &&
-                TileRes::SFractal == SLayout::RowMajor) &&
-               (TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor);
+        return r01_dtype_tuples && r03_location && r04_location && r05_location && r09_shape_multiple &&
+               r10_tile_fractal && r11_tile_fractal;
     }
 
-    // The rules only declaration 4 is checked against, in its own scope.
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale,
               typename TileBias>
     static constexpr bool check_TMATMUL_MX_f4() {
-        static_assert(TileBias::Loc == TileType::Bias, "TMATMUL_MX [CPU]: tile location must be TileType::Bias");
-        static_assert(sim::is_one_of_v<typename TileBias::DType, float>,
-                      "TMATMUL_MX [CPU]: DType must be one of: float");
-        static_assert((TileBias::Rows == 1), "TMATMUL_MX [CPU]: template shapes must satisfy bias.Rows == 1");
-        return (TileBias::Loc == TileType::Bias) && (sim::is_one_of_v<typename TileBias::DType, float>) &&
-               ((TileBias::Rows == 1));
+        constexpr bool r12_location = TileBias::Loc == TileType::Bias;
+        static_assert(r12_location, "TMATMUL_MX [CPU]: tile location must be TileType::Bias");
+        constexpr bool r13_dtype = sim::is_one_of_v<typename TileBias::DType, float>;
+        static_assert(r13_dtype, "TMATMUL_MX [CPU]: DType must be one of: float");
+        constexpr bool r14_shape_relation = (TileBias::Rows == 1);
+        static_assert(r14_shape_relation, "TMATMUL_MX [CPU]: template shapes must satisfy bias.Rows == 1");
+        return r12_location && r13_dtype && r14_shape_relation;
     }
 
-    // The rules only declaration 5 is checked against, in its own scope.
     template <AccPhase Phase, typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight,
               typename TileRightScale, typename TileBias>
     static constexpr bool check_TMATMUL_MX_f5() {
-        static_assert(TileBias::Loc == TileType::Bias, "TMATMUL_MX [CPU]: tile location must be TileType::Bias");
-        static_assert(sim::is_one_of_v<typename TileBias::DType, float>,
-                      "TMATMUL_MX [CPU]: DType must be one of: float");
-        static_assert((TileBias::Rows == 1), "TMATMUL_MX [CPU]: template shapes must satisfy bias.Rows == 1");
-        return (TileBias::Loc == TileType::Bias) && (sim::is_one_of_v<typename TileBias::DType, float>) &&
-               ((TileBias::Rows == 1));
+        constexpr bool r12_location = TileBias::Loc == TileType::Bias;
+        static_assert(r12_location, "TMATMUL_MX [CPU]: tile location must be TileType::Bias");
+        constexpr bool r13_dtype = sim::is_one_of_v<typename TileBias::DType, float>;
+        static_assert(r13_dtype, "TMATMUL_MX [CPU]: DType must be one of: float");
+        constexpr bool r14_shape_relation = (TileBias::Rows == 1);
+        static_assert(r14_shape_relation, "TMATMUL_MX [CPU]: template shapes must satisfy bias.Rows == 1");
+        return r12_location && r13_dtype && r14_shape_relation;
     }
 
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale>
@@ -3940,96 +3083,76 @@ struct profile_cpu {
     }
 
     // pto.tgemv_mx (specs/ops/matrix_and_matrix_vector/tgemv_mx.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale,
               typename... WaitEvents>
     static constexpr bool check_TGEMV_MX() {
-        static_assert(((std::is_same_v<typename TileRes::DType, float> &&
-                        std::is_same_v<typename TileLeft::DType, float8_e4m3_t> &&
-                        std::is_same_v<typename TileRight::DType, float8_e4m3_t>) ||
-                       (std::is_same_v<typename TileRes::DType, float> &&
-                        std::is_same_v<typename TileLeft::DType, float8_e4m3_t> &&
-                        std::is_same_v<typename TileRight::DType, float8_e5m2_t>) ||
-                       (std::is_same_v<typename TileRes::DType, float> &&
-                        std::is_same_v<typename TileLeft::DType, float8_e5m2_t> &&
-                        std::is_same_v<typename TileRight::DType, float8_e4m3_t>) ||
-                       (std::is_same_v<typename TileRes::DType, float> &&
-                        std::is_same_v<typename TileLeft::DType, float8_e5m2_t> &&
-                        std::is_same_v<typename TileRight::DType, float8_e5m2_t>) ||
-                       (std::is_same_v<typename TileRes::DType, float> &&
-                        std::is_same_v<typename TileLeft::DType, float4_e1m2x2_t> &&
-                        std::is_same_v<typename TileRight::DType, float4_e1m2x2_t>) ||
-                       (std::is_same_v<typename TileRes::DType, float> &&
-                        std::is_same_v<typename TileLeft::DType, float4_e1m2x2_t> &&
-                        std::is_same_v<typename TileRight::DType, float4_e2m1x2_t>) ||
-                       (std::is_same_v<typename TileRes::DType, float> &&
-                        std::is_same_v<typename TileLeft::DType, float4_e2m1x2_t> &&
-                        std::is_same_v<typename TileRight::DType, float4_e2m1x2_t>) ||
-                       (std::is_same_v<typename TileRes::DType, float> &&
-                        std::is_same_v<typename TileLeft::DType, float4_e2m1x2_t> &&
-                        std::is_same_v<typename TileRight::DType, float4_e1m2x2_t>)),
+        constexpr bool r01_dtype_tuples = ((std::is_same_v<typename TileRes::DType, float> &&
+                                            std::is_same_v<typename TileLeft::DType, float8_e4m3_t> &&
+                                            std::is_same_v<typename TileRight::DType, float8_e4m3_t>) ||
+                                           (std::is_same_v<typename TileRes::DType, float> &&
+                                            std::is_same_v<typename TileLeft::DType, float8_e4m3_t> &&
+                                            std::is_same_v<typename TileRight::DType, float8_e5m2_t>) ||
+                                           (std::is_same_v<typename TileRes::DType, float> &&
+                                            std::is_same_v<typename TileLeft::DType, float8_e5m2_t> &&
+                                            std::is_same_v<typename TileRight::DType, float8_e4m3_t>) ||
+                                           (std::is_same_v<typename TileRes::DType, float> &&
+                                            std::is_same_v<typename TileLeft::DType, float8_e5m2_t> &&
+                                            std::is_same_v<typename TileRight::DType, float8_e5m2_t>) ||
+                                           (std::is_same_v<typename TileRes::DType, float> &&
+                                            std::is_same_v<typename TileLeft::DType, float4_e1m2x2_t> &&
+                                            std::is_same_v<typename TileRight::DType, float4_e1m2x2_t>) ||
+                                           (std::is_same_v<typename TileRes::DType, float> &&
+                                            std::is_same_v<typename TileLeft::DType, float4_e1m2x2_t> &&
+                                            std::is_same_v<typename TileRight::DType, float4_e2m1x2_t>) ||
+                                           (std::is_same_v<typename TileRes::DType, float> &&
+                                            std::is_same_v<typename TileLeft::DType, float4_e2m1x2_t> &&
+                                            std::is_same_v<typename TileRight::DType, float4_e2m1x2_t>) ||
+                                           (std::is_same_v<typename TileRes::DType, float> &&
+                                            std::is_same_v<typename TileLeft::DType, float4_e2m1x2_t> &&
+                                            std::is_same_v<typename TileRight::DType, float4_e1m2x2_t>));
+        static_assert(r01_dtype_tuples,
                       "TGEMV_MX [CPU]: the element types of c, a and b must be one of the documented tuples");
-        static_assert(TileRes::Loc == TileType::Acc, "TGEMV_MX [CPU]: tile location must be TileType::Acc");
-        static_assert(TileLeft::Loc == TileType::Left, "TGEMV_MX [CPU]: tile location must be TileType::Left");
-        static_assert(TileRight::Loc == TileType::Right, "TGEMV_MX [CPU]: tile location must be TileType::Right");
-        static_assert(TileLeft::Cols % 64 == 0, "TGEMV_MX [CPU]: the static cols of a must be a multiple of 64");
-        static_assert(!TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor && !TileRes::isRowMajor &&
-                          TileRes::SFractal == SLayout::RowMajor,
+        constexpr bool r03_location = TileRes::Loc == TileType::Acc;
+        static_assert(r03_location, "TGEMV_MX [CPU]: tile location must be TileType::Acc");
+        constexpr bool r04_location = TileLeft::Loc == TileType::Left;
+        static_assert(r04_location, "TGEMV_MX [CPU]: tile location must be TileType::Left");
+        constexpr bool r05_location = TileRight::Loc == TileType::Right;
+        static_assert(r05_location, "TGEMV_MX [CPU]: tile location must be TileType::Right");
+        constexpr bool r09_shape_multiple = TileLeft::Cols % 64 == 0;
+        static_assert(r09_shape_multiple, "TGEMV_MX [CPU]: the static cols of a must be a multiple of 64");
+        constexpr bool r10_tile_fractal = !TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor &&
+                                          !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(r10_tile_fractal,
                       "TGEMV_MX [CPU]: box layout of a and c must be BLayout::ColMajor with SLayout::RowMajor");
-        static_assert(TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor,
+        constexpr bool r11_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
+        static_assert(r11_tile_fractal,
                       "TGEMV_MX [CPU]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor");
-        return (((std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, float8_e4m3_t> &&
-                  std::is_same_v<typename TileRight::DType, float8_e4m3_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, float8_e4m3_t> &&
-                  std::is_same_v<typename TileRight::DType, float8_e5m2_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, float8_e5m2_t> &&
-                  std::is_same_v<typename TileRight::DType, float8_e4m3_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, float8_e5m2_t> &&
-                  std::is_same_v<typename TileRight::DType, float8_e5m2_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, float4_e1m2x2_t> &&
-                  std::is_same_v<typename TileRight::DType, float4_e1m2x2_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, float4_e1m2x2_t> &&
-                  std::is_same_v<typename TileRight::DType, float4_e2m1x2_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, float4_e2m1x2_t> &&
-                  std::is_same_v<typename TileRight::DType, float4_e2m1x2_t>) ||
-                 (std::is_same_v<typename TileRes::DType, float> &&
-                  std::is_same_v<typename TileLeft::DType, float4_e2m1x2_t> &&
-                  std::is_same_v<typename TileRight::DType, float4_e1m2x2_t>))) &&
-               (TileRes::Loc == TileType::Acc) && (TileLeft::Loc == TileType::Left) &&
-               (TileRight::Loc == TileType::Right) && (TileLeft::Cols % 64 == 0) &&
-               (!TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor && !TileRes::isRowMajor &&
-                TileRes::SFractal == SLayout::RowMajor) &&
-               (TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor);
+        return r01_dtype_tuples && r03_location && r04_location && r05_location && r09_shape_multiple &&
+               r10_tile_fractal && r11_tile_fractal;
     }
 
-    // The rules only declaration 4 is checked against, in its own scope.
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale,
               typename TileBias>
     static constexpr bool check_TGEMV_MX_f4() {
-        static_assert(TileBias::Loc == TileType::Bias, "TGEMV_MX [CPU]: tile location must be TileType::Bias");
-        static_assert(sim::is_one_of_v<typename TileBias::DType, float>, "TGEMV_MX [CPU]: DType must be one of: float");
-        static_assert((TileBias::Rows == 1), "TGEMV_MX [CPU]: template shapes must satisfy bias.Rows == 1");
-        return (TileBias::Loc == TileType::Bias) && (sim::is_one_of_v<typename TileBias::DType, float>) &&
-               ((TileBias::Rows == 1));
+        constexpr bool r12_location = TileBias::Loc == TileType::Bias;
+        static_assert(r12_location, "TGEMV_MX [CPU]: tile location must be TileType::Bias");
+        constexpr bool r13_dtype = sim::is_one_of_v<typename TileBias::DType, float>;
+        static_assert(r13_dtype, "TGEMV_MX [CPU]: DType must be one of: float");
+        constexpr bool r14_shape_relation = (TileBias::Rows == 1);
+        static_assert(r14_shape_relation, "TGEMV_MX [CPU]: template shapes must satisfy bias.Rows == 1");
+        return r12_location && r13_dtype && r14_shape_relation;
     }
 
-    // The rules only declaration 5 is checked against, in its own scope.
     template <AccPhase Phase, typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight,
               typename TileRightScale, typename TileBias>
     static constexpr bool check_TGEMV_MX_f5() {
-        static_assert(TileBias::Loc == TileType::Bias, "TGEMV_MX [CPU]: tile location must be TileType::Bias");
-        static_assert(sim::is_one_of_v<typename TileBias::DType, float>, "TGEMV_MX [CPU]: DType must be one of: float");
-        static_assert((TileBias::Rows == 1), "TGEMV_MX [CPU]: template shapes must satisfy bias.Rows == 1");
-        return (TileBias::Loc == TileType::Bias) && (sim::is_one_of_v<typename TileBias::DType, float>) &&
-               ((TileBias::Rows == 1));
+        constexpr bool r12_location = TileBias::Loc == TileType::Bias;
+        static_assert(r12_location, "TGEMV_MX [CPU]: tile location must be TileType::Bias");
+        constexpr bool r13_dtype = sim::is_one_of_v<typename TileBias::DType, float>;
+        static_assert(r13_dtype, "TGEMV_MX [CPU]: DType must be one of: float");
+        constexpr bool r14_shape_relation = (TileBias::Rows == 1);
+        static_assert(r14_shape_relation, "TGEMV_MX [CPU]: template shapes must satisfy bias.Rows == 1");
+        return r12_location && r13_dtype && r14_shape_relation;
     }
 
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale>
@@ -4045,42 +3168,34 @@ struct profile_cpu {
     }
 
     // pto.tload (specs/ops/memory_and_data_movement/tload.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename GlobalData, typename... WaitEvents>
     static constexpr bool check_TLOAD() {
-        static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
-                      "TLOAD [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+        constexpr bool r04_valid_bounds = TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols;
+        static_assert(r04_valid_bounds, "TLOAD [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r04_valid_bounds;
     }
 
     template <typename TileData>
     static void verify_TLOAD([[maybe_unused]] const TileData& dst) {}
 
     // pto.tprefetch (specs/ops/memory_and_data_movement/tprefetch.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename GlobalData>
     static constexpr bool check_TPREFETCH() {
-        static_assert(sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                       int64_t, uint64_t, half, bfloat16_t, float>,
-                      "TPREFETCH [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "int64_t, uint64_t, half, bfloat16_t, float");
-        static_assert(TileData::Loc == TileType::Vec, "TPREFETCH [CPU]: tile location must be TileType::Vec");
-        static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
-                      "TPREFETCH [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
-               (TileData::Loc == TileType::Vec) &&
-               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float>;
+        static_assert(r02_dtype, "TPREFETCH [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, int64_t, uint64_t, half, bfloat16_t, float");
+        constexpr bool r03_location = TileData::Loc == TileType::Vec;
+        static_assert(r03_location, "TPREFETCH [CPU]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds = TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols;
+        static_assert(r04_valid_bounds, "TPREFETCH [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r02_dtype && r03_location && r04_valid_bounds;
     }
 
     template <typename TileData>
     static void verify_TPREFETCH([[maybe_unused]] const TileData& dst) {}
 
     // pto.tprefetch_async (specs/ops/memory_and_data_movement/tprefetch_async.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename GlobalData, typename... WaitEvents>
     static constexpr bool check_TPREFETCH_ASYNC() {
         return true;
@@ -4089,58 +3204,48 @@ struct profile_cpu {
     static void verify_TPREFETCH_ASYNC() {}
 
     // pto.tstore (specs/ops/memory_and_data_movement/tstore.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename GlobalData, typename... WaitEvents>
     static constexpr bool check_TSTORE() {
-        static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
-                      "TSTORE [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+        constexpr bool r10_valid_bounds = TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols;
+        static_assert(r10_valid_bounds, "TSTORE [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r10_valid_bounds;
     }
 
-    // The rules only declaration 0 is checked against, in its own scope.
     template <typename TileData, typename GlobalData>
     static constexpr bool check_TSTORE_f0() {
         return true;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <STPhase Phase, typename TileData, typename GlobalData>
     static constexpr bool check_TSTORE_f1() {
         return true;
     }
 
-    // The rules only declaration 2 is checked against, in its own scope.
     template <typename TileData, typename GlobalData, AtomicType atomicType>
     static constexpr bool check_TSTORE_f2() {
         return true;
     }
 
-    // The rules only declaration 3 is checked against, in its own scope.
     template <STPhase Phase, typename TileData, typename GlobalData, AtomicType atomicType>
     static constexpr bool check_TSTORE_f3() {
         return true;
     }
 
-    // The rules only declaration 4 is checked against, in its own scope.
     template <typename TileData, typename GlobalData, AtomicType atomicType, ReluPreMode reluPreMode>
     static constexpr bool check_TSTORE_f4() {
         return true;
     }
 
-    // The rules only declaration 5 is checked against, in its own scope.
     template <STPhase Phase, typename TileData, typename GlobalData, AtomicType atomicType, ReluPreMode reluPreMode>
     static constexpr bool check_TSTORE_f5() {
         return true;
     }
 
-    // The rules only declaration 6 is checked against, in its own scope.
     template <typename TileData, typename GlobalData, AtomicType atomicType, ReluPreMode reluPreMode>
     static constexpr bool check_TSTORE_f6() {
         return true;
     }
 
-    // The rules only declaration 7 is checked against, in its own scope.
     template <STPhase Phase, typename TileData, typename GlobalData, AtomicType atomicType, ReluPreMode reluPreMode>
     static constexpr bool check_TSTORE_f7() {
         return true;
@@ -4150,126 +3255,95 @@ struct profile_cpu {
     static void verify_TSTORE([[maybe_unused]] const TileData& src) {}
 
     // pto.tstore_fp (specs/ops/memory_and_data_movement/tstore_fp.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename GlobalData, typename FpTileData, AtomicType atomicType,
               ReluPreMode reluPreMode, typename... WaitEvents>
     static constexpr bool check_TSTORE_FP() {
-        static_assert(sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                       int64_t, uint64_t, half, bfloat16_t, float>,
-                      "TSTORE_FP [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "int64_t, uint64_t, half, bfloat16_t, float");
-        static_assert(sim::is_one_of_v<typename FpTileData::DType, uint64_t>,
-                      "TSTORE_FP [CPU]: DType must be one of: uint64_t");
-        static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
-                      "TSTORE_FP [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
-               (sim::is_one_of_v<typename FpTileData::DType, uint64_t>) &&
-               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float>;
+        static_assert(r01_dtype, "TSTORE_FP [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, int64_t, uint64_t, half, bfloat16_t, float");
+        constexpr bool r02_dtype = sim::is_one_of_v<typename FpTileData::DType, uint64_t>;
+        static_assert(r02_dtype, "TSTORE_FP [CPU]: DType must be one of: uint64_t");
+        constexpr bool r04_valid_bounds = TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols;
+        static_assert(r04_valid_bounds, "TSTORE_FP [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r01_dtype && r02_dtype && r04_valid_bounds;
     }
 
     template <typename TileData, typename FpTileData>
     static void verify_TSTORE_FP([[maybe_unused]] const TileData& src, [[maybe_unused]] const FpTileData& fp) {}
 
     // pto.mgather (specs/ops/memory_and_data_movement/mgather.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDst, typename GlobalData, typename TileInd, typename... WaitEvents>
     static constexpr bool check_MGATHER() {
-        static_assert(sim::is_one_of_v<typename TileDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                       int64_t, uint64_t, half, bfloat16_t, float>,
-                      "MGATHER [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "int64_t, uint64_t, half, bfloat16_t, float");
-        static_assert(sim::is_one_of_v<typename TileInd::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                       int64_t, uint64_t>,
-                      "MGATHER [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "int64_t, uint64_t");
-        static_assert((GlobalData::layout == Layout::ND && !TileDst::isBoxedLayout) ||
-                          (GlobalData::layout == Layout::NZ && !TileDst::isRowMajor &&
-                           TileDst::SFractal == SLayout::RowMajor && TileDst::SFractalSize == 512 &&
-                           TileDst::Rows % 16 == 0 && TileDst::Cols % (32 / sizeof(typename TileDst::DType)) == 0 &&
-                           GlobalData::staticShape[3] == 16 &&
-                           GlobalData::staticShape[4] == 32 / sizeof(typename TileDst::DType)),
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDst::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float>;
+        static_assert(r02_dtype, "MGATHER [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, int64_t, uint64_t, half, bfloat16_t, float");
+        constexpr bool r04_dtype = sim::is_one_of_v<typename TileInd::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t>;
+        static_assert(r04_dtype, "MGATHER [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, int64_t, uint64_t");
+        constexpr bool r09_table_layout =
+            (GlobalData::layout == Layout::ND && !TileDst::isBoxedLayout) ||
+            (GlobalData::layout == Layout::NZ && !TileDst::isRowMajor && TileDst::SFractal == SLayout::RowMajor &&
+             TileDst::SFractalSize == 512 && TileDst::Rows % 16 == 0 &&
+             TileDst::Cols % (32 / sizeof(typename TileDst::DType)) == 0 && GlobalData::staticShape[3] == 16 &&
+             GlobalData::staticShape[4] == 32 / sizeof(typename TileDst::DType));
+        static_assert(r09_table_layout,
                       "MGATHER [CPU]: src must be Layout::ND with a row- or column-major dst, or Layout::NZ of "
                       "Shape[3] 16 and Shape[4] 32 bytes with an NZ dst (BLayout::ColMajor, SLayout::RowMajor, "
                       "512-byte fractals, whole 16-row, 32-byte boxes)");
-        static_assert(TileDst::ValidRow <= TileDst::Rows && TileDst::ValidCol <= TileDst::Cols,
-                      "MGATHER [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
-               (sim::is_one_of_v<typename TileInd::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t>) &&
-               ((GlobalData::layout == Layout::ND && !TileDst::isBoxedLayout) ||
-                (GlobalData::layout == Layout::NZ && !TileDst::isRowMajor && TileDst::SFractal == SLayout::RowMajor &&
-                 TileDst::SFractalSize == 512 && TileDst::Rows % 16 == 0 &&
-                 TileDst::Cols % (32 / sizeof(typename TileDst::DType)) == 0 && GlobalData::staticShape[3] == 16 &&
-                 GlobalData::staticShape[4] == 32 / sizeof(typename TileDst::DType))) &&
-               (TileDst::ValidRow <= TileDst::Rows && TileDst::ValidCol <= TileDst::Cols);
+        constexpr bool r10_valid_bounds = TileDst::ValidRow <= TileDst::Rows && TileDst::ValidCol <= TileDst::Cols;
+        static_assert(r10_valid_bounds, "MGATHER [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r02_dtype && r04_dtype && r09_table_layout && r10_valid_bounds;
     }
 
     template <typename TileDst, typename TileInd>
     static void verify_MGATHER([[maybe_unused]] const TileDst& dst, [[maybe_unused]] const TileInd& indexes) {}
 
     // pto.mscatter (specs/ops/memory_and_data_movement/mscatter.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename GlobalData, typename TileSrc, typename TileInd, typename... WaitEvents>
     static constexpr bool check_MSCATTER() {
-        static_assert(sim::is_one_of_v<typename TileSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                       int64_t, uint64_t, half, bfloat16_t, float>,
-                      "MSCATTER [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "int64_t, uint64_t, half, bfloat16_t, float");
-        static_assert(sim::is_one_of_v<typename TileInd::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                       int64_t, uint64_t>,
-                      "MSCATTER [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "int64_t, uint64_t");
-        static_assert((GlobalData::layout == Layout::ND && !TileSrc::isBoxedLayout) ||
-                          (GlobalData::layout == Layout::NZ && !TileSrc::isRowMajor &&
-                           TileSrc::SFractal == SLayout::RowMajor && TileSrc::SFractalSize == 512 &&
-                           TileSrc::Rows % 16 == 0 && TileSrc::Cols % (32 / sizeof(typename TileSrc::DType)) == 0 &&
-                           GlobalData::staticShape[3] == 16 &&
-                           GlobalData::staticShape[4] == 32 / sizeof(typename TileSrc::DType)),
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileSrc::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float>;
+        static_assert(r02_dtype, "MSCATTER [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, int64_t, uint64_t, half, bfloat16_t, float");
+        constexpr bool r04_dtype = sim::is_one_of_v<typename TileInd::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t>;
+        static_assert(r04_dtype, "MSCATTER [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, int64_t, uint64_t");
+        constexpr bool r09_table_layout =
+            (GlobalData::layout == Layout::ND && !TileSrc::isBoxedLayout) ||
+            (GlobalData::layout == Layout::NZ && !TileSrc::isRowMajor && TileSrc::SFractal == SLayout::RowMajor &&
+             TileSrc::SFractalSize == 512 && TileSrc::Rows % 16 == 0 &&
+             TileSrc::Cols % (32 / sizeof(typename TileSrc::DType)) == 0 && GlobalData::staticShape[3] == 16 &&
+             GlobalData::staticShape[4] == 32 / sizeof(typename TileSrc::DType));
+        static_assert(r09_table_layout,
                       "MSCATTER [CPU]: dst must be Layout::ND with a row- or column-major src, or Layout::NZ of "
                       "Shape[3] 16 and Shape[4] 32 bytes with an NZ src (BLayout::ColMajor, SLayout::RowMajor, "
                       "512-byte fractals, whole 16-row, 32-byte boxes)");
-        static_assert(TileSrc::ValidRow <= TileSrc::Rows && TileSrc::ValidCol <= TileSrc::Cols,
-                      "MSCATTER [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
-               (sim::is_one_of_v<typename TileInd::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t>) &&
-               ((GlobalData::layout == Layout::ND && !TileSrc::isBoxedLayout) ||
-                (GlobalData::layout == Layout::NZ && !TileSrc::isRowMajor && TileSrc::SFractal == SLayout::RowMajor &&
-                 TileSrc::SFractalSize == 512 && TileSrc::Rows % 16 == 0 &&
-                 TileSrc::Cols % (32 / sizeof(typename TileSrc::DType)) == 0 && GlobalData::staticShape[3] == 16 &&
-                 GlobalData::staticShape[4] == 32 / sizeof(typename TileSrc::DType))) &&
-               (TileSrc::ValidRow <= TileSrc::Rows && TileSrc::ValidCol <= TileSrc::Cols);
+        constexpr bool r10_valid_bounds = TileSrc::ValidRow <= TileSrc::Rows && TileSrc::ValidCol <= TileSrc::Cols;
+        static_assert(r10_valid_bounds, "MSCATTER [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r02_dtype && r04_dtype && r09_table_layout && r10_valid_bounds;
     }
 
     template <typename TileSrc, typename TileInd>
     static void verify_MSCATTER([[maybe_unused]] const TileSrc& src, [[maybe_unused]] const TileInd& indexes) {}
 
     // pto.tmov (specs/ops/layout_and_rearrangement/tmov.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
     static constexpr bool check_TMOV() {
-        static_assert(sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                       uint16_t, int32_t, uint32_t, int64_t, uint64_t, float8_e4m3_t, float8_e5m2_t,
-                                       float8_e8m0_t, float4_e2m1x2_t, float4_e1m2x2_t> &&
-                          sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t,
-                                           int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, float8_e4m3_t,
-                                           float8_e5m2_t, float8_e8m0_t, float4_e2m1x2_t, float4_e1m2x2_t>,
-                      "TMOV [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, uint16_t, "
-                      "int32_t, uint32_t, int64_t, uint64_t, float8_e4m3_t, float8_e5m2_t, float8_e8m0_t, "
-                      "float4_e2m1x2_t, float4_e1m2x2_t");
-        return (sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                 uint16_t, int32_t, uint32_t, int64_t, uint64_t, float8_e4m3_t, float8_e5m2_t,
-                                 float8_e8m0_t, float4_e2m1x2_t, float4_e1m2x2_t> &&
-                sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                 uint16_t, int32_t, uint32_t, int64_t, uint64_t, float8_e4m3_t, float8_e5m2_t,
-                                 float8_e8m0_t, float4_e2m1x2_t, float4_e1m2x2_t>);
+        constexpr bool r02_dtype =
+            sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t, uint16_t,
+                             int32_t, uint32_t, int64_t, uint64_t, float8_e4m3_t, float8_e5m2_t, float8_e8m0_t,
+                             float4_e2m1x2_t, float4_e1m2x2_t> &&
+            sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t, uint16_t,
+                             int32_t, uint32_t, int64_t, uint64_t, float8_e4m3_t, float8_e5m2_t, float8_e8m0_t,
+                             float4_e2m1x2_t, float4_e1m2x2_t>;
+        static_assert(r02_dtype, "TMOV [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, "
+                                 "uint16_t, int32_t, uint32_t, int64_t, uint64_t, float8_e4m3_t, float8_e5m2_t, "
+                                 "float8_e8m0_t, float4_e2m1x2_t, float4_e1m2x2_t");
+        return r02_dtype;
     }
 
     template <typename DstTileData, typename SrcTileData>
@@ -4284,21 +3358,16 @@ struct profile_cpu {
     }
 
     // pto.tmov_fp (specs/ops/layout_and_rearrangement/tmov_fp.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename DstTileData, typename SrcTileData, typename FpTileData, ReluPreMode reluMode,
               typename... WaitEvents>
     static constexpr bool check_TMOV_FP() {
-        static_assert(sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                       uint16_t, int32_t, uint32_t, int64_t, uint64_t> &&
-                          sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t,
-                                           int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t>,
-                      "TMOV_FP [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, "
-                      "uint16_t, int32_t, uint32_t, int64_t, uint64_t");
-        return (sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                 uint16_t, int32_t, uint32_t, int64_t, uint64_t> &&
-                sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                 uint16_t, int32_t, uint32_t, int64_t, uint64_t>);
+        constexpr bool r02_dtype = sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t,
+                                                    uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t> &&
+                                   sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t,
+                                                    uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t>;
+        static_assert(r02_dtype, "TMOV_FP [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, "
+                                 "int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t");
+        return r02_dtype;
     }
 
     template <typename DstTileData, typename SrcTileData, typename FpTileData>
@@ -4309,42 +3378,33 @@ struct profile_cpu {
     }
 
     // pto.ttrans (specs/ops/layout_and_rearrangement/ttrans.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp, typename... WaitEvents>
     static constexpr bool check_TTRANS() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint32_t, int32_t, float, uint16_t, int16_t, half,
-                                       bfloat16_t, uint8_t, int8_t, int64_t, uint64_t, hifloat8_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, uint32_t, int32_t, float, uint16_t, int16_t,
-                                           half, bfloat16_t, uint8_t, int8_t, int64_t, uint64_t, hifloat8_t>,
-                      "TTRANS [CPU]: DType must be one of: uint32_t, int32_t, float, uint16_t, int16_t, half, "
-                      "bfloat16_t, uint8_t, int8_t, int64_t, uint64_t, hifloat8_t");
-        return (sim::is_one_of_v<typename TileDataDst::DType, uint32_t, int32_t, float, uint16_t, int16_t, half,
-                                 bfloat16_t, uint8_t, int8_t, int64_t, uint64_t, hifloat8_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, uint32_t, int32_t, float, uint16_t, int16_t, half,
-                                 bfloat16_t, uint8_t, int8_t, int64_t, uint64_t, hifloat8_t>);
+        constexpr bool r02_dtype =
+            sim::is_one_of_v<typename TileDataDst::DType, uint32_t, int32_t, float, uint16_t, int16_t, half, bfloat16_t,
+                             uint8_t, int8_t, int64_t, uint64_t, hifloat8_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, uint32_t, int32_t, float, uint16_t, int16_t, half, bfloat16_t,
+                             uint8_t, int8_t, int64_t, uint64_t, hifloat8_t>;
+        static_assert(r02_dtype, "TTRANS [CPU]: DType must be one of: uint32_t, int32_t, float, uint16_t, int16_t, "
+                                 "half, bfloat16_t, uint8_t, int8_t, int64_t, uint64_t, hifloat8_t");
+        return r02_dtype;
     }
 
-    // The rules of the conv variant (`variants:` of the spec), which replace the op's own.
     template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp, typename... WaitEvents>
     static constexpr bool check_TTRANS_conv() {
-        static_assert(
+        constexpr bool r102_conv_layouts =
             (TileDataSrc::layout == Layout::NCHW && TileDataDst::layout == Layout::NC1HWC0) ||
-                (TileDataSrc::layout == Layout::NC1HWC0 && TileDataDst::layout == Layout::NCHW) ||
-                (TileDataSrc::layout == Layout::GNCHW && TileDataDst::layout == Layout::GNC1HWC0) ||
-                (TileDataSrc::layout == Layout::GNC1HWC0 && TileDataDst::layout == Layout::GNCHW) ||
-                (TileDataSrc::layout == Layout::NC1HWC0 && TileDataDst::layout == Layout::FRACTAL_Z) ||
-                (TileDataSrc::layout == Layout::GNC1HWC0 && TileDataDst::layout == Layout::FRACTAL_Z) ||
-                (TileDataSrc::layout == Layout::NCDHW && TileDataDst::layout == Layout::FRACTAL_Z_3D),
+            (TileDataSrc::layout == Layout::NC1HWC0 && TileDataDst::layout == Layout::NCHW) ||
+            (TileDataSrc::layout == Layout::GNCHW && TileDataDst::layout == Layout::GNC1HWC0) ||
+            (TileDataSrc::layout == Layout::GNC1HWC0 && TileDataDst::layout == Layout::GNCHW) ||
+            (TileDataSrc::layout == Layout::NC1HWC0 && TileDataDst::layout == Layout::FRACTAL_Z) ||
+            (TileDataSrc::layout == Layout::GNC1HWC0 && TileDataDst::layout == Layout::FRACTAL_Z) ||
+            (TileDataSrc::layout == Layout::NCDHW && TileDataDst::layout == Layout::FRACTAL_Z_3D);
+        static_assert(
+            r102_conv_layouts,
             "TTRANS [CPU]: ConvTile layouts of src and dst must be one of: NCHW to NC1HWC0, NC1HWC0 to NCHW, GNCHW to "
             "GNC1HWC0, GNC1HWC0 to GNCHW, NC1HWC0 to FRACTAL_Z, GNC1HWC0 to FRACTAL_Z, NCDHW to FRACTAL_Z_3D");
-        return ((TileDataSrc::layout == Layout::NCHW && TileDataDst::layout == Layout::NC1HWC0) ||
-                (TileDataSrc::layout == Layout::NC1HWC0 && TileDataDst::layout == Layout::NCHW) ||
-                (TileDataSrc::layout == Layout::GNCHW && TileDataDst::layout == Layout::GNC1HWC0) ||
-                (TileDataSrc::layout == Layout::GNC1HWC0 && TileDataDst::layout == Layout::GNCHW) ||
-                (TileDataSrc::layout == Layout::NC1HWC0 && TileDataDst::layout == Layout::FRACTAL_Z) ||
-                (TileDataSrc::layout == Layout::GNC1HWC0 && TileDataDst::layout == Layout::FRACTAL_Z) ||
-                (TileDataSrc::layout == Layout::NCDHW && TileDataDst::layout == Layout::FRACTAL_Z_3D));
+        return r102_conv_layouts;
     }
 
     template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp>
@@ -4352,72 +3412,60 @@ struct profile_cpu {
                               [[maybe_unused]] const TileDataTmp& tmp) {}
 
     // pto.textract (specs/ops/layout_and_rearrangement/textract.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
     static constexpr bool check_TEXTRACT() {
+        constexpr bool r02_dtype = sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t,
+                                                    uint8_t, int16_t, uint16_t, int32_t, uint32_t, float8_e4m3_t,
+                                                    float8_e5m2_t, float8_e8m0_t, float4_e2m1x2_t, float4_e1m2x2_t> &&
+                                   sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t,
+                                                    uint8_t, int16_t, uint16_t, int32_t, uint32_t, float8_e4m3_t,
+                                                    float8_e5m2_t, float8_e8m0_t, float4_e2m1x2_t, float4_e1m2x2_t>;
         static_assert(
-            sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t, uint16_t,
-                             int32_t, uint32_t, float8_e4m3_t, float8_e5m2_t, float8_e8m0_t, float4_e2m1x2_t,
-                             float4_e1m2x2_t> &&
-                sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                 uint16_t, int32_t, uint32_t, float8_e4m3_t, float8_e5m2_t, float8_e8m0_t,
-                                 float4_e2m1x2_t, float4_e1m2x2_t>,
+            r02_dtype,
             "TEXTRACT [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, uint16_t, "
             "int32_t, uint32_t, float8_e4m3_t, float8_e5m2_t, float8_e8m0_t, float4_e2m1x2_t, float4_e1m2x2_t");
-        return (sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                 uint16_t, int32_t, uint32_t, float8_e4m3_t, float8_e5m2_t, float8_e8m0_t,
-                                 float4_e2m1x2_t, float4_e1m2x2_t> &&
-                sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                 uint16_t, int32_t, uint32_t, float8_e4m3_t, float8_e5m2_t, float8_e8m0_t,
-                                 float4_e2m1x2_t, float4_e1m2x2_t>);
+        return r02_dtype;
     }
 
-    // The rules only declaration 6 is checked against, in its own scope.
     template <typename Dst0TileData, typename Dst1TileData, typename SrcTileData>
     static constexpr bool check_TEXTRACT_f6() {
         return true;
     }
 
-    // The rules of the conv variant (`variants:` of the spec), which replace the op's own.
     template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
     static constexpr bool check_TEXTRACT_conv() {
-        static_assert(((SrcTileData::Loc == TileType::Mat && (DstTileData::Loc == TileType::Right))),
+        constexpr bool r100_location_pairs =
+            ((SrcTileData::Loc == TileType::Mat && (DstTileData::Loc == TileType::Right)));
+        static_assert(r100_location_pairs,
                       "TEXTRACT [CPU]: the tile locations of src and dst must be one of the profile's move pairs");
-        static_assert((SrcTileData::layout == Layout::FRACTAL_Z) || (SrcTileData::layout == Layout::FRACTAL_Z_3D),
+        constexpr bool r101_conv_layouts =
+            (SrcTileData::layout == Layout::FRACTAL_Z) || (SrcTileData::layout == Layout::FRACTAL_Z_3D);
+        static_assert(r101_conv_layouts,
                       "TEXTRACT [CPU]: ConvTile layouts of src must be one of: FRACTAL_Z, FRACTAL_Z_3D");
-        static_assert(DstTileData::isRowMajor && DstTileData::SFractal == SLayout::ColMajor,
+        constexpr bool r102_tile_fractal = DstTileData::isRowMajor && DstTileData::SFractal == SLayout::ColMajor;
+        static_assert(r102_tile_fractal,
                       "TEXTRACT [CPU]: box layout of dst must be BLayout::RowMajor with SLayout::ColMajor");
-        static_assert(sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                       uint32_t, half, bfloat16_t, float>,
-                      "TEXTRACT [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "half, bfloat16_t, float");
-        return (((SrcTileData::Loc == TileType::Mat && (DstTileData::Loc == TileType::Right)))) &&
-               ((SrcTileData::layout == Layout::FRACTAL_Z) || (SrcTileData::layout == Layout::FRACTAL_Z_3D)) &&
-               (DstTileData::isRowMajor && DstTileData::SFractal == SLayout::ColMajor) &&
-               (sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float>);
+        constexpr bool r103_dtype = sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                     int32_t, uint32_t, half, bfloat16_t, float>;
+        static_assert(r103_dtype, "TEXTRACT [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                  "uint32_t, half, bfloat16_t, float");
+        return r100_location_pairs && r101_conv_layouts && r102_tile_fractal && r103_dtype;
     }
 
     template <typename DstTileData, typename SrcTileData>
     static void verify_TEXTRACT([[maybe_unused]] const DstTileData& dst, [[maybe_unused]] const SrcTileData& src) {}
 
     // pto.textract_fp (specs/ops/layout_and_rearrangement/textract_fp.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename DstTileData, typename SrcTileData, typename FpTileData, ReluPreMode reluMode,
               typename... WaitEvents>
     static constexpr bool check_TEXTRACT_FP() {
-        static_assert(sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                       uint16_t, int32_t, uint32_t> &&
-                          sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t,
-                                           int16_t, uint16_t, int32_t, uint32_t>,
-                      "TEXTRACT_FP [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, "
-                      "uint16_t, int32_t, uint32_t");
-        return (sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                 uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                 uint16_t, int32_t, uint32_t>);
+        constexpr bool r02_dtype = sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t,
+                                                    uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+                                   sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t,
+                                                    uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r02_dtype, "TEXTRACT_FP [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, "
+                                 "int16_t, uint16_t, int32_t, uint32_t");
+        return r02_dtype;
     }
 
     template <typename DstTileData, typename SrcTileData, typename FpTileData>
@@ -4425,53 +3473,42 @@ struct profile_cpu {
                                    [[maybe_unused]] const FpTileData& fp) {}
 
     // pto.tinsert (specs/ops/layout_and_rearrangement/tinsert.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
     static constexpr bool check_TINSERT() {
-        static_assert(sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                       uint16_t, int32_t, uint32_t> &&
-                          sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t,
-                                           int16_t, uint16_t, int32_t, uint32_t>,
-                      "TINSERT [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, "
-                      "uint16_t, int32_t, uint32_t");
-        return (sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                 uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                 uint16_t, int32_t, uint32_t>);
+        constexpr bool r02_dtype = sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t,
+                                                    uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+                                   sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t,
+                                                    uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r02_dtype, "TINSERT [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, "
+                                 "int16_t, uint16_t, int32_t, uint32_t");
+        return r02_dtype;
     }
 
-    // The rules only declaration 0 is checked against, in its own scope.
     template <typename DstTileData, typename SrcTileData>
     static constexpr bool check_TINSERT_f0() {
         return true;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <typename DstTileData, typename SrcTileData, ReluPreMode reluMode>
     static constexpr bool check_TINSERT_f1() {
         return true;
     }
 
-    // The rules only declaration 2 is checked against, in its own scope.
     template <typename DstTileData, typename SrcTileData, AccToVecMode mode, ReluPreMode reluMode>
     static constexpr bool check_TINSERT_f2() {
         return true;
     }
 
-    // The rules only declaration 3 is checked against, in its own scope.
     template <typename DstTileData, typename SrcTileData, ReluPreMode reluMode>
     static constexpr bool check_TINSERT_f3() {
         return true;
     }
 
-    // The rules only declaration 4 is checked against, in its own scope.
     template <typename DstTileData, typename SrcTileData, AccToVecMode mode, ReluPreMode reluMode>
     static constexpr bool check_TINSERT_f4() {
         return true;
     }
 
-    // The rules only declaration 6 is checked against, in its own scope.
     template <TInsertMode mode, typename DstTileData, typename SrcTileData>
     static constexpr bool check_TINSERT_f6() {
         return true;
@@ -4481,21 +3518,16 @@ struct profile_cpu {
     static void verify_TINSERT([[maybe_unused]] const DstTileData& dst, [[maybe_unused]] const SrcTileData& src) {}
 
     // pto.tinsert_fp (specs/ops/layout_and_rearrangement/tinsert_fp.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename DstTileData, typename SrcTileData, typename FpTileData, ReluPreMode reluMode,
               typename... WaitEvents>
     static constexpr bool check_TINSERT_FP() {
-        static_assert(sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                       uint16_t, int32_t, uint32_t> &&
-                          sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t,
-                                           int16_t, uint16_t, int32_t, uint32_t>,
-                      "TINSERT_FP [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, "
-                      "uint16_t, int32_t, uint32_t");
-        return (sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                 uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                 uint16_t, int32_t, uint32_t>);
+        constexpr bool r02_dtype = sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t,
+                                                    uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+                                   sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t,
+                                                    uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r02_dtype, "TINSERT_FP [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, "
+                                 "int16_t, uint16_t, int32_t, uint32_t");
+        return r02_dtype;
     }
 
     template <typename DstTileData, typename SrcTileData, typename FpTileData>
@@ -4503,71 +3535,51 @@ struct profile_cpu {
                                   [[maybe_unused]] const FpTileData& fp) {}
 
     // pto.treshape (specs/ops/layout_and_rearrangement/treshape.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataOut, typename TileDataIn, typename... WaitEvents>
     static constexpr bool check_TRESHAPE() {
-        static_assert(sim::is_one_of_v<typename TileDataOut::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                       uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename TileDataIn::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, int64_t, uint64_t, half, bfloat16_t, float>,
-                      "TRESHAPE [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "int64_t, uint64_t, half, bfloat16_t, float");
-        static_assert(sizeof(typename TileDataOut::DType) * TileDataOut::Numel ==
-                          sizeof(typename TileDataIn::DType) * TileDataIn::Numel,
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataOut::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename TileDataIn::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float>;
+        static_assert(r02_dtype, "TRESHAPE [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, int64_t, uint64_t, half, bfloat16_t, float");
+        constexpr bool r03_same_bytes = sizeof(typename TileDataOut::DType) * TileDataOut::Numel ==
+                                        sizeof(typename TileDataIn::DType) * TileDataIn::Numel;
+        static_assert(r03_same_bytes,
                       "TRESHAPE [CPU]: dst and src must span the same number of bytes (sizeof(DType) * Numel)");
-        return (sim::is_one_of_v<typename TileDataOut::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename TileDataIn::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
-               (sizeof(typename TileDataOut::DType) * TileDataOut::Numel ==
-                sizeof(typename TileDataIn::DType) * TileDataIn::Numel);
+        return r02_dtype && r03_same_bytes;
     }
 
     template <typename TileDataOut, typename TileDataIn>
     static void verify_TRESHAPE([[maybe_unused]] const TileDataOut& dst, [[maybe_unused]] const TileDataIn& src) {}
 
     // pto.tconcat (specs/ops/layout_and_rearrangement/tconcat.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TCONCAT() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                       uint32_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, half, bfloat16_t, float>,
-                      "TCONCAT [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "half, bfloat16_t, float");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TCONCAT [CPU]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TCONCAT [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
-                      "TCONCAT [CPU]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float>) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float>;
+        static_assert(r02_dtype, "TCONCAT [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, half, bfloat16_t, float");
+        constexpr bool r03_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r03_same_dtype, "TCONCAT [CPU]: dst, src0 and src1 must have the same DType");
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TCONCAT [CPU]: tile location must be TileType::Vec");
+        constexpr bool r05_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
+        static_assert(r05_row_major, "TCONCAT [CPU]: tile layout must be row-major");
+        return r02_dtype && r03_same_dtype && r04_location && r05_row_major;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <typename DstTile, typename Src0Tile, typename Src1Tile, typename Src0IdxTile, typename Src1IdxTile>
     static constexpr bool check_TCONCAT_f1() {
         return true;
     }
 
-    // The rules only declaration 2 is checked against, in its own scope.
     template <typename DstTile, typename Src0Tile, typename Src1Tile, typename DstIdxTile, typename Src0IdxTile,
               typename Src1IdxTile>
     static constexpr bool check_TCONCAT_f2() {
@@ -4579,28 +3591,21 @@ struct profile_cpu {
                                [[maybe_unused]] const TileDataSrc1& src1) {}
 
     // pto.tfillpad (specs/ops/layout_and_rearrangement/tfillpad.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <TFillPadMode mode, typename DstTileData, typename SrcTileData, typename... WaitEvents>
     static constexpr bool check_TFILLPAD() {
+        constexpr bool r02_dtype = sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float, float4_e2m1x2_t,
+                                                    float4_e1m2x2_t, float8_e4m3_t, float8_e5m2_t, float8_e8m0_t> &&
+                                   sim::is_one_of_v<typename SrcTileData::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float, float4_e2m1x2_t,
+                                                    float4_e1m2x2_t, float8_e4m3_t, float8_e5m2_t, float8_e8m0_t>;
         static_assert(
-            sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half,
-                             bfloat16_t, float, float4_e2m1x2_t, float4_e1m2x2_t, float8_e4m3_t, float8_e5m2_t,
-                             float8_e8m0_t> &&
-                sim::is_one_of_v<typename SrcTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float, float4_e2m1x2_t, float4_e1m2x2_t, float8_e4m3_t,
-                                 float8_e5m2_t, float8_e8m0_t>,
+            r02_dtype,
             "TFILLPAD [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half, "
             "bfloat16_t, float, float4_e2m1x2_t, float4_e1m2x2_t, float8_e4m3_t, float8_e5m2_t, float8_e8m0_t");
-        return (sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float, float4_e2m1x2_t, float4_e1m2x2_t, float8_e4m3_t,
-                                 float8_e5m2_t, float8_e8m0_t> &&
-                sim::is_one_of_v<typename SrcTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float, float4_e2m1x2_t, float4_e1m2x2_t, float8_e4m3_t,
-                                 float8_e5m2_t, float8_e8m0_t>);
+        return r02_dtype;
     }
 
-    // The rules only declaration 0 is checked against, in its own scope.
     template <TFillPadMode mode, typename DstTileData, typename SrcTileData>
     static constexpr bool check_TFILLPAD_f0() {
         return true;
@@ -4610,24 +3615,20 @@ struct profile_cpu {
     static void verify_TFILLPAD([[maybe_unused]] const DstTileData& dst, [[maybe_unused]] const SrcTileData& src) {}
 
     // pto.tfillpad_inplace (specs/ops/layout_and_rearrangement/tfillpad_inplace.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
     static constexpr bool check_TFILLPAD_INPLACE() {
-        static_assert(sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                       uint32_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename SrcTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, half, bfloat16_t, float>,
-                      "TFILLPAD_INPLACE [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
-                      "uint32_t, half, bfloat16_t, float");
+        constexpr bool r02_dtype = sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename SrcTileData::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float>;
+        static_assert(r02_dtype, "TFILLPAD_INPLACE [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, "
+                                 "int32_t, uint32_t, half, bfloat16_t, float");
+        constexpr bool r04_shape_relation =
+            (DstTileData::Rows == SrcTileData::Rows && DstTileData::Cols == SrcTileData::Cols);
         static_assert(
-            (DstTileData::Rows == SrcTileData::Rows && DstTileData::Cols == SrcTileData::Cols),
+            r04_shape_relation,
             "TFILLPAD_INPLACE [CPU]: template shapes must satisfy dst.Rows == src.Rows and dst.Cols == src.Cols");
-        return (sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename SrcTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float>) &&
-               ((DstTileData::Rows == SrcTileData::Rows && DstTileData::Cols == SrcTileData::Cols));
+        return r02_dtype && r04_shape_relation;
     }
 
     template <typename DstTileData, typename SrcTileData>
@@ -4635,24 +3636,20 @@ struct profile_cpu {
                                         [[maybe_unused]] const SrcTileData& src) {}
 
     // pto.tfillpad_expand (specs/ops/layout_and_rearrangement/tfillpad_expand.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
     static constexpr bool check_TFILLPAD_EXPAND() {
-        static_assert(sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                       uint32_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename SrcTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, half, bfloat16_t, float>,
-                      "TFILLPAD_EXPAND [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
-                      "uint32_t, half, bfloat16_t, float");
+        constexpr bool r02_dtype = sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename SrcTileData::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float>;
+        static_assert(r02_dtype, "TFILLPAD_EXPAND [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, "
+                                 "int32_t, uint32_t, half, bfloat16_t, float");
+        constexpr bool r04_shape_relation =
+            (DstTileData::Rows >= SrcTileData::Rows && DstTileData::Cols >= SrcTileData::Cols);
         static_assert(
-            (DstTileData::Rows >= SrcTileData::Rows && DstTileData::Cols >= SrcTileData::Cols),
+            r04_shape_relation,
             "TFILLPAD_EXPAND [CPU]: template shapes must satisfy dst.Rows >= src.Rows and dst.Cols >= src.Cols");
-        return (sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename SrcTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float>) &&
-               ((DstTileData::Rows >= SrcTileData::Rows && DstTileData::Cols >= SrcTileData::Cols));
+        return r02_dtype && r04_shape_relation;
     }
 
     template <typename DstTileData, typename SrcTileData>
@@ -4660,38 +3657,25 @@ struct profile_cpu {
                                        [[maybe_unused]] const SrcTileData& src) {}
 
     // pto.tinterleave (specs/ops/layout_and_rearrangement/tinterleave.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TINTERLEAVE() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float, int8_t, uint8_t, int16_t, uint16_t,
-                                       int32_t, uint32_t, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataDst::DType, half, float, int8_t, uint8_t, int16_t, uint16_t,
-                                           int32_t, uint32_t, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, half, float, int8_t, uint8_t, int16_t, uint16_t,
-                                           int32_t, uint32_t, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, half, float, int8_t, uint8_t, int16_t, uint16_t,
-                                           int32_t, uint32_t, bfloat16_t>,
-                      "TINTERLEAVE [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, "
-                      "int32_t, uint32_t, bfloat16_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataDst::Loc == TileType::Vec &&
-                          TileDataSrc::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TINTERLEAVE [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::isRowMajor && TileDataDst::isRowMajor && TileDataSrc::isRowMajor &&
-                          TileDataSrc::isRowMajor,
-                      "TINTERLEAVE [CPU]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataDst::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t, bfloat16_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataDst::Loc == TileType::Vec &&
-                TileDataSrc::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::isRowMajor && TileDataDst::isRowMajor && TileDataSrc::isRowMajor &&
-                TileDataSrc::isRowMajor);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t> &&
+                                   sim::is_one_of_v<typename TileDataDst::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t>;
+        static_assert(r01_dtype, "TINTERLEAVE [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, "
+                                 "uint16_t, int32_t, uint32_t, bfloat16_t");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataDst::Loc == TileType::Vec &&
+                                      TileDataSrc::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r03_location, "TINTERLEAVE [CPU]: tile location must be TileType::Vec");
+        constexpr bool r04_row_major =
+            TileDataDst::isRowMajor && TileDataDst::isRowMajor && TileDataSrc::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r04_row_major, "TINTERLEAVE [CPU]: tile layout must be row-major");
+        return r01_dtype && r03_location && r04_row_major;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -4707,47 +3691,32 @@ struct profile_cpu {
     }
 
     // pto.tdeinterleave (specs/ops/layout_and_rearrangement/tdeinterleave.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TDEINTERLEAVE() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float, int8_t, uint8_t, int16_t, uint16_t,
-                                       int32_t, uint32_t, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataDst::DType, half, float, int8_t, uint8_t, int16_t, uint16_t,
-                                           int32_t, uint32_t, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, half, float, int8_t, uint8_t, int16_t, uint16_t,
-                                           int32_t, uint32_t, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, half, float, int8_t, uint8_t, int16_t, uint16_t,
-                                           int32_t, uint32_t, bfloat16_t>,
-                      "TDEINTERLEAVE [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, "
-                      "int32_t, uint32_t, bfloat16_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataDst::Loc == TileType::Vec &&
-                          TileDataSrc::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
-                      "TDEINTERLEAVE [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::isRowMajor && TileDataDst::isRowMajor && TileDataSrc::isRowMajor &&
-                          TileDataSrc::isRowMajor,
-                      "TDEINTERLEAVE [CPU]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataDst::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                 uint32_t, bfloat16_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataDst::Loc == TileType::Vec &&
-                TileDataSrc::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
-               (TileDataDst::isRowMajor && TileDataDst::isRowMajor && TileDataSrc::isRowMajor &&
-                TileDataSrc::isRowMajor);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataDst::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t> &&
+                                   sim::is_one_of_v<typename TileDataDst::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t>;
+        static_assert(r01_dtype, "TDEINTERLEAVE [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, "
+                                 "uint16_t, int32_t, uint32_t, bfloat16_t");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataDst::Loc == TileType::Vec &&
+                                      TileDataSrc::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec;
+        static_assert(r03_location, "TDEINTERLEAVE [CPU]: tile location must be TileType::Vec");
+        constexpr bool r04_row_major =
+            TileDataDst::isRowMajor && TileDataDst::isRowMajor && TileDataSrc::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r04_row_major, "TDEINTERLEAVE [CPU]: tile layout must be row-major");
+        return r01_dtype && r03_location && r04_row_major;
     }
 
-    // The rules only declaration 0 is checked against, in its own scope.
     template <typename TileDataDst, typename TileDataSrc>
     static constexpr bool check_TDEINTERLEAVE_f0() {
         return true;
     }
 
-    // The run-time rules only declaration 0 is checked against, with its own arguments.
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TDEINTERLEAVE_f0([[maybe_unused]] TileDataDst& dst1, [[maybe_unused]] TileDataDst& dst0,
                                         [[maybe_unused]] TileDataSrc& src1, [[maybe_unused]] TileDataSrc& src0) {
@@ -4757,13 +3726,11 @@ struct profile_cpu {
             sim::fail("TDEINTERLEAVE [CPU]", "src0, src1, dst0 and dst1 must have the same valid row/col");
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <typename TileDataDst, typename TileDataSrc>
     static constexpr bool check_TDEINTERLEAVE_f1() {
         return true;
     }
 
-    // The run-time rules only declaration 1 is checked against, with its own arguments.
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TDEINTERLEAVE_f1([[maybe_unused]] TileDataDst& dst1, [[maybe_unused]] TileDataDst& dst0,
                                         [[maybe_unused]] TileDataSrc& src) {
@@ -4783,52 +3750,45 @@ struct profile_cpu {
     }
 
     // pto.timg2col (specs/ops/layout_and_rearrangement/timg2col.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename ConvTileData, SetFmatrixMode FmatrixMode, typename... WaitEvents>
     static constexpr bool check_TIMG2COL() {
-        static_assert(sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                       half, bfloat16_t, float, float8_e4m3_t, float8_e5m2_t, float8_e8m0_t>,
-                      "TIMG2COL [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "half, bfloat16_t, float, float8_e4m3_t, float8_e5m2_t, float8_e8m0_t");
-        static_assert(std::is_same_v<typename TileData::DType, typename ConvTileData::DType>,
-                      "TIMG2COL [CPU]: dst and src must have the same DType");
-        static_assert(TileData::Loc == TileType::Left, "TIMG2COL [CPU]: tile location must be TileType::Left");
-        static_assert(ConvTileData::Loc == TileType::Mat, "TIMG2COL [CPU]: tile location must be TileType::Mat");
-        static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
-                      "TIMG2COL [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half,
-                                 bfloat16_t, float, float8_e4m3_t, float8_e5m2_t, float8_e8m0_t>) &&
-               (std::is_same_v<typename TileData::DType, typename ConvTileData::DType>) &&
-               (TileData::Loc == TileType::Left) && (ConvTileData::Loc == TileType::Mat) &&
-               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+        constexpr bool r02_dtype =
+            sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half,
+                             bfloat16_t, float, float8_e4m3_t, float8_e5m2_t, float8_e8m0_t>;
+        static_assert(r02_dtype, "TIMG2COL [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, half, bfloat16_t, float, float8_e4m3_t, float8_e5m2_t, float8_e8m0_t");
+        constexpr bool r03_same_dtype = std::is_same_v<typename TileData::DType, typename ConvTileData::DType>;
+        static_assert(r03_same_dtype, "TIMG2COL [CPU]: dst and src must have the same DType");
+        constexpr bool r04_location = TileData::Loc == TileType::Left;
+        static_assert(r04_location, "TIMG2COL [CPU]: tile location must be TileType::Left");
+        constexpr bool r05_location = ConvTileData::Loc == TileType::Mat;
+        static_assert(r05_location, "TIMG2COL [CPU]: tile location must be TileType::Mat");
+        constexpr bool r06_valid_bounds = TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols;
+        static_assert(r06_valid_bounds, "TIMG2COL [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r02_dtype && r03_same_dtype && r04_location && r05_location && r06_valid_bounds;
     }
 
     template <typename TileData, typename ConvTileData>
     static void verify_TIMG2COL([[maybe_unused]] const TileData& dst, [[maybe_unused]] const ConvTileData& src) {}
 
     // pto.tci (specs/ops/irregular_and_complex/tci.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename T, int descending, typename... WaitEvents>
     static constexpr bool check_TCI() {
-        static_assert(sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, uint32_t, uint16_t, int8_t, uint8_t,
-                                       int64_t, uint64_t, half, bfloat16_t, float>,
-                      "TCI [CPU]: DType must be one of: int32_t, int16_t, uint32_t, uint16_t, int8_t, uint8_t, "
-                      "int64_t, uint64_t, half, bfloat16_t, float");
-        static_assert(TileData::Loc == TileType::Vec, "TCI [CPU]: tile location must be TileType::Vec");
-        static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
-                      "TCI [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert((TileData::Rows == 1), "TCI [CPU]: template shapes must satisfy dst.Rows == 1");
-        static_assert(std::is_same_v<typename TileData::DType, T>, "TCI [CPU]: dst and start must have the same DType");
-        return (sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, uint32_t, uint16_t, int8_t, uint8_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
-               (TileData::Loc == TileType::Vec) &&
-               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols) &&
-               ((TileData::Rows == 1)) && (std::is_same_v<typename TileData::DType, T>);
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, uint32_t, uint16_t,
+                                                    int8_t, uint8_t, int64_t, uint64_t, half, bfloat16_t, float>;
+        static_assert(r02_dtype, "TCI [CPU]: DType must be one of: int32_t, int16_t, uint32_t, uint16_t, int8_t, "
+                                 "uint8_t, int64_t, uint64_t, half, bfloat16_t, float");
+        constexpr bool r03_location = TileData::Loc == TileType::Vec;
+        static_assert(r03_location, "TCI [CPU]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds = TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols;
+        static_assert(r04_valid_bounds, "TCI [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r05_shape_relation = (TileData::Rows == 1);
+        static_assert(r05_shape_relation, "TCI [CPU]: template shapes must satisfy dst.Rows == 1");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileData::DType, T>;
+        static_assert(r06_same_dtype, "TCI [CPU]: dst and start must have the same DType");
+        return r02_dtype && r03_location && r04_valid_bounds && r05_shape_relation && r06_same_dtype;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <typename TileData, typename TileDataTmp, typename T, int descending>
     static constexpr bool check_TCI_f1() {
         return true;
@@ -4838,64 +3798,48 @@ struct profile_cpu {
     static void verify_TCI([[maybe_unused]] const TileData& dst) {}
 
     // pto.ttri (specs/ops/irregular_and_complex/ttri.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, int isUpperOrLower, typename... WaitEvents>
     static constexpr bool check_TTRI() {
+        constexpr bool r02_dtype =
+            sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, uint32_t, uint16_t, half, bfloat16_t, float>;
         static_assert(
-            sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, uint32_t, uint16_t, half, bfloat16_t, float>,
+            r02_dtype,
             "TTRI [CPU]: DType must be one of: int32_t, int16_t, uint32_t, uint16_t, half, bfloat16_t, float");
-        static_assert(TileData::isRowMajor, "TTRI [CPU]: tile layout must be row-major");
-        static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
-                      "TTRI [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert((isUpperOrLower == 0 || isUpperOrLower == 1),
-                      "TTRI [CPU]: template argument isUpperOrLower must be 0 or 1");
-        return (sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, uint32_t, uint16_t, half, bfloat16_t,
-                                 float>) &&
-               (TileData::isRowMajor) &&
-               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols) &&
-               ((isUpperOrLower == 0 || isUpperOrLower == 1));
+        constexpr bool r03_row_major = TileData::isRowMajor;
+        static_assert(r03_row_major, "TTRI [CPU]: tile layout must be row-major");
+        constexpr bool r04_valid_bounds = TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols;
+        static_assert(r04_valid_bounds, "TTRI [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r05_template_value = (isUpperOrLower == 0 || isUpperOrLower == 1);
+        static_assert(r05_template_value, "TTRI [CPU]: template argument isUpperOrLower must be 0 or 1");
+        return r02_dtype && r03_row_major && r04_valid_bounds && r05_template_value;
     }
 
     template <typename TileData>
     static void verify_TTRI([[maybe_unused]] const TileData& dst) {}
 
     // pto.tpartadd (specs/ops/irregular_and_complex/tpartadd.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TPARTADD() {
-        static_assert(
+        constexpr bool r02_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t, uint8_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t,
-                                 uint8_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t,
-                                 uint8_t>,
+            sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t,
+                             uint8_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t, uint8_t>;
+        static_assert(
+            r02_dtype,
             "TPARTADD [CPU]: DType must be one of: int32_t, int16_t, half, bfloat16_t, float, int8_t, uint8_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TPARTADD [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TPARTADD [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TPARTADD [CPU]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t,
-                                 uint8_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t,
-                                 uint8_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t,
-                                 uint8_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TPARTADD [CPU]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TPARTADD [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r06_same_dtype, "TPARTADD [CPU]: dst, src0 and src1 must have the same DType");
+        return r02_dtype && r04_location && r05_valid_bounds && r06_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -4903,41 +3847,28 @@ struct profile_cpu {
                                 [[maybe_unused]] const TileDataSrc1& src1) {}
 
     // pto.tpartmul (specs/ops/irregular_and_complex/tpartmul.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TPARTMUL() {
-        static_assert(
+        constexpr bool r02_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t, uint8_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t,
-                                 uint8_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t,
-                                 uint8_t>,
+            sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t,
+                             uint8_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t, uint8_t>;
+        static_assert(
+            r02_dtype,
             "TPARTMUL [CPU]: DType must be one of: int32_t, int16_t, half, bfloat16_t, float, int8_t, uint8_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TPARTMUL [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TPARTMUL [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TPARTMUL [CPU]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t,
-                                 uint8_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t,
-                                 uint8_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t,
-                                 uint8_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TPARTMUL [CPU]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TPARTMUL [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r06_same_dtype, "TPARTMUL [CPU]: dst, src0 and src1 must have the same DType");
+        return r02_dtype && r04_location && r05_valid_bounds && r06_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -4945,41 +3876,28 @@ struct profile_cpu {
                                 [[maybe_unused]] const TileDataSrc1& src1) {}
 
     // pto.tpartmax (specs/ops/irregular_and_complex/tpartmax.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TPARTMAX() {
-        static_assert(
+        constexpr bool r02_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t, uint8_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t,
-                                 uint8_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t,
-                                 uint8_t>,
+            sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t,
+                             uint8_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t, uint8_t>;
+        static_assert(
+            r02_dtype,
             "TPARTMAX [CPU]: DType must be one of: int32_t, int16_t, half, bfloat16_t, float, int8_t, uint8_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TPARTMAX [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TPARTMAX [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TPARTMAX [CPU]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t,
-                                 uint8_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t,
-                                 uint8_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t,
-                                 uint8_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TPARTMAX [CPU]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TPARTMAX [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r06_same_dtype, "TPARTMAX [CPU]: dst, src0 and src1 must have the same DType");
+        return r02_dtype && r04_location && r05_valid_bounds && r06_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -4987,41 +3905,28 @@ struct profile_cpu {
                                 [[maybe_unused]] const TileDataSrc1& src1) {}
 
     // pto.tpartmin (specs/ops/irregular_and_complex/tpartmin.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TPARTMIN() {
-        static_assert(
+        constexpr bool r02_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t, uint8_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t,
-                                 uint8_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t,
-                                 uint8_t>,
+            sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t,
+                             uint8_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t, uint8_t>;
+        static_assert(
+            r02_dtype,
             "TPARTMIN [CPU]: DType must be one of: int32_t, int16_t, half, bfloat16_t, float, int8_t, uint8_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec,
-                      "TPARTMIN [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
-                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
-                      "TPARTMIN [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TPARTMIN [CPU]: dst, src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t,
-                                 uint8_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t,
-                                 uint8_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t,
-                                 uint8_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+        constexpr bool r04_location = TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                                      TileDataSrc1::Loc == TileType::Vec;
+        static_assert(r04_location, "TPARTMIN [CPU]: tile location must be TileType::Vec");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols;
+        static_assert(r05_valid_bounds, "TPARTMIN [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        constexpr bool r06_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r06_same_dtype, "TPARTMIN [CPU]: dst, src0 and src1 must have the same DType");
+        return r02_dtype && r04_location && r05_valid_bounds && r06_same_dtype;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -5029,66 +3934,43 @@ struct profile_cpu {
                                 [[maybe_unused]] const TileDataSrc1& src1) {}
 
     // pto.tpartargmax (specs/ops/irregular_and_complex/tpartargmax.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataDstIdx,
               typename TileDataSrc0Idx, typename TileDataSrc1Idx, typename... WaitEvents>
     static constexpr bool check_TPARTARGMAX() {
-        static_assert(
+        constexpr bool r01_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t, uint8_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t,
-                                 uint8_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t,
-                                 uint8_t>,
-            "TPARTARGMAX [CPU]: DType must be one of: int32_t, int16_t, half, bfloat16_t, float, int8_t, uint8_t");
-        static_assert(sim::is_one_of_v<typename TileDataDstIdx::DType, int16_t, uint16_t, int32_t, uint32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc0Idx::DType, int16_t, uint16_t, int32_t, uint32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc1Idx::DType, int16_t, uint16_t, int32_t, uint32_t>,
-                      "TPARTARGMAX [CPU]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TPARTARGMAX [CPU]: dst, src0 and src1 must have the same DType");
-        static_assert(std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc0Idx::DType> &&
-                          std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc1Idx::DType>,
-                      "TPARTARGMAX [CPU]: dst_idx, src0_idx and src1_idx must have the same DType");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataDstIdx::Loc == TileType::Vec &&
-                          TileDataSrc0::Loc == TileType::Vec && TileDataSrc1::Loc == TileType::Vec &&
-                          TileDataSrc0Idx::Loc == TileType::Vec && TileDataSrc1Idx::Loc == TileType::Vec,
-                      "TPARTARGMAX [CPU]: tile location must be TileType::Vec");
+            sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t,
+                             uint8_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t, uint8_t>;
         static_assert(
+            r01_dtype,
+            "TPARTARGMAX [CPU]: DType must be one of: int32_t, int16_t, half, bfloat16_t, float, int8_t, uint8_t");
+        constexpr bool r02_dtype =
+            sim::is_one_of_v<typename TileDataDstIdx::DType, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename TileDataSrc0Idx::DType, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename TileDataSrc1Idx::DType, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r02_dtype, "TPARTARGMAX [CPU]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t");
+        constexpr bool r04_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r04_same_dtype, "TPARTARGMAX [CPU]: dst, src0 and src1 must have the same DType");
+        constexpr bool r05_same_dtype =
+            std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc0Idx::DType> &&
+            std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc1Idx::DType>;
+        static_assert(r05_same_dtype, "TPARTARGMAX [CPU]: dst_idx, src0_idx and src1_idx must have the same DType");
+        constexpr bool r07_location = TileDataDst::Loc == TileType::Vec && TileDataDstIdx::Loc == TileType::Vec &&
+                                      TileDataSrc0::Loc == TileType::Vec && TileDataSrc1::Loc == TileType::Vec &&
+                                      TileDataSrc0Idx::Loc == TileType::Vec && TileDataSrc1Idx::Loc == TileType::Vec;
+        static_assert(r07_location, "TPARTARGMAX [CPU]: tile location must be TileType::Vec");
+        constexpr bool r08_valid_bounds =
             TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataDstIdx::ValidRow <= TileDataDstIdx::Rows && TileDataDstIdx::ValidCol <= TileDataDstIdx::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols &&
-                TileDataSrc0Idx::ValidRow <= TileDataSrc0Idx::Rows &&
-                TileDataSrc0Idx::ValidCol <= TileDataSrc0Idx::Cols &&
-                TileDataSrc1Idx::ValidRow <= TileDataSrc1Idx::Rows &&
-                TileDataSrc1Idx::ValidCol <= TileDataSrc1Idx::Cols,
-            "TPARTARGMAX [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t,
-                                 uint8_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t,
-                                 uint8_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t,
-                                 uint8_t>) &&
-               (sim::is_one_of_v<typename TileDataDstIdx::DType, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0Idx::DType, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1Idx::DType, int16_t, uint16_t, int32_t, uint32_t>) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc0Idx::DType> &&
-                std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc1Idx::DType>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataDstIdx::Loc == TileType::Vec &&
-                TileDataSrc0::Loc == TileType::Vec && TileDataSrc1::Loc == TileType::Vec &&
-                TileDataSrc0Idx::Loc == TileType::Vec && TileDataSrc1Idx::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataDstIdx::ValidRow <= TileDataDstIdx::Rows && TileDataDstIdx::ValidCol <= TileDataDstIdx::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols &&
-                TileDataSrc0Idx::ValidRow <= TileDataSrc0Idx::Rows &&
-                TileDataSrc0Idx::ValidCol <= TileDataSrc0Idx::Cols &&
-                TileDataSrc1Idx::ValidRow <= TileDataSrc1Idx::Rows &&
-                TileDataSrc1Idx::ValidCol <= TileDataSrc1Idx::Cols);
+            TileDataDstIdx::ValidRow <= TileDataDstIdx::Rows && TileDataDstIdx::ValidCol <= TileDataDstIdx::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols &&
+            TileDataSrc0Idx::ValidRow <= TileDataSrc0Idx::Rows && TileDataSrc0Idx::ValidCol <= TileDataSrc0Idx::Cols &&
+            TileDataSrc1Idx::ValidRow <= TileDataSrc1Idx::Rows && TileDataSrc1Idx::ValidCol <= TileDataSrc1Idx::Cols;
+        static_assert(r08_valid_bounds,
+                      "TPARTARGMAX [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r01_dtype && r02_dtype && r04_same_dtype && r05_same_dtype && r07_location && r08_valid_bounds;
     }
 
     template <typename TileDataDst, typename TileDataDstIdx, typename TileDataSrc0, typename TileDataSrc1,
@@ -5100,66 +3982,43 @@ struct profile_cpu {
                                    [[maybe_unused]] const TileDataSrc1Idx& src1_idx) {}
 
     // pto.tpartargmin (specs/ops/irregular_and_complex/tpartargmin.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataDstIdx,
               typename TileDataSrc0Idx, typename TileDataSrc1Idx, typename... WaitEvents>
     static constexpr bool check_TPARTARGMIN() {
-        static_assert(
+        constexpr bool r01_dtype =
             sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t, uint8_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t,
-                                 uint8_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t,
-                                 uint8_t>,
-            "TPARTARGMIN [CPU]: DType must be one of: int32_t, int16_t, half, bfloat16_t, float, int8_t, uint8_t");
-        static_assert(sim::is_one_of_v<typename TileDataDstIdx::DType, int16_t, uint16_t, int32_t, uint32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc0Idx::DType, int16_t, uint16_t, int32_t, uint32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc1Idx::DType, int16_t, uint16_t, int32_t, uint32_t>,
-                      "TPARTARGMIN [CPU]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TPARTARGMIN [CPU]: dst, src0 and src1 must have the same DType");
-        static_assert(std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc0Idx::DType> &&
-                          std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc1Idx::DType>,
-                      "TPARTARGMIN [CPU]: dst_idx, src0_idx and src1_idx must have the same DType");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataDstIdx::Loc == TileType::Vec &&
-                          TileDataSrc0::Loc == TileType::Vec && TileDataSrc1::Loc == TileType::Vec &&
-                          TileDataSrc0Idx::Loc == TileType::Vec && TileDataSrc1Idx::Loc == TileType::Vec,
-                      "TPARTARGMIN [CPU]: tile location must be TileType::Vec");
+            sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t,
+                             uint8_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t, uint8_t>;
         static_assert(
+            r01_dtype,
+            "TPARTARGMIN [CPU]: DType must be one of: int32_t, int16_t, half, bfloat16_t, float, int8_t, uint8_t");
+        constexpr bool r02_dtype =
+            sim::is_one_of_v<typename TileDataDstIdx::DType, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename TileDataSrc0Idx::DType, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename TileDataSrc1Idx::DType, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r02_dtype, "TPARTARGMIN [CPU]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t");
+        constexpr bool r04_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                                        std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
+        static_assert(r04_same_dtype, "TPARTARGMIN [CPU]: dst, src0 and src1 must have the same DType");
+        constexpr bool r05_same_dtype =
+            std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc0Idx::DType> &&
+            std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc1Idx::DType>;
+        static_assert(r05_same_dtype, "TPARTARGMIN [CPU]: dst_idx, src0_idx and src1_idx must have the same DType");
+        constexpr bool r07_location = TileDataDst::Loc == TileType::Vec && TileDataDstIdx::Loc == TileType::Vec &&
+                                      TileDataSrc0::Loc == TileType::Vec && TileDataSrc1::Loc == TileType::Vec &&
+                                      TileDataSrc0Idx::Loc == TileType::Vec && TileDataSrc1Idx::Loc == TileType::Vec;
+        static_assert(r07_location, "TPARTARGMIN [CPU]: tile location must be TileType::Vec");
+        constexpr bool r08_valid_bounds =
             TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataDstIdx::ValidRow <= TileDataDstIdx::Rows && TileDataDstIdx::ValidCol <= TileDataDstIdx::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols &&
-                TileDataSrc0Idx::ValidRow <= TileDataSrc0Idx::Rows &&
-                TileDataSrc0Idx::ValidCol <= TileDataSrc0Idx::Cols &&
-                TileDataSrc1Idx::ValidRow <= TileDataSrc1Idx::Rows &&
-                TileDataSrc1Idx::ValidCol <= TileDataSrc1Idx::Cols,
-            "TPARTARGMIN [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t,
-                                 uint8_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t,
-                                 uint8_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, bfloat16_t, float, int8_t,
-                                 uint8_t>) &&
-               (sim::is_one_of_v<typename TileDataDstIdx::DType, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0Idx::DType, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1Idx::DType, int16_t, uint16_t, int32_t, uint32_t>) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc0Idx::DType> &&
-                std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc1Idx::DType>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataDstIdx::Loc == TileType::Vec &&
-                TileDataSrc0::Loc == TileType::Vec && TileDataSrc1::Loc == TileType::Vec &&
-                TileDataSrc0Idx::Loc == TileType::Vec && TileDataSrc1Idx::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataDstIdx::ValidRow <= TileDataDstIdx::Rows && TileDataDstIdx::ValidCol <= TileDataDstIdx::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
-                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols &&
-                TileDataSrc0Idx::ValidRow <= TileDataSrc0Idx::Rows &&
-                TileDataSrc0Idx::ValidCol <= TileDataSrc0Idx::Cols &&
-                TileDataSrc1Idx::ValidRow <= TileDataSrc1Idx::Rows &&
-                TileDataSrc1Idx::ValidCol <= TileDataSrc1Idx::Cols);
+            TileDataDstIdx::ValidRow <= TileDataDstIdx::Rows && TileDataDstIdx::ValidCol <= TileDataDstIdx::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols &&
+            TileDataSrc0Idx::ValidRow <= TileDataSrc0Idx::Rows && TileDataSrc0Idx::ValidCol <= TileDataSrc0Idx::Cols &&
+            TileDataSrc1Idx::ValidRow <= TileDataSrc1Idx::Rows && TileDataSrc1Idx::ValidCol <= TileDataSrc1Idx::Cols;
+        static_assert(r08_valid_bounds,
+                      "TPARTARGMIN [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r01_dtype && r02_dtype && r04_same_dtype && r05_same_dtype && r07_location && r08_valid_bounds;
     }
 
     template <typename TileDataDst, typename TileDataDstIdx, typename TileDataSrc0, typename TileDataSrc1,
@@ -5171,35 +4030,24 @@ struct profile_cpu {
                                    [[maybe_unused]] const TileDataSrc1Idx& src1_idx) {}
 
     // pto.tdequant (specs/ops/irregular_and_complex/tdequant.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename TileDataPara, typename... WaitEvents>
     static constexpr bool check_TDEQUANT() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float> &&
-                          sim::is_one_of_v<typename TileDataPara::DType, float> &&
-                          sim::is_one_of_v<typename TileDataPara::DType, float>,
-                      "TDEQUANT [CPU]: DType must be one of: float");
-        static_assert(sim::is_one_of_v<typename TileDataSrc::DType, int8_t, int16_t>,
-                      "TDEQUANT [CPU]: DType must be one of: int8_t, int16_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec &&
-                          TileDataPara::Loc == TileType::Vec && TileDataPara::Loc == TileType::Vec,
-                      "TDEQUANT [CPU]: tile location must be TileType::Vec");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols &&
-                          TileDataPara::ValidRow <= TileDataPara::Rows &&
-                          TileDataPara::ValidCol <= TileDataPara::Cols &&
-                          TileDataPara::ValidRow <= TileDataPara::Rows && TileDataPara::ValidCol <= TileDataPara::Cols,
-                      "TDEQUANT [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float> &&
-                sim::is_one_of_v<typename TileDataPara::DType, float> &&
-                sim::is_one_of_v<typename TileDataPara::DType, float>) &&
-               (sim::is_one_of_v<typename TileDataSrc::DType, int8_t, int16_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec &&
-                TileDataPara::Loc == TileType::Vec && TileDataPara::Loc == TileType::Vec) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols &&
-                TileDataPara::ValidRow <= TileDataPara::Rows && TileDataPara::ValidCol <= TileDataPara::Cols &&
-                TileDataPara::ValidRow <= TileDataPara::Rows && TileDataPara::ValidCol <= TileDataPara::Cols);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, float> &&
+                                   sim::is_one_of_v<typename TileDataPara::DType, float> &&
+                                   sim::is_one_of_v<typename TileDataPara::DType, float>;
+        static_assert(r00_dtype, "TDEQUANT [CPU]: DType must be one of: float");
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataSrc::DType, int8_t, int16_t>;
+        static_assert(r01_dtype, "TDEQUANT [CPU]: DType must be one of: int8_t, int16_t");
+        constexpr bool r03_location = TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec &&
+                                      TileDataPara::Loc == TileType::Vec && TileDataPara::Loc == TileType::Vec;
+        static_assert(r03_location, "TDEQUANT [CPU]: tile location must be TileType::Vec");
+        constexpr bool r04_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols &&
+            TileDataPara::ValidRow <= TileDataPara::Rows && TileDataPara::ValidCol <= TileDataPara::Cols &&
+            TileDataPara::ValidRow <= TileDataPara::Rows && TileDataPara::ValidCol <= TileDataPara::Cols;
+        static_assert(r04_valid_bounds, "TDEQUANT [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r00_dtype && r01_dtype && r03_location && r04_valid_bounds;
     }
 
     template <typename TileDataDst, typename TileDataSrc, typename TileDataPara>
@@ -5215,33 +4063,26 @@ struct profile_cpu {
     }
 
     // pto.tsort32 (specs/ops/irregular_and_complex/tsort32.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename DstTileData, typename SrcTileData, typename IdxTileData>
     static constexpr bool check_TSORT32() {
-        static_assert(sim::is_one_of_v<typename DstTileData::DType, int16_t, half, bfloat16_t, int32_t, float> &&
-                          sim::is_one_of_v<typename SrcTileData::DType, int16_t, half, bfloat16_t, int32_t, float>,
-                      "TSORT32 [CPU]: DType must be one of: int16_t, half, bfloat16_t, int32_t, float");
-        static_assert(std::is_same_v<typename DstTileData::DType, typename SrcTileData::DType>,
-                      "TSORT32 [CPU]: dst and src must have the same DType");
-        static_assert(sim::is_one_of_v<typename IdxTileData::DType, uint32_t>,
-                      "TSORT32 [CPU]: DType must be one of: uint32_t");
-        static_assert(DstTileData::isRowMajor && SrcTileData::isRowMajor && IdxTileData::isRowMajor,
-                      "TSORT32 [CPU]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename DstTileData::DType, int16_t, half, bfloat16_t, int32_t, float> &&
-                sim::is_one_of_v<typename SrcTileData::DType, int16_t, half, bfloat16_t, int32_t, float>) &&
-               (std::is_same_v<typename DstTileData::DType, typename SrcTileData::DType>) &&
-               (sim::is_one_of_v<typename IdxTileData::DType, uint32_t>) &&
-               (DstTileData::isRowMajor && SrcTileData::isRowMajor && IdxTileData::isRowMajor);
+        constexpr bool r02_dtype =
+            sim::is_one_of_v<typename DstTileData::DType, int16_t, half, bfloat16_t, int32_t, float> &&
+            sim::is_one_of_v<typename SrcTileData::DType, int16_t, half, bfloat16_t, int32_t, float>;
+        static_assert(r02_dtype, "TSORT32 [CPU]: DType must be one of: int16_t, half, bfloat16_t, int32_t, float");
+        constexpr bool r03_same_dtype = std::is_same_v<typename DstTileData::DType, typename SrcTileData::DType>;
+        static_assert(r03_same_dtype, "TSORT32 [CPU]: dst and src must have the same DType");
+        constexpr bool r04_dtype = sim::is_one_of_v<typename IdxTileData::DType, uint32_t>;
+        static_assert(r04_dtype, "TSORT32 [CPU]: DType must be one of: uint32_t");
+        constexpr bool r05_row_major = DstTileData::isRowMajor && SrcTileData::isRowMajor && IdxTileData::isRowMajor;
+        static_assert(r05_row_major, "TSORT32 [CPU]: tile layout must be row-major");
+        return r02_dtype && r03_same_dtype && r04_dtype && r05_row_major;
     }
 
-    // The rules only declaration 0 is checked against, in its own scope.
     template <typename DstTileData, typename SrcTileData, typename IdxTileData>
     static constexpr bool check_TSORT32_f0() {
         return true;
     }
 
-    // The run-time rules only declaration 0 is checked against, with its own arguments.
     template <typename DstTileData, typename SrcTileData, typename IdxTileData>
     static void verify_TSORT32_f0([[maybe_unused]] DstTileData& dst, [[maybe_unused]] SrcTileData& src,
                                   [[maybe_unused]] IdxTileData& idx) {}
@@ -5251,149 +4092,118 @@ struct profile_cpu {
                                [[maybe_unused]] const IdxTileData& idx) {}
 
     // pto.tmrgsort (specs/ops/irregular_and_complex/tmrgsort.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
     static constexpr bool check_TMRGSORT() {
-        static_assert(sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, half,
-                                       bfloat16_t, int32_t, uint32_t, float> &&
-                          sim::is_one_of_v<typename SrcTileData::DType, int8_t, uint8_t, int16_t, uint16_t, half,
-                                           bfloat16_t, int32_t, uint32_t, float>,
-                      "TMRGSORT [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, half, bfloat16_t, "
-                      "int32_t, uint32_t, float");
-        static_assert(std::is_same_v<typename DstTileData::DType, typename SrcTileData::DType>,
-                      "TMRGSORT [CPU]: dst and src must have the same DType");
-        static_assert(DstTileData::isRowMajor && SrcTileData::isRowMajor,
-                      "TMRGSORT [CPU]: tile layout must be row-major");
-        static_assert(DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec,
-                      "TMRGSORT [CPU]: tile location must be TileType::Vec");
-        static_assert((DstTileData::Rows == 1 && SrcTileData::Rows == 1),
+        constexpr bool r02_dtype = sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    half, bfloat16_t, int32_t, uint32_t, float> &&
+                                   sim::is_one_of_v<typename SrcTileData::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    half, bfloat16_t, int32_t, uint32_t, float>;
+        static_assert(r02_dtype, "TMRGSORT [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, half, "
+                                 "bfloat16_t, int32_t, uint32_t, float");
+        constexpr bool r03_same_dtype = std::is_same_v<typename DstTileData::DType, typename SrcTileData::DType>;
+        static_assert(r03_same_dtype, "TMRGSORT [CPU]: dst and src must have the same DType");
+        constexpr bool r04_row_major = DstTileData::isRowMajor && SrcTileData::isRowMajor;
+        static_assert(r04_row_major, "TMRGSORT [CPU]: tile layout must be row-major");
+        constexpr bool r05_location = DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec;
+        static_assert(r05_location, "TMRGSORT [CPU]: tile location must be TileType::Vec");
+        constexpr bool r06_shape_relation = (DstTileData::Rows == 1 && SrcTileData::Rows == 1);
+        static_assert(r06_shape_relation,
                       "TMRGSORT [CPU]: template shapes must satisfy dst.Rows == 1 and src.Rows == 1");
-        return (sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, half, bfloat16_t,
-                                 int32_t, uint32_t, float> &&
-                sim::is_one_of_v<typename SrcTileData::DType, int8_t, uint8_t, int16_t, uint16_t, half, bfloat16_t,
-                                 int32_t, uint32_t, float>) &&
-               (std::is_same_v<typename DstTileData::DType, typename SrcTileData::DType>) &&
-               (DstTileData::isRowMajor && SrcTileData::isRowMajor) &&
-               (DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec) &&
-               ((DstTileData::Rows == 1 && SrcTileData::Rows == 1));
+        return r02_dtype && r03_same_dtype && r04_row_major && r05_location && r06_shape_relation;
     }
 
-    // The rules only declaration 0 is checked against, in its own scope.
     template <typename DstTileData, typename SrcTileData>
     static constexpr bool check_TMRGSORT_f0() {
         return true;
     }
 
-    // The run-time rules only declaration 0 is checked against, with its own arguments.
     template <typename DstTileData, typename SrcTileData>
     static void verify_TMRGSORT_f0([[maybe_unused]] DstTileData& dst, [[maybe_unused]] SrcTileData& src,
                                    [[maybe_unused]] uint32_t blockLen) {
         [[maybe_unused]] const auto& block_len = blockLen;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <typename DstTileData, typename TmpTileData, typename Src0TileData, typename Src1TileData,
               typename Src2TileData, typename Src3TileData, bool exhausted>
     static constexpr bool check_TMRGSORT_f1() {
-        static_assert(TmpTileData::isRowMajor && Src1TileData::isRowMajor && Src2TileData::isRowMajor &&
-                          Src3TileData::isRowMajor,
-                      "TMRGSORT [CPU]: tile layout must be row-major");
-        static_assert(TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec &&
-                          Src2TileData::Loc == TileType::Vec && Src3TileData::Loc == TileType::Vec,
-                      "TMRGSORT [CPU]: tile location must be TileType::Vec");
-        static_assert(
-            (TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1 && Src3TileData::Rows == 1),
-            "TMRGSORT [CPU]: template shapes must satisfy tmp.Rows == 1, src1.Rows == 1, src2.Rows == 1 and src3.Rows "
-            "== 1");
-        return (TmpTileData::isRowMajor && Src1TileData::isRowMajor && Src2TileData::isRowMajor &&
-                Src3TileData::isRowMajor) &&
-               (TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec &&
-                Src2TileData::Loc == TileType::Vec && Src3TileData::Loc == TileType::Vec) &&
-               ((TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1 &&
-                 Src3TileData::Rows == 1));
+        constexpr bool r08_row_major =
+            TmpTileData::isRowMajor && Src1TileData::isRowMajor && Src2TileData::isRowMajor && Src3TileData::isRowMajor;
+        static_assert(r08_row_major, "TMRGSORT [CPU]: tile layout must be row-major");
+        constexpr bool r09_location = TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec &&
+                                      Src2TileData::Loc == TileType::Vec && Src3TileData::Loc == TileType::Vec;
+        static_assert(r09_location, "TMRGSORT [CPU]: tile location must be TileType::Vec");
+        constexpr bool r10_shape_relation =
+            (TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1 && Src3TileData::Rows == 1);
+        static_assert(r10_shape_relation, "TMRGSORT [CPU]: template shapes must satisfy tmp.Rows == 1, src1.Rows == 1, "
+                                          "src2.Rows == 1 and src3.Rows == 1");
+        return r08_row_major && r09_location && r10_shape_relation;
     }
 
-    // The rules only declaration 2 is checked against, in its own scope.
     template <typename DstTileData, typename TmpTileData, typename Src0TileData, typename Src1TileData,
               typename Src2TileData, bool exhausted>
     static constexpr bool check_TMRGSORT_f2() {
-        static_assert(TmpTileData::isRowMajor && Src1TileData::isRowMajor && Src2TileData::isRowMajor,
-                      "TMRGSORT [CPU]: tile layout must be row-major");
-        static_assert(TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec &&
-                          Src2TileData::Loc == TileType::Vec,
-                      "TMRGSORT [CPU]: tile location must be TileType::Vec");
-        static_assert((TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1),
+        constexpr bool r12_row_major = TmpTileData::isRowMajor && Src1TileData::isRowMajor && Src2TileData::isRowMajor;
+        static_assert(r12_row_major, "TMRGSORT [CPU]: tile layout must be row-major");
+        constexpr bool r13_location = TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec &&
+                                      Src2TileData::Loc == TileType::Vec;
+        static_assert(r13_location, "TMRGSORT [CPU]: tile location must be TileType::Vec");
+        constexpr bool r14_shape_relation =
+            (TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1);
+        static_assert(r14_shape_relation,
                       "TMRGSORT [CPU]: template shapes must satisfy tmp.Rows == 1, src1.Rows == 1 and src2.Rows == 1");
-        return (TmpTileData::isRowMajor && Src1TileData::isRowMajor && Src2TileData::isRowMajor) &&
-               (TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec &&
-                Src2TileData::Loc == TileType::Vec) &&
-               ((TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1));
+        return r12_row_major && r13_location && r14_shape_relation;
     }
 
-    // The rules only declaration 3 is checked against, in its own scope.
     template <typename DstTileData, typename TmpTileData, typename Src0TileData, typename Src1TileData, bool exhausted>
     static constexpr bool check_TMRGSORT_f3() {
-        static_assert(TmpTileData::isRowMajor && Src1TileData::isRowMajor,
-                      "TMRGSORT [CPU]: tile layout must be row-major");
-        static_assert(TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec,
-                      "TMRGSORT [CPU]: tile location must be TileType::Vec");
-        static_assert((TmpTileData::Rows == 1 && Src1TileData::Rows == 1),
+        constexpr bool r16_row_major = TmpTileData::isRowMajor && Src1TileData::isRowMajor;
+        static_assert(r16_row_major, "TMRGSORT [CPU]: tile layout must be row-major");
+        constexpr bool r17_location = TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec;
+        static_assert(r17_location, "TMRGSORT [CPU]: tile location must be TileType::Vec");
+        constexpr bool r18_shape_relation = (TmpTileData::Rows == 1 && Src1TileData::Rows == 1);
+        static_assert(r18_shape_relation,
                       "TMRGSORT [CPU]: template shapes must satisfy tmp.Rows == 1 and src1.Rows == 1");
-        return (TmpTileData::isRowMajor && Src1TileData::isRowMajor) &&
-               (TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec) &&
-               ((TmpTileData::Rows == 1 && Src1TileData::Rows == 1));
+        return r16_row_major && r17_location && r18_shape_relation;
     }
 
     template <typename DstTileData, typename SrcTileData>
     static void verify_TMRGSORT([[maybe_unused]] const DstTileData& dst, [[maybe_unused]] const SrcTileData& src) {}
 
     // pto.tgather (specs/ops/irregular_and_complex/tgather.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataD, typename TileDataS0, typename TileDataS1, typename TileDataTmp,
               typename... WaitEvents>
     static constexpr bool check_TGATHER() {
-        static_assert(sim::is_one_of_v<typename TileDataD::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                       int64_t, uint64_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename TileDataS0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, int64_t, uint64_t, half, bfloat16_t, float>,
-                      "TGATHER [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "int64_t, uint64_t, half, bfloat16_t, float");
-        static_assert(std::is_same_v<typename TileDataD::DType, typename TileDataS0::DType>,
-                      "TGATHER [CPU]: dst and src0 must have the same DType");
-        static_assert(sim::is_one_of_v<typename TileDataS1::DType, int32_t, uint32_t>,
-                      "TGATHER [CPU]: DType must be one of: int32_t, uint32_t");
-        return (sim::is_one_of_v<typename TileDataD::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename TileDataS0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
-               (std::is_same_v<typename TileDataD::DType, typename TileDataS0::DType>) &&
-               (sim::is_one_of_v<typename TileDataS1::DType, int32_t, uint32_t>);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataD::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename TileDataS0::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float>;
+        static_assert(r01_dtype, "TGATHER [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, int64_t, uint64_t, half, bfloat16_t, float");
+        constexpr bool r02_same_dtype = std::is_same_v<typename TileDataD::DType, typename TileDataS0::DType>;
+        static_assert(r02_same_dtype, "TGATHER [CPU]: dst and src0 must have the same DType");
+        constexpr bool r03_dtype = sim::is_one_of_v<typename TileDataS1::DType, int32_t, uint32_t>;
+        static_assert(r03_dtype, "TGATHER [CPU]: DType must be one of: int32_t, uint32_t");
+        return r01_dtype && r02_same_dtype && r03_dtype;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <typename TileDataD, typename TileDataS, typename TileDataS1, typename TileDataC, typename TileDataTmp,
               CmpMode cmpMode>
     static constexpr bool check_TGATHER_f1() {
         return true;
     }
 
-    // The rules only declaration 2 is checked against, in its own scope.
     template <typename DstTileData, typename SrcTileData, MaskPattern maskPattern, auto gatherType>
     static constexpr bool check_TGATHER_f2() {
-        static_assert(DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec,
-                      "TGATHER [CPU]: tile location must be TileType::Vec");
-        static_assert(DstTileData::isRowMajor && SrcTileData::isRowMajor,
-                      "TGATHER [CPU]: tile layout must be row-major");
-        static_assert(sizeof(typename DstTileData::DType) == sizeof(typename SrcTileData::DType),
-                      "TGATHER [CPU]: the element types of dst and src must have the same size");
-        return (DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec) &&
-               (DstTileData::isRowMajor && SrcTileData::isRowMajor) &&
-               (sizeof(typename DstTileData::DType) == sizeof(typename SrcTileData::DType));
+        constexpr bool r14_location = DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec;
+        static_assert(r14_location, "TGATHER [CPU]: tile location must be TileType::Vec");
+        constexpr bool r15_row_major = DstTileData::isRowMajor && SrcTileData::isRowMajor;
+        static_assert(r15_row_major, "TGATHER [CPU]: tile layout must be row-major");
+        constexpr bool r18_same_element_size =
+            sizeof(typename DstTileData::DType) == sizeof(typename SrcTileData::DType);
+        static_assert(r18_same_element_size, "TGATHER [CPU]: the element types of dst and src must have the same size");
+        return r14_location && r15_row_major && r18_same_element_size;
     }
 
-    // The run-time rules only declaration 2 is checked against, with its own arguments.
     template <typename DstTileData, typename SrcTileData, MaskPattern maskPattern, auto gatherType>
     static void verify_TGATHER_f2([[maybe_unused]] DstTileData& dst, [[maybe_unused]] SrcTileData& src) {
         if (!(!(gatherType == GatherAxis::GATHER_ROW) || dst.GetValidCol() == DstTileData::Cols))
@@ -5406,27 +4216,21 @@ struct profile_cpu {
                                [[maybe_unused]] const TileDataS1& src1, [[maybe_unused]] const TileDataTmp& tmp) {}
 
     // pto.tgatherb (specs/ops/irregular_and_complex/tgatherb.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename TileDataOffset, typename... WaitEvents>
     static constexpr bool check_TGATHERB() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                       uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, int64_t, uint64_t, half, bfloat16_t, float>,
-                      "TGATHERB [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "int64_t, uint64_t, half, bfloat16_t, float");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TGATHERB [CPU]: dst and src must have the same DType");
-        static_assert(sim::is_one_of_v<typename TileDataOffset::DType, int32_t, uint32_t>,
-                      "TGATHERB [CPU]: DType must be one of: int32_t, uint32_t");
-        static_assert(TileDataDst::isRowMajor, "TGATHERB [CPU]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) &&
-               (sim::is_one_of_v<typename TileDataOffset::DType, int32_t, uint32_t>) && (TileDataDst::isRowMajor);
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float>;
+        static_assert(r02_dtype, "TGATHERB [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, int64_t, uint64_t, half, bfloat16_t, float");
+        constexpr bool r03_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r03_same_dtype, "TGATHERB [CPU]: dst and src must have the same DType");
+        constexpr bool r05_dtype = sim::is_one_of_v<typename TileDataOffset::DType, int32_t, uint32_t>;
+        static_assert(r05_dtype, "TGATHERB [CPU]: DType must be one of: int32_t, uint32_t");
+        constexpr bool r06_row_major = TileDataDst::isRowMajor;
+        static_assert(r06_row_major, "TGATHERB [CPU]: tile layout must be row-major");
+        return r02_dtype && r03_same_dtype && r05_dtype && r06_row_major;
     }
 
     template <typename TileDataDst, typename TileDataSrc, typename TileDataOffset>
@@ -5437,53 +4241,41 @@ struct profile_cpu {
     }
 
     // pto.tscatter (specs/ops/irregular_and_complex/tscatter.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataD, typename TileDataS, typename TileDataI, typename... WaitEvents>
     static constexpr bool check_TSCATTER() {
-        static_assert(sim::is_one_of_v<typename TileDataD::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                       int64_t, uint64_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename TileDataS::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, int64_t, uint64_t, half, bfloat16_t, float>,
-                      "TSCATTER [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "int64_t, uint64_t, half, bfloat16_t, float");
-        static_assert(std::is_same_v<typename TileDataD::DType, typename TileDataS::DType>,
-                      "TSCATTER [CPU]: dst and src must have the same DType");
-        static_assert(sim::is_one_of_v<typename TileDataI::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                       int64_t, uint64_t>,
-                      "TSCATTER [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "int64_t, uint64_t");
-        return (sim::is_one_of_v<typename TileDataD::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename TileDataS::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
-               (std::is_same_v<typename TileDataD::DType, typename TileDataS::DType>) &&
-               (sim::is_one_of_v<typename TileDataI::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t>);
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataD::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename TileDataS::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float>;
+        static_assert(r02_dtype, "TSCATTER [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, int64_t, uint64_t, half, bfloat16_t, float");
+        constexpr bool r03_same_dtype = std::is_same_v<typename TileDataD::DType, typename TileDataS::DType>;
+        static_assert(r03_same_dtype, "TSCATTER [CPU]: dst and src must have the same DType");
+        constexpr bool r05_dtype = sim::is_one_of_v<typename TileDataI::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t>;
+        static_assert(r05_dtype, "TSCATTER [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, int64_t, uint64_t");
+        return r02_dtype && r03_same_dtype && r05_dtype;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <MaskPattern maskPattern, auto ScatterType, typename DstTileData, typename SrcTileData>
     static constexpr bool check_TSCATTER_f1() {
-        static_assert(DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec,
-                      "TSCATTER [CPU]: tile location must be TileType::Vec");
-        static_assert(DstTileData::isRowMajor && SrcTileData::isRowMajor,
-                      "TSCATTER [CPU]: tile layout must be row-major");
+        constexpr bool r09_location = DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec;
+        static_assert(r09_location, "TSCATTER [CPU]: tile location must be TileType::Vec");
+        constexpr bool r10_row_major = DstTileData::isRowMajor && SrcTileData::isRowMajor;
+        static_assert(r10_row_major, "TSCATTER [CPU]: tile layout must be row-major");
+        constexpr bool r14_dtype = sim::is_one_of_v<typename DstTileData::DType, int16_t, uint16_t, int32_t, uint32_t,
+                                                    half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename SrcTileData::DType, int16_t, uint16_t, int32_t, uint32_t,
+                                                    half, bfloat16_t, float>;
         static_assert(
-            sim::is_one_of_v<typename DstTileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
-                             float> &&
-                sim::is_one_of_v<typename SrcTileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
-                                 float>,
+            r14_dtype,
             "TSCATTER [CPU]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float");
-        static_assert(sizeof(typename DstTileData::DType) == sizeof(typename SrcTileData::DType),
+        constexpr bool r16_same_element_size =
+            sizeof(typename DstTileData::DType) == sizeof(typename SrcTileData::DType);
+        static_assert(r16_same_element_size,
                       "TSCATTER [CPU]: the element types of dst and src must have the same size");
-        return (DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec) &&
-               (DstTileData::isRowMajor && SrcTileData::isRowMajor) &&
-               (sim::is_one_of_v<typename DstTileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
-                                 float> &&
-                sim::is_one_of_v<typename SrcTileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
-                                 float>) &&
-               (sizeof(typename DstTileData::DType) == sizeof(typename SrcTileData::DType));
+        return r09_location && r10_row_major && r14_dtype && r16_same_element_size;
     }
 
     template <typename TileDataD, typename TileDataS, typename TileDataI>
@@ -5491,25 +4283,19 @@ struct profile_cpu {
                                 [[maybe_unused]] const TileDataI& indexes) {}
 
     // pto.thistogram (specs/ops/irregular_and_complex/thistogram.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <HistByte byte, typename TileDataDst, typename TileDataSrc, typename TileDataIdx, typename... WaitEvents>
     static constexpr bool check_THISTOGRAM() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint32_t>,
-                      "THISTOGRAM [CPU]: DType must be one of: uint32_t");
-        static_assert(sim::is_one_of_v<typename TileDataSrc::DType, uint16_t, uint32_t>,
-                      "THISTOGRAM [CPU]: DType must be one of: uint16_t, uint32_t");
-        static_assert(sim::is_one_of_v<typename TileDataIdx::DType, uint8_t>,
-                      "THISTOGRAM [CPU]: DType must be one of: uint8_t");
-        static_assert((!(sim::is_one_of_v<typename TileDataSrc::DType, uint16_t>) ||
-                       (byte == HistByte::BYTE_0 || byte == HistByte::BYTE_1)),
-                      "THISTOGRAM [CPU]: template argument byte must be HistByte::BYTE_0 or HistByte::BYTE_1 when src "
-                      "is uint16_t");
-        return (sim::is_one_of_v<typename TileDataDst::DType, uint32_t>) &&
-               (sim::is_one_of_v<typename TileDataSrc::DType, uint16_t, uint32_t>) &&
-               (sim::is_one_of_v<typename TileDataIdx::DType, uint8_t>) &&
-               ((!(sim::is_one_of_v<typename TileDataSrc::DType, uint16_t>) ||
-                 (byte == HistByte::BYTE_0 || byte == HistByte::BYTE_1)));
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataDst::DType, uint32_t>;
+        static_assert(r00_dtype, "THISTOGRAM [CPU]: DType must be one of: uint32_t");
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataSrc::DType, uint16_t, uint32_t>;
+        static_assert(r01_dtype, "THISTOGRAM [CPU]: DType must be one of: uint16_t, uint32_t");
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataIdx::DType, uint8_t>;
+        static_assert(r02_dtype, "THISTOGRAM [CPU]: DType must be one of: uint8_t");
+        constexpr bool r06_template_value = (!(sim::is_one_of_v<typename TileDataSrc::DType, uint16_t>) ||
+                                             (byte == HistByte::BYTE_0 || byte == HistByte::BYTE_1));
+        static_assert(r06_template_value, "THISTOGRAM [CPU]: template argument byte must be HistByte::BYTE_0 or "
+                                          "HistByte::BYTE_1 when src is uint16_t");
+        return r00_dtype && r01_dtype && r02_dtype && r06_template_value;
     }
 
     template <typename TileDataDst, typename TileDataSrc, typename TileDataIdx>
@@ -5520,58 +4306,52 @@ struct profile_cpu {
     }
 
     // pto.trandom (specs/ops/irregular_and_complex/trandom.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <uint16_t Rounds, typename DstTile, typename... WaitEvents>
     static constexpr bool check_TRANDOM() {
-        static_assert(sim::is_one_of_v<typename DstTile::DType, int32_t, uint32_t>,
-                      "TRANDOM [CPU]: DType must be one of: int32_t, uint32_t");
-        static_assert(DstTile::isRowMajor, "TRANDOM [CPU]: tile layout must be row-major");
-        static_assert((Rounds == 7 || Rounds == 10), "TRANDOM [CPU]: template argument Rounds must be 7 or 10");
-        return (sim::is_one_of_v<typename DstTile::DType, int32_t, uint32_t>) && (DstTile::isRowMajor) &&
-               ((Rounds == 7 || Rounds == 10));
+        constexpr bool r00_dtype = sim::is_one_of_v<typename DstTile::DType, int32_t, uint32_t>;
+        static_assert(r00_dtype, "TRANDOM [CPU]: DType must be one of: int32_t, uint32_t");
+        constexpr bool r01_row_major = DstTile::isRowMajor;
+        static_assert(r01_row_major, "TRANDOM [CPU]: tile layout must be row-major");
+        constexpr bool r02_template_value = (Rounds == 7 || Rounds == 10);
+        static_assert(r02_template_value, "TRANDOM [CPU]: template argument Rounds must be 7 or 10");
+        return r00_dtype && r01_row_major && r02_template_value;
     }
 
     template <typename DstTile>
     static void verify_TRANDOM([[maybe_unused]] const DstTile& dst) {}
 
     // pto.tquant (specs/ops/irregular_and_complex/tquant.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <int grp_axis, auto mx_alg, typename TileDataOut, typename TileDataSrc, typename TileDataExp,
               typename TileDataMax, typename TileDataScaling, typename... WaitEvents>
     static constexpr bool check_TQUANT() {
-        static_assert(sim::is_one_of_v<typename TileDataSrc::DType, float, half, bfloat16_t>,
-                      "TQUANT [CPU]: DType must be one of: float, half, bfloat16_t");
-        static_assert(sim::is_one_of_v<typename TileDataOut::DType, int8_t, float4_e2m1x2_t>,
-                      "TQUANT [CPU]: DType must be one of: int8_t, float4_e2m1x2_t");
-        static_assert(sim::is_one_of_v<typename TileDataExp::DType, uint8_t>,
-                      "TQUANT [CPU]: DType must be one of: uint8_t");
-        static_assert(TileDataOut::isRowMajor && TileDataSrc::isRowMajor,
-                      "TQUANT [CPU]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename TileDataSrc::DType, float, half, bfloat16_t>) &&
-               (sim::is_one_of_v<typename TileDataOut::DType, int8_t, float4_e2m1x2_t>) &&
-               (sim::is_one_of_v<typename TileDataExp::DType, uint8_t>) &&
-               (TileDataOut::isRowMajor && TileDataSrc::isRowMajor);
+        constexpr bool r00_dtype = sim::is_one_of_v<typename TileDataSrc::DType, float, half, bfloat16_t>;
+        static_assert(r00_dtype, "TQUANT [CPU]: DType must be one of: float, half, bfloat16_t");
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileDataOut::DType, int8_t, float4_e2m1x2_t>;
+        static_assert(r01_dtype, "TQUANT [CPU]: DType must be one of: int8_t, float4_e2m1x2_t");
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataExp::DType, uint8_t>;
+        static_assert(r02_dtype, "TQUANT [CPU]: DType must be one of: uint8_t");
+        constexpr bool r03_row_major = TileDataOut::isRowMajor && TileDataSrc::isRowMajor;
+        static_assert(r03_row_major, "TQUANT [CPU]: tile layout must be row-major");
+        return r00_dtype && r01_dtype && r02_dtype && r03_row_major;
     }
 
-    // The rules only declaration 3 is checked against, in its own scope.
     template <int grp_axis, auto mx_alg, bool interleave, typename TileDataOut, typename TileDataSrc,
               typename TileDataExp, typename TileDataMax, typename TileDataScaling>
     static constexpr bool check_TQUANT_f3() {
-        static_assert((!(interleave == true) || (grp_axis == 0)),
-                      "TQUANT [CPU]: template argument grp_axis must be 0 when interleave is true");
-        static_assert((!(interleave == true) || TileDataSrc::Rows % 64 == 0),
+        constexpr bool r06_template_value = (!(interleave == true) || (grp_axis == 0));
+        static_assert(r06_template_value, "TQUANT [CPU]: template argument grp_axis must be 0 when interleave is true");
+        constexpr bool r07_shape_multiple = (!(interleave == true) || TileDataSrc::Rows % 64 == 0);
+        static_assert(r07_shape_multiple,
                       "TQUANT [CPU]: the static rows of src must be a multiple of 64 when interleave is true");
-        static_assert((!(interleave == true) || TileDataExp::Rows == (TileDataSrc::Rows + 63) / 64),
+        constexpr bool r08_derived_extent =
+            (!(interleave == true) || TileDataExp::Rows == (TileDataSrc::Rows + 63) / 64);
+        static_assert(r08_derived_extent,
                       "TQUANT [CPU]: exp::Rows must be src::Rows, divided by 64 rounded up when interleave is true");
-        static_assert((!(interleave == true) || TileDataExp::Cols == (TileDataSrc::Cols * 2 + 31) / 32 * 32),
-                      "TQUANT [CPU]: exp::Cols must be src::Cols, times 2, rounded up to a multiple of 32 when "
-                      "interleave is true");
-        return ((!(interleave == true) || (grp_axis == 0))) &&
-               ((!(interleave == true) || TileDataSrc::Rows % 64 == 0)) &&
-               ((!(interleave == true) || TileDataExp::Rows == (TileDataSrc::Rows + 63) / 64)) &&
-               ((!(interleave == true) || TileDataExp::Cols == (TileDataSrc::Cols * 2 + 31) / 32 * 32));
+        constexpr bool r09_derived_extent =
+            (!(interleave == true) || TileDataExp::Cols == (TileDataSrc::Cols * 2 + 31) / 32 * 32);
+        static_assert(r09_derived_extent, "TQUANT [CPU]: exp::Cols must be src::Cols, times 2, rounded up to a "
+                                          "multiple of 32 when interleave is true");
+        return r06_template_value && r07_shape_multiple && r08_derived_extent && r09_derived_extent;
     }
 
     template <typename TileDataOut, typename TileDataSrc, typename TileDataExp, typename TileDataMax,
@@ -5581,32 +4361,26 @@ struct profile_cpu {
                               [[maybe_unused]] const TileDataScaling& scaling) {}
 
     // pto.tprint (specs/ops/irregular_and_complex/tprint.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <PrintFormat Format, typename TileData>
     static constexpr bool check_TPRINT() {
-        static_assert(sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                       int64_t, uint64_t, half, bfloat16_t, float>,
-                      "TPRINT [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "int64_t, uint64_t, half, bfloat16_t, float");
-        return (sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float>);
+        constexpr bool r01_dtype = sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float>;
+        static_assert(r01_dtype, "TPRINT [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, int64_t, uint64_t, half, bfloat16_t, float");
+        return r01_dtype;
     }
 
     template <typename TileData>
     static void verify_TPRINT([[maybe_unused]] const TileData& src) {}
 
     // pto.tsync (specs/ops/sync_and_config/tsync.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename... WaitEvents>
     static constexpr bool check_TSYNC() {
-        static_assert(all_events_v<WaitEvents...>,
-                      "TSYNC [CPU]: every argument of events must be an event (RecordEvent)");
-        return (all_events_v<WaitEvents...>);
+        constexpr bool r00_event_args = all_events_v<WaitEvents...>;
+        static_assert(r00_event_args, "TSYNC [CPU]: every argument of events must be an event (RecordEvent)");
+        return r00_event_args;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <Op OpCode>
     static constexpr bool check_TSYNC_f1() {
         return true;
@@ -5615,21 +4389,18 @@ struct profile_cpu {
     static void verify_TSYNC() {}
 
     // pto.tassign (specs/ops/sync_and_config/tassign.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename T, typename AddrType>
     static constexpr bool check_TASSIGN() {
-        static_assert(
+        constexpr bool r00_address_type =
             ((is_tile_data_v<T> || is_conv_tile_v<T>) && std::is_integral_v<AddrType>) ||
-                (is_global_data_v<T> && std::is_pointer_v<AddrType> &&
-                 std::is_same_v<std::remove_cv_t<std::remove_pointer_t<AddrType>>, typename T::DType>),
+            (is_global_data_v<T> && std::is_pointer_v<AddrType> &&
+             std::is_same_v<std::remove_cv_t<std::remove_pointer_t<AddrType>>, typename T::DType>);
+        static_assert(
+            r00_address_type,
             "TASSIGN [CPU]: addr must be an integer for a tile obj, a pointer to its element type for a GlobalTensor");
-        return (((is_tile_data_v<T> || is_conv_tile_v<T>) && std::is_integral_v<AddrType>) ||
-                (is_global_data_v<T> && std::is_pointer_v<AddrType> &&
-                 std::is_same_v<std::remove_cv_t<std::remove_pointer_t<AddrType>>, typename T::DType>));
+        return r00_address_type;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
     template <std::size_t Addr, typename T>
     static constexpr bool check_TASSIGN_f1() {
         return true;
@@ -5639,124 +4410,99 @@ struct profile_cpu {
     static void verify_TASSIGN([[maybe_unused]] const T& obj) {}
 
     // pto.talias (specs/ops/sync_and_config/talias.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TALIAS() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                       uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, int64_t, uint64_t, half, bfloat16_t, float>,
-                      "TALIAS [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "int64_t, uint64_t, half, bfloat16_t, float");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TALIAS [CPU]: dst and src must have the same DType");
-        static_assert(TileDataDst::Loc == TileDataSrc::Loc && TileDataDst::isRowMajor == TileDataSrc::isRowMajor &&
-                          TileDataDst::SFractal == TileDataSrc::SFractal &&
-                          TileDataDst::RowStride == TileDataSrc::RowStride &&
-                          TileDataDst::ColStride == TileDataSrc::ColStride,
-                      "TALIAS [CPU]: dst and src must have the same TileType, layout and strides");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TALIAS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) &&
-               (TileDataDst::Loc == TileDataSrc::Loc && TileDataDst::isRowMajor == TileDataSrc::isRowMajor &&
-                TileDataDst::SFractal == TileDataSrc::SFractal && TileDataDst::RowStride == TileDataSrc::RowStride &&
-                TileDataDst::ColStride == TileDataSrc::ColStride) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols);
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float>;
+        static_assert(r02_dtype, "TALIAS [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, int64_t, uint64_t, half, bfloat16_t, float");
+        constexpr bool r03_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r03_same_dtype, "TALIAS [CPU]: dst and src must have the same DType");
+        constexpr bool r04_same_storage =
+            TileDataDst::Loc == TileDataSrc::Loc && TileDataDst::isRowMajor == TileDataSrc::isRowMajor &&
+            TileDataDst::SFractal == TileDataSrc::SFractal && TileDataDst::RowStride == TileDataSrc::RowStride &&
+            TileDataDst::ColStride == TileDataSrc::ColStride;
+        static_assert(r04_same_storage, "TALIAS [CPU]: dst and src must have the same TileType, layout and strides");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TALIAS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r02_dtype && r03_same_dtype && r04_same_storage && r05_valid_bounds;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TALIAS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {}
 
     // pto.subview (specs/ops/sync_and_config/subview.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TSUBVIEW() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                       uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                           uint32_t, int64_t, uint64_t, half, bfloat16_t, float>,
-                      "TSUBVIEW [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "int64_t, uint64_t, half, bfloat16_t, float");
-        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                      "TSUBVIEW [CPU]: dst and src must have the same DType");
-        static_assert(TileDataDst::Loc == TileDataSrc::Loc && TileDataDst::isRowMajor == TileDataSrc::isRowMajor &&
-                          TileDataDst::SFractal == TileDataSrc::SFractal &&
-                          TileDataDst::RowStride == TileDataSrc::RowStride &&
-                          TileDataDst::ColStride == TileDataSrc::ColStride,
-                      "TSUBVIEW [CPU]: dst and src must have the same TileType, layout and strides");
-        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
-                      "TSUBVIEW [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
-               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) &&
-               (TileDataDst::Loc == TileDataSrc::Loc && TileDataDst::isRowMajor == TileDataSrc::isRowMajor &&
-                TileDataDst::SFractal == TileDataSrc::SFractal && TileDataDst::RowStride == TileDataSrc::RowStride &&
-                TileDataDst::ColStride == TileDataSrc::ColStride) &&
-               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols);
+        constexpr bool r02_dtype = sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float>;
+        static_assert(r02_dtype, "TSUBVIEW [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, int64_t, uint64_t, half, bfloat16_t, float");
+        constexpr bool r03_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>;
+        static_assert(r03_same_dtype, "TSUBVIEW [CPU]: dst and src must have the same DType");
+        constexpr bool r04_same_storage =
+            TileDataDst::Loc == TileDataSrc::Loc && TileDataDst::isRowMajor == TileDataSrc::isRowMajor &&
+            TileDataDst::SFractal == TileDataSrc::SFractal && TileDataDst::RowStride == TileDataSrc::RowStride &&
+            TileDataDst::ColStride == TileDataSrc::ColStride;
+        static_assert(r04_same_storage, "TSUBVIEW [CPU]: dst and src must have the same TileType, layout and strides");
+        constexpr bool r05_valid_bounds =
+            TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols;
+        static_assert(r05_valid_bounds, "TSUBVIEW [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return r02_dtype && r03_same_dtype && r04_same_storage && r05_valid_bounds;
     }
 
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TSUBVIEW([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {}
 
     // pto.setfmatrix (specs/ops/sync_and_config/setfmatrix.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename ConvTileData, SetFmatrixMode FmatrixMode, typename... WaitEvents>
     static constexpr bool check_SETFMATRIX() {
-        static_assert(ConvTileData::Loc == TileType::Mat, "SETFMATRIX [CPU]: tile location must be TileType::Mat");
-        return (ConvTileData::Loc == TileType::Mat);
+        constexpr bool r00_location = ConvTileData::Loc == TileType::Mat;
+        static_assert(r00_location, "SETFMATRIX [CPU]: tile location must be TileType::Mat");
+        return r00_location;
     }
 
     template <typename ConvTileData>
     static void verify_SETFMATRIX([[maybe_unused]] const ConvTileData& src) {}
 
     // pto.set_img2col_rpt (specs/ops/sync_and_config/set_img2col_rpt.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename ConvTileData, SetFmatrixMode FmatrixMode, typename... WaitEvents>
     static constexpr bool check_SET_IMG2COL_RPT() {
-        static_assert(ConvTileData::Loc == TileType::Mat, "SET_IMG2COL_RPT [CPU]: tile location must be TileType::Mat");
-        return (ConvTileData::Loc == TileType::Mat);
+        constexpr bool r00_location = ConvTileData::Loc == TileType::Mat;
+        static_assert(r00_location, "SET_IMG2COL_RPT [CPU]: tile location must be TileType::Mat");
+        return r00_location;
     }
 
     template <typename ConvTileData>
     static void verify_SET_IMG2COL_RPT([[maybe_unused]] const ConvTileData& src) {}
 
     // pto.set_img2col_padding (specs/ops/sync_and_config/set_img2col_padding.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename ConvTileData, SetFmatrixMode FmatrixMode, typename... WaitEvents>
     static constexpr bool check_SET_IMG2COL_PADDING() {
-        static_assert(ConvTileData::Loc == TileType::Mat,
-                      "SET_IMG2COL_PADDING [CPU]: tile location must be TileType::Mat");
-        return (ConvTileData::Loc == TileType::Mat);
+        constexpr bool r00_location = ConvTileData::Loc == TileType::Mat;
+        static_assert(r00_location, "SET_IMG2COL_PADDING [CPU]: tile location must be TileType::Mat");
+        return r00_location;
     }
 
     template <typename ConvTileData>
     static void verify_SET_IMG2COL_PADDING([[maybe_unused]] const ConvTileData& src) {}
 
     // pto.tget_scale_addr (specs/ops/sync_and_config/tget_scale_addr.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataOut, typename TileDataIn, typename... WaitEvents>
     static constexpr bool check_TGET_SCALE_ADDR() {
-        static_assert(TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                          TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols,
+        constexpr bool r04_valid_bounds =
+            TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
+            TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols;
+        static_assert(r04_valid_bounds,
                       "TGET_SCALE_ADDR [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
-                TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols);
+        return r04_valid_bounds;
     }
 
     template <typename TileDataOut, typename TileDataIn>
@@ -5764,8 +4510,6 @@ struct profile_cpu {
                                        [[maybe_unused]] const TileDataIn& src) {}
 
     // pto.syncall (specs/ops/sync_and_config/syncall.yaml)
-    // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
-    // simulation at all (so a rejected call reports its rules and nothing else).
     template <SyncAllMode Mode, SyncCoreType CoreType, typename GlobalData>
     static constexpr bool check_SYNCALL() {
         return true;

@@ -4,24 +4,16 @@ GlobalTensor form a documented type pair), with the test plan they drive."""
 
 from __future__ import annotations
 
-import json
-
-from ptogen.lower.views import ProjectView
 from ptogen.rule_api import TileDecl
 from ptogen.rules import PageContext, PageLine
 from ptogen.rules.locations import LocationsRule
 from ptogen.rules.store_pairs import LocationDTypePairsRule
-from ptogen.spec.load import load_specs
 
-from .helpers import ROOT
+from ..helpers import ROOT
+from .common import PROJECT, manifest
 
-PROJECT = ProjectView(load_specs(ROOT / "specs", ROOT))
 TSTORE = next(o for o in PROJECT.ops if o.name == "TSTORE")
 TLOAD = next(o for o in PROJECT.ops if o.name == "TLOAD")
-
-
-def _manifest(op: str) -> dict:
-    return json.loads((ROOT / f"generated/tests/{op}/manifest.json").read_text())["manifest"]
 
 
 def test_locations_admit_their_set_and_read_back_from_the_page_line() -> None:
@@ -62,13 +54,13 @@ def test_hardware_stores_check_the_pairs_and_the_cpu_converts_any() -> None:
         rule = "a TileType::Acc src and dst must have one of the documented element type pairs"
         message = f"TSTORE [{profile}]: {rule}"
         assert verify.count(message) == 8  # one compile-fail case per declaration
-    groups = {g["group"]: g for g in _manifest("tstore")["runtime"]}
+    groups = {g["group"]: g for g in manifest("tstore")["runtime"]}
     assert set(groups["float_half_acc"]["profiles"]) == {"A2A3", "A5", "CPU"}
     assert groups["float_int8_t_acc"]["profiles"] == ["CPU"]  # quantising pairs: the plain call converts
 
 
 def test_loads_reach_the_cube_locations_each_profile_admits() -> None:
-    groups = {g["group"]: g for g in _manifest("tload")["runtime"]}
+    groups = {g["group"]: g for g in manifest("tload")["runtime"]}
     assert set(groups["float_mat"]["profiles"]) == {"A2A3", "A5", "CPU"}
     assert groups["float_bias"]["profiles"] == ["CPU"]
     assert groups["uint64_t_scaling"]["profiles"] == ["CPU"]

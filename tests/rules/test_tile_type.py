@@ -14,8 +14,8 @@ import pytest
 from ptogen.errors import SpecErrors
 from ptogen.spec.load import load_specs
 
-from .compilers import cxx_argv
-from .helpers import ROOT
+from ..compilers import cxx_argv
+from ..helpers import ROOT
 
 INCLUDES = [f"-I{ROOT / 'generated/include'}", f"-I{ROOT / 'ptogen/runtime/include'}"]
 PROFILES = ["A2A3", "A5", "CPU"]

@@ -1,0 +1,1 @@
+"""Rule tests, one module per rule kind or subject."""
