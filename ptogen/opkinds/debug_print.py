@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..kindlib.layout import tile_logical
 from ..testing.golden import Check, GoldenContext, inputs, same_bits
 from ..testing.plan import (
     Call,
@@ -34,7 +35,6 @@ from ..testing.plan import (
 )
 from ..testing.results import Outcome
 from .base import DOMAIN, NamesOperand, PageOp
-from .move import boxed_logical
 
 if TYPE_CHECKING:
     from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
@@ -200,7 +200,7 @@ class DebugPrint(NamesOperand):
             flat.tofile(data / f"c{k}_{src}.bin")
             for name, g in case.globals.items():
                 np.zeros(g.size, dtype=dt).tofile(data / f"c{k}_{name}.bin")
-            grid = boxed_logical(flat, t)[: t.valid_rows, : t.valid_cols]
+            grid = tile_logical(flat, t)[: t.valid_rows, : t.valid_cols]
             if dt.name == "bfloat16":
                 grid = grid.astype(np.float32)
             want = render(grid, kind, case.attrs["format"]).encode()

@@ -29,12 +29,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from ..testing.golden import Check, GoldenContext, _bits, _describe, inputs
+from ..kindlib.layout import tile_logical
+from ..testing.golden import Check, GoldenContext, describe_mismatch, inputs, raw_bits
 from ..testing.manifest import CaseEntry
 from ..testing.plan import BreakContext, Call, CompileCase, OpTests, RuntimeCase, RuntimeKernel, TileDecl
 from ..testing.results import Outcome
 from .base import DOMAIN, NamesOperand, PageOp
-from .transfer import tile_logical
 
 if TYPE_CHECKING:
     from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
@@ -345,9 +345,9 @@ class _ConvSource(NamesOperand):
 
         def check(d: Path, k: int = k, want: np.ndarray = want, o: Any = o, label: str = label) -> Outcome:
             got = tile_logical(np.fromfile(d / f"c{k}_{out}.out", dtype=want.dtype), o)
-            bad = _bits(got) != _bits(want)
+            bad = raw_bits(got) != raw_bits(want)
             if bad.any():
-                return Outcome("fail", label, _describe(bad, got, want, "im2col"))
+                return Outcome("fail", label, describe_mismatch(bad, got, want, "im2col"))
             return Outcome("pass", label)
 
         checks: list[Check] = [check]
@@ -355,9 +355,10 @@ class _ConvSource(NamesOperand):
 
             def untouched(d: Path, k: int = k, fmap: np.ndarray = fmap, label: str = label) -> Outcome:
                 got = np.fromfile(d / f"c{k}_{src}.out", dtype=fmap.dtype)
-                bad = _bits(got) != _bits(fmap)
+                bad = raw_bits(got) != raw_bits(fmap)
                 if bad.any():
-                    return Outcome("fail", label + ", ConvTile", _describe(bad, got, fmap, "ConvTile"))
+                    why = describe_mismatch(bad, got, fmap, "ConvTile")
+                    return Outcome("fail", label + ", ConvTile", why)
                 return Outcome("pass", label + ", ConvTile")
 
             checks.append(untouched)

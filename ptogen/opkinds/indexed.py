@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from ..testing.golden import Check, GoldenContext, _bits, _describe, inputs, logical
+from ..kindlib.layout import global_addresses, tile_logical
+from ..testing.golden import Check, GoldenContext, describe_mismatch, inputs, logical, raw_bits
 from ..testing.manifest import GlobalShape, TileShape
 from ..testing.plan import (
     Call,
@@ -36,7 +37,6 @@ from ..testing.plan import (
 )
 from ..testing.results import Outcome
 from .base import OPERANDS, NamesOperand, PageOp
-from .transfer import global_addresses, tile_logical
 
 if TYPE_CHECKING:
     from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
@@ -539,7 +539,7 @@ class Indexed(NamesOperand):
                 region = np.zeros(want.shape, dtype=bool)
                 region[:vr, :vc] = True
                 for n in range(count):
-                    slot, keep = _remap(int(unsigned[n]), cap, attrs["oob"])
+                    slot, keep = remap_index(int(unsigned[n]), cap, attrs["oob"])
                     if row_mode:
                         want[n, :vc] = buf[addr[slot, :vc]] if keep else dtype.type(0)
                     else:
@@ -549,7 +549,7 @@ class Indexed(NamesOperand):
                 want = buf.copy()
                 region = np.zeros(want.shape, dtype=bool)
                 for n in range(count):
-                    slot, keep = _remap(int(unsigned[n]), cap, attrs["oob"])
+                    slot, keep = remap_index(int(unsigned[n]), cap, attrs["oob"])
                     if not keep:
                         continue
                     if row_mode:
@@ -576,12 +576,12 @@ class Indexed(NamesOperand):
                 got = np.fromfile(d / f"c{k}_{dst}.out", dtype=dtype)
                 if isinstance(out, TileShape) and out.layout in ("RowMajor", "ColMajor"):
                     got = tile_logical(got, out)
-                differs = _bits(got) != _bits(want)
+                differs = raw_bits(got) != raw_bits(want)
                 inside, outside = differs & region, differs & ~region
                 if inside.any():
-                    return Outcome("fail", label, _describe(inside, got, want, "indexed"))
+                    return Outcome("fail", label, describe_mismatch(inside, got, want, "indexed"))
                 if outside.any():
-                    return Outcome("fail", label, _describe(outside, got, want, "untouched"))
+                    return Outcome("fail", label, describe_mismatch(outside, got, want, "untouched"))
                 return Outcome("pass", label)
 
             checks.append(check)
@@ -612,7 +612,7 @@ def _indices(count: int, cap: int, attrs: dict[str, str], seed: str, scatter: bo
     return vals
 
 
-def _remap(idx: int, cap: int, oob: str) -> tuple[int, bool]:
+def remap_index(idx: int, cap: int, oob: str) -> tuple[int, bool]:
     if oob == "Clamp":
         return min(idx, cap - 1), True
     if oob == "Wrap":

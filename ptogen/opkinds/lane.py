@@ -11,11 +11,11 @@ from ..testing.golden import (
     MASKS,
     Check,
     GoldenContext,
-    _describe,
-    _is_float,
     compare,
     compute_dtype,
+    describe_mismatch,
     inputs,
+    is_float,
     random_values,
 )
 from ..testing.plan import (
@@ -137,7 +137,7 @@ class VectorLane(OpKind):
                         vals[name] = inputs(storage, lanes, f"{seed}/{name}")
                         vals[name].tofile(data / f"c{k}_{name}.bin")
                     elif kind == "scalar":
-                        s = np.array([value], dtype=np.float64 if _is_float(storage) else np.int64).astype(
+                        s = np.array([value], dtype=np.float64 if is_float(storage) else np.int64).astype(
                             storage
                         )
                         s.tofile(data / f"c{k}_{name}.bin")
@@ -173,7 +173,7 @@ class VectorLane(OpKind):
                         got = np.fromfile(data_dir / f"c{k}_{out}.out", dtype=out_type)
                         bad = compare(got, want, op.tolerance)
                         if bad.any():
-                            return Outcome("fail", label, _describe(bad, got, want, f"{out} lane"))
+                            return Outcome("fail", label, describe_mismatch(bad, got, want, f"{out} lane"))
                     return Outcome("pass", label)
 
                 checks.append(check)

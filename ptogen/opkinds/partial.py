@@ -25,13 +25,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..kindlib.tilemath import TileMath, plan_runtime_groups, tolerance_check
 from ..spec import expr as semantics
 from ..testing import refmath as rm
 from ..testing.golden import Check, GoldenContext, compute_dtype, inputs, logical
 from ..testing.plan import OpTests, plan_rule_cases
 from ..testing.refmath import narrow
 from .base import DOMAIN, PageOp
-from .elementwise import Elementwise, _region_check, plan_runtime_groups
 
 if TYPE_CHECKING:
     from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
@@ -55,7 +55,7 @@ def _shrunk(extent: int) -> int:
     return max(1, extent * 2 // 3)
 
 
-class Partial(Elementwise):
+class Partial(TileMath):
     name: ClassVar[str] = "partial"
     form_exprs: ClassVar[bool] = False
     rounds_to_element: ClassVar[bool] = False
@@ -238,7 +238,7 @@ class Partial(Elementwise):
                 t = case.tiles[name]
                 before = full[name].copy()
                 checks.append(
-                    _region_check(
+                    tolerance_check(
                         f"c{k}_{name}.out",
                         t,
                         want.astype(storage),

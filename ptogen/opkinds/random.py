@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..kindlib.forms import FormsKind, form_call, written_check
+from ..kindlib.layout import tile_logical
 from ..testing.golden import Check, GoldenContext, inputs
 from ..testing.plan import OpTests, RuntimeCase, TileDecl, plan_rule_cases
 from .base import DOMAIN, PageOp
-from .gather import FormsKind, form_call, region_check
-from .move import boxed_logical
 
 if TYPE_CHECKING:
     from ..kind_api import OpViewAPI, ProjectViewAPI
@@ -174,7 +174,7 @@ class Random(FormsKind):
             np.array(key, dtype=np.uint32).tofile(data / f"c{n}_key.bin")
             np.array(counter, dtype=np.uint32).tofile(data / f"c{n}_counter.bin")
             before = self.write(data, n, dst, inputs(dt, td.rows * td.cols, f"{seed}/{dst}"))
-            grid = boxed_logical(before, td)
+            grid = tile_logical(before, td)
             want = grid.copy()
             mask = np.zeros(want.shape, dtype=bool)
             region = random_tile(
@@ -182,5 +182,5 @@ class Random(FormsKind):
             )
             want[: td.valid_rows, : td.valid_cols] = region.view(dt)
             mask[: td.valid_rows, : td.valid_cols] = True
-            checks.append(region_check(f"c{n}_{dst}.out", td, want, mask, grid, label))
+            checks.append(written_check(f"c{n}_{dst}.out", td, want, mask, grid, label))
         return checks

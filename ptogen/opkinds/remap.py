@@ -24,8 +24,29 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..kindlib.conv import (
+    CONV_DTYPES,
+    channel_block,
+    conv_tile,
+    extracted,
+    filter_matrix,
+    plan_variant_rules,
+    variant_profiles,
+)
+from ..kindlib.conv import EXTRACTS as CONV_EXTRACTS
+from ..kindlib.layout import tile_logical
+from ..kindlib.moves import CONVERSIONS, TileMove
+from ..kindlib.quantise import (
+    PARAM_DTYPE,
+    QUANTISED,
+    SCALAR_QUANTISED,
+    quantisation_parameters,
+    scalar_quantise,
+    vector_quantise,
+)
+from ..kindlib.regions import region_check
 from ..spec import expr as semantics
-from ..testing.golden import Check, GoldenContext, Outcome, _bits, _describe, inputs
+from ..testing.golden import Check, GoldenContext, Outcome, describe_mismatch, inputs, raw_bits
 from ..testing.manifest import TileShape
 from ..testing.plan import (
     Call,
@@ -39,17 +60,6 @@ from ..testing.plan import (
     tile_operands,
 )
 from .base import DOMAIN, OpKind, PageOp, operand_type
-from .conv_cases import EXTRACTS as CONV_EXTRACTS
-from .conv_cases import (
-    channel_block,
-    conv_tile,
-    extracted,
-    filter_matrix,
-    plan_variant_rules,
-    variant_profiles,
-)
-from .move import CONVERSIONS, PARAM_DTYPE, QUANTISED, Move, boxed_logical, quantisation_parameters, quantise
-from .transfer import CONV_DTYPES, tile_logical
 
 if TYPE_CHECKING:
     from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
@@ -181,7 +191,7 @@ ONE_SOURCE_SHAPES: list[tuple[str, int, int, tuple[int, int], tuple[int, int], b
 ]
 
 
-class Remap(Move):
+class Remap(TileMove):
     name: ClassVar[str] = "remap"
     index_notation: ClassVar[bool] = True
     # TINTERLEAVE and TDEINTERLEAVE write a second destination, stated as its own index expression
@@ -642,7 +652,7 @@ class Remap(Move):
             env: dict[str, Any] = {"i": r, "j": c}
             for name, ts in case.tiles.items():
                 env[f"rows({name})"], env[f"cols({name})"] = ts.valid_rows, ts.valid_cols
-            want = boxed_logical(flats[dst], t)
+            want = tile_logical(flats[dst], t)
             taken = np.zeros(r.shape, dtype=bool)
             for cond, read in leaves:  # each element from the first branch whose condition holds
                 ts = case.tiles[str(read.value)]
@@ -650,13 +660,13 @@ class Remap(Move):
                 here = ~taken & (
                     np.asarray(semantics.index_value(cond, env)) if cond is not None else (cc < ts.valid_cols)
                 )
-                values = boxed_logical(flats[str(read.value)], ts)
+                values = tile_logical(flats[str(read.value)], ts)
                 want[r[here], c[here]] = values[rr[here], cc[here]].astype(d_type)
                 taken |= here
             label = f"{gx.label} case {k} ({case.label})"
             checks.append(_whole_check(f"c{k}_{dst}.out", t, want, label, d_type))
             if case is gx.group.cases[0]:  # index forms with zeroed counts leave dst as it was
-                before = boxed_logical(flats[dst], t)
+                before = tile_logical(flats[dst], t)
                 for index in op.extra.get("untouched_forms", []):
                     what = f"{label}, overload {index} (zero counts)"
                     checks.append(_whole_check(f"c{k}_{dst}.f{index}.out", t, before, what, d_type))
@@ -692,7 +702,7 @@ class Remap(Move):
             t = case.tiles[dst]
             src = str(terms[0].value)
             ts = case.tiles[src]
-            values = boxed_logical(flats[src], ts)
+            values = tile_logical(flats[src], ts)
             width = np.float64 if d_type.kind == "f" or d_type.name == "bfloat16" else np.int64
             want = np.zeros((t.rows, t.cols), dtype=d_type)  # the rest of the tile is zero
             r, c = np.meshgrid(np.arange(t.valid_rows), np.arange(t.valid_cols), indexing="ij")
@@ -828,7 +838,7 @@ class Remap(Move):
         env: dict[str, Any] = {"i": r, "j": c}
         for name, ts in tiles.items():
             env[f"rows({name})"], env[f"cols({name})"] = ts.valid_rows, ts.valid_cols
-        want = boxed_logical(flats[dst], t)
+        want = tile_logical(flats[dst], t)
         taken = np.zeros(r.shape, dtype=bool)
         for cond, read in self._branches_of(tree.args[1]):
             name = str(read.value)
@@ -836,7 +846,7 @@ class Remap(Move):
             rr, cc = (np.broadcast_to(semantics.index_value(a, env), r.shape) for a in read.args)
             holds = np.asarray(semantics.index_value(cond, env)) if cond is not None else cc < ts.valid_cols
             here = ~taken & np.broadcast_to(holds, r.shape)
-            values = boxed_logical(flats[subs.get(name, name)], ts)
+            values = tile_logical(flats[subs.get(name, name)], ts)
             want[r[here], c[here]] = values[rr[here], cc[here]].astype(d_type)
             taken |= here
         assert taken.all(), f"{gx.label} case {case.index}: the reads do not cover {dst}"
@@ -991,9 +1001,9 @@ class Remap(Move):
                 d: Path, k: int = k, want: np.ndarray = want, t: TileShape = t, label: str = label
             ) -> Outcome:
                 got = tile_logical(np.fromfile(d / f"c{k}_{dst}.out", dtype=want.dtype), t)
-                bad = _bits(got) != _bits(want)
+                bad = raw_bits(got) != raw_bits(want)
                 if bad.any():
-                    return Outcome("fail", label, _describe(bad, got, want, "extracted"))
+                    return Outcome("fail", label, describe_mismatch(bad, got, want, "extracted"))
                 return Outcome("pass", label)
 
             checks.append(check)
@@ -1053,11 +1063,13 @@ class Remap(Move):
             env: dict[str, Any] = {"i": r, "j": c, **case.scalars}
             sr, sc = (np.broadcast_to(semantics.index_value(a, env), r.shape) for a in rhs.args)
             dr, dc = (np.broadcast_to(semantics.index_value(a, env), r.shape) for a in lhs.args)
-            values = boxed_logical(flat_s, ts)[sr, sc]
-            before = boxed_logical(flat_d, t)
+            values = tile_logical(flat_s, ts)[sr, sc]
+            before = tile_logical(flat_d, t)
             label = f"{gx.label} case {k} ({case.label})"
             with np.errstate(all="ignore"):
-                moved = quantise(values, parameters[sc], d_type) if quantised else values.astype(d_type)
+                moved = (
+                    vector_quantise(values, parameters[sc], d_type) if quantised else values.astype(d_type)
+                )
                 goldens = [(f"c{k}_{dst}.out", moved, label)]
                 if case is gx.group.cases[0]:
                     for form in op.extra.get("remap_forms", []):
@@ -1075,60 +1087,21 @@ def _form_result(values: np.ndarray, pair: tuple[str, str], d_type: Any, form: d
     """The result of a form with its own golden: ReLU of the source value before the conversion,
     or the scalar quantisation of the pairs that quantise (then ReLU of the scaled value)."""
     if form["scalar"] is not None and pair in SCALAR_QUANTISED:
-        return scalar_quantise(values, int(form["scalar"]), pair, d_type, bool(form["relu"]))
+        y = scalar_quantise(values, d_type, int(form["scalar"]))
+        if form["relu"]:
+            y = np.where(y > 0, y, np.float32(0)).astype(np.float32)
+        return y.astype(d_type)
     if form["relu"]:
         zero = values.dtype.type(0)
         values = np.where(values > zero, values, zero).astype(values.dtype)
     return values.astype(d_type)
 
 
-# The pairs the scalar path quantises (upstream's GetScalarPreQuantMode).
-SCALAR_QUANTISED = {
-    ("float", "int8_t"),
-    ("float", "uint8_t"),
-    ("float", "half"),
-    ("float", "bfloat16_t"),
-    ("int32_t", "int8_t"),
-    ("int32_t", "uint8_t"),
-    ("int32_t", "half"),
-    ("int32_t", "int16_t"),
-}
-
-
-def scalar_quantise(values: np.ndarray, q: int, pair: tuple[str, str], d_type: Any, relu: bool) -> np.ndarray:
-    """The scalar path's quantisation (pto/cpu/sim_quant.hpp, `scalar_quantise`) in float32."""
-    scale = np.array([q & 0xFFFFFFFF], dtype=np.uint32).view(np.float32)[0]
-    y = values.astype(np.float32) * scale
-    if pair[1] in ("int8_t", "uint8_t"):
-        offset = np.float32((q >> 37) & 0x1FF)
-        lo, hi = (-128, 127) if (q >> 46) & 1 else (0, 255)
-        y = np.clip(np.rint((y + offset).astype(np.float32)), lo, hi).astype(np.float32)
-    elif pair == ("int32_t", "half"):
-        y = np.clip(y, -65504, 65504).astype(np.float32)
-    elif pair == ("float", "half"):
-        y = np.where(np.isfinite(y), np.clip(y, -65504, 65504), y).astype(np.float32)
-    elif pair[1] == "int16_t":
-        shift = ((q >> 32) & 0xF) + 1
-        y = (values.astype(np.int64) >> shift).astype(np.int16).astype(np.float32)
-    if relu:
-        y = np.where(y > 0, y, np.float32(0)).astype(np.float32)
-    return y.astype(d_type)
-
-
 def _whole_check(out: str, t: TileShape, want: np.ndarray, label: str, dtype: Any) -> Check:
     """The whole tile holds `want` bit for bit (NaN for NaN): the mapped elements and, elsewhere,
     what the tile held before."""
-
-    def check(data_dir: Path) -> Outcome:
-        got = boxed_logical(np.fromfile(data_dir / out, dtype=dtype), t)
-        bad = _bits(got) != _bits(want)
-        if dtype.kind == "f" or dtype.name == "bfloat16":
-            bad &= ~(np.isnan(got.astype(np.float32)) & np.isnan(want.astype(np.float32)))
-        if bad.any():
-            return Outcome("fail", label, _describe(bad, got, want, "tile"))
-        return Outcome("pass", label)
-
-    return check
+    whole = (t.rows, t.cols)
+    return region_check(out, t, want, want, label, dtype=dtype, extent=whole, names=("tile", "tile"))
 
 
 __all__ = ["OpKind", "Remap"]

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
+from ..kindlib.storage import StorageView
 from ..testing.golden import Check, GoldenContext, logical, same_bits, write_tile_inputs
 from ..testing.manifest import TileShape
 from ..testing.plan import (
@@ -28,7 +29,6 @@ from ..testing.plan import (
     plan_rule_cases,
 )
 from .base import DOMAIN, PageOp
-from .view import View
 
 if TYPE_CHECKING:
     from ..kind_api import OpViewAPI, ProjectViewAPI
@@ -49,7 +49,7 @@ CASES: list[Case] = [
 ]
 
 
-class Reshape(View):
+class Reshape(StorageView):
     name: ClassVar[str] = "reshape"
 
     def recognise(self, page: PageOp) -> int | None:

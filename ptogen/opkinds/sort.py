@@ -23,7 +23,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from ..testing.golden import Check, GoldenContext, _bits, _describe, inputs
+from ..kindlib.layout import tile_logical
+from ..kindlib.regions import region_check, same_bits
+from ..testing.golden import Check, GoldenContext, inputs
 from ..testing.manifest import TileShape
 from ..testing.plan import (
     Call,
@@ -38,7 +40,6 @@ from ..testing.plan import (
 )
 from ..testing.results import Outcome
 from .base import DOMAIN, NamesOperand, PageOp
-from .move import boxed_logical
 
 if TYPE_CHECKING:
     from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
@@ -89,25 +90,13 @@ def no_nan(vals: np.ndarray, dt: np.dtype) -> np.ndarray:
     return vals
 
 
-def region_check(
+def sorted_check(
     out: str, t: TileShape, want: np.ndarray, before: np.ndarray, label: str, dt: np.dtype
 ) -> Check:
-    """The valid region holds `want` bit for bit; the rest of the tile is untouched."""
-    vr, vc = want.shape
-
-    def check(data_dir: Path) -> Outcome:
-        got = boxed_logical(np.fromfile(data_dir / out, dtype=dt), t)
-        bad = _bits(got[:vr, :vc]) != _bits(want)
-        if bad.any():
-            return Outcome("fail", label, _describe(bad, got[:vr, :vc], want, "valid"))
-        outside = np.ones(got.shape, dtype=bool)
-        outside[:vr, :vc] = False
-        changed = outside & (_bits(got) != _bits(before))
-        if changed.any():
-            return Outcome("fail", label, _describe(changed, got, before, "outside-the-sorted-region"))
-        return Outcome("pass", label)
-
-    return check
+    """The sorted region (`want`'s shape) holds `want` bit for bit; the rest of the tile is untouched."""
+    names = ("valid", "outside-the-sorted-region")
+    extent = (want.shape[0], want.shape[1])
+    return region_check(out, t, want, before, label, judge=same_bits, dtype=dt, extent=extent, names=names)
 
 
 def tmp_call(form: FormViewAPI) -> Call:
@@ -226,8 +215,8 @@ class BlockSort(NamesOperand):
             for name, flat in flats.items():
                 flat.tofile(data / f"c{k}_{name}.bin")
             ts, ti, td = case.tiles[src], case.tiles[idx], case.tiles[dst]
-            values = boxed_logical(flats[src], ts)[: ts.valid_rows, : ts.valid_cols]
-            indices = boxed_logical(flats[idx], ti)[: ts.valid_rows, : ts.valid_cols]
+            values = tile_logical(flats[src], ts)[: ts.valid_rows, : ts.valid_cols]
+            indices = tile_logical(flats[idx], ti)[: ts.valid_rows, : ts.valid_cols]
             per = RECORD_BYTES // dt.itemsize
             want = np.zeros((ts.valid_rows, ts.valid_cols * per), dtype=dt)
             for r in range(ts.valid_rows):
@@ -238,9 +227,9 @@ class BlockSort(NamesOperand):
                     order = sorted(range(len(vs)), key=keys.__getitem__)
                     row.append(records(vs[order], ix[order], dt))
                 want[r] = np.concatenate(row).view(dt)
-            before = boxed_logical(flats[dst], td)
+            before = tile_logical(flats[dst], td)
             label = f"{gx.label} case {k} ({case.label})"
-            checks.append(region_check(f"c{k}_{dst}.out", td, want, before, label, dt))
+            checks.append(sorted_check(f"c{k}_{dst}.out", td, want, before, label, dt))
         return checks
 
 
@@ -488,7 +477,7 @@ class MergeSort(NamesOperand):
                     ]
                     out += merge(heads, 4 * block, False)[0]
                 want = np.array(out, dtype=dt).reshape(1, -1)
-                checks.append(region_check(f"c{k}_{dst}.out", td, want, boxed_logical(before, td), label, dt))
+                checks.append(sorted_check(f"c{k}_{dst}.out", td, want, tile_logical(before, td), label, dt))
                 continue
             names = case.attrs["lists"].split(",")
             lists = []
@@ -504,7 +493,7 @@ class MergeSort(NamesOperand):
                     inputs(dt, t.rows * t.cols, f"{seed}/{name}").tofile(data / f"c{k}_{name}.bin")
             taken, counts = merge(lists, td.valid_cols // per, case.attrs["exhausted"] == "true")
             want = np.array(taken, dtype=dt).reshape(1, -1) if taken else np.zeros((1, 0), dtype=dt)
-            checks.append(region_check(f"c{k}_{dst}.out", td, want, boxed_logical(before, td), label, dt))
+            checks.append(sorted_check(f"c{k}_{dst}.out", td, want, tile_logical(before, td), label, dt))
             executed = np.array((counts + [0, 0, 0, 0])[:4], dtype="<u2")
             for context in filter(None, case.attrs["executed"].split(",")):
                 checks.append(counts_check(f"c{k}_{context}.out", executed, f"{label}, {context}"))

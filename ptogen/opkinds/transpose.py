@@ -16,6 +16,19 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..kindlib.conv import (
+    CONV_DTYPES,
+    channel_block,
+    conv_tile,
+    conversions,
+    converted_from,
+    mx_dtypes,
+    plan_variant_rules,
+    variant_profiles,
+)
+from ..kindlib.layout import tile_logical
+from ..kindlib.moves import TileMove
+from ..kindlib.regions import region_check
 from ..spec import expr as semantics
 from ..testing import fp4
 from ..testing.golden import Check, GoldenContext, inputs, same_bits
@@ -31,17 +44,6 @@ from ..testing.plan import (
     tile_operands,
 )
 from .base import DOMAIN, OpKind, PageOp, operand_type
-from .conv_cases import (
-    channel_block,
-    conv_tile,
-    conversions,
-    converted_from,
-    mx_dtypes,
-    plan_variant_rules,
-    variant_profiles,
-)
-from .move import Move, _moved_check, boxed_logical
-from .transfer import CONV_DTYPES
 
 if TYPE_CHECKING:
     from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
@@ -54,7 +56,7 @@ SHAPES = [
 ]
 
 
-class Transpose(Move):
+class Transpose(TileMove):
     name: ClassVar[str] = "transpose"
     index_notation: ClassVar[bool] = True
     # ConvTile operands: a conversion between conv layouts (NCHW to NC1HWC0, ...; see the simulator).
@@ -233,10 +235,10 @@ class Transpose(Move):
                 flats[name] = inputs(gx.np_type(gx.group.dtypes[name]), x.rows * x.cols, f"{seed}/{name}")
                 flats[name].tofile(data / f"c{k}_{name}.bin")
             d_type = gx.np_type(gx.group.dtypes[dst])
-            values = boxed_logical(flats[src], ts)[: ts.valid_rows, : ts.valid_cols]
+            values = tile_logical(flats[src], ts)[: ts.valid_rows, : ts.valid_cols]
             with np.errstate(all="ignore"):
                 want = np.ascontiguousarray(np.transpose(values, axes)).astype(d_type)
-            before = boxed_logical(flats[dst], t)
+            before = tile_logical(flats[dst], t)
             label = f"{gx.label} case {k} ({case.label})"
-            checks.append(_moved_check(f"c{k}_{dst}.out", t, want, before, label, d_type))
+            checks.append(region_check(f"c{k}_{dst}.out", t, want, before, label, dtype=d_type))
         return checks
