@@ -825,7 +825,7 @@ def test_mx_bias_forms_check_a_one_row_float_bias_tile_and_keep_running(name: st
     verify = (ROOT / f"generated/tests/{name}/verify.cpp").read_text()
     legal = verify.split("void legal_a5_f4() {")[1].split("\n}\n")[0]
     assert "Tile<TileType::Bias, float, 1, 16, BLayout::RowMajor, 1, 16>" in legal
-    # The runtime cases still call the bias forms under both profiles (the kind's form_profiles).
+    # The runtime cases still call the bias forms under both profiles (the planned case's forms).
     cases = (ROOT / f"generated/tests/{name}/cases.cpp").read_text()
     first = cases.split("// overload 4:")[1].split("// overload 5:")[0]
     assert "profile_a5>" in first and "profile_cpu>" in first

@@ -75,9 +75,6 @@ class OpKind:
     # so when one is missing). A kind whose declarations take different value parameters (TFILLPAD's
     # `TFillPadMode mode` and its one-type form's `PadValue PadVal`) turns this off.
     overloads_keep_values: ClassVar[bool] = True
-    # It rebinds its domain tile to other storage (TASSIGN): before each further declaration the
-    # test kernels bind the tile back to its own bytes instead of reloading them through the binding.
-    rebinds: ClassVar[bool] = False
     # A tile op of this kind may write further outputs (`semantics.extra_outputs`), as vector ops may.
     tile_extra_outputs: ClassVar[bool] = False
     # Its overloads may write further destinations of their own (own tile operands of role dst, as
@@ -299,50 +296,16 @@ class OpKind:
         for the op all the same (an MX product's fp8 elements and e8m0 scales); default: none."""
         return set()
 
-    def stored_after(self, op: OpViewAPI, case: Any) -> list[tuple[str, str, int]]:
-        """Results a runtime case's kernel stores after the call besides its domain operand, for the
-        golden to judge: (file, C++ pointer to the data, element count). Default: the tiles of the
-        op's further outputs (`semantics.extra_outputs`, TPARTARGMAX's `dst_idx`); TMRGSORT stores
-        its `MrgSortExecutedNumList`, TGATHER's comparison form its count tile."""
-        return [
-            (f"c{case.index}_{t.name}.out", f"{t.name}.data()", t.rows * t.cols)
-            for t in case.tiles
-            if t.name in op.extra_exprs
-        ]
-
-    def loaded_before(self, op: OpViewAPI, case: Any) -> list[tuple[str, str, int]]:
-        """Inputs a runtime case's kernel loads before the call besides its tiles, globals and
-        scalars: (file, C++ pointer to the data, element count). Default: none; TRANDOM loads its
-        key and counter (context operands) from the case's files."""
-        return []
-
     def test_includes(self, op: OpViewAPI) -> list[str]:
         """Standard headers the op's test kernels include besides the common ones (`<sstream>`).
         Default: none."""
         return []
-
-    def around_call(self, op: OpViewAPI, case: Any) -> tuple[list[str], list[str]]:
-        """C++ statements a runtime case's kernel runs just before and just after the call (TPRINT
-        captures standard output and stores it for the golden). Default: none."""
-        return [], []
 
     def form_tile(self, op: OpViewAPI, form: FormViewAPI, operand: str, like: TileDecl) -> TileDecl:
         """A tile only the further declaration `form` takes (`operand`), as its rule-driven compile
         cases declare it before renaming it `<operand>_f<k>`. Default: shaped like the destination
         (`like`); the MX products give the bias forms' tile its own one-row Bias shape."""
         return replace(like, name=operand)
-
-    def form_profiles(self, op: OpViewAPI, form: FormViewAPI, case: Any, profiles: list[str]) -> list[str]:
-        """Those of a runtime group's `profiles` under which its first case also calls the further
-        declaration `form`. Default: the profiles that check the form by the op's common rules alone
-        (`FormView.unchecked_profiles`; its own rules are proved by its compile cases); a kind whose
-        cases keep a form's own rules (the MX products' Bias tile) runs it under those too."""
-        return form.unchecked_profiles(profiles)
-
-    def form_runs(self, op: OpViewAPI, form: FormViewAPI, case: Any) -> bool:
-        """Whether the first case of a runtime group also calls the further declaration `form` (and
-        judges it): by default every one does; TSTORE's quantising forms take no ConvTile."""
-        return True
 
     def test_contexts(self, op: OpViewAPI) -> list[tuple[str, str]]:
         """(C++ type, name) of the context operands the rule-driven compile cases of the main

@@ -69,9 +69,6 @@ CASES: list[Case] = [
 
 class Bind(NamesOperand):
     name: ClassVar[str] = "bind"
-    # The overload check of the test kernels binds the tile back to its own bytes (instead of
-    # reloading them, which would write through the binding) before each further form.
-    rebinds: ClassVar[bool] = True
     domain_starts: ClassVar[tuple[str, ...]] = ("For each",)
 
     # ----------------------------------------------------------------- import
@@ -107,6 +104,9 @@ class Bind(NamesOperand):
 
     # ----------------------------------------------------------------- tests
     def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
+        # The op rebinds its tile to other storage: before each further declaration the kernels bind
+        # it back to its own bytes instead of reloading them through the binding.
+        tests.rebinds = True
         obj, addr = op.spec.semantics.domain, self.source(op)
         first = 0
         for dtype, on in self.dtype_profiles(project, op):

@@ -8,8 +8,9 @@ text, in the format a `PrintFormat` value names. The rule the spec states, rende
   `bfloat16_t` widened to `float`) in fixed notation with the format's decimals (NaN as `nan` or
   `-nan` by its sign bit, infinities as `inf` or `-inf`); an integer as a decimal number.
 
-The test kernels capture standard output around the call (`around_call`) and store it; the golden
-compares it byte for byte, and checks that the tile is unchanged.
+The test kernels capture standard output around the call (the case's `before_call` and
+`after_call`) and store it; the golden compares it byte for byte, and checks that the tile is
+unchanged.
 """
 
 from __future__ import annotations
@@ -137,8 +138,9 @@ class DebugPrint(NamesOperand):
     def test_includes(self, op: OpViewAPI) -> list[str]:
         return ["iostream", "sstream"]
 
-    def around_call(self, op: OpViewAPI, case: Any) -> tuple[list[str], list[str]]:
-        k = case.index
+    @staticmethod
+    def _captured(k: int) -> tuple[list[str], list[str]]:
+        """Statements around case k's call that capture standard output and store it for the golden."""
         before = [
             f"std::ostringstream c{k}_text;",
             f"std::streambuf* const c{k}_cout = std::cout.rdbuf(c{k}_text.rdbuf());",
@@ -184,6 +186,7 @@ class DebugPrint(NamesOperand):
                             globals=globals_,
                         )
                     )
+                    cases[-1].before_call, cases[-1].after_call = self._captured(k)
             first += len(cases)
             tests.runtime.append(RuntimeKernel(dtype, {src: dtype}, {}, on, cases))
         plan_rule_cases(project, op, tests)

@@ -32,6 +32,8 @@ from ..testing.plan import (
     RuntimeCase,
     TileDecl,
     plan_rule_cases,
+    runtime_cases,
+    tile_stores,
 )
 from .base import DOMAIN, PageOp
 
@@ -114,13 +116,6 @@ class Gather(FormsKind):
         # templates/opkinds/gather/domain.md.j2: "..., gathered from the source"
         return DOMAIN if not page.vector and page.intro_says("gathered from the source") else None
 
-    def stored_after(self, op: OpViewAPI, case: Any) -> list[tuple[str, str, int]]:
-        return [
-            (f"c{case.index}_{t.name}.out", f"{t.name}.data()", t.rows * t.cols)
-            for t in case.tiles
-            if t.name == "cdst"
-        ]
-
     def math(self, op: OpViewAPI) -> str | None:
         return (
             rf"\mathrm{{{op.domain}}}_{{i,j}} = \mathrm{{src0}}_{{\lfloor k/C \rfloor,\, k \bmod C}},\quad "
@@ -187,6 +182,8 @@ class Gather(FormsKind):
                 attrs = {"form": "cmp", "mode": mode, "offset": str(offset)}
                 cases.append(self.case(project, tests, cases, label, tiles, call, attrs))
             self.kernel(tests, f"{s_type}_cmp", cases, [p.name for p in project.profiles])
+        for case in runtime_cases(tests):  # the comparison form's count tile, judged too
+            case.stored += tile_stores(case, ("cdst",))
         plan_rule_cases(project, op, tests)
 
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:

@@ -278,6 +278,7 @@ class _ConvSource(NamesOperand):
                 addresses = {src: 0, out: 0}  # a Mat and a Left tile: their own memories
                 attrs = scene.attrs(c0)
                 cases.append(RuntimeCase(index, scene.label, [fmap, dst], {}, call, addresses, attrs))
+                cases[-1].before_call, cases[-1].after_call = self._around_call(op, cases[-1])
             tests.runtime.append(RuntimeKernel(dtype, {src: dtype, out: dtype}, {}, where, cases))
 
     def _runtime_call(
@@ -285,7 +286,7 @@ class _ConvSource(NamesOperand):
     ) -> Call:
         return self._call(op, tiles, mode)
 
-    def around_call(self, op: OpViewAPI, case: Any) -> tuple[list[str], list[str]]:
+    def _around_call(self, op: OpViewAPI, case: Any) -> tuple[list[str], list[str]]:
         """Before the call: the ConvTile's img2col parameters; the sequence's other ops before or
         after it (the configuration ops, then TIMG2COL)."""
         src = next(t for t in case.tiles if t.conv is not None)

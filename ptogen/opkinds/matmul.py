@@ -47,6 +47,7 @@ from ..testing.plan import (
     layout_addresses,
     legalised,
     make_call,
+    plan_form_runs,
     plan_rule_cases,
     tile_operands,
 )
@@ -279,12 +280,11 @@ class Matmul(OpKind):
             fractal=ROW.fractal,
         )
 
-    def form_profiles(self, op: OpViewAPI, form: FormViewAPI, case: Any, profiles: list[str]) -> list[str]:
+    @staticmethod
+    def mx_form_profiles(op: OpViewAPI, form: FormViewAPI, case: Any, profiles: list[str]) -> list[str]:
         """MX products: the cases declare the bias form's tile as that form's rules ask (a one-row
         `float` Bias tile), so the form runs under every profile whose rules limited to it admit the
         case's tiles (what the tiles cannot show, a static_assert checks as the case compiles)."""
-        if self.scales(op) is None:
-            return super().form_profiles(op, form, case, profiles)
         tiles = {t.name: t for t in case.tiles}
         combo = {n: t.dtype for n, t in tiles.items()}
         return [
@@ -353,6 +353,7 @@ class Matmul(OpKind):
     def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         if self.scales(op) is not None:
             self._plan_mx(project, op, tests)
+            plan_form_runs(op, tests, profiles=lambda f, case, on: self.mx_form_profiles(op, f, case, on))
             return
         profiles = [p.name for p in project.profiles]
         order = [d.name for d in project.targets.dtypes]

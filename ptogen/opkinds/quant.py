@@ -19,7 +19,7 @@ from ..kindlib.forms import FormsKind, form_call, written_check
 from ..kindlib.layout import tile_logical
 from ..testing import fp4
 from ..testing.golden import Check, GoldenContext, inputs
-from ..testing.plan import OpTests, RuntimeCase, TileDecl, plan_rule_cases
+from ..testing.plan import OpTests, RuntimeCase, TileDecl, plan_rule_cases, runtime_cases, tile_stores
 from .base import DOMAIN, PageOp
 
 if TYPE_CHECKING:
@@ -345,13 +345,6 @@ class Quant(FormsKind):
             )
         return out
 
-    def stored_after(self, op: OpViewAPI, case: Any) -> list[tuple[str, str, int]]:
-        return [
-            (f"c{case.index}_{t.name}.out", f"{t.name}.data()", t.rows * t.cols)
-            for t in case.tiles
-            if t.name in ("exp", "max", "scaling", "exp_zz")
-        ]
-
     def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         mx_on = [p.name for p in project.profiles if op.available(p.name)]
         every = [p.name for p in project.profiles]
@@ -376,6 +369,8 @@ class Quant(FormsKind):
             attrs = {"form": str(index), "qt": qt, "src_t": "float", "dst_t": tiles[0].dtype}
             cases.append(self.case(project, tests, cases, label, tiles, call, attrs))
         self.kernel(tests, "int", cases, every)
+        for case in runtime_cases(tests):  # the side outputs, judged too
+            case.stored += tile_stores(case, ("exp", "max", "scaling", "exp_zz"))
         plan_rule_cases(project, op, tests)
 
     def _mx_case(

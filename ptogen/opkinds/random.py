@@ -17,7 +17,7 @@ import numpy as np
 from ..kindlib.forms import FormsKind, form_call, written_check
 from ..kindlib.layout import tile_logical
 from ..testing.golden import Check, GoldenContext, inputs
-from ..testing.plan import OpTests, RuntimeCase, TileDecl, plan_rule_cases
+from ..testing.plan import OpTests, RuntimeCase, TileDecl, plan_rule_cases, runtime_cases
 from .base import DOMAIN, PageOp
 
 if TYPE_CHECKING:
@@ -132,10 +132,6 @@ class Random(FormsKind):
     def test_contexts(self, op: OpViewAPI) -> list[tuple[str, str]]:
         return self.contexts(op)
 
-    def loaded_before(self, op: OpViewAPI, case: Any) -> list[tuple[str, str, int]]:
-        sizes = {s.name: s.length or 1 for s in op.targets.structs}
-        return [(f"c{case.index}_{name}.bin", name, int(sizes[t])) for t, name in case.contexts]
-
     def sim_args(self, op: OpViewAPI, form: Any) -> list[str]:
         return [p.name for p in form.params if not p.events]
 
@@ -156,6 +152,9 @@ class Random(FormsKind):
                     case.attrs["counter"] = ",".join(str(w) for w in counter)
                 cases.append(case)
             self.kernel(tests, dtype, cases, on)
+        sizes = {s.name: s.length or 1 for s in op.targets.structs}
+        for case in runtime_cases(tests):  # the key and counter (context operands) from the case's files
+            case.loaded += [(f"c{case.index}_{name}.bin", name, int(sizes[t])) for t, name in case.contexts]
         plan_rule_cases(project, op, tests)
 
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:

@@ -56,6 +56,7 @@ from ..testing.plan import (
     TileDecl,
     layout_addresses,
     make_call,
+    plan_form_runs,
     plan_rule_cases,
     tile_operands,
 )
@@ -853,6 +854,10 @@ class Remap(TileMove):
         return want
 
     def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
+        self._plan_cases(project, op, tests)
+        plan_form_runs(op, tests, lambda form, case: self._form_runs(op, form, case))
+
+    def _plan_cases(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         if self.multi(op):
             self._plan_multi(project, op, tests)
             return
@@ -968,9 +973,10 @@ class Remap(TileMove):
 
         plan_variant_rules(project, op, tests, variant, legal.get, twin_call)
 
-    def form_runs(self, op: OpViewAPI, form: FormViewAPI, case: Any) -> bool:
-        """The variant's calls take the main declaration only; a form that reads one source for
-        several has cases of its own (`_plan_one_source`)."""
+    def _form_runs(self, op: OpViewAPI, form: FormViewAPI, case: Any) -> bool:
+        """Whether a kernel's first case also calls `form`: the variant's calls take the main
+        declaration only; a form that reads one source for several has cases of its own
+        (`_plan_one_source`)."""
         if self.multi(op) and self.form_changes_result(op, form):
             return False
         return not any(t.conv is not None for t in case.tiles)

@@ -56,6 +56,7 @@ from ..testing.plan import (
     TileDecl,
     layout_addresses,
     make_call,
+    plan_form_runs,
     plan_rule_cases,
 )
 from ..testing.results import Outcome
@@ -364,9 +365,9 @@ class Transfer(NamesOperand):
         modes = (name for name, _, _ in self.modes(op, form))
         return [*form.impl_args, *self.param_tiles(form), *modes, *self.scalars(form)]
 
-    def form_runs(self, op: OpViewAPI, form: FormViewAPI, case: Any) -> bool:
-        """A ConvTile's store runs the mode forms without a quantisation scalar (the simulator
-        quantises Tiles only)."""
+    def _form_runs(self, form: FormViewAPI, case: Any) -> bool:
+        """Whether a kernel's first case also calls `form`: a ConvTile's store runs the mode forms
+        without a quantisation scalar (the simulator quantises Tiles only)."""
         return not (self.scalars(form) and any(t.conv is not None for t in case.tiles))
 
     def manifest_extra(self, op: OpViewAPI) -> dict[str, Any]:
@@ -399,6 +400,10 @@ class Transfer(NamesOperand):
         return replace(t, loc=loc, layout=layout, slayout=slayout, fractal=fractal)
 
     def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
+        self._plan_cases(project, op, tests)
+        plan_form_runs(op, tests, lambda form, case: self._form_runs(form, case))
+
+    def _plan_cases(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         if self.param_operand(op) is not None:
             self._plan_param_stores(project, op, tests)
             plan_rule_cases(project, op, tests)

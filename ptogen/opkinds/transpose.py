@@ -40,6 +40,7 @@ from ..testing.plan import (
     TileDecl,
     layout_addresses,
     make_call,
+    plan_form_runs,
     plan_rule_cases,
     tile_operands,
 )
@@ -139,6 +140,8 @@ class Transpose(TileMove):
                 cases.append(RuntimeCase(index, label, decls, {}, call, layout_addresses(project, decls)))
             tests.runtime.append(RuntimeKernel(dtype, {n: dtype for n in tiles}, {}, on, cases))
         self._plan_conv(project, op, tests)
+        # The variant's calls take the main declaration only.
+        plan_form_runs(op, tests, lambda form, case: not any(t.conv is not None for t in case.tiles))
         plan_rule_cases(project, op, tests)
 
     def _plan_conv(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
@@ -180,10 +183,6 @@ class Transpose(TileMove):
             return make_call(op, tiles, dict(op.default_values), {})
 
         plan_variant_rules(project, op, tests, variant, legal.get, twin_call)
-
-    def form_runs(self, op: OpViewAPI, form: FormViewAPI, case: Any) -> bool:
-        """The variant's calls take the main declaration only."""
-        return not any(t.conv is not None for t in case.tiles)
 
     @staticmethod
     def _conv_check(gx: GoldenContext, case: Any, dst: str, src: str, data: Path) -> Check:
