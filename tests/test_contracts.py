@@ -3,8 +3,10 @@ one module in ptogen/opkinds/ (plus its templates), and nothing else has to lear
 
 - Code outside ptogen/rules/ never switches on a rule's kind or class: it asks the rule's hooks
   (`listed_dtypes`, `when_values`, `operand_dtypes`, `broken_by`, `global_layouts`, `not_offered`, ...).
-- Code outside ptogen/opkinds/ and the templates never switch on an op kind's name or class: they
-  ask the kind's hooks (`OpKind`'s methods and class facts such as `tile_extra_outputs`).
+- Code outside ptogen/opkinds/ (and its shared layer ptogen/kindlib/) and the templates never switch
+  on an op kind's name or class: each consumer asks the kind through its own contract (the spec
+  checks `spec.kindfacts`, the import `importer.contract`, the lowering `lower.contract`, the tests
+  `testing.contract`), and `OpKind` itself keeps only what every kind has.
 - Templates see views only: they never read the spec model (`op.spec`).
 - Every op kind recognises its own generated pages (`OpKind.recognise`), so `ptogen import` reads a
   page back as the kind that wrote it.
@@ -264,8 +266,8 @@ def template_op_kind_switches(root: Path) -> list[str]:
 
 
 def test_no_code_outside_opkinds_switches_on_an_op_kind() -> None:
-    """A new op kind is its own module and templates: the shared code and templates ask the kind's
-    hooks (`OpKind`'s methods and class facts) and never learn a kind's name or class."""
+    """A new op kind is its own module and templates: the shared code and templates ask the kind
+    through the consumer's contract and never learn a kind's name or class."""
     offending = []
     for path in sorted(PACKAGE.rglob("*.py")):
         if (PACKAGE / "opkinds") in path.parents or KINDLIB in path.parents:
@@ -275,8 +277,9 @@ def test_no_code_outside_opkinds_switches_on_an_op_kind() -> None:
         offending += [f"{rel}:{line}: {what}" for line, what in op_kind_switches(tree)]
     offending += template_op_kind_switches(TEMPLATES)
     assert not offending, (
-        "shared code treats particular op kinds specially; give OpKind a hook (with a default) and "
-        "override it in the kinds that need it:\n" + "\n".join(offending)
+        "shared code treats particular op kinds specially; put the behaviour in the kind's own module "
+        "and expose it through the consumer's contract (a hook with a default, or data such as "
+        "KindFacts or a planned case's fields):\n" + "\n".join(offending)
     )
 
 
@@ -317,6 +320,23 @@ def test_the_template_op_kind_check_finds_comparisons(tmp_path: Path) -> None:
         "templates/a.j2:1: compares with the op kind remap",
         "templates/a.j2:2: compares with the op kind gather",
     ]
+
+
+# ----------------------------------------------------------------------------- the OpKind base
+
+OPKIND_MEMBERS = 10
+
+
+def test_op_kind_keeps_only_what_every_kind_has() -> None:
+    """Each consumer owns its contract with the kinds (beside it: spec/kindfacts.py,
+    importer/contract.py, lower/contract.py, testing/contract.py); the OpKind base keeps only what
+    every kind has, so a new kind does not face one interface of everything."""
+    members = [n for n in vars(opkinds.OpKind) if not n.startswith("__")]
+    assert len(members) <= OPKIND_MEMBERS, (
+        f"OpKind has {len(members)} members ({', '.join(members)}); at most {OPKIND_MEMBERS}. Behaviour one "
+        "kind has goes in that kind's own module, exposed as data (KindFacts, a planned case's fields) "
+        "or a hook with a default through the contract of the one consumer that reads it."
+    )
 
 
 # ----------------------------------------------------------------------------- module layering

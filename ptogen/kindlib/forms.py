@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from ..opkinds.base import NamesOperand
+from ..spec.kindfacts import KindFacts
 from ..testing.golden import Check
 from ..testing.manifest import TileShape
 from ..testing.plan import Call, OpTests, RuntimeCase, RuntimeKernel, TileDecl, layout_addresses
@@ -55,7 +56,7 @@ class FormsKind(NamesOperand):
     case's tiles by operand name, and the simulator function of each form takes the form's own
     parameters (its value template parameters as template arguments)."""
 
-    plans_forms: ClassVar[bool] = True
+    facts: ClassVar[KindFacts] = KindFacts(plans_forms=True)
 
     def result_index(self, op: OpViewAPI) -> str:
         return "i,j"

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..opkinds.base import OpKind
 from ..rule_api import aligned_extent
+from ..spec.kindfacts import KindFacts
 from ..testing.golden import (
     Check,
     GoldenContext,
@@ -208,8 +209,7 @@ class TileMath(OpKind):
     """The element walk of a destination tile's valid region, with broadcast sources and arg-value
     outputs; each kind of the family recognises its own pages."""
 
-    form_exprs: ClassVar[bool] = True
-    rounds_to_element: ClassVar[bool] = True
+    facts: ClassVar[KindFacts] = KindFacts(form_exprs=True, rounds_to_element=True)
     domain_starts: ClassVar[tuple[str, ...]] = ("For each",)
     whole_tile_bench: ClassVar[bool] = True
 

@@ -1,14 +1,17 @@
 """Op kinds: how an op iterates, is written as math, simulated, tested and checked against numpy.
 
 The instruction set no longer says "tile or vector"; each spec names its kind in
-`semantics.kind`, and the kind (a strategy object) owns what differs between kinds:
-- its iteration domain and the index notation of its math (`lhs_index`, `operand_index`);
-- which per-op files it renders and with which templates (`outputs`), and the template folder
-  `templates/opkinds/<name>/` that holds its kind-specific text;
-- its test shapes and golden-case preparation (`testing.plan` and `testing.golden` ask it);
-- how `ptogen import` recognises its pages (`recognise`, `domain_starts`, `import_domain`,
-  `complete_import`): the kind reads back what its own templates write.
+`semantics.kind`, and the kind (a strategy object, `base.OpKind`) owns what differs between kinds,
+through the contract of each consumer:
+- what its specs may state and its spec checks (`spec/kindfacts.py`: `KindFacts`, data);
+- how `ptogen import` recognises and reads its pages (`importer/contract.py`): the kind reads back
+  what its own templates write;
+- its iteration domain, index notation and backend calls (`lower/contract.py`);
+- its test plan, calls and golden-case preparation (`testing/contract.py`); a planned case carries
+  what its kernel needs around the call;
+- which per-op files it renders (`outputs`) from the template folder `templates/opkinds/<name>/`.
 
+A kind module imports only `base` and the shared layer (`ptogen/kindlib/`), never another kind.
 Adding an op kind is one module here plus its templates and tests; see the README, "Adding an op
 kind".
 """
@@ -18,7 +21,8 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from .base import OpKind, PageOp
+from ..importer.contract import PageOp
+from .base import OpKind
 
 if TYPE_CHECKING:
     KINDS: dict[str, OpKind]  # `registry()`, by module attribute

@@ -13,9 +13,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ..importer.contract import OPERANDS, PageOp
+from ..spec.kindfacts import KindFacts
 from ..testing.golden import Check, GoldenContext, inputs, same_bits
 from ..testing.plan import Call, CompileCase, GlobalDecl, OpTests, RuntimeCase, RuntimeKernel
-from .base import OPERANDS, NamesOperand, PageOp
+from .base import NamesOperand
 
 if TYPE_CHECKING:
     from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
@@ -26,9 +28,8 @@ WORKSPACE_INT32 = 16  # one 64-byte line, as the pages ask
 
 class Barrier(NamesOperand):
     name: ClassVar[str] = "barrier"
-    writes: ClassVar[bool] = False
-    plans_forms: ClassVar[bool] = True
-    overloads_keep_values: ClassVar[bool] = False  # the hardware form takes no `Mode`
+    # The hardware form takes no `Mode`.
+    facts: ClassVar[KindFacts] = KindFacts(writes=False, plans_forms=True, overloads_keep_values=False)
     domain_starts: ClassVar[tuple[str, ...]] = ("Not applicable: no element is computed",)
 
     # ----------------------------------------------------------------- import

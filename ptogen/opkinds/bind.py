@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ..importer.contract import DOMAIN, PageOp
 from ..testing.golden import Check, GoldenContext, same_bits, write_tile_inputs
 from ..testing.plan import (
     BreakContext,
@@ -24,9 +25,10 @@ from ..testing.plan import (
     RuntimeKernel,
     TileDecl,
     dtype_def,
+    dtype_profiles,
     layout_addresses,
 )
-from .base import DOMAIN, NamesOperand, PageOp
+from .base import NamesOperand
 
 if TYPE_CHECKING:
     from ..kind_api import OpViewAPI, ProjectViewAPI
@@ -109,7 +111,7 @@ class Bind(NamesOperand):
         tests.rebinds = True
         obj, addr = op.spec.semantics.domain, self.source(op)
         first = 0
-        for dtype, on in self.dtype_profiles(project, op):
+        for dtype, on in dtype_profiles(project, op):
             size = dtype_def(project, dtype).bits // 8
             cases = []
             for k, (label, loc, layout, rows, cols, valid, (br, bc), offset) in enumerate(CASES, first):

@@ -15,8 +15,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..importer.contract import DOMAIN, PageOp
 from ..kindlib.tilemath import COL_MAJOR_SHAPES, ROW_MAJOR_SHAPES, TileMath, case_inputs, tolerance_check
 from ..spec.expr import Node
+from ..spec.kindfacts import KindFacts
 from ..testing import refconvert
 from ..testing.golden import Check, GoldenContext, logical
 from ..testing.plan import (
@@ -31,7 +33,6 @@ from ..testing.plan import (
     shaped,
     tile_operands,
 )
-from .base import DOMAIN, PageOp
 
 if TYPE_CHECKING:
     from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
@@ -52,7 +53,8 @@ class Rounding:
 
 class Convert(TileMath):
     name: ClassVar[str] = "convert"
-    form_exprs: ClassVar[bool] = False
+    # Its overloads state no semantics of their own.
+    facts: ClassVar[KindFacts] = KindFacts(rounds_to_element=True)
 
     # ----------------------------------------------------------------- import
     def recognise(self, page: PageOp) -> int | None:

@@ -21,7 +21,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..importer.contract import DOMAIN, PageOp
 from ..kindlib.layout import tile_logical
+from ..spec.kindfacts import KindFacts
 from ..testing.golden import Check, GoldenContext, inputs, same_bits
 from ..testing.plan import (
     Call,
@@ -30,12 +32,13 @@ from ..testing.plan import (
     RuntimeCase,
     RuntimeKernel,
     TileDecl,
+    dtype_profiles,
     global_type_name,
     layout_addresses,
     plan_rule_cases,
 )
 from ..testing.results import Outcome
-from .base import DOMAIN, NamesOperand, PageOp
+from .base import NamesOperand
 
 if TYPE_CHECKING:
     from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
@@ -94,8 +97,7 @@ def render(grid: np.ndarray, kind: str, fmt: str) -> str:
 
 class DebugPrint(NamesOperand):
     name: ClassVar[str] = "debug_print"
-    writes: ClassVar[bool] = False
-    plans_forms: ClassVar[bool] = True
+    facts: ClassVar[KindFacts] = KindFacts(writes=False, plans_forms=True)
     domain_starts: ClassVar[tuple[str, ...]] = ("For each valid row",)
 
     def recognise(self, page: PageOp) -> int | None:
@@ -156,7 +158,7 @@ class DebugPrint(NamesOperand):
         src = op.domain
         scratch = next((f for f in op.forms if f.index), None)
         first = 0
-        for dtype, on in self.dtype_profiles(project, op):
+        for dtype, on in dtype_profiles(project, op):
             cases: list[RuntimeCase] = []
             for label, r, c, vr, vc, dyn, formats, with_tmp, layout in CASES:
                 form = scratch if with_tmp and scratch is not None else op.forms[0]

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from ..importer.contract import FALLBACK, PageOp
 from ..kindlib.tilemath import TileMath
-from .base import FALLBACK, PageOp
 
 
 class Elementwise(TileMath):

@@ -23,19 +23,21 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..importer.contract import DOMAIN, PageOp
 from ..kindlib.forms import FormsKind, form_call, written_check
 from ..kindlib.layout import tile_logical
 from ..rule_api import ELEMENT_BYTES
+from ..spec.kindfacts import KindFacts
 from ..testing.golden import Check, GoldenContext, inputs
 from ..testing.plan import (
     OpTests,
     RuntimeCase,
     TileDecl,
+    dtype_profiles,
     plan_rule_cases,
     runtime_cases,
     tile_stores,
 )
-from .base import DOMAIN, PageOp
 
 if TYPE_CHECKING:
     from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
@@ -130,7 +132,7 @@ class Gather(FormsKind):
 
     def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         index_form, cmp_form, mask_form = self.forms_by_role(op)
-        for dtype, on in self.dtype_profiles(project, op):
+        for dtype, on in dtype_profiles(project, op):
             cases: list[RuntimeCase] = []
             for label, r, c, vr, vc, sr, sc, dyn in INDEX_CASES:
                 tiles = [
@@ -273,7 +275,7 @@ BLOCKB_CASES = [
 
 class BlockGather(FormsKind):
     name: ClassVar[str] = "block_gather"
-    plans_forms: ClassVar[bool] = False
+    facts: ClassVar[KindFacts] = KindFacts(plans_forms=False)
 
     def recognise(self, page: PageOp) -> int | None:
         # templates/opkinds/block_gather/domain.md.j2: "..., copied from the source's byte offset"
@@ -287,7 +289,7 @@ class BlockGather(FormsKind):
 
     def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         form = op.forms[0]
-        for dtype, on in self.dtype_profiles(project, op):
+        for dtype, on in dtype_profiles(project, op):
             size = int(next(d.bits for d in op.targets.dtypes if d.name == dtype)) // 8
             per = BLOCK_BYTES // size
             cases: list[RuntimeCase] = []
@@ -369,7 +371,7 @@ class Scatter(FormsKind):
 
     def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         index_form, mask_form = op.forms[0], op.forms[1]
-        for dtype, on in self.dtype_profiles(project, op):
+        for dtype, on in dtype_profiles(project, op):
             size = int(next(d.bits for d in op.targets.dtypes if d.name == dtype)) // 8
             cases: list[RuntimeCase] = []
             for label, r, c, ir, ic, vr, vc, _rep in SCATTER_CASES:

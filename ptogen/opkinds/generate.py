@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..importer.contract import DOMAIN, PageOp
 from ..kindlib.tilemath import tolerance_check
 from ..spec import expr as semantics
 from ..testing import refmath as rm
@@ -34,12 +35,13 @@ from ..testing.plan import (
     RuntimeCase,
     RuntimeKernel,
     TileDecl,
+    dtype_profiles,
     layout_addresses,
     make_call,
     plan_rule_cases,
 )
 from ..testing.refmath import narrow
-from .base import DOMAIN, OpKind, PageOp
+from .base import OpKind
 
 if TYPE_CHECKING:
     from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
@@ -215,7 +217,7 @@ class Generate(OpKind):
         carried = self.template_scalars(op)
         scalars = self.call_scalars(op)
         profiles = [p.name for p in project.profiles]
-        for dtype, on in self.dtype_profiles(project, op):
+        for dtype, on in dtype_profiles(project, op):
             dtypes = {dst: dtype, **{s: self.scalar_dtype(op, s, dtype) for s in scalars}}
             for layout in ("RowMajor", "ColMajor"):
                 ok = [

@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
+from ..importer.contract import DOMAIN, PageOp
 from ..kindlib.forms import FormsKind, form_call, written_check
 from ..kindlib.layout import tile_logical
 from ..testing.golden import Check, GoldenContext, inputs
 from ..testing.plan import OpTests, RuntimeCase, TileDecl, plan_rule_cases
-from .base import DOMAIN, PageOp
 
 if TYPE_CHECKING:
     from ..kind_api import OpViewAPI, ProjectViewAPI

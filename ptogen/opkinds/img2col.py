@@ -29,12 +29,23 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..importer.contract import DOMAIN, PageOp
 from ..kindlib.layout import tile_logical
+from ..spec.kindfacts import KindFacts
 from ..testing.golden import Check, GoldenContext, describe_mismatch, inputs, raw_bits
 from ..testing.manifest import CaseEntry
-from ..testing.plan import BreakContext, Call, CompileCase, OpTests, RuntimeCase, RuntimeKernel, TileDecl
+from ..testing.plan import (
+    BreakContext,
+    Call,
+    CompileCase,
+    OpTests,
+    RuntimeCase,
+    RuntimeKernel,
+    TileDecl,
+    dtype_profiles,
+)
 from ..testing.results import Outcome
-from .base import DOMAIN, NamesOperand, PageOp
+from .base import NamesOperand
 
 if TYPE_CHECKING:
     from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
@@ -253,9 +264,9 @@ class _ConvSource(NamesOperand):
         this op too), a case per scene."""
         src, out = self.conv_operand(op), self._out_tile(op)
         im2col_op = self._im2col_op(project, op)
-        mine = dict(self.dtype_profiles(project, op))
+        mine = dict(dtype_profiles(project, op))
         planned = 0
-        for dtype, on in self.dtype_profiles(project, im2col_op):
+        for dtype, on in dtype_profiles(project, im2col_op):
             where = [p for p in on if p in mine.get(dtype, [])]
             if not where or (self.one_type and planned):
                 continue
@@ -371,7 +382,7 @@ class Img2colConfig(_ConvSource):
     parameters into the register set of the mode (MANUAL modes only)."""
 
     name: ClassVar[str] = "img2col_config"
-    writes: ClassVar[bool] = False
+    facts: ClassVar[KindFacts] = KindFacts(writes=False)
     one_type: ClassVar[bool] = True
     domain_starts: ClassVar[tuple[str, ...]] = ("No element is read or written: the op copies",)
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..importer.contract import OPERANDS, PageOp
 from ..kindlib.layout import global_addresses, tile_logical
 from ..testing.golden import Check, GoldenContext, describe_mismatch, inputs, logical, raw_bits
 from ..testing.manifest import GlobalShape, TileShape
@@ -32,11 +33,12 @@ from ..testing.plan import (
     RuntimeCase,
     RuntimeKernel,
     TileDecl,
+    dtype_profiles,
     layout_addresses,
     plan_rule_cases,
 )
 from ..testing.results import Outcome
-from .base import OPERANDS, NamesOperand, PageOp
+from .base import NamesOperand
 
 if TYPE_CHECKING:
     from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
@@ -421,7 +423,7 @@ class Indexed(NamesOperand):
         data, index, table = self.data_tile(op), self.index_tile(op), self.table(op)
         gathers = self.gathers(op)
         first = 0
-        for dtype, on in self.dtype_profiles(project, op):
+        for dtype, on in dtype_profiles(project, op):
             groups: list[tuple[str, str, list[Case], list[str]]] = [
                 (dtype, "int32_t", CASES + (GATHER_ONLY if gathers else SCATTER_ONLY), on),
                 (f"{dtype}_colidx", "int32_t", COLUMN_INDEX, [p for p in on if p != "A2A3"]),

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..importer.contract import FALLBACK, PageOp
 from ..testing.golden import (
     MASKS,
     Check,
@@ -30,7 +31,7 @@ from ..testing.plan import (
 )
 from ..testing.refmath import narrow
 from ..testing.results import Outcome
-from .base import FALLBACK, Job, OpKind, PageOp
+from .base import Job, OpKind
 
 if TYPE_CHECKING:
     from ..kind_api import OpViewAPI, ProjectViewAPI

@@ -33,10 +33,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..importer.contract import DOMAIN, FORMULA, PageOp
 from ..kindlib.layout import tile_logical
 from ..kindlib.regions import region_check, within_tolerance
 from ..rule_api import TileDecl
 from ..spec import expr as semantics
+from ..spec.kindfacts import KindFacts
 from ..testing import fp4
 from ..testing.golden import Check, GoldenContext, compute_dtype, inputs
 from ..testing.manifest import TileShape
@@ -52,7 +54,7 @@ from ..testing.plan import (
     tile_operands,
 )
 from ..testing.refmath import narrow
-from .base import DOMAIN, FORMULA, Job, OpKind, PageOp
+from .base import Job, OpKind
 
 if TYPE_CHECKING:
     from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
@@ -119,8 +121,7 @@ class Matmul(OpKind):
     name: ClassVar[str] = "matmul"
     index_notation: ClassVar[bool] = True
     # MX forms state their own expressions, reading their own `c_in` or `bias`.
-    form_exprs: ClassVar[bool] = True
-    form_operands_in_expr: ClassVar[bool] = True
+    facts: ClassVar[KindFacts] = KindFacts(form_exprs=True, form_operands_in_expr=True)
 
     # ----------------------------------------------------------------- the expression
     def check_expr(self, expr: semantics.Node) -> list[str]:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..importer.contract import DOMAIN, PageOp
 from ..kindlib.layout import tile_logical
 from ..kindlib.moves import CONVERSIONS, RELU_ON, TileMove
 from ..kindlib.quantise import PARAM_DTYPE, QUANTISED, quantisation_parameters, vector_quantise
@@ -34,12 +35,12 @@ from ..testing.plan import (
     RuntimeCase,
     RuntimeKernel,
     TileDecl,
+    dtype_profiles,
     layout_addresses,
     make_call,
     plan_rule_cases,
     tile_operands,
 )
-from .base import DOMAIN, PageOp
 
 if TYPE_CHECKING:
     from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
@@ -152,7 +153,7 @@ class Move(TileMove):
         profiles = [p.name for p in project.profiles]
         cpu = [p for p in profiles if p == "CPU"]
         groups: list[tuple[str, str, str, list[Case], list[str]]] = []
-        for dtype, on in self.dtype_profiles(project, op):
+        for dtype, on in dtype_profiles(project, op):
             groups.append((dtype, dtype, dtype, VEC_CASES, on))
             if dtype in ("float", "half", "int8_t"):
                 groups.append((f"{dtype}_cube", dtype, dtype, CUBE_CASES, on))

@@ -16,11 +16,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..importer.contract import FORMULA, PageOp
 from ..kindlib.tilemath import TileMath, case_inputs, pack_predicates
+from ..spec.kindfacts import KindFacts
 from ..testing.golden import Check, GoldenContext, compute_dtype, describe_mismatch, logical
 from ..testing.manifest import TileShape
 from ..testing.results import Outcome
-from .base import FORMULA, PageOp
 
 if TYPE_CHECKING:
     from ..kind_api import OpViewAPI
@@ -29,8 +30,8 @@ if TYPE_CHECKING:
 
 class Predicate(TileMath):
     name: ClassVar[str] = "predicate"
-    rounds_to_element: ClassVar[bool] = False  # its result is a predicate, not a value of the sources' type
-    form_exprs: ClassVar[bool] = False
+    # Its result is a predicate, not a value of the sources' type (no rounding to it).
+    facts: ClassVar[KindFacts] = KindFacts()
 
     # ----------------------------------------------------------------- import
     def recognise(self, page: PageOp) -> int | None:

@@ -15,12 +15,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..importer.contract import DOMAIN, PageOp
 from ..kindlib.forms import FormsKind, form_call, written_check
 from ..kindlib.layout import tile_logical
+from ..spec.kindfacts import KindFacts
 from ..testing import fp4
 from ..testing.golden import Check, GoldenContext, inputs
 from ..testing.plan import OpTests, RuntimeCase, TileDecl, plan_rule_cases, runtime_cases, tile_stores
-from .base import DOMAIN, PageOp
 
 if TYPE_CHECKING:
     from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
@@ -263,8 +264,9 @@ def mx_values(rng: np.random.Generator, n: int, with_specials: bool, fp4_dst: bo
 
 class Quant(FormsKind):
     name: ClassVar[str] = "quant"
-    overloads_keep_values: ClassVar[bool] = False
-    side_outputs: ClassVar[tuple[str, ...]] = ("exp", "max", "scaling", "exp_zz")
+    facts: ClassVar[KindFacts] = KindFacts(
+        plans_forms=True, overloads_keep_values=False, side_outputs=("exp", "max", "scaling", "exp_zz")
+    )
 
     def recognise(self, page: PageOp) -> int | None:
         # templates/opkinds/quant/domain.md.j2: "..., quantised in groups of 32"

@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..importer.contract import DOMAIN, PageOp
 from ..kindlib.forms import FormsKind, form_call, written_check
 from ..kindlib.layout import tile_logical
 from ..testing.golden import Check, GoldenContext, inputs
-from ..testing.plan import OpTests, RuntimeCase, TileDecl, plan_rule_cases, runtime_cases
-from .base import DOMAIN, PageOp
+from ..testing.plan import OpTests, RuntimeCase, TileDecl, dtype_profiles, plan_rule_cases, runtime_cases
 
 if TYPE_CHECKING:
     from ..kind_api import OpViewAPI, ProjectViewAPI
@@ -139,7 +139,7 @@ class Random(FormsKind):
         form = op.forms[0]
         dst = op.domain
         contexts = self.contexts(op)
-        for dtype, on in self.dtype_profiles(project, op):
+        for dtype, on in dtype_profiles(project, op):
             cases: list[RuntimeCase] = []
             for label, t, rounds, r, c, vr, vc, dyn, counter in CASES:
                 if t != dtype:

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar, Literal
 
+from ..importer.contract import FORMULA, PageOp
 from ..kindlib.tilemath import TileMath
 from ..spec import expr as semantics
-from .base import FORMULA, PageOp
 
 if TYPE_CHECKING:
     from ..kind_api import OpViewAPI

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..importer.contract import DOMAIN, PageOp
 from ..kindlib.conv import (
     CONV_DTYPES,
     channel_block,
@@ -46,6 +47,7 @@ from ..kindlib.quantise import (
 )
 from ..kindlib.regions import region_check
 from ..spec import expr as semantics
+from ..spec.kindfacts import KindFacts
 from ..testing.golden import Check, GoldenContext, Outcome, describe_mismatch, inputs, raw_bits
 from ..testing.manifest import TileShape
 from ..testing.plan import (
@@ -54,13 +56,14 @@ from ..testing.plan import (
     RuntimeCase,
     RuntimeKernel,
     TileDecl,
+    dtype_profiles,
     layout_addresses,
     make_call,
     plan_form_runs,
     plan_rule_cases,
     tile_operands,
 )
-from .base import DOMAIN, OpKind, PageOp, operand_type
+from .base import OpKind, operand_type
 
 if TYPE_CHECKING:
     from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
@@ -195,18 +198,18 @@ ONE_SOURCE_SHAPES: list[tuple[str, int, int, tuple[int, int], tuple[int, int], b
 class Remap(TileMove):
     name: ClassVar[str] = "remap"
     index_notation: ClassVar[bool] = True
-    # TINTERLEAVE and TDEINTERLEAVE write a second destination, stated as its own index expression
-    # (`semantics.extra_outputs: {dst1: 'dst1[i,j] = ...'}`), each walked over its own valid region.
-    tile_extra_outputs: ClassVar[bool] = True
-
-    # A ConvTile source: TEXTRACT's filter extraction (FRACTAL_Z to a Right tile; see the simulator).
-    variant_names: ClassVar[tuple[str, ...]] = ("conv",)
+    facts: ClassVar[KindFacts] = KindFacts(
+        # TINTERLEAVE and TDEINTERLEAVE write a second destination, stated as its own index expression
+        # (`semantics.extra_outputs: {dst1: 'dst1[i,j] = ...'}`), each walked over its own valid region.
+        tile_extra_outputs=True,
+        # A ConvTile source: TEXTRACT's filter extraction (FRACTAL_Z to a Right tile; see the simulator).
+        variant_names=("conv",),
+        # A form may write further destinations, each its own window of the source (TEXTRACT's ND to 2xNZ).
+        form_results=True,
+    )
 
     def variant_condition(self, op: OpViewAPI, name: str) -> str:
         return f"is_conv_tile_v<{operand_type(op, self.source(op))}>"
-
-    # A form may write further destinations, each its own window of the source (TEXTRACT's ND to 2xNZ).
-    form_results: ClassVar[bool] = True
 
     def own_impls(self, spec: OpSpec) -> set[str]:
         # The several-destination forms' `_IMPL` (window_forms), which this kind's simulator defines.
@@ -613,7 +616,7 @@ class Remap(TileMove):
     def _plan_piecewise(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         dst = op.domain
         reads = self.reads(op)
-        for dtype, on in self.dtype_profiles(project, op):
+        for dtype, on in dtype_profiles(project, op):
             first = sum(len(x.cases) for x in tests.runtime)
             cases = []
             for index, (label, rows, vr, parts, dyn) in enumerate(PIECES, first):
@@ -675,7 +678,7 @@ class Remap(TileMove):
 
     def _plan_sum(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         dst, src = op.domain, self.source(op)
-        for dtype, on in self.dtype_profiles(project, op):
+        for dtype, on in dtype_profiles(project, op):
             first = sum(len(x.cases) for x in tests.runtime)
             cases = []
             for index, (label, rows, cols, vr, vc, dyn) in enumerate(SUM_SHAPES, first):
@@ -730,7 +733,7 @@ class Remap(TileMove):
     def _plan_multi(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         dsts = [d for d, _ in self._outputs(op)]
         reads = self.multi_reads(op)
-        for dtype, on in self.dtype_profiles(project, op):
+        for dtype, on in dtype_profiles(project, op):
             # each shape runs on the profiles whose rules admit it (A5's even valid columns)
             kernels: dict[tuple[str, ...], list[tuple[str, dict[str, TileDecl]]]] = {}
             for label, rows, vr, (dc, dv), (sc, sv), dyn in MULTI_SHAPES:
@@ -874,7 +877,7 @@ class Remap(TileMove):
         cpu = [p for p in profiles if p == "CPU"]
         params = [n for n in tile_operands(op) if n not in (dst, src)]
         groups: list[tuple[str, str, str, list[Case], list[str]]] = []
-        for dtype, on in self.dtype_profiles(project, op):
+        for dtype, on in dtype_profiles(project, op):
             groups.append((dtype, dtype, dtype, VEC_CASES, on))
             if dtype in ("float", "half", "int8_t"):
                 groups.append((f"{dtype}_cube", dtype, dtype, CUBE_CASES, on))

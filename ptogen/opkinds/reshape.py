@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
+from ..importer.contract import DOMAIN, PageOp
 from ..kindlib.storage import StorageView
 from ..testing.golden import Check, GoldenContext, logical, same_bits, write_tile_inputs
 from ..testing.manifest import TileShape
@@ -25,10 +26,10 @@ from ..testing.plan import (
     RuntimeCase,
     RuntimeKernel,
     TileDecl,
+    dtype_profiles,
     layout_addresses,
     plan_rule_cases,
 )
-from .base import DOMAIN, PageOp
 
 if TYPE_CHECKING:
     from ..kind_api import OpViewAPI, ProjectViewAPI
@@ -62,7 +63,7 @@ class Reshape(StorageView):
     def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         dst, src = op.spec.semantics.domain, self.source(op)
         first = 0
-        for dtype, on in self.dtype_profiles(project, op):
+        for dtype, on in dtype_profiles(project, op):
             cases = []
             for k, (label, (sr, sc, sl), (dr, dc, dl), (vr, vc), dyn) in enumerate(CASES, first):
                 s = TileDecl(src, dtype, sr, sc, sr, sc, False, "Vec", sl)

@@ -23,8 +23,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..importer.contract import DOMAIN, PageOp
 from ..kindlib.layout import tile_logical
 from ..kindlib.regions import region_check, same_bits
+from ..spec.kindfacts import KindFacts
 from ..testing.golden import Check, GoldenContext, inputs
 from ..testing.manifest import TileShape
 from ..testing.plan import (
@@ -33,6 +35,7 @@ from ..testing.plan import (
     RuntimeCase,
     RuntimeKernel,
     TileDecl,
+    dtype_profiles,
     layout_addresses,
     make_call,
     plan_rule_cases,
@@ -40,7 +43,7 @@ from ..testing.plan import (
     tile_operands,
 )
 from ..testing.results import Outcome
-from .base import DOMAIN, NamesOperand, PageOp
+from .base import NamesOperand
 
 if TYPE_CHECKING:
     from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
@@ -162,7 +165,7 @@ class BlockSort(NamesOperand):
         dst, src, idx = op.domain, self.source(op), self.index_operand(op)
         extra = [n for n in tile_operands(op) if n not in (dst, src, idx)]
         with_tmp = op.forms[1] if len(op.forms) > 1 else None  # the declaration with `tmp`
-        for dtype, on in self.dtype_profiles(project, op):
+        for dtype, on in dtype_profiles(project, op):
             k = per_record(op, dtype)
             planned: dict[bool, list[tuple[str, dict[str, TileDecl]]]] = {}
             for label, rows, cols, vr, vc, dyn, _ties in SORT_SHAPES:
@@ -316,7 +319,7 @@ class MergeSort(NamesOperand):
     """TMRGSORT: records merged from sorted lists (four blocks of one tile, or 2..4 tiles)."""
 
     name: ClassVar[str] = "merge_sort"
-    plans_forms: ClassVar[bool] = True
+    facts: ClassVar[KindFacts] = KindFacts(plans_forms=True)
 
     def recognise(self, page: PageOp) -> int | None:
         # templates/opkinds/merge_sort/domain.md.j2: "..., merged in descending order of their values"
@@ -381,7 +384,7 @@ class MergeSort(NamesOperand):
     def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         dst, src, blen = op.domain, self.source(op), self.block_length(op)
         forms = self.list_forms(op)
-        for dtype, on in self.dtype_profiles(project, op):
+        for dtype, on in dtype_profiles(project, op):
             per = per_record(op, dtype)
             first = sum(len(k.cases) for k in tests.runtime)
             cases: list[RuntimeCase] = []

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..importer.contract import OPERANDS, PageOp
 from ..kindlib.conv import CONV_DTYPES, TRANSFER_SHAPES
 from ..kindlib.layout import global_addresses, pad_value, tile_logical
 from ..kindlib.quantise import (
@@ -54,13 +55,14 @@ from ..testing.plan import (
     RuntimeCase,
     RuntimeKernel,
     TileDecl,
+    dtype_profiles,
     layout_addresses,
     make_call,
     plan_form_runs,
     plan_rule_cases,
 )
 from ..testing.results import Outcome
-from .base import OPERANDS, NamesOperand, PageOp, fixed_type
+from .base import NamesOperand, fixed_type
 
 if TYPE_CHECKING:
     from ..kind_api import EnumView, FormViewAPI, OpViewAPI, ProjectViewAPI
@@ -409,7 +411,7 @@ class Transfer(NamesOperand):
             plan_rule_cases(project, op, tests)
             return
         tile, glob = self.tile_operand(op), self.global_operand(op)
-        for dtype, on in self.dtype_profiles(project, op):
+        for dtype, on in dtype_profiles(project, op):
             first = sum(len(k.cases) for k in tests.runtime)
             cases = []
             for index, (label, rows, cols, vr, vc, dyn, layout, ld, pad) in enumerate(SHAPES, first):
@@ -461,7 +463,7 @@ class Transfer(NamesOperand):
         """Loads into `Mat` tiles (NZ from ND, ZN from DN, plain ND), and into one-row `Bias` and
         `Scaling` tiles, on the profiles that admit the location."""
         tile, glob = self.tile_operand(op), self.global_operand(op)
-        for dtype, on in self.dtype_profiles(project, op):
+        for dtype, on in dtype_profiles(project, op):
             bits = next(d.bits for d in project.targets.dtypes if d.name == dtype)
             where = self._admitting(op, on, tile, "Mat")
             if bits < 8 or not where:
@@ -478,7 +480,7 @@ class Transfer(NamesOperand):
                 addresses = layout_addresses(project, [t])
                 cases.append(RuntimeCase(index, label, [t], {}, call, addresses, globals=[g]))
             tests.runtime.append(RuntimeKernel(f"{dtype}_mat", {tile: dtype, glob: dtype}, {}, where, cases))
-        offered = dict(self.dtype_profiles(project, op))
+        offered = dict(dtype_profiles(project, op))
         for loc, dtype, label, cols, vc in ROW_LOADS:
             where = self._admitting(op, offered.get(dtype, []), tile, loc)
             if not where:
@@ -497,7 +499,7 @@ class Transfer(NamesOperand):
         on the profiles that admit a `Mat` tile of that type."""
         tile, glob = self.tile_operand(op), self.global_operand(op)
         movable = set(project.targets.dtype_sets[CONV_DTYPES])
-        for dtype, on in self.dtype_profiles(project, op):
+        for dtype, on in dtype_profiles(project, op):
             where = self._admitting(op, on, tile, "Mat")
             if dtype not in movable or not where:
                 continue
@@ -514,7 +516,7 @@ class Transfer(NamesOperand):
         """Stores from NZ accumulator tiles to ND and NZ GlobalTensors of each documented element
         type; the quantising pairs (a plain call converts them unquantised) on the CPU profile only."""
         tile, glob = self.tile_operand(op), self.global_operand(op)
-        offered = dict(self.dtype_profiles(project, op))
+        offered = dict(dtype_profiles(project, op))
         for src_type, dst_type, quantised in ACC_PAIRS:
             where = self._admitting(op, offered.get(src_type, []), tile, "Acc")
             if quantised:
@@ -566,7 +568,7 @@ class Transfer(NamesOperand):
         tile, glob = self.tile_operand(op), self.global_operand(op)
         fp = self.param_operand(op)
         assert fp is not None
-        offered = dict(self.dtype_profiles(project, op))
+        offered = dict(dtype_profiles(project, op))
         relu = next((t.name for t in op.forms[0].template if str(t.type) == "ReluPreMode"), None)
         atomic = next((t.name for t in op.forms[0].template if str(t.type) == "AtomicType"), None)
         for src_type, dst_type in PARAM_PAIRS:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..importer.contract import DOMAIN, PageOp
 from ..kindlib.conv import (
     CONV_DTYPES,
     channel_block,
@@ -30,6 +31,7 @@ from ..kindlib.layout import tile_logical
 from ..kindlib.moves import TileMove
 from ..kindlib.regions import region_check
 from ..spec import expr as semantics
+from ..spec.kindfacts import KindFacts
 from ..testing import fp4
 from ..testing.golden import Check, GoldenContext, inputs, same_bits
 from ..testing.plan import (
@@ -38,13 +40,14 @@ from ..testing.plan import (
     RuntimeCase,
     RuntimeKernel,
     TileDecl,
+    dtype_profiles,
     layout_addresses,
     make_call,
     plan_form_runs,
     plan_rule_cases,
     tile_operands,
 )
-from .base import DOMAIN, OpKind, PageOp, operand_type
+from .base import OpKind, operand_type
 
 if TYPE_CHECKING:
     from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
@@ -61,7 +64,7 @@ class Transpose(TileMove):
     name: ClassVar[str] = "transpose"
     index_notation: ClassVar[bool] = True
     # ConvTile operands: a conversion between conv layouts (NCHW to NC1HWC0, ...; see the simulator).
-    variant_names: ClassVar[tuple[str, ...]] = ("conv",)
+    facts: ClassVar[KindFacts] = KindFacts(variant_names=("conv",))
 
     def variant_condition(self, op: OpViewAPI, name: str) -> str:
         dst, src = operand_type(op, op.domain), operand_type(op, self.source(op))
@@ -126,7 +129,7 @@ class Transpose(TileMove):
     def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         dst, src = op.domain, self.source(op)
         scratch = [n for n in tile_operands(op) if n not in (dst, src)]
-        for dtype, on in self.dtype_profiles(project, op):
+        for dtype, on in dtype_profiles(project, op):
             first = sum(len(k.cases) for k in tests.runtime)
             cases = []
             for index, (label, rows, cols, vr, vc, dyn) in enumerate(SHAPES, first):

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
+from ..importer.contract import DOMAIN, PageOp
 from ..kindlib.storage import StorageView
 from ..testing.golden import Check, GoldenContext, logical, same_bits, write_tile_inputs
 from ..testing.manifest import TileShape
@@ -25,10 +26,10 @@ from ..testing.plan import (
     RuntimeCase,
     RuntimeKernel,
     TileDecl,
+    dtype_profiles,
     layout_addresses,
     plan_rule_cases,
 )
-from .base import DOMAIN, PageOp
 
 if TYPE_CHECKING:
     from ..kind_api import OpViewAPI, ProjectViewAPI
@@ -76,7 +77,7 @@ class View(StorageView):
         offsets = self.offsets(op) is not None
         plan = CASES if offsets else ALIAS_CASES
         first = 0
-        for dtype, on in self.dtype_profiles(project, op):
+        for dtype, on in dtype_profiles(project, op):
             cases = []
             for k, (label, layout, rows, cols, (svr, svc), (vr, vc), row, col, dyn) in enumerate(plan, first):
                 s = TileDecl(src, dtype, rows, cols, svr, svc, dyn, "Vec", layout)

@@ -521,9 +521,17 @@ def plan_op(project: ProjectViewAPI, op: OpViewAPI) -> OpTests:
     op.kind.plan_tests(project, op, tests)
     for case in runtime_cases(tests):
         case.stored += tile_stores(case, op.extra_exprs)
-    if not op.kind.plans_forms:
+    if not op.kind.facts.plans_forms:
         plan_form_runs(op, tests)
     return tests
+
+
+def dtype_profiles(project: ProjectViewAPI, op: OpViewAPI) -> list[tuple[str, list[str]]]:
+    """Each element type some profile's tests run, in vocabulary order, with those profiles."""
+    profiles = [p.name for p in project.profiles]
+    order = [d.name for d in project.targets.dtypes]
+    dtypes = {d for p in profiles for d in op.test_dtypes(p)}
+    return [(d, [p for p in profiles if d in op.test_dtypes(p)]) for d in sorted(dtypes, key=order.index)]
 
 
 def runtime_cases(tests: OpTests) -> Iterator[RuntimeCase]:
