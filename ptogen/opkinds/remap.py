@@ -303,6 +303,19 @@ class Remap(TileMove):
             return [*Remap._terms(node.args[0]), *Remap._terms(node.args[1])]
         return [node]
 
+    @classmethod
+    def shape(cls, op: OpViewAPI) -> str:
+        """Which of the kind's four shapes of mapping the op is, each with its own simulator walk
+        (templates/opkinds/remap/<shape>.hpp.j2), test plan and golden: `multi` (several
+        destinations, each its own expression: TINTERLEAVE), `sum` (a sum of reads of one tile:
+        TPAIRREDUCESUM), `piecewise` (reads chosen by conditions on the indices: TCONCAT) or
+        `window` (one read at mapped indices, with ReLU and quantising forms: TEXTRACT, TINSERT)."""
+        if cls.multi(op):
+            return "multi"
+        if cls.sums(op):
+            return "sum"
+        return "piecewise" if cls.piecewise(op) else "window"
+
     @staticmethod
     def sums(op: OpViewAPI) -> bool:
         """Whether the right side adds reads of one tile (a pair reduction)."""
@@ -857,19 +870,16 @@ class Remap(TileMove):
         return want
 
     def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
-        self._plan_cases(project, op, tests)
+        planner = {
+            "multi": self._plan_multi,
+            "sum": self._plan_sum,
+            "piecewise": self._plan_piecewise,
+            "window": self._plan_window,
+        }[self.shape(op)]
+        planner(project, op, tests)
         plan_form_runs(op, tests, lambda form, case: self._form_runs(op, form, case))
 
-    def _plan_cases(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
-        if self.multi(op):
-            self._plan_multi(project, op, tests)
-            return
-        if self.sums(op):
-            self._plan_sum(project, op, tests)
-            return
-        if self.piecewise(op):
-            self._plan_piecewise(project, op, tests)
-            return
+    def _plan_window(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         dst, src = op.domain, self.source(op)
         walked = self.walked(op)
         rs, cs = (self.index_scalars(op) + ["", ""])[:2]
