@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..lower.contract import FormBackend
 from ..opkinds.base import NamesOperand
 from ..spec.kindfacts import KindFacts
 from ..testing.golden import Check
@@ -66,14 +67,12 @@ class FormsKind(NamesOperand):
 
     unchecked_reason = "a declaration other than the main one: its rules are stated, not checked"
 
-    def unchecked_when(self, op: OpViewAPI, form: FormViewAPI) -> str | None:
-        return "true" if form.index else None
-
-    def stand_in(self, op: OpViewAPI, form: FormViewAPI, operand: str) -> str | None:
+    def form_backend(self, op: OpViewAPI, form: FormViewAPI) -> FormBackend:
         # The common check sees every main operand: a form that drops one lends it its first tile
         # source (the checked rules are scoped to the main declaration).
         names = [str(p.operand) for p in form.params if p.type and not p.events]
-        return names[1] if len(names) > 1 else None
+        stand_ins = {o.name: names[1] for o in op.operands} if len(names) > 1 else {}
+        return FormBackend(stand_ins=stand_ins, unchecked_when="true" if form.index else None)
 
     def sim_targs(self, op: OpViewAPI, form: FormViewAPI) -> list[str]:
         return [t.name for t in form.template if t.kind == "value"]

@@ -4,6 +4,8 @@ its forms (`KindBackend`)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
@@ -43,6 +45,26 @@ class KindMath:
         return None
 
 
+@dataclass(frozen=True)
+class FormBackend:
+    """What the lowering needs to know of one form beyond its declaration, as its kind states it
+    (`KindBackend.form_backend`); every default is the plain case."""
+
+    # The operand that plays a main-declaration operand this form drops (TMATMUL_ACC's in-place form
+    # reads its destination for the accumulator input); a dropped operand not named here is an error.
+    stand_ins: Mapping[str, str] = field(default_factory=dict)
+    # What the form passes to the op's common check for a main template parameter it lacks (SYNCALL's
+    # hardware form passes `SyncAllMode::Hard` and `void` for the workspace type).
+    dropped: Mapping[str, str] = field(default_factory=dict)
+    # The enum under which the CPU backend's `_IMPL` takes a value template parameter the declaration
+    # types `auto` (TQUANT's `quant_type`, `mx_alg`), so that the overloads of its `_IMPL` stay apart
+    # as upstream's do.
+    auto_types: Mapping[str, str] = field(default_factory=dict)
+    # A C++ condition on the form's types under which it runs without the profile's rules (which
+    # cannot speak about those types); None: it is always checked.
+    unchecked_when: str | None = None
+
+
 class KindBackend:
     """How the header, the dispatch and the CPU backend treat an op kind's forms (lower/views.py,
     lower/dispatch.py, templates/cpp/); every default is the plain case, and a kind overrides only
@@ -62,17 +84,13 @@ class KindBackend:
         variant `name` (one of `KindFacts.variant_names`)."""
         raise NotImplementedError(f"{self.name} ops have no variant {name!r}")
 
-    def unchecked_when(self, op: OpViewAPI, form: FormViewAPI) -> str | None:
-        """A C++ condition on a form's types under which it runs without the profile's rules (which
-        cannot speak about those types), or None: it is always checked."""
-        return None
+    def form_backend(self, op: OpViewAPI, form: FormViewAPI) -> FormBackend:
+        """What the lowering needs to know of a form beyond its declaration (default: nothing)."""
+        return FormBackend()
 
-    def impl_value_type(self, op: OpViewAPI, form: FormViewAPI, name: str, declared: str) -> str:
-        """The type under which the CPU backend's `_IMPL` takes the value template parameter `name`,
-        which the declaration types `declared`: by default the same. A kind whose declarations say
-        `auto` for parameters that only their backends type (TQUANT's `quant_type`, `mx_alg`) names the
-        enum, so that the overloads of its `_IMPL` stay apart as upstream's do."""
-        return declared
+    def unchecked_when(self, op: OpViewAPI, form: FormViewAPI) -> str | None:
+        """The form's `FormBackend.unchecked_when`, as the header template reads it."""
+        return self.form_backend(op, form).unchecked_when
 
     def sim_targs(self, op: OpViewAPI, form: FormViewAPI) -> list[str]:
         """Template arguments the CPU backend's `_IMPL` passes to the simulator function of a form."""
@@ -87,13 +105,3 @@ class KindBackend:
         other than the main form (TSTORE's atomic and ReLU modes); such a form gets its own golden."""
         return False
 
-    def stand_in(self, op: OpViewAPI, form: FormViewAPI, operand: str) -> str | None:
-        """The operand that plays `operand` in a form that drops it (None: nothing does, and the
-        form's body must not need it). TMATMUL_ACC's in-place form reads its destination there."""
-        return None
-
-    def dropped_template_arg(self, op: OpViewAPI, form: FormViewAPI, name: str) -> str | None:
-        """What a form that lacks the main declaration's template parameter `name` (and any operand
-        standing in for it) passes for it to the op's common check, or None: such a form is an error.
-        SYNCALL's hardware form passes `SyncAllMode::Hard` and no workspace type."""
-        return None

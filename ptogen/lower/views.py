@@ -34,6 +34,7 @@ from ..spec.model import (
     Variant,
 )
 from . import dispatch as dispatching
+from .contract import FormBackend
 from .cpp import OpCpp, tparam_decl
 from .docs import OpDoc
 from .testcalls import FormTestView, OpTestView
@@ -583,10 +584,10 @@ class FormSpelling:
     own: list[Operand]  # operands only this form takes
     test_args: dict[str, str]
 
-    @property
-    def whole(self) -> FormViewAPI:
-        """This declaration as the op kinds see it: every form is a `FormView`."""
-        return cast("FormViewAPI", self)
+    @cached_property
+    def backend(self) -> FormBackend:
+        """What the op's kind says of this form beyond its declaration (lower/contract.py)."""
+        return self.op.kind.form_backend(self.op, cast("FormViewAPI", self))  # every form is a FormView
 
     def _param_of(self, operand: str) -> Param:
         return next(p for p in self.params if p.operand == operand)
@@ -601,7 +602,7 @@ class FormSpelling:
         if carrier is not None:
             return carrier.name
         if not any(p.operand == operand for p in self.params):
-            stand_in = self.op.kind.stand_in(self.op, self.whole, operand)
+            stand_in = self.backend.stand_ins.get(operand)
             if stand_in is None:
                 raise KeyError(f"{self.op.name} declaration {self.index} does not take {operand!r}")
             return self.arg(stand_in)
@@ -770,15 +771,12 @@ class FormRules(FormSpelling):
                 if t not in out:
                     out.append(t)
         for p in intr.params if not out else []:  # every operand of that type dropped: their stand-ins'
-            stand_in = (
-                self.op.kind.stand_in(self.op, self.whole, p.operand)
-                if p.operand and main_param == p.type
-                else None
-            )
+            stand_ins = self.backend.stand_ins
+            stand_in = stand_ins.get(str(p.operand)) if p.operand and main_param == p.type else None
             if stand_in is not None and str(self._param_of(stand_in).type) not in out:
                 out.append(str(self._param_of(stand_in).type))
         if not out:
-            stood = self.op.kind.dropped_template_arg(self.op, self.whole, main_param)
+            stood = self.backend.dropped.get(main_param)
             if stood is None:
                 raise KeyError(main_param)
             out.append(stood)
@@ -809,8 +807,7 @@ class FormRules(FormSpelling):
                     # a value this form does not declare (TFILLPAD's one-type form has no `mode`):
                     # the main declaration's default
                     declared = any(u.name == t.name for u in self.template)
-                    kind = self.op.kind
-                    stood = None if declared else kind.dropped_template_arg(self.op, self.whole, t.name)
+                    stood = None if declared else self.backend.dropped.get(t.name)
                     if stood is not None:
                         out.append(stood)
                     else:

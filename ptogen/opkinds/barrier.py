@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..importer.contract import OPERANDS, PageOp
+from ..lower.contract import FormBackend
 from ..spec.kindfacts import KindFacts
 from ..testing.golden import Check, GoldenContext, inputs, same_bits
 from ..testing.plan import Call, CompileCase, GlobalDecl, OpTests, RuntimeCase, RuntimeKernel
@@ -70,16 +71,19 @@ class Barrier(NamesOperand):
     def sim_args(self, op: OpViewAPI, form: FormViewAPI) -> list[str]:
         return [p.name for p in form.params if not p.events]
 
-    def dropped_template_arg(self, op: OpViewAPI, form: FormViewAPI, name: str) -> str | None:
+    def form_backend(self, op: OpViewAPI, form: FormViewAPI) -> FormBackend:
         # The hardware form is the Hard mode and has no workspace (the common check states no rule
         # on the workspace's type, so `void` stands for it).
         intr = op.spec.intrinsic
         assert intr is not None
-        t = next(t for t in intr.template if t.name == name)
-        if t.kind == "value":
-            mode = self.enums(op)[0]
-            return f"{mode.name}::{mode.values[0]}" if str(t.type) == mode.name else None
-        return "void"
+        mode = self.enums(op)[0]
+        dropped = {t.name: "void" for t in intr.template if t.kind != "value"}
+        dropped |= {
+            t.name: f"{mode.name}::{mode.values[0]}"
+            for t in intr.template
+            if t.kind == "value" and str(t.type) == mode.name
+        }
+        return FormBackend(dropped=dropped)
 
     @staticmethod
     def enums(op: OpViewAPI) -> tuple[Any, Any]:

@@ -24,6 +24,7 @@ import numpy as np
 
 from ..importer.contract import OPERANDS, PageOp
 from ..kindlib.layout import global_addresses, tile_logical
+from ..lower.contract import FormBackend
 from ..testing.golden import Check, GoldenContext, describe_mismatch, inputs, logical, raw_bits
 from ..testing.manifest import GlobalShape, TileShape
 from ..testing.plan import (
@@ -406,8 +407,8 @@ class Indexed(NamesOperand):
     # ----------------------------------------------------------------- outputs
     unchecked_reason = "a GlobalTensor index (GM -> L1 gather): the profile rules speak of tiles"
 
-    def unchecked_when(self, op: OpViewAPI, form: FormViewAPI) -> str | None:
-        return f"!is_tile_data_v<{self.index_type(op, form)}>"
+    def form_backend(self, op: OpViewAPI, form: FormViewAPI) -> FormBackend:
+        return FormBackend(unchecked_when=f"!is_tile_data_v<{self.index_type(op, form)}>")
 
     # ----------------------------------------------------------------- tests
     def table_layouts(self, op: OpViewAPI, profile: str) -> list[str]:

@@ -36,6 +36,7 @@ import numpy as np
 from ..importer.contract import DOMAIN, FORMULA, PageOp
 from ..kindlib.layout import tile_logical
 from ..kindlib.regions import region_check, within_tolerance
+from ..lower.contract import FormBackend
 from ..rule_api import TileDecl
 from ..spec import expr as semantics
 from ..spec.kindfacts import KindFacts
@@ -260,9 +261,9 @@ class Matmul(OpKind):
         own = {o.name for o in form.own if o.kind == "tile"}
         return [*form.impl_args, *(p.name for p in form.params if p.operand in own)]
 
-    def stand_in(self, op: OpViewAPI, form: FormViewAPI, operand: str) -> str | None:
+    def form_backend(self, op: OpViewAPI, form: FormViewAPI) -> FormBackend:
         # A form that drops an accumulator input (TMATMUL_ACC in place) reads its destination there.
-        return op.domain if operand in op.read_operands and self.role(op, operand) is ACC else None
+        return FormBackend(stand_ins={o: op.domain for o in op.read_operands if self.role(op, o) is ACC})
 
     def form_tile(self, op: OpViewAPI, form: FormViewAPI, operand: str, like: TileDecl) -> TileDecl:
         """MX products: a bias form's own row a one-row Bias tile of the destination's columns (the

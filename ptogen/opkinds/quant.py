@@ -18,6 +18,7 @@ import numpy as np
 from ..importer.contract import DOMAIN, PageOp
 from ..kindlib.forms import FormsKind, form_call, written_check
 from ..kindlib.layout import tile_logical
+from ..lower.contract import FormBackend
 from ..spec.kindfacts import KindFacts
 from ..testing import fp4
 from ..testing.golden import Check, GoldenContext, inputs
@@ -278,18 +279,17 @@ class Quant(FormsKind):
             r"s_g = 2^{127 - e_g},\quad m_g = \max_{i \in g} |\mathrm{src}_{i}|"
         )
 
-    def impl_value_type(self, op: OpViewAPI, form: FormViewAPI, name: str, declared: str) -> str:
-        enums = {
+    def form_backend(self, op: OpViewAPI, form: FormViewAPI) -> FormBackend:
+        # The integer forms drop the MX side tiles, `src` standing in; their checks are not run
+        # (unchecked_when). The backends type the `auto` value parameters by their enums.
+        auto_types = {
             "quant_type": "QuantType",
             "scale_alg": "QuantScaleAlg",
             "mx_alg": "MxQuantAlg",
             "store_mode": "VecStoreMode",
         }
-        return enums.get(name, declared) if declared == "auto" else declared
-
-    def stand_in(self, op: OpViewAPI, form: FormViewAPI, operand: str) -> str | None:
-        # The integer forms drop the MX side tiles; their checks are not run (unchecked_when).
-        return "src"
+        stand_ins = {o.name: "src" for o in op.operands}
+        return replace(super().form_backend(op, form), stand_ins=stand_ins, auto_types=auto_types)
 
     def shaped_tile(self, op: OpViewAPI, tile: TileDecl) -> TileDecl:
         """Compile cases: a 2 x 32 float source, E4M3 bytes, one uint8_t exponent row, float sides."""

@@ -46,6 +46,7 @@ from ..kindlib.quantise import (
     vector_quantise,
 )
 from ..kindlib.regions import region_check
+from ..lower.contract import FormBackend
 from ..spec import expr as semantics
 from ..spec.kindfacts import KindFacts
 from ..testing.golden import Check, GoldenContext, Outcome, describe_mismatch, inputs, raw_bits
@@ -564,14 +565,14 @@ class Remap(TileMove):
         quant = [extra] if extra else [f"sim::ScalarQuantParam{{{scalar}}}"] if scalar else []
         return [*tiles, *quant, self.relu(form)[0], *(form.arg(s) for s in self.index_scalars(op))]
 
-    def stand_in(self, op: OpViewAPI, form: FormViewAPI, operand: str) -> str | None:
+    def form_backend(self, op: OpViewAPI, form: FormViewAPI) -> FormBackend:
         # A form of an op with several destinations that reads one source (TDEINTERLEAVE's
         # `(dst1, dst0, src)`) passes that source for every read it drops: the expressions, which
         # take their extents from it, then read the one tile.
         if not self.multi(op):
-            return None
+            return FormBackend()
         kept = [t for t in self.multi_reads(op) if any(p.operand == t for p in form.params)]
-        return kept[0] if kept and operand in self.multi_reads(op) else None
+        return FormBackend(stand_ins={t: kept[0] for t in self.multi_reads(op)} if kept else {})
 
     def form_changes_result(self, op: OpViewAPI, form: FormViewAPI) -> bool:
         if self.multi(op):  # a form that drops a read computes with its stand-in: its own golden
@@ -594,7 +595,7 @@ class Remap(TileMove):
                 # forms that drop reads: {form index: {dropped read: the read passed for it}}
                 "stand_ins": {
                     str(f.index): {
-                        t: self.stand_in(op, f, t)
+                        t: self.form_backend(op, f).stand_ins.get(t)
                         for t in self.multi_reads(op)
                         if not any(p.operand == t for p in f.params)
                     }

@@ -26,6 +26,7 @@ import numpy as np
 from ..importer.contract import DOMAIN, PageOp
 from ..kindlib.layout import tile_logical
 from ..kindlib.regions import region_check, same_bits
+from ..lower.contract import FormBackend
 from ..spec.kindfacts import KindFacts
 from ..testing.golden import Check, GoldenContext, inputs
 from ..testing.manifest import TileShape
@@ -368,11 +369,11 @@ class MergeSort(NamesOperand):
         """Every tile of a merge is one row."""
         return replace(tile, rows=1, valid_rows=1)
 
-    def stand_in(self, op: OpViewAPI, form: FormViewAPI, operand: str) -> str | None:
+    def form_backend(self, op: OpViewAPI, form: FormViewAPI) -> FormBackend:
         # A list form's first list plays the main form's source in the rules both share.
-        if operand == self.source(op):
-            return next((o for _, o in self.form_operands(op, form) if o.startswith(operand)), None)
-        return None
+        source = self.source(op)
+        first = next((o for _, o in self.form_operands(op, form) if o.startswith(source)), None)
+        return FormBackend(stand_ins={source: first} if first is not None else {})
 
     def sim_targs(self, op: OpViewAPI, form: FormViewAPI) -> list[str]:
         return [t.name for t in form.template if t.kind == "value"]
