@@ -253,7 +253,7 @@ def program(profile: str) -> tuple[str, int, list[str]]:
             skipped.append(op.spec.short)
             continue
         case = kernel.cases[0]
-        if op.kind.plans_forms:  # each declaration takes other operands: the case that calls it
+        if op.kind.facts.plans_forms:  # each declaration takes other operands: the case that calls it
             lines, n = _planned_forms(op, tests, profile)
             body.append("\n".join(lines))
             checked += n

@@ -3,8 +3,10 @@ one module in ptogen/opkinds/ (plus its templates), and nothing else has to lear
 
 - Code outside ptogen/rules/ never switches on a rule's kind or class: it asks the rule's hooks
   (`RuleBase`'s, and those of the parts in ptogen/rules/parts.py through `part(rule, P)`).
-- Code outside ptogen/opkinds/ and the templates never switch on an op kind's name or class: they
-  ask the kind's hooks (`OpKind`'s methods and class facts such as `tile_extra_outputs`).
+- Code outside ptogen/opkinds/ (and its shared layer ptogen/kindlib/) and the templates never switch
+  on an op kind's name or class: each consumer asks the kind through its own contract (the spec
+  checks `spec.kindfacts`, the import `importer.contract`, the lowering `lower.contract`, the tests
+  `testing.contract`), and `OpKind` itself keeps only what every kind has.
 - Templates see views only: they never read the spec model (`op.spec`).
 - Every op kind recognises its own generated pages (`OpKind.recognise`), so `ptogen import` reads a
   page back as the kind that wrote it.
@@ -30,6 +32,7 @@ from ptogen.spec.load import load_specs, resolve_file
 from .helpers import ROOT
 
 PACKAGE = ROOT / "ptogen"
+KINDLIB = PACKAGE / "kindlib"  # what op kinds share (the families' bases among it)
 TEMPLATES = ROOT / "templates"
 DOCS = ROOT / "generated/docs/isa"
 
@@ -303,19 +306,20 @@ def template_op_kind_switches(root: Path) -> list[str]:
 
 
 def test_no_code_outside_opkinds_switches_on_an_op_kind() -> None:
-    """A new op kind is its own module and templates: the shared code and templates ask the kind's
-    hooks (`OpKind`'s methods and class facts) and never learn a kind's name or class."""
+    """A new op kind is its own module and templates: the shared code and templates ask the kind
+    through the consumer's contract and never learn a kind's name or class."""
     offending = []
     for path in sorted(PACKAGE.rglob("*.py")):
-        if (PACKAGE / "opkinds") in path.parents:
+        if (PACKAGE / "opkinds") in path.parents or KINDLIB in path.parents:
             continue
         rel = path.relative_to(ROOT).as_posix()
         tree = ast.parse(path.read_text(), filename=rel)
         offending += [f"{rel}:{line}: {what}" for line, what in op_kind_switches(tree)]
     offending += template_op_kind_switches(TEMPLATES)
     assert not offending, (
-        "shared code treats particular op kinds specially; give OpKind a hook (with a default) and "
-        "override it in the kinds that need it:\n" + "\n".join(offending)
+        "shared code treats particular op kinds specially; put the behaviour in the kind's own module "
+        "and expose it through the consumer's contract (a hook with a default, or data such as "
+        "KindFacts or a planned case's fields):\n" + "\n".join(offending)
     )
 
 
@@ -356,6 +360,116 @@ def test_the_template_op_kind_check_finds_comparisons(tmp_path: Path) -> None:
         "templates/a.j2:1: compares with the op kind remap",
         "templates/a.j2:2: compares with the op kind gather",
     ]
+
+
+# ----------------------------------------------------------------------------- the OpKind base
+
+OPKIND_MEMBERS = 10
+
+
+def test_op_kind_keeps_only_what_every_kind_has() -> None:
+    """Each consumer owns its contract with the kinds (beside it: spec/kindfacts.py,
+    importer/contract.py, lower/contract.py, testing/contract.py); the OpKind base keeps only what
+    every kind has, so a new kind does not face one interface of everything."""
+    members = [n for n in vars(opkinds.OpKind) if not n.startswith("__")]
+    assert len(members) <= OPKIND_MEMBERS, (
+        f"OpKind has {len(members)} members ({', '.join(members)}); at most {OPKIND_MEMBERS}. Behaviour one "
+        "kind has goes in that kind's own module, exposed as data (KindFacts, a planned case's fields) "
+        "or a hook with a default through the contract of the one consumer that reads it."
+    )
+
+
+# ----------------------------------------------------------------------------- module layering
+
+
+def _module_name(path: Path) -> str:
+    """`ptogen.opkinds.move` for ptogen/opkinds/move.py (a package's __init__: the package)."""
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imported(path: Path, node: ast.ImportFrom) -> str:
+    """The absolute module an import statement of `path` reads from."""
+    if not node.level:
+        return node.module or ""
+    package = _module_name(path).split(".")
+    if path.name != "__init__.py":
+        package = package[:-1]
+    base = package[: len(package) - node.level + 1]
+    return ".".join([*base, *([node.module] if node.module else [])])
+
+
+def layering_problems(path: Path, tree: ast.AST) -> list[str]:
+    """What a module imports that it should not: (1) a module of ptogen/opkinds/ other than the
+    registry, or the shared layer ptogen/kindlib/, imports an op-kind module other than
+    `opkinds.base`; (2) a private `_name` of another module."""
+    me = _module_name(path)
+    shared = me.startswith("ptogen.kindlib") or (me.startswith("ptogen.opkinds") and me != "ptogen.opkinds")
+    out = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        source = _imported(path, node)
+        targets = [source] if source != "ptogen.opkinds" else [f"{source}.{a.name}" for a in node.names]
+        for target in targets:
+            if shared and target.startswith("ptogen.opkinds") and target not in ("ptogen.opkinds.base",):
+                out.append(f"{node.lineno}: imports the op-kind module {target}")
+        for alias in node.names:
+            if alias.name.startswith("_") and not alias.name.startswith("__"):
+                out.append(f"{node.lineno}: imports the private name {alias.name} of {source}")
+    return out
+
+
+def test_op_kinds_import_only_the_base_and_the_shared_layer() -> None:
+    """An op kind is one module: it may import `opkinds.base` and the shared layer (ptogen/kindlib/),
+    never another kind's module, and no module imports another's private names. What two kinds
+    share (a layout, a quantisation, a golden check, a family's base class) is public in kindlib."""
+    offending = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        tree = ast.parse(path.read_text(), filename=rel)
+        offending += [f"{rel}:{p}" for p in layering_problems(path, tree)]
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        tree = ast.parse(path.read_text(), filename=str(path))
+        offending += [
+            f"{path.relative_to(ROOT)}:{p}"
+            for p in layering_problems(path, tree)
+            if "private name" in p and "ptogen" in p
+        ]
+    assert not offending, (
+        "move what several op kinds share into ptogen/kindlib/ (one public implementation) and import "
+        "it from there; a name another module needs is public (no leading underscore):\n"
+        + "\n".join(offending)
+    )
+
+
+@pytest.mark.parametrize(
+    ("module", "code", "problem"),
+    [
+        ("ptogen/opkinds/fillpad.py", "from .move import Move", "op-kind module ptogen.opkinds.move"),
+        ("ptogen/kindlib/forms.py", "from ..opkinds.gather import Gather", "ptogen.opkinds.gather"),
+        ("ptogen/kindlib/forms.py", "from ..opkinds import gather", "ptogen.opkinds.gather"),
+        ("ptogen/opkinds/move.py", "from ..testing.golden import _bits", "private name _bits"),
+        ("ptogen/lower/views.py", "from .cpp import _spell", "private name _spell"),
+    ],
+)
+def test_the_layering_check_finds_problems(module: str, code: str, problem: str) -> None:
+    found = layering_problems(ROOT / module, ast.parse(code))
+    assert any(problem in p for p in found), found
+
+
+@pytest.mark.parametrize(
+    ("module", "code"),
+    [
+        ("ptogen/opkinds/move.py", "from .base import NamesOperand"),
+        ("ptogen/opkinds/move.py", "from ..kindlib.layout import tile_logical"),
+        ("ptogen/kindlib/forms.py", "from ..opkinds.base import NamesOperand"),
+        ("ptogen/lower/views.py", "from ..opkinds import KINDS, OpKind"),
+        ("ptogen/opkinds/move.py", "from __future__ import annotations"),
+    ],
+)
+def test_the_layering_check_allows_the_base_and_the_shared_layer(module: str, code: str) -> None:
+    assert not layering_problems(ROOT / module, ast.parse(code))
 
 
 # ----------------------------------------------------------------------------- templates

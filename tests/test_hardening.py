@@ -341,10 +341,10 @@ def test_test_command_usage_errors(capsys: pytest.CaptureFixture[str], args: lis
 
 
 def test_signals_are_named() -> None:
-    from ptogen.testing.runner import _exit
+    from ptogen.testing.runner import exit_status
 
-    assert _exit(-11) == "on signal SIGSEGV"
-    assert _exit(3) == "with status 3"
+    assert exit_status(-11) == "on signal SIGSEGV"
+    assert exit_status(3) == "with status 3"
 
 
 # ------------------------------------------------------------------ 6. import faults

@@ -32,6 +32,14 @@ LAYERS = [
     "ptogen.spec.show",
     "ptogen.kind_api",
     "ptogen.testing",
+    # The contracts the spec checks, the import and the lowering own with the op kinds, below the
+    # kinds' base (the test planner's is in ptogen.testing).
+    "ptogen.spec.kindfacts",
+    "ptogen.importer.contract",
+    "ptogen.lower.contract",
+    "ptogen.opkinds.base",
+    # What op kinds share (their families' bases among it), below the kinds.
+    "ptogen.kindlib",
     "ptogen.opkinds",
     "ptogen.spec.load",
     "ptogen.lower",

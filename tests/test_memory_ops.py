@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ptogen.importer.declarations import declaration_shapes
-from ptogen.opkinds.indexed import _remap
+from ptogen.opkinds.indexed import remap_index
 
 ROOT = Path(__file__).resolve().parents[1]
 HEADER = (ROOT / "generated/include/pto/common/pto_instr.hpp").read_text()
@@ -58,4 +58,4 @@ def test_indexed_forms_forward_their_modes() -> None:
     ],
 )
 def test_out_of_range_policies(idx: int, policy: str, want: tuple[int, bool]) -> None:
-    assert _remap(idx, 8, policy) == want
+    assert remap_index(idx, 8, policy) == want

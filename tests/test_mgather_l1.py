@@ -1,7 +1,7 @@
 """MGATHER's GM -> L1 forms into a `Mat` tile (upstream's `mgather_gm2l1` tests): a GlobalTensor
 index, row and element gathers under every out-of-range policy, written where the tile's NZ boxes
 put each element. The program dumps the tile's storage; the expectations are computed here from
-the table and the indices, and placed through the box layout (transfer.tile_offsets)."""
+the table and the indices, and placed through the box layout (kindlib.layout.tile_offsets)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ptogen.opkinds.transfer import tile_offsets
+from ptogen.kindlib.layout import tile_offsets
 from ptogen.testing.manifest import TileShape
 
 from .compilers import COMPILERS, build_program, require

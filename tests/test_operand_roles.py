@@ -5,8 +5,8 @@ The kernels of every role run in `ptogen test`; these tests pin the pieces witho
 
 from __future__ import annotations
 
+from ptogen.kindlib.tilemath import broadcast_pair, roles, with_role
 from ptogen.lower.views import ProjectView
-from ptogen.opkinds.elementwise import _with_role, broadcast_pair, roles
 from ptogen.rules.broadcast_role import BroadcastRoleRule
 from ptogen.rules.column_operand import ColumnOperandRule
 from ptogen.spec.load import load_specs
@@ -103,10 +103,10 @@ def test_planned_roles_swap_shapes_and_give_mode_2_a_block() -> None:
         "src0": TileDecl("src0", "half", 16, 16, 13, 7),
         "src1": TileDecl("src1", "half", 16, 8, 13, 1),
     }
-    swapped = _with_role(o, tiles, "swapped")
+    swapped = with_role(o, tiles, "swapped")
     assert (swapped["src0"].valid_cols, swapped["src1"].valid_cols) == (1, 7)
     assert swapped["src0"].name == "src0" and swapped["src0"].dtype == "half"
-    block = _with_role(o, tiles, "block")
+    block = with_role(o, tiles, "block")
     assert block["src1"].valid_cols == 16 and block["src1"].layout == "RowMajor"  # 32 bytes of half
 
 

@@ -69,7 +69,7 @@ def test_nz_global_tensor_maps_the_matrix_as_fractal_blocks(tmp_path: Path) -> N
 
     import numpy as np
 
-    from ptogen.opkinds.transfer import global_addresses
+    from ptogen.kindlib.layout import global_addresses
     from ptogen.testing.manifest import GlobalShape
 
     from .compilers import COMPILERS, cxx_argv, require

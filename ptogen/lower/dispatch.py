@@ -180,7 +180,9 @@ def adapter(form: FormViewAPI, owner: Any = None) -> Adapter | None:
         if t is not None and t.kind == "typename":
             template.append(AdapterTParam(expr, "typename"))
         elif t is not None:
-            typed = target_op.kind.impl_value_type(form.op, form, expr, str(t.type))
+            declared = str(t.type)
+            auto = target_op.kind.form_backend(form.op, form).auto_types
+            typed = auto.get(expr, declared) if declared == "auto" else declared
             template.append(AdapterTParam(expr, "value", typed))
         else:  # a constant the intrinsic fixes, e.g. AtomicType::AtomicNone
             template.append(AdapterTParam(f"Fixed{i}", "value", fixed_type(form, expr)))

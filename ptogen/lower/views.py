@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import cast
 
 from ..errors import located
-from ..kind_api import EnumCase, EnumView
+from ..kind_api import EnumCase, EnumView, FormViewAPI
 from ..opkinds import KINDS, OpKind
 from ..rules import Rule
 from ..rules.page import forms_note
@@ -45,6 +46,7 @@ from ..spec.model import (
     Variant,
 )
 from . import dispatch as dispatching
+from .contract import FormBackend
 from .cpp import OpCpp, tparam_decl
 from .docs import OpDoc
 from .testcalls import FormTestView, OpTestView
@@ -597,12 +599,10 @@ class VariantView:
 
 
 @dataclass(frozen=True)
-class FormView:
-    """One C++ declaration of a tile intrinsic: the main one (index 0) or an overload.
-
-    Every form forwards to the same profile checks and simulator implementation, which are
-    written against the main declaration; this class maps their arguments into the form's scope.
-    """
+class FormSpelling:
+    """One C++ declaration of a tile intrinsic (the main one, index 0, or an overload) as the header
+    spells it: its operands in its own scope, its public declaration's guard and return type, the
+    arguments it forwards. `FormRules` and `FormView` build on it."""
 
     op: OpView
     index: int
@@ -613,9 +613,9 @@ class FormView:
     test_args: dict[str, str]
 
     @cached_property
-    def test(self) -> FormTestView:
-        """How a test kernel calls this form (lower/testcalls.py)."""
-        return FormTestView(self)
+    def backend(self) -> FormBackend:
+        """What the op's kind says of this form beyond its declaration (lower/contract.py)."""
+        return self.op.kind.form_backend(self.op, cast("FormViewAPI", self))  # every form is a FormView
 
     def _param_of(self, operand: str) -> Param:
         return next(p for p in self.params if p.operand == operand)
@@ -630,7 +630,7 @@ class FormView:
         if carrier is not None:
             return carrier.name
         if not any(p.operand == operand for p in self.params):
-            stand_in = self.op.kind.stand_in(self.op, self, operand)
+            stand_in = self.backend.stand_ins.get(operand)
             if stand_in is None:
                 raise KeyError(f"{self.op.name} declaration {self.index} does not take {operand!r}")
             return self.arg(stand_in)
@@ -642,163 +642,6 @@ class FormView:
     def carrier(self, operand: str) -> TemplateParam | None:
         """The value template parameter carrying an operand in this form (TASSIGN<Addr>), if any."""
         return next((t for t in self.template if t.operand == operand), None)
-
-    def _types_for(self, main_param: str) -> list[str]:
-        """The distinct types of this form that play the role of a template type parameter of the
-        main one (several when the main form has one type for tiles this form types apart)."""
-        intr = self.op.spec.intrinsic
-        assert intr is not None
-        out: list[str] = []
-        for p in intr.params:
-            if p.operand and main_param in (p.type, p.value_type):
-                carrier = self.carrier(p.operand)
-                if carrier is not None:  # a compile-time constant of the parameter's type
-                    t = str(carrier.type)
-                    if t not in out:
-                        out.append(t)
-                    continue
-                if not any(x.operand == p.operand for x in self.params):
-                    continue  # an operand this form drops (TMATMUL_ACC in place: its input is dst)
-                q = self._param_of(p.operand)
-                t = str(q.type or q.value_type)
-                if t not in out:
-                    out.append(t)
-        for p in intr.params if not out else []:  # every operand of that type dropped: their stand-ins'
-            stand_in = (
-                self.op.kind.stand_in(self.op, self, p.operand)
-                if p.operand and main_param == p.type
-                else None
-            )
-            if stand_in is not None and str(self._param_of(stand_in).type) not in out:
-                out.append(str(self._param_of(stand_in).type))
-        if not out:
-            stood = self.op.kind.dropped_template_arg(self.op, self, main_param)
-            if stood is None:
-                raise KeyError(main_param)
-            out.append(stood)
-        return out
-
-    @property
-    def check_arg_lists(self) -> list[list[str]]:
-        """Instantiations of the op's check function that cover this form's types: one, or one per
-        type when the form types apart tiles the main form gives one type (TPRELU's four-tile form)."""
-        intr = self.op.spec.intrinsic
-        assert intr is not None
-        if self.index == 0:
-            return [self.op.cpp.check_args]
-        pack = next((t.name for t in self.template if t.kind == "pack"), None)
-        tmp = intr.tmp_in_events
-        # A form that names the tmp the main form takes at the head of its pack passes it there.
-        head = [str(p.type) for p in self.params if tmp and p.operand == tmp]
-        mapped = {t.name: self._types_for(t.name) for t in intr.template if t.kind == "typename"}
-        count = max((len(v) for v in mapped.values()), default=1)
-        lists = []
-        for i in range(count):
-            out = []
-            for t in intr.template:
-                if t.kind == "pack":
-                    # a form without events (MGATHER's GM -> L1 forms) passes none
-                    out += head + ([f"{pack}..."] if pack is not None else [])
-                elif t.kind == "value":
-                    # a value this form does not declare (TFILLPAD's one-type form has no `mode`):
-                    # the main declaration's default
-                    declared = any(u.name == t.name for u in self.template)
-                    stood = None if declared else self.op.kind.dropped_template_arg(self.op, self, t.name)
-                    if stood is not None:
-                        out.append(stood)
-                    else:
-                        out.append(t.name if declared or t.default is None else str(t.default))
-                else:
-                    types = mapped[t.name]
-                    out.append(types[min(i, len(types) - 1)])
-            lists.append(out)
-        return lists
-
-    @property
-    def check_args(self) -> list[str]:
-        """Arguments of the first instantiation of the op's check function from this form's scope."""
-        return self.check_arg_lists[0]
-
-    # ------------------------------------------------------------------ form-scoped rules
-    def rules_for(self, profile: str, static: bool | None = None) -> list[RuleView]:
-        """Form-scoped rules (rules.RuleBase.form_scoped) that a profile checks on this form, their
-        operands spelled in this form's scope: a tile by its type, a carried operand by its name
-        (`static`: only the compile-time rules, or only the run-time ones)."""
-        out = []
-        for i, rule in enumerate(self.op.spec.constraints):
-            if not form_scoped(rule) or not in_form(rule, self):
-                continue
-            if not enforced_by(rule, profile) or (static is not None and is_static(rule) != static):
-                continue
-            types = []
-            dtypes = []  # each operand's element type: a tile's DType, a scalar's own type
-            for name in rule.rule_operands:
-                carrier = self.carrier(name)
-                if carrier is not None:
-                    types.append(carrier.name)
-                    dtypes.append(carrier.name)
-                    continue
-                p = self._param_of(name)
-                types.append(str(p.type or p.value_type or p.dtype_of))
-                dtypes.append(f"typename {p.type}::DType" if p.type else str(p.value_type or p.dtype_of))
-            common = self.op.rule_view(rule)  # the listed element types, as the op spells them
-            out.append(RuleView(rule, i, types, dtypes, common.dtypes_cpp, common.dtypes_asm, self.op))
-        return out
-
-    def unchecked_profiles(self, profiles: list[str]) -> list[str]:
-        """Those of `profiles` that check this form by the op's common rules alone: the runtime
-        cases, whose tiles those rules admit, call the form under them (the compile cases prove
-        what its own rules admit)."""
-        return [p for p in profiles if not self.rules_for(p)]
-
-    @property
-    def variants(self) -> list[VariantView]:
-        """The op's variants, which the main declaration selects by its operands' types."""
-        return self.op.variants if self.index == 0 else []
-
-    @property
-    def has_own_checks(self) -> bool:
-        """Whether some form-scoped rule checks this form (under some profile): every profile then
-        defines its check function `check_<OP>_f<index>`."""
-        return any(form_scoped(r) and in_form(r, self) for r in self.op.spec.constraints)
-
-    @property
-    def has_own_verify(self) -> bool:
-        """Whether some run-time rule is limited to this form (under some profile): every profile then
-        defines its run-time check `verify_<OP>_f<index>`, which the form calls with its arguments."""
-        return any(form_scoped(r) and in_form(r, self) and not is_static(r) for r in self.op.spec.constraints)
-
-    @property
-    def verify_params(self) -> list[Param]:
-        """The parameters `verify_<OP>_f<index>` takes: the form's own, events aside."""
-        return [p for p in self.params if not p.events]
-
-    @property
-    def verify_aliases(self) -> list[tuple[str, str]]:
-        """(parameter, operand) for each parameter named apart from its operand (TDEINTERLEAVE's
-        `src` for `src0`): the rules name operands, so the check binds each operand's name."""
-        names = {p.name for p in self.verify_params}
-        return [
-            (p.name, str(p.operand))
-            for p in self.verify_params
-            if p.operand and p.operand != p.name and p.operand not in names
-        ]
-
-    @property
-    def check_name(self) -> str:
-        return f"{self.op.name}_f{self.index}"
-
-    @property
-    def own_check_template(self) -> list[str]:
-        return [tparam_decl(t.kind, t.name, t.type) for t in self.template if t.kind != "pack"]
-
-    @property
-    def own_check_args(self) -> list[str]:
-        return [t.name for t in self.template if t.kind != "pack"]
-
-    @property
-    def verify_args(self) -> list[str]:
-        return [self.arg(o) for o in self.op.tiles]
 
     @property
     def impl_args(self) -> list[str]:
@@ -830,23 +673,10 @@ class FormView:
         return intr.overloads[self.index - 1].expr if intr is not None and self.index else None
 
     @property
-    def own_result(self) -> bool:
-        """Whether tests judge this form against its own golden (its own `expr`, or test values of
-        its template parameters that change what the kind computes) rather than the main form's bytes."""
-        return self.expr is not None or self.op.kind.form_changes_result(self.op, self)
-
-    @property
     def value_output(self) -> str | None:
         """An own destination that receives the source value at each index an arg-reduction picks."""
         intr = self.op.spec.intrinsic
         return intr.overloads[self.index - 1].value_output if intr is not None and self.index else None
-
-    @property
-    def impl_name(self) -> str:
-        """The simulator function this form runs (its own one when it computes something else)."""
-        own = self.expr is not None or self.value_output is not None
-        own = own or self.dispatch.impl in self.op.kind.own_impls(self.op.spec)  # the kind's own `_IMPL`
-        return f"{self.op.name}_impl" + (f"_f{self.index}" if own else "")
 
     @property
     def cpp_expr(self) -> str:
@@ -943,7 +773,191 @@ class FormView:
         """Arguments the public intrinsic forwards to its profiled twin (a pack expanded)."""
         return [f"{p.name}..." if p.events else p.name for p in self.params]
 
-    # ------------------------------------------------------------------ backend dispatch
+
+class FormRules(FormSpelling):
+    """A declaration's rules: the form-scoped rules each profile checks on it and the arguments of
+    the op's common check (and its own check and run-time verify) from its scope."""
+
+    def _types_for(self, main_param: str) -> list[str]:
+        """The distinct types of this form that play the role of a template type parameter of the
+        main one (several when the main form has one type for tiles this form types apart)."""
+        intr = self.op.spec.intrinsic
+        assert intr is not None
+        out: list[str] = []
+        for p in intr.params:
+            if p.operand and main_param in (p.type, p.value_type):
+                carrier = self.carrier(p.operand)
+                if carrier is not None:  # a compile-time constant of the parameter's type
+                    t = str(carrier.type)
+                    if t not in out:
+                        out.append(t)
+                    continue
+                if not any(x.operand == p.operand for x in self.params):
+                    continue  # an operand this form drops (TMATMUL_ACC in place: its input is dst)
+                q = self._param_of(p.operand)
+                t = str(q.type or q.value_type)
+                if t not in out:
+                    out.append(t)
+        for p in intr.params if not out else []:  # every operand of that type dropped: their stand-ins'
+            stand_ins = self.backend.stand_ins
+            stand_in = stand_ins.get(str(p.operand)) if p.operand and main_param == p.type else None
+            if stand_in is not None and str(self._param_of(stand_in).type) not in out:
+                out.append(str(self._param_of(stand_in).type))
+        if not out:
+            stood = self.backend.dropped.get(main_param)
+            if stood is None:
+                raise KeyError(main_param)
+            out.append(stood)
+        return out
+
+    @property
+    def check_arg_lists(self) -> list[list[str]]:
+        """Instantiations of the op's check function that cover this form's types: one, or one per
+        type when the form types apart tiles the main form gives one type (TPRELU's four-tile form)."""
+        intr = self.op.spec.intrinsic
+        assert intr is not None
+        if self.index == 0:
+            return [self.op.cpp.check_args]
+        pack = next((t.name for t in self.template if t.kind == "pack"), None)
+        tmp = intr.tmp_in_events
+        # A form that names the tmp the main form takes at the head of its pack passes it there.
+        head = [str(p.type) for p in self.params if tmp and p.operand == tmp]
+        mapped = {t.name: self._types_for(t.name) for t in intr.template if t.kind == "typename"}
+        count = max((len(v) for v in mapped.values()), default=1)
+        lists = []
+        for i in range(count):
+            out = []
+            for t in intr.template:
+                if t.kind == "pack":
+                    # a form without events (MGATHER's GM -> L1 forms) passes none
+                    out += head + ([f"{pack}..."] if pack is not None else [])
+                elif t.kind == "value":
+                    # a value this form does not declare (TFILLPAD's one-type form has no `mode`):
+                    # the main declaration's default
+                    declared = any(u.name == t.name for u in self.template)
+                    stood = None if declared else self.backend.dropped.get(t.name)
+                    if stood is not None:
+                        out.append(stood)
+                    else:
+                        out.append(t.name if declared or t.default is None else str(t.default))
+                else:
+                    types = mapped[t.name]
+                    out.append(types[min(i, len(types) - 1)])
+            lists.append(out)
+        return lists
+
+    @property
+    def check_args(self) -> list[str]:
+        """Arguments of the first instantiation of the op's check function from this form's scope."""
+        return self.check_arg_lists[0]
+
+    def rules_for(self, profile: str, static: bool | None = None) -> list[RuleView]:
+        """Form-scoped rules (rules.RuleBase.form_scoped) that a profile checks on this form, their
+        operands spelled in this form's scope: a tile by its type, a carried operand by its name
+        (`static`: only the compile-time rules, or only the run-time ones)."""
+        out = []
+        for i, rule in enumerate(self.op.spec.constraints):
+            if not form_scoped(rule) or not in_form(rule, self):
+                continue
+            if not enforced_by(rule, profile) or (static is not None and is_static(rule) != static):
+                continue
+            types = []
+            dtypes = []  # each operand's element type: a tile's DType, a scalar's own type
+            for name in rule.rule_operands:
+                carrier = self.carrier(name)
+                if carrier is not None:
+                    types.append(carrier.name)
+                    dtypes.append(carrier.name)
+                    continue
+                p = self._param_of(name)
+                types.append(str(p.type or p.value_type or p.dtype_of))
+                dtypes.append(f"typename {p.type}::DType" if p.type else str(p.value_type or p.dtype_of))
+            common = self.op.rule_view(rule)  # the listed element types, as the op spells them
+            out.append(RuleView(rule, i, types, dtypes, common.dtypes_cpp, common.dtypes_asm, self.op))
+        return out
+
+    def unchecked_profiles(self, profiles: list[str]) -> list[str]:
+        """Those of `profiles` that check this form by the op's common rules alone: the runtime
+        cases, whose tiles those rules admit, call the form under them (the compile cases prove
+        what its own rules admit)."""
+        return [p for p in profiles if not self.rules_for(p)]
+
+    @property
+    def variants(self) -> list[VariantView]:
+        """The op's variants, which the main declaration selects by its operands' types."""
+        return self.op.variants if self.index == 0 else []
+
+    @property
+    def has_own_checks(self) -> bool:
+        """Whether some form-scoped rule checks this form (under some profile): every profile then
+        defines its check function `check_<OP>_f<index>`."""
+        return any(form_scoped(r) and in_form(r, self) for r in self.op.spec.constraints)
+
+    @property
+    def has_own_verify(self) -> bool:
+        """Whether some run-time rule is limited to this form (under some profile): every profile then
+        defines its run-time check `verify_<OP>_f<index>`, which the form calls with its arguments."""
+        return any(form_scoped(r) and in_form(r, self) and not is_static(r) for r in self.op.spec.constraints)
+
+    @property
+    def verify_params(self) -> list[Param]:
+        """The parameters `verify_<OP>_f<index>` takes: the form's own, events aside."""
+        return [p for p in self.params if not p.events]
+
+    @property
+    def verify_aliases(self) -> list[tuple[str, str]]:
+        """(parameter, operand) for each parameter named apart from its operand (TDEINTERLEAVE's
+        `src` for `src0`): the rules name operands, so the check binds each operand's name."""
+        names = {p.name for p in self.verify_params}
+        return [
+            (p.name, str(p.operand))
+            for p in self.verify_params
+            if p.operand and p.operand != p.name and p.operand not in names
+        ]
+
+    @property
+    def check_name(self) -> str:
+        return f"{self.op.name}_f{self.index}"
+
+    @property
+    def own_check_template(self) -> list[str]:
+        return [tparam_decl(t.kind, t.name, t.type) for t in self.template if t.kind != "pack"]
+
+    @property
+    def own_check_args(self) -> list[str]:
+        return [t.name for t in self.template if t.kind != "pack"]
+
+    @property
+    def verify_args(self) -> list[str]:
+        return [self.arg(o) for o in self.op.tiles]
+
+
+class FormView(FormRules):
+    """One C++ declaration of a tile intrinsic: the main one (index 0) or an overload.
+
+    Every form forwards to the same profile checks and simulator implementation, which are
+    written against the main declaration; the spelling (`FormSpelling`) and rules (`FormRules`) map
+    their arguments into the form's scope, and this class adds the backend dispatch and the tests.
+    """
+
+    @cached_property
+    def test(self) -> FormTestView:
+        """How a test kernel calls this form (lower/testcalls.py)."""
+        return FormTestView(self)
+
+    @property
+    def own_result(self) -> bool:
+        """Whether tests judge this form against its own golden (its own `expr`, or test values of
+        its template parameters that change what the kind computes) rather than the main form's bytes."""
+        return self.expr is not None or self.op.kind.form_changes_result(self.op, self)
+
+    @property
+    def impl_name(self) -> str:
+        """The simulator function this form runs (its own one when it computes something else)."""
+        own = self.expr is not None or self.value_output is not None
+        own = own or self.dispatch.impl in self.op.kind.own_impls(self.op.spec)  # the kind's own `_IMPL`
+        return f"{self.op.name}_impl" + (f"_f{self.index}" if own else "")
+
     @property
     def dispatch_spec(self) -> Dispatch:
         intr = self.op.spec.intrinsic

@@ -13,9 +13,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ..importer.contract import OPERANDS, PageOp
+from ..lower.contract import FormBackend
+from ..spec.kindfacts import KindFacts
 from ..testing.golden import Check, GoldenContext, inputs, same_bits
 from ..testing.plan import Call, CompileCase, GlobalDecl, OpTests, RuntimeCase, RuntimeKernel
-from .base import OPERANDS, NamesOperand, PageOp
+from .base import NamesOperand
 
 if TYPE_CHECKING:
     from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
@@ -26,9 +29,8 @@ WORKSPACE_INT32 = 16  # one 64-byte line, as the pages ask
 
 class Barrier(NamesOperand):
     name: ClassVar[str] = "barrier"
-    writes: ClassVar[bool] = False
-    plans_forms: ClassVar[bool] = True
-    overloads_keep_values: ClassVar[bool] = False  # the hardware form takes no `Mode`
+    # The hardware form takes no `Mode`.
+    facts: ClassVar[KindFacts] = KindFacts(writes=False, plans_forms=True, overloads_keep_values=False)
     domain_starts: ClassVar[tuple[str, ...]] = ("Not applicable: no element is computed",)
 
     # ----------------------------------------------------------------- import
@@ -69,16 +71,19 @@ class Barrier(NamesOperand):
     def sim_args(self, op: OpViewAPI, form: FormViewAPI) -> list[str]:
         return [p.name for p in form.params if not p.events]
 
-    def dropped_template_arg(self, op: OpViewAPI, form: FormViewAPI, name: str) -> str | None:
+    def form_backend(self, op: OpViewAPI, form: FormViewAPI) -> FormBackend:
         # The hardware form is the Hard mode and has no workspace (the common check states no rule
         # on the workspace's type, so `void` stands for it).
         intr = op.spec.intrinsic
         assert intr is not None
-        t = next(t for t in intr.template if t.name == name)
-        if t.kind == "value":
-            mode = self.enums(op)[0]
-            return f"{mode.name}::{mode.values[0]}" if str(t.type) == mode.name else None
-        return "void"
+        mode = self.enums(op)[0]
+        dropped = {t.name: "void" for t in intr.template if t.kind != "value"}
+        dropped |= {
+            t.name: f"{mode.name}::{mode.values[0]}"
+            for t in intr.template
+            if t.kind == "value" and str(t.type) == mode.name
+        }
+        return FormBackend(dropped=dropped)
 
     @staticmethod
     def enums(op: OpViewAPI) -> tuple[Any, Any]:

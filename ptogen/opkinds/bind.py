@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ..importer.contract import DOMAIN, PageOp
 from ..rules.parts import StaticBreak, form_scoped, part
 from ..testing.golden import Check, GoldenContext, same_bits, write_tile_inputs
 from ..testing.plan import (
@@ -25,9 +26,10 @@ from ..testing.plan import (
     RuntimeKernel,
     TileDecl,
     dtype_def,
+    dtype_profiles,
     layout_addresses,
 )
-from .base import DOMAIN, NamesOperand, PageOp
+from .base import NamesOperand
 
 if TYPE_CHECKING:
     from ..kind_api import OpViewAPI, ProjectViewAPI
@@ -70,9 +72,6 @@ CASES: list[Case] = [
 
 class Bind(NamesOperand):
     name: ClassVar[str] = "bind"
-    # The overload check of the test kernels binds the tile back to its own bytes (instead of
-    # reloading them, which would write through the binding) before each further form.
-    rebinds: ClassVar[bool] = True
     domain_starts: ClassVar[tuple[str, ...]] = ("For each",)
 
     # ----------------------------------------------------------------- import
@@ -108,9 +107,12 @@ class Bind(NamesOperand):
 
     # ----------------------------------------------------------------- tests
     def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
+        # The op rebinds its tile to other storage: before each further declaration the kernels bind
+        # it back to its own bytes instead of reloading them through the binding.
+        tests.rebinds = True
         obj, addr = op.spec.semantics.domain, self.source(op)
         first = 0
-        for dtype, on in self.dtype_profiles(project, op):
+        for dtype, on in dtype_profiles(project, op):
             size = dtype_def(project, dtype).bits // 8
             cases = []
             for k, (label, loc, layout, rows, cols, valid, (br, bc), offset) in enumerate(CASES, first):

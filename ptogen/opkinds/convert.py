@@ -15,7 +15,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..importer.contract import DOMAIN, PageOp
+from ..kindlib.tilemath import COL_MAJOR_SHAPES, ROW_MAJOR_SHAPES, TileMath, case_inputs, tolerance_check
 from ..spec.expr import Node
+from ..spec.kindfacts import KindFacts
 from ..testing import refconvert
 from ..testing.golden import Check, GoldenContext, logical
 from ..testing.plan import (
@@ -30,8 +33,6 @@ from ..testing.plan import (
     shaped,
     tile_operands,
 )
-from .base import DOMAIN, PageOp
-from .elementwise import COL_MAJOR_SHAPES, ROW_MAJOR_SHAPES, Elementwise, _region_check, case_inputs
 
 if TYPE_CHECKING:
     from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
@@ -50,9 +51,10 @@ class Rounding:
     enum: str  # its enum
 
 
-class Convert(Elementwise):
+class Convert(TileMath):
     name: ClassVar[str] = "convert"
-    form_exprs: ClassVar[bool] = False
+    # Its overloads state no semantics of their own.
+    facts: ClassVar[KindFacts] = KindFacts(rounds_to_element=True)
 
     # ----------------------------------------------------------------- import
     def recognise(self, page: PageOp) -> int | None:
@@ -179,12 +181,14 @@ class Convert(Elementwise):
             mode = case.attrs[op.extra["rounding"]]
             label = f"{gx.label} case {k} ({case.label})"
             want = refconvert.convert(np.ascontiguousarray(values), dst_type, mode, saturate=True)
-            checks.append(_region_check(f"c{k}_{dst}.out", t, want, before, label, scalars, dst_type, op))
+            checks.append(tolerance_check(f"c{k}_{dst}.out", t, want, before, label, scalars, dst_type, op))
             if case is gx.group.cases[0]:
                 for form in op.extra.get("unsaturated_forms", []):
                     off = refconvert.convert(np.ascontiguousarray(values), dst_type, mode, saturate=False)
                     what = f"{label}, overload {form} (no saturation)"
                     checks.append(
-                        _region_check(f"c{k}_{dst}.f{form}.out", t, off, before, what, scalars, dst_type, op)
+                        tolerance_check(
+                            f"c{k}_{dst}.f{form}.out", t, off, before, what, scalars, dst_type, op
+                        )
                     )
         return checks

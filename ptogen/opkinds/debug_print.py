@@ -8,8 +8,9 @@ text, in the format a `PrintFormat` value names. The rule the spec states, rende
   `bfloat16_t` widened to `float`) in fixed notation with the format's decimals (NaN as `nan` or
   `-nan` by its sign bit, infinities as `inf` or `-inf`); an integer as a decimal number.
 
-The test kernels capture standard output around the call (`around_call`) and store it; the golden
-compares it byte for byte, and checks that the tile is unchanged.
+The test kernels capture standard output around the call (the case's `before_call` and
+`after_call`) and store it; the golden compares it byte for byte, and checks that the tile is
+unchanged.
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..importer.contract import DOMAIN, PageOp
+from ..kindlib.layout import tile_logical
+from ..spec.kindfacts import KindFacts
 from ..testing.golden import Check, GoldenContext, inputs, same_bits
 from ..testing.plan import (
     Call,
@@ -28,13 +32,13 @@ from ..testing.plan import (
     RuntimeCase,
     RuntimeKernel,
     TileDecl,
+    dtype_profiles,
     global_type_name,
     layout_addresses,
     plan_rule_cases,
 )
 from ..testing.results import Outcome
-from .base import DOMAIN, NamesOperand, PageOp
-from .move import boxed_logical
+from .base import NamesOperand
 
 if TYPE_CHECKING:
     from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
@@ -93,8 +97,7 @@ def render(grid: np.ndarray, kind: str, fmt: str) -> str:
 
 class DebugPrint(NamesOperand):
     name: ClassVar[str] = "debug_print"
-    writes: ClassVar[bool] = False
-    plans_forms: ClassVar[bool] = True
+    facts: ClassVar[KindFacts] = KindFacts(writes=False, plans_forms=True)
     domain_starts: ClassVar[tuple[str, ...]] = ("For each valid row",)
 
     def recognise(self, page: PageOp) -> int | None:
@@ -137,8 +140,9 @@ class DebugPrint(NamesOperand):
     def test_includes(self, op: OpViewAPI) -> list[str]:
         return ["iostream", "sstream"]
 
-    def around_call(self, op: OpViewAPI, case: Any) -> tuple[list[str], list[str]]:
-        k = case.index
+    @staticmethod
+    def _captured(k: int) -> tuple[list[str], list[str]]:
+        """Statements around case k's call that capture standard output and store it for the golden."""
         before = [
             f"std::ostringstream c{k}_text;",
             f"std::streambuf* const c{k}_cout = std::cout.rdbuf(c{k}_text.rdbuf());",
@@ -154,7 +158,7 @@ class DebugPrint(NamesOperand):
         src = op.domain
         scratch = next((f for f in op.forms if f.index), None)
         first = 0
-        for dtype, on in self.dtype_profiles(project, op):
+        for dtype, on in dtype_profiles(project, op):
             cases: list[RuntimeCase] = []
             for label, r, c, vr, vc, dyn, formats, with_tmp, layout in CASES:
                 form = scratch if with_tmp and scratch is not None else op.forms[0]
@@ -184,6 +188,7 @@ class DebugPrint(NamesOperand):
                             globals=globals_,
                         )
                     )
+                    cases[-1].before_call, cases[-1].after_call = self._captured(k)
             first += len(cases)
             tests.runtime.append(RuntimeKernel(dtype, {src: dtype}, {}, on, cases))
         plan_rule_cases(project, op, tests)
@@ -200,7 +205,7 @@ class DebugPrint(NamesOperand):
             flat.tofile(data / f"c{k}_{src}.bin")
             for name, g in case.globals.items():
                 np.zeros(g.size, dtype=dt).tofile(data / f"c{k}_{name}.bin")
-            grid = boxed_logical(flat, t)[: t.valid_rows, : t.valid_cols]
+            grid = tile_logical(flat, t)[: t.valid_rows, : t.valid_cols]
             if dt.name == "bfloat16":
                 grid = grid.astype(np.float32)
             want = render(grid, kind, case.attrs["format"]).encode()

@@ -22,20 +22,24 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..importer.contract import DOMAIN, PageOp
+from ..kindlib.layout import pad_value, tile_logical
+from ..kindlib.moves import TileMove
+from ..kindlib.regions import region_check
 from ..spec import expr as semantics
+from ..spec.kindfacts import KindFacts
 from ..testing.golden import Check, GoldenContext, inputs
 from ..testing.plan import (
     OpTests,
     RuntimeCase,
     RuntimeKernel,
     TileDecl,
+    dtype_profiles,
     layout_addresses,
     make_call,
     plan_rule_cases,
 )
-from .base import DOMAIN, OpKind, PageOp, fixed_type
-from .move import Move, _moved_check, boxed_logical
-from .transfer import pad_value
+from .base import OpKind, fixed_type
 
 if TYPE_CHECKING:
     from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
@@ -65,10 +69,11 @@ MAT_CASES: list[Case] = [
 MAT_DTYPES = ("float", "half", "int8_t")
 
 
-class FillPad(Move):
+class FillPad(TileMove):
     name: ClassVar[str] = "fillpad"
     index_notation: ClassVar[bool] = True
-    overloads_keep_values: ClassVar[bool] = False  # TFILLPAD's `mode` and its one-type form's `PadVal`
+    # Its declarations take different value parameters: TFILLPAD's `mode`, its one-type form's `PadVal`.
+    facts: ClassVar[KindFacts] = KindFacts(overloads_keep_values=False)
 
     # ----------------------------------------------------------------- spec checks
     def check_expr(self, expr: semantics.Node) -> list[str]:
@@ -156,7 +161,7 @@ class FillPad(Move):
         dst, src = op.domain, self.source(op)
         grow = GROW if self.mode(op) == "Expand" else (0, 0)
         groups: list[tuple[str, str, str, list[Case], list[str]]] = []
-        for dtype, on in self.dtype_profiles(project, op):
+        for dtype, on in dtype_profiles(project, op):
             groups.append((dtype, dtype, "Vec", CASES, on))
             if op.forms[1:] and dtype in MAT_DTYPES:  # the one-type form's Mat tiles
                 groups.append((f"{dtype}_mat", dtype, "Mat", MAT_CASES, on))
@@ -198,10 +203,10 @@ class FillPad(Move):
             d_type = gx.np_type(gx.group.dtypes[dst])
             assert t.pad is not None
             want = np.full((t.rows, t.cols), pad_value(d_type, t.pad), dtype=d_type)
-            values = boxed_logical(flats[src], ts)[: ts.valid_rows, : ts.valid_cols]
+            values = tile_logical(flats[src], ts)[: ts.valid_rows, : ts.valid_cols]
             want[: ts.valid_rows, : ts.valid_cols] = values.astype(d_type)
-            before = boxed_logical(flats[dst], t)
+            before = tile_logical(flats[dst], t)
             whole = replace(t, valid_rows=t.rows, valid_cols=t.cols)
             label = f"{gx.label} case {k} ({case.label})"
-            checks.append(_moved_check(f"c{k}_{dst}.out", whole, want, before, label, d_type))
+            checks.append(region_check(f"c{k}_{dst}.out", whole, want, before, label, dtype=d_type))
         return checks

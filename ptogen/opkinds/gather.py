@@ -23,22 +23,22 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..importer.contract import DOMAIN, PageOp
+from ..kindlib.forms import FormsKind, form_call, written_check
+from ..kindlib.layout import tile_logical
 from ..rule_api import ELEMENT_BYTES
 from ..rules.parts import TypeFilter, in_form, is_static, part
-from ..testing.golden import Check, GoldenContext, _bits, _describe, inputs
-from ..testing.manifest import TileShape
+from ..spec.kindfacts import KindFacts
+from ..testing.golden import Check, GoldenContext, inputs
 from ..testing.plan import (
-    Call,
     OpTests,
     RuntimeCase,
-    RuntimeKernel,
     TileDecl,
-    layout_addresses,
+    dtype_profiles,
     plan_rule_cases,
+    runtime_cases,
+    tile_stores,
 )
-from ..testing.results import Outcome
-from .base import DOMAIN, NamesOperand, PageOp
-from .move import boxed_logical
 
 if TYPE_CHECKING:
     from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
@@ -58,107 +58,6 @@ PATTERNS = {
 def selected(pattern: str, n: int) -> bool:
     period, kept = PATTERNS[pattern]
     return n % period == kept
-
-
-def own_operands(op: OpViewAPI, form: FormViewAPI) -> dict[str, Any]:
-    """The operands only this form takes (none for the main form)."""
-    intr = op.spec.intrinsic
-    assert intr is not None
-    return {o.name: o for o in intr.overloads[form.index - 1].operands} if form.index else {}
-
-
-def form_call(form: FormViewAPI, values: dict[str, str], scalars: dict[str, str]) -> Call:
-    """A call of exactly this declaration: every template argument explicit (tiles by their test
-    type `Tile_<operand>`, value parameters from `values`), scalars from `scalars`."""
-    by_type = {str(p.type): str(p.operand) for p in form.params if p.type and not p.events}
-    targs = [
-        f"Tile_{by_type[t.name]}" if t.kind == "typename" else values[t.name]
-        for t in form.template
-        if t.kind != "pack"
-    ]
-    args = [scalars.get(str(p.operand), str(p.operand)) for p in form.params if not p.events]
-    return Call(targs, args)
-
-
-def region_check(
-    out: str, t: TileShape, want: np.ndarray, mask: np.ndarray, before: np.ndarray, label: str
-) -> Check:
-    """Where `mask` is set the tile (as its rows x cols matrix) holds `want` bit for bit; elsewhere it
-    is untouched."""
-    dt = want.dtype
-
-    def check(data_dir: Path) -> Outcome:
-        got = boxed_logical(np.fromfile(data_dir / out, dtype=dt), t)
-        bad = mask & (_bits(got) != _bits(want))
-        if bad.any():
-            return Outcome("fail", label, _describe(bad, got, want, "written"))
-        changed = ~mask & (_bits(got) != _bits(before))
-        if changed.any():
-            return Outcome("fail", label, _describe(changed, got, before, "unwritten"))
-        return Outcome("pass", label)
-
-    return check
-
-
-class FormsKind(NamesOperand):
-    """Shared plumbing: every case names its declaration (`attrs["form"]`), the golden reads the
-    case's tiles by operand name, and the simulator function of each form takes the form's own
-    parameters (its value template parameters as template arguments)."""
-
-    plans_forms: ClassVar[bool] = True
-
-    def result_index(self, op: OpViewAPI) -> str:
-        return "i,j"
-
-    def operand_index(self, op: OpViewAPI, operand: str) -> str:
-        return "i,j"
-
-    unchecked_reason = "a declaration other than the main one: its rules are stated, not checked"
-
-    def unchecked_when(self, op: OpViewAPI, form: FormViewAPI) -> str | None:
-        return "true" if form.index else None
-
-    def stand_in(self, op: OpViewAPI, form: FormViewAPI, operand: str) -> str | None:
-        # The common check sees every main operand: a form that drops one lends it its first tile
-        # source (the checked rules are scoped to the main declaration).
-        names = [str(p.operand) for p in form.params if p.type and not p.events]
-        return names[1] if len(names) > 1 else None
-
-    def sim_targs(self, op: OpViewAPI, form: FormViewAPI) -> list[str]:
-        return [t.name for t in form.template if t.kind == "value"]
-
-    def sim_args(self, op: OpViewAPI, form: FormViewAPI) -> list[str]:
-        own = own_operands(op, form)
-        tmp = {o.name for o in op.spec.operands if o.role == "tmp"} | {
-            n for n, o in own.items() if o.role == "tmp"
-        }
-        return [p.name for p in form.params if not p.events and p.operand not in tmp]
-
-    @staticmethod
-    def write(data: Path, k: int, name: str, flat: np.ndarray) -> np.ndarray:
-        flat.tofile(data / f"c{k}_{name}.bin")
-        return flat
-
-    @staticmethod
-    def kernel(tests: OpTests, gid: str, cases: list[RuntimeCase], on: list[str]) -> None:
-        dtypes: dict[str, str] = {}
-        for c in cases:
-            for t in c.tiles:
-                dtypes.setdefault(t.name, t.dtype)
-        tests.runtime.append(RuntimeKernel(gid, dtypes, {}, on, cases))
-
-    @staticmethod
-    def case(
-        project: ProjectViewAPI,
-        tests: OpTests,
-        pending: list[RuntimeCase],
-        label: str,
-        tiles: list[TileDecl],
-        call: Call,
-        attrs: dict[str, str],
-    ) -> RuntimeCase:
-        index = sum(len(k.cases) for k in tests.runtime) + len(pending)
-        return RuntimeCase(index, label, tiles, {}, call, layout_addresses(project, tiles), attrs)
 
 
 # ----------------------------------------------------------------------------- TGATHER
@@ -220,13 +119,6 @@ class Gather(FormsKind):
         # templates/opkinds/gather/domain.md.j2: "..., gathered from the source"
         return DOMAIN if not page.vector and page.intro_says("gathered from the source") else None
 
-    def stored_after(self, op: OpViewAPI, case: Any) -> list[tuple[str, str, int]]:
-        return [
-            (f"c{case.index}_{t.name}.out", f"{t.name}.data()", t.rows * t.cols)
-            for t in case.tiles
-            if t.name == "cdst"
-        ]
-
     def math(self, op: OpViewAPI) -> str | None:
         return (
             rf"\mathrm{{{op.domain}}}_{{i,j}} = \mathrm{{src0}}_{{\lfloor k/C \rfloor,\, k \bmod C}},\quad "
@@ -241,7 +133,7 @@ class Gather(FormsKind):
 
     def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         index_form, cmp_form, mask_form = self.forms_by_role(op)
-        for dtype, on in self.dtype_profiles(project, op):
+        for dtype, on in dtype_profiles(project, op):
             cases: list[RuntimeCase] = []
             for label, r, c, vr, vc, sr, sc, dyn in INDEX_CASES:
                 tiles = [
@@ -293,6 +185,8 @@ class Gather(FormsKind):
                 attrs = {"form": "cmp", "mode": mode, "offset": str(offset)}
                 cases.append(self.case(project, tests, cases, label, tiles, call, attrs))
             self.kernel(tests, f"{s_type}_cmp", cases, [p.name for p in project.profiles])
+        for case in runtime_cases(tests):  # the comparison form's count tile, judged too
+            case.stored += tile_stores(case, ("cdst",))
         plan_rule_cases(project, op, tests)
 
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
@@ -305,7 +199,7 @@ class Gather(FormsKind):
             dt = {n: gx.np_type(gx.group.dtypes[n]) for n in t}
             flat = {n: inputs(dt[n], t[n].rows * t[n].cols, f"{seed}/{n}") for n in t}
             td = t["dst"]
-            before = boxed_logical(flat["dst"], td)
+            before = tile_logical(flat["dst"], td)
             want = np.zeros((td.rows, td.cols), dtype=dt["dst"])
             mask = np.zeros((td.rows, td.cols), dtype=bool)
             form = case.attrs["form"]
@@ -318,13 +212,13 @@ class Gather(FormsKind):
                     idx[:6] = [-1, n, n + 7, -100, 0, n - 1]
                 flat["src1"] = idx
                 vr, vc = td.valid_rows, td.valid_cols
-                src = boxed_logical(flat["src0"], ts)
-                ind = boxed_logical(idx, t["src1"])[:vr, :vc]
+                src = tile_logical(flat["src0"], ts)
+                ind = tile_logical(idx, t["src1"])[:vr, :vc]
                 want[:vr, :vc] = gather_index(src, ind, dt["dst"].type(0))
                 mask[:vr, :vc] = True
             elif form == "mask":
                 ts = t["src"]
-                src = boxed_logical(flat["src"], ts)[: ts.valid_rows, : ts.valid_cols]
+                src = tile_logical(flat["src"], ts)[: ts.valid_rows, : ts.valid_cols]
                 pattern = case.attrs["pattern"]
                 if case.attrs["axis"] == "GATHER_ROW":
                     cols = [j for j in range(ts.valid_cols) if selected(pattern, j)]
@@ -348,7 +242,7 @@ class Gather(FormsKind):
                 src = values[:vr, :vc].astype(np.float64)
                 offset = int(case.attrs["offset"])
                 tc = t["cdst"]
-                c_before = boxed_logical(flat["cdst"], tc)
+                c_before = tile_logical(flat["cdst"], tc)
                 counts = c_before.copy()
                 for i in range(vr):
                     thr = float(kv[i])
@@ -360,11 +254,11 @@ class Gather(FormsKind):
                 c_mask = np.zeros(counts.shape, dtype=bool)
                 c_mask[0, :vr] = True
                 c_label = f"{label}, cdst"
-                checks.append(region_check(f"c{k}_cdst.out", tc, counts, c_mask, c_before, c_label))
+                checks.append(written_check(f"c{k}_cdst.out", tc, counts, c_mask, c_before, c_label))
             for name, values in flat.items():
                 self.write(data, k, name, values.reshape(-1))
             checks.append(
-                region_check(f"c{k}_dst.out", td, np.where(mask, want, before), mask, before, label)
+                written_check(f"c{k}_dst.out", td, np.where(mask, want, before), mask, before, label)
             )
         return checks
 
@@ -382,7 +276,7 @@ BLOCKB_CASES = [
 
 class BlockGather(FormsKind):
     name: ClassVar[str] = "block_gather"
-    plans_forms: ClassVar[bool] = False
+    facts: ClassVar[KindFacts] = KindFacts(plans_forms=False)
 
     def recognise(self, page: PageOp) -> int | None:
         # templates/opkinds/block_gather/domain.md.j2: "..., copied from the source's byte offset"
@@ -396,7 +290,7 @@ class BlockGather(FormsKind):
 
     def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         form = op.forms[0]
-        for dtype, on in self.dtype_profiles(project, op):
+        for dtype, on in dtype_profiles(project, op):
             size = int(next(d.bits for d in op.targets.dtypes if d.name == dtype)) // 8
             per = BLOCK_BYTES // size
             cases: list[RuntimeCase] = []
@@ -442,7 +336,7 @@ class BlockGather(FormsKind):
             want_t = want.view(dt).reshape(td.rows, td.cols)
             mask_t = mask.reshape(-1, dt.itemsize).all(axis=1).reshape(td.rows, td.cols)
             before = dst.reshape(td.rows, td.cols)
-            checks.append(region_check(f"c{k}_dst.out", td, want_t, mask_t, before, label))
+            checks.append(written_check(f"c{k}_dst.out", td, want_t, mask_t, before, label))
         return checks
 
 
@@ -478,7 +372,7 @@ class Scatter(FormsKind):
 
     def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         index_form, mask_form = op.forms[0], op.forms[1]
-        for dtype, on in self.dtype_profiles(project, op):
+        for dtype, on in dtype_profiles(project, op):
             size = int(next(d.bits for d in op.targets.dtypes if d.name == dtype)) // 8
             cases: list[RuntimeCase] = []
             for label, r, c, ir, ic, vr, vc, _rep in SCATTER_CASES:
@@ -522,10 +416,10 @@ class Scatter(FormsKind):
             src = inputs(dt, ts.rows * ts.cols, f"{seed}/src")
             self.write(data, k, "dst", dst)
             self.write(data, k, "src", src)
-            before = boxed_logical(dst, td)
+            before = tile_logical(dst, td)
             want = before.copy()
             mask = np.zeros(want.shape, dtype=bool)
-            s = boxed_logical(src, ts)
+            s = tile_logical(src, ts)
             if case.attrs["form"] == "index":
                 ti = t["indexes"]
                 rng = np.random.default_rng(k + 5)
@@ -535,7 +429,7 @@ class Scatter(FormsKind):
                     idx[1 : ti.cols : 2] = idx[0]
                 idx = idx.astype(gx.np_type(gx.group.dtypes["indexes"]))
                 self.write(data, k, "indexes", idx)
-                ind = boxed_logical(idx, ti)
+                ind = tile_logical(idx, ti)
                 flat_want, flat_mask = want.reshape(-1), mask.reshape(-1)
                 for i in range(ti.valid_rows):
                     for j in range(ti.valid_cols):
@@ -563,5 +457,5 @@ class Scatter(FormsKind):
                             row += 1
                         else:
                             want[i, : td.valid_cols] = 0
-            checks.append(region_check(f"c{k}_dst.out", td, want, mask, before, label))
+            checks.append(written_check(f"c{k}_dst.out", td, want, mask, before, label))
         return checks

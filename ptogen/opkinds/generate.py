@@ -25,22 +25,24 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..importer.contract import DOMAIN, PageOp
+from ..kindlib.tilemath import tolerance_check
 from ..rules.parts import TileFilter, part
 from ..spec import expr as semantics
 from ..testing import refmath as rm
-from ..testing.golden import Check, GoldenContext, _is_float, compute_dtype, inputs, logical
+from ..testing.golden import Check, GoldenContext, compute_dtype, inputs, is_float, logical
 from ..testing.plan import (
     OpTests,
     RuntimeCase,
     RuntimeKernel,
     TileDecl,
+    dtype_profiles,
     layout_addresses,
     make_call,
     plan_rule_cases,
 )
 from ..testing.refmath import narrow
-from .base import DOMAIN, OpKind, PageOp
-from .elementwise import _region_check
+from .base import OpKind
 
 if TYPE_CHECKING:
     from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
@@ -216,7 +218,7 @@ class Generate(OpKind):
         carried = self.template_scalars(op)
         scalars = self.call_scalars(op)
         profiles = [p.name for p in project.profiles]
-        for dtype, on in self.dtype_profiles(project, op):
+        for dtype, on in dtype_profiles(project, op):
             dtypes = {dst: dtype, **{s: self.scalar_dtype(op, s, dtype) for s in scalars}}
             for layout in ("RowMajor", "ColMajor"):
                 ok = [
@@ -281,8 +283,8 @@ class Generate(OpKind):
     def _values(op: OpViewAPI, dtype: str) -> list[float | int]:
         """Scalar test values of an element type (the last is the one used with every shape)."""
         tv = op.spec.test_values
-        is_float = any(d.name == dtype and d.kind == "float" for d in op.targets.dtypes)
-        return list(tv.float_scalars) if is_float else list(tv.int_scalars)
+        floating = any(d.name == dtype and d.kind == "float" for d in op.targets.dtypes)
+        return list(tv.float_scalars) if floating else list(tv.int_scalars)
 
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
         op = gx.op
@@ -290,7 +292,7 @@ class Generate(OpKind):
         rows_letter, cols_letter = op.extra["indices"]
         carried = set(op.extra["carried"])
         storage = gx.np_type(gx.group.dtypes[dst])
-        cdt = compute_dtype(storage) if _is_float(storage) else np.dtype(np.int64)
+        cdt = compute_dtype(storage) if is_float(storage) else np.dtype(np.int64)
         checks: list[Check] = []
         for case in gx.group.cases:
             k = case.index
@@ -301,7 +303,7 @@ class Generate(OpKind):
             args: dict[str, Any] = {}
             for name, value in case.scalars.items():
                 st = gx.np_type(gx.group.dtypes[name])
-                s = np.array([value], dtype=np.float64 if _is_float(st) else np.int64).astype(st)
+                s = np.array([value], dtype=np.float64 if is_float(st) else np.int64).astype(st)
                 s.tofile(data / f"c{k}_{name}.bin")
                 args[name] = s.reshape(()).astype(cdt)
             for name in carried:
@@ -312,7 +314,7 @@ class Generate(OpKind):
             want = narrow(np.broadcast_to(np.asarray(want), (vr, vc)), storage)
             label = f"{gx.label} case {k} ({case.label})"
             checks.append(
-                _region_check(f"c{k}_{dst}.out", t, want, before, label, dict(case.scalars), storage, op)
+                tolerance_check(f"c{k}_{dst}.out", t, want, before, label, dict(case.scalars), storage, op)
             )
         return checks
 

@@ -11,9 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ..importer.contract import OPERANDS, PageOp
+from ..spec.kindfacts import KindFacts
 from ..testing.golden import Check, GoldenContext, inputs, same_bits
-from ..testing.plan import Call, CompileCase, GlobalDecl, OpTests, RuntimeCase, RuntimeKernel
-from .base import OPERANDS, NamesOperand, PageOp
+from ..testing.plan import Call, CompileCase, GlobalDecl, OpTests, RuntimeCase, RuntimeKernel, dtype_profiles
+from .base import NamesOperand
 
 if TYPE_CHECKING:
     from ..kind_api import OpViewAPI, ProjectViewAPI
@@ -29,7 +31,7 @@ SHAPES = [
 
 class Hint(NamesOperand):
     name: ClassVar[str] = "hint"
-    writes: ClassVar[bool] = False
+    facts: ClassVar[KindFacts] = KindFacts(writes=False)
     domain_starts: ClassVar[tuple[str, ...]] = ("No element of",)
 
     # ----------------------------------------------------------------- import
@@ -74,7 +76,7 @@ class Hint(NamesOperand):
         assert intr is not None
         ctx_type = next(str(p.type) for p in intr.params if p.operand == ctx)
         first = 0
-        for dtype, on in self.dtype_profiles(project, op):
+        for dtype, on in dtype_profiles(project, op):
             cases = []
             for k, (label, rows, cols, ld, layout) in enumerate(SHAPES, first):
                 g = GlobalDecl(glob, dtype, rows, cols, ld, layout)

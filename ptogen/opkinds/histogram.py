@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
+from ..importer.contract import DOMAIN, PageOp
+from ..kindlib.forms import FormsKind, form_call, written_check
+from ..kindlib.layout import tile_logical
 from ..testing.golden import Check, GoldenContext, inputs
 from ..testing.plan import OpTests, RuntimeCase, TileDecl, plan_rule_cases
-from .base import DOMAIN, PageOp
-from .gather import FormsKind, form_call, region_check
-from .move import boxed_logical
 
 if TYPE_CHECKING:
     from ..kind_api import OpViewAPI, ProjectViewAPI
@@ -99,9 +99,9 @@ class Histogram(FormsKind):
             dst = inputs(np.dtype(np.uint32), td.rows * td.cols, f"{seed}/dst")
             for name, flat in (("src", values), ("idx", idx), ("dst", dst)):
                 self.write(data, n, name, flat)
-            grid = boxed_logical(values, ts)
-            filt = boxed_logical(idx, ti)
-            before = boxed_logical(dst, td)
+            grid = tile_logical(values, ts)
+            filt = tile_logical(idx, ti)
+            before = tile_logical(dst, td)
             want = before.copy()
             mask = np.zeros(want.shape, dtype=bool)
             for r in range(ts.valid_rows):
@@ -116,5 +116,5 @@ class Histogram(FormsKind):
                 counts = np.bincount(byte_of(row[keep], k).astype(np.int64), minlength=BINS)
                 want[r, :BINS] = np.cumsum(counts).astype(np.uint32)
                 mask[r, :BINS] = True
-            checks.append(region_check(f"c{n}_dst.out", td, want, mask, before, label))
+            checks.append(written_check(f"c{n}_dst.out", td, want, mask, before, label))
         return checks

@@ -29,13 +29,24 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..importer.contract import DOMAIN, PageOp
+from ..kindlib.layout import tile_logical
 from ..rules.parts import StaticBreak, part
-from ..testing.golden import Check, GoldenContext, _bits, _describe, inputs
+from ..spec.kindfacts import KindFacts
+from ..testing.golden import Check, GoldenContext, describe_mismatch, inputs, raw_bits
 from ..testing.manifest import CaseEntry
-from ..testing.plan import BreakContext, Call, CompileCase, OpTests, RuntimeCase, RuntimeKernel, TileDecl
+from ..testing.plan import (
+    BreakContext,
+    Call,
+    CompileCase,
+    OpTests,
+    RuntimeCase,
+    RuntimeKernel,
+    TileDecl,
+    dtype_profiles,
+)
 from ..testing.results import Outcome
-from .base import DOMAIN, NamesOperand, PageOp
-from .transfer import tile_logical
+from .base import NamesOperand
 
 if TYPE_CHECKING:
     from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
@@ -255,9 +266,9 @@ class _ConvSource(NamesOperand):
         this op too), a case per scene."""
         src, out = self.conv_operand(op), self._out_tile(op)
         im2col_op = self._im2col_op(project, op)
-        mine = dict(self.dtype_profiles(project, op))
+        mine = dict(dtype_profiles(project, op))
         planned = 0
-        for dtype, on in self.dtype_profiles(project, im2col_op):
+        for dtype, on in dtype_profiles(project, im2col_op):
             where = [p for p in on if p in mine.get(dtype, [])]
             if not where or (self.one_type and planned):
                 continue
@@ -280,6 +291,7 @@ class _ConvSource(NamesOperand):
                 addresses = {src: 0, out: 0}  # a Mat and a Left tile: their own memories
                 attrs = scene.attrs(c0)
                 cases.append(RuntimeCase(index, scene.label, [fmap, dst], {}, call, addresses, attrs))
+                cases[-1].before_call, cases[-1].after_call = self._around_call(op, cases[-1])
             tests.runtime.append(RuntimeKernel(dtype, {src: dtype, out: dtype}, {}, where, cases))
 
     def _runtime_call(
@@ -287,7 +299,7 @@ class _ConvSource(NamesOperand):
     ) -> Call:
         return self._call(op, tiles, mode)
 
-    def around_call(self, op: OpViewAPI, case: Any) -> tuple[list[str], list[str]]:
+    def _around_call(self, op: OpViewAPI, case: Any) -> tuple[list[str], list[str]]:
         """Before the call: the ConvTile's img2col parameters; the sequence's other ops before or
         after it (the configuration ops, then TIMG2COL)."""
         src = next(t for t in case.tiles if t.conv is not None)
@@ -347,9 +359,9 @@ class _ConvSource(NamesOperand):
 
         def check(d: Path, k: int = k, want: np.ndarray = want, o: Any = o, label: str = label) -> Outcome:
             got = tile_logical(np.fromfile(d / f"c{k}_{out}.out", dtype=want.dtype), o)
-            bad = _bits(got) != _bits(want)
+            bad = raw_bits(got) != raw_bits(want)
             if bad.any():
-                return Outcome("fail", label, _describe(bad, got, want, "im2col"))
+                return Outcome("fail", label, describe_mismatch(bad, got, want, "im2col"))
             return Outcome("pass", label)
 
         checks: list[Check] = [check]
@@ -357,9 +369,10 @@ class _ConvSource(NamesOperand):
 
             def untouched(d: Path, k: int = k, fmap: np.ndarray = fmap, label: str = label) -> Outcome:
                 got = np.fromfile(d / f"c{k}_{src}.out", dtype=fmap.dtype)
-                bad = _bits(got) != _bits(fmap)
+                bad = raw_bits(got) != raw_bits(fmap)
                 if bad.any():
-                    return Outcome("fail", label + ", ConvTile", _describe(bad, got, fmap, "ConvTile"))
+                    why = describe_mismatch(bad, got, fmap, "ConvTile")
+                    return Outcome("fail", label + ", ConvTile", why)
                 return Outcome("pass", label + ", ConvTile")
 
             checks.append(untouched)
@@ -371,7 +384,7 @@ class Img2colConfig(_ConvSource):
     parameters into the register set of the mode (MANUAL modes only)."""
 
     name: ClassVar[str] = "img2col_config"
-    writes: ClassVar[bool] = False
+    facts: ClassVar[KindFacts] = KindFacts(writes=False)
     one_type: ClassVar[bool] = True
     domain_starts: ClassVar[tuple[str, ...]] = ("No element is read or written: the op copies",)
 

@@ -22,8 +22,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..importer.contract import OPERANDS, PageOp
+from ..kindlib.layout import global_addresses, tile_logical
+from ..lower.contract import FormBackend
 from ..rules.parts import TileFilter, part
-from ..testing.golden import Check, GoldenContext, _bits, _describe, inputs, logical
+from ..testing.golden import Check, GoldenContext, describe_mismatch, inputs, logical, raw_bits
 from ..testing.manifest import GlobalShape, TileShape
 from ..testing.plan import (
     Call,
@@ -32,12 +35,12 @@ from ..testing.plan import (
     RuntimeCase,
     RuntimeKernel,
     TileDecl,
+    dtype_profiles,
     layout_addresses,
     plan_rule_cases,
 )
 from ..testing.results import Outcome
-from .base import OPERANDS, NamesOperand, PageOp
-from .transfer import global_addresses, tile_logical
+from .base import NamesOperand
 
 if TYPE_CHECKING:
     from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
@@ -405,8 +408,8 @@ class Indexed(NamesOperand):
     # ----------------------------------------------------------------- outputs
     unchecked_reason = "a GlobalTensor index (GM -> L1 gather): the profile rules speak of tiles"
 
-    def unchecked_when(self, op: OpViewAPI, form: FormViewAPI) -> str | None:
-        return f"!is_tile_data_v<{self.index_type(op, form)}>"
+    def form_backend(self, op: OpViewAPI, form: FormViewAPI) -> FormBackend:
+        return FormBackend(unchecked_when=f"!is_tile_data_v<{self.index_type(op, form)}>")
 
     # ----------------------------------------------------------------- tests
     def table_layouts(self, op: OpViewAPI, profile: str) -> list[str]:
@@ -422,7 +425,7 @@ class Indexed(NamesOperand):
         data, index, table = self.data_tile(op), self.index_tile(op), self.table(op)
         gathers = self.gathers(op)
         first = 0
-        for dtype, on in self.dtype_profiles(project, op):
+        for dtype, on in dtype_profiles(project, op):
             groups: list[tuple[str, str, list[Case], list[str]]] = [
                 (dtype, "int32_t", CASES + (GATHER_ONLY if gathers else SCATTER_ONLY), on),
                 (f"{dtype}_colidx", "int32_t", COLUMN_INDEX, [p for p in on if p != "A2A3"]),
@@ -540,7 +543,7 @@ class Indexed(NamesOperand):
                 region = np.zeros(want.shape, dtype=bool)
                 region[:vr, :vc] = True
                 for n in range(count):
-                    slot, keep = _remap(int(unsigned[n]), cap, attrs["oob"])
+                    slot, keep = remap_index(int(unsigned[n]), cap, attrs["oob"])
                     if row_mode:
                         want[n, :vc] = buf[addr[slot, :vc]] if keep else dtype.type(0)
                     else:
@@ -550,7 +553,7 @@ class Indexed(NamesOperand):
                 want = buf.copy()
                 region = np.zeros(want.shape, dtype=bool)
                 for n in range(count):
-                    slot, keep = _remap(int(unsigned[n]), cap, attrs["oob"])
+                    slot, keep = remap_index(int(unsigned[n]), cap, attrs["oob"])
                     if not keep:
                         continue
                     if row_mode:
@@ -577,12 +580,12 @@ class Indexed(NamesOperand):
                 got = np.fromfile(d / f"c{k}_{dst}.out", dtype=dtype)
                 if isinstance(out, TileShape) and out.layout in ("RowMajor", "ColMajor"):
                     got = tile_logical(got, out)
-                differs = _bits(got) != _bits(want)
+                differs = raw_bits(got) != raw_bits(want)
                 inside, outside = differs & region, differs & ~region
                 if inside.any():
-                    return Outcome("fail", label, _describe(inside, got, want, "indexed"))
+                    return Outcome("fail", label, describe_mismatch(inside, got, want, "indexed"))
                 if outside.any():
-                    return Outcome("fail", label, _describe(outside, got, want, "untouched"))
+                    return Outcome("fail", label, describe_mismatch(outside, got, want, "untouched"))
                 return Outcome("pass", label)
 
             checks.append(check)
@@ -613,7 +616,7 @@ def _indices(count: int, cap: int, attrs: dict[str, str], seed: str, scatter: bo
     return vals
 
 
-def _remap(idx: int, cap: int, oob: str) -> tuple[int, bool]:
+def remap_index(idx: int, cap: int, oob: str) -> tuple[int, bool]:
     if oob == "Clamp":
         return min(idx, cap - 1), True
     if oob == "Wrap":

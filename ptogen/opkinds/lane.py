@@ -7,16 +7,17 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..importer.contract import FALLBACK, PageOp
 from ..rules.parts import TypeListing, part, when_values
 from ..testing.golden import (
     MASKS,
     Check,
     GoldenContext,
-    _describe,
-    _is_float,
     compare,
     compute_dtype,
+    describe_mismatch,
     inputs,
+    is_float,
     random_values,
 )
 from ..testing.plan import (
@@ -31,7 +32,7 @@ from ..testing.plan import (
 )
 from ..testing.refmath import narrow
 from ..testing.results import Outcome
-from .base import FALLBACK, Job, OpKind, PageOp
+from .base import Job, OpKind
 
 if TYPE_CHECKING:
     from ..kind_api import OpViewAPI, ProjectViewAPI
@@ -139,7 +140,7 @@ class VectorLane(OpKind):
                         vals[name] = inputs(storage, lanes, f"{seed}/{name}")
                         vals[name].tofile(data / f"c{k}_{name}.bin")
                     elif kind == "scalar":
-                        s = np.array([value], dtype=np.float64 if _is_float(storage) else np.int64).astype(
+                        s = np.array([value], dtype=np.float64 if is_float(storage) else np.int64).astype(
                             storage
                         )
                         s.tofile(data / f"c{k}_{name}.bin")
@@ -175,7 +176,7 @@ class VectorLane(OpKind):
                         got = np.fromfile(data_dir / f"c{k}_{out}.out", dtype=out_type)
                         bad = compare(got, want, op.tolerance)
                         if bad.any():
-                            return Outcome("fail", label, _describe(bad, got, want, f"{out} lane"))
+                            return Outcome("fail", label, describe_mismatch(bad, got, want, f"{out} lane"))
                     return Outcome("pass", label)
 
                 checks.append(check)

@@ -33,11 +33,16 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..importer.contract import DOMAIN, FORMULA, PageOp
+from ..kindlib.layout import tile_logical
+from ..kindlib.regions import region_check, within_tolerance
+from ..lower.contract import FormBackend
 from ..rule_api import TileDecl
 from ..rules.parts import TileFilter, TypeFilter, in_form, part
 from ..spec import expr as semantics
+from ..spec.kindfacts import KindFacts
 from ..testing import fp4
-from ..testing.golden import Check, GoldenContext, _bits, _describe, compare, compute_dtype, inputs
+from ..testing.golden import Check, GoldenContext, compute_dtype, inputs
 from ..testing.manifest import TileShape
 from ..testing.plan import (
     OpTests,
@@ -46,12 +51,12 @@ from ..testing.plan import (
     layout_addresses,
     legalised,
     make_call,
+    plan_form_runs,
     plan_rule_cases,
     tile_operands,
 )
 from ..testing.refmath import narrow
-from ..testing.results import Outcome
-from .base import DOMAIN, FORMULA, Job, OpKind, PageOp
+from .base import Job, OpKind
 
 if TYPE_CHECKING:
     from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
@@ -118,8 +123,7 @@ class Matmul(OpKind):
     name: ClassVar[str] = "matmul"
     index_notation: ClassVar[bool] = True
     # MX forms state their own expressions, reading their own `c_in` or `bias`.
-    form_exprs: ClassVar[bool] = True
-    form_operands_in_expr: ClassVar[bool] = True
+    facts: ClassVar[KindFacts] = KindFacts(form_exprs=True, form_operands_in_expr=True)
 
     # ----------------------------------------------------------------- the expression
     def check_expr(self, expr: semantics.Node) -> list[str]:
@@ -258,9 +262,9 @@ class Matmul(OpKind):
         own = {o.name for o in form.own if o.kind == "tile"}
         return [*form.impl_args, *(p.name for p in form.params if p.operand in own)]
 
-    def stand_in(self, op: OpViewAPI, form: FormViewAPI, operand: str) -> str | None:
+    def form_backend(self, op: OpViewAPI, form: FormViewAPI) -> FormBackend:
         # A form that drops an accumulator input (TMATMUL_ACC in place) reads its destination there.
-        return op.domain if operand in op.read_operands and self.role(op, operand) is ACC else None
+        return FormBackend(stand_ins={o: op.domain for o in op.read_operands if self.role(op, o) is ACC})
 
     def form_tile(self, op: OpViewAPI, form: FormViewAPI, operand: str, like: TileDecl) -> TileDecl:
         """MX products: a bias form's own row a one-row Bias tile of the destination's columns (the
@@ -279,12 +283,11 @@ class Matmul(OpKind):
             fractal=ROW.fractal,
         )
 
-    def form_profiles(self, op: OpViewAPI, form: FormViewAPI, case: Any, profiles: list[str]) -> list[str]:
+    @staticmethod
+    def mx_form_profiles(op: OpViewAPI, form: FormViewAPI, case: Any, profiles: list[str]) -> list[str]:
         """MX products: the cases declare the bias form's tile as that form's rules ask (a one-row
         `float` Bias tile), so the form runs under every profile whose rules limited to it admit the
         case's tiles (what the tiles cannot show, a static_assert checks as the case compiles)."""
-        if self.scales(op) is None:
-            return super().form_profiles(op, form, case, profiles)
         tiles = {t.name: t for t in case.tiles}
         combo = {n: t.dtype for n, t in tiles.items()}
         return [
@@ -353,6 +356,7 @@ class Matmul(OpKind):
     def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         if self.scales(op) is not None:
             self._plan_mx(project, op, tests)
+            plan_form_runs(op, tests, profiles=lambda f, case, on: self.mx_form_profiles(op, f, case, on))
             return
         profiles = [p.name for p in project.profiles]
         order = [d.name for d in project.targets.dtypes]
@@ -486,7 +490,7 @@ class Matmul(OpKind):
             for name, t in case.tiles.items():
                 flat = inputs(types[name], t.rows * t.cols, f"{gx.op_name}/{gx.entry.group}/{k}/{name}")
                 flat.tofile(data / f"c{k}_{name}.bin")
-                full[name] = boxed_matrix(flat, t, fractal.get(name))
+                full[name] = tile_logical(flat, t, fractal.get(name))
             region = {n: full[n][: t.valid_rows, : t.valid_cols].astype(cdt) for n, t in case.tiles.items()}
             label = f"{gx.label} case {k} ({case.label})"
             with np.errstate(all="ignore"):
@@ -519,35 +523,6 @@ class Matmul(OpKind):
         return checks
 
 
-def box_offsets(t: TileShape, fractal: int | None, itemsize: int) -> np.ndarray:
-    """Storage offset of each element (r, c) of a tile, as pto/cpu/tile_offsets.hpp computes it."""
-    r = np.arange(t.rows)[:, None]
-    c = np.arange(t.cols)[None, :]
-    row_major = t.layout == "RowMajor"
-    if t.slayout is None:
-        return r * t.cols + c if row_major else c * t.rows + r
-    if fractal == 1024:
-        ir, ic = 16, 16
-    elif fractal == 32:  # MX scale boxes: 16 x 2 (row-major inner), 2 x 16 (column-major inner)
-        ir, ic = (16, 2) if t.slayout == "RowMajor" else (2, 16)
-    elif t.slayout == "RowMajor":
-        ir, ic = 16, 32 // itemsize
-    else:
-        ir, ic = 32 // itemsize, 16
-    start = (
-        (r // ir) * t.cols * ir + (c // ic) * ir * ic
-        if row_major
-        else (c // ic) * t.rows * ic + (r // ir) * ir * ic
-    )
-    inner = (r % ir) * ic + (c % ic) if t.slayout == "RowMajor" else (c % ic) * ir + (r % ir)
-    return start + inner
-
-
-def boxed_matrix(flat: np.ndarray, t: TileShape, fractal: int | None) -> np.ndarray:
-    """A tile's storage as its rows x cols matrix, in any layout (boxed ones included)."""
-    return flat[box_offsets(t, fractal, flat.dtype.itemsize)]
-
-
 def _region_check(
     out_name: str,
     t: TileShape,
@@ -557,22 +532,9 @@ def _region_check(
     label: str,
     op: Any,
 ) -> Check:
-    """Judges one output: the valid region bit for bit against `want`, the rest unchanged."""
-    vr, vc = t.valid_rows, t.valid_cols
-
-    def check(data_dir: Path) -> Outcome:
-        got = boxed_matrix(np.fromfile(data_dir / out_name, dtype=before.dtype), t, fractal)
-        bad = compare(got[:vr, :vc], want, op.tolerance)
-        if bad.any():
-            return Outcome("fail", label, _describe(bad, got[:vr, :vc], want, "valid"))
-        outside = np.ones(got.shape, dtype=bool)
-        outside[:vr, :vc] = False
-        changed = outside & (_bits(got) != _bits(before))
-        if changed.any():
-            return Outcome("fail", label, _describe(changed, got, before, "outside-the-valid-region"))
-        return Outcome("pass", label)
-
-    return check
+    """Judges one output: the valid region within the op's tolerance of `want`, the rest unchanged."""
+    judge = within_tolerance(op.tolerance)
+    return region_check(out_name, t, want, before, label, judge=judge, dtype=before.dtype, fractal=fractal)
 
 
 def mx_product(a: np.ndarray, b: np.ndarray, a_scale: np.ndarray, b_scale: np.ndarray) -> np.ndarray:
@@ -615,7 +577,7 @@ def _prepare_mx(gx: GoldenContext, data: Path) -> list[Check]:
                 rng = np.random.default_rng(zlib.crc32(f"{seed}/{name}".encode()))
                 codes = fp4.random_codes(rng, count)
                 fp4.pack(codes).tofile(data / f"c{k}_{name}.bin")
-                full[name] = fp4.decode(boxed_matrix(codes, t, fractal.get(name)), gx.group.dtypes[name])
+                full[name] = fp4.decode(tile_logical(codes, t, fractal.get(name)), gx.group.dtypes[name])
                 continue
             elif types[name].itemsize == 1:  # fp8: values drawn as floats, rounded to the type
                 rng = np.random.default_rng(zlib.crc32(f"{seed}/{name}".encode()))
@@ -623,7 +585,7 @@ def _prepare_mx(gx: GoldenContext, data: Path) -> list[Check]:
             else:
                 flat = inputs(types[name], count, f"{seed}/{name}")
             flat.tofile(data / f"c{k}_{name}.bin")
-            full[name] = boxed_matrix(flat, t, fractal.get(name))
+            full[name] = tile_logical(flat, t, fractal.get(name))
         region = {
             n: full[n][: t.valid_rows, : t.valid_cols].astype(np.float64) for n, t in case.tiles.items()
         }

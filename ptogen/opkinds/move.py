@@ -24,27 +24,28 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..importer.contract import DOMAIN, PageOp
+from ..kindlib.layout import tile_logical
+from ..kindlib.moves import CONVERSIONS, RELU_ON, TileMove
+from ..kindlib.quantise import PARAM_DTYPE, QUANTISED, quantisation_parameters, vector_quantise
+from ..kindlib.regions import region_check
 from ..rules.parts import TileFilter, part
-from ..testing.golden import Check, GoldenContext, Outcome, _bits, _describe, inputs, logical
-from ..testing.manifest import TileShape
+from ..testing.golden import Check, GoldenContext, inputs
 from ..testing.plan import (
     OpTests,
     RuntimeCase,
     RuntimeKernel,
     TileDecl,
+    dtype_profiles,
     layout_addresses,
     make_call,
     plan_rule_cases,
     tile_operands,
 )
-from .base import DOMAIN, NamesOperand, PageOp, fixed_type
 
 if TYPE_CHECKING:
     from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
 
-RELU_ENUM = "ReluPreMode"
-RELU_ON = "NormalRelu"
-PARAM_DTYPE = "uint64_t"  # the element type of a quantisation parameter tile
 
 # (label, rows, cols, valid rows, valid cols, run-time valid, src (loc, layout, slayout), dst (...))
 Place = tuple[str, str, "str | None"]
@@ -118,41 +119,9 @@ CUBE_CASES: list[Case] = [
         ("Right", "RowMajor", "ColMajor"),
     ),
 ]
-# Conversions of the plain path the CPU simulator's tests run (an accumulator's float to the
-# narrower floating types and back): (source, destination).
-CONVERSIONS = (("float", "half"), ("float", "bfloat16_t"), ("half", "float"))
-# The pairs the vector path quantises (pto/cpu/sim_quant.hpp's vector_quant), tested with a
-# parameter tile (TMOV_FP's `fp`): (source, destination).
-QUANTISED = (
-    ("float", "int8_t"),
-    ("float", "uint8_t"),
-    ("int32_t", "int8_t"),
-    ("int32_t", "half"),
-    ("int32_t", "int16_t"),
-)
 
 
-def boxed_logical(flat: np.ndarray, t: TileShape) -> np.ndarray:
-    """A tile's storage as its rows x cols matrix, as GetTileElementOffset addresses it: plain row-
-    or column-major, or 512-byte boxes (16 rows of 32 bytes row-major inside, or 32 bytes of 16
-    columns column-major inside) placed row of boxes after row (RowMajor) or column after column."""
-    rows, cols = t.rows, t.cols
-    if t.slayout is None:
-        return logical(flat.copy(), rows, cols, t.layout)
-    per32 = 32 // flat.dtype.itemsize
-    ir, ic = (16, per32) if t.slayout == "RowMajor" else (per32, 16)
-    r, c = np.meshgrid(np.arange(rows), np.arange(cols), indexing="ij")
-    box = ir * ic
-    start = (
-        (r // ir) * cols * ir + (c // ic) * box
-        if t.layout == "RowMajor"
-        else (c // ic) * rows * ic + (r // ir) * box
-    )
-    inner = (r % ir) * ic + (c % ic) if t.slayout == "RowMajor" else (c % ic) * ir + (r % ir)
-    return flat[start + inner]
-
-
-class Move(NamesOperand):
+class Move(TileMove):
     name: ClassVar[str] = "move"
 
     # ----------------------------------------------------------------- import
@@ -160,31 +129,7 @@ class Move(NamesOperand):
         # templates/opkinds/move/domain.md.j2: "For each element ..., moved to the same position of"
         return DOMAIN if not page.vector and page.intro_says("moved to the same position") else None
 
-    def result_index(self, op: OpViewAPI) -> str:
-        return "i,j"
-
-    def operand_index(self, op: OpViewAPI, operand: str) -> str:
-        return "i,j"
-
     # ----------------------------------------------------------------- backend
-    @staticmethod
-    def relu(form: FormViewAPI) -> tuple[str, str]:
-        """(adapter argument, test value) of the form's ReluPreMode, ReluPreMode::NoRelu if none."""
-        tparams = {t.name: t for t in form.template}
-        for i, expr in enumerate(form.dispatch.template_args):
-            t = tparams.get(expr)
-            if t is not None and t.kind == "value" and str(t.type) == RELU_ENUM:
-                return expr, form.test.template_value(expr).split("::")[-1]
-            if t is None and fixed_type(form, expr) == RELU_ENUM:
-                return f"Fixed{i}", expr.split("::")[-1]
-        return f"{RELU_ENUM}::NoRelu", "NoRelu"
-
-    @staticmethod
-    def param_tile(form: FormViewAPI) -> str | None:
-        """The form's tile parameter besides the moved two (`fp`, or `tmp`, read as `fp`)."""
-        main = {form.arg(form.op.domain), *(form.arg(n) for n in form.op.read_operands)}
-        return next((p.name for p in form.params if p.type and not p.events and p.name not in main), None)
-
     def sim_args(self, op: OpViewAPI, form: FormViewAPI) -> list[str]:
         extra = self.param_tile(form)
         return [*form.impl_args, *([extra] if extra else []), self.relu(form)[0]]
@@ -209,7 +154,7 @@ class Move(NamesOperand):
         profiles = [p.name for p in project.profiles]
         cpu = [p for p in profiles if p == "CPU"]
         groups: list[tuple[str, str, str, list[Case], list[str]]] = []
-        for dtype, on in self.dtype_profiles(project, op):
+        for dtype, on in dtype_profiles(project, op):
             groups.append((dtype, dtype, dtype, VEC_CASES, on))
             if dtype in ("float", "half", "int8_t"):
                 groups.append((f"{dtype}_cube", dtype, dtype, CUBE_CASES, on))
@@ -277,11 +222,13 @@ class Move(NamesOperand):
                     parameters = quantisation_parameters(tp.cols, signed=pair[1] == "int8_t")
                     parameters.tofile(data / f"c{k}_{name}.bin")
             vr, vc = t.valid_rows, t.valid_cols
-            values = boxed_logical(flat_s, ts)[:vr, :vc]
-            before = boxed_logical(flat_d, t)
+            values = tile_logical(flat_s, ts)[:vr, :vc]
+            before = tile_logical(flat_d, t)
             label = f"{gx.label} case {k} ({case.label})"
             with np.errstate(all="ignore"):
-                moved = quantise(values, parameters[:vc], d_type) if quantised else values.astype(d_type)
+                moved = (
+                    vector_quantise(values, parameters[:vc], d_type) if quantised else values.astype(d_type)
+                )
                 goldens: list[tuple[str, np.ndarray, str]] = [(f"c{k}_{dst}.out", moved, label)]
                 if case is gx.group.cases[0]:
                     for form in op.extra.get("relu_forms", []):
@@ -294,67 +241,6 @@ class Move(NamesOperand):
                         checks_label = f"{label}, overload {form['index']} (NormalRelu)"
                         goldens.append((out, want, checks_label))
             for out, want, what in goldens:
-                checks.append(_moved_check(out, t, want, before, what, d_type))
+                checks.append(region_check(out, t, want, before, what, dtype=d_type))
         return checks
 
-
-def _moved_check(
-    out: str, t: TileShape, want: np.ndarray, before: np.ndarray, label: str, dtype: Any
-) -> Check:
-    """The valid region holds `want` bit for bit (NaN for NaN); the rest of the tile is untouched."""
-    vr, vc = t.valid_rows, t.valid_cols
-
-    def check(data_dir: Path) -> Outcome:
-        got = boxed_logical(np.fromfile(data_dir / out, dtype=dtype), t)
-        region = got[:vr, :vc]
-        bad = _bits(region) != _bits(want)
-        if dtype.kind == "f" or dtype.name == "bfloat16":
-            bad &= ~(np.isnan(region.astype(np.float32)) & np.isnan(want.astype(np.float32)))
-        if bad.any():
-            return Outcome("fail", label, _describe(bad, region, want, "valid"))
-        outside = np.ones(got.shape, dtype=bool)
-        outside[:vr, :vc] = False
-        changed = outside & (_bits(got) != _bits(before))
-        if changed.any():
-            return Outcome("fail", label, _describe(changed, got, before, "outside-the-valid-region"))
-        return Outcome("pass", label)
-
-    return check
-
-
-def quantisation_parameters(cols: int, signed: bool) -> np.ndarray:
-    """One vector-quantisation parameter per column (pto/cpu/sim_quant.hpp's layout): scales 2^-7 to
-    2^4 with varied fractions, some negative, offsets, a shift, and the 8-bit result signed when the
-    destination is (an unsigned clamp into a signed type would make the final cast undefined)."""
-    out = np.zeros(cols, dtype=np.uint64)
-    for c in range(cols):
-        field = ((1 if c % 5 == 0 else 0) << 18) | ((120 + c % 12) << 10) | ((c * 37) % 1024)
-        offset, shift = (c * 11) % 300, c % 16
-        out[c] = (field << 13) | (shift << 32) | (offset << 37) | (int(signed) << 46)
-    return out
-
-
-def quantise(values: np.ndarray, parameters: np.ndarray, d_type: Any) -> np.ndarray:
-    """The vector path's quantisation (pto/cpu/sim_quant.hpp) of a valid region, column j by
-    parameter j, in float32 as the simulator computes it."""
-    q = parameters.astype(np.uint64)
-    field = (q >> np.uint64(13)) & np.uint64(0x7FFFF)
-    negative = ((field >> np.uint64(18)) & np.uint64(1)).astype(bool)
-    exponent = ((field >> np.uint64(10)) & np.uint64(0xFF)).astype(np.int64)
-    fraction = (field & np.uint64(0x3FF)).astype(np.float32)
-    power = np.ldexp(np.float32(1), exponent - 127).astype(np.float32)
-    scale = (np.float32(1) + fraction / np.float32(1024)) * power
-    scale = np.where((exponent == 0) & (fraction == 0), np.float32(0), np.where(negative, -scale, scale))
-    y = values.astype(np.float32) * scale.astype(np.float32)
-    name = np.dtype(d_type).name
-    if name in ("int8", "uint8"):
-        offset = ((q >> np.uint64(37)) & np.uint64(0x1FF)).astype(np.float32)
-        signed = ((q >> np.uint64(46)) & np.uint64(1)).astype(bool)
-        rounded = np.rint((y + offset).astype(np.float32))
-        y = np.clip(rounded, np.where(signed, -128, 0), np.where(signed, 127, 255)).astype(np.float32)
-    elif name == "float16":
-        y = np.clip(y, -65504, 65504).astype(np.float32)
-    elif name == "int16":
-        shift = ((q >> np.uint64(32)) & np.uint64(0xF)).astype(np.int64) + 1
-        y = (values.astype(np.int64) >> shift).astype(np.int16).astype(np.float32)
-    return y.astype(d_type)

@@ -25,13 +25,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..importer.contract import DOMAIN, PageOp
+from ..kindlib.tilemath import TileMath, plan_runtime_groups, tolerance_check
 from ..spec import expr as semantics
+from ..spec.kindfacts import KindFacts
 from ..testing import refmath as rm
 from ..testing.golden import Check, GoldenContext, compute_dtype, inputs, logical
 from ..testing.plan import OpTests, plan_rule_cases
 from ..testing.refmath import narrow
-from .base import DOMAIN, PageOp
-from .elementwise import Elementwise, _region_check, plan_runtime_groups
 
 if TYPE_CHECKING:
     from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
@@ -55,11 +56,9 @@ def _shrunk(extent: int) -> int:
     return max(1, extent * 2 // 3)
 
 
-class Partial(Elementwise):
+class Partial(TileMath):
     name: ClassVar[str] = "partial"
-    form_exprs: ClassVar[bool] = False
-    rounds_to_element: ClassVar[bool] = False
-    tile_extra_outputs: ClassVar[bool] = True
+    facts: ClassVar[KindFacts] = KindFacts(tile_extra_outputs=True)
     whole_tile_bench: ClassVar[bool] = False  # each element also asks which valid regions hold it
     domain_starts: ClassVar[tuple[str, ...]] = ("For each",)
 
@@ -238,7 +237,7 @@ class Partial(Elementwise):
                 t = case.tiles[name]
                 before = full[name].copy()
                 checks.append(
-                    _region_check(
+                    tolerance_check(
                         f"c{k}_{name}.out",
                         t,
                         want.astype(storage),

@@ -16,21 +16,22 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from ..testing.golden import Check, GoldenContext, _describe, compute_dtype, logical
+from ..importer.contract import FORMULA, PageOp
+from ..kindlib.tilemath import TileMath, case_inputs, pack_predicates
+from ..spec.kindfacts import KindFacts
+from ..testing.golden import Check, GoldenContext, compute_dtype, describe_mismatch, logical
 from ..testing.manifest import TileShape
 from ..testing.results import Outcome
-from .base import FORMULA, PageOp
-from .elementwise import Elementwise, case_inputs, pack_predicates
 
 if TYPE_CHECKING:
     from ..kind_api import OpViewAPI
     from ..spec.model import OpSpec
 
 
-class Predicate(Elementwise):
+class Predicate(TileMath):
     name: ClassVar[str] = "predicate"
-    rounds_to_element: ClassVar[bool] = False  # its result is a predicate, not a value of the sources' type
-    form_exprs: ClassVar[bool] = False
+    # Its result is a predicate, not a value of the sources' type (no rounding to it).
+    facts: ClassVar[KindFacts] = KindFacts()
 
     # ----------------------------------------------------------------- import
     def recognise(self, page: PageOp) -> int | None:
@@ -99,7 +100,7 @@ def _whole_tile_check(
         got = logical(np.fromfile(data_dir / out_name, dtype=storage), t.rows, t.cols, t.layout)
         bad = got != want
         if bad.any():
-            return Outcome("fail", label, _describe(bad, got, want, "packed", f"; scalars {scalars}"))
+            return Outcome("fail", label, describe_mismatch(bad, got, want, "packed", f"; scalars {scalars}"))
         return Outcome("pass", label)
 
     return check

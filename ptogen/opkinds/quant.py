@@ -15,12 +15,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..importer.contract import DOMAIN, PageOp
+from ..kindlib.forms import FormsKind, form_call, written_check
+from ..kindlib.layout import tile_logical
+from ..lower.contract import FormBackend
+from ..spec.kindfacts import KindFacts
 from ..testing import fp4
 from ..testing.golden import Check, GoldenContext, inputs
-from ..testing.plan import OpTests, RuntimeCase, TileDecl, plan_rule_cases
-from .base import DOMAIN, PageOp
-from .gather import FormsKind, form_call, region_check
-from .move import boxed_logical
+from ..testing.plan import OpTests, RuntimeCase, TileDecl, plan_rule_cases, runtime_cases, tile_stores
 
 if TYPE_CHECKING:
     from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
@@ -111,7 +113,7 @@ INT_CASES = [
 ]
 
 
-def _bits(v: np.float32) -> int:
+def raw_bits(v: np.float32) -> int:
     return int(np.array(v, dtype=np.float32).view(np.uint32))
 
 
@@ -133,7 +135,7 @@ def e4m3_code(v: np.float32, nv: bool) -> int:
 
 
 def ocp_exponent(m: np.float32, emax: int) -> int:
-    b = _bits(m)
+    b = raw_bits(m)
     e = (b >> 23) & 0xFF
     if e == 0xFF and b & 0x7FFFFF:
         return 0xFF
@@ -145,7 +147,7 @@ def nv_exponent(m: np.float32, vmax: float) -> int:
         return 0
     with np.errstate(over="ignore", invalid="ignore"):
         d = np.float32(m * np.float32(np.float32(1.0) / np.float32(vmax)))
-    b = _bits(d)
+    b = raw_bits(d)
     e, f = (b >> 23) & 0xFF, b & 0x7FFFFF
     if e == 0xFF:
         return 0xFE if f == 0 else 0xFF
@@ -173,7 +175,7 @@ def e2m1_code(v: np.float32) -> int:
 def bf16_rounded(v: np.float32) -> np.float32:
     """v through bfloat16 as the simulator rounds a bfloat16_t source's scaled value: half to even on
     the bits, with no NaN case."""
-    b = _bits(v)
+    b = raw_bits(v)
     return _float((((b + 0x7FFF + ((b >> 16) & 1)) & 0xFFFFFFFF) >> 16) << 16)
 
 
@@ -181,7 +183,7 @@ def group_max(values: list[np.float32], fp4_dst: bool, nv: bool) -> np.float32:
     """The group's largest magnitude: E4M3 ignores NaN; NV E2M1 stops at the first NaN; OCP E2M1 takes
     the largest magnitude truncated to bfloat16 (a NaN's bits outrank every number)."""
     if fp4_dst and not nv:
-        return _float(max((_bits(x) >> 16) & 0x7FFF for x in values) << 16)
+        return _float(max((raw_bits(x) >> 16) & 0x7FFF for x in values) << 16)
     m = np.float32(0)
     for x in values:
         if fp4_dst and np.isnan(x):
@@ -263,8 +265,9 @@ def mx_values(rng: np.random.Generator, n: int, with_specials: bool, fp4_dst: bo
 
 class Quant(FormsKind):
     name: ClassVar[str] = "quant"
-    overloads_keep_values: ClassVar[bool] = False
-    side_outputs: ClassVar[tuple[str, ...]] = ("exp", "max", "scaling", "exp_zz")
+    facts: ClassVar[KindFacts] = KindFacts(
+        plans_forms=True, overloads_keep_values=False, side_outputs=("exp", "max", "scaling", "exp_zz")
+    )
 
     def recognise(self, page: PageOp) -> int | None:
         # templates/opkinds/quant/domain.md.j2: "..., quantised in groups of 32"
@@ -276,18 +279,17 @@ class Quant(FormsKind):
             r"s_g = 2^{127 - e_g},\quad m_g = \max_{i \in g} |\mathrm{src}_{i}|"
         )
 
-    def impl_value_type(self, op: OpViewAPI, form: FormViewAPI, name: str, declared: str) -> str:
-        enums = {
+    def form_backend(self, op: OpViewAPI, form: FormViewAPI) -> FormBackend:
+        # The integer forms drop the MX side tiles, `src` standing in; their checks are not run
+        # (unchecked_when). The backends type the `auto` value parameters by their enums.
+        auto_types = {
             "quant_type": "QuantType",
             "scale_alg": "QuantScaleAlg",
             "mx_alg": "MxQuantAlg",
             "store_mode": "VecStoreMode",
         }
-        return enums.get(name, declared) if declared == "auto" else declared
-
-    def stand_in(self, op: OpViewAPI, form: FormViewAPI, operand: str) -> str | None:
-        # The integer forms drop the MX side tiles; their checks are not run (unchecked_when).
-        return "src"
+        stand_ins = {o.name: "src" for o in op.operands}
+        return replace(super().form_backend(op, form), stand_ins=stand_ins, auto_types=auto_types)
 
     def shaped_tile(self, op: OpViewAPI, tile: TileDecl) -> TileDecl:
         """Compile cases: a 2 x 32 float source, E4M3 bytes, one uint8_t exponent row, float sides."""
@@ -345,13 +347,6 @@ class Quant(FormsKind):
             )
         return out
 
-    def stored_after(self, op: OpViewAPI, case: Any) -> list[tuple[str, str, int]]:
-        return [
-            (f"c{case.index}_{t.name}.out", f"{t.name}.data()", t.rows * t.cols)
-            for t in case.tiles
-            if t.name in ("exp", "max", "scaling", "exp_zz")
-        ]
-
     def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         mx_on = [p.name for p in project.profiles if op.available(p.name)]
         every = [p.name for p in project.profiles]
@@ -376,6 +371,8 @@ class Quant(FormsKind):
             attrs = {"form": str(index), "qt": qt, "src_t": "float", "dst_t": tiles[0].dtype}
             cases.append(self.case(project, tests, cases, label, tiles, call, attrs))
         self.kernel(tests, "int", cases, every)
+        for case in runtime_cases(tests):  # the side outputs, judged too
+            case.stored += tile_stores(case, ("exp", "max", "scaling", "exp_zz"))
         plan_rule_cases(project, op, tests)
 
     def _mx_case(
@@ -444,9 +441,9 @@ class Quant(FormsKind):
             count = td.rows * td.cols
             dst0 = inputs(d_dt, fp4.units(count) if fp4_dst else count, f"{seed}/dst")
             self.write(data, n, "dst", dst0)
-            grid = boxed_logical(src, ts).astype(np.float32)
+            grid = tile_logical(src, ts).astype(np.float32)
             # A packed destination is judged code by code; the simulator clears all of it first.
-            before = np.zeros((td.rows, td.cols), np.uint8) if fp4_dst else boxed_logical(dst0, td)
+            before = np.zeros((td.rows, td.cols), np.uint8) if fp4_dst else tile_logical(dst0, td)
             if case.attrs["form"] in ("0", "1", "2", "3"):
                 nv = case.attrs["alg"].startswith("Nv")
                 axis = int(case.attrs["axis"])
@@ -464,19 +461,19 @@ class Quant(FormsKind):
                     packed = td
 
                     def layout(codes: np.ndarray, tile: Any = packed) -> np.ndarray:
-                        return boxed_logical(codes[: tile.rows * tile.cols], tile)
+                        return tile_logical(codes[: tile.rows * tile.cols], tile)
 
                     checks.append(fp4.codes_check(f"c{n}_dst.out", layout, want, mask, before, label))
                 else:
-                    checks.append(region_check(f"c{n}_dst.out", td, want, mask, before, label))
+                    checks.append(written_check(f"c{n}_dst.out", td, want, mask, before, label))
                 te = t["exp"]
                 exp0 = inputs(np.dtype(np.uint8), te.rows * te.cols, f"{seed}/exp")
                 self.write(data, n, "exp", exp0)
-                eb = boxed_logical(exp0, te)
+                eb = tile_logical(exp0, te)
                 ew, em = eb.copy(), np.zeros(eb.shape, dtype=bool)
                 for (r, c), e in exp.items():
                     ew[r, c], em[r, c] = e, True
-                checks.append(region_check(f"c{n}_exp.out", te, ew, em, eb, label + " exp"))
+                checks.append(written_check(f"c{n}_exp.out", te, ew, em, eb, label + " exp"))
                 if "exp_zz" in t:
                     # exp's first rows * groups bytes in storage order, regrouped into 16 x 2 boxes
                     tz = t["exp_zz"]
@@ -495,7 +492,7 @@ class Quant(FormsKind):
                     zw[: len(order)], zm[: len(order)] = flat[order], True
                     shape = (tz.rows, tz.cols)
                     checks.append(
-                        region_check(
+                        written_check(
                             f"c{n}_exp_zz.out",
                             tz,
                             zw.reshape(shape),
@@ -513,7 +510,7 @@ class Quant(FormsKind):
                     for k, v in values.items():
                         fw[k], fm[k] = np.float32(v).astype(side), True
                     checks.append(
-                        region_check(
+                        written_check(
                             f"c{n}_{name}.out",
                             tt,
                             fw.reshape(tt.rows, tt.cols),
@@ -535,7 +532,7 @@ class Quant(FormsKind):
                         "tmp",
                         inputs(np.dtype(np.float32), t["tmp"].rows * t["tmp"].cols, f"{seed}/tmp"),
                     )
-                sg, og = boxed_logical(scale, t["scale"]), boxed_logical(offset, t["offset"])
+                sg, og = tile_logical(scale, t["scale"]), tile_logical(offset, t["offset"])
                 want = before.copy()
                 mask = np.zeros(want.shape, dtype=bool)
                 for r in range(ts.valid_rows):
@@ -552,5 +549,5 @@ class Quant(FormsKind):
                         )
                         want[r, c] = np.array([int(q)]).astype(d_dt)[0]
                         mask[r, c] = True
-                checks.append(region_check(f"c{n}_dst.out", td, want, mask, before, label))
+                checks.append(written_check(f"c{n}_dst.out", td, want, mask, before, label))
         return checks

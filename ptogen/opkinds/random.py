@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..importer.contract import DOMAIN, PageOp
+from ..kindlib.forms import FormsKind, form_call, written_check
+from ..kindlib.layout import tile_logical
 from ..testing.golden import Check, GoldenContext, inputs
-from ..testing.plan import OpTests, RuntimeCase, TileDecl, plan_rule_cases
-from .base import DOMAIN, PageOp
-from .gather import FormsKind, form_call, region_check
-from .move import boxed_logical
+from ..testing.plan import OpTests, RuntimeCase, TileDecl, dtype_profiles, plan_rule_cases, runtime_cases
 
 if TYPE_CHECKING:
     from ..kind_api import OpViewAPI, ProjectViewAPI
@@ -132,10 +132,6 @@ class Random(FormsKind):
     def test_contexts(self, op: OpViewAPI) -> list[tuple[str, str]]:
         return self.contexts(op)
 
-    def loaded_before(self, op: OpViewAPI, case: Any) -> list[tuple[str, str, int]]:
-        sizes = {s.name: s.length or 1 for s in op.targets.structs}
-        return [(f"c{case.index}_{name}.bin", name, int(sizes[t])) for t, name in case.contexts]
-
     def sim_args(self, op: OpViewAPI, form: Any) -> list[str]:
         return [p.name for p in form.params if not p.events]
 
@@ -143,7 +139,7 @@ class Random(FormsKind):
         form = op.forms[0]
         dst = op.domain
         contexts = self.contexts(op)
-        for dtype, on in self.dtype_profiles(project, op):
+        for dtype, on in dtype_profiles(project, op):
             cases: list[RuntimeCase] = []
             for label, t, rounds, r, c, vr, vc, dyn, counter in CASES:
                 if t != dtype:
@@ -156,6 +152,9 @@ class Random(FormsKind):
                     case.attrs["counter"] = ",".join(str(w) for w in counter)
                 cases.append(case)
             self.kernel(tests, dtype, cases, on)
+        sizes = {s.name: s.length or 1 for s in op.targets.structs}
+        for case in runtime_cases(tests):  # the key and counter (context operands) from the case's files
+            case.loaded += [(f"c{case.index}_{name}.bin", name, int(sizes[t])) for t, name in case.contexts]
         plan_rule_cases(project, op, tests)
 
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
@@ -174,7 +173,7 @@ class Random(FormsKind):
             np.array(key, dtype=np.uint32).tofile(data / f"c{n}_key.bin")
             np.array(counter, dtype=np.uint32).tofile(data / f"c{n}_counter.bin")
             before = self.write(data, n, dst, inputs(dt, td.rows * td.cols, f"{seed}/{dst}"))
-            grid = boxed_logical(before, td)
+            grid = tile_logical(before, td)
             want = grid.copy()
             mask = np.zeros(want.shape, dtype=bool)
             region = random_tile(
@@ -182,5 +181,5 @@ class Random(FormsKind):
             )
             want[: td.valid_rows, : td.valid_cols] = region.view(dt)
             mask[: td.valid_rows, : td.valid_cols] = True
-            checks.append(region_check(f"c{n}_{dst}.out", td, want, mask, grid, label))
+            checks.append(written_check(f"c{n}_{dst}.out", td, want, mask, grid, label))
         return checks

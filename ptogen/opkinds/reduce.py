@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar, Literal
 
+from ..importer.contract import FORMULA, PageOp
+from ..kindlib.tilemath import TileMath
 from ..spec import expr as semantics
-from .base import FORMULA, PageOp
-from .elementwise import Elementwise
 
 if TYPE_CHECKING:
     from ..kind_api import OpViewAPI
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 RESULT_STORAGE = 8
 
 
-class Reduce(Elementwise):
+class Reduce(TileMath):
     axis: ClassVar[Literal["row", "col"]]
     whole_tile_bench: ClassVar[bool] = False  # the result is one column (row), not a whole tile
 

@@ -24,24 +24,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from ..rules.parts import TileFilter, TypeFilter, in_form, part
-from ..spec import expr as semantics
-from ..testing.golden import Check, GoldenContext, Outcome, _bits, _describe, inputs
-from ..testing.manifest import TileShape
-from ..testing.plan import (
-    Call,
-    OpTests,
-    RuntimeCase,
-    RuntimeKernel,
-    TileDecl,
-    layout_addresses,
-    make_call,
-    plan_rule_cases,
-    tile_operands,
-)
-from .base import DOMAIN, OpKind, PageOp, operand_type
-from .conv_cases import EXTRACTS as CONV_EXTRACTS
-from .conv_cases import (
+from ..importer.contract import DOMAIN, PageOp
+from ..kindlib.conv import (
+    CONV_DTYPES,
     channel_block,
     conv_tile,
     extracted,
@@ -49,8 +34,38 @@ from .conv_cases import (
     plan_variant_rules,
     variant_profiles,
 )
-from .move import CONVERSIONS, PARAM_DTYPE, QUANTISED, Move, boxed_logical, quantisation_parameters, quantise
-from .transfer import CONV_DTYPES, tile_logical
+from ..kindlib.conv import EXTRACTS as CONV_EXTRACTS
+from ..kindlib.layout import tile_logical
+from ..kindlib.moves import CONVERSIONS, TileMove
+from ..kindlib.quantise import (
+    PARAM_DTYPE,
+    QUANTISED,
+    SCALAR_QUANTISED,
+    quantisation_parameters,
+    scalar_quantise,
+    vector_quantise,
+)
+from ..kindlib.regions import region_check
+from ..lower.contract import FormBackend
+from ..rules.parts import TileFilter, TypeFilter, in_form, part
+from ..spec import expr as semantics
+from ..spec.kindfacts import KindFacts
+from ..testing.golden import Check, GoldenContext, Outcome, describe_mismatch, inputs, raw_bits
+from ..testing.manifest import TileShape
+from ..testing.plan import (
+    Call,
+    OpTests,
+    RuntimeCase,
+    RuntimeKernel,
+    TileDecl,
+    dtype_profiles,
+    layout_addresses,
+    make_call,
+    plan_form_runs,
+    plan_rule_cases,
+    tile_operands,
+)
+from .base import OpKind, operand_type
 
 if TYPE_CHECKING:
     from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
@@ -182,21 +197,21 @@ ONE_SOURCE_SHAPES: list[tuple[str, int, int, tuple[int, int], tuple[int, int], b
 ]
 
 
-class Remap(Move):
+class Remap(TileMove):
     name: ClassVar[str] = "remap"
     index_notation: ClassVar[bool] = True
-    # TINTERLEAVE and TDEINTERLEAVE write a second destination, stated as its own index expression
-    # (`semantics.extra_outputs: {dst1: 'dst1[i,j] = ...'}`), each walked over its own valid region.
-    tile_extra_outputs: ClassVar[bool] = True
-
-    # A ConvTile source: TEXTRACT's filter extraction (FRACTAL_Z to a Right tile; see the simulator).
-    variant_names: ClassVar[tuple[str, ...]] = ("conv",)
+    facts: ClassVar[KindFacts] = KindFacts(
+        # TINTERLEAVE and TDEINTERLEAVE write a second destination, stated as its own index expression
+        # (`semantics.extra_outputs: {dst1: 'dst1[i,j] = ...'}`), each walked over its own valid region.
+        tile_extra_outputs=True,
+        # A ConvTile source: TEXTRACT's filter extraction (FRACTAL_Z to a Right tile; see the simulator).
+        variant_names=("conv",),
+        # A form may write further destinations, each its own window of the source (TEXTRACT's ND to 2xNZ).
+        form_results=True,
+    )
 
     def variant_condition(self, op: OpViewAPI, name: str) -> str:
         return f"is_conv_tile_v<{operand_type(op, self.source(op))}>"
-
-    # A form may write further destinations, each its own window of the source (TEXTRACT's ND to 2xNZ).
-    form_results: ClassVar[bool] = True
 
     def own_impls(self, spec: OpSpec) -> set[str]:
         # The several-destination forms' `_IMPL` (window_forms), which this kind's simulator defines.
@@ -289,6 +304,19 @@ class Remap(Move):
         if node.op == "bin" and node.value == "+":
             return [*Remap._terms(node.args[0]), *Remap._terms(node.args[1])]
         return [node]
+
+    @classmethod
+    def shape(cls, op: OpViewAPI) -> str:
+        """Which of the kind's four shapes of mapping the op is, each with its own simulator walk
+        (templates/opkinds/remap/<shape>.hpp.j2), test plan and golden: `multi` (several
+        destinations, each its own expression: TINTERLEAVE), `sum` (a sum of reads of one tile:
+        TPAIRREDUCESUM), `piecewise` (reads chosen by conditions on the indices: TCONCAT) or
+        `window` (one read at mapped indices, with ReLU and quantising forms: TEXTRACT, TINSERT)."""
+        if cls.multi(op):
+            return "multi"
+        if cls.sums(op):
+            return "sum"
+        return "piecewise" if cls.piecewise(op) else "window"
 
     @staticmethod
     def sums(op: OpViewAPI) -> bool:
@@ -538,14 +566,14 @@ class Remap(Move):
         quant = [extra] if extra else [f"sim::ScalarQuantParam{{{scalar}}}"] if scalar else []
         return [*tiles, *quant, self.relu(form)[0], *(form.arg(s) for s in self.index_scalars(op))]
 
-    def stand_in(self, op: OpViewAPI, form: FormViewAPI, operand: str) -> str | None:
+    def form_backend(self, op: OpViewAPI, form: FormViewAPI) -> FormBackend:
         # A form of an op with several destinations that reads one source (TDEINTERLEAVE's
         # `(dst1, dst0, src)`) passes that source for every read it drops: the expressions, which
         # take their extents from it, then read the one tile.
         if not self.multi(op):
-            return None
+            return FormBackend()
         kept = [t for t in self.multi_reads(op) if any(p.operand == t for p in form.params)]
-        return kept[0] if kept and operand in self.multi_reads(op) else None
+        return FormBackend(stand_ins={t: kept[0] for t in self.multi_reads(op)} if kept else {})
 
     def form_changes_result(self, op: OpViewAPI, form: FormViewAPI) -> bool:
         if self.multi(op):  # a form that drops a read computes with its stand-in: its own golden
@@ -568,7 +596,7 @@ class Remap(Move):
                 # forms that drop reads: {form index: {dropped read: the read passed for it}}
                 "stand_ins": {
                     str(f.index): {
-                        t: self.stand_in(op, f, t)
+                        t: self.form_backend(op, f).stand_ins.get(t)
                         for t in self.multi_reads(op)
                         if not any(p.operand == t for p in f.params)
                     }
@@ -603,7 +631,7 @@ class Remap(Move):
     def _plan_piecewise(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         dst = op.domain
         reads = self.reads(op)
-        for dtype, on in self.dtype_profiles(project, op):
+        for dtype, on in dtype_profiles(project, op):
             first = sum(len(x.cases) for x in tests.runtime)
             cases = []
             for index, (label, rows, vr, parts, dyn) in enumerate(PIECES, first):
@@ -643,7 +671,7 @@ class Remap(Move):
             env: dict[str, Any] = {"i": r, "j": c}
             for name, ts in case.tiles.items():
                 env[f"rows({name})"], env[f"cols({name})"] = ts.valid_rows, ts.valid_cols
-            want = boxed_logical(flats[dst], t)
+            want = tile_logical(flats[dst], t)
             taken = np.zeros(r.shape, dtype=bool)
             for cond, read in leaves:  # each element from the first branch whose condition holds
                 ts = case.tiles[str(read.value)]
@@ -651,13 +679,13 @@ class Remap(Move):
                 here = ~taken & (
                     np.asarray(semantics.index_value(cond, env)) if cond is not None else (cc < ts.valid_cols)
                 )
-                values = boxed_logical(flats[str(read.value)], ts)
+                values = tile_logical(flats[str(read.value)], ts)
                 want[r[here], c[here]] = values[rr[here], cc[here]].astype(d_type)
                 taken |= here
             label = f"{gx.label} case {k} ({case.label})"
             checks.append(_whole_check(f"c{k}_{dst}.out", t, want, label, d_type))
             if case is gx.group.cases[0]:  # index forms with zeroed counts leave dst as it was
-                before = boxed_logical(flats[dst], t)
+                before = tile_logical(flats[dst], t)
                 for index in op.extra.get("untouched_forms", []):
                     what = f"{label}, overload {index} (zero counts)"
                     checks.append(_whole_check(f"c{k}_{dst}.f{index}.out", t, before, what, d_type))
@@ -665,7 +693,7 @@ class Remap(Move):
 
     def _plan_sum(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         dst, src = op.domain, self.source(op)
-        for dtype, on in self.dtype_profiles(project, op):
+        for dtype, on in dtype_profiles(project, op):
             first = sum(len(x.cases) for x in tests.runtime)
             cases = []
             for index, (label, rows, cols, vr, vc, dyn) in enumerate(SUM_SHAPES, first):
@@ -693,7 +721,7 @@ class Remap(Move):
             t = case.tiles[dst]
             src = str(terms[0].value)
             ts = case.tiles[src]
-            values = boxed_logical(flats[src], ts)
+            values = tile_logical(flats[src], ts)
             width = np.float64 if d_type.kind == "f" or d_type.name == "bfloat16" else np.int64
             want = np.zeros((t.rows, t.cols), dtype=d_type)  # the rest of the tile is zero
             r, c = np.meshgrid(np.arange(t.valid_rows), np.arange(t.valid_cols), indexing="ij")
@@ -720,7 +748,7 @@ class Remap(Move):
     def _plan_multi(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         dsts = [d for d, _ in self._outputs(op)]
         reads = self.multi_reads(op)
-        for dtype, on in self.dtype_profiles(project, op):
+        for dtype, on in dtype_profiles(project, op):
             # each shape runs on the profiles whose rules admit it (A5's even valid columns)
             kernels: dict[tuple[str, ...], list[tuple[str, dict[str, TileDecl]]]] = {}
             for label, rows, vr, (dc, dv), (sc, sv), dyn in MULTI_SHAPES:
@@ -830,7 +858,7 @@ class Remap(Move):
         env: dict[str, Any] = {"i": r, "j": c}
         for name, ts in tiles.items():
             env[f"rows({name})"], env[f"cols({name})"] = ts.valid_rows, ts.valid_cols
-        want = boxed_logical(flats[dst], t)
+        want = tile_logical(flats[dst], t)
         taken = np.zeros(r.shape, dtype=bool)
         for cond, read in self._branches_of(tree.args[1]):
             name = str(read.value)
@@ -838,22 +866,23 @@ class Remap(Move):
             rr, cc = (np.broadcast_to(semantics.index_value(a, env), r.shape) for a in read.args)
             holds = np.asarray(semantics.index_value(cond, env)) if cond is not None else cc < ts.valid_cols
             here = ~taken & np.broadcast_to(holds, r.shape)
-            values = boxed_logical(flats[subs.get(name, name)], ts)
+            values = tile_logical(flats[subs.get(name, name)], ts)
             want[r[here], c[here]] = values[rr[here], cc[here]].astype(d_type)
             taken |= here
         assert taken.all(), f"{gx.label} case {case.index}: the reads do not cover {dst}"
         return want
 
     def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
-        if self.multi(op):
-            self._plan_multi(project, op, tests)
-            return
-        if self.sums(op):
-            self._plan_sum(project, op, tests)
-            return
-        if self.piecewise(op):
-            self._plan_piecewise(project, op, tests)
-            return
+        planner = {
+            "multi": self._plan_multi,
+            "sum": self._plan_sum,
+            "piecewise": self._plan_piecewise,
+            "window": self._plan_window,
+        }[self.shape(op)]
+        planner(project, op, tests)
+        plan_form_runs(op, tests, lambda form, case: self._form_runs(op, form, case))
+
+    def _plan_window(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         dst, src = op.domain, self.source(op)
         walked = self.walked(op)
         rs, cs = (self.index_scalars(op) + ["", ""])[:2]
@@ -861,7 +890,7 @@ class Remap(Move):
         cpu = [p for p in profiles if p == "CPU"]
         params = [n for n in tile_operands(op) if n not in (dst, src)]
         groups: list[tuple[str, str, str, list[Case], list[str]]] = []
-        for dtype, on in self.dtype_profiles(project, op):
+        for dtype, on in dtype_profiles(project, op):
             groups.append((dtype, dtype, dtype, VEC_CASES, on))
             if dtype in ("float", "half", "int8_t"):
                 groups.append((f"{dtype}_cube", dtype, dtype, CUBE_CASES, on))
@@ -960,9 +989,10 @@ class Remap(Move):
 
         plan_variant_rules(project, op, tests, variant, legal.get, twin_call)
 
-    def form_runs(self, op: OpViewAPI, form: FormViewAPI, case: Any) -> bool:
-        """The variant's calls take the main declaration only; a form that reads one source for
-        several has cases of its own (`_plan_one_source`)."""
+    def _form_runs(self, op: OpViewAPI, form: FormViewAPI, case: Any) -> bool:
+        """Whether a kernel's first case also calls `form`: the variant's calls take the main
+        declaration only; a form that reads one source for several has cases of its own
+        (`_plan_one_source`)."""
         if self.multi(op) and self.form_changes_result(op, form):
             return False
         return not any(t.conv is not None for t in case.tiles)
@@ -993,9 +1023,9 @@ class Remap(Move):
                 d: Path, k: int = k, want: np.ndarray = want, t: TileShape = t, label: str = label
             ) -> Outcome:
                 got = tile_logical(np.fromfile(d / f"c{k}_{dst}.out", dtype=want.dtype), t)
-                bad = _bits(got) != _bits(want)
+                bad = raw_bits(got) != raw_bits(want)
                 if bad.any():
-                    return Outcome("fail", label, _describe(bad, got, want, "extracted"))
+                    return Outcome("fail", label, describe_mismatch(bad, got, want, "extracted"))
                 return Outcome("pass", label)
 
             checks.append(check)
@@ -1055,11 +1085,13 @@ class Remap(Move):
             env: dict[str, Any] = {"i": r, "j": c, **case.scalars}
             sr, sc = (np.broadcast_to(semantics.index_value(a, env), r.shape) for a in rhs.args)
             dr, dc = (np.broadcast_to(semantics.index_value(a, env), r.shape) for a in lhs.args)
-            values = boxed_logical(flat_s, ts)[sr, sc]
-            before = boxed_logical(flat_d, t)
+            values = tile_logical(flat_s, ts)[sr, sc]
+            before = tile_logical(flat_d, t)
             label = f"{gx.label} case {k} ({case.label})"
             with np.errstate(all="ignore"):
-                moved = quantise(values, parameters[sc], d_type) if quantised else values.astype(d_type)
+                moved = (
+                    vector_quantise(values, parameters[sc], d_type) if quantised else values.astype(d_type)
+                )
                 goldens = [(f"c{k}_{dst}.out", moved, label)]
                 if case is gx.group.cases[0]:
                     for form in op.extra.get("remap_forms", []):
@@ -1077,60 +1109,21 @@ def _form_result(values: np.ndarray, pair: tuple[str, str], d_type: Any, form: d
     """The result of a form with its own golden: ReLU of the source value before the conversion,
     or the scalar quantisation of the pairs that quantise (then ReLU of the scaled value)."""
     if form["scalar"] is not None and pair in SCALAR_QUANTISED:
-        return scalar_quantise(values, int(form["scalar"]), pair, d_type, bool(form["relu"]))
+        y = scalar_quantise(values, d_type, int(form["scalar"]))
+        if form["relu"]:
+            y = np.where(y > 0, y, np.float32(0)).astype(np.float32)
+        return y.astype(d_type)
     if form["relu"]:
         zero = values.dtype.type(0)
         values = np.where(values > zero, values, zero).astype(values.dtype)
     return values.astype(d_type)
 
 
-# The pairs the scalar path quantises (upstream's GetScalarPreQuantMode).
-SCALAR_QUANTISED = {
-    ("float", "int8_t"),
-    ("float", "uint8_t"),
-    ("float", "half"),
-    ("float", "bfloat16_t"),
-    ("int32_t", "int8_t"),
-    ("int32_t", "uint8_t"),
-    ("int32_t", "half"),
-    ("int32_t", "int16_t"),
-}
-
-
-def scalar_quantise(values: np.ndarray, q: int, pair: tuple[str, str], d_type: Any, relu: bool) -> np.ndarray:
-    """The scalar path's quantisation (pto/cpu/sim_quant.hpp, `scalar_quantise`) in float32."""
-    scale = np.array([q & 0xFFFFFFFF], dtype=np.uint32).view(np.float32)[0]
-    y = values.astype(np.float32) * scale
-    if pair[1] in ("int8_t", "uint8_t"):
-        offset = np.float32((q >> 37) & 0x1FF)
-        lo, hi = (-128, 127) if (q >> 46) & 1 else (0, 255)
-        y = np.clip(np.rint((y + offset).astype(np.float32)), lo, hi).astype(np.float32)
-    elif pair == ("int32_t", "half"):
-        y = np.clip(y, -65504, 65504).astype(np.float32)
-    elif pair == ("float", "half"):
-        y = np.where(np.isfinite(y), np.clip(y, -65504, 65504), y).astype(np.float32)
-    elif pair[1] == "int16_t":
-        shift = ((q >> 32) & 0xF) + 1
-        y = (values.astype(np.int64) >> shift).astype(np.int16).astype(np.float32)
-    if relu:
-        y = np.where(y > 0, y, np.float32(0)).astype(np.float32)
-    return y.astype(d_type)
-
-
 def _whole_check(out: str, t: TileShape, want: np.ndarray, label: str, dtype: Any) -> Check:
     """The whole tile holds `want` bit for bit (NaN for NaN): the mapped elements and, elsewhere,
     what the tile held before."""
-
-    def check(data_dir: Path) -> Outcome:
-        got = boxed_logical(np.fromfile(data_dir / out, dtype=dtype), t)
-        bad = _bits(got) != _bits(want)
-        if dtype.kind == "f" or dtype.name == "bfloat16":
-            bad &= ~(np.isnan(got.astype(np.float32)) & np.isnan(want.astype(np.float32)))
-        if bad.any():
-            return Outcome("fail", label, _describe(bad, got, want, "tile"))
-        return Outcome("pass", label)
-
-    return check
+    whole = (t.rows, t.cols)
+    return region_check(out, t, want, want, label, dtype=dtype, extent=whole, names=("tile", "tile"))
 
 
 __all__ = ["OpKind", "Remap"]

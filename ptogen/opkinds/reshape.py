@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
+from ..importer.contract import DOMAIN, PageOp
+from ..kindlib.storage import StorageView
 from ..testing.golden import Check, GoldenContext, logical, same_bits, write_tile_inputs
 from ..testing.manifest import TileShape
 from ..testing.plan import (
@@ -24,11 +26,10 @@ from ..testing.plan import (
     RuntimeCase,
     RuntimeKernel,
     TileDecl,
+    dtype_profiles,
     layout_addresses,
     plan_rule_cases,
 )
-from .base import DOMAIN, PageOp
-from .view import View
 
 if TYPE_CHECKING:
     from ..kind_api import OpViewAPI, ProjectViewAPI
@@ -49,7 +50,7 @@ CASES: list[Case] = [
 ]
 
 
-class Reshape(View):
+class Reshape(StorageView):
     name: ClassVar[str] = "reshape"
 
     def recognise(self, page: PageOp) -> int | None:
@@ -62,7 +63,7 @@ class Reshape(View):
     def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         dst, src = op.spec.semantics.domain, self.source(op)
         first = 0
-        for dtype, on in self.dtype_profiles(project, op):
+        for dtype, on in dtype_profiles(project, op):
             cases = []
             for k, (label, (sr, sc, sl), (dr, dc, dl), (vr, vc), dyn) in enumerate(CASES, first):
                 s = TileDecl(src, dtype, sr, sc, sr, sc, False, "Vec", sl)

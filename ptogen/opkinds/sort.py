@@ -23,8 +23,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..importer.contract import DOMAIN, PageOp
+from ..kindlib.layout import tile_logical
+from ..kindlib.regions import region_check, same_bits
+from ..lower.contract import FormBackend
 from ..rules.parts import TileFilter, in_form, part
-from ..testing.golden import Check, GoldenContext, _bits, _describe, inputs
+from ..spec.kindfacts import KindFacts
+from ..testing.golden import Check, GoldenContext, inputs
 from ..testing.manifest import TileShape
 from ..testing.plan import (
     Call,
@@ -32,14 +37,15 @@ from ..testing.plan import (
     RuntimeCase,
     RuntimeKernel,
     TileDecl,
+    dtype_profiles,
     layout_addresses,
     make_call,
     plan_rule_cases,
+    runtime_cases,
     tile_operands,
 )
 from ..testing.results import Outcome
-from .base import DOMAIN, NamesOperand, PageOp
-from .move import boxed_logical
+from .base import NamesOperand
 
 if TYPE_CHECKING:
     from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
@@ -90,25 +96,13 @@ def no_nan(vals: np.ndarray, dt: np.dtype) -> np.ndarray:
     return vals
 
 
-def region_check(
+def sorted_check(
     out: str, t: TileShape, want: np.ndarray, before: np.ndarray, label: str, dt: np.dtype
 ) -> Check:
-    """The valid region holds `want` bit for bit; the rest of the tile is untouched."""
-    vr, vc = want.shape
-
-    def check(data_dir: Path) -> Outcome:
-        got = boxed_logical(np.fromfile(data_dir / out, dtype=dt), t)
-        bad = _bits(got[:vr, :vc]) != _bits(want)
-        if bad.any():
-            return Outcome("fail", label, _describe(bad, got[:vr, :vc], want, "valid"))
-        outside = np.ones(got.shape, dtype=bool)
-        outside[:vr, :vc] = False
-        changed = outside & (_bits(got) != _bits(before))
-        if changed.any():
-            return Outcome("fail", label, _describe(changed, got, before, "outside-the-sorted-region"))
-        return Outcome("pass", label)
-
-    return check
+    """The sorted region (`want`'s shape) holds `want` bit for bit; the rest of the tile is untouched."""
+    names = ("valid", "outside-the-sorted-region")
+    extent = (want.shape[0], want.shape[1])
+    return region_check(out, t, want, before, label, judge=same_bits, dtype=dt, extent=extent, names=names)
 
 
 def tmp_call(form: FormViewAPI) -> Call:
@@ -173,7 +167,7 @@ class BlockSort(NamesOperand):
         dst, src, idx = op.domain, self.source(op), self.index_operand(op)
         extra = [n for n in tile_operands(op) if n not in (dst, src, idx)]
         with_tmp = op.forms[1] if len(op.forms) > 1 else None  # the declaration with `tmp`
-        for dtype, on in self.dtype_profiles(project, op):
+        for dtype, on in dtype_profiles(project, op):
             k = per_record(op, dtype)
             planned: dict[bool, list[tuple[str, dict[str, TileDecl]]]] = {}
             for label, rows, cols, vr, vc, dyn, _ties in SORT_SHAPES:
@@ -227,8 +221,8 @@ class BlockSort(NamesOperand):
             for name, flat in flats.items():
                 flat.tofile(data / f"c{k}_{name}.bin")
             ts, ti, td = case.tiles[src], case.tiles[idx], case.tiles[dst]
-            values = boxed_logical(flats[src], ts)[: ts.valid_rows, : ts.valid_cols]
-            indices = boxed_logical(flats[idx], ti)[: ts.valid_rows, : ts.valid_cols]
+            values = tile_logical(flats[src], ts)[: ts.valid_rows, : ts.valid_cols]
+            indices = tile_logical(flats[idx], ti)[: ts.valid_rows, : ts.valid_cols]
             per = RECORD_BYTES // dt.itemsize
             want = np.zeros((ts.valid_rows, ts.valid_cols * per), dtype=dt)
             for r in range(ts.valid_rows):
@@ -239,9 +233,9 @@ class BlockSort(NamesOperand):
                     order = sorted(range(len(vs)), key=keys.__getitem__)
                     row.append(records(vs[order], ix[order], dt))
                 want[r] = np.concatenate(row).view(dt)
-            before = boxed_logical(flats[dst], td)
+            before = tile_logical(flats[dst], td)
             label = f"{gx.label} case {k} ({case.label})"
-            checks.append(region_check(f"c{k}_{dst}.out", td, want, before, label, dt))
+            checks.append(sorted_check(f"c{k}_{dst}.out", td, want, before, label, dt))
         return checks
 
 
@@ -327,10 +321,7 @@ class MergeSort(NamesOperand):
     """TMRGSORT: records merged from sorted lists (four blocks of one tile, or 2..4 tiles)."""
 
     name: ClassVar[str] = "merge_sort"
-    plans_forms: ClassVar[bool] = True
-
-    def stored_after(self, op: OpViewAPI, case: Any) -> list[tuple[str, str, int]]:
-        return [(f"c{case.index}_{name}.out", f"&{name}", 1) for _, name in case.contexts]
+    facts: ClassVar[KindFacts] = KindFacts(plans_forms=True)
 
     def recognise(self, page: PageOp) -> int | None:
         # templates/opkinds/merge_sort/domain.md.j2: "..., merged in descending order of their values"
@@ -379,11 +370,11 @@ class MergeSort(NamesOperand):
         """Every tile of a merge is one row."""
         return replace(tile, rows=1, valid_rows=1)
 
-    def stand_in(self, op: OpViewAPI, form: FormViewAPI, operand: str) -> str | None:
+    def form_backend(self, op: OpViewAPI, form: FormViewAPI) -> FormBackend:
         # A list form's first list plays the main form's source in the rules both share.
-        if operand == self.source(op):
-            return next((o for _, o in self.form_operands(op, form) if o.startswith(operand)), None)
-        return None
+        source = self.source(op)
+        first = next((o for _, o in self.form_operands(op, form) if o.startswith(source)), None)
+        return FormBackend(stand_ins={source: first} if first is not None else {})
 
     def sim_targs(self, op: OpViewAPI, form: FormViewAPI) -> list[str]:
         return [t.name for t in form.template if t.kind == "value"]
@@ -395,7 +386,7 @@ class MergeSort(NamesOperand):
     def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         dst, src, blen = op.domain, self.source(op), self.block_length(op)
         forms = self.list_forms(op)
-        for dtype, on in self.dtype_profiles(project, op):
+        for dtype, on in dtype_profiles(project, op):
             per = per_record(op, dtype)
             first = sum(len(k.cases) for k in tests.runtime)
             cases: list[RuntimeCase] = []
@@ -453,6 +444,8 @@ class MergeSort(NamesOperand):
                 )
             dtypes = {n: dtype for c in cases for n in (t.name for t in c.tiles)}
             tests.runtime.append(RuntimeKernel(dtype, dtypes, {}, on, cases))
+        for case in runtime_cases(tests):  # the executed-number list, judged too
+            case.stored += [(f"c{case.index}_{name}.out", f"&{name}", 1) for _, name in case.contexts]
         plan_rule_cases(project, op, tests)
 
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
@@ -489,7 +482,7 @@ class MergeSort(NamesOperand):
                     ]
                     out += merge(heads, 4 * block, False)[0]
                 want = np.array(out, dtype=dt).reshape(1, -1)
-                checks.append(region_check(f"c{k}_{dst}.out", td, want, boxed_logical(before, td), label, dt))
+                checks.append(sorted_check(f"c{k}_{dst}.out", td, want, tile_logical(before, td), label, dt))
                 continue
             names = case.attrs["lists"].split(",")
             lists = []
@@ -505,7 +498,7 @@ class MergeSort(NamesOperand):
                     inputs(dt, t.rows * t.cols, f"{seed}/{name}").tofile(data / f"c{k}_{name}.bin")
             taken, counts = merge(lists, td.valid_cols // per, case.attrs["exhausted"] == "true")
             want = np.array(taken, dtype=dt).reshape(1, -1) if taken else np.zeros((1, 0), dtype=dt)
-            checks.append(region_check(f"c{k}_{dst}.out", td, want, boxed_logical(before, td), label, dt))
+            checks.append(sorted_check(f"c{k}_{dst}.out", td, want, tile_logical(before, td), label, dt))
             executed = np.array((counts + [0, 0, 0, 0])[:4], dtype="<u2")
             for context in filter(None, case.attrs["executed"].split(",")):
                 checks.append(counts_check(f"c{k}_{context}.out", executed, f"{label}, {context}"))

@@ -13,10 +13,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ..importer.contract import OPERANDS, PageOp
 from ..rules.parts import form_scoped
+from ..spec.kindfacts import KindFacts
 from ..testing.golden import Check, GoldenContext
 from ..testing.plan import Call, CompileCase, OpTests, TileDecl
-from .base import OPERANDS, NamesOperand, PageOp
+from .base import NamesOperand
 
 if TYPE_CHECKING:
     from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
@@ -25,7 +27,7 @@ if TYPE_CHECKING:
 
 class Sync(NamesOperand):
     name: ClassVar[str] = "sync"
-    writes: ClassVar[bool] = False
+    facts: ClassVar[KindFacts] = KindFacts(writes=False)
     domain_starts: ClassVar[tuple[str, ...]] = ("Not applicable: no element is read or written",)
 
     # ----------------------------------------------------------------- import

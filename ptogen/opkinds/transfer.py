@@ -28,8 +28,27 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..importer.contract import OPERANDS, PageOp
+from ..kindlib.conv import CONV_DTYPES, TRANSFER_SHAPES
+from ..kindlib.layout import global_addresses, pad_value, tile_logical
+from ..kindlib.quantise import (
+    PARAM_DTYPE,
+    VECTOR_QUANTISED,
+    quantisation_parameters,
+    scalar_mode,
+    scalar_quantise,
+    vector_quantise,
+)
 from ..rules.parts import TileFilter, part
-from ..testing.golden import Check, GoldenContext, _bits, _describe, _is_float, compute_dtype, inputs
+from ..testing.golden import (
+    Check,
+    GoldenContext,
+    compute_dtype,
+    describe_mismatch,
+    inputs,
+    is_float,
+    raw_bits,
+)
 from ..testing.manifest import CaseEntry, GlobalShape, TileShape
 from ..testing.plan import (
     GlobalDecl,
@@ -37,15 +56,14 @@ from ..testing.plan import (
     RuntimeCase,
     RuntimeKernel,
     TileDecl,
+    dtype_profiles,
     layout_addresses,
     make_call,
+    plan_form_runs,
     plan_rule_cases,
 )
 from ..testing.results import Outcome
-from .base import OPERANDS, NamesOperand, PageOp, fixed_type
-from .conv_cases import TRANSFER_SHAPES
-from .move import PARAM_DTYPE, QUANTISED, quantisation_parameters
-from .move import quantise as vector_quantise
+from .base import NamesOperand, fixed_type
 
 if TYPE_CHECKING:
     from ..kind_api import EnumView, FormViewAPI, OpViewAPI, ProjectViewAPI
@@ -212,10 +230,8 @@ PARAM_SHAPES = [
         11,
     ),
 ]
-# (source, destination) of the parameter-tile stores: the pairs the vector path quantises (move.py's
-# QUANTISED and int32_t to uint8_t, sim_quant.hpp's vector_quant) and a pair it does not (the parameters
-# are not read).
-VECTOR_QUANTISED = [*QUANTISED, ("int32_t", "uint8_t")]  # sim_quant.hpp's vector_quant, every pair
+# (source, destination) of the parameter-tile stores: the pairs the vector path quantises
+# (sim_quant.hpp's vector_quant) and a pair it does not (the parameters are not read).
 PARAM_PAIRS = [*VECTOR_QUANTISED, ("float", "half")]
 # Group id tags of the parameter-tile stores run with ReluPreMode::NormalRelu and AtomicType::AtomicAdd.
 RELU_TAG, ATOMIC_TAG = "relu", "atomic"
@@ -352,9 +368,9 @@ class Transfer(NamesOperand):
         modes = (name for name, _, _ in self.modes(op, form))
         return [*form.impl_args, *self.param_tiles(form), *modes, *self.scalars(form)]
 
-    def form_runs(self, op: OpViewAPI, form: FormViewAPI, case: Any) -> bool:
-        """A ConvTile's store runs the mode forms without a quantisation scalar (the simulator
-        quantises Tiles only)."""
+    def _form_runs(self, form: FormViewAPI, case: Any) -> bool:
+        """Whether a kernel's first case also calls `form`: a ConvTile's store runs the mode forms
+        without a quantisation scalar (the simulator quantises Tiles only)."""
         return not (self.scalars(form) and any(t.conv is not None for t in case.tiles))
 
     def manifest_extra(self, op: OpViewAPI) -> dict[str, Any]:
@@ -387,12 +403,16 @@ class Transfer(NamesOperand):
         return replace(t, loc=loc, layout=layout, slayout=slayout, fractal=fractal)
 
     def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
+        self._plan_cases(project, op, tests)
+        plan_form_runs(op, tests, lambda form, case: self._form_runs(form, case))
+
+    def _plan_cases(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         if self.param_operand(op) is not None:
             self._plan_param_stores(project, op, tests)
             plan_rule_cases(project, op, tests)
             return
         tile, glob = self.tile_operand(op), self.global_operand(op)
-        for dtype, on in self.dtype_profiles(project, op):
+        for dtype, on in dtype_profiles(project, op):
             first = sum(len(k.cases) for k in tests.runtime)
             cases = []
             for index, (label, rows, cols, vr, vc, dyn, layout, ld, pad) in enumerate(SHAPES, first):
@@ -447,7 +467,7 @@ class Transfer(NamesOperand):
         """Loads into `Mat` tiles (NZ from ND, ZN from DN, plain ND), and into one-row `Bias` and
         `Scaling` tiles, on the profiles that admit the location."""
         tile, glob = self.tile_operand(op), self.global_operand(op)
-        for dtype, on in self.dtype_profiles(project, op):
+        for dtype, on in dtype_profiles(project, op):
             bits = next(d.bits for d in project.targets.dtypes if d.name == dtype)
             where = self._admitting(op, on, tile, "Mat")
             if bits < 8 or not where:
@@ -464,7 +484,7 @@ class Transfer(NamesOperand):
                 addresses = layout_addresses(project, [t])
                 cases.append(RuntimeCase(index, label, [t], {}, call, addresses, globals=[g]))
             tests.runtime.append(RuntimeKernel(f"{dtype}_mat", {tile: dtype, glob: dtype}, {}, where, cases))
-        offered = dict(self.dtype_profiles(project, op))
+        offered = dict(dtype_profiles(project, op))
         for loc, dtype, label, cols, vc in ROW_LOADS:
             where = self._admitting(op, offered.get(dtype, []), tile, loc)
             if not where:
@@ -483,7 +503,7 @@ class Transfer(NamesOperand):
         on the profiles that admit a `Mat` tile of that type."""
         tile, glob = self.tile_operand(op), self.global_operand(op)
         movable = set(project.targets.dtype_sets[CONV_DTYPES])
-        for dtype, on in self.dtype_profiles(project, op):
+        for dtype, on in dtype_profiles(project, op):
             where = self._admitting(op, on, tile, "Mat")
             if dtype not in movable or not where:
                 continue
@@ -500,7 +520,7 @@ class Transfer(NamesOperand):
         """Stores from NZ accumulator tiles to ND and NZ GlobalTensors of each documented element
         type; the quantising pairs (a plain call converts them unquantised) on the CPU profile only."""
         tile, glob = self.tile_operand(op), self.global_operand(op)
-        offered = dict(self.dtype_profiles(project, op))
+        offered = dict(dtype_profiles(project, op))
         for src_type, dst_type, quantised in ACC_PAIRS:
             where = self._admitting(op, offered.get(src_type, []), tile, "Acc")
             if quantised:
@@ -552,7 +572,7 @@ class Transfer(NamesOperand):
         tile, glob = self.tile_operand(op), self.global_operand(op)
         fp = self.param_operand(op)
         assert fp is not None
-        offered = dict(self.dtype_profiles(project, op))
+        offered = dict(dtype_profiles(project, op))
         relu = next((t.name for t in op.forms[0].template if str(t.type) == "ReluPreMode"), None)
         atomic = next((t.name for t in op.forms[0].template if str(t.type) == "AtomicType"), None)
         for src_type, dst_type in PARAM_PAIRS:
@@ -665,12 +685,13 @@ class Transfer(NamesOperand):
                 got = np.fromfile(data_dir / f"c{k}_{dst}.out", dtype=dtype)
                 if isinstance(out, TileShape):
                     got = tile_logical(got, out)
-                differs = _bits(got) != _bits(want)
+                differs = raw_bits(got) != raw_bits(want)
                 inside, outside = differs & region, differs & ~region
                 if inside.any():
-                    return Outcome("fail", label, _describe(inside, got, want, "transferred"))
+                    return Outcome("fail", label, describe_mismatch(inside, got, want, "transferred"))
                 if outside.any():
-                    return Outcome("fail", label, _describe(outside, got, want, "outside-the-transfer"))
+                    why = describe_mismatch(outside, got, want, "outside-the-transfer")
+                    return Outcome("fail", label, why)
                 return Outcome("pass", label)
 
             checks.append(check)
@@ -709,9 +730,9 @@ class Transfer(NamesOperand):
 
         def check(d: Path, want: np.ndarray = want, label: str = label) -> Outcome:
             got = np.fromfile(d / f"c{k}_{dst}.out", dtype=want.dtype)
-            bad = _bits(got) != _bits(want)
+            bad = raw_bits(got) != raw_bits(want)
             if bad.any():
-                return Outcome("fail", label, _describe(bad, got, want, "moved"))
+                return Outcome("fail", label, describe_mismatch(bad, got, want, "moved"))
             return Outcome("pass", label)
 
         checks: list[Check] = [check]
@@ -741,10 +762,10 @@ class Transfer(NamesOperand):
         C = compute_dtype(dtype)
         want = buf.copy()
         scalars = form.get("scalars", [])
-        quant = scalars and quant_mode(region_values.dtype, dtype) is not None
+        quant = scalars and scalar_mode(region_values.dtype, dtype) is not None
         with np.errstate(over="ignore", invalid="ignore"):  # integers wrap, floats reach infinity
             value = (
-                quantise(region_values, dtype, scalars[0])
+                scalar_quantise(region_values, dtype, scalars[0])
                 if quant
                 else region_values.astype(compute_dtype(region_values.dtype))
             )
@@ -772,84 +793,14 @@ class Transfer(NamesOperand):
 
         def check(data_dir: Path) -> Outcome:
             got = np.fromfile(data_dir / f"c{k}_{dst}.f{index}.out", dtype=dtype)
-            differs = _bits(got) != _bits(want)
-            if _is_float(dtype):
+            differs = raw_bits(got) != raw_bits(want)
+            if is_float(dtype):
                 differs &= ~(np.isnan(got.astype(np.float32)) & np.isnan(want.astype(np.float32)))
             if differs.any():
-                return Outcome("fail", what, _describe(differs, got, want, "stored"))
+                return Outcome("fail", what, describe_mismatch(differs, got, want, "stored"))
             return Outcome("pass", what)
 
         return check
-
-
-# The named set (targets.yaml's dtype_sets) of the element types a ConvTile transfer moves: the
-# simulator's requirement (pto/common/sim_conv.hpp), which upstream's states alike.
-CONV_DTYPES = "int8_to_32_floats"
-
-
-def global_addresses(g: GlobalShape, rows: int, cols: int, itemsize: int = 1) -> np.ndarray:
-    """Buffer index of each element (i, j) of the rows x cols region of a GlobalTensor's matrix: the
-    matrix indices split over the five dimensions as the layout folds them (innermost last in each
-    group), then weighted by the strides."""
-    d, s = g.shape, g.strides
-    i, j = np.meshgrid(np.arange(rows), np.arange(cols), indexing="ij")
-    groups = {
-        "ND": ([0, 1, 2, 3], [4]),
-        "DN": ([3], [0, 1, 2, 4]),
-        "NZ": ([2, 3], [0, 1, 4]),
-        "NC1HWC0": ([0, 2, 3], [1, 4]),
-        "NDC1HWC0": ([0, 3, 4], [1, 2]),  # the channel block (its stride 1) beyond the five dimensions
-    }
-    row_dims, col_dims = groups[g.layout]
-    addr = np.zeros_like(i)
-    if g.layout == "NDC1HWC0":
-        c0 = 32 // itemsize  # a channel block of 32 bytes of the tensor's elements
-        addr += j % c0
-        j = j // c0
-    for index, dims in ((i, row_dims), (j, col_dims)):
-        rest = index.copy()
-        for dim in reversed(dims):
-            addr += (rest % d[dim]) * s[dim]
-            rest //= d[dim]
-    return addr
-
-
-def pad_value(dtype: np.dtype, pad: str) -> Any:
-    """The element a PadValue names: 0 (Zero), +-infinity for a floating type, else the type's
-    largest or smallest value (Max, Min)."""
-    if pad == "Zero":
-        return dtype.type(0)
-    if dtype.kind == "f" or dtype.name == "bfloat16":
-        return dtype.type(np.inf if pad == "Max" else -np.inf)
-    info = np.iinfo(dtype)
-    return dtype.type(info.max if pad == "Max" else info.min)
-
-
-def tile_offsets(t: TileShape, itemsize: int) -> np.ndarray:
-    """Storage index of each element (r, c) of a tile, as GetTileElementOffset places it: plain row-
-    or column-major, or boxes (16 rows of 32 bytes for an NZ box, 32 bytes of 16 columns for a ZN
-    box, 16 x 16 for a 1 KiB accumulator box) ordered by the outer layout, each in its inner one."""
-    rows, cols = t.rows, t.cols
-    r, c = np.meshgrid(np.arange(rows), np.arange(cols), indexing="ij")
-    if not t.slayout or t.slayout == "NoneBox":
-        return r * cols + c if t.layout == "RowMajor" else c * rows + r
-    inner_row_major = t.slayout == "RowMajor"
-    if t.fractal == 1024:
-        ir, ic = 16, 16
-    else:
-        ir, ic = (16, 32 // itemsize) if inner_row_major else (32 // itemsize, 16)
-    box = ir * ic
-    if t.layout == "RowMajor":
-        start = (r // ir) * cols * ir + (c // ic) * box
-    else:
-        start = (c // ic) * rows * ic + (r // ir) * box
-    inner = (r % ir) * ic + (c % ic) if inner_row_major else (c % ic) * ir + (r % ir)
-    return start + inner
-
-
-def tile_logical(flat: np.ndarray, t: TileShape) -> np.ndarray:
-    """A tile's storage as its rows x cols matrix (any plain or boxed layout)."""
-    return flat[tile_offsets(t, flat.dtype.itemsize)].copy()
 
 
 def store_cast(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
@@ -862,10 +813,10 @@ def store_cast(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
     if src == dtype:
         return values.copy()
     with np.errstate(over="ignore", invalid="ignore"):
-        if _is_float(dtype):
-            wide = values.astype(np.float32) if _is_float(src) else values.astype(np.float64)
+        if is_float(dtype):
+            wide = values.astype(np.float32) if is_float(src) else values.astype(np.float64)
             return wide.astype(dtype)
-        if not _is_float(src):
+        if not is_float(src):
             return values.astype(np.int64).astype(dtype)
         wide_bits = 64 if dtype.itemsize == 8 or dtype in (np.dtype(np.uint32), np.dtype(np.uint8)) else 32
         lo, hi = -(2.0 ** (wide_bits - 1)), 2.0 ** (wide_bits - 1)
@@ -875,65 +826,13 @@ def store_cast(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
         return np.where(inside, t, lo).astype(np.int64).astype(dtype)  # wraps to the width
 
 
-def quant_mode(src: np.dtype, dst: np.dtype) -> str | None:
-    """The quantisation a store with a scalar parameter applies for these element types (None: the
-    scalar is not read)."""
-    b8 = dst in (np.dtype(np.int8), np.dtype(np.uint8))
-    if src == np.dtype(np.float32):
-        return (
-            "b8"
-            if b8
-            else "f16"
-            if dst == np.dtype(np.float16)
-            else "bf16"
-            if dst.name == "bfloat16"
-            else None
-        )
-    if src == np.dtype(np.int32):
-        return (
-            "b8"
-            if b8
-            else "deq"
-            if dst == np.dtype(np.float16)
-            else "shift"
-            if dst == np.dtype(np.int16)
-            else None
-        )
-    return None
-
-
-def quantise(values: np.ndarray, dst: np.dtype, q: int) -> np.ndarray:
-    """The float32 result of quantising with the 64-bit parameter `q` (before the value maps and the
-    conversion to `dst`): the element times the float in bits 0-31; for 8-bit results plus the
-    offset in bits 37-45, rounded to nearest even and clamped to [-128, 127] (bit 46 set) or
-    [0, 255]; for half results clamped to +-65504 (an int32_t source always, a float one when
-    finite); int32_t to int16_t shifts right by bits 32-35 plus one and wraps to 16 bits."""
-    mode = quant_mode(values.dtype, dst)
-    scale = np.array([q & 0xFFFFFFFF], dtype=np.uint32).view(np.float32)[0]
-    out = values.astype(np.float32) * scale
-    if mode == "b8":
-        offset = np.float32((q >> 37) & 0x1FF)
-        lo, hi = (np.float32(-128), np.float32(127)) if (q >> 46) & 1 else (np.float32(0), np.float32(255))
-        r = np.rint(out + offset)
-        out = np.where(r < lo, lo, np.where(hi < r, hi, r)).astype(np.float32)
-    elif mode in ("deq", "f16"):
-        m = np.float32(65504)
-        clamped = np.where(out < -m, -m, np.where(m < out, m, out)).astype(np.float32)
-        out = clamped if mode == "deq" else np.where(np.isfinite(out), clamped, out).astype(np.float32)
-    elif mode == "shift":
-        shift = ((q >> 32) & 0xF) + 1
-        out = (values.astype(np.int64) >> shift).astype(np.int16).astype(np.float32)
-    return out
-
-
 def param_store(
     values: np.ndarray, params: np.ndarray, row_major: bool, dtype: np.dtype, relu: bool
 ) -> np.ndarray:
     """What a store with a parameter tile writes for a valid region: a pair the vector path quantises
-    uses the parameter of each element's column (row-major source) or row (move.py's quantise, the
-    numpy twin of sim_quant.hpp), ReLU on its float result (which commutes with the monotone
-    conversion, 0 kept); any other pair stores as the ReLU store does (ReLU on the source value,
-    then the host's cast)."""
+    uses the parameter of each element's column (row-major source) or row (`vector_quantise`), ReLU
+    on its float result (which commutes with the monotone conversion, 0 kept); any other pair stores
+    as the ReLU store does (ReLU on the source value, then the host's cast)."""
     pair = (values.dtype, dtype)
     quantised = any((np.dtype(_NUMPY[s]), np.dtype(_NUMPY[d])) == pair for s, d in VECTOR_QUANTISED)
     with np.errstate(all="ignore"):

@@ -16,22 +16,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from ..spec import expr as semantics
-from ..testing import fp4
-from ..testing.golden import Check, GoldenContext, inputs, same_bits
-from ..testing.plan import (
-    Call,
-    OpTests,
-    RuntimeCase,
-    RuntimeKernel,
-    TileDecl,
-    layout_addresses,
-    make_call,
-    plan_rule_cases,
-    tile_operands,
-)
-from .base import DOMAIN, OpKind, PageOp, operand_type
-from .conv_cases import (
+from ..importer.contract import DOMAIN, PageOp
+from ..kindlib.conv import (
+    CONV_DTYPES,
     channel_block,
     conv_tile,
     conversions,
@@ -40,8 +27,27 @@ from .conv_cases import (
     plan_variant_rules,
     variant_profiles,
 )
-from .move import Move, _moved_check, boxed_logical
-from .transfer import CONV_DTYPES
+from ..kindlib.layout import tile_logical
+from ..kindlib.moves import TileMove
+from ..kindlib.regions import region_check
+from ..spec import expr as semantics
+from ..spec.kindfacts import KindFacts
+from ..testing import fp4
+from ..testing.golden import Check, GoldenContext, inputs, same_bits
+from ..testing.plan import (
+    Call,
+    OpTests,
+    RuntimeCase,
+    RuntimeKernel,
+    TileDecl,
+    dtype_profiles,
+    layout_addresses,
+    make_call,
+    plan_form_runs,
+    plan_rule_cases,
+    tile_operands,
+)
+from .base import OpKind, operand_type
 
 if TYPE_CHECKING:
     from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
@@ -54,11 +60,11 @@ SHAPES = [
 ]
 
 
-class Transpose(Move):
+class Transpose(TileMove):
     name: ClassVar[str] = "transpose"
     index_notation: ClassVar[bool] = True
     # ConvTile operands: a conversion between conv layouts (NCHW to NC1HWC0, ...; see the simulator).
-    variant_names: ClassVar[tuple[str, ...]] = ("conv",)
+    facts: ClassVar[KindFacts] = KindFacts(variant_names=("conv",))
 
     def variant_condition(self, op: OpViewAPI, name: str) -> str:
         dst, src = operand_type(op, op.domain), operand_type(op, self.source(op))
@@ -123,7 +129,7 @@ class Transpose(Move):
     def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         dst, src = op.domain, self.source(op)
         scratch = [n for n in tile_operands(op) if n not in (dst, src)]
-        for dtype, on in self.dtype_profiles(project, op):
+        for dtype, on in dtype_profiles(project, op):
             first = sum(len(k.cases) for k in tests.runtime)
             cases = []
             for index, (label, rows, cols, vr, vc, dyn) in enumerate(SHAPES, first):
@@ -137,6 +143,8 @@ class Transpose(Move):
                 cases.append(RuntimeCase(index, label, decls, {}, call, layout_addresses(project, decls)))
             tests.runtime.append(RuntimeKernel(dtype, {n: dtype for n in tiles}, {}, on, cases))
         self._plan_conv(project, op, tests)
+        # The variant's calls take the main declaration only.
+        plan_form_runs(op, tests, lambda form, case: not any(t.conv is not None for t in case.tiles))
         plan_rule_cases(project, op, tests)
 
     def _plan_conv(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
@@ -178,10 +186,6 @@ class Transpose(Move):
             return make_call(op, tiles, dict(op.default_values), {})
 
         plan_variant_rules(project, op, tests, variant, legal.get, twin_call)
-
-    def form_runs(self, op: OpViewAPI, form: FormViewAPI, case: Any) -> bool:
-        """The variant's calls take the main declaration only."""
-        return not any(t.conv is not None for t in case.tiles)
 
     @staticmethod
     def _conv_check(gx: GoldenContext, case: Any, dst: str, src: str, data: Path) -> Check:
@@ -233,10 +237,10 @@ class Transpose(Move):
                 flats[name] = inputs(gx.np_type(gx.group.dtypes[name]), x.rows * x.cols, f"{seed}/{name}")
                 flats[name].tofile(data / f"c{k}_{name}.bin")
             d_type = gx.np_type(gx.group.dtypes[dst])
-            values = boxed_logical(flats[src], ts)[: ts.valid_rows, : ts.valid_cols]
+            values = tile_logical(flats[src], ts)[: ts.valid_rows, : ts.valid_cols]
             with np.errstate(all="ignore"):
                 want = np.ascontiguousarray(np.transpose(values, axes)).astype(d_type)
-            before = boxed_logical(flats[dst], t)
+            before = tile_logical(flats[dst], t)
             label = f"{gx.label} case {k} ({case.label})"
-            checks.append(_moved_check(f"c{k}_{dst}.out", t, want, before, label, d_type))
+            checks.append(region_check(f"c{k}_{dst}.out", t, want, before, label, dtype=d_type))
         return checks

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
+from ..importer.contract import DOMAIN, PageOp
+from ..kindlib.storage import StorageView
 from ..testing.golden import Check, GoldenContext, logical, same_bits, write_tile_inputs
 from ..testing.manifest import TileShape
 from ..testing.plan import (
@@ -24,14 +26,13 @@ from ..testing.plan import (
     RuntimeCase,
     RuntimeKernel,
     TileDecl,
+    dtype_profiles,
     layout_addresses,
     plan_rule_cases,
 )
-from .base import DOMAIN, NamesOperand, PageOp
 
 if TYPE_CHECKING:
-    from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
-    from ..spec.model import OpSpec
+    from ..kind_api import OpViewAPI, ProjectViewAPI
 
 # (label, layout, rows, cols, src valid rows x cols, view valid rows x cols, row, col, run-time valid)
 Case = tuple[str, str, int, int, tuple[int, int], tuple[int, int], int, int, bool]
@@ -62,54 +63,13 @@ ALIAS_CASES: list[Case] = [
 ]
 
 
-class View(NamesOperand):
+class View(StorageView):
     name: ClassVar[str] = "view"
-    domain_starts: ClassVar[tuple[str, ...]] = ("For each",)
 
     # ----------------------------------------------------------------- import
     def recognise(self, page: PageOp) -> int | None:
         # templates/opkinds/view/domain.md.j2: "For each element ..., `dst` reading and writing ..."
         return DOMAIN if not page.vector and page.intro_says("reading and writing") else None
-
-    # ----------------------------------------------------------------- spec checks
-    def check_operands(self, spec: OpSpec) -> list[tuple[tuple[str | int, ...], str]]:
-        tiles = [o for o in spec.operands if o.kind == "tile"]
-        scalars = [o for o in spec.operands if o.kind == "scalar"]
-        if len(tiles) != 2 or len(scalars) not in (0, 2) or len(spec.operands) != 2 + len(scalars):
-            return [
-                (
-                    ("operands",),
-                    "a view op has two tiles (the view, the viewed) and two scalars (row, col) or none",
-                )
-            ]
-        return []
-
-    # ----------------------------------------------------------------- naming
-
-    @staticmethod
-    def offsets(op: OpViewAPI) -> tuple[str, str] | None:
-        """The scalar operands giving the view's first row and column (None: it starts at (0, 0))."""
-        names = [o.name for o in op.spec.operands if o.kind == "scalar"]
-        return (names[0], names[1]) if names else None
-
-    # ----------------------------------------------------------------- math
-    def result_index(self, op: OpViewAPI) -> str:
-        return "i,j"
-
-    def operand_index(self, op: OpViewAPI, operand: str) -> str:
-        offsets = self.offsets(op)
-        if operand != self.source(op) or offsets is None:
-            return "i,j"
-        row, col = (n.replace("_", r"\_") for n in offsets)
-        return rf"\mathrm{{{row}}} + i,\mathrm{{{col}}} + j"
-
-    # ----------------------------------------------------------------- header and backend
-    def sim_args(self, op: OpViewAPI, form: FormViewAPI) -> list[str]:
-        """The view, the viewed tile, then the row and column (the math reads only the tile)."""
-        offsets = self.offsets(op)
-        return [*form.impl_args, *(form.arg(n) for n in offsets or ())]
-
-    # ----------------------------------------------------------------- outputs
 
     # ----------------------------------------------------------------- tests
     def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
@@ -117,7 +77,7 @@ class View(NamesOperand):
         offsets = self.offsets(op) is not None
         plan = CASES if offsets else ALIAS_CASES
         first = 0
-        for dtype, on in self.dtype_profiles(project, op):
+        for dtype, on in dtype_profiles(project, op):
             cases = []
             for k, (label, layout, rows, cols, (svr, svc), (vr, vc), row, col, dyn) in enumerate(plan, first):
                 s = TileDecl(src, dtype, rows, cols, svr, svc, dyn, "Vec", layout)

@@ -414,9 +414,11 @@ def check_op(
 
     op_kind = KINDS.get(spec.semantics.kind)
     dsts = [o.name for o in spec.operands if o.role == "dst"]
-    written = (
-        [spec.semantics.domain, *spec.semantics.extra_outputs] if op_kind is None or op_kind.writes else []
-    ) + [o for o in (op_kind.side_outputs if op_kind is not None else ()) if o in operands]
+    writes_domain = op_kind is None or op_kind.facts.writes
+    side = op_kind.facts.side_outputs if op_kind is not None else ()
+    written = ([spec.semantics.domain, *spec.semantics.extra_outputs] if writes_domain else []) + [
+        o for o in side if o in operands
+    ]
     if sorted(dsts) != sorted(written):
         problems.append(
             (("operands",), "the dst operands must be the semantics domain and its extra_outputs")
@@ -476,10 +478,11 @@ def check_op(
     if spec.semantics.compute is not None and spec.semantics.compute not in operands:
         problems.append((("semantics", "compute"), f"unknown operand {spec.semantics.compute!r}"))
     dom = operands.get(spec.semantics.domain)
-    writes = op_kind is None or op_kind.writes
+    writes = op_kind is None or op_kind.facts.writes
     if dom is None or (writes and dom.role != "dst"):
         problems.append((("semantics", "domain"), "must name the dst operand"))
-    if spec.semantics.extra_outputs and not (vector or (op_kind is not None and op_kind.tile_extra_outputs)):
+    tile_extra = op_kind is not None and op_kind.facts.tile_extra_outputs
+    if spec.semantics.extra_outputs and not (vector or tile_extra):
         problems.append(
             (
                 ("semantics", "extra_outputs"),
@@ -510,10 +513,10 @@ def check_op(
             if ov.expr is None:
                 continue
             at = ("intrinsic", "overloads", k - 1, "expr")
-            if op_kind is not None and not op_kind.form_exprs:
+            if op_kind is not None and not op_kind.facts.form_exprs:
                 problems.append((at, f"overloads of {op_kind.name} ops cannot state their own semantics"))
                 continue
-            reads_own = op_kind is not None and op_kind.form_operands_in_expr
+            reads_own = op_kind is not None and op_kind.facts.form_operands_in_expr
             extra = {o.name for o in ov.operands if o.kind == "tile"} if reads_own else set()
             try:
                 parsed[f"{_FORM}{k}"] = node = semantics.parse(ov.expr, names | extra, attrs)
@@ -529,7 +532,7 @@ def check_op(
         problems.extend(_rule_problems(("constraints", i), rule, spec, targets, profiles))
     from ..opkinds import KINDS
 
-    known_variants = KINDS[spec.semantics.kind].variant_names if spec.semantics.kind in KINDS else ()
+    known_variants = KINDS[spec.semantics.kind].facts.variant_names if spec.semantics.kind in KINDS else ()
     for v, variant in enumerate(spec.variants):
         vat: tuple[str | int, ...] = ("variants", v)
         if variant.name not in known_variants:
@@ -623,8 +626,8 @@ def _check_intrinsic(spec: OpSpec, operands: dict[str, Any]) -> list[Problem]:
     from ..opkinds import KINDS
 
     op_kind = KINDS.get(spec.semantics.kind)
-    own_plans = op_kind is not None and op_kind.plans_forms
-    own_results = op_kind is not None and op_kind.form_results
+    own_plans = op_kind is not None and op_kind.facts.plans_forms
+    own_results = op_kind is not None and op_kind.facts.form_results
     for k in range(len(intr.overloads)):
         problems.extend(_check_overload(spec, k, operands, own_plans, own_results))
     return problems
@@ -709,8 +712,9 @@ def _check_overload(
     from ..opkinds import KINDS  # the registry of op kinds (it depends on nothing of this module)
 
     op_kind = KINDS.get(spec.semantics.kind)
+    keep_values = op_kind is None or op_kind.facts.overloads_keep_values
     for t in intr.template:
-        if t.kind == "value" and t.name not in values and (op_kind is None or op_kind.overloads_keep_values):
+        if t.kind == "value" and t.name not in values and keep_values:
             problems.append(((*at, "template"), f"value template parameter {t.name!r} is missing"))
     if ov.value_output is not None:
         out = own.get(ov.value_output)

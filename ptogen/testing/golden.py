@@ -64,12 +64,12 @@ def compute_dtype(storage: np.dtype) -> np.dtype:
     return storage
 
 
-def _is_float(dt: np.dtype) -> bool:
+def is_float(dt: np.dtype) -> bool:
     return dt.kind == "f" or dt == np.dtype(ml_dtypes.bfloat16)
 
 
 def special_values(dt: np.dtype) -> np.ndarray:
-    if _is_float(dt):
+    if is_float(dt):
         finfo = ml_dtypes.finfo(dt) if dt == np.dtype(ml_dtypes.bfloat16) else np.finfo(dt)
         vals = [
             0.0,
@@ -98,7 +98,7 @@ def special_values(dt: np.dtype) -> np.ndarray:
 
 def random_values(dt: np.dtype, count: int, seed_text: str) -> np.ndarray:
     rng = np.random.default_rng(zlib.crc32(seed_text.encode()))
-    if _is_float(dt):
+    if is_float(dt):
         vals = rng.uniform(-10.0, 10.0, count).astype(np.float32)
         return vals.astype(dt)
     info = np.iinfo(dt)
@@ -117,7 +117,7 @@ def within(vals: np.ndarray, lo: float, hi: float) -> np.ndarray:
     """Test inputs kept to [lo, hi] (a profile's run-time rule bounds them). Floats are clamped (NaN
     becomes lo); the integer type's extremes become the bounds and other integers outside are folded
     back into the range, deterministically, so the golden and the kernel read the same data."""
-    if _is_float(vals.dtype):
+    if is_float(vals.dtype):
         kept: list[float | int] = [
             min(max(v, lo), hi) if v == v else lo for v in vals.astype(np.float64).tolist()
         ]
@@ -137,25 +137,25 @@ def logical(flat: np.ndarray, rows: int, cols: int, layout: str) -> np.ndarray:
     return flat.reshape(rows, cols) if layout == "RowMajor" else flat.reshape(cols, rows).T
 
 
-def _bits(a: np.ndarray) -> np.ndarray:
+def raw_bits(a: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(a).view(np.dtype(f"u{a.dtype.itemsize}"))
 
 
 def _ordered(a: np.ndarray) -> np.ndarray:
     """Map float bit patterns to integers whose order is the order of the values (for ULPs)."""
-    bits = _bits(a).astype(np.int64)
+    bits = raw_bits(a).astype(np.int64)
     sign = 1 << (a.dtype.itemsize * 8 - 1)
     return np.where(bits & sign, sign - bits, bits + 0)
 
 
 def compare(got: np.ndarray, want: np.ndarray, tolerance: Tolerance) -> np.ndarray:
     """Boolean mask of mismatching elements."""
-    if not _is_float(got.dtype):
-        return _bits(got) != _bits(want)
+    if not is_float(got.dtype):
+        return raw_bits(got) != raw_bits(want)
     g64, w64 = got.astype(np.float64), want.astype(np.float64)
     both_nan = np.isnan(g64) & np.isnan(w64)
     if tolerance.kind == "exact":
-        bad = _bits(got) != _bits(want)
+        bad = raw_bits(got) != raw_bits(want)
     else:
         same_inf = np.isinf(w64) & (g64 == w64)
         finite = np.isfinite(g64) & np.isfinite(w64)
@@ -164,7 +164,7 @@ def compare(got: np.ndarray, want: np.ndarray, tolerance: Tolerance) -> np.ndarr
     return bad & ~both_nan
 
 
-def _describe(bad: np.ndarray, got: np.ndarray, want: np.ndarray, what: str, extra: str = "") -> str:
+def describe_mismatch(bad: np.ndarray, got: np.ndarray, want: np.ndarray, what: str, extra: str = "") -> str:
     idx = np.argwhere(bad)
     first = tuple(int(i) for i in idx[0])
     return (
@@ -196,9 +196,9 @@ def same_bits(
         got = np.fromfile(d / out, dtype=want.dtype)
         if view is not None:
             got = view(got)
-        bad = _bits(got) != _bits(want)
+        bad = raw_bits(got) != raw_bits(want)
         if bad.any():
-            return Outcome("fail", label, _describe(bad, got, want, what))
+            return Outcome("fail", label, describe_mismatch(bad, got, want, what))
         return Outcome("pass", label)
 
     return check

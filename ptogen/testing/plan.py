@@ -27,7 +27,7 @@ from ..rules.parts import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Collection, Iterator
 
     from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI, RuleViewAPI
 from ..spec.model import DTypeDef
@@ -198,6 +198,20 @@ class CompileCase:
         )
 
 
+# A file a runtime case's kernel loads or stores besides its tiles, globals and scalars: (file name,
+# C++ pointer to the data, element count).
+DataFile = tuple[str, str, int]
+
+
+@dataclass
+class FormRun:
+    """A further declaration the first case of a runtime kernel also calls and judges, and those of
+    the kernel's profiles under which it does (the others leave the form to its compile cases)."""
+
+    form: FormViewAPI
+    profiles: list[str]
+
+
 @dataclass
 class RuntimeCase:
     index: int
@@ -209,6 +223,16 @@ class RuntimeCase:
     attrs: dict[str, str] = field(default_factory=dict)
     globals: list[GlobalDecl] = field(default_factory=list)  # GlobalTensor operands (transfer ops)
     contexts: list[tuple[str, str]] = field(default_factory=list)  # (C++ type, name) of context operands
+    # What the kind's planner adds around the call: inputs loaded before it (TRANDOM's key and
+    # counter), C++ statements just before and after it (TPRINT captures standard output), results
+    # stored after it besides the domain operand (the golden judges them).
+    loaded: list[DataFile] = field(default_factory=list)
+    before_call: list[str] = field(default_factory=list)
+    after_call: list[str] = field(default_factory=list)
+    stored: list[DataFile] = field(default_factory=list)
+    # The further declarations this case also calls (a kernel's first case; None: the planner left
+    # them to `plan_op`'s default, `form_runs`).
+    forms: list[FormRun] | None = None
 
 
 @dataclass
@@ -252,6 +276,9 @@ class OpTests:
     vector: list[VectorKernel] = field(default_factory=list)
     compile: list[CompileCase] = field(default_factory=list)
     runtime_fail: list[RuntimeFailCase] = field(default_factory=list)
+    # Before each further declaration a case binds its domain tile back to its own bytes instead of
+    # reloading them (the op rebinds the tile to other storage: TASSIGN).
+    rebinds: bool = False
 
     @property
     def dir(self) -> str:
@@ -263,7 +290,7 @@ class OpTests:
         runtime-fail case, selected by its id."""
         if not (self.runtime or self.vector or self.runtime_fail):
             return None
-        return CasesFile(f"{self.dir}/cases.cpp", self.runtime, self.vector, self.runtime_fail)
+        return CasesFile(f"{self.dir}/cases.cpp", self.runtime, self.vector, self.runtime_fail, self.rebinds)
 
     def verify_file(self) -> VerifyFile | None:
         """One translation unit with every compile-fail case of every profile and the legal twins."""
@@ -276,6 +303,7 @@ class CasesFile:
     runtime: list[RuntimeKernel]
     vector: list[VectorKernel]
     runtime_fail: list[RuntimeFailCase]
+    rebinds: bool = False  # OpTests.rebinds
 
 
 @dataclass
@@ -497,10 +525,60 @@ def layout_addresses(project: ProjectViewAPI, tiles: list[TileDecl]) -> dict[str
 
 
 def plan_op(project: ProjectViewAPI, op: OpViewAPI) -> OpTests:
-    """The op's kind plans its runtime cases and which rule-driven cases apply (opkinds/)."""
+    """The op's kind plans its runtime cases and which rule-driven cases apply (opkinds/); each case
+    then stores the tiles of the op's further outputs, and the first case of each kernel calls the
+    further declarations the planner left to the default (`form_runs`)."""
     tests = OpTests(op)
     op.kind.plan_tests(project, op, tests)
+    for case in runtime_cases(tests):
+        case.stored += tile_stores(case, op.extra_exprs)
+    if not op.kind.facts.plans_forms:
+        plan_form_runs(op, tests)
     return tests
+
+
+def dtype_profiles(project: ProjectViewAPI, op: OpViewAPI) -> list[tuple[str, list[str]]]:
+    """Each element type some profile's tests run, in vocabulary order, with those profiles."""
+    profiles = [p.name for p in project.profiles]
+    order = [d.name for d in project.targets.dtypes]
+    dtypes = {d for p in profiles for d in op.test_dtypes(p)}
+    return [(d, [p for p in profiles if d in op.test_dtypes(p)]) for d in sorted(dtypes, key=order.index)]
+
+
+def runtime_cases(tests: OpTests) -> Iterator[RuntimeCase]:
+    """Every runtime case planned so far, in order."""
+    for kernel in tests.runtime:
+        yield from kernel.cases
+
+
+def tile_stores(case: RuntimeCase, names: Collection[str]) -> list[DataFile]:
+    """Stores of the case's tiles named in `names` after the call (whole storage), for the golden."""
+    return [
+        (f"c{case.index}_{t.name}.out", f"{t.name}.data()", t.rows * t.cols)
+        for t in case.tiles
+        if t.name in names
+    ]
+
+
+def plan_form_runs(
+    op: OpViewAPI,
+    tests: OpTests,
+    runs: Callable[[FormViewAPI, RuntimeCase], bool] | None = None,
+    profiles: Callable[[FormViewAPI, RuntimeCase, list[str]], list[str]] | None = None,
+) -> None:
+    """The further declarations the first case of each runtime kernel calls, where its planner has
+    not said: each form the case `runs` (default: every one) under its `profiles` among the
+    kernel's (default: those that check the form by the op's common rules alone,
+    `FormView.unchecked_profiles`; its own rules are proved by its compile cases), if any."""
+    for kernel in tests.runtime:
+        case = kernel.cases[0] if kernel.cases else None
+        if case is None or case.forms is not None:
+            continue
+        case.forms = []
+        for form in op.forms[1:]:
+            on = (profiles or (lambda f, _, ps: f.unchecked_profiles(ps)))(form, case, kernel.profiles)
+            if on and (runs is None or runs(form, case)):
+                case.forms.append(FormRun(form, on))
 
 
 def plan_rule_cases(project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:

@@ -456,7 +456,7 @@ class Runner:
                     )
                 ]
             if proc.returncode != 0:
-                detail = f"cases exited {_exit(proc.returncode)}: {proc.stderr.strip()}"
+                detail = f"cases exited {exit_status(proc.returncode)}: {proc.stderr.strip()}"
                 return [Outcome("fail", job.label, detail)]
             return [check(data) for check in checks]
 
@@ -476,9 +476,8 @@ class Runner:
         if proc.returncode == 0:
             return Outcome("fail", name, "ran to completion, but must stop")
         if want not in proc.stderr:
-            detail = (
-                f"exited {_exit(proc.returncode)} without the expected message: {proc.stderr.strip()[:300]}"
-            )
+            status = exit_status(proc.returncode)
+            detail = f"exited {status} without the expected message: {proc.stderr.strip()[:300]}"
             return Outcome("fail", name, detail)
         return Outcome("pass", name)
 
@@ -530,7 +529,7 @@ def _match_messages(expected: list[str], diag: str) -> str | None:
     return None
 
 
-def _exit(code: int) -> str:
+def exit_status(code: int) -> str:
     if code < 0:
         import signal
 

@@ -19,6 +19,10 @@ if TYPE_CHECKING:
 
     from ..kind_api import OpViewAPI, ProjectViewAPI, RuleViewAPI, VariantViewAPI
 
+# The named set (targets.yaml's dtype_sets) of the element types a ConvTile transfer moves: the
+# simulator's requirement (pto/common/sim_conv.hpp), which upstream's states alike.
+CONV_DTYPES = "int8_to_32_floats"
+
 
 def conv_tile(
     name: str, dtype: str, loc: str, layout: str, extents: tuple[int, ...], dynamic: tuple[int, ...] = ()
