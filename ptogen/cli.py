@@ -320,7 +320,7 @@ def parser() -> argparse.ArgumentParser:
         choices=["quick", "full"],
         default="full",
         help="full: every runtime case (default); quick: a reduced dtype x shape matrix, every op, "
-        "profile, rule case and overload kept (README 'Tests')",
+        "profile, rule case and overload kept (user guide, 'Tests')",
     )
     p.add_argument(
         "--launcher",

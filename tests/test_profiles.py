@@ -1,4 +1,4 @@
-"""Adding a profile (README "Adding a profile"): one targets.yaml entry that extends A5, plus one
+"""Adding a profile (contributor guide, "Adding a profile"): one targets.yaml entry that extends A5, plus one
 line in one op's spec that gives the new profile one more dtype. Everything else of A5 carries over."""
 
 from __future__ import annotations

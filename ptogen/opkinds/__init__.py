@@ -12,8 +12,8 @@ through the contract of each consumer:
 - which per-op files it renders (`outputs`) from the template folder `templates/opkinds/<name>/`.
 
 A kind module imports only `base` and the shared layer (`ptogen/kindlib/`), never another kind.
-Adding an op kind is one module here plus its templates and tests; see the README, "Adding an op
-kind".
+Adding an op kind is one module here plus its templates and tests; see the contributor guide on the
+documentation site, "Adding an op kind".
 """
 
 from __future__ import annotations

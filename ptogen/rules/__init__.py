@@ -17,8 +17,8 @@ its defaults.
 Templates ask a rule for these strings, and code outside this module asks its hooks; neither
 switches on its kind or class (tests/test_contracts.py). Each module holds the kinds of one concern
 (element types, layout, valid region, binding, synchronisation, ...); a new rule kind is one module
-in this package (its class), one line in `RULE_KINDS` and its tests; see the README, "Adding a rule
-kind".
+in this package (its class), one line in `RULE_KINDS` and its tests; see the contributor guide on the
+documentation site, "Adding a rule kind".
 
 The methods receive the op spec, the op's lowering and the test planner's context through the
 interfaces of `rule_api` (`OpSpec`, `OpView`, `BreakContext` below name those protocols), so this
@@ -81,7 +81,7 @@ __all__ = [
     "page_prefixes",
 ]
 
-# The registry, in the order of import output and of the README's list.
+# The registry, in the order of import output.
 RULE_KINDS: tuple[type[RuleBase], ...] = (
     DTypeRule,
     DTypePairsRule,
