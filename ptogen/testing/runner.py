@@ -41,7 +41,15 @@ from ..opkinds import KINDS
 from ..paths import RUNTIME_INCLUDE, Layout
 from . import tiers
 from .golden import Check, GoldenContext
-from .manifest import Manifest, OpManifest, ProjectManifest, RuntimeFailEntry, RuntimeGroup, VectorGroup
+from .manifest import (
+    TEST_SUPPORT,
+    Manifest,
+    OpManifest,
+    ProjectManifest,
+    RuntimeFailEntry,
+    RuntimeGroup,
+    VectorGroup,
+)
 from .results import Outcome
 
 # One compiler for local runs (the first found); CI sets PTOGEN_TEST_COMPILERS="g++ clang++".
@@ -150,7 +158,10 @@ class Builder:
         dirs = settings.include or [settings.layout.generated_include, RUNTIME_INCLUDE]
         self._pch_lock = threading.Lock()
         self.include_flags = [f"-I{d}" for d in dirs]
-        self._headers = _tree_hash(dirs)
+        # The test kernels' own header (kernel_io.hpp), generated with them, whatever simulator they use.
+        support = settings.layout.out / TEST_SUPPORT
+        self.kernel_flags = [f"-I{support}"]
+        self._headers = _tree_hash([*dirs, support])
         self._count_lock = threading.Lock()
         self.invocations: Counter[str] = Counter()  # compiler processes started, by purpose
         self.launcher = default_launcher() if settings.launcher is None else list(settings.launcher)
@@ -165,6 +176,9 @@ class Builder:
     def flags(self) -> list[str]:
         # No profile macro: test sources name the profile of each call (profiled::OP<profile_*>).
         return [*BASE_FLAGS, *self.include_flags]
+
+    def kernel_build_flags(self) -> list[str]:
+        return [*self.flags(), *self.kernel_flags]
 
     def pch_flags(self, compiler: Compiler) -> list[str]:
         """Flags that use a precompiled <pto/pto-inst.hpp> (plus the C++ headers kernels include).
@@ -248,7 +262,7 @@ class Builder:
 
     def build(self, compiler: Compiler, source: Path) -> tuple[Path | None, str]:
         """Compile and link; (binary or None, diagnostics). Only successful builds are cached."""
-        flags = self.flags()
+        flags = self.kernel_build_flags()
         binary = self.cache / f"{self._key(compiler, flags, source, 'exe')}.bin"
         if binary.is_file():
             return binary, ""
