@@ -1,13 +1,16 @@
 """Compile and run the generated test executables (`ptogen test`), and judge them.
 
 Consumes only what `ptogen gen` wrote: generated/tests/manifest.json, each op's manifest, its
-cases and verify sources and its Python reference. Per op and compiler there are two jobs (test
-sources name the profile of each call, `profiled::OP<profile_a5>(...)`, so one source covers all):
+cases and verify sources and its Python reference, and the kernels' shared header
+(tests/common/kernel_io.hpp). Per op and compiler there are two jobs (test sources name the profile
+of each call, `profiled::OP<profile_a5>(...)`, so one source covers all):
 - the cases executable: built once (which proves every case legal under each profile it is
   instantiated for), it runs
   the runtime cases selected by id, whose results are checked against the reference within the
   spec's tolerance and outside the valid region for being untouched, and each runtime-fail case,
-  which must stop with its rule's message;
+  which must stop with its rule's message. The cases jobs of up to BUNDLE_OPS ops are built as one
+  program (`bundle_source`), which names each case OP:ID; a program that does not build, or a run
+  that fails, is taken apart, so each failure is reported against its own op;
 - the verify translation unit: every compile-fail case and the legal twins in one compile, checked
   with clang's `-verify` (each expected diagnostic, raised from its call's line, and nothing else),
   or, with another compiler, by matching the static_assert messages one for one.
