@@ -179,6 +179,7 @@ def scaled_tree(root: Path, dst: Path, total: int) -> list[str]:
             data["mnemonic"] = f"pto.{new}"
             if data.get("intrinsic"):
                 data["intrinsic"]["name"] = f"{data['intrinsic']['name']}X{i:04d}"
+            _rename_dispatch(data, f"X{i:04d}")
             (dst / f"specs/ops/copies/{new}.yaml").write_text(dump_text(data))
             names.append((data["instruction_set"], data["mnemonic"]))
         text, listed = targets, catalog
@@ -204,6 +205,22 @@ def scaled_tree(root: Path, dst: Path, total: int) -> list[str]:
                 resolved.pop(name, None)
             continue
         return [n.removeprefix("pto.") for _, n in names]
+
+
+def _rename_dispatch(data: object, suffix: str) -> None:
+    """A copied spec's backend entry points (`dispatch: {impl: NAME}`) named anew, like its intrinsic:
+    two ops must not define one `NAME_IMPL`."""
+    if isinstance(data, dict):
+        dispatch = data.get("dispatch")
+        impl = dispatch.get("impl") if isinstance(dispatch, dict) else None
+        # a helper the runtime defines keeps its name
+        if isinstance(dispatch, dict) and isinstance(impl, str) and dispatch.get("call") != "helper":
+            dispatch["impl"] = impl + suffix
+        for value in data.values():
+            _rename_dispatch(value, suffix)
+    elif isinstance(data, list):
+        for item in data:
+            _rename_dispatch(item, suffix)
 
 
 def bench_synthetic(root: Path, count: int, repeat: int) -> dict[str, float]:

@@ -467,7 +467,7 @@ class Runner:
         binary, diag = self.builder.build(compiler, source)
         if binary is None:
             return [Outcome("fail", job.label, f"does not compile:\n{_first_lines(diag)}")]
-        return self._judge([job], binary, qualified=False)
+        return self._judge(job, binary, qualified=False)
 
     def _run_bundle(self, jobs: list[Job], compiler: Compiler) -> list[Outcome]:
         """Several ops' cases jobs as one program. If it does not build, each job is built alone; if
@@ -482,22 +482,25 @@ class Runner:
         binary, _diag = self.builder.build(compiler, program, tuple(sources))
         if binary is None:
             return [o for job in jobs for o in self.run_job(job, compiler)]
-        outcomes = self._judge(jobs, binary, qualified=True)
-        if any(o.status == "fail" and o.name.startswith("the cases of ") for o in outcomes):
-            return [o for job in jobs for o in self._judge([job], binary, qualified=True)]
-        return outcomes
+        ran, outcomes = self._run_cases(jobs, binary, qualified=True)
+        if not ran:
+            return [o for job in jobs for o in self._judge(job, binary, qualified=True)]
+        return outcomes + [o for job in jobs for o in self._runtime_fails(job, binary, qualified=True)]
 
-    def _judge(self, jobs: list[Job], binary: Path, qualified: bool) -> list[Outcome]:
-        """One run of the jobs' runtime cases (checked against the reference), then each runtime-fail
+    def _judge(self, job: Job, binary: Path, qualified: bool) -> list[Outcome]:
+        """One run of the job's runtime cases (checked against the reference), then each runtime-fail
         case on its own, unless that run failed."""
-        ran, outcomes = self._run_cases(jobs, binary, qualified)
-        if not ran or self.settings.include:  # diagnostics of another simulator are not ours to pin
-            return outcomes
-        for job in jobs:
-            for case in self.manifest.ops[job.op].runtime_fail:
-                if case.profile in job.profile.split(","):
-                    outcomes.append(self._runtime_fail(job, case, binary, qualified))
-        return outcomes
+        ran, outcomes = self._run_cases([job], binary, qualified)
+        return outcomes + self._runtime_fails(job, binary, qualified) if ran else outcomes
+
+    def _runtime_fails(self, job: Job, binary: Path, qualified: bool) -> list[Outcome]:
+        if self.settings.include:  # diagnostics of another simulator are not ours to pin
+            return []
+        return [
+            self._runtime_fail(job, case, binary, qualified)
+            for case in self.manifest.ops[job.op].runtime_fail
+            if case.profile in job.profile.split(",")
+        ]
 
     def _cases_source(self, job: Job) -> Path:
         source = self.layout.out / job.source

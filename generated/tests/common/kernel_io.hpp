@@ -2,7 +2,7 @@
 // What every generated test kernel (tests/<op>/cases.cpp) shares: the profile a case runs under, the
 // case files it reads and writes, and the case table its main() runs cases from. An op's kernel is a
 // program of its own, or one of several built as one program (`#define PTO_TEST_BUNDLE` before
-// including them; `ptogen test` builds an op kind's kernels so), which names each case OP:ID.
+// including them; `ptogen test` builds a few ops of a kind so), which names each case OP:ID.
 // Only the C++ library is used, so the kernels also build against another PTO CPU simulator.
 #pragma once
 
