@@ -306,7 +306,9 @@ def bench_suite_scale(
             first = failed[0]
             raise SystemExit(f"benchmark: the kernel suite of {project} failed: {first.name}: {first.detail}")
         ops = len(chosen) if chosen else len(runner.load_manifest(Layout.make(root=project)).ops)
-        return {"seconds": seconds, "processes": float(sum(counts.values())), "ops": float(ops)}
+        passed = float(sum(o.status == "pass" for o in outcomes))
+        processes = float(sum(counts.values()))
+        return {"seconds": seconds, "processes": processes, "ops": float(ops), "passed": passed}
 
     out: dict[str, float] = {}
     chosen[:] = only or []
@@ -334,9 +336,10 @@ def print_suite_scale(
         if f"suite_{name}_ops" in figures:
             ops, seconds = figures[f"suite_{name}_ops"], figures[f"suite_{name}_seconds"]
             processes = int(figures[f"suite_{name}_processes"])
+            passed = int(figures[f"suite_{name}_passed"])
             print(
                 f"  {name:6} tree, {int(ops):4} ops: {seconds:7.1f} s, {processes} compiler processes"
-                f" ({seconds / ops:.2f} s an op)"
+                f" ({seconds / ops:.2f} s an op; {passed} checks passed)"
             )
     print(f"  load after: {_load()}")
 
