@@ -15,6 +15,7 @@ import argparse
 import copy
 import hashlib
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -145,6 +146,83 @@ def synthetic_tree(root: Path, dst: Path, count: int) -> None:
     catalog.write_text(catalog.read_text().replace("instruction_sets:\n", "instruction_sets:\n" + entry, 1))
 
 
+def scaled_tree(root: Path, dst: Path, total: int) -> list[str]:
+    """A project of at least `total` ops: the real specs, and copies of them under new mnemonics and
+    intrinsic names (each in its original's instruction set), made from every real op in turn of
+    the op kinds that have three or more (a kind of one or two ops may know its ops by name). An
+    op whose copy the specs refuse (its name means something, as a register group's does) is left
+    out. Returns the copies' short names."""
+    from collections import Counter
+
+    from .errors import SpecError, SpecErrors
+
+    _copy_project(root, dst, with_generated=False)
+    ops = load_specs(root / "specs", root).ops
+    sizes = Counter(op.spec.semantics.kind for op in ops)
+    resolved = {}
+    for op in ops:
+        data = resolve_file(root / op.path, root / "specs", root)[0]
+        # enum attributes keep their own names
+        if sizes[op.spec.semantics.kind] >= 3 and not any(o["kind"] == "attr" for o in data["operands"]):
+            resolved[op.spec.short] = data
+    real = len(ops)
+    targets = (dst / "specs/targets.yaml").read_text()
+    catalog = (dst / "templates/site/isa_catalog.yaml").read_text()
+    while True:
+        names: list[tuple[str, str]] = []  # (instruction set, mnemonic) of each copy
+        shutil.rmtree(dst / "specs/ops/copies", ignore_errors=True)
+        (dst / "specs/ops/copies").mkdir(parents=True)
+        originals = list(resolved.values())
+        for i in range(max(total - real, 0)):
+            data = copy.deepcopy(originals[i % len(originals)])
+            new = f"{data['mnemonic'].split('.', 1)[1]}x{i:04d}"
+            data["mnemonic"] = f"pto.{new}"
+            if data.get("intrinsic"):
+                data["intrinsic"]["name"] = f"{data['intrinsic']['name']}X{i:04d}"
+            _rename_dispatch(data, f"X{i:04d}")
+            (dst / f"specs/ops/copies/{new}.yaml").write_text(dump_text(data))
+            names.append((data["instruction_set"], data["mnemonic"]))
+        text, listed = targets, catalog
+        for iset in dict.fromkeys(i for i, _ in names):
+            # each copy's page right before the set's first page, and in the site's catalogue
+            copies = "".join(f"{n}, " for i, n in names if i == iset)
+            start = text.index(f"  - id: {iset}\n")
+            at = text.index("order: [", start) + len("order: [")
+            text = text[:at] + copies + text[at:]
+            doc_dir = re.search(r"doc_dir: (\S+)", text[start:])
+            assert doc_dir is not None
+            at = listed.index("ops: [", listed.index(f"    id: {doc_dir.group(1).rsplit('/', 1)[-1]}\n"))
+            listed = listed[: at + len("ops: [")] + copies + listed[at + len("ops: [") :]
+        (dst / "specs/targets.yaml").write_text(text)
+        (dst / "templates/site/isa_catalog.yaml").write_text(listed)
+        try:
+            load_specs(dst / "specs", dst)
+        except (SpecError, SpecErrors) as exc:
+            refused = set(re.findall(r"specs/ops/copies/([A-Za-z0-9_]+)x\d{4}\.yaml:", str(exc)))
+            if not refused & set(resolved):
+                raise
+            for name in refused:
+                resolved.pop(name, None)
+            continue
+        return [n.removeprefix("pto.") for _, n in names]
+
+
+def _rename_dispatch(data: object, suffix: str) -> None:
+    """A copied spec's backend entry points (`dispatch: {impl: NAME}`) named anew, like its intrinsic:
+    two ops must not define one `NAME_IMPL`."""
+    if isinstance(data, dict):
+        dispatch = data.get("dispatch")
+        impl = dispatch.get("impl") if isinstance(dispatch, dict) else None
+        # a helper the runtime defines keeps its name
+        if isinstance(dispatch, dict) and isinstance(impl, str) and dispatch.get("call") != "helper":
+            dispatch["impl"] = impl + suffix
+        for value in data.values():
+            _rename_dispatch(value, suffix)
+    elif isinstance(data, list):
+        for item in data:
+            _rename_dispatch(item, suffix)
+
+
 def bench_synthetic(root: Path, count: int, repeat: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="ptogen-bench-") as tmp:
         proj = Path(tmp)
@@ -187,6 +265,91 @@ def bench_suite(root: Path, cxx: str, cold: bool) -> dict[str, float]:
             runner.run(settings)  # fill the cache
         out["warm_suite"] = _time(lambda: runner.run(settings), 1)
     return out
+
+
+def bench_suite_scale(
+    root: Path,
+    cxx: str,
+    total: int,
+    tier: str,
+    bundle: int,
+    real: bool = True,
+    only: list[str] | None = None,
+) -> dict[str, float]:
+    """The kernel suite cold (empty cache), as the README's test command runs it (`tier`, every op,
+    `bundle` ops a program), over the real tree and over a copy of it scaled to `total` ops
+    (`scaled_tree`, generated with `ptogen gen`): seconds, compiler processes and ops of each.
+    `only`: just these real ops and their copies."""
+    from collections import Counter
+
+    from .testing import runner
+
+    chosen: list[str] = []
+
+    def cold(project: Path) -> dict[str, float]:
+        with tempfile.TemporaryDirectory(prefix="ptogen-cache-") as cache:
+            # No compiler launcher: a ccache hit would time the cache, not the compiler.
+            settings = runner.Settings(
+                layout=Layout.make(root=project),
+                compilers=[cxx],
+                cache=Path(cache),
+                launcher=[],
+                tier=tier,
+                bundle=bundle,
+                ops=chosen or None,
+            )
+            counts: Counter[str] = Counter()
+            outcomes: list[runner.Outcome] = []
+            seconds = _time(lambda: outcomes.extend(runner.run(settings, invocations=counts)), 1)
+        failed = [o for o in outcomes if o.status == "fail"]
+        if failed:
+            first = failed[0]
+            raise SystemExit(f"benchmark: the kernel suite of {project} failed: {first.name}: {first.detail}")
+        ops = len(chosen) if chosen else len(runner.load_manifest(Layout.make(root=project)).ops)
+        passed = float(sum(o.status == "pass" for o in outcomes))
+        processes = float(sum(counts.values()))
+        return {"seconds": seconds, "processes": processes, "ops": float(ops), "passed": passed}
+
+    out: dict[str, float] = {}
+    chosen[:] = only or []
+    if real:
+        out.update({f"suite_real_{k}": v for k, v in cold(root).items()})
+    with tempfile.TemporaryDirectory(prefix="ptogen-bench-") as tmp:
+        proj = Path(tmp)
+        copies = scaled_tree(root, proj, total)
+        if only:
+            chosen[:] = [*only, *(c for c in copies if c.rsplit("x", 1)[0] in only)]
+        # The real ops' formatted outputs, content-addressed: the copies' are formatted anew.
+        if (root / ".ptogen-cache/format").is_dir():
+            shutil.copytree(root / ".ptogen-cache/format", proj / ".ptogen-cache/format")
+        _quiet(["--root", str(proj), "gen"])
+        out.update({f"suite_scaled_{k}": v for k, v in cold(proj).items()})
+    return out
+
+
+def print_suite_scale(
+    root: Path, cxx: str, total: int, tier: str, bundle: int, real: bool = True, only: list[str] | None = None
+) -> None:
+    print(f"== kernel suite, cold ({cxx}, {tier} tier, {bundle} ops a program; load {_load()})")
+    figures = bench_suite_scale(root, cxx, total, tier, bundle, real, only)
+    for name in ("real", "scaled"):
+        if f"suite_{name}_ops" in figures:
+            ops, seconds = figures[f"suite_{name}_ops"], figures[f"suite_{name}_seconds"]
+            processes = int(figures[f"suite_{name}_processes"])
+            passed = int(figures[f"suite_{name}_passed"])
+            print(
+                f"  {name:6} tree, {int(ops):4} ops: {seconds:7.1f} s, {processes} compiler processes"
+                f" ({seconds / ops:.2f} s an op; {passed} checks passed)"
+            )
+    print(f"  load after: {_load()}")
+
+
+def _load() -> str:
+    """The machine's load averages (1, 5, 15 minutes), next to timings taken on a shared machine."""
+    try:
+        return " ".join(f"{x:.1f}" for x in os.getloadavg()) + f" on {os.cpu_count()} cores"
+    except OSError:
+        return "unknown"
 
 
 SIM_PROGRAM = """#include <pto/pto-inst.hpp>
@@ -565,8 +728,29 @@ def main_bench(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--sim", metavar="OPS", help="only the simulator throughput, of these ops (comma-separated, or `all`)"
     )
+    ap.add_argument(
+        "--suite-scale",
+        type=int,
+        metavar="N",
+        help="only the kernel suite's cold time and compiler processes, on the real tree and on one of N ops",
+    )
+    ap.add_argument("--tier", default="quick", choices=["quick", "full"], help="tier of --suite-scale")
+    ap.add_argument(
+        "--bundle", type=int, default=None, metavar="K", help="ops a test program holds (--suite-scale)"
+    )
+    ap.add_argument("--no-real", action="store_true", help="--suite-scale: leave out the real tree")
+    ap.add_argument(
+        "--suite-ops", metavar="OPS", help="--suite-scale: only these ops (comma-separated) and their copies"
+    )
     args = ap.parse_args(argv)
     root = find_root()
+    if args.suite_scale is not None:
+        from .testing.runner import BUNDLE_OPS
+
+        bundle = args.bundle if args.bundle is not None else BUNDLE_OPS
+        only = args.suite_ops.split(",") if args.suite_ops else None
+        print_suite_scale(root, args.cxx, args.suite_scale, args.tier, bundle, not args.no_real, only)
+        return 0
     if args.fuzz is not None:
         print(f"== fuzzing {args.fuzz} mutated specs")
         return 1 if bench_fuzz(root, args.fuzz, args.seed) else 0

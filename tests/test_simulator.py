@@ -84,27 +84,41 @@ def _shared_runner(compiler: str) -> tuple[runner.Runner, runner.Compiler]:
     return runner.Runner(settings), runner.find_compiler(compiler)
 
 
-@pytest.mark.parametrize("compiler", COMPILERS)
-@pytest.mark.parametrize("op", OPS)
-def test_op_kernels(op: str, compiler: str) -> None:
+def _op_groups() -> list[object]:
+    """(compiler, ops) for each test of the op kernels: the ops whose kernels a compiler builds in
+    the groups `ptogen test` builds as one program each (runner.group_ops), then the ops it only
+    checks the compile cases of, in groups of the same size."""
+    kinds = {name: entry.kind for name, entry in runner.load_manifest(LAYOUT).ops.items()}
+    groups = []
+    for compiler in COMPILERS:
+        kernels = [op for op in OPS if runs_kernels(op, compiler)]
+        rules = [op for op in OPS if checks_rules(op, compiler) and op not in kernels]
+        for ops in runner.group_ops(kernels, kinds) + runner.group_ops(rules, kinds):
+            groups.append(pytest.param(compiler, ops, id=f"{compiler}-{ops[0]}..{ops[-1]}"))
+    return groups
+
+
+@pytest.mark.parametrize(("compiler", "ops"), _op_groups())
+def test_op_kernels(compiler: str, ops: list[str]) -> None:
+    """Each op's runtime, runtime-fail, compile-fail and legal cases: a group of ops a test, whose
+    kernels are built as one program (a failing op is still reported by name)."""
     require(compiler)
-    if not checks_rules(op, compiler):
-        pytest.skip(f"{compiler} checks one op per op kind and per rule kind (test_simulator.py)")
     r, found = _shared_runner(compiler)
-    jobs = [j for j in r.jobs([found]) if j.op == op and (j.kind == "verify" or runs_kernels(op, compiler))]
-    assert jobs, f"no jobs for {op}"
+    jobs = [j for j in r.jobs([found]) if j.op in ops]
+    jobs = [j for j in jobs if j.kind == "verify" or runs_kernels(j.op, compiler)]
     outcomes = [o for results in r.run_jobs(jobs, [found]) for o in results]
     failures = [f"{o.name}: {o.detail}" for o in outcomes if o.status == "fail"]
     assert not failures, "\n".join(failures)
-    if op not in NO_STATIC_RULES:
-        assert any("rejects:" in o.name for o in outcomes), "no compile-fail test ran"
-    else:
-        assert any("compiles" in o.name or "legal" in o.name for o in outcomes), [o.name for o in outcomes][
-            :5
-        ]
-    if op not in NO_RUNTIME_CASES and runs_kernels(op, compiler):
-        assert any(" case " in o.name for o in outcomes), "no runtime case ran"
-        assert sum(o.status == "pass" for o in outcomes) > 10
+    for op in ops:
+        assert any(j.op == op for j in jobs), f"no jobs for {op}"
+        mine = [o for o in outcomes if o.name.startswith(f"{op}/")]
+        if op not in NO_STATIC_RULES:
+            assert any("rejects:" in o.name for o in mine), f"{op}: no compile-fail test ran"
+        else:
+            assert any("compiles" in o.name or "legal" in o.name for o in mine), [o.name for o in mine][:5]
+        if op not in NO_RUNTIME_CASES and runs_kernels(op, compiler):
+            assert any(" case " in o.name for o in mine), f"{op}: no runtime case ran"
+            assert sum(o.status == "pass" for o in mine) > 10, op
 
 
 def test_every_rule_has_a_failing_case() -> None:
@@ -146,6 +160,35 @@ def test_a_wrong_golden_is_caught() -> None:
     outcomes = r.run_job(_one_job(r, "tmaxs", "cases", compiler), compiler)
     cases = [o for o in outcomes if " case " in o.name]
     assert cases and all(o.status == "fail" for o in cases)
+
+
+def test_a_bundle_reports_each_op_on_its_own(tmp_path: Path) -> None:
+    """Ops built as one program are judged op by op: a wrong golden of one fails its cases only, and
+    a case that stops the program (here an op whose case files are missing) is reported against
+    its own op after each op's cases run again alone."""
+    compiler = runner.find_compiler(runner.default_compilers()[0])
+    require(compiler.name)
+    r = runner.Runner(runner.Settings(layout=LAYOUT, compilers=[compiler.name], cache=tmp_path, tier="quick"))
+    jobs = [_one_job(r, op, "cases", compiler) for op in ("tadd", "tmaxs")]
+    assert r.tasks(jobs) == [jobs]  # one program
+    module = r.reference("tmaxs")
+    original = module.reference
+    module.reference = lambda C, T, src, scalar: original(C, T, src, scalar) + C(1)
+    outcomes = r.run_task(jobs, compiler)
+    cases = [o for o in outcomes if " case " in o.name]
+    assert cases and all((o.status == "fail") == o.name.startswith("tmaxs/") for o in cases), cases
+    assert r.builder.invocations["build"] == 1
+    module.reference = original
+    kind = runner.KINDS[r.manifest.ops["tadd"].kind]
+    prepare = kind.prepare_cases
+    try:
+        kind.prepare_cases = lambda gx, data: [] if gx.op_name == "tadd" else prepare(gx, data)  # type: ignore[method-assign]
+        outcomes = r.run_task(jobs, compiler)
+    finally:
+        kind.prepare_cases = prepare  # type: ignore[method-assign]
+    failed = [o for o in outcomes if o.status == "fail"]
+    assert failed and all(o.name.startswith("tadd/") for o in failed), [o.name for o in failed]
+    assert any(o.status == "pass" and o.name.startswith("tmaxs/") and " case " in o.name for o in outcomes)
 
 
 def test_a_weakened_rule_is_caught(tmp_path: Path) -> None:

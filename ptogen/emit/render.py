@@ -20,6 +20,7 @@ import jinja2.bccache
 from ..errors import GenerationError
 from ..lower.views import ProjectView
 from ..spec.load import SpecSet
+from ..testing.manifest import TEST_SUPPORT
 from . import boxfig
 from .finder import LOCATIONS, finder_rows
 from .format import format_cpp_many, write_atomic
@@ -34,6 +35,7 @@ from .site import (
 )
 
 CPP_SUFFIXES = (".hpp", ".cpp", ".h")
+JSON_WIDTH = 110  # the longest line of a manifest whose value could be broken over lines
 
 
 def _cell(text: str) -> str:
@@ -120,10 +122,58 @@ def _tidy_markdown(text: str) -> str:
     return "\n".join(out).rstrip("\n") + "\n"
 
 
-def _json(value: object) -> str:
-    """Manifests as one line of sorted JSON: the standard library's C encoder writes it (any
-    `indent` would switch to its pure-Python encoder, several times slower)."""
-    return json.dumps(value, sort_keys=True)
+def _banner_sources(paths: list[str]) -> str:
+    """What a generated file's banner names: its one source, or the one op spec it is made from
+    (every file reads the targets file too, which goes without saying then), else the spec
+    directory, not every spec: the first line stays short however many ops there are."""
+    if len(paths) == 1:
+        return paths[0]
+    targets = next((p for p in paths if posixpath.basename(p) == "targets.yaml"), None)
+    base = posixpath.dirname(targets) if targets else posixpath.commonpath(paths)
+    specs = [p for p in paths if p.startswith(base + "/") and p != targets]
+    rest = [p for p in paths if p not in specs and p != targets]
+    named = specs[0] if len(specs) == 1 else base + "/" if specs else targets or base
+    return ", ".join([named, *rest])
+
+
+def _json(value: object, depth: int = 0, lead: int = 0) -> str:
+    """Manifests as sorted JSON, one item a line where the item does not fit on its line (at
+    `depth` levels of two spaces, after `lead` characters), so a diff of one case's change shows
+    that case. Each value is first written compactly by the standard library's C encoder (its
+    `indent` switches to the pure-Python encoder, several times slower) and broken open only when
+    too long."""
+    room = JSON_WIDTH - lead - 1  # a comma may follow
+    if not value or not isinstance(value, (dict, list)) or _json_at_least(value, room) <= room:
+        flat = json.dumps(value, sort_keys=True)
+        if len(flat) <= room or not value or not isinstance(value, (dict, list)):
+            return flat
+    pad = "  " * (depth + 1)
+    if isinstance(value, dict):
+        items = []
+        for key in sorted(value):
+            head = f"{pad}{json.dumps(key)}: "
+            items.append(head + _json(value[key], depth + 1, len(head)))
+        return "{\n" + ",\n".join(items) + "\n" + pad[:-2] + "}"
+    items = [pad + _json(v, depth + 1, len(pad)) for v in value]
+    return "[\n" + ",\n".join(items) + "\n" + pad[:-2] + "]"
+
+
+def _json_at_least(value: object, limit: int) -> int:
+    """A lower bound of `value`'s compact JSON length, exact up to `limit` (counting stops there):
+    a large value is broken open without first being written whole at every level."""
+    if isinstance(value, str):
+        return len(value) + 2
+    if not isinstance(value, (dict, list)):
+        return 1
+    total = 0  # with each item's separator: `"key": ` and `, ` (one too many, for the brackets)
+    for item in value:
+        if isinstance(value, dict):
+            total += len(item) + 6 + _json_at_least(value[item], limit - total)
+        else:
+            total += 2 + _json_at_least(item, limit - total)
+        if total > limit:
+            break
+    return total
 
 
 class VerifiedBytecodeCache(jinja2.BytecodeCache):
@@ -170,6 +220,7 @@ def environment(templates_dir: Path, bytecode_cache: Path | None = None) -> jinj
     env.filters["code"] = _code
     env.filters["wrap_code"] = _wrap_code
     env.filters["json"] = _json
+    env.filters["banner_sources"] = _banner_sources
     env.filters["relative_to"] = _relative_to
     # The site pages' data (emit/site.py); the ISA catalog is read only by the coverage page.
     env.globals["site_nav"] = nav
@@ -196,6 +247,7 @@ def plan(
         ("include/pto/common/pto_enums.hpp", "cpp/enums.hpp.j2", {}),
         ("include/pto/profiles/active_profile.hpp", "cpp/active_profile.hpp.j2", {}),
         ("include/pto/vector/pto_vec.hpp", "cpp/pto_vec.hpp.j2", {}),
+        (f"{TEST_SUPPORT}/kernel_io.hpp", "tests/kernel_io.hpp.j2", {}),
     ]
     if project.tile_type is not None:  # the Tile type's rules and aliases (targets.yaml tile_type:)
         jobs += [

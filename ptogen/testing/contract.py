@@ -85,7 +85,3 @@ class KindTests:
         for the op all the same (an MX product's fp8 elements and e8m0 scales); default: none."""
         return set()
 
-    def test_includes(self, op: OpViewAPI) -> list[str]:
-        """Standard headers the op's test kernels include besides the common ones (`<sstream>`).
-        Default: none."""
-        return []

@@ -12,6 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+# Where (under the output directory) the header every test kernel includes is, kernel_io.hpp: a
+# directory of its own, which the kernels' compiles put on their include path.
+TEST_SUPPORT = "tests/common"
+
 
 @dataclass(frozen=True)
 class TileShape:

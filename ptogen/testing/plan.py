@@ -279,6 +279,8 @@ class OpTests:
     # Before each further declaration a case binds its domain tile back to its own bytes instead of
     # reloading them (the op rebinds the tile to other storage: TASSIGN).
     rebinds: bool = False
+    # Standard headers the op's kernels include besides the common ones (TPRINT's `<sstream>`).
+    includes: list[str] = field(default_factory=list)
 
     @property
     def dir(self) -> str:
@@ -290,7 +292,9 @@ class OpTests:
         runtime-fail case, selected by its id."""
         if not (self.runtime or self.vector or self.runtime_fail):
             return None
-        return CasesFile(f"{self.dir}/cases.cpp", self.runtime, self.vector, self.runtime_fail, self.rebinds)
+        return CasesFile(
+            f"{self.dir}/cases.cpp", self.runtime, self.vector, self.runtime_fail, self.rebinds, self.includes
+        )
 
     def verify_file(self) -> VerifyFile | None:
         """One translation unit with every compile-fail case of every profile and the legal twins."""
@@ -304,6 +308,7 @@ class CasesFile:
     vector: list[VectorKernel]
     runtime_fail: list[RuntimeFailCase]
     rebinds: bool = False  # OpTests.rebinds
+    includes: list[str] = field(default_factory=list)  # OpTests.includes
 
 
 @dataclass

@@ -1,13 +1,16 @@
 """Compile and run the generated test executables (`ptogen test`), and judge them.
 
 Consumes only what `ptogen gen` wrote: generated/tests/manifest.json, each op's manifest, its
-cases and verify sources and its Python reference. Per op and compiler there are two jobs (test
-sources name the profile of each call, `profiled::OP<profile_a5>(...)`, so one source covers all):
+cases and verify sources and its Python reference, and the kernels' shared header
+(tests/common/kernel_io.hpp). Per op and compiler there are two jobs (test sources name the profile
+of each call, `profiled::OP<profile_a5>(...)`, so one source covers all):
 - the cases executable: built once (which proves every case legal under each profile it is
   instantiated for), it runs
   the runtime cases selected by id, whose results are checked against the reference within the
   spec's tolerance and outside the valid region for being untouched, and each runtime-fail case,
-  which must stop with its rule's message;
+  which must stop with its rule's message. The cases jobs of up to BUNDLE_OPS ops are built as one
+  program (`bundle_source`), which names each case OP:ID; a program that does not build, or a run
+  that fails, is taken apart, so each failure is reported against its own op;
 - the verify translation unit: every compile-fail case and the legal twins in one compile, checked
   with clang's `-verify` (each expected diagnostic, raised from its call's line, and nothing else),
   or, with another compiler, by matching the static_assert messages one for one.
@@ -41,7 +44,15 @@ from ..opkinds import KINDS
 from ..paths import RUNTIME_INCLUDE, Layout
 from . import tiers
 from .golden import Check, GoldenContext
-from .manifest import Manifest, OpManifest, ProjectManifest, RuntimeFailEntry, RuntimeGroup, VectorGroup
+from .manifest import (
+    TEST_SUPPORT,
+    Manifest,
+    OpManifest,
+    ProjectManifest,
+    RuntimeFailEntry,
+    RuntimeGroup,
+    VectorGroup,
+)
 from .results import Outcome
 
 # One compiler for local runs (the first found); CI sets PTOGEN_TEST_COMPILERS="g++ clang++".
@@ -50,7 +61,11 @@ COMPILER_PREFERENCE = ("clang++", "g++")
 # nothing (a broken rule ends the process), so -fno-exceptions only drops the unwinding code that
 # every case's tile destructors would otherwise need.
 BASE_FLAGS = ["-std=c++20", "-O0", "-ffp-contract=off", "-fno-exceptions", "-Wall", "-Wextra"]
-RUN_TIMEOUT = float(os.environ.get("PTOGEN_TEST_TIMEOUT", "120"))  # seconds per executable
+RUN_TIMEOUT = float(os.environ.get("PTOGEN_TEST_TIMEOUT", "120"))  # seconds per executable (per op)
+# How many ops' cases one test program holds, neighbours in op kind order: one compiler process
+# then parses, instantiates and emits what they share (tile types, the simulator's loops, the kernel
+# helpers) once, and links and starts once, which took the cases' build time to about half.
+BUNDLE_OPS = 8
 # What the precompiled header holds: the kernel entry point and the C++ headers kernels use.
 PCH_HEADERS = ["cstddef", "cstdio", "cstdlib", "cstring", "string", "vector", "pto/pto-inst.hpp"]
 
@@ -101,6 +116,7 @@ class Settings:
     timeout: float = RUN_TIMEOUT
     tier: str = "full"  # "quick": a reduced dtype x shape matrix (tiers.py)
     launcher: list[str] | None = None  # prefixed to every compile; None: $PTOGEN_CXX_LAUNCHER
+    bundle: int = BUNDLE_OPS  # ops whose cases are built as one program (1: a program per op)
 
 
 def load_manifest(layout: Layout) -> Manifest:
@@ -150,7 +166,10 @@ class Builder:
         dirs = settings.include or [settings.layout.generated_include, RUNTIME_INCLUDE]
         self._pch_lock = threading.Lock()
         self.include_flags = [f"-I{d}" for d in dirs]
-        self._headers = _tree_hash(dirs)
+        # The test kernels' own header (kernel_io.hpp), generated with them, whatever simulator they use.
+        support = settings.layout.out / TEST_SUPPORT
+        self.kernel_flags = [f"-I{support}"]
+        self._headers = _tree_hash([*dirs, support])
         self._count_lock = threading.Lock()
         self.invocations: Counter[str] = Counter()  # compiler processes started, by purpose
         self.launcher = default_launcher() if settings.launcher is None else list(settings.launcher)
@@ -165,6 +184,9 @@ class Builder:
     def flags(self) -> list[str]:
         # No profile macro: test sources name the profile of each call (profiled::OP<profile_*>).
         return [*BASE_FLAGS, *self.include_flags]
+
+    def kernel_build_flags(self) -> list[str]:
+        return [*self.flags(), *self.kernel_flags]
 
     def pch_flags(self, compiler: Compiler) -> list[str]:
         """Flags that use a precompiled <pto/pto-inst.hpp> (plus the C++ headers kernels include).
@@ -222,12 +244,16 @@ class Builder:
                 os.replace(tmp, target)
         return [*validate, "-include-pch", str(target)] if clang else [f"-I{root}"]
 
-    def _key(self, compiler: Compiler, flags: list[str], source: Path, mode: str) -> str:
+    def _key(
+        self, compiler: Compiler, flags: list[str], source: Path, mode: str, parts: tuple[Path, ...] = ()
+    ) -> str:
         h = hashlib.sha256()
         for part in (compiler.path or "", compiler.version, mode, *flags, self._headers):
             h.update(part.encode())
             h.update(b"\0")
-        h.update(source.read_bytes())
+        for path in (source, *parts):
+            h.update(path.read_bytes())
+            h.update(b"\0")
         return h.hexdigest()[:32]
 
     def check(self, compiler: Compiler, source: Path, extra: list[str] | None = None) -> tuple[int, str]:
@@ -246,10 +272,13 @@ class Builder:
         _atomic_write(entry, json.dumps({"rc": proc.returncode, "stderr": proc.stderr}))
         return proc.returncode, proc.stderr
 
-    def build(self, compiler: Compiler, source: Path) -> tuple[Path | None, str]:
-        """Compile and link; (binary or None, diagnostics). Only successful builds are cached."""
-        flags = self.flags()
-        binary = self.cache / f"{self._key(compiler, flags, source, 'exe')}.bin"
+    def build(
+        self, compiler: Compiler, source: Path, parts: tuple[Path, ...] = ()
+    ) -> tuple[Path | None, str]:
+        """Compile and link; (binary or None, diagnostics). Only successful builds are cached.
+        `parts`: the sources `source` includes (a bundle's ops), whose content the cache key holds."""
+        flags = self.kernel_build_flags()
+        binary = self.cache / f"{self._key(compiler, flags, source, 'exe', parts)}.bin"
         if binary.is_file():
             return binary, ""
         assert compiler.path is not None
@@ -275,6 +304,48 @@ class Builder:
             return None, proc.stderr
         os.replace(tmp, binary)
         return binary, proc.stderr
+
+
+def bundle_source(cache: Path, sources: list[Path]) -> Path:
+    """A program of the cases of several ops (each source an op's cases.cpp, maybe sliced), under the
+    cache directory, named by its content: it includes them by path, and main() runs their cases by
+    OP:ID (kernel_io.hpp)."""
+    lines = [
+        "// ptogen test: the cases of several ops as one program (tests/common/kernel_io.hpp)",
+        "#include <pto/pto-inst.hpp>",  # first, as in every kernel: a precompiled header stands for it
+        "#define PTO_TEST_BUNDLE 1",
+        *(f'#include "{s}"' for s in sources),
+        "",
+        "int main(int argc, char** argv) {",
+        "    return pto_test::run(argc, argv);",
+        "}",
+        "",
+    ]
+    text = "\n".join(lines)
+    path = cache / "bundle" / f"{hashlib.sha256(text.encode()).hexdigest()[:24]}.cpp"
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.tmp{os.getpid()}_{threading.get_ident()}")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    return path
+
+
+def group_ops(ops: list[str], kinds: dict[str, str], size: int = BUNDLE_OPS) -> list[list[str]]:
+    """`ops` in groups of at most `size`, in op kind order (`kinds`: op -> its kind), so the ops of
+    a group mostly share a kind."""
+    ordered = sorted(ops, key=lambda op: (kinds[op], op))
+    step = max(size, 1)
+    return [ordered[i : i + step] for i in range(0, len(ordered), step)]
+
+
+def bundles(jobs: list[Job], kinds: dict[str, str], size: int) -> list[list[Job]]:
+    """The cases jobs, per compiler, in groups (`group_ops`) each built as one program."""
+    groups: list[list[Job]] = []
+    for compiler in dict.fromkeys(j.compiler for j in jobs):
+        by_op = {j.op: j for j in jobs if j.compiler == compiler}
+        groups += [[by_op[op] for op in ops] for ops in group_ops(list(by_op), kinds, size)]
+    return groups
 
 
 def _tree_hash(dirs: list[Path]) -> str:
@@ -359,38 +430,81 @@ class Runner:
                 if entry.verify and self.settings.compile_fail and not self.settings.include:
                     yield Job("verify", op, ",".join(profiles), c.name, entry.verify)
 
+    def tasks(self, jobs: list[Job]) -> list[list[Job]]:
+        """What runs as one unit: each verify job alone, the cases jobs in bundles (`bundles`)."""
+        cases = [j for j in jobs if j.kind == "cases"]
+        kinds = {j.op: self.manifest.ops[j.op].kind for j in cases}
+        return [[j] for j in jobs if j.kind != "cases"] + bundles(cases, kinds, self.settings.bundle)
+
     def run_jobs(self, jobs: list[Job], compilers: list[Compiler]) -> Iterator[list[Outcome]]:
-        """Run jobs side by side (settings.jobs at once, default one per core); each job's outcomes
-        as it finishes."""
+        """Run jobs side by side (settings.jobs at once, default one per core), the cases jobs in
+        bundles; each task's outcomes as it finishes."""
         by_name = {c.name: c for c in compilers}
         workers = self.settings.jobs or os.cpu_count() or 1
         with cf.ThreadPoolExecutor(max_workers=workers) as pool:
-            futures = {pool.submit(self.run_job, j, by_name[j.compiler]): j for j in jobs}
+            # The bundles first: they take longest, so the verify jobs fill the gaps at the end.
+            tasks = sorted(self.tasks(jobs), key=lambda t: t[0].kind != "cases")
+            futures = {pool.submit(self.run_task, t, by_name[t[0].compiler]): t for t in tasks}
             for fut in cf.as_completed(futures):
                 try:
                     yield fut.result()
                 except Exception as exc:  # a broken job is a failure, never a silent pass
-                    yield [Outcome("fail", futures[fut].label, f"{type(exc).__name__}: {exc}")]
+                    yield [Outcome("fail", j.label, f"{type(exc).__name__}: {exc}") for j in futures[fut]]
+
+    def run_task(self, task: list[Job], compiler: Compiler) -> list[Outcome]:
+        if len(task) == 1:
+            return self.run_job(task[0], compiler)
+        return self._run_bundle(task, compiler)
 
     def run_job(self, job: Job, compiler: Compiler) -> list[Outcome]:
         source = self.layout.out / job.source
         if job.kind == "verify":
             return self._verify(job, compiler, source)
-        if job.cases is not None:
-            try:
-                source = self._sliced_source(job, source)
-            except tiers.SliceError as exc:
-                return [Outcome("fail", job.label, f"{exc} (the full tier builds it whole)")]
+        try:
+            source = self._cases_source(job)
+        except tiers.SliceError as exc:
+            return [Outcome("fail", job.label, f"{exc} (the full tier builds it whole)")]
         binary, diag = self.builder.build(compiler, source)
         if binary is None:
             return [Outcome("fail", job.label, f"does not compile:\n{_first_lines(diag)}")]
-        entry = self.manifest.ops[job.op]
-        outcomes = self._runtime(job, entry, binary)
-        if not self.settings.include:  # diagnostics of another simulator are not ours to pin
-            for case in entry.runtime_fail:
-                if case.profile in job.profile.split(","):
-                    outcomes.append(self._runtime_fail(job, case, binary))
-        return outcomes
+        return self._judge(job, binary, qualified=False)
+
+    def _run_bundle(self, jobs: list[Job], compiler: Compiler) -> list[Outcome]:
+        """Several ops' cases jobs as one program. If it does not build, each job is built alone; if
+        a run of it fails, each op's cases run alone: a failure is reported against its own op."""
+        sources: list[Path] = []
+        for job in jobs:
+            try:
+                sources.append(self._cases_source(job))
+            except tiers.SliceError:
+                return [o for job in jobs for o in self.run_job(job, compiler)]
+        program = bundle_source(self.builder.cache, sources)
+        binary, _diag = self.builder.build(compiler, program, tuple(sources))
+        if binary is None:
+            return [o for job in jobs for o in self.run_job(job, compiler)]
+        ran, outcomes = self._run_cases(jobs, binary, qualified=True)
+        if not ran:
+            return [o for job in jobs for o in self._judge(job, binary, qualified=True)]
+        return outcomes + [o for job in jobs for o in self._runtime_fails(job, binary, qualified=True)]
+
+    def _judge(self, job: Job, binary: Path, qualified: bool) -> list[Outcome]:
+        """One run of the job's runtime cases (checked against the reference), then each runtime-fail
+        case on its own, unless that run failed."""
+        ran, outcomes = self._run_cases([job], binary, qualified)
+        return outcomes + self._runtime_fails(job, binary, qualified) if ran else outcomes
+
+    def _runtime_fails(self, job: Job, binary: Path, qualified: bool) -> list[Outcome]:
+        if self.settings.include:  # diagnostics of another simulator are not ours to pin
+            return []
+        return [
+            self._runtime_fail(job, case, binary, qualified)
+            for case in self.manifest.ops[job.op].runtime_fail
+            if case.profile in job.profile.split(",")
+        ]
+
+    def _cases_source(self, job: Job) -> Path:
+        source = self.layout.out / job.source
+        return self._sliced_source(job, source) if job.cases is not None else source
 
     def _sliced_source(self, job: Job, source: Path) -> Path:
         """The op's cases source with only the job's cases (tiers.py), under the cache directory,
@@ -414,7 +528,8 @@ class Runner:
             os.replace(tmp, path)
         return path
 
-    def _runtime(self, job: Job, entry: OpManifest, binary: Path) -> list[Outcome]:
+    def _groups(self, job: Job) -> list[RuntimeGroup | VectorGroup]:
+        entry = self.manifest.ops[job.op]
         every: list[RuntimeGroup | VectorGroup] = [*entry.runtime, *entry.vector]
         groups = [g for g in every if g.group in job.run_profile]
         if job.cases is not None:  # a tier's cases only (a lane group is run whole)
@@ -425,47 +540,51 @@ class Runner:
                 else g
                 for g in groups
             ]
-        if not groups:
-            return []
-        kind = KINDS[entry.kind]
+        return groups
+
+    def _run_cases(self, jobs: list[Job], binary: Path, qualified: bool) -> tuple[bool, list[Outcome]]:
+        """One run of `binary` with the runtime cases of `jobs` (each op's files in a directory of
+        its own when `qualified`, its case ids OP:ID); (whether it ran through, the checks' outcomes,
+        or the failure)."""
         with tempfile.TemporaryDirectory(prefix="ptogen-run-", dir=_scratch_dir()) as tmp:
-            data = Path(tmp)
-            checks: list[Check] = []
+            checks: list[tuple[Check, Path]] = []
             ids: list[str] = []
-            for g in groups:
-                profile = job.run_profile[g.group]
-                label = f"{job.op}/{g.group} [{profile}, {Path(job.compiler).name}]"
-                gx = GoldenContext(job.op, entry, self.manifest.dtypes, g, self.reference(job.op), label)
-                found = kind.prepare_cases(gx, data)
-                checks += found
-                ids += [f"c{k}@{profile}" for k in _case_ids(g, len(found))]
+            for job in jobs:
+                groups = self._groups(job)
+                entry = self.manifest.ops[job.op]
+                kind = KINDS[entry.kind]
+                data = Path(tmp) / job.op if qualified else Path(tmp)
+                data.mkdir(exist_ok=True)
+                prefix = f"{job.op}:" if qualified else ""
+                for g in groups:
+                    profile = job.run_profile[g.group]
+                    label = f"{job.op}/{g.group} [{profile}, {Path(job.compiler).name}]"
+                    gx = GoldenContext(job.op, entry, self.manifest.dtypes, g, self.reference(job.op), label)
+                    found = kind.prepare_cases(gx, data)
+                    checks += [(check, data) for check in found]
+                    ids += [f"{prefix}c{k}@{profile}" for k in _case_ids(g, len(found))]
+            if not ids:
+                return True, []
+            timeout = self.settings.timeout * len(jobs)
+            label = jobs[0].label if len(jobs) == 1 else f"the cases of {', '.join(j.op for j in jobs)}"
             try:
                 proc = subprocess.run(
-                    [str(binary), str(data), *ids],
-                    capture_output=True,
-                    text=True,
-                    timeout=self.settings.timeout,
-                    check=False,
+                    [str(binary), tmp, *ids], capture_output=True, text=True, timeout=timeout, check=False
                 )
             except subprocess.TimeoutExpired:
-                return [
-                    Outcome(
-                        "fail",
-                        job.label,
-                        f"cases did not finish within {self.settings.timeout:g} s (--timeout)",
-                    )
-                ]
+                late = f"cases did not finish within {timeout:g} s (--timeout)"
+                return False, [Outcome("fail", label, late)]
             if proc.returncode != 0:
                 detail = f"cases exited {exit_status(proc.returncode)}: {proc.stderr.strip()}"
-                return [Outcome("fail", job.label, detail)]
-            return [check(data) for check in checks]
+                return False, [Outcome("fail", label, detail)]
+            return True, [check(data) for check, data in checks]
 
-    def _runtime_fail(self, job: Job, case: RuntimeFailEntry, binary: Path) -> Outcome:
+    def _runtime_fail(self, job: Job, case: RuntimeFailEntry, binary: Path, qualified: bool) -> Outcome:
         want = case.message
         name = f"{job.op}/{case.case} [{case.profile}, {Path(job.compiler).name}] stops: {want}"
         try:
             proc = subprocess.run(
-                [str(binary), "-", case.case],
+                [str(binary), "-", f"{job.op}:{case.case}" if qualified else case.case],
                 capture_output=True,
                 text=True,
                 timeout=self.settings.timeout,
@@ -575,11 +694,12 @@ def run(
             )
         )
     jobs = list(runner.jobs(compilers))
+    total = len(runner.tasks(jobs))
     for done, results in enumerate(runner.run_jobs(jobs, compilers), 1):
         for o in results:
             emit(o)
         if progress:
-            progress(done, len(jobs))
+            progress(done, total)
     if invocations is not None:
         invocations.update(runner.builder.invocations)
     return outcomes
@@ -653,7 +773,7 @@ def run_cli(layout: Layout, args: Any) -> int:
             sys.stderr.flush()
         elif now - last[0] > 10 or done == total:
             last[0] = now
-            print(f"progress: {done}/{total} jobs, {now - started:.0f}s", file=sys.stderr, flush=True)
+            print(f"progress: {done}/{total} tasks, {now - started:.0f}s", file=sys.stderr, flush=True)
 
     try:
         outcomes = run(settings, report, progress)

@@ -3,64 +3,19 @@
 // profile that allows it (building this file proves it legal there); the rest of a case is compiled once:
 //   kernel DATA_DIR c<k>@<PROFILE>...   runs cases: case k reads c<k>_<operand>.bin and writes c<k>_<result>.out
 //   kernel - rf_<profile>_<rule>        runs a case that must stop with the rule's run-time error
-// Only the public PTO API is used, so the cases also build against another PTO CPU simulator.
+// Only the public PTO API is used, so the cases also build against another PTO CPU simulator. Build with
+// -I generated/tests/common (kernel_io.hpp); with PTO_TEST_BUNDLE defined, the file leaves main() to a
+// program of several ops' cases, which names this op's cases tget_scale_addr:ID.
 #include <pto/pto-inst.hpp>
 
-#include <cstddef>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <string>
-#include <vector>
+#include "kernel_io.hpp"
+
+namespace tests_tget_scale_addr {
 
 using namespace pto;
+using namespace pto_test;
 
 namespace {
-
-// The profile whose rules a case runs under (a case id's `@PROFILE`).
-enum class Prof { A5, CPU };
-
-std::string data_dir;
-
-[[noreturn]] void io_fail(const std::string& path) {
-    std::fprintf(stderr, "kernel: cannot access %s\n", path.c_str());
-    std::exit(3);
-}
-
-// Names are C strings: a std::string argument was built and destroyed at each of the kernel's
-// hundreds of call sites, a quarter of its code at -O0.
-template <typename T>
-void load(const char* name, T* dst, std::size_t count) {
-    const std::string path = data_dir + "/" + name;
-    std::FILE* f = std::fopen(path.c_str(), "rb");
-    if (f == nullptr)
-        io_fail(path);
-    const std::size_t got = std::fread(static_cast<void*>(dst), sizeof(T), count, f);
-    std::fclose(f);
-    if (got != count)
-        io_fail(path);
-}
-
-template <typename T>
-void store(const char* name, const T* src, std::size_t count) {
-    const std::string path = data_dir + "/" + name;
-    std::FILE* f = std::fopen(path.c_str(), "wb");
-    if (f == nullptr)
-        io_fail(path);
-    const std::size_t put = std::fwrite(static_cast<const void*>(src), sizeof(T), count, f);
-    std::fclose(f);
-    if (put != count)
-        io_fail(path);
-}
-
-// An overload of the intrinsic must write exactly what its main form wrote.
-template <typename T>
-void same_bytes(const char* what, const std::vector<unsigned char>& want, const T* got) {
-    if (std::memcmp(want.data(), static_cast<const void*>(got), want.size()) != 0) {
-        std::fprintf(stderr, "kernel: %s differs from the main form\n", what);
-        std::exit(4);
-    }
-}
 
 // case 0 (half): row-major 16x16, alias valid 8x8
 void case_0([[maybe_unused]] Prof profile) {
@@ -78,6 +33,8 @@ void case_0([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TGET_SCALE_ADDR<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c0_dst.out", dst.data(), 256);
@@ -100,6 +57,8 @@ void case_1([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TGET_SCALE_ADDR<profile_cpu>(dst, src);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c1_dst.out", dst.data(), 256);
 }
@@ -120,6 +79,8 @@ void case_2([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TGET_SCALE_ADDR<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c2_dst.out", dst.data(), 128);
@@ -142,6 +103,8 @@ void case_3([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TGET_SCALE_ADDR<profile_cpu>(dst, src);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c3_dst.out", dst.data(), 128);
 }
@@ -162,6 +125,8 @@ void case_4([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TGET_SCALE_ADDR<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c4_dst.out", dst.data(), 256);
@@ -184,6 +149,8 @@ void case_5([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TGET_SCALE_ADDR<profile_cpu>(dst, src);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c5_dst.out", dst.data(), 256);
 }
@@ -204,6 +171,8 @@ void case_6([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TGET_SCALE_ADDR<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c6_dst.out", dst.data(), 128);
@@ -226,6 +195,8 @@ void case_7([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TGET_SCALE_ADDR<profile_cpu>(dst, src);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c7_dst.out", dst.data(), 128);
 }
@@ -246,6 +217,8 @@ void case_8([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TGET_SCALE_ADDR<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c8_dst.out", dst.data(), 256);
@@ -268,6 +241,8 @@ void case_9([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TGET_SCALE_ADDR<profile_cpu>(dst, src);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c9_dst.out", dst.data(), 256);
 }
@@ -288,6 +263,8 @@ void case_10([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TGET_SCALE_ADDR<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c10_dst.out", dst.data(), 128);
@@ -310,6 +287,8 @@ void case_11([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TGET_SCALE_ADDR<profile_cpu>(dst, src);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c11_dst.out", dst.data(), 128);
 }
@@ -330,6 +309,8 @@ void case_12([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TGET_SCALE_ADDR<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c12_dst.out", dst.data(), 512);
@@ -352,6 +333,8 @@ void case_13([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TGET_SCALE_ADDR<profile_cpu>(dst, src);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c13_dst.out", dst.data(), 256);
 }
@@ -372,6 +355,8 @@ void case_14([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TGET_SCALE_ADDR<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c14_dst.out", dst.data(), 256);
@@ -394,6 +379,8 @@ void case_15([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TGET_SCALE_ADDR<profile_cpu>(dst, src);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c15_dst.out", dst.data(), 256);
 }
@@ -414,6 +401,8 @@ void case_16([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TGET_SCALE_ADDR<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c16_dst.out", dst.data(), 512);
@@ -436,6 +425,8 @@ void case_17([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TGET_SCALE_ADDR<profile_cpu>(dst, src);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c17_dst.out", dst.data(), 256);
 }
@@ -456,6 +447,8 @@ void case_18([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TGET_SCALE_ADDR<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c18_dst.out", dst.data(), 256);
@@ -478,6 +471,8 @@ void case_19([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TGET_SCALE_ADDR<profile_cpu>(dst, src);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c19_dst.out", dst.data(), 256);
 }
@@ -498,6 +493,8 @@ void case_20([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TGET_SCALE_ADDR<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c20_dst.out", dst.data(), 256);
@@ -520,6 +517,8 @@ void case_21([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TGET_SCALE_ADDR<profile_cpu>(dst, src);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c21_dst.out", dst.data(), 256);
 }
@@ -540,6 +539,8 @@ void case_22([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TGET_SCALE_ADDR<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c22_dst.out", dst.data(), 128);
@@ -562,6 +563,8 @@ void case_23([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TGET_SCALE_ADDR<profile_cpu>(dst, src);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c23_dst.out", dst.data(), 128);
 }
@@ -582,6 +585,8 @@ void case_24([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TGET_SCALE_ADDR<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c24_dst.out", dst.data(), 256);
@@ -604,6 +609,8 @@ void case_25([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TGET_SCALE_ADDR<profile_cpu>(dst, src);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c25_dst.out", dst.data(), 256);
 }
@@ -624,6 +631,8 @@ void case_26([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TGET_SCALE_ADDR<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c26_dst.out", dst.data(), 128);
@@ -646,6 +655,8 @@ void case_27([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TGET_SCALE_ADDR<profile_cpu>(dst, src);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c27_dst.out", dst.data(), 128);
 }
@@ -666,6 +677,8 @@ void case_28([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TGET_SCALE_ADDR<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c28_dst.out", dst.data(), 256);
@@ -688,6 +701,8 @@ void case_29([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TGET_SCALE_ADDR<profile_cpu>(dst, src);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c29_dst.out", dst.data(), 256);
 }
@@ -708,6 +723,8 @@ void case_30([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TGET_SCALE_ADDR<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c30_dst.out", dst.data(), 128);
@@ -730,6 +747,8 @@ void case_31([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TGET_SCALE_ADDR<profile_cpu>(dst, src);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c31_dst.out", dst.data(), 128);
 }
@@ -750,6 +769,8 @@ void case_32([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TGET_SCALE_ADDR<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c32_dst.out", dst.data(), 256);
@@ -772,6 +793,8 @@ void case_33([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TGET_SCALE_ADDR<profile_cpu>(dst, src);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c33_dst.out", dst.data(), 256);
 }
@@ -792,6 +815,8 @@ void case_34([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TGET_SCALE_ADDR<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c34_dst.out", dst.data(), 128);
@@ -814,6 +839,8 @@ void case_35([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TGET_SCALE_ADDR<profile_cpu>(dst, src);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c35_dst.out", dst.data(), 128);
 }
@@ -834,6 +861,8 @@ void case_36([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TGET_SCALE_ADDR<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c36_dst.out", dst.data(), 256);
@@ -856,6 +885,8 @@ void case_37([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TGET_SCALE_ADDR<profile_cpu>(dst, src);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c37_dst.out", dst.data(), 256);
 }
@@ -876,6 +907,8 @@ void case_38([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TGET_SCALE_ADDR<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c38_dst.out", dst.data(), 128);
@@ -898,6 +931,8 @@ void case_39([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TGET_SCALE_ADDR<profile_cpu>(dst, src);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c39_dst.out", dst.data(), 128);
 }
@@ -918,6 +953,8 @@ void case_40([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TGET_SCALE_ADDR<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c40_dst.out", dst.data(), 256);
@@ -940,6 +977,8 @@ void case_41([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TGET_SCALE_ADDR<profile_cpu>(dst, src);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c41_dst.out", dst.data(), 256);
 }
@@ -960,6 +999,8 @@ void case_42([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TGET_SCALE_ADDR<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c42_dst.out", dst.data(), 128);
@@ -982,15 +1023,11 @@ void case_43([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TGET_SCALE_ADDR<profile_cpu>(dst, src);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c43_dst.out", dst.data(), 128);
 }
-
-struct Entry {
-    const char* id;
-    void (*run)(Prof);
-    Prof profile;
-};
 
 const Entry entries[] = {
     {"c0@A5", case_0, Prof::A5},     {"c0@CPU", case_0, Prof::CPU},   {"c1@A5", case_1, Prof::A5},
@@ -1027,22 +1064,12 @@ const Entry entries[] = {
 
 } // namespace
 
+[[maybe_unused]] const bool registered = add_suite("tget_scale_addr", std::begin(entries), std::end(entries));
+
+} // namespace tests_tget_scale_addr
+
+#ifndef PTO_TEST_BUNDLE
 int main(int argc, char** argv) {
-    if (argc < 3) {
-        std::fprintf(stderr, "usage: %s DATA_DIR CASE_ID...\n", argv[0]);
-        return 2;
-    }
-    data_dir = argv[1];
-    for (int i = 2; i < argc; ++i) {
-        const Entry* found = nullptr;
-        for (const Entry& e : entries)
-            if (std::strcmp(e.id, argv[i]) == 0)
-                found = &e;
-        if (found == nullptr) {
-            std::fprintf(stderr, "kernel: unknown case %s\n", argv[i]);
-            return 2;
-        }
-        found->run(found->profile);
-    }
-    return 0;
+    return pto_test::run(argc, argv);
 }
+#endif

@@ -3,64 +3,19 @@
 // profile that allows it (building this file proves it legal there); the rest of a case is compiled once:
 //   kernel DATA_DIR c<k>@<PROFILE>...   runs cases: case k reads c<k>_<operand>.bin and writes c<k>_<result>.out
 //   kernel - rf_<profile>_<rule>        runs a case that must stop with the rule's run-time error
-// Only the public PTO API is used, so the cases also build against another PTO CPU simulator.
+// Only the public PTO API is used, so the cases also build against another PTO CPU simulator. Build with
+// -I generated/tests/common (kernel_io.hpp); with PTO_TEST_BUNDLE defined, the file leaves main() to a
+// program of several ops' cases, which names this op's cases tinsert:ID.
 #include <pto/pto-inst.hpp>
 
-#include <cstddef>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <string>
-#include <vector>
+#include "kernel_io.hpp"
+
+namespace tests_tinsert {
 
 using namespace pto;
+using namespace pto_test;
 
 namespace {
-
-// The profile whose rules a case runs under (a case id's `@PROFILE`).
-enum class Prof { A5, CPU };
-
-std::string data_dir;
-
-[[noreturn]] void io_fail(const std::string& path) {
-    std::fprintf(stderr, "kernel: cannot access %s\n", path.c_str());
-    std::exit(3);
-}
-
-// Names are C strings: a std::string argument was built and destroyed at each of the kernel's
-// hundreds of call sites, a quarter of its code at -O0.
-template <typename T>
-void load(const char* name, T* dst, std::size_t count) {
-    const std::string path = data_dir + "/" + name;
-    std::FILE* f = std::fopen(path.c_str(), "rb");
-    if (f == nullptr)
-        io_fail(path);
-    const std::size_t got = std::fread(static_cast<void*>(dst), sizeof(T), count, f);
-    std::fclose(f);
-    if (got != count)
-        io_fail(path);
-}
-
-template <typename T>
-void store(const char* name, const T* src, std::size_t count) {
-    const std::string path = data_dir + "/" + name;
-    std::FILE* f = std::fopen(path.c_str(), "wb");
-    if (f == nullptr)
-        io_fail(path);
-    const std::size_t put = std::fwrite(static_cast<const void*>(src), sizeof(T), count, f);
-    std::fclose(f);
-    if (put != count)
-        io_fail(path);
-}
-
-// An overload of the intrinsic must write exactly what its main form wrote.
-template <typename T>
-void same_bytes(const char* what, const std::vector<unsigned char>& want, const T* got) {
-    if (std::memcmp(want.data(), static_cast<const void*>(got), want.size()) != 0) {
-        std::fprintf(stderr, "kernel: %s differs from the main form\n", what);
-        std::exit(4);
-    }
-}
 
 // case 0 (half): 16x16 window at (8, 16) of 32x32, row-major
 void case_0([[maybe_unused]] Prof profile) {
@@ -82,6 +37,8 @@ void case_0([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TINSERT<profile_cpu>(dst, src, 8, 16);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c0_dst.out", dst.data(), 1024);
@@ -137,6 +94,8 @@ void case_0([[maybe_unused]] Prof profile) {
             profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
                               ReluPreMode::NoRelu>(dst, src, fp_f5, 8, 16);
             break;
+        default: // no entry names this case under another profile
+            break;
         }
         same_bytes("overload 5, case 0", main_result, dst.data());
     }
@@ -170,6 +129,8 @@ void case_1([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TINSERT<profile_cpu>(dst, src, 3, 5);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c1_dst.out", dst.data(), 1024);
 }
@@ -194,6 +155,8 @@ void case_2([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TINSERT<profile_cpu>(dst, src, 0, 0);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c2_dst.out", dst.data(), 512);
@@ -220,6 +183,8 @@ void case_3([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TINSERT<profile_cpu>(dst, src, 16, 0);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c3_dst.out", dst.data(), 2048);
 }
@@ -245,6 +210,8 @@ void case_4([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TINSERT<profile_cpu>(dst, src, 0, 32);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c4_dst.out", dst.data(), 2048);
 }
@@ -269,6 +236,8 @@ void case_5([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TINSERT<profile_cpu>(dst, src, 32, 0);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c5_dst.out", dst.data(), 4096);
@@ -324,6 +293,8 @@ void case_5([[maybe_unused]] Prof profile) {
             profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
                               ReluPreMode::NoRelu>(dst, src, fp_f5, 32, 0);
             break;
+        default: // no entry names this case under another profile
+            break;
         }
         same_bytes("overload 5, case 5", main_result, dst.data());
     }
@@ -357,6 +328,8 @@ void case_6([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TINSERT<profile_cpu>(dst, src, 0, 32);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c6_dst.out", dst.data(), 4096);
 }
@@ -382,6 +355,8 @@ void case_7([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TINSERT<profile_cpu>(dst, src, 16, 32);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c7_dst.out", dst.data(), 4096);
 }
@@ -406,6 +381,8 @@ void case_8([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TINSERT<profile_cpu>(dst, src, 8, 16);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c8_dst.out", dst.data(), 1024);
@@ -461,6 +438,8 @@ void case_8([[maybe_unused]] Prof profile) {
             profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
                               ReluPreMode::NoRelu>(dst, src, fp_f5, 8, 16);
             break;
+        default: // no entry names this case under another profile
+            break;
         }
         same_bytes("overload 5, case 8", main_result, dst.data());
     }
@@ -494,6 +473,8 @@ void case_9([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TINSERT<profile_cpu>(dst, src, 3, 5);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c9_dst.out", dst.data(), 1024);
 }
@@ -518,6 +499,8 @@ void case_10([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TINSERT<profile_cpu>(dst, src, 0, 0);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c10_dst.out", dst.data(), 512);
@@ -544,6 +527,8 @@ void case_11([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TINSERT<profile_cpu>(dst, src, 16, 0);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c11_dst.out", dst.data(), 2048);
 }
@@ -569,6 +554,8 @@ void case_12([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TINSERT<profile_cpu>(dst, src, 0, 32);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c12_dst.out", dst.data(), 2048);
 }
@@ -593,6 +580,8 @@ void case_13([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TINSERT<profile_cpu>(dst, src, 8, 16);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c13_dst.out", dst.data(), 1024);
@@ -648,6 +637,8 @@ void case_13([[maybe_unused]] Prof profile) {
             profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
                               ReluPreMode::NoRelu>(dst, src, fp_f5, 8, 16);
             break;
+        default: // no entry names this case under another profile
+            break;
         }
         same_bytes("overload 5, case 13", main_result, dst.data());
     }
@@ -681,6 +672,8 @@ void case_14([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TINSERT<profile_cpu>(dst, src, 3, 5);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c14_dst.out", dst.data(), 1024);
 }
@@ -705,6 +698,8 @@ void case_15([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TINSERT<profile_cpu>(dst, src, 0, 0);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c15_dst.out", dst.data(), 512);
@@ -731,6 +726,8 @@ void case_16([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TINSERT<profile_cpu>(dst, src, 16, 0);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c16_dst.out", dst.data(), 2048);
 }
@@ -756,6 +753,8 @@ void case_17([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TINSERT<profile_cpu>(dst, src, 0, 32);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c17_dst.out", dst.data(), 2048);
 }
@@ -780,6 +779,8 @@ void case_18([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TINSERT<profile_cpu>(dst, src, 32, 0);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c18_dst.out", dst.data(), 4096);
@@ -835,6 +836,8 @@ void case_18([[maybe_unused]] Prof profile) {
             profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
                               ReluPreMode::NoRelu>(dst, src, fp_f5, 32, 0);
             break;
+        default: // no entry names this case under another profile
+            break;
         }
         same_bytes("overload 5, case 18", main_result, dst.data());
     }
@@ -868,6 +871,8 @@ void case_19([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TINSERT<profile_cpu>(dst, src, 0, 32);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c19_dst.out", dst.data(), 4096);
 }
@@ -893,6 +898,8 @@ void case_20([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TINSERT<profile_cpu>(dst, src, 16, 32);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c20_dst.out", dst.data(), 4096);
 }
@@ -917,6 +924,8 @@ void case_21([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TINSERT<profile_cpu>(dst, src, 8, 16);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c21_dst.out", dst.data(), 1024);
@@ -972,6 +981,8 @@ void case_21([[maybe_unused]] Prof profile) {
             profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
                               ReluPreMode::NoRelu>(dst, src, fp_f5, 8, 16);
             break;
+        default: // no entry names this case under another profile
+            break;
         }
         same_bytes("overload 5, case 21", main_result, dst.data());
     }
@@ -1005,6 +1016,8 @@ void case_22([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TINSERT<profile_cpu>(dst, src, 3, 5);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c22_dst.out", dst.data(), 1024);
 }
@@ -1029,6 +1042,8 @@ void case_23([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TINSERT<profile_cpu>(dst, src, 0, 0);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c23_dst.out", dst.data(), 1024);
@@ -1055,6 +1070,8 @@ void case_24([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TINSERT<profile_cpu>(dst, src, 16, 0);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c24_dst.out", dst.data(), 2048);
 }
@@ -1080,6 +1097,8 @@ void case_25([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TINSERT<profile_cpu>(dst, src, 0, 32);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c25_dst.out", dst.data(), 2048);
 }
@@ -1104,6 +1123,8 @@ void case_26([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TINSERT<profile_cpu>(dst, src, 32, 0);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c26_dst.out", dst.data(), 4096);
@@ -1159,6 +1180,8 @@ void case_26([[maybe_unused]] Prof profile) {
             profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
                               ReluPreMode::NoRelu>(dst, src, fp_f5, 32, 0);
             break;
+        default: // no entry names this case under another profile
+            break;
         }
         same_bytes("overload 5, case 26", main_result, dst.data());
     }
@@ -1192,6 +1215,8 @@ void case_27([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TINSERT<profile_cpu>(dst, src, 0, 32);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c27_dst.out", dst.data(), 4096);
 }
@@ -1216,6 +1241,8 @@ void case_28([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TINSERT<profile_cpu>(dst, src, 16, 32);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c28_dst.out", dst.data(), 4096);
@@ -1674,6 +1701,8 @@ void case_44([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TINSERT<profile_cpu>(dst, src, 8, 16);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c44_dst.out", dst.data(), 1024);
     { // overload 1: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each written element).
@@ -1728,6 +1757,8 @@ void case_44([[maybe_unused]] Prof profile) {
             profiled::TINSERT<profile_cpu, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
                               ReluPreMode::NoRelu>(dst, src, fp_f5, 8, 16);
             break;
+        default: // no entry names this case under another profile
+            break;
         }
         same_bytes("overload 5, case 44", main_result, dst.data());
     }
@@ -1761,6 +1792,8 @@ void case_45([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TINSERT<profile_cpu>(dst, src, 3, 5);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c45_dst.out", dst.data(), 1024);
 }
@@ -1785,6 +1818,8 @@ void case_46([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TINSERT<profile_cpu>(dst, src, 0, 0);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c46_dst.out", dst.data(), 512);
@@ -1811,6 +1846,8 @@ void case_47([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TINSERT<profile_cpu>(dst, src, 16, 0);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c47_dst.out", dst.data(), 2048);
 }
@@ -1835,6 +1872,8 @@ void case_48([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TINSERT<profile_cpu>(dst, src, 0, 32);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c48_dst.out", dst.data(), 2048);
@@ -2308,12 +2347,6 @@ void case_62([[maybe_unused]] Prof profile) {
     store("c62_dst.out", dst.data(), 4096);
 }
 
-struct Entry {
-    const char* id;
-    void (*run)(Prof);
-    Prof profile;
-};
-
 const Entry entries[] = {
     {"c0@A5", case_0, Prof::A5},     {"c0@CPU", case_0, Prof::CPU},   {"c1@A5", case_1, Prof::A5},
     {"c1@CPU", case_1, Prof::CPU},   {"c2@A5", case_2, Prof::A5},     {"c2@CPU", case_2, Prof::CPU},
@@ -2352,22 +2385,12 @@ const Entry entries[] = {
 
 } // namespace
 
+[[maybe_unused]] const bool registered = add_suite("tinsert", std::begin(entries), std::end(entries));
+
+} // namespace tests_tinsert
+
+#ifndef PTO_TEST_BUNDLE
 int main(int argc, char** argv) {
-    if (argc < 3) {
-        std::fprintf(stderr, "usage: %s DATA_DIR CASE_ID...\n", argv[0]);
-        return 2;
-    }
-    data_dir = argv[1];
-    for (int i = 2; i < argc; ++i) {
-        const Entry* found = nullptr;
-        for (const Entry& e : entries)
-            if (std::strcmp(e.id, argv[i]) == 0)
-                found = &e;
-        if (found == nullptr) {
-            std::fprintf(stderr, "kernel: unknown case %s\n", argv[i]);
-            return 2;
-        }
-        found->run(found->profile);
-    }
-    return 0;
+    return pto_test::run(argc, argv);
 }
+#endif

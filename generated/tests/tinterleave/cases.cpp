@@ -3,64 +3,19 @@
 // profile that allows it (building this file proves it legal there); the rest of a case is compiled once:
 //   kernel DATA_DIR c<k>@<PROFILE>...   runs cases: case k reads c<k>_<operand>.bin and writes c<k>_<result>.out
 //   kernel - rf_<profile>_<rule>        runs a case that must stop with the rule's run-time error
-// Only the public PTO API is used, so the cases also build against another PTO CPU simulator.
+// Only the public PTO API is used, so the cases also build against another PTO CPU simulator. Build with
+// -I generated/tests/common (kernel_io.hpp); with PTO_TEST_BUNDLE defined, the file leaves main() to a
+// program of several ops' cases, which names this op's cases tinterleave:ID.
 #include <pto/pto-inst.hpp>
 
-#include <cstddef>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <string>
-#include <vector>
+#include "kernel_io.hpp"
+
+namespace tests_tinterleave {
 
 using namespace pto;
+using namespace pto_test;
 
 namespace {
-
-// The profile whose rules a case runs under (a case id's `@PROFILE`).
-enum class Prof { A5, CPU };
-
-std::string data_dir;
-
-[[noreturn]] void io_fail(const std::string& path) {
-    std::fprintf(stderr, "kernel: cannot access %s\n", path.c_str());
-    std::exit(3);
-}
-
-// Names are C strings: a std::string argument was built and destroyed at each of the kernel's
-// hundreds of call sites, a quarter of its code at -O0.
-template <typename T>
-void load(const char* name, T* dst, std::size_t count) {
-    const std::string path = data_dir + "/" + name;
-    std::FILE* f = std::fopen(path.c_str(), "rb");
-    if (f == nullptr)
-        io_fail(path);
-    const std::size_t got = std::fread(static_cast<void*>(dst), sizeof(T), count, f);
-    std::fclose(f);
-    if (got != count)
-        io_fail(path);
-}
-
-template <typename T>
-void store(const char* name, const T* src, std::size_t count) {
-    const std::string path = data_dir + "/" + name;
-    std::FILE* f = std::fopen(path.c_str(), "wb");
-    if (f == nullptr)
-        io_fail(path);
-    const std::size_t put = std::fwrite(static_cast<const void*>(src), sizeof(T), count, f);
-    std::fclose(f);
-    if (put != count)
-        io_fail(path);
-}
-
-// An overload of the intrinsic must write exactly what its main form wrote.
-template <typename T>
-void same_bytes(const char* what, const std::vector<unsigned char>& want, const T* got) {
-    if (std::memcmp(want.data(), static_cast<const void*>(got), want.size()) != 0) {
-        std::fprintf(stderr, "kernel: %s differs from the main form\n", what);
-        std::exit(4);
-    }
-}
 
 // case 0 (half): 16x64
 void case_0([[maybe_unused]] Prof profile) {
@@ -86,6 +41,8 @@ void case_0([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c0_dst0.out", dst0.data(), 1024);
@@ -117,6 +74,8 @@ void case_1([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c1_dst0.out", dst0.data(), 512);
     store("c1_dst1.out", dst1.data(), 512);
@@ -146,6 +105,8 @@ void case_2([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c2_dst0.out", dst0.data(), 256);
@@ -200,6 +161,8 @@ void case_4([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c4_dst0.out", dst0.data(), 1024);
     store("c4_dst1.out", dst1.data(), 1024);
@@ -230,6 +193,8 @@ void case_5([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c5_dst0.out", dst0.data(), 512);
     store("c5_dst1.out", dst1.data(), 512);
@@ -259,6 +224,8 @@ void case_6([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c6_dst0.out", dst0.data(), 256);
@@ -313,6 +280,8 @@ void case_8([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c8_dst0.out", dst0.data(), 1024);
     store("c8_dst1.out", dst1.data(), 1024);
@@ -343,6 +312,8 @@ void case_9([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c9_dst0.out", dst0.data(), 512);
     store("c9_dst1.out", dst1.data(), 512);
@@ -372,6 +343,8 @@ void case_10([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c10_dst0.out", dst0.data(), 256);
@@ -426,6 +399,8 @@ void case_12([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c12_dst0.out", dst0.data(), 1024);
     store("c12_dst1.out", dst1.data(), 1024);
@@ -456,6 +431,8 @@ void case_13([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c13_dst0.out", dst0.data(), 512);
     store("c13_dst1.out", dst1.data(), 512);
@@ -485,6 +462,8 @@ void case_14([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c14_dst0.out", dst0.data(), 256);
@@ -539,6 +518,8 @@ void case_16([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c16_dst0.out", dst0.data(), 1024);
     store("c16_dst1.out", dst1.data(), 1024);
@@ -569,6 +550,8 @@ void case_17([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c17_dst0.out", dst0.data(), 512);
     store("c17_dst1.out", dst1.data(), 512);
@@ -598,6 +581,8 @@ void case_18([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c18_dst0.out", dst0.data(), 256);
@@ -652,6 +637,8 @@ void case_20([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c20_dst0.out", dst0.data(), 1024);
     store("c20_dst1.out", dst1.data(), 1024);
@@ -682,6 +669,8 @@ void case_21([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c21_dst0.out", dst0.data(), 512);
     store("c21_dst1.out", dst1.data(), 512);
@@ -711,6 +700,8 @@ void case_22([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c22_dst0.out", dst0.data(), 256);
@@ -765,6 +756,8 @@ void case_24([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c24_dst0.out", dst0.data(), 1024);
     store("c24_dst1.out", dst1.data(), 1024);
@@ -795,6 +788,8 @@ void case_25([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c25_dst0.out", dst0.data(), 512);
     store("c25_dst1.out", dst1.data(), 512);
@@ -824,6 +819,8 @@ void case_26([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c26_dst0.out", dst0.data(), 256);
@@ -878,6 +875,8 @@ void case_28([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c28_dst0.out", dst0.data(), 1024);
     store("c28_dst1.out", dst1.data(), 1024);
@@ -908,6 +907,8 @@ void case_29([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c29_dst0.out", dst0.data(), 512);
     store("c29_dst1.out", dst1.data(), 512);
@@ -937,6 +938,8 @@ void case_30([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c30_dst0.out", dst0.data(), 256);
@@ -991,6 +994,8 @@ void case_32([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c32_dst0.out", dst0.data(), 1024);
     store("c32_dst1.out", dst1.data(), 1024);
@@ -1021,6 +1026,8 @@ void case_33([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c33_dst0.out", dst0.data(), 512);
     store("c33_dst1.out", dst1.data(), 512);
@@ -1050,6 +1057,8 @@ void case_34([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c34_dst0.out", dst0.data(), 256);
@@ -1198,12 +1207,6 @@ void rf_cpu_08_same_valid_shape(Prof) {
     profiled::TINTERLEAVE<profile_cpu>(dst1, dst0, src1, src0);
 }
 
-struct Entry {
-    const char* id;
-    void (*run)(Prof);
-    Prof profile;
-};
-
 const Entry entries[] = {
     {"c0@A5", case_0, Prof::A5},
     {"c0@CPU", case_0, Prof::CPU},
@@ -1279,22 +1282,12 @@ const Entry entries[] = {
 
 } // namespace
 
+[[maybe_unused]] const bool registered = add_suite("tinterleave", std::begin(entries), std::end(entries));
+
+} // namespace tests_tinterleave
+
+#ifndef PTO_TEST_BUNDLE
 int main(int argc, char** argv) {
-    if (argc < 3) {
-        std::fprintf(stderr, "usage: %s DATA_DIR CASE_ID...\n", argv[0]);
-        return 2;
-    }
-    data_dir = argv[1];
-    for (int i = 2; i < argc; ++i) {
-        const Entry* found = nullptr;
-        for (const Entry& e : entries)
-            if (std::strcmp(e.id, argv[i]) == 0)
-                found = &e;
-        if (found == nullptr) {
-            std::fprintf(stderr, "kernel: unknown case %s\n", argv[i]);
-            return 2;
-        }
-        found->run(found->profile);
-    }
-    return 0;
+    return pto_test::run(argc, argv);
 }
+#endif

@@ -3,64 +3,19 @@
 // profile that allows it (building this file proves it legal there); the rest of a case is compiled once:
 //   kernel DATA_DIR c<k>@<PROFILE>...   runs cases: case k reads c<k>_<operand>.bin and writes c<k>_<result>.out
 //   kernel - rf_<profile>_<rule>        runs a case that must stop with the rule's run-time error
-// Only the public PTO API is used, so the cases also build against another PTO CPU simulator.
+// Only the public PTO API is used, so the cases also build against another PTO CPU simulator. Build with
+// -I generated/tests/common (kernel_io.hpp); with PTO_TEST_BUNDLE defined, the file leaves main() to a
+// program of several ops' cases, which names this op's cases tmatmul_mx:ID.
 #include <pto/pto-inst.hpp>
 
-#include <cstddef>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <string>
-#include <vector>
+#include "kernel_io.hpp"
+
+namespace tests_tmatmul_mx {
 
 using namespace pto;
+using namespace pto_test;
 
 namespace {
-
-// The profile whose rules a case runs under (a case id's `@PROFILE`).
-enum class Prof { A5, CPU };
-
-std::string data_dir;
-
-[[noreturn]] void io_fail(const std::string& path) {
-    std::fprintf(stderr, "kernel: cannot access %s\n", path.c_str());
-    std::exit(3);
-}
-
-// Names are C strings: a std::string argument was built and destroyed at each of the kernel's
-// hundreds of call sites, a quarter of its code at -O0.
-template <typename T>
-void load(const char* name, T* dst, std::size_t count) {
-    const std::string path = data_dir + "/" + name;
-    std::FILE* f = std::fopen(path.c_str(), "rb");
-    if (f == nullptr)
-        io_fail(path);
-    const std::size_t got = std::fread(static_cast<void*>(dst), sizeof(T), count, f);
-    std::fclose(f);
-    if (got != count)
-        io_fail(path);
-}
-
-template <typename T>
-void store(const char* name, const T* src, std::size_t count) {
-    const std::string path = data_dir + "/" + name;
-    std::FILE* f = std::fopen(path.c_str(), "wb");
-    if (f == nullptr)
-        io_fail(path);
-    const std::size_t put = std::fwrite(static_cast<const void*>(src), sizeof(T), count, f);
-    std::fclose(f);
-    if (put != count)
-        io_fail(path);
-}
-
-// An overload of the intrinsic must write exactly what its main form wrote.
-template <typename T>
-void same_bytes(const char* what, const std::vector<unsigned char>& want, const T* got) {
-    if (std::memcmp(want.data(), static_cast<const void*>(got), want.size()) != 0) {
-        std::fprintf(stderr, "kernel: %s differs from the main form\n", what);
-        std::exit(4);
-    }
-}
 
 // case 0 (float_float8_e4m3_t): full 16x64x32
 void case_0([[maybe_unused]] Prof profile) {
@@ -101,6 +56,8 @@ void case_0([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c0_c.out", c.data(), 512);
     { // overload 1 must give the main form's result: Unit-flag phase (`AccPhase`, a scheduling hint); computes what the main form computes.
@@ -113,6 +70,8 @@ void case_0([[maybe_unused]] Prof profile) {
             break;
         case Prof::CPU:
             profiled::TMATMUL_MX<profile_cpu, AccPhase::Final>(c, a, a_scale, b, b_scale);
+            break;
+        default: // no entry names this case under another profile
             break;
         }
         same_bytes("overload 1, case 0", main_result, c.data());
@@ -129,6 +88,8 @@ void case_0([[maybe_unused]] Prof profile) {
             break;
         case Prof::CPU:
             profiled::TMATMUL_MX<profile_cpu>(c, c_in_f2, a, a_scale, b, b_scale);
+            break;
+        default: // no entry names this case under another profile
             break;
         }
         store("c0_c.f2.out", c.data(), 512); // judged against its own golden
@@ -148,6 +109,8 @@ void case_0([[maybe_unused]] Prof profile) {
         case Prof::CPU:
             profiled::TMATMUL_MX<profile_cpu, AccPhase::Partial>(c, c_in_f3, a, a_scale, b, b_scale);
             break;
+        default: // no entry names this case under another profile
+            break;
         }
         store("c0_c.f3.out", c.data(), 512); // judged against its own golden
         std::memcpy(c.data(), main_result.data(),
@@ -166,6 +129,8 @@ void case_0([[maybe_unused]] Prof profile) {
         case Prof::CPU:
             profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale, bias_f4);
             break;
+        default: // no entry names this case under another profile
+            break;
         }
         store("c0_c.f4.out", c.data(), 512); // judged against its own golden
         std::memcpy(c.data(), main_result.data(),
@@ -183,6 +148,8 @@ void case_0([[maybe_unused]] Prof profile) {
             break;
         case Prof::CPU:
             profiled::TMATMUL_MX<profile_cpu, AccPhase::Final>(c, a, a_scale, b, b_scale, bias_f5);
+            break;
+        default: // no entry names this case under another profile
             break;
         }
         store("c0_c.f5.out", c.data(), 512); // judged against its own golden
@@ -230,6 +197,8 @@ void case_1([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c1_c.out", c.data(), 1024);
 }
@@ -275,6 +244,8 @@ void case_2([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c2_c.out", c.data(), 512);
 }
@@ -317,6 +288,8 @@ void case_3([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c3_c.out", c.data(), 768);
@@ -361,6 +334,8 @@ void case_4([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c4_c.out", c.data(), 512);
     { // overload 1 must give the main form's result: Unit-flag phase (`AccPhase`, a scheduling hint); computes what the main form computes.
@@ -373,6 +348,8 @@ void case_4([[maybe_unused]] Prof profile) {
             break;
         case Prof::CPU:
             profiled::TMATMUL_MX<profile_cpu, AccPhase::Final>(c, a, a_scale, b, b_scale);
+            break;
+        default: // no entry names this case under another profile
             break;
         }
         same_bytes("overload 1, case 4", main_result, c.data());
@@ -389,6 +366,8 @@ void case_4([[maybe_unused]] Prof profile) {
             break;
         case Prof::CPU:
             profiled::TMATMUL_MX<profile_cpu>(c, c_in_f2, a, a_scale, b, b_scale);
+            break;
+        default: // no entry names this case under another profile
             break;
         }
         store("c4_c.f2.out", c.data(), 512); // judged against its own golden
@@ -408,6 +387,8 @@ void case_4([[maybe_unused]] Prof profile) {
         case Prof::CPU:
             profiled::TMATMUL_MX<profile_cpu, AccPhase::Partial>(c, c_in_f3, a, a_scale, b, b_scale);
             break;
+        default: // no entry names this case under another profile
+            break;
         }
         store("c4_c.f3.out", c.data(), 512); // judged against its own golden
         std::memcpy(c.data(), main_result.data(),
@@ -426,6 +407,8 @@ void case_4([[maybe_unused]] Prof profile) {
         case Prof::CPU:
             profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale, bias_f4);
             break;
+        default: // no entry names this case under another profile
+            break;
         }
         store("c4_c.f4.out", c.data(), 512); // judged against its own golden
         std::memcpy(c.data(), main_result.data(),
@@ -443,6 +426,8 @@ void case_4([[maybe_unused]] Prof profile) {
             break;
         case Prof::CPU:
             profiled::TMATMUL_MX<profile_cpu, AccPhase::Final>(c, a, a_scale, b, b_scale, bias_f5);
+            break;
+        default: // no entry names this case under another profile
             break;
         }
         store("c4_c.f5.out", c.data(), 512); // judged against its own golden
@@ -490,6 +475,8 @@ void case_5([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c5_c.out", c.data(), 1024);
 }
@@ -535,6 +522,8 @@ void case_6([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c6_c.out", c.data(), 512);
 }
@@ -577,6 +566,8 @@ void case_7([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c7_c.out", c.data(), 768);
@@ -621,6 +612,8 @@ void case_8([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c8_c.out", c.data(), 512);
     { // overload 1 must give the main form's result: Unit-flag phase (`AccPhase`, a scheduling hint); computes what the main form computes.
@@ -633,6 +626,8 @@ void case_8([[maybe_unused]] Prof profile) {
             break;
         case Prof::CPU:
             profiled::TMATMUL_MX<profile_cpu, AccPhase::Final>(c, a, a_scale, b, b_scale);
+            break;
+        default: // no entry names this case under another profile
             break;
         }
         same_bytes("overload 1, case 8", main_result, c.data());
@@ -649,6 +644,8 @@ void case_8([[maybe_unused]] Prof profile) {
             break;
         case Prof::CPU:
             profiled::TMATMUL_MX<profile_cpu>(c, c_in_f2, a, a_scale, b, b_scale);
+            break;
+        default: // no entry names this case under another profile
             break;
         }
         store("c8_c.f2.out", c.data(), 512); // judged against its own golden
@@ -668,6 +665,8 @@ void case_8([[maybe_unused]] Prof profile) {
         case Prof::CPU:
             profiled::TMATMUL_MX<profile_cpu, AccPhase::Partial>(c, c_in_f3, a, a_scale, b, b_scale);
             break;
+        default: // no entry names this case under another profile
+            break;
         }
         store("c8_c.f3.out", c.data(), 512); // judged against its own golden
         std::memcpy(c.data(), main_result.data(),
@@ -686,6 +685,8 @@ void case_8([[maybe_unused]] Prof profile) {
         case Prof::CPU:
             profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale, bias_f4);
             break;
+        default: // no entry names this case under another profile
+            break;
         }
         store("c8_c.f4.out", c.data(), 512); // judged against its own golden
         std::memcpy(c.data(), main_result.data(),
@@ -703,6 +704,8 @@ void case_8([[maybe_unused]] Prof profile) {
             break;
         case Prof::CPU:
             profiled::TMATMUL_MX<profile_cpu, AccPhase::Final>(c, a, a_scale, b, b_scale, bias_f5);
+            break;
+        default: // no entry names this case under another profile
             break;
         }
         store("c8_c.f5.out", c.data(), 512); // judged against its own golden
@@ -750,6 +753,8 @@ void case_9([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c9_c.out", c.data(), 1024);
 }
@@ -795,6 +800,8 @@ void case_10([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c10_c.out", c.data(), 512);
 }
@@ -837,6 +844,8 @@ void case_11([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c11_c.out", c.data(), 768);
@@ -881,6 +890,8 @@ void case_12([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c12_c.out", c.data(), 512);
     { // overload 1 must give the main form's result: Unit-flag phase (`AccPhase`, a scheduling hint); computes what the main form computes.
@@ -893,6 +904,8 @@ void case_12([[maybe_unused]] Prof profile) {
             break;
         case Prof::CPU:
             profiled::TMATMUL_MX<profile_cpu, AccPhase::Final>(c, a, a_scale, b, b_scale);
+            break;
+        default: // no entry names this case under another profile
             break;
         }
         same_bytes("overload 1, case 12", main_result, c.data());
@@ -909,6 +922,8 @@ void case_12([[maybe_unused]] Prof profile) {
             break;
         case Prof::CPU:
             profiled::TMATMUL_MX<profile_cpu>(c, c_in_f2, a, a_scale, b, b_scale);
+            break;
+        default: // no entry names this case under another profile
             break;
         }
         store("c12_c.f2.out", c.data(), 512); // judged against its own golden
@@ -928,6 +943,8 @@ void case_12([[maybe_unused]] Prof profile) {
         case Prof::CPU:
             profiled::TMATMUL_MX<profile_cpu, AccPhase::Partial>(c, c_in_f3, a, a_scale, b, b_scale);
             break;
+        default: // no entry names this case under another profile
+            break;
         }
         store("c12_c.f3.out", c.data(), 512); // judged against its own golden
         std::memcpy(c.data(), main_result.data(),
@@ -946,6 +963,8 @@ void case_12([[maybe_unused]] Prof profile) {
         case Prof::CPU:
             profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale, bias_f4);
             break;
+        default: // no entry names this case under another profile
+            break;
         }
         store("c12_c.f4.out", c.data(), 512); // judged against its own golden
         std::memcpy(c.data(), main_result.data(),
@@ -963,6 +982,8 @@ void case_12([[maybe_unused]] Prof profile) {
             break;
         case Prof::CPU:
             profiled::TMATMUL_MX<profile_cpu, AccPhase::Final>(c, a, a_scale, b, b_scale, bias_f5);
+            break;
+        default: // no entry names this case under another profile
             break;
         }
         store("c12_c.f5.out", c.data(), 512); // judged against its own golden
@@ -1010,6 +1031,8 @@ void case_13([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c13_c.out", c.data(), 1024);
 }
@@ -1055,6 +1078,8 @@ void case_14([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c14_c.out", c.data(), 512);
 }
@@ -1097,6 +1122,8 @@ void case_15([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c15_c.out", c.data(), 768);
@@ -1141,6 +1168,8 @@ void case_16([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c16_c.out", c.data(), 512);
     { // overload 1 must give the main form's result: Unit-flag phase (`AccPhase`, a scheduling hint); computes what the main form computes.
@@ -1153,6 +1182,8 @@ void case_16([[maybe_unused]] Prof profile) {
             break;
         case Prof::CPU:
             profiled::TMATMUL_MX<profile_cpu, AccPhase::Final>(c, a, a_scale, b, b_scale);
+            break;
+        default: // no entry names this case under another profile
             break;
         }
         same_bytes("overload 1, case 16", main_result, c.data());
@@ -1169,6 +1200,8 @@ void case_16([[maybe_unused]] Prof profile) {
             break;
         case Prof::CPU:
             profiled::TMATMUL_MX<profile_cpu>(c, c_in_f2, a, a_scale, b, b_scale);
+            break;
+        default: // no entry names this case under another profile
             break;
         }
         store("c16_c.f2.out", c.data(), 512); // judged against its own golden
@@ -1188,6 +1221,8 @@ void case_16([[maybe_unused]] Prof profile) {
         case Prof::CPU:
             profiled::TMATMUL_MX<profile_cpu, AccPhase::Partial>(c, c_in_f3, a, a_scale, b, b_scale);
             break;
+        default: // no entry names this case under another profile
+            break;
         }
         store("c16_c.f3.out", c.data(), 512); // judged against its own golden
         std::memcpy(c.data(), main_result.data(),
@@ -1206,6 +1241,8 @@ void case_16([[maybe_unused]] Prof profile) {
         case Prof::CPU:
             profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale, bias_f4);
             break;
+        default: // no entry names this case under another profile
+            break;
         }
         store("c16_c.f4.out", c.data(), 512); // judged against its own golden
         std::memcpy(c.data(), main_result.data(),
@@ -1223,6 +1260,8 @@ void case_16([[maybe_unused]] Prof profile) {
             break;
         case Prof::CPU:
             profiled::TMATMUL_MX<profile_cpu, AccPhase::Final>(c, a, a_scale, b, b_scale, bias_f5);
+            break;
+        default: // no entry names this case under another profile
             break;
         }
         store("c16_c.f5.out", c.data(), 512); // judged against its own golden
@@ -1270,6 +1309,8 @@ void case_17([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c17_c.out", c.data(), 1024);
 }
@@ -1315,6 +1356,8 @@ void case_18([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c18_c.out", c.data(), 512);
 }
@@ -1357,6 +1400,8 @@ void case_19([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c19_c.out", c.data(), 768);
@@ -1401,6 +1446,8 @@ void case_20([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c20_c.out", c.data(), 512);
     { // overload 1 must give the main form's result: Unit-flag phase (`AccPhase`, a scheduling hint); computes what the main form computes.
@@ -1413,6 +1460,8 @@ void case_20([[maybe_unused]] Prof profile) {
             break;
         case Prof::CPU:
             profiled::TMATMUL_MX<profile_cpu, AccPhase::Final>(c, a, a_scale, b, b_scale);
+            break;
+        default: // no entry names this case under another profile
             break;
         }
         same_bytes("overload 1, case 20", main_result, c.data());
@@ -1429,6 +1478,8 @@ void case_20([[maybe_unused]] Prof profile) {
             break;
         case Prof::CPU:
             profiled::TMATMUL_MX<profile_cpu>(c, c_in_f2, a, a_scale, b, b_scale);
+            break;
+        default: // no entry names this case under another profile
             break;
         }
         store("c20_c.f2.out", c.data(), 512); // judged against its own golden
@@ -1448,6 +1499,8 @@ void case_20([[maybe_unused]] Prof profile) {
         case Prof::CPU:
             profiled::TMATMUL_MX<profile_cpu, AccPhase::Partial>(c, c_in_f3, a, a_scale, b, b_scale);
             break;
+        default: // no entry names this case under another profile
+            break;
         }
         store("c20_c.f3.out", c.data(), 512); // judged against its own golden
         std::memcpy(c.data(), main_result.data(),
@@ -1466,6 +1519,8 @@ void case_20([[maybe_unused]] Prof profile) {
         case Prof::CPU:
             profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale, bias_f4);
             break;
+        default: // no entry names this case under another profile
+            break;
         }
         store("c20_c.f4.out", c.data(), 512); // judged against its own golden
         std::memcpy(c.data(), main_result.data(),
@@ -1483,6 +1538,8 @@ void case_20([[maybe_unused]] Prof profile) {
             break;
         case Prof::CPU:
             profiled::TMATMUL_MX<profile_cpu, AccPhase::Final>(c, a, a_scale, b, b_scale, bias_f5);
+            break;
+        default: // no entry names this case under another profile
             break;
         }
         store("c20_c.f5.out", c.data(), 512); // judged against its own golden
@@ -1530,6 +1587,8 @@ void case_21([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c21_c.out", c.data(), 1024);
 }
@@ -1575,6 +1634,8 @@ void case_22([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c22_c.out", c.data(), 512);
 }
@@ -1617,6 +1678,8 @@ void case_23([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c23_c.out", c.data(), 768);
@@ -1661,6 +1724,8 @@ void case_24([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c24_c.out", c.data(), 512);
     { // overload 1 must give the main form's result: Unit-flag phase (`AccPhase`, a scheduling hint); computes what the main form computes.
@@ -1673,6 +1738,8 @@ void case_24([[maybe_unused]] Prof profile) {
             break;
         case Prof::CPU:
             profiled::TMATMUL_MX<profile_cpu, AccPhase::Final>(c, a, a_scale, b, b_scale);
+            break;
+        default: // no entry names this case under another profile
             break;
         }
         same_bytes("overload 1, case 24", main_result, c.data());
@@ -1689,6 +1756,8 @@ void case_24([[maybe_unused]] Prof profile) {
             break;
         case Prof::CPU:
             profiled::TMATMUL_MX<profile_cpu>(c, c_in_f2, a, a_scale, b, b_scale);
+            break;
+        default: // no entry names this case under another profile
             break;
         }
         store("c24_c.f2.out", c.data(), 512); // judged against its own golden
@@ -1708,6 +1777,8 @@ void case_24([[maybe_unused]] Prof profile) {
         case Prof::CPU:
             profiled::TMATMUL_MX<profile_cpu, AccPhase::Partial>(c, c_in_f3, a, a_scale, b, b_scale);
             break;
+        default: // no entry names this case under another profile
+            break;
         }
         store("c24_c.f3.out", c.data(), 512); // judged against its own golden
         std::memcpy(c.data(), main_result.data(),
@@ -1726,6 +1797,8 @@ void case_24([[maybe_unused]] Prof profile) {
         case Prof::CPU:
             profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale, bias_f4);
             break;
+        default: // no entry names this case under another profile
+            break;
         }
         store("c24_c.f4.out", c.data(), 512); // judged against its own golden
         std::memcpy(c.data(), main_result.data(),
@@ -1743,6 +1816,8 @@ void case_24([[maybe_unused]] Prof profile) {
             break;
         case Prof::CPU:
             profiled::TMATMUL_MX<profile_cpu, AccPhase::Final>(c, a, a_scale, b, b_scale, bias_f5);
+            break;
+        default: // no entry names this case under another profile
             break;
         }
         store("c24_c.f5.out", c.data(), 512); // judged against its own golden
@@ -1790,6 +1865,8 @@ void case_25([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c25_c.out", c.data(), 1024);
 }
@@ -1835,6 +1912,8 @@ void case_26([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c26_c.out", c.data(), 512);
 }
@@ -1877,6 +1956,8 @@ void case_27([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c27_c.out", c.data(), 768);
@@ -1921,6 +2002,8 @@ void case_28([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c28_c.out", c.data(), 512);
     { // overload 1 must give the main form's result: Unit-flag phase (`AccPhase`, a scheduling hint); computes what the main form computes.
@@ -1933,6 +2016,8 @@ void case_28([[maybe_unused]] Prof profile) {
             break;
         case Prof::CPU:
             profiled::TMATMUL_MX<profile_cpu, AccPhase::Final>(c, a, a_scale, b, b_scale);
+            break;
+        default: // no entry names this case under another profile
             break;
         }
         same_bytes("overload 1, case 28", main_result, c.data());
@@ -1949,6 +2034,8 @@ void case_28([[maybe_unused]] Prof profile) {
             break;
         case Prof::CPU:
             profiled::TMATMUL_MX<profile_cpu>(c, c_in_f2, a, a_scale, b, b_scale);
+            break;
+        default: // no entry names this case under another profile
             break;
         }
         store("c28_c.f2.out", c.data(), 512); // judged against its own golden
@@ -1968,6 +2055,8 @@ void case_28([[maybe_unused]] Prof profile) {
         case Prof::CPU:
             profiled::TMATMUL_MX<profile_cpu, AccPhase::Partial>(c, c_in_f3, a, a_scale, b, b_scale);
             break;
+        default: // no entry names this case under another profile
+            break;
         }
         store("c28_c.f3.out", c.data(), 512); // judged against its own golden
         std::memcpy(c.data(), main_result.data(),
@@ -1986,6 +2075,8 @@ void case_28([[maybe_unused]] Prof profile) {
         case Prof::CPU:
             profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale, bias_f4);
             break;
+        default: // no entry names this case under another profile
+            break;
         }
         store("c28_c.f4.out", c.data(), 512); // judged against its own golden
         std::memcpy(c.data(), main_result.data(),
@@ -2003,6 +2094,8 @@ void case_28([[maybe_unused]] Prof profile) {
             break;
         case Prof::CPU:
             profiled::TMATMUL_MX<profile_cpu, AccPhase::Final>(c, a, a_scale, b, b_scale, bias_f5);
+            break;
+        default: // no entry names this case under another profile
             break;
         }
         store("c28_c.f5.out", c.data(), 512); // judged against its own golden
@@ -2050,6 +2143,8 @@ void case_29([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c29_c.out", c.data(), 1024);
 }
@@ -2095,6 +2190,8 @@ void case_30([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c30_c.out", c.data(), 512);
 }
@@ -2137,6 +2234,8 @@ void case_31([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c31_c.out", c.data(), 768);
@@ -2286,12 +2385,6 @@ void rf_cpu_08_valid_range(Prof) {
     profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
 }
 
-struct Entry {
-    const char* id;
-    void (*run)(Prof);
-    Prof profile;
-};
-
 const Entry entries[] = {
     {"c0@A5", case_0, Prof::A5},
     {"c0@CPU", case_0, Prof::CPU},
@@ -2367,22 +2460,12 @@ const Entry entries[] = {
 
 } // namespace
 
+[[maybe_unused]] const bool registered = add_suite("tmatmul_mx", std::begin(entries), std::end(entries));
+
+} // namespace tests_tmatmul_mx
+
+#ifndef PTO_TEST_BUNDLE
 int main(int argc, char** argv) {
-    if (argc < 3) {
-        std::fprintf(stderr, "usage: %s DATA_DIR CASE_ID...\n", argv[0]);
-        return 2;
-    }
-    data_dir = argv[1];
-    for (int i = 2; i < argc; ++i) {
-        const Entry* found = nullptr;
-        for (const Entry& e : entries)
-            if (std::strcmp(e.id, argv[i]) == 0)
-                found = &e;
-        if (found == nullptr) {
-            std::fprintf(stderr, "kernel: unknown case %s\n", argv[i]);
-            return 2;
-        }
-        found->run(found->profile);
-    }
-    return 0;
+    return pto_test::run(argc, argv);
 }
+#endif

@@ -3,64 +3,19 @@
 // profile that allows it (building this file proves it legal there); the rest of a case is compiled once:
 //   kernel DATA_DIR c<k>@<PROFILE>...   runs cases: case k reads c<k>_<operand>.bin and writes c<k>_<result>.out
 //   kernel - rf_<profile>_<rule>        runs a case that must stop with the rule's run-time error
-// Only the public PTO API is used, so the cases also build against another PTO CPU simulator.
+// Only the public PTO API is used, so the cases also build against another PTO CPU simulator. Build with
+// -I generated/tests/common (kernel_io.hpp); with PTO_TEST_BUNDLE defined, the file leaves main() to a
+// program of several ops' cases, which names this op's cases tpows:ID.
 #include <pto/pto-inst.hpp>
 
-#include <cstddef>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <string>
-#include <vector>
+#include "kernel_io.hpp"
+
+namespace tests_tpows {
 
 using namespace pto;
+using namespace pto_test;
 
 namespace {
-
-// The profile whose rules a case runs under (a case id's `@PROFILE`).
-enum class Prof { A5, CPU };
-
-std::string data_dir;
-
-[[noreturn]] void io_fail(const std::string& path) {
-    std::fprintf(stderr, "kernel: cannot access %s\n", path.c_str());
-    std::exit(3);
-}
-
-// Names are C strings: a std::string argument was built and destroyed at each of the kernel's
-// hundreds of call sites, a quarter of its code at -O0.
-template <typename T>
-void load(const char* name, T* dst, std::size_t count) {
-    const std::string path = data_dir + "/" + name;
-    std::FILE* f = std::fopen(path.c_str(), "rb");
-    if (f == nullptr)
-        io_fail(path);
-    const std::size_t got = std::fread(static_cast<void*>(dst), sizeof(T), count, f);
-    std::fclose(f);
-    if (got != count)
-        io_fail(path);
-}
-
-template <typename T>
-void store(const char* name, const T* src, std::size_t count) {
-    const std::string path = data_dir + "/" + name;
-    std::FILE* f = std::fopen(path.c_str(), "wb");
-    if (f == nullptr)
-        io_fail(path);
-    const std::size_t put = std::fwrite(static_cast<const void*>(src), sizeof(T), count, f);
-    std::fclose(f);
-    if (put != count)
-        io_fail(path);
-}
-
-// An overload of the intrinsic must write exactly what its main form wrote.
-template <typename T>
-void same_bytes(const char* what, const std::vector<unsigned char>& want, const T* got) {
-    if (std::memcmp(want.data(), static_cast<const void*>(got), want.size()) != 0) {
-        std::fprintf(stderr, "kernel: %s differs from the main form\n", what);
-        std::exit(4);
-    }
-}
 
 // case 0 (half): full 16x16
 void case_0([[maybe_unused]] Prof profile) {
@@ -84,6 +39,8 @@ void case_0([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c0_dst.out", dst.data(), 256);
@@ -112,6 +69,8 @@ void case_1([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c1_dst.out", dst.data(), 256);
 }
@@ -138,6 +97,8 @@ void case_2([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c2_dst.out", dst.data(), 288);
@@ -166,6 +127,8 @@ void case_3([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c3_dst.out", dst.data(), 512);
 }
@@ -192,6 +155,8 @@ void case_4([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c4_dst.out", dst.data(), 48);
@@ -220,6 +185,8 @@ void case_5([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c5_dst.out", dst.data(), 256);
 }
@@ -247,6 +214,8 @@ void case_6([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c6_dst.out", dst.data(), 256);
 }
@@ -273,6 +242,8 @@ void case_7([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c7_dst.out", dst.data(), 256);
@@ -341,6 +312,8 @@ void case_10([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c10_dst.out", dst.data(), 256);
 }
@@ -367,6 +340,8 @@ void case_11([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c11_dst.out", dst.data(), 256);
@@ -395,6 +370,8 @@ void case_12([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c12_dst.out", dst.data(), 240);
 }
@@ -421,6 +398,8 @@ void case_13([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c13_dst.out", dst.data(), 512);
@@ -449,6 +428,8 @@ void case_14([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c14_dst.out", dst.data(), 24);
 }
@@ -475,6 +456,8 @@ void case_15([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c15_dst.out", dst.data(), 256);
@@ -503,6 +486,8 @@ void case_16([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c16_dst.out", dst.data(), 256);
 }
@@ -529,6 +514,8 @@ void case_17([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c17_dst.out", dst.data(), 256);
@@ -557,6 +544,8 @@ void case_18([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c18_dst.out", dst.data(), 512);
 }
@@ -583,6 +572,8 @@ void case_19([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c19_dst.out", dst.data(), 512);
@@ -611,6 +602,8 @@ void case_20([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c20_dst.out", dst.data(), 384);
 }
@@ -637,6 +630,8 @@ void case_21([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c21_dst.out", dst.data(), 512);
@@ -665,6 +660,8 @@ void case_22([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c22_dst.out", dst.data(), 96);
 }
@@ -691,6 +688,8 @@ void case_23([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c23_dst.out", dst.data(), 512);
@@ -719,6 +718,8 @@ void case_24([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c24_dst.out", dst.data(), 512);
 }
@@ -745,6 +746,8 @@ void case_25([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c25_dst.out", dst.data(), 512);
@@ -813,6 +816,8 @@ void case_28([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c28_dst.out", dst.data(), 512);
 }
@@ -839,6 +844,8 @@ void case_29([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c29_dst.out", dst.data(), 512);
@@ -867,6 +874,8 @@ void case_30([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c30_dst.out", dst.data(), 384);
 }
@@ -893,6 +902,8 @@ void case_31([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c31_dst.out", dst.data(), 512);
@@ -921,6 +932,8 @@ void case_32([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c32_dst.out", dst.data(), 96);
 }
@@ -947,6 +960,8 @@ void case_33([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c33_dst.out", dst.data(), 512);
@@ -975,6 +990,8 @@ void case_34([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c34_dst.out", dst.data(), 512);
 }
@@ -1001,6 +1018,8 @@ void case_35([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c35_dst.out", dst.data(), 256);
@@ -1029,6 +1048,8 @@ void case_36([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c36_dst.out", dst.data(), 256);
 }
@@ -1055,6 +1076,8 @@ void case_37([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c37_dst.out", dst.data(), 288);
@@ -1083,6 +1106,8 @@ void case_38([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c38_dst.out", dst.data(), 512);
 }
@@ -1109,6 +1134,8 @@ void case_39([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c39_dst.out", dst.data(), 48);
@@ -1137,6 +1164,8 @@ void case_40([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c40_dst.out", dst.data(), 256);
 }
@@ -1163,6 +1192,8 @@ void case_41([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c41_dst.out", dst.data(), 256);
@@ -1191,6 +1222,8 @@ void case_42([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c42_dst.out", dst.data(), 256);
 }
@@ -1217,6 +1250,8 @@ void case_43([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c43_dst.out", dst.data(), 256);
@@ -1245,6 +1280,8 @@ void case_44([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c44_dst.out", dst.data(), 256);
 }
@@ -1271,6 +1308,8 @@ void case_45([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c45_dst.out", dst.data(), 288);
@@ -1299,6 +1338,8 @@ void case_46([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c46_dst.out", dst.data(), 512);
 }
@@ -1325,6 +1366,8 @@ void case_47([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c47_dst.out", dst.data(), 48);
@@ -1353,6 +1396,8 @@ void case_48([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c48_dst.out", dst.data(), 256);
 }
@@ -1379,6 +1424,8 @@ void case_49([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c49_dst.out", dst.data(), 256);
@@ -1407,6 +1454,8 @@ void case_50([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c50_dst.out", dst.data(), 256);
 }
@@ -1433,6 +1482,8 @@ void case_51([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c51_dst.out", dst.data(), 256);
@@ -1461,6 +1512,8 @@ void case_52([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c52_dst.out", dst.data(), 240);
 }
@@ -1487,6 +1540,8 @@ void case_53([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c53_dst.out", dst.data(), 512);
@@ -1515,6 +1570,8 @@ void case_54([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c54_dst.out", dst.data(), 24);
 }
@@ -1541,6 +1598,8 @@ void case_55([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c55_dst.out", dst.data(), 256);
@@ -1569,6 +1628,8 @@ void case_56([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c56_dst.out", dst.data(), 256);
 }
@@ -1595,6 +1656,8 @@ void case_57([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c57_dst.out", dst.data(), 256);
@@ -1623,6 +1686,8 @@ void case_58([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c58_dst.out", dst.data(), 256);
 }
@@ -1649,6 +1714,8 @@ void case_59([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c59_dst.out", dst.data(), 256);
@@ -1677,6 +1744,8 @@ void case_60([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c60_dst.out", dst.data(), 240);
 }
@@ -1703,6 +1772,8 @@ void case_61([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c61_dst.out", dst.data(), 512);
@@ -1731,6 +1802,8 @@ void case_62([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c62_dst.out", dst.data(), 24);
 }
@@ -1757,6 +1830,8 @@ void case_63([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c63_dst.out", dst.data(), 256);
@@ -1785,6 +1860,8 @@ void case_64([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c64_dst.out", dst.data(), 256);
 }
@@ -1811,6 +1888,8 @@ void case_65([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TPOWS<profile_cpu, PowAlgorithm::HIGH_PRECISION>(dst, base, exp_value, tmp);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c65_dst.out", dst.data(), 256);
@@ -1839,6 +1918,8 @@ void case_66([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TPOWS<profile_cpu, PowAlgorithm::HIGH_PRECISION>(dst, base, exp_value, tmp);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c66_dst.out", dst.data(), 256);
 }
@@ -1865,6 +1946,8 @@ void case_67([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TPOWS<profile_cpu, PowAlgorithm::HIGH_PRECISION>(dst, base, exp_value, tmp);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c67_dst.out", dst.data(), 288);
@@ -1893,6 +1976,8 @@ void case_68([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TPOWS<profile_cpu, PowAlgorithm::HIGH_PRECISION>(dst, base, exp_value, tmp);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c68_dst.out", dst.data(), 512);
 }
@@ -1919,6 +2004,8 @@ void case_69([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TPOWS<profile_cpu, PowAlgorithm::HIGH_PRECISION>(dst, base, exp_value, tmp);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c69_dst.out", dst.data(), 48);
@@ -1947,6 +2034,8 @@ void case_70([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TPOWS<profile_cpu, PowAlgorithm::HIGH_PRECISION>(dst, base, exp_value, tmp);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c70_dst.out", dst.data(), 256);
 }
@@ -1974,6 +2063,8 @@ void case_71([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TPOWS<profile_cpu, PowAlgorithm::HIGH_PRECISION>(dst, base, exp_value, tmp);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c71_dst.out", dst.data(), 256);
 }
@@ -2000,6 +2091,8 @@ void case_72([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TPOWS<profile_cpu, PowAlgorithm::HIGH_PRECISION>(dst, base, exp_value, tmp);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c72_dst.out", dst.data(), 256);
@@ -2068,6 +2161,8 @@ void case_75([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TPOWS<profile_cpu, PowAlgorithm::HIGH_PRECISION>(dst, base, exp_value, tmp);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c75_dst.out", dst.data(), 256);
 }
@@ -2094,6 +2189,8 @@ void case_76([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TPOWS<profile_cpu, PowAlgorithm::HIGH_PRECISION>(dst, base, exp_value, tmp);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c76_dst.out", dst.data(), 256);
@@ -2122,6 +2219,8 @@ void case_77([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TPOWS<profile_cpu, PowAlgorithm::HIGH_PRECISION>(dst, base, exp_value, tmp);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c77_dst.out", dst.data(), 288);
 }
@@ -2148,6 +2247,8 @@ void case_78([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TPOWS<profile_cpu, PowAlgorithm::HIGH_PRECISION>(dst, base, exp_value, tmp);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c78_dst.out", dst.data(), 512);
@@ -2176,6 +2277,8 @@ void case_79([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TPOWS<profile_cpu, PowAlgorithm::HIGH_PRECISION>(dst, base, exp_value, tmp);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c79_dst.out", dst.data(), 48);
 }
@@ -2202,6 +2305,8 @@ void case_80([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TPOWS<profile_cpu, PowAlgorithm::HIGH_PRECISION>(dst, base, exp_value, tmp);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c80_dst.out", dst.data(), 256);
@@ -2230,6 +2335,8 @@ void case_81([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TPOWS<profile_cpu, PowAlgorithm::HIGH_PRECISION>(dst, base, exp_value, tmp);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c81_dst.out", dst.data(), 256);
 }
@@ -2256,6 +2363,8 @@ void case_82([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TPOWS<profile_cpu, PowAlgorithm::HIGH_PRECISION>(dst, base, exp_value, tmp);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c82_dst.out", dst.data(), 256);
@@ -2284,6 +2393,8 @@ void case_83([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TPOWS<profile_cpu, PowAlgorithm::HIGH_PRECISION>(dst, base, exp_value, tmp);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c83_dst.out", dst.data(), 256);
 }
@@ -2310,6 +2421,8 @@ void case_84([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TPOWS<profile_cpu, PowAlgorithm::HIGH_PRECISION>(dst, base, exp_value, tmp);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c84_dst.out", dst.data(), 256);
@@ -2338,6 +2451,8 @@ void case_85([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TPOWS<profile_cpu, PowAlgorithm::HIGH_PRECISION>(dst, base, exp_value, tmp);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c85_dst.out", dst.data(), 240);
 }
@@ -2364,6 +2479,8 @@ void case_86([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TPOWS<profile_cpu, PowAlgorithm::HIGH_PRECISION>(dst, base, exp_value, tmp);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c86_dst.out", dst.data(), 512);
@@ -2392,6 +2509,8 @@ void case_87([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TPOWS<profile_cpu, PowAlgorithm::HIGH_PRECISION>(dst, base, exp_value, tmp);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c87_dst.out", dst.data(), 24);
 }
@@ -2418,6 +2537,8 @@ void case_88([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TPOWS<profile_cpu, PowAlgorithm::HIGH_PRECISION>(dst, base, exp_value, tmp);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c88_dst.out", dst.data(), 256);
@@ -2446,6 +2567,8 @@ void case_89([[maybe_unused]] Prof profile) {
     case Prof::CPU:
         profiled::TPOWS<profile_cpu, PowAlgorithm::HIGH_PRECISION>(dst, base, exp_value, tmp);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c89_dst.out", dst.data(), 256);
 }
@@ -2472,6 +2595,8 @@ void case_90([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TPOWS<profile_cpu, PowAlgorithm::HIGH_PRECISION>(dst, base, exp_value, tmp);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c90_dst.out", dst.data(), 256);
@@ -2504,12 +2629,6 @@ void rf_cpu_01_same_valid_shape(Prof) {
     TASSIGN(tmp, 0x200);
     profiled::TPOWS<profile_cpu>(dst, base, Tile_dst::DType{}, tmp);
 }
-
-struct Entry {
-    const char* id;
-    void (*run)(Prof);
-    Prof profile;
-};
 
 const Entry entries[] = {
     {"c0@A5", case_0, Prof::A5},
@@ -2694,22 +2813,12 @@ const Entry entries[] = {
 
 } // namespace
 
+[[maybe_unused]] const bool registered = add_suite("tpows", std::begin(entries), std::end(entries));
+
+} // namespace tests_tpows
+
+#ifndef PTO_TEST_BUNDLE
 int main(int argc, char** argv) {
-    if (argc < 3) {
-        std::fprintf(stderr, "usage: %s DATA_DIR CASE_ID...\n", argv[0]);
-        return 2;
-    }
-    data_dir = argv[1];
-    for (int i = 2; i < argc; ++i) {
-        const Entry* found = nullptr;
-        for (const Entry& e : entries)
-            if (std::strcmp(e.id, argv[i]) == 0)
-                found = &e;
-        if (found == nullptr) {
-            std::fprintf(stderr, "kernel: unknown case %s\n", argv[i]);
-            return 2;
-        }
-        found->run(found->profile);
-    }
-    return 0;
+    return pto_test::run(argc, argv);
 }
+#endif

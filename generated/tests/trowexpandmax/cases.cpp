@@ -3,64 +3,19 @@
 // profile that allows it (building this file proves it legal there); the rest of a case is compiled once:
 //   kernel DATA_DIR c<k>@<PROFILE>...   runs cases: case k reads c<k>_<operand>.bin and writes c<k>_<result>.out
 //   kernel - rf_<profile>_<rule>        runs a case that must stop with the rule's run-time error
-// Only the public PTO API is used, so the cases also build against another PTO CPU simulator.
+// Only the public PTO API is used, so the cases also build against another PTO CPU simulator. Build with
+// -I generated/tests/common (kernel_io.hpp); with PTO_TEST_BUNDLE defined, the file leaves main() to a
+// program of several ops' cases, which names this op's cases trowexpandmax:ID.
 #include <pto/pto-inst.hpp>
 
-#include <cstddef>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <string>
-#include <vector>
+#include "kernel_io.hpp"
+
+namespace tests_trowexpandmax {
 
 using namespace pto;
+using namespace pto_test;
 
 namespace {
-
-// The profile whose rules a case runs under (a case id's `@PROFILE`).
-enum class Prof { A2A3, A5, CPU };
-
-std::string data_dir;
-
-[[noreturn]] void io_fail(const std::string& path) {
-    std::fprintf(stderr, "kernel: cannot access %s\n", path.c_str());
-    std::exit(3);
-}
-
-// Names are C strings: a std::string argument was built and destroyed at each of the kernel's
-// hundreds of call sites, a quarter of its code at -O0.
-template <typename T>
-void load(const char* name, T* dst, std::size_t count) {
-    const std::string path = data_dir + "/" + name;
-    std::FILE* f = std::fopen(path.c_str(), "rb");
-    if (f == nullptr)
-        io_fail(path);
-    const std::size_t got = std::fread(static_cast<void*>(dst), sizeof(T), count, f);
-    std::fclose(f);
-    if (got != count)
-        io_fail(path);
-}
-
-template <typename T>
-void store(const char* name, const T* src, std::size_t count) {
-    const std::string path = data_dir + "/" + name;
-    std::FILE* f = std::fopen(path.c_str(), "wb");
-    if (f == nullptr)
-        io_fail(path);
-    const std::size_t put = std::fwrite(static_cast<const void*>(src), sizeof(T), count, f);
-    std::fclose(f);
-    if (put != count)
-        io_fail(path);
-}
-
-// An overload of the intrinsic must write exactly what its main form wrote.
-template <typename T>
-void same_bytes(const char* what, const std::vector<unsigned char>& want, const T* got) {
-    if (std::memcmp(want.data(), static_cast<const void*>(got), want.size()) != 0) {
-        std::fprintf(stderr, "kernel: %s differs from the main form\n", what);
-        std::exit(4);
-    }
-}
 
 // case 0 (half): full 16x16
 void case_0([[maybe_unused]] Prof profile) {
@@ -4526,12 +4481,6 @@ void rf_cpu_05_broadcast_role(Prof) {
     profiled::TROWEXPANDMAX<profile_cpu>(dst, src0, src1);
 }
 
-struct Entry {
-    const char* id;
-    void (*run)(Prof);
-    Prof profile;
-};
-
 const Entry entries[] = {
     {"c0@A2A3", case_0, Prof::A2A3},
     {"c0@A5", case_0, Prof::A5},
@@ -4936,22 +4885,12 @@ const Entry entries[] = {
 
 } // namespace
 
+[[maybe_unused]] const bool registered = add_suite("trowexpandmax", std::begin(entries), std::end(entries));
+
+} // namespace tests_trowexpandmax
+
+#ifndef PTO_TEST_BUNDLE
 int main(int argc, char** argv) {
-    if (argc < 3) {
-        std::fprintf(stderr, "usage: %s DATA_DIR CASE_ID...\n", argv[0]);
-        return 2;
-    }
-    data_dir = argv[1];
-    for (int i = 2; i < argc; ++i) {
-        const Entry* found = nullptr;
-        for (const Entry& e : entries)
-            if (std::strcmp(e.id, argv[i]) == 0)
-                found = &e;
-        if (found == nullptr) {
-            std::fprintf(stderr, "kernel: unknown case %s\n", argv[i]);
-            return 2;
-        }
-        found->run(found->profile);
-    }
-    return 0;
+    return pto_test::run(argc, argv);
 }
+#endif

@@ -3,64 +3,19 @@
 // profile that allows it (building this file proves it legal there); the rest of a case is compiled once:
 //   kernel DATA_DIR c<k>@<PROFILE>...   runs cases: case k reads c<k>_<operand>.bin and writes c<k>_<result>.out
 //   kernel - rf_<profile>_<rule>        runs a case that must stop with the rule's run-time error
-// Only the public PTO API is used, so the cases also build against another PTO CPU simulator.
+// Only the public PTO API is used, so the cases also build against another PTO CPU simulator. Build with
+// -I generated/tests/common (kernel_io.hpp); with PTO_TEST_BUNDLE defined, the file leaves main() to a
+// program of several ops' cases, which names this op's cases tsubreluconv:ID.
 #include <pto/pto-inst.hpp>
 
-#include <cstddef>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <string>
-#include <vector>
+#include "kernel_io.hpp"
+
+namespace tests_tsubreluconv {
 
 using namespace pto;
+using namespace pto_test;
 
 namespace {
-
-// The profile whose rules a case runs under (a case id's `@PROFILE`).
-enum class Prof { A2A3, A5 };
-
-std::string data_dir;
-
-[[noreturn]] void io_fail(const std::string& path) {
-    std::fprintf(stderr, "kernel: cannot access %s\n", path.c_str());
-    std::exit(3);
-}
-
-// Names are C strings: a std::string argument was built and destroyed at each of the kernel's
-// hundreds of call sites, a quarter of its code at -O0.
-template <typename T>
-void load(const char* name, T* dst, std::size_t count) {
-    const std::string path = data_dir + "/" + name;
-    std::FILE* f = std::fopen(path.c_str(), "rb");
-    if (f == nullptr)
-        io_fail(path);
-    const std::size_t got = std::fread(static_cast<void*>(dst), sizeof(T), count, f);
-    std::fclose(f);
-    if (got != count)
-        io_fail(path);
-}
-
-template <typename T>
-void store(const char* name, const T* src, std::size_t count) {
-    const std::string path = data_dir + "/" + name;
-    std::FILE* f = std::fopen(path.c_str(), "wb");
-    if (f == nullptr)
-        io_fail(path);
-    const std::size_t put = std::fwrite(static_cast<const void*>(src), sizeof(T), count, f);
-    std::fclose(f);
-    if (put != count)
-        io_fail(path);
-}
-
-// An overload of the intrinsic must write exactly what its main form wrote.
-template <typename T>
-void same_bytes(const char* what, const std::vector<unsigned char>& want, const T* got) {
-    if (std::memcmp(want.data(), static_cast<const void*>(got), want.size()) != 0) {
-        std::fprintf(stderr, "kernel: %s differs from the main form\n", what);
-        std::exit(4);
-    }
-}
 
 // case 0 (half_int8_t): full 16x16
 void case_0([[maybe_unused]] Prof profile) {
@@ -82,6 +37,8 @@ void case_0([[maybe_unused]] Prof profile) {
         break;
     case Prof::A5:
         profiled::TSUBRELUCONV<profile_a5>(dst, src0, src1);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c0_dst.out", dst.data(), 512);
@@ -108,6 +65,8 @@ void case_1([[maybe_unused]] Prof profile) {
     case Prof::A5:
         profiled::TSUBRELUCONV<profile_a5>(dst, src0, src1);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c1_dst.out", dst.data(), 512);
 }
@@ -132,6 +91,8 @@ void case_2([[maybe_unused]] Prof profile) {
         break;
     case Prof::A5:
         profiled::TSUBRELUCONV<profile_a5>(dst, src0, src1);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c2_dst.out", dst.data(), 384);
@@ -158,6 +119,8 @@ void case_3([[maybe_unused]] Prof profile) {
     case Prof::A5:
         profiled::TSUBRELUCONV<profile_a5>(dst, src0, src1);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c3_dst.out", dst.data(), 512);
 }
@@ -182,6 +145,8 @@ void case_4([[maybe_unused]] Prof profile) {
         break;
     case Prof::A5:
         profiled::TSUBRELUCONV<profile_a5>(dst, src0, src1);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c4_dst.out", dst.data(), 96);
@@ -208,6 +173,8 @@ void case_5([[maybe_unused]] Prof profile) {
     case Prof::A5:
         profiled::TSUBRELUCONV<profile_a5>(dst, src0, src1);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c5_dst.out", dst.data(), 512);
 }
@@ -232,6 +199,8 @@ void case_6([[maybe_unused]] Prof profile) {
         break;
     case Prof::A5:
         profiled::TSUBRELUCONV<profile_a5>(dst, src0, src1);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c6_dst.out", dst.data(), 512);
@@ -258,6 +227,8 @@ void case_7([[maybe_unused]] Prof profile) {
     case Prof::A5:
         profiled::TSUBRELUCONV<profile_a5>(dst, src0, src1);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c7_dst.out", dst.data(), 512);
 }
@@ -282,6 +253,8 @@ void case_8([[maybe_unused]] Prof profile) {
         break;
     case Prof::A5:
         profiled::TSUBRELUCONV<profile_a5>(dst, src0, src1);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c8_dst.out", dst.data(), 256);
@@ -308,6 +281,8 @@ void case_9([[maybe_unused]] Prof profile) {
     case Prof::A5:
         profiled::TSUBRELUCONV<profile_a5>(dst, src0, src1);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c9_dst.out", dst.data(), 256);
 }
@@ -332,6 +307,8 @@ void case_10([[maybe_unused]] Prof profile) {
         break;
     case Prof::A5:
         profiled::TSUBRELUCONV<profile_a5>(dst, src0, src1);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c10_dst.out", dst.data(), 288);
@@ -358,6 +335,8 @@ void case_11([[maybe_unused]] Prof profile) {
     case Prof::A5:
         profiled::TSUBRELUCONV<profile_a5>(dst, src0, src1);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c11_dst.out", dst.data(), 512);
 }
@@ -382,6 +361,8 @@ void case_12([[maybe_unused]] Prof profile) {
         break;
     case Prof::A5:
         profiled::TSUBRELUCONV<profile_a5>(dst, src0, src1);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c12_dst.out", dst.data(), 48);
@@ -408,6 +389,8 @@ void case_13([[maybe_unused]] Prof profile) {
     case Prof::A5:
         profiled::TSUBRELUCONV<profile_a5>(dst, src0, src1);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c13_dst.out", dst.data(), 256);
 }
@@ -432,6 +415,8 @@ void case_14([[maybe_unused]] Prof profile) {
         break;
     case Prof::A5:
         profiled::TSUBRELUCONV<profile_a5>(dst, src0, src1);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c14_dst.out", dst.data(), 256);
@@ -458,6 +443,8 @@ void case_15([[maybe_unused]] Prof profile) {
     case Prof::A5:
         profiled::TSUBRELUCONV<profile_a5>(dst, src0, src1);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c15_dst.out", dst.data(), 256);
 }
@@ -482,6 +469,8 @@ void case_16([[maybe_unused]] Prof profile) {
         break;
     case Prof::A5:
         profiled::TSUBRELUCONV<profile_a5>(dst, src0, src1);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c16_dst.out", dst.data(), 512);
@@ -508,6 +497,8 @@ void case_17([[maybe_unused]] Prof profile) {
     case Prof::A5:
         profiled::TSUBRELUCONV<profile_a5>(dst, src0, src1);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c17_dst.out", dst.data(), 512);
 }
@@ -532,6 +523,8 @@ void case_18([[maybe_unused]] Prof profile) {
         break;
     case Prof::A5:
         profiled::TSUBRELUCONV<profile_a5>(dst, src0, src1);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c18_dst.out", dst.data(), 384);
@@ -558,6 +551,8 @@ void case_19([[maybe_unused]] Prof profile) {
     case Prof::A5:
         profiled::TSUBRELUCONV<profile_a5>(dst, src0, src1);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c19_dst.out", dst.data(), 512);
 }
@@ -582,6 +577,8 @@ void case_20([[maybe_unused]] Prof profile) {
         break;
     case Prof::A5:
         profiled::TSUBRELUCONV<profile_a5>(dst, src0, src1);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c20_dst.out", dst.data(), 96);
@@ -608,6 +605,8 @@ void case_21([[maybe_unused]] Prof profile) {
     case Prof::A5:
         profiled::TSUBRELUCONV<profile_a5>(dst, src0, src1);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c21_dst.out", dst.data(), 512);
 }
@@ -633,6 +632,8 @@ void case_22([[maybe_unused]] Prof profile) {
     case Prof::A5:
         profiled::TSUBRELUCONV<profile_a5>(dst, src0, src1);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
     store("c22_dst.out", dst.data(), 512);
 }
@@ -657,6 +658,8 @@ void case_23([[maybe_unused]] Prof profile) {
         break;
     case Prof::A5:
         profiled::TSUBRELUCONV<profile_a5>(dst, src0, src1);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c23_dst.out", dst.data(), 512);
@@ -689,12 +692,6 @@ void rf_a5_05_same_valid_shape(Prof) {
     TASSIGN(src1, 0x200);
     profiled::TSUBRELUCONV<profile_a5>(dst, src0, src1);
 }
-
-struct Entry {
-    const char* id;
-    void (*run)(Prof);
-    Prof profile;
-};
 
 const Entry entries[] = {
     {"c0@A2A3", case_0, Prof::A2A3},
@@ -751,22 +748,12 @@ const Entry entries[] = {
 
 } // namespace
 
+[[maybe_unused]] const bool registered = add_suite("tsubreluconv", std::begin(entries), std::end(entries));
+
+} // namespace tests_tsubreluconv
+
+#ifndef PTO_TEST_BUNDLE
 int main(int argc, char** argv) {
-    if (argc < 3) {
-        std::fprintf(stderr, "usage: %s DATA_DIR CASE_ID...\n", argv[0]);
-        return 2;
-    }
-    data_dir = argv[1];
-    for (int i = 2; i < argc; ++i) {
-        const Entry* found = nullptr;
-        for (const Entry& e : entries)
-            if (std::strcmp(e.id, argv[i]) == 0)
-                found = &e;
-        if (found == nullptr) {
-            std::fprintf(stderr, "kernel: unknown case %s\n", argv[i]);
-            return 2;
-        }
-        found->run(found->profile);
-    }
-    return 0;
+    return pto_test::run(argc, argv);
 }
+#endif
