@@ -23,6 +23,7 @@ def test_synthetic_tree_is_valid(tmp_path: Path) -> None:
     assert len({op.spec.intrinsic.name for op in synthetic if op.spec.intrinsic}) == 25
 
 
+@pytest.mark.full_tier  # a whole regeneration of a project copy: CI, not the README command
 def test_suite_scale_prints_the_cold_suite_of_the_real_and_the_scaled_tree(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
