@@ -23,9 +23,9 @@ from ptogen.opkinds import KINDS
 from ptogen.spec import expr as semantics
 from ptogen.spec.model import OpSpec
 
-from ..compilers import COMPILERS, cxx_argv, require
+from ..compilers import COMPILERS, build_program, cxx_argv, require
 from ..helpers import ROOT, edit
-from .common import HEADER, OPS, SPECS
+from .common import OPS, SPECS
 from .test_img2col import conv_hand_program
 
 
@@ -112,10 +112,48 @@ def test_nz_global_tensor_maps_the_matrix_as_fractal_blocks(tmp_path: Path) -> N
     assert np.array_equal(global_addresses(nd, 4, 3), np.arange(4)[:, None] * 5 + np.arange(3))
 
 
-def test_tprefetch_waits_on_nothing() -> None:
-    entry = HEADER.split("// pto.tprefetch", 1)[1].split("// pto.", 1)[0]
-    assert "TSYNC(" not in entry
-    assert re.search(r"PTO_INST RecordEvent TPREFETCH\(TileData& dst, GlobalData& src\)", entry)
+# TPREFETCH as upstream declares it: no events pack, an event returned, nothing waited on or
+# barriered, and the tile holding the region when the call returns.
+PREFETCH = r"""
+#include <pto/pto-inst.hpp>
+#include <cstdio>
+#include <type_traits>
+
+using namespace pto;
+using TileT = Tile<TileType::Vec, float, 16, 16>;
+using GTensor = GlobalTensor<float, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+
+template <typename T, typename G>
+constexpr bool takes_events = requires(T& t, G& g, RecordEvent e) { TPREFETCH(t, g, e); };
+static_assert(!takes_events<TileT, GTensor>);
+
+int main() {
+    static float in[256];
+    for (int i = 0; i < 256; ++i) in[i] = 0.5f * float(i);
+    GTensor gin(in);
+    TileT t;
+    TASSIGN(t, 0x0);
+    std::uint64_t before = 0, after = 0;
+    for (int pipe = 0; pipe < 16; ++pipe) before += sim::barrier_count(pipe);
+    const auto waits = sim::wait_count();
+    RecordEvent e = TPREFETCH(t, gin);
+    static_assert(std::is_same_v<decltype(TPREFETCH(t, gin)), RecordEvent>);
+    static_cast<void>(e);
+    for (int pipe = 0; pipe < 16; ++pipe) after += sim::barrier_count(pipe);
+    int wrong = 0;
+    for (int r = 0; r < 16; ++r)
+        for (int c = 0; c < 16; ++c) wrong += t.GetElement(r, c) != in[r * 16 + c];
+    std::printf("%d %d %d\n", int(sim::wait_count() - waits), int(after - before), wrong);
+    return 0;
+}
+"""
+
+
+def test_tprefetch_takes_no_events_waits_on_nothing_and_returns_with_the_data(tmp_path: Path) -> None:
+    exe = build_program(require(COMPILERS[0]), PREFETCH, tmp_path, "prefetch")
+    run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["0", "0", "0"]  # no wait, no barrier, no element differs
 
 TSTORE = OPS["TSTORE"]
 SPEC = "specs/ops/memory_and_data_movement/tstore.yaml"
