@@ -19,7 +19,7 @@ from ptogen.opkinds.indexed import remap_index
 from ptogen.testing.manifest import TileShape
 
 from ..compilers import COMPILERS, build_program, require
-from ..helpers import ROOT
+from .common import manifest
 
 ROWS, COLS = 16, 16  # the Mat tile: NZ boxes of 16 rows x 8 floats
 TABLE_ROWS = 8  # row gathers: an 8 x 16 table
@@ -128,14 +128,29 @@ def test_gathers_into_a_mat_tile_land_in_its_boxes(compiler: str, tmp_path: Path
             )
 
 
-def test_indexed_forms_forward_their_modes() -> None:
-    # The CPU backend's MGATHER_IMPL/MSCATTER_IMPL pass each form's modes on to the simulator.
-    entry = (ROOT / "generated/include/pto/cpu/sim/mgather.hpp").read_text()
-    # the plain form is Coalesce::Row with GatherOOB::Undefined (the pages' default)
-    assert "cpu::MGATHER_impl<Coalesce::Row, GatherOOB::Undefined>(dst, src, indexes)" in entry
-    assert "cpu::MGATHER_impl<CMode, Mode>(dst, src, indexes)" in entry
-    scatter = (ROOT / "generated/include/pto/cpu/sim/mscatter.hpp").read_text()
-    assert "cpu::MSCATTER_impl<Mode, Atomic, Oob>(dst, src, indexes)" in scatter
+def _modes(op: str) -> set[tuple[str, str, str, str]]:
+    """(coalesce, out-of-range policy, atomic mode, out-of-range indices?) of each case the op's
+    test plan runs; the generated cases (tests/test_simulator.py) hold each to its golden."""
+    return {(a["coalesce"], a["oob"], a["atomic"], a["oob_indices"]) for _, a in _cases(op)}
+
+
+def _cases(op: str) -> list[tuple[str, dict[str, str]]]:
+    return [(c["label"], c["attrs"]) for g in manifest(op)["runtime"] for c in g["cases"]]
+
+
+def test_the_test_plan_runs_every_mode_of_each_form() -> None:
+    gather, scatter = _modes("mgather"), _modes("mscatter")
+    for coalesce in ("Row", "Elem"):
+        assert (coalesce, "Undefined", "None", "no") in gather
+        for oob in ("Clamp", "Wrap", "Zero"):
+            assert (coalesce, oob, "None", "yes") in gather
+        for oob in ("Clamp", "Wrap", "Skip"):
+            assert (coalesce, oob, "None", "yes") in scatter
+        assert (coalesce, "Undefined", "Add", "no") in scatter
+    assert {("Elem", "Undefined", atomic, "no") for atomic in ("Max", "Min")} <= scatter
+    # The plain form (no modes) runs as Row with GatherOOB::Undefined, the pages' default.
+    main = [attrs for label, attrs in _cases("mgather") if label.startswith("main form")]
+    assert main and all((a["coalesce"], a["oob"]) == ("Row", "Undefined") for a in main)
 
 
 @pytest.mark.parametrize(
