@@ -6,16 +6,18 @@ tests/test_simulator.py.)"""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from ptogen.cli import main
+from ptogen.importer.declarations import declaration_shapes
 from ptogen.opkinds.sort import merge
 
-from ..helpers import ROOT, edit
+from ..compilers import COMPILERS, build_program, require
+from ..helpers import edit
+from .common import HEADER
 
 
 def _lists(*values: list[float]) -> list[np.ndarray]:
@@ -36,13 +38,29 @@ def test_merge_stops_at_capacity_or_when_a_list_is_used_up() -> None:
     assert merge(_lists([9], [6, 5], [8, 1]), 10, exhausted=False)[1] == [1, 2, 2]
 
 
-def test_the_executed_list_is_a_struct_fact_declared_before_every_backend() -> None:
-    enums = (ROOT / "generated/include/pto/common/pto_enums.hpp").read_text()
-    body = re.search(r"struct MrgSortExecutedNumList \{(.*?)\};", enums, re.S)
-    assert body is not None
-    assert re.findall(r"uint16_t (mrgSortList\d);", body.group(1)) == [f"mrgSortList{i}" for i in range(4)]
-    header = (ROOT / "generated/include/pto/common/pto_instr.hpp").read_text()
-    assert "MrgSortExecutedNumList& executedNumList, TmpTileData& tmp" in " ".join(header.split())
+# The executed list is upstream's struct, in the enums header every backend includes first: four
+# uint16_t counts, one per merged list, in order.
+EXECUTED = r"""
+#include <pto/common/pto_enums.hpp>
+#include <cstdint>
+#include <type_traits>
+using pto::MrgSortExecutedNumList;
+constexpr MrgSortExecutedNumList list{1, 2, 3, 4};
+static_assert(list.mrgSortList0 == 1 && list.mrgSortList1 == 2);
+static_assert(list.mrgSortList2 == 3 && list.mrgSortList3 == 4);
+static_assert(std::is_same_v<decltype(MrgSortExecutedNumList::mrgSortList3), uint16_t>);
+static_assert(sizeof(MrgSortExecutedNumList) == 4 * sizeof(uint16_t));
+int main() { return 0; }
+"""
+
+
+def test_the_executed_list_is_a_struct_fact_declared_before_every_backend(tmp_path: Path) -> None:
+    build_program(require(COMPILERS[0]), EXECUTED, tmp_path, "executed")
+    # The multi-list forms take it after the destination, then the scratch tile, as upstream's do.
+    shapes = declaration_shapes(HEADER)["TMRGSORT"]
+    lists = [s.split(">(", 1)[1] for s in shapes if "MrgSortExecutedNumList" in s]
+    tiles = [", ".join(f"T{i}&" for i in range(1, n)) for n in (4, 5, 6)]
+    assert sorted(lists) == [f"T0&, MrgSortExecutedNumList&, {t}, P&...)" for t in tiles]
 
 
 def test_only_a_kind_that_plans_its_forms_may_add_result_operands(
