@@ -4,6 +4,8 @@ values in index notation. (Each op's generated cases run in tests/test_simulator
 from __future__ import annotations
 
 import importlib.util
+import subprocess
+from pathlib import Path
 from types import ModuleType
 
 import numpy as np
@@ -12,6 +14,7 @@ import pytest
 from ptogen.spec import expr as semantics
 from ptogen.testing import refmath as rm
 
+from ..compilers import COMPILERS, build_program, require
 from ..helpers import ROOT
 from .common import manifest
 
@@ -64,11 +67,47 @@ def test_ttri_and_tci_goldens_match_numpys_own_masks_and_ranges() -> None:
     )
 
 
-def test_generated_tiles_compute_signed_index_arithmetic_and_call_with_every_template_argument() -> None:
-    sim = (ROOT / "generated/include/pto/cpu/sim/ttri.hpp").read_text()
-    assert "std::conditional_t<is_integer_v<typename T_dst::DType>, int64_t" in sim
-    cases = (ROOT / "generated/tests/tci/cases.cpp").read_text()
-    assert "profiled::TCI<profile_cpu, Tile_dst, decltype(start_value), 1>(dst, start_value)" in cases
+# Unsigned tiles with negative diagonals and a descending range through zero: the index arithmetic
+# is signed whatever the element type, and every template argument reaches the simulator.
+GENERATED = r"""
+#include <pto/pto-inst.hpp>
+#include <cstdio>
+using namespace pto;
+using U = Tile<TileType::Vec, uint32_t, 8, 8>;
+using Row = Tile<TileType::Vec, int32_t, 1, 16>;
+template <typename T>
+void dump(T& t) {
+    for (int r = 0; r < t.GetValidRow(); ++r)
+        for (int c = 0; c < t.GetValidCol(); ++c) std::printf("%lld ", (long long)t.GetElement(r, c));
+    std::printf("\n");
+}
+int main() {
+    U lower, upper;
+    Row down;
+    TASSIGN(lower, 0x0);
+    TASSIGN(upper, 0x100);
+    TASSIGN(down, 0x200);
+    TTRI<U, 0>(lower, -3);
+    TTRI<U, 1>(upper, -20);
+    TCI<Row, int32_t, 1>(down, 5);
+    dump(lower);
+    dump(upper);
+    dump(down);
+    return 0;
+}
+"""
+
+
+def test_generated_tiles_compute_signed_index_arithmetic_and_call_with_every_template_argument(
+    tmp_path: Path,
+) -> None:
+    exe = build_program(require(COMPILERS[0]), GENERATED, tmp_path, "generate")
+    run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    lower, upper, down = ([int(v) for v in line.split()] for line in run.stdout.splitlines())
+    assert lower == np.tril(np.ones((8, 8), dtype=int), -3).ravel().tolist()
+    assert upper == [1] * 64
+    assert down == list(range(5, -11, -1))
     labels = {c["label"] for g in manifest("ttri")["runtime"] for c in g["cases"]}
     assert any("is_upper_or_lower 1, diagonal -20" in label for label in labels)
     assert any("col-major" in label for label in labels)  # A5 takes any layout
