@@ -3,6 +3,7 @@ second output for the arg forms) and the `union_region` rule kind."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from ptogen.rule_api import TileDecl
 from ptogen.rules import PageContext, PageLine
 from ptogen.rules.union_region import UnionRegionRule
 
+from ..compilers import COMPILERS, build_program, require
 from ..helpers import ROOT, edit
 from .common import OPS, manifest
 
@@ -26,8 +28,56 @@ def test_partial_ops_pair_each_output_with_the_sources_it_copies() -> None:
     math = arg.kind.math(arg)
     assert r"\mathrm{dst\_idx}_{i,j} = \begin{cases}" in math
     assert r"\mathrm{src1\_idx}_{i,j} & (i,j) \in V_1 \setminus V_0" in math
-    sim = (ROOT / "generated/include/pto/cpu/sim/tpartargmax.hpp").read_text()
-    assert "dst_idx.at(r, c) = src0_idx.at(r, c);" in sim and "= typename T_dst_idx::DType(0);" in sim
+
+
+# src0 valid 2 x 3, src1 valid 3 x 2, dst valid 3 x 3: each part of the union, and (2, 2) in neither.
+ARGMAX = r"""
+#include <pto/pto-inst.hpp>
+#include <cstdio>
+using namespace pto;
+using ValT = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, -1, -1>;
+using IdxT = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, -1, -1>;
+int main() {
+    ValT dst(3, 3), src0(2, 3), src1(3, 2);
+    IdxT dst_idx(3, 3), src0_idx(2, 3), src1_idx(3, 2);
+    TASSIGN(dst, 0x0);
+    TASSIGN(src0, 0x100);
+    TASSIGN(src1, 0x200);
+    TASSIGN(dst_idx, 0x300);
+    TASSIGN(src0_idx, 0x400);
+    TASSIGN(src1_idx, 0x500);
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 8; ++c) {
+            dst.SetElement(r, c, -1.0f);
+            dst_idx.SetElement(r, c, -1);
+            src0.SetElement(r, c, float(10 * r + c));
+            src1.SetElement(r, c, float(5 + 10 * r - c));
+            src0_idx.SetElement(r, c, 100 + 8 * r + c);
+            src1_idx.SetElement(r, c, 200 + 8 * r + c);
+        }
+    TPARTARGMAX(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c)
+            std::printf("%g %d\n", double(dst.GetElement(r, c)), int(dst_idx.GetElement(r, c)));
+    return 0;
+}
+"""
+
+
+def test_partial_argmax_takes_each_part_of_the_union_from_its_source(tmp_path: Path) -> None:
+    exe = build_program(require(COMPILERS[0]), ARGMAX, tmp_path, "tpartargmax")
+    run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    want = []
+    for r in range(3):
+        for c in range(3):
+            in0, in1 = r < 2, c < 2  # src0 is 2 x 3, src1 is 3 x 2
+            v0, v1, i0, i1 = 10 * r + c, 5 + 10 * r - c, 100 + 8 * r + c, 200 + 8 * r + c
+            if in0 and in1:
+                want.append((v0, i0) if v0 > v1 else (v1, i1))
+            else:
+                want.append((v0, i0) if in0 else (v1, i1) if in1 else (0, 0))
+    assert [tuple(int(float(x)) for x in line.split()) for line in run.stdout.splitlines()] == want
 
 
 def test_partial_cases_split_the_sources_valid_regions_every_way() -> None:
