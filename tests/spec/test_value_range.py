@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import subprocess
+from pathlib import Path
 
 import numpy as np
+import pytest
 
 from ptogen.testing.golden import inputs, within
 
+from ..compilers import COMPILERS, build_program, require
 from ..helpers import ROOT
 
 BOUND = 16777216
@@ -41,14 +45,50 @@ def test_only_the_profile_that_bounds_the_inputs_gets_bounded_data() -> None:
         assert "A2A3" not in full["profiles"] and "ranges" not in full  # A5 and CPU see the whole type
 
 
-def test_the_check_and_its_failing_case_are_generated() -> None:
-    checks = (ROOT / "generated/include/pto/profiles/a2a3_checks.hpp").read_text()
-    assert "sim::values_within<int32_t>(src0, -16777216.0L, 16777216.0L)" in checks
-    assert "the int32_t elements of src0 and src1 must lie in [-16777216, 16777216]" in checks
-    for other in ("a5_checks.hpp", "cpu_checks.hpp"):
-        assert "values_within" not in (ROOT / f"generated/include/pto/profiles/{other}").read_text()
-    cases = (ROOT / "generated/tests/trem/cases.cpp").read_text()
-    assert "src0.data()[0] = static_cast<typename Tile_src0::DType>(16777217);" in cases
+# TREM (a remainder with the sign of the divisor) on int32_t tiles whose src0 holds `argv[1]` at
+# (0, 0): within the bound it runs everywhere; beyond it, A2A3 stops with the rule's message.
+TREM = r"""
+#include <pto/pto-inst.hpp>
+#include <cstdio>
+#include <cstdlib>
+using namespace pto;
+int main(int, char** argv) {
+    using TileT = Tile<TileType::Vec, int32_t, 8, 8>;
+    TileT dst, src0, src1, tmp;
+    TASSIGN(dst, 0x0);
+    TASSIGN(src0, 0x100);
+    TASSIGN(src1, 0x200);
+    TASSIGN(tmp, 0x300);
+    for (int r = 0; r < 8; ++r)
+        for (int c = 0; c < 8; ++c) {
+            src0.SetElement(r, c, 100 + r);
+            src1.SetElement(r, c, 7);
+        }
+    src0.SetElement(0, 0, std::atoi(argv[1]));
+    TREM(dst, src0, src1, tmp);
+    std::printf("%d %d\n", int(dst.GetElement(0, 0)), int(dst.GetElement(1, 1)));
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("profile", ["A2A3", "A5", "CPU"])
+def test_a2a3_stops_on_an_element_beyond_the_bound(profile: str, tmp_path: Path) -> None:
+    flags = [f"-DPTO_TARGET_PROFILE=PTO_PROFILE_{profile}"]
+    exe = build_program(require(COMPILERS[0]), TREM, tmp_path, "trem", flags)
+    for value in (BOUND, -BOUND):
+        run = subprocess.run([str(exe), str(value)], capture_output=True, text=True, timeout=60)
+        assert run.returncode == 0 and run.stdout.split() == [str(value % 7), "3"], run.stderr
+    run = subprocess.run([str(exe), str(BOUND + 1)], capture_output=True, text=True, timeout=60)
+    if profile == "A2A3":
+        assert run.returncode != 0 and not run.stdout
+        message = "the int32_t elements of src0 and src1 must lie in [-16777216, 16777216]"
+        assert message in run.stderr.splitlines()[0], run.stderr
+    else:
+        assert run.returncode == 0, run.stderr
+
+
+def test_the_test_plan_has_the_failing_case() -> None:
     fails = {
         c["case"]: c["message"]
         for c in json.loads((ROOT / "generated/tests/trem/manifest.json").read_text())["manifest"][
