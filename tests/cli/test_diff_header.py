@@ -181,9 +181,9 @@ def test_generated_header_has_upstream_declarations_token_for_token() -> None:
         ours.setdefault(d.name, set()).add(d.text)
     pinned = [(name, text) for name, text in UPSTREAM_TOKENS if name in ours]
     # 128 + the 17 of TMOV, TMOV_FP and TTRANS + the 13 of the matrix set + TFILLPAD's 2, TFILLPAD_INPLACE,
-    # TFILLPAD_EXPAND and TSTORE_FP + the 9 of TPART*, TCI and TTRI + the 13 of issue #24's TSORT32 (2),
+    # TFILLPAD_EXPAND and TSTORE_FP + the 9 of TPART*, TCI and TTRI + the 13 of TSORT32 (2),
     # TMRGSORT (4), TGATHER (3), TGATHERB, TSCATTER (2) and THISTOGRAM + the 21 of TEXTRACT, TEXTRACT_FP,
-    # TINSERT, TINSERT_FP, TRESHAPE, TCONCAT and TPAIRREDUCESUM + the 8 of issue #23's fused element-wise
+    # TINSERT, TINSERT_FP, TRESHAPE, TCONCAT and TPAIRREDUCESUM + the 8 fused element-wise
     # ops and TDEQUANT + TRANDOM, TPRINT's 2 and SYNCALL's 2 + the 6 of TIMG2COL, SETFMATRIX and the two
     # declarations each of SET_IMG2COL_RPT and SET_IMG2COL_PADDING + TQUANT's 6 + TINTERLEAVE and
     # TDEINTERLEAVE's two + TGET_SCALE_ADDR + the 12 of TMATMUL_MX and TGEMV_MX

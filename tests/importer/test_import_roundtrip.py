@@ -59,7 +59,7 @@ NOT_READ_BACK_YET: tuple[tuple[str, str], ...] = (
     ),
 )
 
-# Pages whose op has declarations that drop main operands (issue #24) and that `ptogen import` does
+# Pages whose op has declarations that drop main operands and that `ptogen import` does
 # not read back yet; what each lacks, precisely (the op pages of TMRGSORT and TGATHER and both pages
 # of TSCATTER read back in full: a further declaration over the main one's destination drops the
 # main operands it does not pass, takes a struct parameter as a context operand, and a rule limited
@@ -74,7 +74,7 @@ NOT_READ_BACK_YET: tuple[tuple[str, str], ...] = (
 # line belongs to which form), not a change of the pages.
 _DROPPING = ("intrinsic.overloads",)
 _MISREAD = ("intrinsic", "operands", "constraints")
-# Pages of the MX products (issue #24, h-mx): their accumulating forms name the destination
+# Pages of the MX products: their accumulating forms name the destination
 # `cOutMatrix` (the main form `cMatrix`) and their accumulating and bias forms add a tile their own
 # expression reads; the importer keeps neither kind of declaration yet.
 _MX_FORMS = ("intrinsic.overloads",)
@@ -376,7 +376,7 @@ EXACT: tuple[str, ...] = (
     "TMATMUL_ACC.md",
     "tile/ops/matrix-and-matrix-vector/tmatmul_bias.md",
     "TMATMUL_BIAS.md",
-    # issue #23, h-fused: the fused element-wise ops and TDEQUANT
+    # the fused element-wise ops and TDEQUANT
     "tile/ops/elementwise-tile-tile/tfusedmuladd.md",
     "TFUSEDMULADD.md",
     "tile/ops/elementwise-tile-tile/tfusedmuladdrelu.md",
@@ -393,7 +393,7 @@ EXACT: tuple[str, ...] = (
     "TADDRELUCONV.md",
     "tile/ops/elementwise-tile-tile/tsubreluconv.md",
     "TSUBRELUCONV.md",
-    # issue #24, h-mx
+    # the MX products
     "tile/ops/sync-and-config/tget_scale_addr.md",
     "TGET_SCALE_ADDR.md",
 )
