@@ -10,7 +10,7 @@ TLRELU = "specs/ops/tile_scalar_and_immediate/tlrelu.yaml"
 
 # Ops whose generated test plan has compile cases only, with the test that runs them instead.
 NO_RUNTIME_CASES = {
-    "tsync": "it orders work and computes nothing (tests/test_sync.py runs it)",
+    "tsync": "it orders work and computes nothing (tests/opkinds/test_sync.py runs it)",
 }
 
 

@@ -1,4 +1,4 @@
-// TFILLPAD's forms and variants against an independent element walk (tests/test_fillpad.py): the
+// TFILLPAD's forms and variants against an independent element walk (tests/opkinds/test_fillpad.py): the
 // in-place variant on one storage, the one-type form on an NZ Mat tile with its PadVal argument, a Vec
 // tile in the one-type form (the destination's own PadVal), a custom pad value, the expanding variant,
 // and a destination without valid rows, which stays as it was. Exit code 1 and a line per mismatch.

@@ -2,7 +2,7 @@
 //   clang++-19 -std=c++20 -D__CPU_SIM -I UPSTREAM/include -include cstdint tmov_compare.cpp
 // and once against ptogen's generated headers (generated/include and ptogen/runtime/include). Each
 // run prints one line per case: its name and an FNV-1a hash of the destination's bytes, with the
-// first bytes in hex; tests/test_move.py demands the two outputs be identical.
+// first bytes in hex; tests/opkinds/test_move.py demands the two outputs be identical.
 #include <pto/pto-inst.hpp>
 
 #include <cmath>

@@ -1,0 +1,145 @@
+"""The at-a-glance block at the top of every op page: the declarations fit without scrolling, and
+its type tables say what the profile checks enforce (a ✓ pair compiles, a · pair does not)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from ptogen.cli import RUNTIME_INCLUDE
+
+from ..compilers import COMPILERS, cxx_argv, require
+from ..helpers import ROOT
+
+DOCS = ROOT / "generated/docs/isa"
+OP_PAGES = sorted(p for p in DOCS.glob("*/ops/*/*.md"))
+
+
+def _glance(page: Path) -> str:
+    text = page.read_text()
+    return text.split("## At a Glance", 1)[1].split("\n## ", 1)[0]
+
+
+def test_every_op_page_opens_with_the_glance_before_its_summary() -> None:
+    assert len(OP_PAGES) > 90
+    for page in OP_PAGES:
+        text = page.read_text()
+        assert "## At a Glance" in text, page
+        assert text.index("## At a Glance") < text.index("## Summary"), page
+
+
+def _sections(page: Path, *names: str) -> list[str]:
+    text = page.read_text()
+    return [part.split("\n## ", 1)[0] for name in names for part in text.split(f"## {name}\n")[1:]]
+
+
+def test_no_declaration_line_scrolls_sideways() -> None:
+    pages = [*OP_PAGES, *DOCS.glob("*.md")]
+    for page in pages:
+        for section in _sections(page, "At a Glance", "C++ Intrinsic"):
+            for block in re.findall(r"```cpp\n(.*?)```", section, re.S):
+                long = [line for line in block.splitlines() if len(line) > 80]
+                assert not long, (page.name, long)
+
+
+def test_vector_pages_show_the_vector_cpp_api() -> None:
+    glance = _glance(DOCS / "vector/ops/vec-scalar-ops/vlrelu.md")
+    assert "#include <pto/vector/pto_vec.hpp>" in glance
+    assert re.search(r"vlrelu\(\s*const vreg<T, N>& input, T scalar, const mask<N>& mask\);", glance)
+
+
+def test_profile_columns_hold_each_profiles_own_types() -> None:
+    glance = _glance(DOCS / "tile/ops/tile-scalar-and-immediate/tlrelu.md")
+    header, *rows = [
+        line for line in glance.splitlines() if line.startswith("| `dst`") or "| Operand" in line
+    ]
+    cells = [c.strip() for c in rows[0].split("|")[1:-1]] if rows else []
+    assert "A2/A3" in header and "CPU Simulator" in header
+    a2a3, cpu = cells[1], cells[3]
+    assert "`int32_t`" not in a2a3 and "`int32_t`" in cpu  # the guide's profile-check sample
+
+
+def _matrix(glance: str, title: str) -> dict[tuple[str, str], bool]:
+    block = glance.split(f"Legal pairs on {title} ", 1)[1].split("\n\n", 2)[1]
+    lines = [line for line in block.splitlines() if line.startswith("|")]
+    cols = [c.strip(" `") for c in lines[0].split("|")[2:-1]]
+    out = {}
+    for line in lines[2:]:
+        cells = [c.strip() for c in line.split("|")[1:-1]]
+        for col, mark in zip(cols, cells[1:], strict=True):
+            out[(cells[0].strip("`"), col)] = mark == "✓"
+    return out
+
+
+def test_the_tcvt_matrix_is_the_pair_table_of_each_profile() -> None:
+    glance = _glance(DOCS / "tile/ops/elementwise-tile-tile/tcvt.md")
+    a2a3 = _matrix(glance, "A2/A3")
+    assert a2a3[("half", "int8_t")] and not a2a3[("float", "int8_t")] and a2a3[("int8_t", "half")]
+    assert sum(a2a3.values()) == 6 + 5 + 2 + 2 + 4 + 2 + 1 + 1  # the rows of tcvt.yaml's A2A3 pairs
+    assert "Legal pairs on CPU Simulator" not in glance  # every pair converts on the simulator
+
+
+KERNEL = """
+#include <pto/pto-inst.hpp>
+using namespace pto;
+int main() {{
+    Tile<TileType::Vec, {src}, 16, {scols}> s;
+    Tile<TileType::Vec, {dst}, 16, {dcols}> d;
+    TCVT(d, s, RoundMode::CAST_RINT);
+    return 0;
+}}
+"""
+
+_BYTES = {"half": 2, "float": 4, "int8_t": 1, "int32_t": 4}
+
+
+@pytest.mark.parametrize(("src", "dst"), [("half", "int8_t"), ("float", "int8_t"), ("int32_t", "half")])
+def test_a_cell_of_the_matrix_is_what_the_a2a3_checks_decide(src: str, dst: str, tmp_path: Path) -> None:
+    cxx = require(COMPILERS[0])
+    legal = _matrix(_glance(DOCS / "tile/ops/elementwise-tile-tile/tcvt.md"), "A2/A3")[(src, dst)]
+    source = tmp_path / "k.cpp"
+    source.write_text(KERNEL.format(src=src, dst=dst, scols=32 // _BYTES[src], dcols=32 // _BYTES[dst]))
+    argv = [
+        *cxx_argv(cxx),
+        "-std=c++20",
+        "-fsyntax-only",
+        "-D__CPU_SIM",
+        "-DPTO_TARGET_PROFILE=PTO_PROFILE_A2A3",
+        f"-I{ROOT / 'generated/include'}",
+        f"-I{RUNTIME_INCLUDE}",
+        str(source),
+    ]
+    done = subprocess.run(argv, capture_output=True, text=True)
+    assert (done.returncode == 0) is legal, done.stderr[-2000:]
+
+
+def test_every_formula_symbol_beyond_standard_math_is_defined_on_its_page() -> None:
+    for page in [*OP_PAGES, *DOCS.glob("*.md")]:
+        text = page.read_text()
+        formulas = " ".join(re.findall(r"\$\$(.*?)\$\$", text, re.S))
+        for symbol in (r"\mathrm{rnd}_T", r"\mathrm{carry}", r"\mathrm{borrow}", r"\mathrm{remainder}"):
+            if symbol in formulas:
+                assert re.search(rf"^where .*\\\({re.escape(symbol)}\(", text, re.M), (page.name, symbol)
+
+
+def test_no_syntax_line_is_a_placeholder() -> None:
+    # TAXPY's page had `%dst = pto.taxpy ...`: a form with no operands says nothing.
+    for page in OP_PAGES:
+        for block in re.findall(r"```text\n(.*?)```", page.read_text(), re.S):
+            for line in block.splitlines():
+                assert not re.search(r"pto\.\w+ (\.\.\.|ins\(\.\.\.\))", line), (page.name, line)
+
+
+def test_set_indexes_name_each_intrinsic_with_its_parameter_types() -> None:
+    index = (DOCS / "tile/tile-scalar-and-immediate.md").read_text()
+    row = next(line for line in index.splitlines() if line.startswith("| [pto.tlrelu]"))
+    assert "`TLRELU(TileDataDst& dst, TileDataSrc& src, typename TileDataSrc::DType scalar," in row
+
+
+def test_a_joint_type_rule_is_a_table_per_profile() -> None:
+    glance = _glance(DOCS / "tile/ops/matrix-and-matrix-vector/tmatmul.md")
+    a2a3 = glance.split("Legal element-type combinations on A2/A3:", 1)[1].split("\n\n", 2)[1]
+    assert "| `c` | `a` | `b` |" in a2a3 and "| `int32_t` | `int8_t` | `int8_t` |" in a2a3
