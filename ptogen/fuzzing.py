@@ -1,7 +1,7 @@
 """Fuzzing of spec files: mutate a real spec, run the loader and every template on it, and
 judge the outcome the way a user would see it.
 
-Shared by the property-based test (tests/test_fuzz.py, a few hundred cases) and the benchmark
+Shared by the property-based test (tests/spec/test_fuzz.py, a few hundred cases) and the benchmark
 (`python -m ptogen.bench --fuzz N`, many thousands). A case is one spec text; its outcome is:
 
 - exit 0 (the spec is valid and everything rendered) or 2 (bad input), never anything else;

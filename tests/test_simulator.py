@@ -58,7 +58,7 @@ def _rule_kind_representatives() -> set[str]:
 # checks the compile-fail and legal cases of one op per rule kind (each kind's static_assert and
 # message under that compiler) and of those ops: its builds and checks of every op took two minutes
 # of CI for what its first compiler already checks op by op, and every intrinsic's simulator code is
-# instantiated under each compiler by tests/test_generated_header.py.
+# instantiated under each compiler by tests/header/test_generated_header.py.
 KIND_REPRESENTATIVES = _kind_representatives()
 RULE_KIND_REPRESENTATIVES = _rule_kind_representatives()
 

@@ -2,7 +2,7 @@
 for the layouts the cube uses (NZ for Left and Acc, ZN for Right) and plain row-major (ND).
 
 `offset` is the tile's element-to-storage map as the runtime's `GetTileElementOffset` computes it
-(tests/test_gemm_page.py compares the two on real tile types); the figure draws it on a 4 x 4 tile
+(tests/docs/test_gemm_page.py compares the two on real tile types); the figure draws it on a 4 x 4 tile
 of 2 x 2 boxes so every number fits.
 """
 

@@ -16,7 +16,7 @@ TIMG2COL into a Left tile (the op under test called under the case's profile, th
 over both feature-map layouts, all four modes, padding, strides, dilations, offsets and partial valid
 regions, for every element type TIMG2COL's profiles take (a configuration op: the first of them).
 The golden is the im2col matrix built in numpy from the mapping the spec's notes state; a
-configuration op's case also checks that its ConvTile is left as it was. tests/test_img2col.py
+configuration op's case also checks that its ConvTile is left as it was. tests/opkinds/test_img2col.py
 keeps what these cannot show: that TIMG2COL reads the registers rather than its source, and the
 run-time errors of a register group never set.
 """
@@ -229,7 +229,7 @@ class _ConvSource(NamesOperand):
             tiles = self._tiles(op, dtypes[0])
             plain = {n: t for n, t in tiles.items() if n != src}
             ctx = [self._conv_context(project, op, tiles[src])]
-            # the kernel other tests also run (tests/test_generated_header.py): an AUTO mode, which
+            # the kernel other tests also run (tests/header/test_generated_header.py): an AUTO mode, which
             # needs no configuration op before it, on a default ConvTile (fmap size 0)
             runnable = self._runnable(op, tiles)
             call = self._call(op, runnable, fmatrix_modes(op)[0])

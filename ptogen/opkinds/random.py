@@ -4,7 +4,7 @@ types). The element order and the counter increment are upstream's CPU simulator
 mechanism): row r is written in chunks of 256 columns; chunk q of row r ciphers the counters
 `counter + (r * Q + q) * RowStride / 4 + lane` for lanes 0..63, and lane l's four words go to the
 columns `256 q + 64 w + l` (w = 0..3). The golden computes the cipher from its definition
-(`philox4x32`), which tests/test_random.py holds to the published known-answer vectors.
+(`philox4x32`), which tests/opkinds/test_random.py holds to the published known-answer vectors.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ The main declaration waits on an `events` operand (the events earlier operations
 `semantics.expr` and `semantics.domain` name it. A further declaration may take an op class (an
 attr operand of an enum with a pipeline trait, `Op`) as a template argument instead and drain that
 class's pipeline. The CPU simulator completes every operation before it returns, so waiting and
-draining only count (`sim::wait_count()`, `sim::barrier_count(pipe)`, tests/test_sync.py); the
+draining only count (`sim::wait_count()`, `sim::barrier_count(pipe)`, tests/opkinds/test_sync.py); the
 generated tests prove which calls each profile accepts and rejects.
 """
 

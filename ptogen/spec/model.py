@@ -54,7 +54,7 @@ class DTypeDef(Strict):
         True,
         description="whether the general test matrix (every op over every type) includes this type; the "
         "4-bit types are left out of it: the MX products and TQUANT plan their fp4 cases themselves, and "
-        "tests/test_packed_types.py checks TCVT, TLOAD and TSTORE of them",
+        "tests/runtime/test_packed_types.py checks TCVT, TLOAD and TSTORE of them",
     )
 
 
