@@ -3,6 +3,7 @@ line in one op's spec that gives the new profile one more dtype. Everything else
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -82,9 +83,13 @@ def test_a_profile_extending_a5_with_one_more_dtype(
     a5, a5x = _checks(project, "A5"), _checks(project, "A5X")
     # The one op that differs takes int64_t on A5X only.
     assert "int64_t" in _body(a5x, "TMAXS") and "int64_t" not in _body(a5, "TMAXS")
-    # Every other op inherits A5's rules unchanged (only the profile's name in messages differs).
+    # Every other op inherits A5's rules unchanged: only the profile's name in messages differs, and
+    # the constants' numbers (a rule's place among the op's rules, which the new profile's own shifts).
+    def same(body: str) -> str:
+        return re.sub(r"\br\d+_", "r_", body.replace("[A5X]", "[A5]"))
+
     for op in ("TADD", "TROWSUM", "TCVT", "TLOAD"):
-        assert _body(a5x, op).replace("[A5X]", "[A5]") == _body(a5, op)
+        assert same(_body(a5x, op)) == same(_body(a5, op))
     # `show` names where the new profile's rules came from.
     assert main(["--root", str(project), "show", "tadd"]) == 0
     shown = capsys.readouterr().out
