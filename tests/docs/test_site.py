@@ -564,14 +564,13 @@ def test_guide_page_in_the_browser(
 
 # The op pages in shards, so that pytest-xdist's workers share them (one test per width took over a
 # minute, and the two ran one after the other at the end of CI). Every page comes from the same two
-# templates: the README command visits the first shard, CI's full tier every one (a browser visit
-# per page would otherwise grow the local suite with each op).
+# templates, whose every shape `test_page_in_the_browser` visits: the README command stops there, and
+# CI's full tier visits every page (a browser visit per op would grow the local suite with each op).
 SHARDS = 4
 
 
-@pytest.mark.parametrize(
-    "shard", [pytest.param(s, marks=pytest.mark.full_tier) if s else s for s in range(SHARDS)]
-)
+@pytest.mark.full_tier
+@pytest.mark.parametrize("shard", range(SHARDS))
 @pytest.mark.parametrize("width", list(WIDTHS))
 def test_every_op_page_at_both_widths(browser: object, served: str, width: str, shard: int) -> None:
     """Every op page's DOM at desktop and phone width (a shard of the ops each): each constraint
