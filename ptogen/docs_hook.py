@@ -55,9 +55,17 @@ _CONFIG_END = re.compile(r'(<script id="__config" type="application/json">.*?</s
 _REFERENCE_PAGE = re.compile(r"isa/[A-Z0-9_]+\.md")
 
 
+# Pages that survey many ops (the guides, the per-kind notes, coverage) mention an op's words more
+# often than its own page does; search ranks them below the op pages.
+_SURVEY_PAGES = {"contributing.md", "coverage.md", "design-notes.md", "source-notes.md", "user-guide.md"}
+_SURVEY_BOOST = 0.3
+
+
 def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
     if _REFERENCE_PAGE.fullmatch(page.file.src_uri):
         page.meta.setdefault("search", {})["exclude"] = True
+    elif page.file.src_uri in _SURVEY_PAGES:
+        page.meta.setdefault("search", {})["boost"] = _SURVEY_BOOST
     return markdown
 
 
