@@ -4,7 +4,7 @@ test-break record) are in parts.py, the page records `ptogen import` hands them 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
@@ -138,6 +138,16 @@ def allowed_by_others(bx: BreakContext, rule: RuleBase, operand: str) -> list[st
 
 def with_note(line: str, note: str | None) -> str:
     return f"{line} ({note})." if note else f"{line}."
+
+
+def pairs_line(
+    title: str, operands: list[str], pairs: Iterable[tuple[str, Sequence[str]]], note: str | None
+) -> str:
+    """The doc line of a table of pairs (`Type pairs (`a` to `b`): `x` to `y`, `z`; ...`), which the
+    pair kinds' `recognise` reads back."""
+    a, b = operands
+    listed = "; ".join(f"`{s}` to {', '.join(f'`{d}`' for d in ds)}" for s, ds in pairs)
+    return with_note(f"{title} (`{a}` to `{b}`): {listed}", note)
 
 
 # ----------------------------------------------------------------------------- static rules

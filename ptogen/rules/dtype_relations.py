@@ -12,7 +12,7 @@ from pydantic import Field
 
 from ..errors import did_you_mean
 from ..spec.fields import Name, TypeName
-from .base import Problem, RuleBase, and_list, conj, with_note
+from .base import Problem, RuleBase, and_list, conj, pairs_line, with_note
 from .page import PageContext, PageLine
 from .parts import Broken, Recognised, ScalarOperands, StaticBreak, Tabulated, TypeFilter
 
@@ -123,9 +123,7 @@ class DTypePairsRule(RuleBase, Recognised, Tabulated, StaticBreak, TypeFilter):
         return f"the element types of {a} and {b} must be one of the documented conversion pairs"
 
     def doc(self, op: OpView) -> str:
-        a, b = self.operands
-        listed = "; ".join(f"`{s}` to {', '.join(f'`{d}`' for d in ds)}" for s, ds in self.pairs.items())
-        return with_note(f"Type pairs (`{a}` to `{b}`): {listed}", self.note)
+        return pairs_line("Type pairs", self.operands, self.pairs.items(), self.note)
 
     @classmethod
     def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:

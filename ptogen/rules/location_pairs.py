@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import Field
 
 from ..spec.fields import Name, TileLocation
-from .base import RuleBase, with_note
+from .base import RuleBase, pairs_line
 from .page import PageContext, PageLine
 from .parts import Broken, Recognised, StaticBreak, TileFilter
 
@@ -65,9 +65,7 @@ class LocationPairsRule(RuleBase, Recognised, StaticBreak, TileFilter):
         return f"the tile locations of {a} and {b} must be one of the profile's move pairs"
 
     def doc(self, op: OpView) -> str:
-        a, b = self.operands
-        listed = "; ".join(f"`{s}` to {', '.join(f'`{d}`' for d in ds)}" for s, ds in self.pairs.items())
-        return with_note(f"Location pairs (`{a}` to `{b}`): {listed}", self.note)
+        return pairs_line("Location pairs", self.operands, self.pairs.items(), self.note)
 
     @classmethod
     def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:
