@@ -641,12 +641,24 @@ def _search(page: object, query: str) -> list[str]:
                 header = meta.text_content()
                 raise AssertionError(f"no search results; the header says {header!r}") from exc
     items = page.locator(".md-search-result__item > a")  # type: ignore[attr-defined]
-    pages: list[str] = []
-    for i in range(items.count()):
-        path = urllib.parse.urlparse(items.nth(i).get_attribute("href") or "").path
-        if path not in pages:
-            pages.append(path)
-    return pages
+
+    def listed() -> list[str]:
+        pages: list[str] = []
+        for href in items.evaluate_all("els => els.map(e => e.getAttribute('href') || '')"):
+            path = urllib.parse.urlparse(href).path
+            if path not in pages:
+                pages.append(path)
+        return pages
+
+    # The worker answers each keystroke's prefix ("r", "re", ...) in turn, so the first results
+    # shown may belong to a shorter query. Read until two reads a second apart agree.
+    previous, current = None, listed()
+    for _ in range(30):
+        if current == previous:
+            break
+        page.wait_for_timeout(1000)  # type: ignore[attr-defined]
+        previous, current = current, listed()
+    return current
 
 
 @pytest.mark.parametrize("mnemonic", ["TLRELU", "vlrelu"])
