@@ -5,12 +5,15 @@
 // memory; what stays is the checking of the documented rules of each call.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 #include <pto/common/pto_core.hpp>
+#include <pto/cpu/execution_context.hpp>
 
 // ---- Qualifiers -------------------------------------------------------------------------------
 // Device code marks kernels (AICORE, __global__), global-memory pointers (__gm__), on-chip buffers
@@ -33,8 +36,9 @@
 // ---- Pipes and flags --------------------------------------------------------------------------
 // An AI core runs its scalar, vector, cube and transfer units as independent pipes; set_flag(src,
 // dst, id) signals from pipe src to pipe dst and wait_flag(src, dst, id) blocks dst until that
-// signal arrives. The simulator executes in program order, so it only checks the pairing: a wait
-// with no matching earlier set would hang the device and stops the simulation instead.
+// signal arrives. The simulator executes each core in program order, so it only checks the pairing,
+// per core (pto/cpu/execution_context.hpp): a wait with no matching earlier set on the same core
+// would hang the device and stops the simulation instead.
 using pipe_t = int;
 using event_t = int;
 
@@ -58,14 +62,8 @@ inline constexpr event_t EVENT_ID7 = 7;
 
 namespace pto::sim {
 
-inline constexpr int pipe_count = 8;
-inline constexpr int event_id_count = 8;
-
-// Signals set and not yet waited for, per (source pipe, destination pipe, event id).
-inline int& pending_flag(pipe_t src, pipe_t dst, event_t id) {
-    static int pending[pipe_count][pipe_count][event_id_count] = {};
-    return pending[src][dst][id];
-}
+inline constexpr int pipe_count = cpu_sim::CoreFlags::pipes;
+inline constexpr int event_id_count = cpu_sim::CoreFlags::ids;
 
 inline void check_flag_args(const char* op, pipe_t src, pipe_t dst, event_t id) {
     check(src >= 0 && src < pipe_count && src != PIPE_ALL && dst >= 0 && dst < pipe_count && dst != PIPE_ALL, op,
@@ -77,21 +75,76 @@ inline void check_flag_args(const char* op, pipe_t src, pipe_t dst, event_t id) 
 
 inline void set_flag(pipe_t src, pipe_t dst, event_t id) {
     pto::sim::check_flag_args("set_flag", src, dst, id);
-    ++pto::sim::pending_flag(src, dst, id);
+    pto::cpu_sim::CoreFlags::Instance().Raise(src, dst, id);
 }
 
 inline void wait_flag(pipe_t src, pipe_t dst, event_t id) {
     pto::sim::check_flag_args("wait_flag", src, dst, id);
-    int& pending = pto::sim::pending_flag(src, dst, id);
-    pto::sim::check(pending > 0, "wait_flag",
+    pto::sim::check(pto::cpu_sim::CoreFlags::Instance().Take(src, dst, id), "wait_flag",
                     "no set_flag with the same pipes and event id precedes it (the device would wait forever)");
-    --pending;
 }
 
 // Waits until every earlier instruction of `pipe` has finished; in program order they all have.
 inline void pipe_barrier(pipe_t pipe) {
     pto::sim::check(pipe >= 0 && pipe < pto::sim::pipe_count, "pipe_barrier", "the pipe must be PIPE_S .. PIPE_FIX");
 }
+
+// ---- Vector unit and core control -------------------------------------------------------------
+// Kernels set the vector unit's mask mode and lane masks and the core's control register before
+// vector work. The simulated vector ops take their extents from the tiles, so the mask calls
+// change nothing; the control register is kept per core, as upstream's simulator keeps it.
+inline void set_mask_norm() {}
+inline void set_mask_count() {}
+inline void set_vector_mask(std::uint64_t /*high*/, std::uint64_t /*low*/) {}
+
+inline std::uint64_t& cpu_ctrl_register() {
+    static thread_local std::uint64_t ctrl = 0;
+    return ctrl;
+}
+inline std::uint64_t get_ctrl() {
+    return cpu_ctrl_register();
+}
+inline void set_ctrl(std::uint64_t value) {
+    cpu_ctrl_register() = value;
+}
+inline std::uint64_t sbitset1(std::uint64_t value, int bit) {
+    return value | (std::uint64_t{1} << bit);
+}
+inline std::uint64_t sbitset0(std::uint64_t value, int bit) {
+    return value & ~(std::uint64_t{1} << bit);
+}
+
+// Data-cache maintenance and memory barriers: the host's memory is coherent, so they order nothing
+// beyond what the threads' own synchronisation orders.
+using mem_dsb_t = int;
+inline constexpr mem_dsb_t DSB_DDR = 0;
+inline constexpr mem_dsb_t DSB_ALL = 1;
+inline constexpr mem_dsb_t DSB_UB = 2;
+struct cache_line_t {
+    static constexpr int SINGLE_CACHE_LINE = 0;
+    static constexpr int ENTIRE_DATA_CACHE = 1;
+    static constexpr int CACHELINE_OUT = 2;
+};
+struct dcci_dst_t {
+    static constexpr int CACHELINE_OUT = 2;
+};
+inline void dcci(const volatile void* /*address*/, int /*what*/) {}
+inline void dcci(const volatile void* /*address*/, int /*what*/, int /*where*/) {}
+inline void dsb(mem_dsb_t /*kind*/) {}
+
+// A tile's buffer address as device code reads it; on the host the pointer itself.
+#define __cce_get_tile_ptr(x) x
+
+// The device's printf, and the largest finite half that kernels clamp to.
+namespace cce {
+template <typename... Args>
+int printf(const char* format, Args... args) {
+    return std::printf(format, args...);
+}
+} // namespace cce
+#ifndef F16_MAX
+#define F16_MAX 65504.0f
+#endif
 
 // ---- ACL host API -----------------------------------------------------------------------------
 // Return codes, policies and copy directions carry the values of the ACL headers.
@@ -118,8 +171,8 @@ namespace pto::sim {
 
 // The stream handles given out and not yet destroyed; a stream is a synchronous queue here, so a
 // handle only has to be distinct and checkable.
-inline int& live_streams() {
-    static int count = 0;
+inline std::atomic<int>& live_streams() {
+    static std::atomic<int> count = 0;
     return count;
 }
 

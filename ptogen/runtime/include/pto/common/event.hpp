@@ -28,15 +28,15 @@ inline constexpr bool is_tile_data_v = is_tile_v<T>;
 
 namespace sim {
 
-// Number of events waited on so far in this process; lets tests prove that an op honoured its events.
+// Number of events waited on so far on the calling core; lets tests prove that an op honoured its events.
 inline std::uint64_t& wait_count() {
-    static std::uint64_t count = 0;
+    static thread_local std::uint64_t count = 0;
     return count;
 }
 
-// Number of single-op barriers (TSYNC<Op>()) run so far in this process, per pipeline.
+// Number of single-op barriers (TSYNC<Op>()) run so far on the calling core, per pipeline.
 inline std::uint64_t& barrier_count(int pipe) {
-    static std::uint64_t counts[16] = {};
+    static thread_local std::uint64_t counts[16] = {};
     return counts[static_cast<unsigned>(pipe) % 16];
 }
 

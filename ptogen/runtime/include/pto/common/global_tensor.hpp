@@ -213,7 +213,8 @@ struct tensor_geometry {
 } // namespace sim
 
 // Extents of dimensions 0..4. Shape(n...) sets the DYNAMIC ones: pass either one value per DYNAMIC
-// dimension (in order) or all five.
+// dimension (in order) or all five. Not explicit, so a braced list converts, as kernels write it:
+// `GlobalTensor<T, Shape<1, 1, 1, 1, DYNAMIC>, ...> g(ptr, {n})`.
 template <int64_t N1 = DYNAMIC, int64_t N2 = DYNAMIC, int64_t N3 = DYNAMIC, int64_t N4 = DYNAMIC,
           int64_t N5 = DYNAMIC>
 struct Shape {
@@ -222,7 +223,7 @@ struct Shape {
 
     Shape() = default;
     template <typename... I>
-    explicit Shape(I... given) {
+    Shape(I... given) {
         static_assert(sizeof...(I) == 5 || sizeof...(I) == sim::dims5<N1, N2, N3, N4, N5>::dynamic_count,
                       "Shape: give every dimension or exactly the DYNAMIC ones");
         const int64_t v[] = {static_cast<int64_t>(given)...};
@@ -253,7 +254,7 @@ struct Stride {
 
     Stride() = default;
     template <typename... I>
-    explicit Stride(I... given) {
+    Stride(I... given) {
         static_assert(sizeof...(I) == 5 || sizeof...(I) == sim::dims5<SN1, SN2, SN3, SN4, SN5>::dynamic_count,
                       "Stride: give every dimension or exactly the DYNAMIC ones");
         const int64_t v[] = {static_cast<int64_t>(given)...};

@@ -78,9 +78,9 @@ struct img2col_registers {
     }
 };
 
-// Register set A (false) or B (true) of this process's simulated core.
+// Register set A (false) or B (true) of the calling simulated core (each core's thread has its own).
 inline img2col_registers& img2col_set(bool b) {
-    static img2col_registers sets[2];
+    static thread_local img2col_registers sets[2];
     return sets[b ? 1 : 0];
 }
 

@@ -5,8 +5,14 @@
 // `NPUMemoryModel::Instance().Initialize(...)`), clears the memories between tests
 // (`NPU_MEMORY_CLEAR()`) and reads a region's base (`GetL0CBase()`). The rules of a target come
 // from PTO_TARGET_PROFILE, not from this choice; only the region sizes follow it.
+//
+// Each simulated core has memories of its own, as each AI core of the device has: every host
+// thread (one per core, pto/cpu/execution_context.hpp) gets its own set, so `TASSIGN(tile, 0)` on
+// the cube core and on each vector core are different bytes. A thread's set is allocated on first
+// use with the target NPU_MEMORY_INIT last selected on any thread.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <new>
@@ -24,12 +30,18 @@ class NPUMemoryModel {
     // hardware's 192 or 256 KiB are a profile's business, not the host's).
     static constexpr std::size_t ub_bytes = std::size_t{1} << 20;
 
+    // The calling core's memories.
     static NPUMemoryModel& Instance() {
-        static NPUMemoryModel model;
+        static thread_local NPUMemoryModel model;
         return model;
     }
 
-    // Selects the target's region sizes; every region is (re)allocated and zeroed.
+    // The target a core's memories take when it first uses them.
+    static void SetDefaultArch(NPUArch arch) {
+        default_arch() = arch;
+    }
+
+    // Selects the target's region sizes; every region of this core is (re)allocated and zeroed.
     void Initialize(NPUArch arch) {
         constexpr std::size_t KiB = 1024;
         const std::size_t a2a3[RegionCount] = {ub_bytes, 512 * KiB, 64 * KiB, 64 * KiB, 128 * KiB, 4 * KiB, 4 * KiB};
@@ -42,7 +54,7 @@ class NPUMemoryModel {
 
     void EnsureInitialized() {
         if (!initialized_)
-            Initialize(NPUArch::A2A3);
+            Initialize(default_arch());
     }
 
     // Zeroes every region (their addresses stay).
@@ -93,6 +105,12 @@ class NPUMemoryModel {
 
   private:
     NPUMemoryModel() = default;
+    NPUMemoryModel(const NPUMemoryModel&) = delete;
+
+    static std::atomic<NPUArch>& default_arch() {
+        static std::atomic<NPUArch> arch{NPUArch::A2A3};
+        return arch;
+    }
 
     // Regions start on a 64-byte line, as tiles' own storage does (pto/common/tile.hpp): a tile at a
     // 32-byte multiple then sits as it would on the hardware, and vector loads do not straddle lines
@@ -133,12 +151,14 @@ std::uint64_t GetScaleAddr(T* data) {
     return static_cast<std::uint64_t>(addr - base) >> SHIFT_MX_ADDR;
 }
 
-// Selects the target and (re)initialises the memories (upstream's spelling).
+// Selects the target for every core and (re)initialises the calling core's memories (upstream's
+// spelling).
 inline void NPU_MEMORY_INIT(NPUArch arch = NPUArch::A2A3) {
+    NPUMemoryModel::SetDefaultArch(arch);
     NPUMemoryModel::Instance().Initialize(arch);
 }
 
-// Zeroes the memories, e.g. between tests (upstream's spelling).
+// Zeroes the calling core's memories, e.g. between tests (upstream's spelling).
 inline void NPU_MEMORY_CLEAR() {
     NPUMemoryModel::Instance().Clear();
 }

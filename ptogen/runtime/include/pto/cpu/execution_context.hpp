@@ -1,0 +1,225 @@
+// Which simulated core the calling thread is. A device kernel runs once per core; each core reads its
+// block index, its sub-block id (which vector core of a cube-vector group it is) and the number of
+// sub-blocks per block. The simulator runs each core on its own host thread under an execution
+// context of its own, set for a scope (ScopedExecutionContext) or for a whole launch
+// (LaunchKernelMultiCore, one thread per block x sub-block). A thread outside any context is block 0,
+// sub-block 0 of 1: the single core every kernel ran on before, so single-core code is unchanged.
+// The names are upstream's CPU simulator's, so tests and kernels written for it build unmodified.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <pto/cpu/sim_scalar_quant.hpp>
+
+namespace pto::cpu_sim {
+
+struct ExecutionContext {
+    std::uint32_t block_idx = 0;
+    std::uint32_t subblock_id = 0;
+    std::uint32_t subblock_dim = 1;
+    // The blocks of the running launch; a thread outside a launch is the only one.
+    std::uint32_t block_num = 1;
+};
+
+inline thread_local ExecutionContext execution_context{};
+
+// Hooks a host runtime may install (upstream's names): one that answers get_subblockid() instead of
+// the context, one that supplies the storage a pipe's producer and consumer share (`pipe_key`
+// names the pipe, `size` the bytes it needs). Null restores the simulator's own.
+using GetSubblockIdInjectedHookFn = std::uint32_t (*)();
+using GetPipeSharedStateInjectedHookFn = void* (*)(std::uint64_t pipe_key, std::size_t size);
+inline std::atomic<GetSubblockIdInjectedHookFn> injected_subblock_id_hook{nullptr};
+inline std::atomic<GetPipeSharedStateInjectedHookFn> injected_pipe_shared_state_hook{nullptr};
+
+inline void register_hooks(void* get_subblock_id, void* get_pipe_shared_state) {
+    injected_subblock_id_hook = reinterpret_cast<GetSubblockIdInjectedHookFn>(get_subblock_id);
+    injected_pipe_shared_state_hook = reinterpret_cast<GetPipeSharedStateInjectedHookFn>(get_pipe_shared_state);
+}
+
+// A sub-block count of 0 means 1, as upstream's simulator reads it.
+inline void set_execution_context(std::uint32_t block_idx, std::uint32_t subblock_id, std::uint32_t subblock_dim = 1) {
+    auto& context = execution_context;
+    context.block_idx = block_idx;
+    context.subblock_id = subblock_id;
+    context.subblock_dim = subblock_dim == 0 ? 1 : subblock_dim;
+}
+
+// Back to the single core (and a zero fix-pipe control word).
+inline void reset_execution_context() {
+    execution_context = ExecutionContext{};
+    set_task_cookie(0);
+}
+
+// The context for a scope; the enclosing one (and its task cookie) comes back when it ends.
+class ScopedExecutionContext {
+  public:
+    ScopedExecutionContext(std::uint32_t block_idx, std::uint32_t subblock_id, std::uint32_t subblock_dim = 1)
+        : saved_(execution_context), saved_cookie_(task_cookie()) {
+        set_execution_context(block_idx, subblock_id, subblock_dim);
+    }
+    ~ScopedExecutionContext() {
+        execution_context = saved_;
+        set_task_cookie(saved_cookie_);
+    }
+    ScopedExecutionContext(const ScopedExecutionContext&) = delete;
+    ScopedExecutionContext& operator=(const ScopedExecutionContext&) = delete;
+
+  private:
+    ExecutionContext saved_;
+    std::uint64_t saved_cookie_;
+};
+
+// The event flags of every core: signals set_flag(src, dst, id) raised on a core and wait_flag has
+// not yet consumed, per (source pipe, destination pipe, event id). Keyed by the core's block and
+// sub-block, so a wait on one core never takes another core's signal; one lock, so cores running on
+// several threads (or one thread switching contexts) may raise and consume at once.
+class CoreFlags {
+  public:
+    static constexpr int pipes = 8;
+    static constexpr int ids = 8;
+
+    static CoreFlags& Instance() {
+        static CoreFlags flags;
+        return flags;
+    }
+    void Raise(int src, int dst, int id) {
+        std::scoped_lock lock(mutex_);
+        ++pending_[Here()][index(src, dst, id)];
+    }
+    // Consumes one raised signal; false when the calling core has none.
+    bool Take(int src, int dst, int id) {
+        std::scoped_lock lock(mutex_);
+        int& count = pending_[Here()][index(src, dst, id)];
+        if (count == 0)
+            return false;
+        --count;
+        return true;
+    }
+    // Forgets the calling core's signals (a launch starts each core with none).
+    void ClearHere() {
+        std::scoped_lock lock(mutex_);
+        pending_.erase(Here());
+    }
+
+  private:
+    using Core = std::pair<std::uint32_t, std::uint32_t>;
+    static Core Here() {
+        return {execution_context.block_idx, execution_context.subblock_id};
+    }
+    static int index(int src, int dst, int id) {
+        return (src * pipes + dst) * ids + id;
+    }
+    std::mutex mutex_;
+    std::map<Core, std::array<int, pipes * pipes * ids>> pending_;
+};
+
+// A number from the environment, or `fallback` when it is unset, not a decimal number, or 0.
+inline std::uint32_t ReadEnvU32(const char* name, std::uint32_t fallback) {
+    const char* value = std::getenv(name);
+    if (value == nullptr || *value == '\0')
+        return fallback;
+    char* end = nullptr;
+    const unsigned long parsed = std::strtoul(value, &end, 10);
+    return end == value || *end != '\0' || parsed == 0 ? fallback : static_cast<std::uint32_t>(parsed);
+}
+
+// The cores a launch that names none runs on: PTO_CPU_SIM_NUM_CORES, 4 by default (upstream's).
+inline std::uint32_t GetConfiguredCoreCount() {
+    return ReadEnvU32("PTO_CPU_SIM_NUM_CORES", 4);
+}
+
+struct KernelLaunchOptions {
+    std::string kernel_name;
+    std::uint32_t requested_cores = 0;    // 0: the configured count
+    std::uint32_t total_work_items = 0;   // when set, no more blocks than items ...
+    std::uint32_t work_quantum = 1;       // ... and each block's share a multiple of this
+    std::uint32_t subblocks_per_block = 1;
+    std::uint32_t explicit_block_count = 0;  // when set, exactly this many blocks
+    bool write_trace_files = true;
+};
+
+// The blocks a launch runs: the requested (or configured) count, at most one per work item, lowered
+// until each block's share of the items is a whole number of quanta.
+inline std::uint32_t ResolveActiveCoreCount(std::uint32_t requested_cores, std::uint32_t total_work_items = 0,
+                                            std::uint32_t work_quantum = 1) {
+    std::uint32_t active = std::max<std::uint32_t>(1, requested_cores == 0 ? GetConfiguredCoreCount() : requested_cores);
+    if (total_work_items == 0)
+        return active;
+    active = std::max<std::uint32_t>(1, std::min(active, total_work_items));
+    const std::uint32_t quantum = std::max<std::uint32_t>(1, work_quantum);
+    while (active > 1 && ((total_work_items + active - 1) / active) % quantum != 0)
+        --active;
+    return active;
+}
+
+// Runs `kernel` once per block x sub-block, each on its own thread under its own context, and
+// returns when all have finished; the first exception a core throws is rethrown here. Each thread
+// has its own simulated memories and event flags, as each core of the device has.
+template <typename KernelFn>
+void LaunchKernelMultiCore(const KernelLaunchOptions& options, void* /*stream*/, KernelFn&& kernel) {
+    const std::uint32_t subblocks = std::max<std::uint32_t>(1, options.subblocks_per_block);
+    const std::uint32_t blocks =
+        options.explicit_block_count != 0
+            ? options.explicit_block_count
+            : ResolveActiveCoreCount(options.requested_cores, options.total_work_items, options.work_quantum);
+    std::vector<std::thread> cores;
+    cores.reserve(blocks * subblocks);
+    std::exception_ptr first_error;
+    std::mutex error_mutex;
+    for (std::uint32_t core = 0; core < blocks * subblocks; ++core) {
+        cores.emplace_back([&, core] {
+            try {
+                reset_execution_context();
+                set_execution_context(core / subblocks, core % subblocks, subblocks);
+                execution_context.block_num = blocks;
+                CoreFlags::Instance().ClearHere();
+                kernel();
+                reset_execution_context();
+            } catch (...) {
+                std::scoped_lock lock(error_mutex);
+                if (first_error == nullptr)
+                    first_error = std::current_exception();
+            }
+        });
+    }
+    for (auto& core : cores)
+        core.join();
+    if (first_error != nullptr)
+        std::rethrow_exception(first_error);
+}
+
+}  // namespace pto::cpu_sim
+
+// What a kernel asks about the core it runs on (the device's built-ins).
+inline std::uint32_t get_block_idx() {
+    return pto::cpu_sim::execution_context.block_idx;
+}
+inline std::uint32_t get_subblockid() {
+    if (auto hook = pto::cpu_sim::injected_subblock_id_hook.load(); hook != nullptr)
+        return hook();
+    return pto::cpu_sim::execution_context.subblock_id;
+}
+inline std::uint32_t get_subblockdim() {
+    return pto::cpu_sim::execution_context.subblock_dim;
+}
+inline std::uint32_t get_block_num() {
+    return pto::cpu_sim::execution_context.block_num;
+}
+inline std::uint32_t get_coreid() {
+    return get_block_idx();
+}
+inline std::uint64_t get_task_cookie() {
+    return pto::cpu_sim::task_cookie();
+}

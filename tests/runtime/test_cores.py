@@ -1,0 +1,219 @@
+"""Many simulated cores (ptogen/runtime/include/pto/cpu/execution_context.hpp, NPUMemoryModel.hpp,
+cpu_stub.hpp): each core's execution context (launched, scoped, reset), its own on-chip memories and
+its own event flags, the multi-core launcher, and the device built-ins real kernels call. The
+launch program also runs under ThreadSanitizer where the compiler has it, which must report nothing."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from ..compilers import COMPILERS, build_program, build_shared_program, cxx_argv, require
+
+PROGRAM = r"""
+#include <pto/pto-inst.hpp>
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <tuple>
+
+using namespace pto;
+using V = Tile<TileType::Vec, float, 8, 8>;
+using M = Tile<TileType::Mat, float, 8, 8>;
+
+static int failures = 0;
+#define CHECK(c) do { if (!(c)) { ++failures; std::printf("FAIL line %d: %s\n", __LINE__, #c); } } while (0)
+
+// Two blocks of a cube core's two vector sub-blocks: every core writes its own number into UB and L1
+// at offset 0, raises and consumes its own flags, and reads its number back after all have written.
+static void launch() {
+    std::mutex seen_mutex;
+    std::set<std::tuple<unsigned, unsigned, unsigned, unsigned>> seen;
+    std::atomic<int> arrived{0}, wrong{0};
+    cpu_sim::KernelLaunchOptions options;
+    options.kernel_name = "cores";
+    options.explicit_block_count = 2;
+    options.subblocks_per_block = 2;
+    cpu_sim::LaunchKernelMultiCore(options, nullptr, [&] {
+        const float me = static_cast<float>(get_block_idx() * 10 + get_subblockid());
+        V v;
+        M m;
+        TASSIGN(v, 0);
+        TASSIGN(m, 0);
+        v.data()[7] = me;
+        m.data()[7] = me + 0.5f;
+        set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
+        ++arrived;
+        while (arrived.load() < 4)
+            std::this_thread::yield();
+        wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);  // this core's own set, whatever the others did
+        if (v.data()[7] != me || m.data()[7] != me + 0.5f || get_coreid() != get_block_idx())
+            ++wrong;
+        std::scoped_lock lock(seen_mutex);
+        seen.emplace(get_block_idx(), get_subblockid(), get_subblockdim(), get_block_num());
+    });
+    CHECK(wrong.load() == 0);
+    CHECK((seen == std::set<std::tuple<unsigned, unsigned, unsigned, unsigned>>{
+                      {0, 0, 2, 2}, {0, 1, 2, 2}, {1, 0, 2, 2}, {1, 1, 2, 2}}));
+    // The launching thread is the single core again.
+    CHECK(get_block_idx() == 0 && get_subblockid() == 0 && get_subblockdim() == 1 && get_block_num() == 1);
+}
+
+static void scoped_and_reset() {
+    cpu_sim::set_task_cookie(7);
+    {
+        cpu_sim::ScopedExecutionContext outer(3, 1, 2);
+        cpu_sim::set_task_cookie(9);
+        CHECK(get_block_idx() == 3 && get_subblockid() == 1 && get_subblockdim() == 2);
+        CHECK(get_task_cookie() == 9);
+        {
+            cpu_sim::ScopedExecutionContext inner(4, 0, 0);  // a sub-block count of 0 is 1
+            CHECK(get_block_idx() == 4 && get_subblockid() == 0 && get_subblockdim() == 1);
+        }
+        CHECK(get_block_idx() == 3 && get_subblockid() == 1);
+    }
+    CHECK(get_block_idx() == 0 && get_subblockdim() == 1 && get_task_cookie() == 7);
+    cpu_sim::set_execution_context(5, 1, 2);
+    CHECK(get_block_idx() == 5 && get_subblockid() == 1);
+    cpu_sim::reset_execution_context();
+    CHECK(get_block_idx() == 0 && get_subblockid() == 0 && get_subblockdim() == 1 && get_task_cookie() == 0);
+}
+
+// A core's memories are allocated with the target NPU_MEMORY_INIT selected on another thread.
+static void target_follows_init() {
+    NPU_MEMORY_INIT(NPUArch::A5);
+    std::size_t l0c = 0;
+    std::thread core([&] { l0c = NPUMemoryModel::Instance().Size(NPUMemoryModel::L0C); });
+    core.join();
+    CHECK(l0c == 256 * 1024);
+    NPU_MEMORY_INIT(NPUArch::A2A3);
+}
+
+static void core_counts() {
+    CHECK(cpu_sim::ResolveActiveCoreCount(3) == 3);
+    CHECK(cpu_sim::ResolveActiveCoreCount(8, 5) == 5);        // no more blocks than items
+    CHECK(cpu_sim::ResolveActiveCoreCount(4, 12, 4) == 3);    // 12 / 3 = 4 items a block
+    CHECK(cpu_sim::ResolveActiveCoreCount(0) == cpu_sim::GetConfiguredCoreCount());
+    cpu_sim::KernelLaunchOptions options;
+    options.requested_cores = 4;
+    options.total_work_items = 12;
+    options.work_quantum = 4;
+    std::atomic<unsigned> ran{0}, blocks{0};
+    cpu_sim::LaunchKernelMultiCore(options, nullptr, [&] {
+        ++ran;
+        blocks = get_block_num();
+    });
+    CHECK(ran.load() == 3 && blocks.load() == 3);
+    // A core's exception reaches the launcher.
+    options = {};
+    options.explicit_block_count = 3;
+    std::string caught;
+    try {
+        cpu_sim::LaunchKernelMultiCore(options, nullptr, [] {
+            if (get_block_idx() == 2)
+                throw std::runtime_error("block 2 failed");
+        });
+    } catch (const std::runtime_error& e) {
+        caught = e.what();
+    }
+    CHECK(caught == "block 2 failed");
+}
+
+// What device kernels call besides the tile ops.
+static void device_builtins() {
+    set_mask_norm();
+    set_mask_count();
+    set_vector_mask(~std::uint64_t{0}, ~std::uint64_t{0});
+    set_ctrl(sbitset1(get_ctrl(), 50));
+    CHECK(get_ctrl() == (std::uint64_t{1} << 50) && sbitset0(get_ctrl(), 50) == 0);
+    std::uint64_t other = 1;
+    std::thread([&] { other = get_ctrl(); }).join();  // the control register is per core
+    CHECK(other == 0);
+    set_ctrl(0);
+    float gm[40] = {};
+    dcci(gm, cache_line_t::ENTIRE_DATA_CACHE, dcci_dst_t::CACHELINE_OUT);
+    dcci(gm, cache_line_t::SINGLE_CACHE_LINE);
+    dsb(DSB_DDR);
+    GlobalTensor<float, Shape<1, 1, 1, 1, DYNAMIC>, Stride<1, 1, 1, 1, 1>> g(gm, {40});
+    CHECK(g.GetShape(4) == 40);
+    GlobalTensor<float, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<1, 1, 1, DYNAMIC, 1>> g2(gm, {5, 8}, {8});
+    CHECK(g2.GetShape(3) == 5 && g2.GetShape(4) == 8 && g2.GetStride(3) == 8);
+    V v;
+    TASSIGN(v, 0x100);
+    CHECK(__cce_get_tile_ptr(v.data()) == v.data());
+    cce::printf("printf %d\n", 3);
+    CHECK(F16_MAX == 65504.0f);
+}
+
+int main(int argc, char** argv) {
+    const std::string mode = argc > 1 ? argv[1] : "";
+    if (mode == "other_core_set") {
+        {
+            cpu_sim::ScopedExecutionContext core(1, 1, 2);
+            set_flag(PIPE_MTE2, PIPE_V, EVENT_ID3);
+        }
+        std::thread([] { set_flag(PIPE_MTE2, PIPE_V, EVENT_ID3); }).join();  // core 0, another thread
+        wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID3);  // takes the second set: the same core
+        std::puts("first wait");
+        std::fflush(stdout);
+        wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID3);  // core 1.1's set is not this core's
+        std::puts("survived");
+        return 0;
+    }
+    launch();
+    scoped_and_reset();
+    target_follows_init();
+    core_counts();
+    device_builtins();
+    std::printf("%d failures\n", failures);
+    return failures == 0 ? 0 : 1;
+}
+"""
+
+
+@pytest.fixture(scope="module", params=COMPILERS)
+def program(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    cxx = require(request.param)
+    return build_shared_program(cxx, PROGRAM, tmp_path_factory, f"cores-{request.param}")
+
+
+def test_cores_have_their_own_context_memories_and_flags(program: Path) -> None:
+    result = subprocess.run([str(program)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.splitlines() == ["printf 3", "0 failures"]
+
+
+def test_a_wait_never_takes_another_cores_set(program: Path) -> None:
+    result = subprocess.run([str(program), "other_core_set"], capture_output=True, text=True, timeout=60)
+    assert result.returncode != 0
+    assert result.stdout.splitlines() == ["first wait"]
+    assert result.stderr.startswith("PTO runtime error: wait_flag: no set_flag with the same pipes and event")
+
+
+def tsan_available(cxx: str, work: Path) -> bool:
+    """Whether `cxx` links a ThreadSanitizer program here (the runtime library may be missing)."""
+    (work / "probe.cpp").write_text("int main() { return 0; }\n")
+    probe = subprocess.run(
+        [*cxx_argv(cxx), "-fsanitize=thread", str(work / "probe.cpp"), "-o", str(work / "probe")],
+        capture_output=True,
+    )
+    ran = probe.returncode == 0 and subprocess.run([str(work / "probe")], capture_output=True).returncode == 0
+    return ran
+
+
+@pytest.mark.parametrize("compiler", COMPILERS)
+def test_cores_race_free_under_thread_sanitizer(compiler: str, tmp_path: Path) -> None:
+    cxx = require(compiler)
+    if not tsan_available(cxx, tmp_path):
+        pytest.skip(f"{compiler} cannot build -fsanitize=thread programs here")
+    exe = build_program(cxx, PROGRAM, tmp_path, "cores_tsan", ["-fsanitize=thread", "-O1", "-g"])
+    result = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
+    assert "ThreadSanitizer" not in result.stderr, result.stderr
+    assert result.returncode == 0 and "0 failures" in result.stdout, result.stdout + result.stderr
