@@ -246,6 +246,7 @@ def plan(
         ("include/pto/common/pto_instr_impl.hpp", "cpp/pto_instr_impl.hpp.j2", {}),
         ("include/pto/common/pto_enums.hpp", "cpp/enums.hpp.j2", {}),
         ("include/pto/profiles/active_profile.hpp", "cpp/active_profile.hpp.j2", {}),
+        ("include/pto/profiles/profile_select.hpp", "cpp/profile_select.hpp.j2", {}),
         ("include/pto/vector/pto_vec.hpp", "cpp/pto_vec.hpp.j2", {}),
         (f"{TEST_SUPPORT}/kernel_io.hpp", "tests/kernel_io.hpp.j2", {}),
     ]

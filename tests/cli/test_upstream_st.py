@@ -246,7 +246,7 @@ static void check() {
 }
 TEST(TADDTest, case_ok) { check(); }
 TEST(TADDTest, case_wrong_golden) { check(); }
-TEST(TADDTest, case_aborts) { wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID3); }
+TEST(TADDTest, case_aborts) { set_flag(PIPE_V, PIPE_MTE3, 8); }
 """
 
 
@@ -285,7 +285,7 @@ def test_end_to_end_on_a_fake_upstream_tree(
     assert code == 1, out
     assert "tadd  1/3" in out
     assert "TADDTest.case_wrong_golden: exit 1:" in out
-    assert "TADDTest.case_aborts: killed by signal 6: PTO runtime error: wait_flag:" in out
+    assert "TADDTest.case_aborts: killed by signal 6: PTO runtime error: set_flag:" in out
     assert (
         "1 directories: 0 pass fully, 1 partly, 0 do not build or generate data; 1/3 gtest cases pass" in out
     )

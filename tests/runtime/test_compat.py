@@ -98,11 +98,6 @@ AICORE void scale_kernel(__gm__ T __out__* out, __gm__ T __in__* in) {
 
 int main(int argc, char** argv) {
     const std::string mode = argc > 1 ? argv[1] : "";
-    if (mode == "wait_without_set") {
-        wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID2);
-        std::puts("survived");
-        return 0;
-    }
     if (mode == "bad_event") {
         set_flag(PIPE_V, PIPE_MTE3, 8);
         std::puts("survived");
@@ -186,7 +181,6 @@ def test_host_api_kernel_and_tiles(program: Path) -> None:
 @pytest.mark.parametrize(
     ("mode", "message"),
     [
-        ("wait_without_set", "PTO runtime error: wait_flag: no set_flag with the same pipes and event id"),
         ("bad_event", "PTO runtime error: set_flag: the event id must be one of EVENT_ID0 .. EVENT_ID7"),
         ("one_dynamic", "PTO runtime error: Tile: run-time valid shape must lie within"),
     ],

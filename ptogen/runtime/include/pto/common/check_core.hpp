@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <set>
 #include <type_traits>
 
 #if defined(__linux__) && __has_include(<execinfo.h>) && __has_include(<link.h>)
@@ -128,6 +130,31 @@ inline void print() {
 inline void check(bool ok, const char* op, const char* rule) {
     if (!ok)
         fail(op, rule);
+}
+
+// What the pages call undefined but a profile's simulator computes anyway (as upstream's does): the
+// run goes on after one warning per call site (a loop warns once), with the site, on any core.
+inline void warn(const char* op, const char* rule) {
+    std::uint64_t key = 1469598103934665603ull;  // FNV-1a over the op, the rule and the call stack
+    const auto mix = [&key](std::uint64_t v) { key = (key ^ v) * 1099511628211ull; };
+    mix(reinterpret_cast<std::uintptr_t>(op));
+    mix(reinterpret_cast<std::uintptr_t>(rule));
+#ifdef PTO_SIM_CALL_SITE
+    void* frames[64];
+    const int n = backtrace(frames, 64);
+    for (int i = 0; i < n; ++i)
+        mix(reinterpret_cast<std::uintptr_t>(frames[i]));
+#endif
+    static std::mutex mutex;
+    static std::set<std::uint64_t> warned;
+    std::scoped_lock lock(mutex);
+    if (!warned.insert(key).second)
+        return;
+    std::fprintf(stderr, "PTO runtime warning: %s: %s\n", op, rule);
+#ifdef PTO_SIM_CALL_SITE
+    site::print();
+#endif
+    std::fflush(stderr);
 }
 
 // Anything with tile storage (data() and a static SizeBytes()); spelled as a concept so this header

@@ -14,6 +14,7 @@
 
 #include <pto/common/pto_core.hpp>
 #include <pto/cpu/execution_context.hpp>
+#include <pto/profiles/profile_select.hpp>
 
 // ---- Qualifiers -------------------------------------------------------------------------------
 // Device code marks kernels (AICORE, __global__), global-memory pointers (__gm__), on-chip buffers
@@ -37,8 +38,10 @@
 // An AI core runs its scalar, vector, cube and transfer units as independent pipes; set_flag(src,
 // dst, id) signals from pipe src to pipe dst and wait_flag(src, dst, id) blocks dst until that
 // signal arrives. The simulator executes each core in program order, so it only checks the pairing,
-// per core (pto/cpu/execution_context.hpp): a wait with no matching earlier set on the same core
-// would hang the device and stops the simulation instead.
+// per core (pto/cpu/execution_context.hpp). A wait with no matching earlier set on the same core
+// would hang the device: under the A2A3 and A5 profiles it stops the simulation; under the CPU
+// profile it is accepted, as upstream's simulator (whose flags do nothing) accepts it, with one
+// warning per call site.
 using pipe_t = int;
 using event_t = int;
 
@@ -80,8 +83,15 @@ inline void set_flag(pipe_t src, pipe_t dst, event_t id) {
 
 inline void wait_flag(pipe_t src, pipe_t dst, event_t id) {
     pto::sim::check_flag_args("wait_flag", src, dst, id);
-    pto::sim::check(pto::cpu_sim::CoreFlags::Instance().Take(src, dst, id), "wait_flag",
-                    "no set_flag with the same pipes and event id precedes it (the device would wait forever)");
+    if (pto::cpu_sim::CoreFlags::Instance().Take(src, dst, id))
+        return;
+    constexpr const char* rule =
+        "no set_flag with the same pipes and event id precedes it on this core (the device would wait forever)";
+#if PTO_TARGET_PROFILE == PTO_PROFILE_CPU
+    pto::sim::warn("wait_flag", rule);
+#else
+    pto::sim::fail("wait_flag", rule);
+#endif
 }
 
 // Waits until every earlier instruction of `pipe` has finished; in program order they all have.
