@@ -18,7 +18,7 @@ from ..errors import located
 from ..kind_api import EnumCase, EnumView, FormViewAPI
 from ..opkinds import KINDS, OpKind
 from ..rules import Rule
-from ..rules.page import forms_note
+from ..rules.page import WARNS_NOTE, forms_note
 from ..rules.parts import (
     TypeFilter,
     TypeListing,
@@ -82,7 +82,8 @@ class RuleView:
     @property
     def doc(self) -> str:
         assert self.op is not None
-        return self.rule.doc(self.op)
+        line = self.rule.doc(self.op)
+        return f"{line} {WARNS_NOTE}" if self.rule.warns else line
 
     @property
     def forms_note(self) -> str:
@@ -99,8 +100,9 @@ class RuleView:
         return f"{self.where(profile)}: {self.text}"
 
     def runtime_message(self, profile: str) -> str:
-        """What `sim::fail(where, text)` prints (sim_support.hpp) when a run-time rule is broken."""
-        return f"PTO runtime error: {self.message(profile)}"
+        """What `sim::fail(where, text)` (or, for a rule that warns, `sim::warn`) prints (check_core.hpp)
+        when a run-time rule is broken."""
+        return f"PTO runtime {'warning' if self.rule.warns else 'error'}: {self.message(profile)}"
 
     @property
     def id(self) -> str:

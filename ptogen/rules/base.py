@@ -11,6 +11,7 @@ from pydantic import Field
 
 from ..spec.fields import CppIdent, CppQualified, InlineText, ProfileName, Strict
 from .parts import (
+    RuntimeCheck,
     ScalarOperands,
     TileFilter,
     TypeListing,
@@ -48,8 +49,6 @@ def conj(parts: list[str]) -> str:
     return " && ".join(parts)
 
 
-
-
 class RuleBase(Strict):
     """What every rule has: its fields, its spec check, its C++ condition, its message and its doc line.
     Behaviour only some kinds have is a part (parts.py) those kinds inherit; behaviour one kind has
@@ -64,6 +63,11 @@ class RuleBase(Strict):
         default=None,
         description="the declarations it checks (0: the main one, k: overload k), each in its own scope; "
         "omitted = every declaration, through the op's common check",
+    )
+    warns: bool = Field(
+        default=False,
+        description="a run-time rule whose breach the pages leave undefined and the profile's simulator "
+        "computes anyway (as upstream's does): the check warns once per call site and the op goes on",
     )
 
     @property
@@ -83,6 +87,8 @@ class RuleBase(Strict):
                 yield ("operands", j), f"{name!r} is not a tile or vector operand of this op"
         if not isinstance(self, VectorOps) and spec.intrinsic is None:
             yield ("kind",), f"{self.kind} rules apply to tile intrinsics only"
+        if self.warns and not isinstance(self, RuntimeCheck):
+            yield ("warns",), f"only a run-time rule can warn; {self.kind} rules are checked at compile time"
 
     def condition(self, op: OpView, rv: RuleView) -> str:
         """The C++ predicate, over the operands' types (`rv.types`) or, run-time, their names."""

@@ -94,3 +94,15 @@ def split_forms(text: str) -> tuple[str, list[int] | None]:
     if m is None:
         return text, None
     return text[: m.start()], [int(k) for k in re.findall(r"\d+", m.group("forms"))]
+
+
+# What the doc line of a rule that warns (`warns`) adds, read back by `split_warns`.
+WARNS_NOTE = "Undefined when broken: the simulator warns once per call site and goes on."
+
+
+def split_warns(text: str) -> tuple[str, bool]:
+    """A doc line without the note of a rule that warns, and whether it had one."""
+    bare = text.rstrip()
+    if bare.endswith(WARNS_NOTE):
+        return bare[: -len(WARNS_NOTE)].rstrip(), True
+    return text, False

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
-from .page import PageContext, PageLine, split_forms
+from .page import PageContext, PageLine, split_forms, split_warns
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -225,13 +225,15 @@ class Recognised:
         out = []
         for line in page.lines:
             text, forms = split_forms(line.text)
+            text, warns = split_warns(text)
             found = cls.recognise(
                 PageLine(line.group, text), page if forms is None else page.for_forms(forms)
             )
             if found is not None:
                 limited = {"forms": forms} if forms is not None else {}
+                warning = {"warns": True} if warns else {}
                 kind = cls.model_fields["kind"].default  # type: ignore[attr-defined]  # on a rule kind
-                out.append({"kind": kind, **page.scope(line), **found, **limited})
+                out.append({"kind": kind, **page.scope(line), **found, **warning, **limited})
         return out
 
     @classmethod

@@ -121,5 +121,10 @@ class SameValidShapeRule(RuleBase, Recognised, RuntimeCheck):
     def break_runtime(
         self, tiles: dict[str, TileDecl], addresses: dict[str, int]
     ) -> tuple[dict[str, TileDecl], dict[str, int]]:
-        second = self.operands[1]  # dynamic valid shape: same C++ type, another run-time shape
+        first, second = self.operands[0], self.operands[1]
+        t = tiles[first]
+        if t.loc in self.storage_read_into:
+            # Read from the others' storage: only a valid region past their rows breaks it.
+            return {**tiles, first: replace(t, rows=2 * t.rows, valid_rows=2 * t.rows)}, addresses
+        # dynamic valid shape: same C++ type, another run-time shape
         return {**tiles, second: replace(tiles[second], valid_cols=tiles[second].valid_cols - 1)}, addresses

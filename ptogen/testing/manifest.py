@@ -219,19 +219,27 @@ class CompileEntry:
 
 @dataclass(frozen=True)
 class RuntimeFailEntry:
-    """A runtime-fail case: the cases executable stops with `message`."""
+    """A runtime-fail case: the cases executable stops with `message` (a rule that warns: runs to
+    completion after printing it)."""
 
     profile: str
     case: str
     rule: str
     message: str
+    stops: bool = True
 
     def to_json(self) -> dict[str, Any]:
-        return {"profile": self.profile, "case": self.case, "rule": self.rule, "message": self.message}
+        out: dict[str, Any] = {
+            "profile": self.profile,
+            "case": self.case,
+            "rule": self.rule,
+            "message": self.message,
+        }
+        return out if self.stops else {**out, "stops": False}
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> RuntimeFailEntry:
-        return cls(d["profile"], d["case"], d["rule"], d["message"])
+        return cls(d["profile"], d["case"], d["rule"], d["message"], d.get("stops", True))
 
 
 @dataclass(frozen=True)

@@ -581,7 +581,8 @@ class Runner:
 
     def _runtime_fail(self, job: Job, case: RuntimeFailEntry, binary: Path, qualified: bool) -> Outcome:
         want = case.message
-        name = f"{job.op}/{case.case} [{case.profile}, {Path(job.compiler).name}] stops: {want}"
+        verb = "stops" if case.stops else "warns"
+        name = f"{job.op}/{case.case} [{case.profile}, {Path(job.compiler).name}] {verb}: {want}"
         try:
             proc = subprocess.run(
                 [str(binary), "-", f"{job.op}:{case.case}" if qualified else case.case],
@@ -592,6 +593,17 @@ class Runner:
             )
         except subprocess.TimeoutExpired:
             return Outcome("fail", name, f"did not stop within {self.settings.timeout:g} s (--timeout)")
+        if not case.stops:
+            # A rule that warns: the op goes on, after the warning (once: one call site).
+            if proc.returncode != 0:
+                return Outcome(
+                    "fail",
+                    name,
+                    f"exited {exit_status(proc.returncode)}, but must go on: {proc.stderr.strip()[:300]}",
+                )
+            if proc.stderr.count(want) != 1:
+                return Outcome("fail", name, f"must warn once with the message: {proc.stderr.strip()[:300]}")
+            return Outcome("pass", name)
         if proc.returncode == 0:
             return Outcome("fail", name, "ran to completion, but must stop")
         if want not in proc.stderr:

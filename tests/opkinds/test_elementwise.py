@@ -146,3 +146,48 @@ def test_column_operand_condition_and_break() -> None:
     legal = rule.legalise(tiles)
     assert legal["src1"].layout == "ColMajor"
     assert rule.legalise(legal) == legal  # one column-major source already: nothing to change
+
+
+SMALLER_SOURCES = r"""
+#include <pto/pto-inst.hpp>
+#include <cstdio>
+
+using namespace pto;
+using T = Tile<TileType::Vec, float, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+
+int main() {
+    T dst(8, 8), src0(4, 8), src1(8, 6);  // sources with smaller valid regions than dst's
+    TASSIGN(dst, 0x0);
+    TASSIGN(src0, 0x100);
+    TASSIGN(src1, 0x200);
+    for (int k = 0; k < 64; ++k) {
+        src0.data()[k] = static_cast<float>(3 * k);
+        src1.data()[k] = static_cast<float>(k);
+    }
+    for (int rep = 0; rep < 2; ++rep)
+        TSUB(dst, src0, src1);
+    int wrong = 0;
+    for (int k = 0; k < 64; ++k)
+        wrong += dst.data()[k] != static_cast<float>(2 * k);
+    std::printf("%d wrong\n", wrong);
+    return 0;
+}
+"""
+
+
+def test_tsub_reads_smaller_sources_storage_under_cpu_and_stops_under_a5(tmp_path: Path) -> None:
+    """The TSUB pages leave sources with smaller valid regions undefined ("assumed compatible"), A2A3's
+    and A5's backends reject them, upstream's CPU simulator (its check compiled out) computes dst's
+    valid region from the sources' storage: so the CPU profile warns once per call site and does so."""
+    cxx = require(COMPILERS[0])
+    cpu = build_program(cxx, SMALLER_SOURCES, tmp_path, "cpu")
+    result = subprocess.run([str(cpu)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0 and result.stdout == "0 wrong\n", result.stdout + result.stderr
+    warning = "PTO runtime warning: TSUB [CPU]: dst, src0 and src1 must have the same valid row/col"
+    assert result.stderr.count(warning) == 1 and result.stderr.startswith(warning), result.stderr
+    a5 = build_program(cxx, SMALLER_SOURCES, tmp_path, "a5", ["-DPTO_TARGET_PROFILE=PTO_PROFILE_A5"])
+    result = subprocess.run([str(a5)], capture_output=True, text=True, timeout=60)
+    assert result.returncode != 0 and "wrong" not in result.stdout
+    assert result.stderr.startswith(
+        "PTO runtime error: TSUB [A5]: dst, src0 and src1 must have the same valid"
+    )

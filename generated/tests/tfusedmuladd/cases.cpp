@@ -997,8 +997,8 @@ void rf_a5_06_same_valid_shape(Prof) {
     profiled::TFUSEDMULADD<profile_a5>(dst, src0, src1);
 }
 
-// rf_cpu_06_same_valid_shape: breaks run-time rule 06_same_valid_shape of CPU; must stop with: PTO runtime error: TFUSEDMULADD [CPU]: dst, src0 and src1 must have the same valid row/col
-void rf_cpu_06_same_valid_shape(Prof) {
+// rf_cpu_08_same_valid_shape: breaks run-time rule 08_same_valid_shape of CPU; must stop with: PTO runtime error: TFUSEDMULADD [CPU]: dst, src0 and src1 must have the same valid row/col
+void rf_cpu_08_same_valid_shape(Prof) {
     using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
@@ -1090,7 +1090,7 @@ const Entry entries[] = {
     {"c43@CPU", case_43, Prof::CPU},
     {"rf_a2a3_06_same_valid_shape", rf_a2a3_06_same_valid_shape, Prof::A2A3},
     {"rf_a5_06_same_valid_shape", rf_a5_06_same_valid_shape, Prof::A5},
-    {"rf_cpu_06_same_valid_shape", rf_cpu_06_same_valid_shape, Prof::CPU},
+    {"rf_cpu_08_same_valid_shape", rf_cpu_08_same_valid_shape, Prof::CPU},
 };
 
 } // namespace

@@ -2417,8 +2417,22 @@ void rf_a5_06_same_valid_shape(Prof) {
     profiled::TSUB<profile_a5>(dst, src0, src1);
 }
 
-// rf_cpu_06_same_valid_shape: breaks run-time rule 06_same_valid_shape of CPU; must stop with: PTO runtime error: TSUB [CPU]: dst, src0 and src1 must have the same valid row/col
-void rf_cpu_06_same_valid_shape(Prof) {
+// rf_cpu_08_same_valid_shape: breaks run-time rule 08_same_valid_shape of CPU; must stop with: PTO runtime error: TSUB [CPU]: dst, src0 and src1 must have the same valid row/col, except when dst is a Vec tile: then its valid region is read from the storage of src0 and src1 and must lie within their rows and columns
+void rf_cpu_08_same_valid_shape(Prof) {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(16, 8);
+    TASSIGN(dst, 0x0);
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(8, 8);
+    TASSIGN(src0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(8, 8);
+    TASSIGN(src1, 0x200);
+    profiled::TSUB<profile_cpu>(dst, src0, src1);
+}
+
+// rf_cpu_09_same_valid_shape: breaks run-time rule 09_same_valid_shape of CPU; must warn (and go on) with: PTO runtime warning: TSUB [CPU]: dst, src0 and src1 must have the same valid row/col
+void rf_cpu_09_same_valid_shape(Prof) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
@@ -2638,7 +2652,8 @@ const Entry entries[] = {
     {"c87@CPU", case_87, Prof::CPU},
     {"rf_a2a3_06_same_valid_shape", rf_a2a3_06_same_valid_shape, Prof::A2A3},
     {"rf_a5_06_same_valid_shape", rf_a5_06_same_valid_shape, Prof::A5},
-    {"rf_cpu_06_same_valid_shape", rf_cpu_06_same_valid_shape, Prof::CPU},
+    {"rf_cpu_08_same_valid_shape", rf_cpu_08_same_valid_shape, Prof::CPU},
+    {"rf_cpu_09_same_valid_shape", rf_cpu_09_same_valid_shape, Prof::CPU},
 };
 
 } // namespace

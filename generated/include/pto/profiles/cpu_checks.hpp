@@ -708,9 +708,18 @@ struct profile_cpu {
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
     static void verify_TSUB([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                             [[maybe_unused]] const TileDataSrc1& src1) {
+        if (!(((TileDataDst::Loc == TileType::Vec)
+                   ? (dst.GetValidRow() <= TileDataSrc0::Rows && dst.GetValidCol() <= TileDataSrc0::Cols &&
+                      dst.GetValidRow() <= TileDataSrc1::Rows && dst.GetValidCol() <= TileDataSrc1::Cols)
+                   : (dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
+                      dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))))
+            sim::fail(
+                "TSUB [CPU]",
+                "dst, src0 and src1 must have the same valid row/col, except when dst is a Vec tile: then its valid "
+                "region is read from the storage of src0 and src1 and must lie within their rows and columns");
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TSUB [CPU]", "dst, src0 and src1 must have the same valid row/col");
+            sim::warn("TSUB [CPU]", "dst, src0 and src1 must have the same valid row/col");
     }
 
     // pto.tmul (specs/ops/elementwise_tile_tile/tmul.yaml)

@@ -176,28 +176,39 @@ void LaunchKernelMultiCore(const KernelLaunchOptions& options, void* /*stream*/,
             : ResolveActiveCoreCount(options.requested_cores, options.total_work_items, options.work_quantum);
     std::vector<std::thread> cores;
     cores.reserve(blocks * subblocks);
+#if defined(__cpp_exceptions)
     std::exception_ptr first_error;
     std::mutex error_mutex;
+#endif
     for (std::uint32_t core = 0; core < blocks * subblocks; ++core) {
         cores.emplace_back([&, core] {
-            try {
+            const auto run = [&] {
                 reset_execution_context();
                 set_execution_context(core / subblocks, core % subblocks, subblocks);
                 execution_context.block_num = blocks;
                 CoreFlags::Instance().ClearHere();
                 kernel();
                 reset_execution_context();
+            };
+#if defined(__cpp_exceptions)
+            try {
+                run();
             } catch (...) {
                 std::scoped_lock lock(error_mutex);
                 if (first_error == nullptr)
                     first_error = std::current_exception();
             }
+#else
+            run();  // without exceptions a failing core ends the process (sim::fail)
+#endif
         });
     }
     for (auto& core : cores)
         core.join();
+#if defined(__cpp_exceptions)
     if (first_error != nullptr)
         std::rethrow_exception(first_error);
+#endif
 }
 
 }  // namespace pto::cpu_sim
