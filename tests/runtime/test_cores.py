@@ -5,6 +5,7 @@ launch program also runs under ThreadSanitizer where the compiler has it, which 
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -260,7 +261,10 @@ def tsan_available(cxx: str, work: Path) -> bool:
 def test_cores_race_free_under_thread_sanitizer(compiler: str, tmp_path: Path) -> None:
     cxx = require(compiler)
     if not tsan_available(cxx, tmp_path):
-        pytest.skip(f"{compiler} cannot build -fsanitize=thread programs here")
+        reason = f"{compiler} cannot build -fsanitize=thread programs here"
+        if os.environ.get("CI"):
+            pytest.fail(f"{reason} (CI is set)")
+        pytest.skip(reason)
     exe = build_program(cxx, PROGRAM, tmp_path, "cores_tsan", ["-fsanitize=thread", "-O1", "-g"])
     result = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
     assert "ThreadSanitizer" not in result.stderr, result.stderr
