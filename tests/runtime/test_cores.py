@@ -269,3 +269,43 @@ def test_cores_race_free_under_thread_sanitizer(compiler: str, tmp_path: Path) -
     result = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
     assert "ThreadSanitizer" not in result.stderr, result.stderr
     assert result.returncode == 0 and "0 failures" in result.stdout, result.stdout + result.stderr
+
+
+HOOKED = r"""
+#include <pto/pto-inst.hpp>
+#include <cstdio>
+
+// A host runtime that owns the context: its functions, exported under upstream's names.
+static std::uint32_t set_calls = 0;
+extern "C" void pto_cpu_sim_set_execution_context(std::uint32_t, std::uint32_t, std::uint32_t) {
+    ++set_calls;
+}
+extern "C" void pto_cpu_sim_get_execution_context(std::uint32_t* block, std::uint32_t* sub,
+                                                  std::uint32_t* dim) {
+    *block = 7;
+    *sub = 1;
+    *dim = 2;
+}
+extern "C" std::uint64_t pto_cpu_sim_get_task_cookie() {
+    return 42;
+}
+
+int main() {
+    pto::cpu_sim::set_execution_context(0, 0, 1);
+    set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
+    {
+        pto::cpu_sim::ScopedExecutionContext other(7, 1, 2);  // the hook's core is 7.1 whatever is set
+        wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
+    }
+    std::printf("%u %u %u %llu %u\n", get_block_idx(), get_subblockid(), get_subblockdim(),
+                static_cast<unsigned long long>(get_task_cookie()), set_calls);
+    return 0;
+}
+"""
+
+
+def test_a_host_runtime_can_own_the_context_through_upstreams_hooks(tmp_path: Path) -> None:
+    exe = build_program(require(COMPILERS[0]), HOOKED, tmp_path, "hooked", ["-rdynamic"])
+    result = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0 and result.stderr == "", result.stderr
+    assert result.stdout.split() == ["7", "1", "2", "42", "2"]

@@ -14,7 +14,10 @@
 
 #include <pto/common/pto_core.hpp>
 #include <pto/cpu/execution_context.hpp>
+// The selected profile (generated); without the generated tree, the simulator's own (CPU) rules.
+#if __has_include(<pto/profiles/profile_select.hpp>)
 #include <pto/profiles/profile_select.hpp>
+#endif
 
 // ---- Qualifiers -------------------------------------------------------------------------------
 // Device code marks kernels (AICORE, __global__), global-memory pointers (__gm__), on-chip buffers
@@ -87,7 +90,7 @@ inline void wait_flag(pipe_t src, pipe_t dst, event_t id) {
         return;
     constexpr const char* rule =
         "no set_flag with the same pipes and event id precedes it on this core (the device would wait forever)";
-#if PTO_TARGET_PROFILE == PTO_PROFILE_CPU
+#if !defined(PTO_TARGET_PROFILE) || PTO_TARGET_PROFILE == PTO_PROFILE_CPU
     pto::sim::warn("wait_flag", rule);
 #else
     pto::sim::fail("wait_flag", rule);

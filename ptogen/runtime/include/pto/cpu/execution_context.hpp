@@ -21,6 +21,10 @@
 #include <utility>
 #include <vector>
 
+#if __has_include(<dlfcn.h>)
+#include <dlfcn.h>
+#endif
+
 #include <pto/cpu/sim_scalar_quant.hpp>
 
 namespace pto::cpu_sim {
@@ -48,12 +52,57 @@ inline void register_hooks(void* get_subblock_id, void* get_pipe_shared_state) {
     injected_pipe_shared_state_hook = reinterpret_cast<GetPipeSharedStateInjectedHookFn>(get_pipe_shared_state);
 }
 
+// A host runtime that runs the kernels itself (rather than through LaunchKernelMultiCore) may own the
+// context instead: the simulator looks its functions up by upstream's names in the running program
+// (exported, e.g. linked with -rdynamic, or in a loaded library) and, when they exist, asks them.
+using SetExecutionContextHookFn = void (*)(std::uint32_t block_idx, std::uint32_t subblock_id, std::uint32_t subblock_dim);
+using GetExecutionContextHookFn = void (*)(std::uint32_t* block_idx, std::uint32_t* subblock_id,
+                                           std::uint32_t* subblock_dim);
+using GetTaskCookieHookFn = std::uint64_t (*)();
+
+template <typename Fn>
+Fn host_hook(const char* name) {
+#if __has_include(<dlfcn.h>)
+    return reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, name));
+#else
+    static_cast<void>(name);
+    return nullptr;
+#endif
+}
+
+inline SetExecutionContextHookFn set_context_hook() {
+    static const auto hook = host_hook<SetExecutionContextHookFn>("pto_cpu_sim_set_execution_context");
+    return hook;
+}
+inline GetExecutionContextHookFn get_context_hook() {
+    static const auto hook = host_hook<GetExecutionContextHookFn>("pto_cpu_sim_get_execution_context");
+    return hook;
+}
+inline GetSubblockIdInjectedHookFn subblock_id_hook() {
+    static const auto hook = host_hook<GetSubblockIdInjectedHookFn>("pto_sim_get_subblock_id");
+    return hook;
+}
+inline GetTaskCookieHookFn task_cookie_hook() {
+    static const auto hook = host_hook<GetTaskCookieHookFn>("pto_cpu_sim_get_task_cookie");
+    return hook;
+}
+
+// The calling core's context: the host runtime's when it has a hook, else the thread's own.
+inline ExecutionContext current_context() {
+    ExecutionContext context = execution_context;
+    if (auto hook = get_context_hook(); hook != nullptr)
+        hook(&context.block_idx, &context.subblock_id, &context.subblock_dim);
+    return context;
+}
+
 // A sub-block count of 0 means 1, as upstream's simulator reads it.
 inline void set_execution_context(std::uint32_t block_idx, std::uint32_t subblock_id, std::uint32_t subblock_dim = 1) {
     auto& context = execution_context;
     context.block_idx = block_idx;
     context.subblock_id = subblock_id;
     context.subblock_dim = subblock_dim == 0 ? 1 : subblock_dim;
+    if (auto hook = set_context_hook(); hook != nullptr)
+        hook(context.block_idx, context.subblock_id, context.subblock_dim);
 }
 
 // Back to the single core (and a zero fix-pipe control word).
@@ -116,7 +165,8 @@ class CoreFlags {
   private:
     using Core = std::pair<std::uint32_t, std::uint32_t>;
     static Core Here() {
-        return {execution_context.block_idx, execution_context.subblock_id};
+        const ExecutionContext context = current_context();
+        return {context.block_idx, context.subblock_id};
     }
     static int index(int src, int dst, int id) {
         return (src * pipes + dst) * ids + id;
@@ -215,15 +265,17 @@ void LaunchKernelMultiCore(const KernelLaunchOptions& options, void* /*stream*/,
 
 // What a kernel asks about the core it runs on (the device's built-ins).
 inline std::uint32_t get_block_idx() {
-    return pto::cpu_sim::execution_context.block_idx;
+    return pto::cpu_sim::current_context().block_idx;
 }
 inline std::uint32_t get_subblockid() {
     if (auto hook = pto::cpu_sim::injected_subblock_id_hook.load(); hook != nullptr)
         return hook();
-    return pto::cpu_sim::execution_context.subblock_id;
+    if (auto hook = pto::cpu_sim::subblock_id_hook(); hook != nullptr)
+        return hook();
+    return pto::cpu_sim::current_context().subblock_id;
 }
 inline std::uint32_t get_subblockdim() {
-    return pto::cpu_sim::execution_context.subblock_dim;
+    return pto::cpu_sim::current_context().subblock_dim;
 }
 inline std::uint32_t get_block_num() {
     return pto::cpu_sim::execution_context.block_num;
@@ -232,5 +284,7 @@ inline std::uint32_t get_coreid() {
     return get_block_idx();
 }
 inline std::uint64_t get_task_cookie() {
+    if (auto hook = pto::cpu_sim::task_cookie_hook(); hook != nullptr)
+        return hook();
     return pto::cpu_sim::task_cookie();
 }
