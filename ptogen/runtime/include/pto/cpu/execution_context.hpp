@@ -70,27 +70,22 @@ Fn host_hook(const char* name) {
 #endif
 }
 
-inline SetExecutionContextHookFn set_context_hook() {
-    static const auto hook = host_hook<SetExecutionContextHookFn>("pto_cpu_sim_set_execution_context");
-    return hook;
-}
-inline GetExecutionContextHookFn get_context_hook() {
-    static const auto hook = host_hook<GetExecutionContextHookFn>("pto_cpu_sim_get_execution_context");
-    return hook;
-}
-inline GetSubblockIdInjectedHookFn subblock_id_hook() {
-    static const auto hook = host_hook<GetSubblockIdInjectedHookFn>("pto_sim_get_subblock_id");
-    return hook;
-}
-inline GetTaskCookieHookFn task_cookie_hook() {
-    static const auto hook = host_hook<GetTaskCookieHookFn>("pto_cpu_sim_get_task_cookie");
-    return hook;
+// The host runtime's functions, looked up once.
+struct HostHooks {
+    SetExecutionContextHookFn set_context = host_hook<SetExecutionContextHookFn>("pto_cpu_sim_set_execution_context");
+    GetExecutionContextHookFn get_context = host_hook<GetExecutionContextHookFn>("pto_cpu_sim_get_execution_context");
+    GetSubblockIdInjectedHookFn subblock_id = host_hook<GetSubblockIdInjectedHookFn>("pto_sim_get_subblock_id");
+    GetTaskCookieHookFn task_cookie = host_hook<GetTaskCookieHookFn>("pto_cpu_sim_get_task_cookie");
+};
+inline const HostHooks& host_hooks() {
+    static const HostHooks hooks;
+    return hooks;
 }
 
 // The calling core's context: the host runtime's when it has a hook, else the thread's own.
 inline ExecutionContext current_context() {
     ExecutionContext context = execution_context;
-    if (auto hook = get_context_hook(); hook != nullptr)
+    if (auto hook = host_hooks().get_context; hook != nullptr)
         hook(&context.block_idx, &context.subblock_id, &context.subblock_dim);
     return context;
 }
@@ -101,7 +96,7 @@ inline void set_execution_context(std::uint32_t block_idx, std::uint32_t subbloc
     context.block_idx = block_idx;
     context.subblock_id = subblock_id;
     context.subblock_dim = subblock_dim == 0 ? 1 : subblock_dim;
-    if (auto hook = set_context_hook(); hook != nullptr)
+    if (auto hook = host_hooks().set_context; hook != nullptr)
         hook(context.block_idx, context.subblock_id, context.subblock_dim);
 }
 
@@ -270,7 +265,7 @@ inline std::uint32_t get_block_idx() {
 inline std::uint32_t get_subblockid() {
     if (auto hook = pto::cpu_sim::injected_subblock_id_hook.load(); hook != nullptr)
         return hook();
-    if (auto hook = pto::cpu_sim::subblock_id_hook(); hook != nullptr)
+    if (auto hook = pto::cpu_sim::host_hooks().subblock_id; hook != nullptr)
         return hook();
     return pto::cpu_sim::current_context().subblock_id;
 }
@@ -284,7 +279,7 @@ inline std::uint32_t get_coreid() {
     return get_block_idx();
 }
 inline std::uint64_t get_task_cookie() {
-    if (auto hook = pto::cpu_sim::task_cookie_hook(); hook != nullptr)
+    if (auto hook = pto::cpu_sim::host_hooks().task_cookie; hook != nullptr)
         return hook();
     return pto::cpu_sim::task_cookie();
 }
