@@ -73,8 +73,16 @@ def _wrap_line(line: str, width: int) -> str:
     if len(line) <= width:
         return line
     if line.startswith("//"):  # a comment: its words refilled, each line a comment again
+        # Only at spaces: a reader joins the lines with one (a break after a hyphen would add one).
         return "\n".join(
-            textwrap.wrap(line[2:].strip(), width - 3, initial_indent="// ", subsequent_indent="// ")
+            textwrap.wrap(
+                line[2:].strip(),
+                width - 3,
+                initial_indent="// ",
+                subsequent_indent="// ",
+                break_on_hyphens=False,
+                break_long_words=False,
+            )
         )
     cut = line.find("<") if line.startswith("template") else line.find("(")
     if cut < 0:

@@ -38,11 +38,15 @@ class PairMatrix:
 
 @dataclass(frozen=True)
 class TupleTable:
-    """For one profile: the element-type combinations a rule admits for several operands jointly."""
+    """The element-type combinations rules admit for several operands jointly, over every profile:
+    each combination some profile tabulates, with the profiles that accept it."""
 
-    profile: str
     operands: list[str]
     rows: list[tuple[str, ...]]
+    accepted: dict[tuple[str, ...], list[str]]  # combination -> the profiles whose checks admit it
+
+    def mark(self, row: tuple[str, ...], profile: str) -> bool:
+        return profile in self.accepted[row]
 
 
 @dataclass(frozen=True)
@@ -100,14 +104,27 @@ class Glance:
         return out
 
     def tuple_tables(self) -> list[TupleTable]:
-        """Per profile, each jointly tabulated set of operand types (TMATMUL's type triples)."""
-        out = []
+        """Each jointly tabulated set of operands (TMATMUL's type triples): one table for every
+        profile, the combinations any profile lists, each marked with the profiles whose checks
+        accept it (a profile without such a rule accepts what its other rules do)."""
+        rows: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
         for p in self.profiles:
             for rv in self.op.rules_for(p, static=True):
                 found = part(rv.rule, Tabulated).tabulated_tuples(self.op)
                 if found is not None:
-                    out.append(TupleTable(p, found[0], found[1]))
-        return out
+                    listed = rows.setdefault(tuple(found[0]), [])
+                    listed += [r for r in found[1] if r not in listed]
+        return [
+            TupleTable(
+                list(operands),
+                combos,
+                {c: self._accepting(dict(zip(operands, c, strict=True))) for c in combos},
+            )
+            for operands, combos in rows.items()
+        ]
+
+    def _accepting(self, chosen: dict[str, str]) -> list[str]:
+        return [p for p in self.profiles if self.op.available(p) and self._admits(p, chosen)]
 
     def _admits(self, profile: str, chosen: dict[str, str]) -> bool:
         compute = chosen.get(self.op.compute_operand, next(iter(chosen.values())))

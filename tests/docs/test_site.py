@@ -478,6 +478,46 @@ _DISPLAY_MATH = """() => [...document.querySelectorAll('article div.arithmatex')
 })"""
 WIDTHS = {"desktop": 1280, "phone": 390}
 
+# The tables of a page (type tables, matrices): an identifier in a table on more than one line (broken
+# inside its name), a table wider than its block that does not scroll sideways inside it, a block
+# reaching past the window.
+_TABLES = """() => {
+  const bad = [], w = window.innerWidth;
+  for (const table of document.querySelectorAll('article table')) {
+    for (const code of table.querySelectorAll('code')) {
+      if (code.getClientRects().length > 1) bad.push('breaks ' + code.textContent);
+    }
+    let block = table.parentElement;
+    while (block && block.tagName !== 'ARTICLE' && block.scrollWidth <= block.clientWidth + 1) {
+      block = block.parentElement;
+    }
+    if (block && block.tagName !== 'ARTICLE') {
+      const scrolls = ['auto', 'scroll'].includes(getComputedStyle(block).overflowX);
+      if (!scrolls) bad.push('cut off: ' + table.rows[0].textContent.trim().slice(0, 40));
+      if (block.getBoundingClientRect().right > w + 1) bad.push('past the window: ' + block.className);
+    } else if (table.getBoundingClientRect().right > w + 1) {
+      bad.push('past the window: ' + table.rows[0].textContent.trim().slice(0, 40));
+    }
+  }
+  return bad;
+}"""
+# Pages whose tables are widest: TCVT's pair matrices, TGATHER's and TMATMUL's per-form tables.
+TABLE_PAGES = ["pto.tcvt", "pto.tgather", "pto.tmatmul", "pto.tmov"]
+
+
+@pytest.mark.parametrize("width", list(WIDTHS))
+def test_tables_fit_or_scroll_and_names_do_not_break(browser: object, served: str, width: str) -> None:
+    page = browser.new_page()  # type: ignore[attr-defined]
+    page.set_viewport_size({"width": WIDTHS[width], "height": 900})
+    try:
+        for mnemonic in TABLE_PAGES:
+            page.goto(served + _page_of(mnemonic))
+            assert page.locator("article table").count() >= 1
+            assert page.evaluate(_TABLES) == [], mnemonic
+            assert page.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth"), mnemonic
+    finally:
+        page.close()
+
 
 @pytest.mark.parametrize("width", list(WIDTHS))
 @pytest.mark.parametrize(("rel", "entry", "prev", "nxt"), BROWSER_PAGES, ids=lambda v: str(v))
@@ -593,7 +633,8 @@ SHARDS = 4
 def test_every_op_page_at_both_widths(browser: object, served: str, width: str, shard: int) -> None:
     """Every op page's DOM at desktop and phone width (a shard of the ops each): each constraint
     group nested under its label, every display formula typeset at its natural, non-zero size, no
-    sideways scrolling of the page, no console error."""
+    sideways scrolling of the page, every table fitting or scrolling inside its block with no name
+    broken, no console error."""
     from ptogen.emit.site import in_docs
 
     tlrelu = next(o for o in _project().ops if o.spec.mnemonic == "pto.tlrelu")  # type: ignore[attr-defined]
@@ -623,6 +664,7 @@ def test_every_op_page_at_both_widths(browser: object, served: str, width: str, 
                     wrong.append(f"{rel}: formula {f}")
             if not page.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth"):
                 wrong.append(f"{rel}: the page scrolls sideways")
+            wrong += [f"{rel}: table {w}" for w in page.evaluate(_TABLES)]
     finally:
         page.close()
     assert wrong == [] and problems == []
