@@ -206,6 +206,13 @@ def test_each_op_is_in_the_menu_once_and_the_reference_layout_is_not(site: Path)
             assert posixpath.basename(op.ref_doc_path).replace(".md", ".html") in built, op.name
 
 
+def test_every_op_kind_has_a_category_and_a_unit() -> None:
+    """targets.yaml states them per op kind; a new kind must be added to both lists."""
+    ops = _project().ops  # type: ignore[attr-defined]
+    missing = sorted({o.spec.semantics.kind for o in ops if o.category is None or o.unit is None})
+    assert missing == [], f"add these op kinds to `categories` and `units` in specs/targets.yaml: {missing}"
+
+
 def in_docs_html(doc_path: str) -> str:
     from ptogen.emit.site import in_docs
 
@@ -557,6 +564,13 @@ def test_page_in_the_browser(
             assert details.locator("li").first.is_visible()
 
         # Navigation: the menu marks this page; the footer's previous/next follow the set's order.
+        if entry is not None and width == "desktop":
+            # The sets are collapsible groups of the menu: only the one holding this page is open.
+            opened = page.evaluate(
+                "[...document.querySelectorAll('nav.md-nav--primary li.md-nav__item--nested > input')]"
+                ".map(i => i.checked)"
+            )
+            assert len(opened) >= len(_project().targets.instruction_sets) and sum(opened) == 1, opened  # type: ignore[attr-defined]
         if entry is not None:
             active = page.locator("nav.md-nav--primary a.md-nav__link--active")
             assert active.first.inner_text().strip() == entry
