@@ -15,6 +15,8 @@ needs the site served, pointing at the intrinsics finder, which works from disk.
 
 from __future__ import annotations
 
+import json
+import posixpath
 import re
 from pathlib import Path
 
@@ -69,16 +71,47 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
     return markdown
 
 
+# The pages start the site's search worker (javascripts/search-worker.js), which loads the theme's,
+# named in its address, and ranks the results for names (see that file).
+_THEME_WORKER = re.compile(r'("search": ")([^"]*?)assets/javascripts/workers/(search\.[0-9a-f]+\.min\.js)"')
+SEARCH_TERMS = "search_terms.json"  # beside mkdocs.yml (ptogen/emit/search.py writes it)
+# How much a match in each added field counts, against the theme's title (1e3) and text (1).
+SEARCH_FIELDS = {"names": {"boost": 1e4}, "parts": {"boost": 1e2}, "category": {"boost": 1e1}}
+
+
 def on_post_page(output: str, page: object, config: MkDocsConfig) -> str:
+    output = _THEME_WORKER.sub(r'\1\2javascripts/search-worker.js?worker=\3"', output, count=1)
     return _CONFIG_END.sub(lambda m: m.group(1) + _NO_SEARCH_FROM_DISK, output, count=1)
+
+
+def _add_search_terms(index: dict[str, object], config: MkDocsConfig) -> None:
+    """Each op page's first entry gets the fields search ranks on, and its summary as its text (what
+    the result shows; the page's opening sentence only names the op's instruction set)."""
+    source = Path(config.config_file_path).parent / SEARCH_TERMS
+    if not source.is_file():
+        raise PluginError(f"{source} is missing: run `ptogen gen`")
+    pages = json.loads(source.read_text(encoding="utf-8"))["pages"]
+    by_location = {posixpath.splitext(page)[0] + ".html": terms for page, terms in pages.items()}
+    docs = index["docs"]
+    assert isinstance(docs, list)
+    for doc in docs:
+        terms = by_location.get(doc["location"])
+        if terms is not None:
+            doc.update(terms)
+            doc["text"] = doc.pop("summary")
+    fields = index["config"]
+    assert isinstance(fields, dict)
+    fields["fields"] = {**fields.get("fields", {}), **SEARCH_FIELDS}
 
 
 def on_post_build(config: MkDocsConfig) -> None:
     index = Path(config.site_dir) / "search" / "search_index.json"
     if index.is_file():
-        index.with_suffix(".js").write_text(
-            "var __index = " + index.read_text(encoding="utf-8") + ";\n", encoding="utf-8"
-        )
+        data = json.loads(index.read_text(encoding="utf-8"))
+        _add_search_terms(data, config)
+        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+        index.write_text(text, encoding="utf-8")
+        index.with_suffix(".js").write_text("var __index = " + text + ";\n", encoding="utf-8")
 
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:

@@ -22,14 +22,14 @@ from ..lower.views import ProjectView
 from ..spec.load import SpecSet
 from ..testing.manifest import TEST_SUPPORT
 from . import boxfig
-from .finder import LOCATIONS, finder_rows
+from .finder import LOCATIONS, finder_choices, finder_rows, inline_html
 from .format import format_cpp_many, write_atomic
+from .search import search_index_terms
 from .site import (
     coverage,
     load_catalog,
     nav,
     notes_by_kind,
-    reference_nav,
     site_jobs,
     upstream_address,
 )
@@ -73,8 +73,16 @@ def _wrap_line(line: str, width: int) -> str:
     if len(line) <= width:
         return line
     if line.startswith("//"):  # a comment: its words refilled, each line a comment again
+        # Only at spaces: a reader joins the lines with one (a break after a hyphen would add one).
         return "\n".join(
-            textwrap.wrap(line[2:].strip(), width - 3, initial_indent="// ", subsequent_indent="// ")
+            textwrap.wrap(
+                line[2:].strip(),
+                width - 3,
+                initial_indent="// ",
+                subsequent_indent="// ",
+                break_on_hyphens=False,
+                break_long_words=False,
+            )
         )
     cut = line.find("<") if line.startswith("template") else line.find("(")
     if cut < 0:
@@ -220,13 +228,15 @@ def environment(templates_dir: Path, bytecode_cache: Path | None = None) -> jinj
     env.filters["code"] = _code
     env.filters["wrap_code"] = _wrap_code
     env.filters["json"] = _json
+    env.filters["inline_html"] = inline_html
     env.filters["banner_sources"] = _banner_sources
     env.filters["relative_to"] = _relative_to
     # The site pages' data (emit/site.py); the ISA catalog is read only by the coverage page.
     env.globals["site_nav"] = nav
-    env.globals["site_reference_nav"] = reference_nav
     env.globals["site_notes"] = notes_by_kind
     env.globals["site_finder"] = finder_rows
+    env.globals["finder_choices"] = finder_choices
+    env.globals["site_search_terms"] = search_index_terms
     env.globals["box_panels"] = boxfig.panels
     env.globals["box_cell"] = boxfig.CELL
     env.globals["box_width"] = boxfig.WIDTH

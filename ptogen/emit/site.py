@@ -38,6 +38,8 @@ PAGES = [
     ("docs/contributing.md", "site/contributing.md.j2"),
     ("docs/design-notes.md", "site/design_notes.md.j2"),
     ("docs/finder.md", "site/finder.md.j2"),
+    ("search_terms.json", "site/search_terms.json.j2"),
+    ("docs/javascripts/search-worker.js", "site/search_worker.js.j2"),
     ("docs/javascripts/finder.js", "site/finder.js.j2"),
     ("docs/javascripts/mathjax-config.js", "site/mathjax-config.js.j2"),
     ("docs/stylesheets/extra.css", "site/extra.css.j2"),
@@ -77,16 +79,6 @@ def nav(project: ProjectView) -> list[NavSet]:
         )
         for iset in project.targets.instruction_sets
     ]
-
-
-def reference_nav(project: ProjectView) -> list[tuple[str, str]]:
-    """The reference-layout pages (one per instruction, named as the intrinsic), alphabetically as
-    upstream's per-instruction directory lists them: (title, page relative to docs_dir)."""
-    return sorted((o.name, in_docs(o.ref_doc_path)) for o in project.ops if o.ref_doc_path in _ref_pages(o))
-
-
-def _ref_pages(op: OpView) -> set[str]:
-    return {job[0] for job in op.kind.outputs(op)}
 
 
 # --------------------------------------------------------------------------- source notes

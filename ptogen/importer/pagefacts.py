@@ -225,6 +225,10 @@ _DECLARED_IN = re.compile(r"^Declared in\s+(?P<path>.+?):?$")
 _DECL_START = re.compile(r"^(?:template\b|(?:[\w:<>*&]+\s+)+[\w:]+\s*\()(?!.*\w\.\s)(?!.*\w[.:]$)")
 
 
+# "Declaration 2. " before an overload's summary: the page numbers the declarations it shows.
+_DECL_NUMBER = re.compile(r"^Declaration \d+\.\s*")
+
+
 def _read_intrinsic(section: Section, ctx: Ctx) -> None:
     pending: list[Line] = []
     comment: list[Line] = []
@@ -249,7 +253,7 @@ def _read_intrinsic(section: Section, ctx: Ctx) -> None:
             ctx.facts.signatures.append(normalise_signature(" ".join(x.text for x in pending)))
             ctx.facts.where.setdefault("intrinsic", pending[0].number)
             text = " ".join(x.text.strip().removeprefix("//").strip() for x in comment)
-            ctx.facts.signature_comments.append(text)
+            ctx.facts.signature_comments.append(_DECL_NUMBER.sub("", text))
             for x in pending + comment:
                 x.placed = True
             pending, comment = [], []

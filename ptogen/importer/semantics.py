@@ -106,14 +106,15 @@ def _overload_formulas(
     attrs: dict[str, int],
     unplaced: list[str],
 ) -> None:
-    """An overload's own expression, from the formula the page gives after "Overload N."."""
+    """An overload's own expression, from the formula the page gives after "Declaration N." (the
+    main declaration is 1, so overload k is declaration k + 1)."""
     for before, formula in facts.more_math:
-        m = re.match(r"Overload (\d+)\. ", plain(before))
-        if m is None or not 0 < int(m.group(1)) <= len(overloads):
+        m = re.match(r"Declaration (\d+)\. ", plain(before))
+        if m is None or not 1 < int(m.group(1)) <= len(overloads) + 1:
             continue
-        ov = overloads[int(m.group(1)) - 1]
+        ov = overloads[int(m.group(1)) - 2]
         ov_names = names | {o["name"] for o in ov.get("operands", []) if o["kind"] in ("tile", "scalar")}
         try:
             ov["expr"] = _reader(kind)(formula, ov_names, attrs)
         except _UNREAD as exc:
-            unplaced.append(f"math of overload {m.group(1)} not understood ({exc}): {formula}")
+            unplaced.append(f"math of declaration {m.group(1)} not understood ({exc}): {formula}")

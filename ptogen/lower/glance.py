@@ -7,18 +7,21 @@ Everything here is read off the op's rules as the profile checks enforce them (`
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-from ..kind_api import OpViewAPI
-from ..rules.parts import Placed, Tabulated, part
+from ..kind_api import FormViewAPI, OpViewAPI
+from ..rules.parts import Placed, Tabulated, TypeListing, part
 
 
 @dataclass(frozen=True)
 class DTypeRow:
-    """Operands that admit the same types on every profile, and those types per profile."""
+    """Operands of one declaration that admit the same types on every profile, and those types per
+    profile (None: any type, no rule names the operand there)."""
 
     operands: list[str]
-    per_profile: dict[str, list[str]]
+    per_profile: dict[str, list[str] | None]
+    forms: str = "1"  # the declarations, numbered from 1 as the page numbers them ("1, 4-8")
 
 
 @dataclass(frozen=True)
@@ -38,11 +41,15 @@ class PairMatrix:
 
 @dataclass(frozen=True)
 class TupleTable:
-    """For one profile: the element-type combinations a rule admits for several operands jointly."""
+    """The element-type combinations rules admit for several operands jointly, over every profile:
+    each combination some profile tabulates, with the profiles that accept it."""
 
-    profile: str
     operands: list[str]
     rows: list[tuple[str, ...]]
+    accepted: dict[tuple[str, ...], list[str]]  # combination -> the profiles whose checks admit it
+
+    def mark(self, row: tuple[str, ...], profile: str) -> bool:
+        return profile in self.accepted[row]
 
 
 @dataclass(frozen=True)
@@ -73,16 +80,81 @@ class Glance:
             found |= set(listed if listed is not None else self.op.allowed_dtypes(profile, values))
         return [d.name for d in self.op.targets.dtypes if d.name in found]
 
+    def form_types(self, profile: str, form: FormViewAPI, operand: str) -> list[str] | None:
+        """The element types one declaration takes for one of its operands on the profile, over every
+        template value the op varies: the declaration's own rules and, unless its kind runs it
+        without them (TGATHER's other forms), the op's rules on the main operands whose argument
+        this operand is (a declaration runs the op's checks on what it passes for them). None: no
+        rule names it, any type compiles."""
+        if not self.op.available(profile):
+            return []
+        common = form.index == 0 or self.op.kind.unchecked_when(self.op, form) != "true"
+        mains = self._main_operands(form, operand) if common else []
+        found: set[str] = set()
+        named = False
+        for values in self.op.value_variants:
+            lists = [self.op.operand_dtypes(profile, m, values) for m in mains]
+            if self.op.compute_operand in mains:  # the rules type it through the others
+                lists.append(self.op.allowed_dtypes(profile, values))
+            lists += [
+                part(rv.rule, TypeListing).operand_dtypes(rv, operand, values)
+                for rv in form.rules_for(profile, static=True)
+            ]
+            named_here = [x for x in lists if x is not None]
+            if named_here:
+                named = True
+                found |= {d for d in named_here[0] if all(d in x for x in named_here[1:])}
+        return [d.name for d in self.op.targets.dtypes if d.name in found] if named else None
+
+    def _main_operands(self, form: FormViewAPI, operand: str) -> list[str]:
+        """The main declaration's tile operands whose argument, in this declaration, is `operand`."""
+        carried = {p.name for p in form.params if p.operand == operand}
+        out = []
+        for m in self.op.tiles:
+            try:
+                arg = form.arg(m)
+            except KeyError:
+                continue
+            if set(re.findall(r"\w+", arg)) & carried:
+                out.append(m)
+        return out
+
     def dtype_rows(self) -> list[DTypeRow]:
-        rows: list[DTypeRow] = []
-        for operand in self.op.tiles:
-            per = {p: self.types(p, operand) for p in self.profiles}
-            same = next((r for r in rows if r.per_profile == per), None)
-            if same is not None:
-                same.operands.append(operand)
+        """Per declaration (a vector op has one), its tile operands grouped by equal types;
+        declarations whose rows are the same share them."""
+        groups: list[tuple[list[int], list[DTypeRow]]] = []
+        forms: list[FormViewAPI | None] = [*self.op.forms] or [None]
+        for form in forms:
+            mine: list[DTypeRow] = []
+            for operand in self._form_tiles(form):
+                per = {
+                    p: self.types(p, operand) if form is None else self.form_types(p, form, operand)
+                    for p in self.profiles
+                }
+                same = next((r for r in mine if r.per_profile == per), None)
+                if same is not None:
+                    same.operands.append(operand)
+                else:
+                    mine.append(DTypeRow([operand], per))
+            number = 1 if form is None else form.index + 1
+            shared = next((g for g in groups if g[1] == mine), None)
+            if shared is not None:
+                shared[0].append(number)
             else:
-                rows.append(DTypeRow([operand], per))
-        return rows
+                groups.append(([number], mine))
+        return [
+            DTypeRow(r.operands, r.per_profile, _numbers(numbers)) for numbers, rows in groups for r in rows
+        ]
+
+    def _form_tiles(self, form: FormViewAPI | None) -> list[str]:
+        """The tile (or register) operands a declaration takes, in the op's order of operands."""
+        if form is None:
+            return list(self.op.tiles)
+        taken = {p.operand for p in form.params if p.operand} | {
+            t.operand for t in form.template if t.operand
+        }
+        names = [o.name for o in self.op.spec.every_operand if o.kind in ("tile", "vreg") and o.name in taken]
+        return list(dict.fromkeys(names))  # overloads may each declare an operand of the same name
 
     def pair_matrices(self) -> list[PairMatrix]:
         """Per profile, the legal pairs of the two operands a rule tabulates (TCVT's conversions),
@@ -100,14 +172,27 @@ class Glance:
         return out
 
     def tuple_tables(self) -> list[TupleTable]:
-        """Per profile, each jointly tabulated set of operand types (TMATMUL's type triples)."""
-        out = []
+        """Each jointly tabulated set of operands (TMATMUL's type triples): one table for every
+        profile, the combinations any profile lists, each marked with the profiles whose checks
+        accept it (a profile without such a rule accepts what its other rules do)."""
+        rows: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
         for p in self.profiles:
             for rv in self.op.rules_for(p, static=True):
                 found = part(rv.rule, Tabulated).tabulated_tuples(self.op)
                 if found is not None:
-                    out.append(TupleTable(p, found[0], found[1]))
-        return out
+                    listed = rows.setdefault(tuple(found[0]), [])
+                    listed += [r for r in found[1] if r not in listed]
+        return [
+            TupleTable(
+                list(operands),
+                combos,
+                {c: self._accepting(dict(zip(operands, c, strict=True))) for c in combos},
+            )
+            for operands, combos in rows.items()
+        ]
+
+    def _accepting(self, chosen: dict[str, str]) -> list[str]:
+        return [p for p in self.profiles if self.op.available(p) and self._admits(p, chosen)]
 
     def _admits(self, profile: str, chosen: dict[str, str]) -> bool:
         compute = chosen.get(self.op.compute_operand, next(iter(chosen.values())))
@@ -151,6 +236,18 @@ class Glance:
             else:
                 out.append(PlacementRow([o.name], per))
         return out
+
+
+def _numbers(numbers: list[int]) -> str:
+    """Declaration numbers as a short list: runs of three or more as a range ("1, 4-8")."""
+    out: list[str] = []
+    start = 0
+    for i in range(1, len(numbers) + 1):
+        if i == len(numbers) or numbers[i] != numbers[i - 1] + 1:
+            run = numbers[start:i]
+            out += [f"{run[0]}-{run[-1]}"] if len(run) >= 3 else [str(n) for n in run]
+            start = i
+    return ", ".join(out)
 
 
 def _spell(aspect: str, value: str) -> str:

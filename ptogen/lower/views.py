@@ -34,6 +34,7 @@ from ..spec import expr as semantics
 from ..spec.load import LoadedOp, SpecSet
 from ..spec.model import (
     Dispatch,
+    GroupingDef,
     InstructionSetDef,
     Intrinsic,
     Operand,
@@ -193,6 +194,16 @@ class OpView:
     @property
     def mnemonic(self) -> str:
         return self.spec.mnemonic
+
+    @property
+    def category(self) -> GroupingDef | None:
+        """What the op does across instruction sets (targets.yaml `categories`, by op kind)."""
+        return self.targets.category_of(self.spec.semantics.kind)
+
+    @property
+    def unit(self) -> GroupingDef | None:
+        """The execution unit that runs the op (targets.yaml `units`, by op kind)."""
+        return self.targets.unit_of(self.spec.semantics.kind)
 
     @property
     def domain(self) -> str:

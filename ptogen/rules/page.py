@@ -75,11 +75,11 @@ class PageContext:
 
 
 def forms_note(forms: list[int] | None) -> str:
-    """What a doc line adds when `forms` limits its rule, numbering declarations as the page's C++
-    Intrinsic section lists them from 0 (read back by `split_forms`)."""
+    """What a doc line adds when `forms` limits its rule, numbering declarations from 1 as the page's
+    C++ Intrinsic section numbers them (read back by `split_forms`)."""
     if forms is None:
         return ""
-    listed = [str(k) for k in forms]
+    listed = [str(k + 1) for k in forms]
     names = listed[0] if len(listed) == 1 else ", ".join(listed[:-1]) + " and " + listed[-1]
     return f"Checked on declaration{'s' if len(forms) > 1 else ''} {names} only."
 
@@ -93,7 +93,7 @@ def split_forms(text: str) -> tuple[str, list[int] | None]:
     m = _FORMS_NOTE.search(text)
     if m is None:
         return text, None
-    return text[: m.start()], [int(k) for k in re.findall(r"\d+", m.group("forms"))]
+    return text[: m.start()], [int(k) - 1 for k in re.findall(r"\d+", m.group("forms"))]
 
 
 # What the doc line of a rule that warns (`warns`) adds, read back by `split_warns`.

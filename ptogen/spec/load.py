@@ -249,11 +249,30 @@ def load_specs(specs_dir: Path, root: Path | None = None) -> SpecSet:
     if not errors:  # a spec that failed to load would make its dispatch targets look undefined
         errors.extend(_check_dispatch_targets(ops))
         errors.extend(_check_families(targets, targets_doc))
+        errors.extend(_check_groupings(targets, targets_doc))
     if errors:
         # A mistake in a class reaches every op that uses it: report it once.
         unique = {str(e): e for e in errors}
         raise SpecErrors(list(unique.values()))
     return SpecSet(targets, display_path(targets_file, root), ops, enum_cases, provenance, context.classes)
+
+
+def _check_groupings(targets: Targets, doc: LoadedDoc) -> list[SpecError]:
+    """The op kinds that `categories` and `units` name are registered kinds."""
+    from ..opkinds import KINDS
+
+    return [
+        SpecError(
+            doc.source.file,
+            doc.source.line_of((key, i, "kinds", j)) or doc.source.line_of((key, i)),
+            f"{key}[{i}].kinds[{j}]",
+            f"unknown op kind {k!r}{did_you_mean(k, list(KINDS))}",
+        )
+        for key, groups in (("categories", targets.categories), ("units", targets.units))
+        for i, g in enumerate(groups)
+        for j, k in enumerate(g.kinds)
+        if k not in KINDS
+    ]
 
 
 def _check_families(targets: Targets, doc: LoadedDoc) -> list[SpecError]:

@@ -100,6 +100,15 @@ class InstructionSetDef(Strict):
     )
 
 
+class GroupingDef(Strict):
+    """A category (arithmetic, compare, ...) or an execution unit (vector, cube, ...): a grouping of
+    ops across instruction sets, stated once for each op kind it covers."""
+
+    id: Name
+    title: InlineText
+    kinds: list[Name] = Field(min_length=1, description="the op kinds (`semantics.kind`) it covers")
+
+
 class FamilyDef(Strict):
     """Related ops across instruction sets: each member's page lists the others."""
 
@@ -335,6 +344,15 @@ class Targets(Strict):
         description="the words intrinsic names are made of, as upstream's file names spell them "
         "(Row, Expand, Add): `${Camel}` in a class or header pattern splits a name on them",
     )
+    categories: list[GroupingDef] = Field(
+        default_factory=list,
+        description="what ops do, across instruction sets (arithmetic, compare, convert, ...), each "
+        "listing the op kinds it covers; the finder filters on it and search indexes it",
+    )
+    units: list[GroupingDef] = Field(
+        default_factory=list,
+        description="the execution unit that runs an op (vector, cube, MTE, scalar), per op kind",
+    )
 
     @model_validator(mode="after")
     def _unique(self) -> Targets:
@@ -349,6 +367,9 @@ class Targets(Strict):
             if p.extends is not None and p.extends not in names:
                 raise ValueError(f"profile {p.name!r} extends {p.extends!r}, which is not a declared profile")
         _no_duplicates([f.name for f in self.families], "family")
+        for what, groups in (("category", self.categories), ("unit", self.units)):
+            _no_duplicates([g.id for g in groups], what)
+            _no_duplicates([k for g in groups for k in g.kinds], f"op kind in {what} lists")
         for f in self.families:  # members are ops of the sets' `order` lists (spec/load.py checks)
             _no_duplicates(f.ops, f"op in family {f.name!r}")
         for set_name, members in self.dtype_sets.items():
@@ -388,6 +409,12 @@ class Targets(Strict):
 
     def instruction_set(self, set_id: str) -> InstructionSetDef:
         return next(s for s in self.instruction_sets if s.id == set_id)
+
+    def category_of(self, kind: str) -> GroupingDef | None:
+        return next((g for g in self.categories if kind in g.kinds), None)
+
+    def unit_of(self, kind: str) -> GroupingDef | None:
+        return next((g for g in self.units if kind in g.kinds), None)
 
 
 def _no_duplicates(items: list[str], what: str) -> None:

@@ -165,7 +165,7 @@ def test_every_internal_link_and_anchor_exists(site: Path) -> None:
     assert broken == []
 
 
-def test_each_op_is_in_the_menu_once(site: Path) -> None:
+def _menu_pages() -> list[str]:
     import yaml
 
     config = yaml.safe_load((GENERATED / "mkdocs.yml").read_text())
@@ -183,15 +183,40 @@ def test_each_op_is_in_the_menu_once(site: Path) -> None:
                 pages.append(str(item))
 
     walk(config["nav"])
+    return pages
+
+
+def test_each_op_is_in_the_menu_once_and_the_reference_layout_is_not(site: Path) -> None:
+    pages = _menu_pages()
     assert len(pages) == len(set(pages))
     op_pages = [p for p in pages if "/ops/" in p]
     assert len(op_pages) == len(list((GENERATED / "docs/isa").glob("*/ops/*/*.md")))
-    # The reference layout: each page once, in its own section, alphabetically.
-    reference = [p for p in pages if re.fullmatch(r"isa/[A-Z0-9_]+\.md", p)]
-    assert reference == sorted(reference)
-    assert set(reference) == {f"isa/{p.name}" for p in (GENERATED / "docs/isa").glob("*.md")} - {
-        "isa/README.md"
-    }
+    # The reference layout repeats the instruction-set pages: out of the menu, built all the same
+    # (strict: declared `not_in_nav`), and linked from its op's page and from the finder.
+    reference = sorted(p.name for p in (GENERATED / "docs/isa").glob("*.md"))
+    assert len(reference) > 100 and not [p for p in pages if re.fullmatch(r"isa/[A-Z0-9_]+\.md", p)]
+    finder = (site / "finder.html").read_text(encoding="utf-8")
+    for name in reference:
+        html = name.replace(".md", ".html")
+        assert (site / "isa" / html).is_file(), html
+        assert f'href="isa/{html}"' in finder, html
+    for op in _project().ops:  # type: ignore[attr-defined]
+        if op.ref_doc_path.endswith(tuple(reference)):
+            built = (site / in_docs_html(op.doc_path)).read_text(encoding="utf-8")
+            assert posixpath.basename(op.ref_doc_path).replace(".md", ".html") in built, op.name
+
+
+def test_every_op_kind_has_a_category_and_a_unit() -> None:
+    """targets.yaml states them per op kind; a new kind must be added to both lists."""
+    ops = _project().ops  # type: ignore[attr-defined]
+    missing = sorted({o.spec.semantics.kind for o in ops if o.category is None or o.unit is None})
+    assert missing == [], f"add these op kinds to `categories` and `units` in specs/targets.yaml: {missing}"
+
+
+def in_docs_html(doc_path: str) -> str:
+    from ptogen.emit.site import in_docs
+
+    return in_docs(doc_path).replace(".md", ".html")
 
 
 # --------------------------------------------------------------------------- the guide's samples
@@ -351,8 +376,8 @@ BROWSER_PAGES = [
         "isa/vector/ops/vec-scalar-ops/vshrs.html",
         "isa/vector/ops/vec-scalar-ops/vaddcs.html",
     ),
-    # The reference layout: its own menu section, alphabetical; the footer follows it.
-    ("isa/TROWSUM.html", "TROWSUM", "isa/TROWPROD.html", "isa/TRSQRT.html"),
+    # The reference layout: out of the menu, so no menu entry and no footer links.
+    ("isa/TROWSUM.html", None, None, None),
 ]
 
 
@@ -460,6 +485,46 @@ _DISPLAY_MATH = """() => [...document.querySelectorAll('article div.arithmatex')
 })"""
 WIDTHS = {"desktop": 1280, "phone": 390}
 
+# The tables of a page (type tables, matrices): an identifier in a table on more than one line (broken
+# inside its name), a table wider than its block that does not scroll sideways inside it, a block
+# reaching past the window.
+_TABLES = """() => {
+  const bad = [], w = window.innerWidth;
+  for (const table of document.querySelectorAll('article table')) {
+    for (const code of table.querySelectorAll('code')) {
+      if (code.getClientRects().length > 1) bad.push('breaks ' + code.textContent);
+    }
+    let block = table.parentElement;
+    while (block && block.tagName !== 'ARTICLE' && block.scrollWidth <= block.clientWidth + 1) {
+      block = block.parentElement;
+    }
+    if (block && block.tagName !== 'ARTICLE') {
+      const scrolls = ['auto', 'scroll'].includes(getComputedStyle(block).overflowX);
+      if (!scrolls) bad.push('cut off: ' + table.rows[0].textContent.trim().slice(0, 40));
+      if (block.getBoundingClientRect().right > w + 1) bad.push('past the window: ' + block.className);
+    } else if (table.getBoundingClientRect().right > w + 1) {
+      bad.push('past the window: ' + table.rows[0].textContent.trim().slice(0, 40));
+    }
+  }
+  return bad;
+}"""
+# Pages whose tables are widest: TCVT's pair matrices, TGATHER's and TMATMUL's per-form tables.
+TABLE_PAGES = ["pto.tcvt", "pto.tgather", "pto.tmatmul", "pto.tmov"]
+
+
+@pytest.mark.parametrize("width", list(WIDTHS))
+def test_tables_fit_or_scroll_and_names_do_not_break(browser: object, served: str, width: str) -> None:
+    page = browser.new_page()  # type: ignore[attr-defined]
+    page.set_viewport_size({"width": WIDTHS[width], "height": 900})
+    try:
+        for mnemonic in TABLE_PAGES:
+            page.goto(served + _page_of(mnemonic))
+            assert page.locator("article table").count() >= 1
+            assert page.evaluate(_TABLES) == [], mnemonic
+            assert page.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth"), mnemonic
+    finally:
+        page.close()
+
 
 @pytest.mark.parametrize("width", list(WIDTHS))
 @pytest.mark.parametrize(("rel", "entry", "prev", "nxt"), BROWSER_PAGES, ids=lambda v: str(v))
@@ -499,6 +564,13 @@ def test_page_in_the_browser(
             assert details.locator("li").first.is_visible()
 
         # Navigation: the menu marks this page; the footer's previous/next follow the set's order.
+        if entry is not None and width == "desktop":
+            # The sets are collapsible groups of the menu: only the one holding this page is open.
+            opened = page.evaluate(
+                "[...document.querySelectorAll('nav.md-nav--primary li.md-nav__item--nested > input')]"
+                ".map(i => i.checked)"
+            )
+            assert len(opened) >= len(_project().targets.instruction_sets) and sum(opened) == 1, opened  # type: ignore[attr-defined]
         if entry is not None:
             active = page.locator("nav.md-nav--primary a.md-nav__link--active")
             assert active.first.inner_text().strip() == entry
@@ -575,7 +647,8 @@ SHARDS = 4
 def test_every_op_page_at_both_widths(browser: object, served: str, width: str, shard: int) -> None:
     """Every op page's DOM at desktop and phone width (a shard of the ops each): each constraint
     group nested under its label, every display formula typeset at its natural, non-zero size, no
-    sideways scrolling of the page, no console error."""
+    sideways scrolling of the page, every table fitting or scrolling inside its block with no name
+    broken, no console error."""
     from ptogen.emit.site import in_docs
 
     tlrelu = next(o for o in _project().ops if o.spec.mnemonic == "pto.tlrelu")  # type: ignore[attr-defined]
@@ -605,6 +678,7 @@ def test_every_op_page_at_both_widths(browser: object, served: str, width: str, 
                     wrong.append(f"{rel}: formula {f}")
             if not page.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth"):
                 wrong.append(f"{rel}: the page scrolls sideways")
+            wrong += [f"{rel}: table {w}" for w in page.evaluate(_TABLES)]
     finally:
         page.close()
     assert wrong == [] and problems == []
@@ -661,13 +735,40 @@ def _search(page: object, query: str) -> list[str]:
     return current
 
 
-@pytest.mark.parametrize("mnemonic", ["TLRELU", "vlrelu"])
-def test_search_finds_an_op_by_mnemonic(browser: object, served: str, mnemonic: str) -> None:
+def _page_of(mnemonic: str) -> str:
+    """The built page of an op, as search results name it (a path from the site's root)."""
+    op = next(o for o in _project().ops if o.spec.mnemonic == mnemonic)  # type: ignore[attr-defined]
+    return "/" + in_docs_html(op.doc_path)
+
+
+# (query, the op it must find, how high: 1 = first). C++ names with and without the leading T,
+# a name inside another name, words of a summary, a category.
+SEARCH_QUERIES = [
+    ("tadd", "pto.tadd", 1),
+    ("TLRELU", "pto.tlrelu", 1),
+    ("vlrelu", "pto.vlrelu", 1),
+    ("matmul", "pto.tmatmul", 1),
+    ("subrelu", "pto.tsubrelu", 1),
+    ("fillpad_inplace", "pto.tfillpad_inplace", 1),
+    ("convert", "pto.tcvt", 3),
+    ("multiply", "pto.tmatmul", 3),
+    ("compare", "pto.tcmp", 3),
+    ("leaky", "pto.tlrelu", 3),
+]
+
+
+def test_search_finds_ops_by_name_summary_and_category(browser: object, served: str) -> None:
     page, problems = _open(browser, served, f"{served}/index.html")
     try:
-        found = _search(page, mnemonic)
-        assert found[0].lower().endswith(f"/{mnemonic.lower()}.html"), found  # the op's own page first
-        page.screenshot(path=str(ARTEFACTS / f"search_{mnemonic}.png"))
+        for query, mnemonic, within in SEARCH_QUERIES:
+            found = _search(page, query)
+            assert _page_of(mnemonic) in found[:within], (query, found[:6])
+        # A result shows its op's summary under the op's name.
+        _search(page, "matmul")
+        first = page.locator(".md-search-result__item article").first  # type: ignore[attr-defined]
+        op = next(o for o in _project().ops if o.spec.mnemonic == "pto.tmatmul")  # type: ignore[attr-defined]
+        assert _plain(op.doc.summary) in " ".join(first.inner_text().split())
+        page.screenshot(path=str(ARTEFACTS / "search_matmul.png"))
         assert problems == []
     finally:
         page.close()
@@ -680,13 +781,39 @@ def test_search_lists_each_op_once_and_ranks_a_family_by_its_name(
     page, problems = _open(browser, served, f"{served}/index.html", WIDTHS[width])
     try:
         found = _search(page, "relu")
+        assert found[0].endswith("/trelu.html"), found
         top = {p.rsplit("/", 1)[-1] for p in found[:5]}
         assert {"trelu.html", "tlrelu.html", "tprelu.html", "vlrelu.html"} <= top, found
+        # Every op with ReLU in its name, the fused ones too.
+        relus = {_page_of(o.spec.mnemonic) for o in _project().ops if "relu" in o.name.lower()}  # type: ignore[attr-defined]
+        assert len(relus) >= 9 and relus <= set(found), sorted(relus - set(found))
         # Reference-layout pages repeat their op's page, so search leaves them out.
         assert not [p for p in found if re.search(r"/isa/[A-Z0-9_]+\.html$", p)], found
         assert problems == []
     finally:
         page.close()
+
+
+def test_search_index_names_every_op_and_shows_its_summary(site: Path) -> None:
+    """Over every op, in the built index: its page's first entry holds the C++ name with and without
+    the leading T (what a query by name must match) and the other ops' names inside its name, and
+    its text is the op's summary (what the result shows, and words a query may use)."""
+    import json
+
+    index = json.loads((site / "search/search_index.json").read_text(encoding="utf-8"))
+    entries = {d["location"]: d for d in index["docs"]}
+    assert {"names", "parts", "category"} <= set(index["config"]["fields"])
+    ops = _project().ops  # type: ignore[attr-defined]
+    bases = {o.name.lower().removeprefix("t") if o.intrinsic else o.name for o in ops}
+    for op in ops:  # type: ignore[attr-defined]
+        entry = entries[in_docs_html(op.doc_path)]
+        names = entry["names"].split()
+        base = op.name.lower().removeprefix("t") if op.intrinsic else op.name
+        assert op.name.lower() in names and base in names, (op.name, names)
+        inside = {b for b in bases if len(b) >= 3 and b != base and b in base.replace("_", "")}
+        assert inside <= set(entry["parts"].split()), (op.name, entry["parts"])
+        assert entry["text"] == _plain(op.doc.summary), op.name
+        assert op.category.title in entry["category"] and op.unit.title in entry["category"], op.name
 
 
 # --------------------------------------------------------------------------- the intrinsics finder
@@ -706,7 +833,7 @@ def _finder_filter(page: object, **chosen: str) -> set[str]:
             page.fill("#finder-text", value)  # type: ignore[attr-defined]
         else:
             page.select_option(f"#finder-{name}", value)  # type: ignore[attr-defined]
-    rows = page.locator("#finder-table tbody tr:not([hidden])")  # type: ignore[attr-defined]
+    rows = page.locator("#finder-table tbody tr[data-mnemonic]:not([hidden])")  # type: ignore[attr-defined]
     shown = {rows.nth(i).get_attribute("data-mnemonic") for i in range(rows.count())}
     count = page.text_content("#finder-count")  # type: ignore[attr-defined]
     assert count.startswith(f"{len(shown)} of "), count
@@ -740,6 +867,126 @@ def test_finder_location_filter_keeps_ops_that_take_the_location(browser: object
         mat = _finder_filter(page, location="Mat")
         assert "pto.tadd" in vec and "pto.tadd" not in mat  # TADD's tiles must be Vec tiles
         assert not any(m.startswith("pto.v") for m in vec)  # vector ops take registers, not tiles
+        assert problems == []
+    finally:
+        page.close()
+
+
+# Over the shown rows: a row, a cell or a parameter of a declaration reaching past the window (cut
+# off), a parameter or an element type broken over two lines, the table wider than its block.
+_FINDER_FIT = """() => {
+  const bad = [], w = window.innerWidth, table = document.querySelector('#finder-table');
+  if (table.scrollWidth > table.clientWidth + 1) bad.push('table ' + table.scrollWidth);
+  for (const row of document.querySelectorAll('#finder-table tbody tr[data-mnemonic]:not([hidden])')) {
+    const op = row.dataset.mnemonic;
+    for (const cell of row.cells) {
+      if (cell.getBoundingClientRect().right > w + 1) bad.push(op + ' cell ' + cell.dataset.label);
+    }
+    for (const piece of row.querySelectorAll('.pto-sig span, .pto-types abbr')) {
+      if (piece.getClientRects().length !== 1) bad.push(op + ' breaks ' + piece.textContent);
+    }
+    const sig = row.querySelector('.pto-sig'), types = row.querySelector('.pto-types');
+    if (!sig || !types) bad.push(op + ' without declaration or types');
+    else if (!sig.checkVisibility() || !types.checkVisibility()) bad.push(op + ' hides a cell');
+  }
+  return bad;
+}"""
+
+
+@pytest.mark.parametrize("width", list(WIDTHS))
+def test_finder_rows_fit_and_show_declaration_types_category_and_unit(
+    browser: object, served: str, width: str
+) -> None:
+    page, problems = _open(browser, served, f"{served}/finder.html", WIDTHS[width])
+    try:
+        assert page.evaluate(_FINDER_FIT) == []
+        assert page.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth")
+        # The text box is visibly a box, and the page uses its width (no table of contents beside it).
+        border = page.evaluate("getComputedStyle(document.querySelector('#finder-text')).borderTopWidth")
+        assert border != "0px"
+        assert page.locator(".md-sidebar--secondary").is_hidden()  # type: ignore[attr-defined]
+        row = page.locator("tr[data-mnemonic='pto.tadd']")  # type: ignore[attr-defined]
+        text = " ".join(row.inner_text().split())
+        op = next(o for o in _project().ops if o.spec.mnemonic == "pto.tadd")  # type: ignore[attr-defined]
+        assert op.category.title in text and op.unit.title in text and "TADD(" in text
+        vocabulary = _project().targets.dtypes  # type: ignore[attr-defined]
+        for p in _project().profiles:  # type: ignore[attr-defined]
+            short = [d.asm for d in vocabulary if d.name in op.allowed_dtypes(p.name)]
+            assert f"{p.name} {' '.join(short)}" in text, (p.name, text)
+        page.screenshot(path=str(ARTEFACTS / f"finder_rows_{WIDTHS[width]}.png"), full_page=False)
+        assert problems == []
+    finally:
+        page.close()
+
+
+def test_finder_filters_by_level_and_category(browser: object, served: str) -> None:
+    page, problems = _open(browser, served, f"{served}/finder.html")
+    try:
+        ops = _project().ops  # type: ignore[attr-defined]
+        vector = {o.spec.mnemonic for o in ops if o.iset.kind == "vector"}
+        assert _finder_filter(page, level="vector") == vector
+        compare = {o.spec.mnemonic for o in ops if o.category.id == "compare"}
+        assert _finder_filter(page, level="", category="compare") == compare
+        assert compare >= {"pto.tcmp", "pto.tcmps"}
+        cube = _finder_filter(page, category="", unit="cube")
+        assert cube == {o.spec.mnemonic for o in ops if o.unit.id == "cube"} and "pto.tmatmul" in cube
+        assert problems == []
+    finally:
+        page.close()
+
+
+def _finder_state(page: object) -> dict[str, object]:
+    return page.evaluate(  # type: ignore[attr-defined,no-any-return]
+        """() => ({
+      controls: [...document.querySelectorAll('.pto-finder-filters select, #finder-text')].map(e => e.value),
+      rows: [...document.querySelectorAll('#finder-table tbody tr[data-mnemonic]:not([hidden])')]
+        .map(r => r.dataset.mnemonic)})"""
+    )
+
+
+def test_finder_keeps_filters_text_and_sort_in_the_address(browser: object, served: str) -> None:
+    page, problems = _open(browser, served, f"{served}/finder.html")
+    try:
+        page.select_option("#finder-level", "tile")  # type: ignore[attr-defined]
+        first = _finder_state(page)
+        page.select_option("#finder-category", "arithmetic")  # type: ignore[attr-defined]
+        page.fill("#finder-text", "relu")  # type: ignore[attr-defined]
+        page.click("th button[data-sort='op']")  # type: ignore[attr-defined]
+        page.click("th button[data-sort='op']")  # type: ignore[attr-defined]  # descending
+        chosen = _finder_state(page)
+        assert chosen["rows"] == sorted(chosen["rows"], reverse=True) and "pto.trelu" in chosen["rows"]
+        address = page.url  # type: ignore[attr-defined]
+        assert all(f in address for f in ("level=tile", "category=arithmetic", "q=relu", "sort=-op")), address
+        # The address alone gives the same page: a shared link.
+        shared, more = _open(browser, served, address)
+        try:
+            assert _finder_state(shared) == chosen
+        finally:
+            shared.close()  # type: ignore[attr-defined]
+        # Back undoes one step at a time: the two sorts, the text with the category, the category.
+        for _ in range(3):
+            page.go_back()  # type: ignore[attr-defined]
+        assert _finder_state(page) == first
+        assert problems == [] and more == []
+    finally:
+        page.close()
+
+
+def test_finder_row_opens_in_place_with_formula_forms_and_constraints(browser: object, served: str) -> None:
+    page, problems = _open(browser, served, f"{served}/finder.html")
+    try:
+        op = next(o for o in _project().ops if o.spec.mnemonic == "pto.tgather")  # type: ignore[attr-defined]
+        button = page.locator("tr[data-mnemonic='pto.tgather'] button.pto-open")  # type: ignore[attr-defined]
+        button.click()
+        more = page.locator("tr[data-mnemonic='pto.tgather'] + tr.pto-finder-open")  # type: ignore[attr-defined]
+        more.locator("mjx-container svg").first.wait_for()
+        assert more.locator(".pto-finder-more > ol > li").count() == len(op.forms) == 3
+        groups = op.doc.rule_groups()
+        items = sum(len(rules) + len(op.doc.prose_for(key)) for key, rules in groups)
+        assert more.locator(".pto-finder-more > ul > li > ul > li").count() == items > 0
+        assert more.locator(f"a[href$='{posixpath.basename(op.ref_doc_path)[:-3]}.html']").count() == 1
+        button.click()
+        assert page.locator("tr.pto-finder-open").count() == 0  # type: ignore[attr-defined]
         assert problems == []
     finally:
         page.close()

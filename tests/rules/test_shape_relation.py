@@ -64,7 +64,7 @@ def test_tmrgsort_tmp_covers_the_lists_summed_columns() -> None:
                 lists = case["attrs"]["lists"].split(",")
                 assert tiles["tmp"]["cols"] >= sum(tiles[n]["cols"] for n in lists), case["label"]
     page = (ROOT / "generated/docs/isa/TMRGSORT.md").read_text()
-    assert "Static shapes: `tmp.Cols >= src0.Cols + src1.Cols`. Checked on declaration 3 only." in page
+    assert "Static shapes: `tmp.Cols >= src0.Cols + src1.Cols`. Checked on declaration 4 only." in page
     assert op.spec.prose_constraints == []
 
 

@@ -33,6 +33,6 @@ def test_tdeinterleave_one_source_form_reads_twice_the_destination_columns() -> 
     assert "// overload 1" not in cases
     page = (ROOT / "generated/docs/isa/TDEINTERLEAVE.md").read_text()
     assert (
-        "Runtime: `src0.GetValidCol()` is 2 times `dst0.GetValidCol()`. Checked on declaration 1 only."
+        "Runtime: `src0.GetValidCol()` is 2 times `dst0.GetValidCol()`. Checked on declaration 2 only."
         in page
     )

@@ -375,3 +375,13 @@ def test_exit_code_and_stderr_through_a_real_process(project: Path) -> None:
     assert proc.stderr.startswith(f"error: {TLRELU}:")
     assert "constraints[6].dtypes[1]: unknown dtype 'flaot'" in proc.stderr
     assert tree_hash(project / "generated") == before
+
+
+def test_a_category_naming_an_unknown_op_kind(spec_project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    line = edit(spec_project, "specs/targets.yaml", "kinds: [predicate]}", "kinds: [predicat]}")
+    code, errors = run_gen(spec_project, capsys)
+    assert code == 2
+    assert errors == [
+        f"error: specs/targets.yaml:{line}: categories[1].kinds[0]: unknown op kind 'predicat'"
+        " (did you mean 'predicate'?)"
+    ]
