@@ -8,6 +8,7 @@ runner reads.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -148,7 +149,12 @@ class CompileCase:
     contexts: list[tuple[str, str]] = field(default_factory=list)  # (C++ type, name) of context operands
 
     def messages(self) -> list[str]:
-        return [rv.message(self.profile) for rv in ([self.rv] if self.rv else []) + self.also]
+        # A rule asserted piece by piece (a shape rule's relations) expects the pieces these tiles break.
+        # A declaration's own tiles (`src1_f1`) stand for its operands (`src1`).
+        tiles = {t.name: t for t in self.tiles}
+        tiles |= {re.sub(r"_f\d+$", "", t.name): t for t in self.tiles}
+        rules = ([self.rv] if self.rv else []) + self.also
+        return [m for rv in rules for m in rv.broken_messages(self.profile, tiles)]
 
     @classmethod
     def legal(

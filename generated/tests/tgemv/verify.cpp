@@ -41,7 +41,7 @@ void legal_cpu() {
 }
 
 // breaks rule 00_dtype_tuples (dtype_tuples) of the A2A3 profile
-// expected-error@*:* {{TGEMV [A2A3]: the element types of c, a and b must be one of the documented tuples}}
+// expected-error@*:* {{TGEMV [A2A3]: the element types (c, a, b) must be (int32_t, int8_t, int8_t), (float, half, half), (float, bfloat16_t, bfloat16_t) or (float, float, float)}}
 void fail_a2a3_00_dtype_tuples() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
@@ -93,7 +93,7 @@ void fail_a2a3_03_location() {
 }
 
 // breaks rule 04_shape_relation (shape_relation) of the A2A3 profile
-// expected-error@*:* {{TGEMV [A2A3]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows and b.Cols == c.Cols}}
+// expected-error@*:* {{TGEMV [A2A3]: template shapes must satisfy a.Rows == c.Rows}}
 void fail_a2a3_04_shape_relation() {
     using Tile_c = Tile<TileType::Acc, int32_t, 32, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
@@ -106,7 +106,7 @@ void fail_a2a3_04_shape_relation() {
 }
 
 // breaks rule 00_dtype_tuples (dtype_tuples) of the A5 profile
-// expected-error@*:* {{TGEMV [A5]: the element types of c, a and b must be one of the documented tuples}}
+// expected-error@*:* {{TGEMV [A5]: the element types (c, a, b) must be (int32_t, int8_t, int8_t), (float, half, half), (float, bfloat16_t, bfloat16_t) or (float, float, float)}}
 void fail_a5_00_dtype_tuples() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
@@ -158,7 +158,7 @@ void fail_a5_03_location() {
 }
 
 // breaks rule 04_shape_relation (shape_relation) of the A5 profile
-// expected-error@*:* {{TGEMV [A5]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows and b.Cols == c.Cols}}
+// expected-error@*:* {{TGEMV [A5]: template shapes must satisfy a.Rows == c.Rows}}
 void fail_a5_04_shape_relation() {
     using Tile_c = Tile<TileType::Acc, int32_t, 32, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
@@ -171,7 +171,7 @@ void fail_a5_04_shape_relation() {
 }
 
 // breaks rule 00_dtype_tuples (dtype_tuples) of the CPU profile
-// expected-error@*:* {{TGEMV [CPU]: the element types of c, a and b must be one of the documented tuples}}
+// expected-error@*:* {{TGEMV [CPU]: the element types (c, a, b) must be (int32_t, int8_t, int8_t), (float, half, half), (float, bfloat16_t, bfloat16_t) or (float, float, float)}}
 void fail_cpu_00_dtype_tuples() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
@@ -223,7 +223,7 @@ void fail_cpu_03_location() {
 }
 
 // breaks rule 04_shape_relation (shape_relation) of the CPU profile
-// expected-error@*:* {{TGEMV [CPU]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows and b.Cols == c.Cols}}
+// expected-error@*:* {{TGEMV [CPU]: template shapes must satisfy a.Rows == c.Rows}}
 void fail_cpu_04_shape_relation() {
     using Tile_c = Tile<TileType::Acc, int32_t, 32, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;

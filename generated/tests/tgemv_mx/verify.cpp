@@ -59,7 +59,7 @@ void fail_a2a3_00_unavailable() {
 }
 
 // breaks rule 01_dtype_tuples (dtype_tuples) of the A5 profile
-// expected-error@*:* {{TGEMV_MX [A5]: the element types of c, a and b must be one of the documented tuples}}
+// expected-error@*:* {{TGEMV_MX [A5]: the element types (c, a, b) must be (float, float8_e4m3_t, float8_e4m3_t), (float, float8_e4m3_t, float8_e5m2_t), (float, float8_e5m2_t, float8_e4m3_t), (float, float8_e5m2_t, float8_e5m2_t), (float, float4_e1m2x2_t, float4_e1m2x2_t), (float, float4_e1m2x2_t, float4_e2m1x2_t), (float, float4_e2m1x2_t, float4_e2m1x2_t) or (float, float4_e2m1x2_t, float4_e1m2x2_t)}}
 void fail_a5_01_dtype_tuples() {
     using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
@@ -209,7 +209,7 @@ void fail_a5_11_tile_fractal() {
 }
 
 // breaks rule 01_dtype_tuples (dtype_tuples) of the CPU profile
-// expected-error@*:* {{TGEMV_MX [CPU]: the element types of c, a and b must be one of the documented tuples}}
+// expected-error@*:* {{TGEMV_MX [CPU]: the element types (c, a, b) must be (float, float8_e4m3_t, float8_e4m3_t), (float, float8_e4m3_t, float8_e5m2_t), (float, float8_e5m2_t, float8_e4m3_t), (float, float8_e5m2_t, float8_e5m2_t), (float, float4_e1m2x2_t, float4_e1m2x2_t), (float, float4_e1m2x2_t, float4_e2m1x2_t), (float, float4_e2m1x2_t, float4_e2m1x2_t) or (float, float4_e2m1x2_t, float4_e1m2x2_t)}}
 void fail_cpu_01_dtype_tuples() {
     using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;

@@ -27,6 +27,14 @@ inline constexpr bool is_one_of_v = (std::is_same_v<T, Allowed> || ...);
 template <typename...>
 inline constexpr bool always_false_v = false;
 
+// What a profile check asserts besides its named condition, so that the compiler's note on a failure
+// spells the call's element types (`passed_types<false, float, half, float>`) or the two sides of
+// the relation that failed (`passed_values<false, 32, 16>`): a static_assert message cannot.
+template <bool Ok, typename... Passed>
+inline constexpr bool passed_types = Ok;
+template <bool Ok, auto... Passed>
+inline constexpr bool passed_values = Ok;
+
 #ifdef PTO_SIM_CALL_SITE
 namespace site {
 
@@ -114,15 +122,42 @@ inline void print() {
 #endif
 
 // A violated run-time rule is a program error on the hardware too, so the simulator stops at once
-// with a message tests can match on, then the call site in the kernel.
-[[noreturn]] inline void fail(const char* op, const char* rule) {
-    std::fprintf(stderr, "PTO runtime error: %s: %s\n", op, rule);
+// with a message tests can match on, then the call site in the kernel (stop()).
+[[noreturn]] inline void stop() {
     std::fflush(stderr);
 #ifdef PTO_SIM_CALL_SITE
     site::print();
     std::fflush(stderr);
 #endif
     std::abort();
+}
+
+[[noreturn]] inline void fail(const char* op, const char* rule) {
+    std::fprintf(stderr, "PTO runtime error: %s: %s\n", op, rule);
+    stop();
+}
+
+// fail(op, rule, spelling, value, ...): the same, then the values the rule compared on a line of its
+// own (`  compared: a.GetValidRow() = 0`).
+inline void print_compared(const char*) {}
+
+template <typename V, typename... Rest>
+void print_compared(const char* sep, const char* name, const V& value, const Rest&... rest) {
+    if constexpr (std::is_floating_point_v<V>)
+        std::fprintf(stderr, "%s%s = %g", sep, name, static_cast<double>(value));
+    else if constexpr (std::is_same_v<V, bool>)
+        std::fprintf(stderr, "%s%s = %s", sep, name, value ? "true" : "false");
+    else
+        std::fprintf(stderr, "%s%s = %lld", sep, name, static_cast<long long>(value));
+    print_compared(", ", rest...);
+}
+
+template <typename V, typename... Rest>
+[[noreturn]] void fail(const char* op, const char* rule, const char* name, const V& value, const Rest&... rest) {
+    std::fprintf(stderr, "PTO runtime error: %s: %s\n  compared: ", op, rule);
+    print_compared("", name, value, rest...);
+    std::fprintf(stderr, "\n");
+    stop();
 }
 
 inline void check(bool ok, const char* op, const char* rule) {
