@@ -197,7 +197,7 @@ void fail_a5_11_same_dtype_f6() {
 }
 
 // breaks rule 12_tile_fractal (tile_fractal) of the A5 profile on declaration 6
-// expected-error@*:* {{TINSERT [A5]: box layout of src must be BLayout::ColMajor with SLayout::RowMajor}}
+// expected-error@*:* {{TINSERT [A5]: box layout of src must be BLayout::ColMajor with SLayout::RowMajor (NZ)}}
 void fail_a5_12_tile_fractal_f6() {
     using Tile_dst = Tile<TileType::Mat, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;

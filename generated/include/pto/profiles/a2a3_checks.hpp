@@ -3064,8 +3064,20 @@ struct profile_a2a3 {
         constexpr bool r04_shape_relation_2 = (TileRight::Cols == TileRes::Cols);
         static_assert(sim::passed_values<r04_shape_relation_2, (TileRight::Cols), (TileRes::Cols)>,
                       "TMATMUL [A2A3]: template shapes must satisfy b.Cols == c.Cols");
+        constexpr bool r05_tile_fractal = TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor;
+        static_assert(
+            r05_tile_fractal,
+            "TMATMUL [A2A3]: box layout of a must be BLayout::RowMajor with SLayout::RowMajor (ZZ, as TileLeft)");
+        constexpr bool r07_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
+        static_assert(
+            r07_tile_fractal,
+            "TMATMUL [A2A3]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)");
+        constexpr bool r08_tile_fractal = !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(
+            r08_tile_fractal,
+            "TMATMUL [A2A3]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)");
         return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation_0 &&
-               r04_shape_relation_1 && r04_shape_relation_2;
+               r04_shape_relation_1 && r04_shape_relation_2 && r05_tile_fractal && r07_tile_fractal && r08_tile_fractal;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight>
@@ -3113,8 +3125,20 @@ struct profile_a2a3 {
         constexpr bool r04_shape_relation_2 = (TileRight::Cols == TileRes::Cols);
         static_assert(sim::passed_values<r04_shape_relation_2, (TileRight::Cols), (TileRes::Cols)>,
                       "TMATMUL_ACC [A2A3]: template shapes must satisfy b.Cols == c.Cols");
+        constexpr bool r05_tile_fractal = TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor;
+        static_assert(
+            r05_tile_fractal,
+            "TMATMUL_ACC [A2A3]: box layout of a must be BLayout::RowMajor with SLayout::RowMajor (ZZ, as TileLeft)");
+        constexpr bool r07_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
+        static_assert(
+            r07_tile_fractal,
+            "TMATMUL_ACC [A2A3]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)");
+        constexpr bool r08_tile_fractal = !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(
+            r08_tile_fractal,
+            "TMATMUL_ACC [A2A3]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)");
         return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation_0 &&
-               r04_shape_relation_1 && r04_shape_relation_2;
+               r04_shape_relation_1 && r04_shape_relation_2 && r05_tile_fractal && r07_tile_fractal && r08_tile_fractal;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight>
@@ -3174,9 +3198,21 @@ struct profile_a2a3 {
         constexpr bool r07_shape_relation_4 = (TileBias::Rows == 1);
         static_assert(sim::passed_values<r07_shape_relation_4, (TileBias::Rows), (1)>,
                       "TMATMUL_BIAS [A2A3]: template shapes must satisfy bias.Rows == 1");
+        constexpr bool r08_tile_fractal = TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor;
+        static_assert(
+            r08_tile_fractal,
+            "TMATMUL_BIAS [A2A3]: box layout of a must be BLayout::RowMajor with SLayout::RowMajor (ZZ, as TileLeft)");
+        constexpr bool r10_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
+        static_assert(
+            r10_tile_fractal,
+            "TMATMUL_BIAS [A2A3]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)");
+        constexpr bool r11_tile_fractal = !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(
+            r11_tile_fractal,
+            "TMATMUL_BIAS [A2A3]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)");
         return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_location && r05_same_dtype &&
                r06_row_major && r07_shape_relation_0 && r07_shape_relation_1 && r07_shape_relation_2 &&
-               r07_shape_relation_3 && r07_shape_relation_4;
+               r07_shape_relation_3 && r07_shape_relation_4 && r08_tile_fractal && r10_tile_fractal && r11_tile_fractal;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight, typename TileBias>
@@ -3224,8 +3260,20 @@ struct profile_a2a3 {
         constexpr bool r04_shape_relation_2 = (TileRight::Cols == TileRes::Cols);
         static_assert(sim::passed_values<r04_shape_relation_2, (TileRight::Cols), (TileRes::Cols)>,
                       "TGEMV [A2A3]: template shapes must satisfy b.Cols == c.Cols");
+        constexpr bool r05_tile_fractal = TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor;
+        static_assert(
+            r05_tile_fractal,
+            "TGEMV [A2A3]: box layout of a must be BLayout::RowMajor with SLayout::RowMajor (ZZ, as TileLeft)");
+        constexpr bool r07_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
+        static_assert(
+            r07_tile_fractal,
+            "TGEMV [A2A3]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)");
+        constexpr bool r08_tile_fractal = !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(
+            r08_tile_fractal,
+            "TGEMV [A2A3]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)");
         return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation_0 &&
-               r04_shape_relation_1 && r04_shape_relation_2;
+               r04_shape_relation_1 && r04_shape_relation_2 && r05_tile_fractal && r07_tile_fractal && r08_tile_fractal;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight>
@@ -3275,8 +3323,20 @@ struct profile_a2a3 {
         constexpr bool r04_shape_relation_2 = (TileRight::Cols == TileRes::Cols);
         static_assert(sim::passed_values<r04_shape_relation_2, (TileRight::Cols), (TileRes::Cols)>,
                       "TGEMV_ACC [A2A3]: template shapes must satisfy b.Cols == c.Cols");
+        constexpr bool r05_tile_fractal = TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor;
+        static_assert(
+            r05_tile_fractal,
+            "TGEMV_ACC [A2A3]: box layout of a must be BLayout::RowMajor with SLayout::RowMajor (ZZ, as TileLeft)");
+        constexpr bool r07_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
+        static_assert(
+            r07_tile_fractal,
+            "TGEMV_ACC [A2A3]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)");
+        constexpr bool r08_tile_fractal = !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(
+            r08_tile_fractal,
+            "TGEMV_ACC [A2A3]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)");
         return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation_0 &&
-               r04_shape_relation_1 && r04_shape_relation_2;
+               r04_shape_relation_1 && r04_shape_relation_2 && r05_tile_fractal && r07_tile_fractal && r08_tile_fractal;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight>
@@ -3338,9 +3398,21 @@ struct profile_a2a3 {
         constexpr bool r07_shape_relation_4 = (TileBias::Rows == 1);
         static_assert(sim::passed_values<r07_shape_relation_4, (TileBias::Rows), (1)>,
                       "TGEMV_BIAS [A2A3]: template shapes must satisfy bias.Rows == 1");
+        constexpr bool r08_tile_fractal = TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor;
+        static_assert(
+            r08_tile_fractal,
+            "TGEMV_BIAS [A2A3]: box layout of a must be BLayout::RowMajor with SLayout::RowMajor (ZZ, as TileLeft)");
+        constexpr bool r10_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
+        static_assert(
+            r10_tile_fractal,
+            "TGEMV_BIAS [A2A3]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)");
+        constexpr bool r11_tile_fractal = !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(
+            r11_tile_fractal,
+            "TGEMV_BIAS [A2A3]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)");
         return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_location && r05_same_dtype &&
                r06_row_major && r07_shape_relation_0 && r07_shape_relation_1 && r07_shape_relation_2 &&
-               r07_shape_relation_3 && r07_shape_relation_4;
+               r07_shape_relation_3 && r07_shape_relation_4 && r08_tile_fractal && r10_tile_fractal && r11_tile_fractal;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight, typename TileBias>
@@ -3794,8 +3866,9 @@ struct profile_a2a3 {
                       "TEXTRACT [A2A3]: box layout of src must be BLayout::RowMajor with SLayout::NoneBox");
         constexpr bool r07_tile_fractal = !Dst0TileData::isRowMajor && Dst0TileData::SFractal == SLayout::RowMajor &&
                                           !Dst1TileData::isRowMajor && Dst1TileData::SFractal == SLayout::RowMajor;
-        static_assert(r07_tile_fractal,
-                      "TEXTRACT [A2A3]: box layout of dst and dst1 must be BLayout::ColMajor with SLayout::RowMajor");
+        static_assert(
+            r07_tile_fractal,
+            "TEXTRACT [A2A3]: box layout of dst and dst1 must be BLayout::ColMajor with SLayout::RowMajor (NZ)");
         constexpr bool r08_same_dtype = std::is_same_v<typename SrcTileData::DType, typename Dst0TileData::DType> &&
                                         std::is_same_v<typename SrcTileData::DType, typename Dst1TileData::DType>;
         static_assert(r08_same_dtype, "TEXTRACT [A2A3]: src, dst and dst1 must have the same DType");
@@ -3814,7 +3887,7 @@ struct profile_a2a3 {
                       "TEXTRACT [A2A3]: ConvTile layouts of src must be one of: FRACTAL_Z, FRACTAL_Z_3D");
         constexpr bool r102_tile_fractal = DstTileData::isRowMajor && DstTileData::SFractal == SLayout::ColMajor;
         static_assert(r102_tile_fractal,
-                      "TEXTRACT [A2A3]: box layout of dst must be BLayout::RowMajor with SLayout::ColMajor");
+                      "TEXTRACT [A2A3]: box layout of dst must be BLayout::RowMajor with SLayout::ColMajor (ZN)");
         constexpr bool r103_dtype = sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t,
                                                      int32_t, uint32_t, half, bfloat16_t, float>;
         static_assert(r103_dtype, "TEXTRACT [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "

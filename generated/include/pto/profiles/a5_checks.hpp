@@ -3156,8 +3156,20 @@ struct profile_a5 {
         constexpr bool r04_shape_relation_2 = (TileRight::Cols == TileRes::Cols);
         static_assert(sim::passed_values<r04_shape_relation_2, (TileRight::Cols), (TileRes::Cols)>,
                       "TMATMUL [A5]: template shapes must satisfy b.Cols == c.Cols");
+        constexpr bool r06_tile_fractal = !TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor;
+        static_assert(
+            r06_tile_fractal,
+            "TMATMUL [A5]: box layout of a must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileLeft)");
+        constexpr bool r07_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
+        static_assert(
+            r07_tile_fractal,
+            "TMATMUL [A5]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)");
+        constexpr bool r08_tile_fractal = !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(
+            r08_tile_fractal,
+            "TMATMUL [A5]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)");
         return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation_0 &&
-               r04_shape_relation_1 && r04_shape_relation_2;
+               r04_shape_relation_1 && r04_shape_relation_2 && r06_tile_fractal && r07_tile_fractal && r08_tile_fractal;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight>
@@ -3205,8 +3217,20 @@ struct profile_a5 {
         constexpr bool r04_shape_relation_2 = (TileRight::Cols == TileRes::Cols);
         static_assert(sim::passed_values<r04_shape_relation_2, (TileRight::Cols), (TileRes::Cols)>,
                       "TMATMUL_ACC [A5]: template shapes must satisfy b.Cols == c.Cols");
+        constexpr bool r06_tile_fractal = !TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor;
+        static_assert(
+            r06_tile_fractal,
+            "TMATMUL_ACC [A5]: box layout of a must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileLeft)");
+        constexpr bool r07_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
+        static_assert(
+            r07_tile_fractal,
+            "TMATMUL_ACC [A5]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)");
+        constexpr bool r08_tile_fractal = !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(
+            r08_tile_fractal,
+            "TMATMUL_ACC [A5]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)");
         return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation_0 &&
-               r04_shape_relation_1 && r04_shape_relation_2;
+               r04_shape_relation_1 && r04_shape_relation_2 && r06_tile_fractal && r07_tile_fractal && r08_tile_fractal;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight>
@@ -3266,9 +3290,21 @@ struct profile_a5 {
         constexpr bool r07_shape_relation_4 = (TileBias::Rows == 1);
         static_assert(sim::passed_values<r07_shape_relation_4, (TileBias::Rows), (1)>,
                       "TMATMUL_BIAS [A5]: template shapes must satisfy bias.Rows == 1");
+        constexpr bool r09_tile_fractal = !TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor;
+        static_assert(
+            r09_tile_fractal,
+            "TMATMUL_BIAS [A5]: box layout of a must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileLeft)");
+        constexpr bool r10_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
+        static_assert(
+            r10_tile_fractal,
+            "TMATMUL_BIAS [A5]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)");
+        constexpr bool r11_tile_fractal = !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(
+            r11_tile_fractal,
+            "TMATMUL_BIAS [A5]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)");
         return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_location && r05_same_dtype &&
                r06_row_major && r07_shape_relation_0 && r07_shape_relation_1 && r07_shape_relation_2 &&
-               r07_shape_relation_3 && r07_shape_relation_4;
+               r07_shape_relation_3 && r07_shape_relation_4 && r09_tile_fractal && r10_tile_fractal && r11_tile_fractal;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight, typename TileBias>
@@ -3316,8 +3352,18 @@ struct profile_a5 {
         constexpr bool r04_shape_relation_2 = (TileRight::Cols == TileRes::Cols);
         static_assert(sim::passed_values<r04_shape_relation_2, (TileRight::Cols), (TileRes::Cols)>,
                       "TGEMV [A5]: template shapes must satisfy b.Cols == c.Cols");
+        constexpr bool r06_tile_fractal = !TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor;
+        static_assert(r06_tile_fractal,
+                      "TGEMV [A5]: box layout of a must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileLeft)");
+        constexpr bool r07_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
+        static_assert(
+            r07_tile_fractal,
+            "TGEMV [A5]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)");
+        constexpr bool r08_tile_fractal = !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(r08_tile_fractal,
+                      "TGEMV [A5]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)");
         return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation_0 &&
-               r04_shape_relation_1 && r04_shape_relation_2;
+               r04_shape_relation_1 && r04_shape_relation_2 && r06_tile_fractal && r07_tile_fractal && r08_tile_fractal;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight>
@@ -3367,8 +3413,20 @@ struct profile_a5 {
         constexpr bool r04_shape_relation_2 = (TileRight::Cols == TileRes::Cols);
         static_assert(sim::passed_values<r04_shape_relation_2, (TileRight::Cols), (TileRes::Cols)>,
                       "TGEMV_ACC [A5]: template shapes must satisfy b.Cols == c.Cols");
+        constexpr bool r06_tile_fractal = !TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor;
+        static_assert(
+            r06_tile_fractal,
+            "TGEMV_ACC [A5]: box layout of a must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileLeft)");
+        constexpr bool r07_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
+        static_assert(
+            r07_tile_fractal,
+            "TGEMV_ACC [A5]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)");
+        constexpr bool r08_tile_fractal = !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(
+            r08_tile_fractal,
+            "TGEMV_ACC [A5]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)");
         return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation_0 &&
-               r04_shape_relation_1 && r04_shape_relation_2;
+               r04_shape_relation_1 && r04_shape_relation_2 && r06_tile_fractal && r07_tile_fractal && r08_tile_fractal;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight>
@@ -3430,9 +3488,21 @@ struct profile_a5 {
         constexpr bool r07_shape_relation_4 = (TileBias::Rows == 1);
         static_assert(sim::passed_values<r07_shape_relation_4, (TileBias::Rows), (1)>,
                       "TGEMV_BIAS [A5]: template shapes must satisfy bias.Rows == 1");
+        constexpr bool r09_tile_fractal = !TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor;
+        static_assert(
+            r09_tile_fractal,
+            "TGEMV_BIAS [A5]: box layout of a must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileLeft)");
+        constexpr bool r10_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
+        static_assert(
+            r10_tile_fractal,
+            "TGEMV_BIAS [A5]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)");
+        constexpr bool r11_tile_fractal = !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(
+            r11_tile_fractal,
+            "TGEMV_BIAS [A5]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)");
         return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_location && r05_same_dtype &&
                r06_row_major && r07_shape_relation_0 && r07_shape_relation_1 && r07_shape_relation_2 &&
-               r07_shape_relation_3 && r07_shape_relation_4;
+               r07_shape_relation_3 && r07_shape_relation_4 && r09_tile_fractal && r10_tile_fractal && r11_tile_fractal;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight, typename TileBias>
@@ -3497,41 +3567,46 @@ struct profile_a5 {
         static_assert(r05_location, "TMATMUL_MX [A5]: tile location must be TileType::Right");
         constexpr bool r09_shape_multiple = TileLeft::Cols % 64 == 0;
         static_assert(r09_shape_multiple, "TMATMUL_MX [A5]: the static cols of a must be a multiple of 64");
-        constexpr bool r10_tile_fractal = !TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor &&
-                                          !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
-        static_assert(r10_tile_fractal,
-                      "TMATMUL_MX [A5]: box layout of a and c must be BLayout::ColMajor with SLayout::RowMajor");
-        constexpr bool r11_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
-        static_assert(r11_tile_fractal,
-                      "TMATMUL_MX [A5]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor");
+        constexpr bool r10_tile_fractal = !TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor;
+        static_assert(
+            r10_tile_fractal,
+            "TMATMUL_MX [A5]: box layout of a must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileLeft)");
+        constexpr bool r11_tile_fractal = !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(
+            r11_tile_fractal,
+            "TMATMUL_MX [A5]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)");
+        constexpr bool r12_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
+        static_assert(
+            r12_tile_fractal,
+            "TMATMUL_MX [A5]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)");
         return r01_dtype_tuples && r02_dtype && r03_location && r04_location && r05_location && r09_shape_multiple &&
-               r10_tile_fractal && r11_tile_fractal;
+               r10_tile_fractal && r11_tile_fractal && r12_tile_fractal;
     }
 
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale,
               typename TileBias>
     static constexpr bool check_TMATMUL_MX_f4() {
-        constexpr bool r12_location = TileBias::Loc == TileType::Bias;
-        static_assert(r12_location, "TMATMUL_MX [A5]: tile location must be TileType::Bias");
-        constexpr bool r13_dtype = sim::is_one_of_v<typename TileBias::DType, float>;
-        static_assert(r13_dtype, "TMATMUL_MX [A5]: DType must be one of: float");
-        constexpr bool r14_shape_relation = (TileBias::Rows == 1);
-        static_assert(sim::passed_values<r14_shape_relation, (TileBias::Rows), (1)>,
+        constexpr bool r13_location = TileBias::Loc == TileType::Bias;
+        static_assert(r13_location, "TMATMUL_MX [A5]: tile location must be TileType::Bias");
+        constexpr bool r14_dtype = sim::is_one_of_v<typename TileBias::DType, float>;
+        static_assert(r14_dtype, "TMATMUL_MX [A5]: DType must be one of: float");
+        constexpr bool r15_shape_relation = (TileBias::Rows == 1);
+        static_assert(sim::passed_values<r15_shape_relation, (TileBias::Rows), (1)>,
                       "TMATMUL_MX [A5]: template shapes must satisfy bias.Rows == 1");
-        return r12_location && r13_dtype && r14_shape_relation;
+        return r13_location && r14_dtype && r15_shape_relation;
     }
 
     template <AccPhase Phase, typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight,
               typename TileRightScale, typename TileBias>
     static constexpr bool check_TMATMUL_MX_f5() {
-        constexpr bool r12_location = TileBias::Loc == TileType::Bias;
-        static_assert(r12_location, "TMATMUL_MX [A5]: tile location must be TileType::Bias");
-        constexpr bool r13_dtype = sim::is_one_of_v<typename TileBias::DType, float>;
-        static_assert(r13_dtype, "TMATMUL_MX [A5]: DType must be one of: float");
-        constexpr bool r14_shape_relation = (TileBias::Rows == 1);
-        static_assert(sim::passed_values<r14_shape_relation, (TileBias::Rows), (1)>,
+        constexpr bool r13_location = TileBias::Loc == TileType::Bias;
+        static_assert(r13_location, "TMATMUL_MX [A5]: tile location must be TileType::Bias");
+        constexpr bool r14_dtype = sim::is_one_of_v<typename TileBias::DType, float>;
+        static_assert(r14_dtype, "TMATMUL_MX [A5]: DType must be one of: float");
+        constexpr bool r15_shape_relation = (TileBias::Rows == 1);
+        static_assert(sim::passed_values<r15_shape_relation, (TileBias::Rows), (1)>,
                       "TMATMUL_MX [A5]: template shapes must satisfy bias.Rows == 1");
-        return r12_location && r13_dtype && r14_shape_relation;
+        return r13_location && r14_dtype && r15_shape_relation;
     }
 
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale>
@@ -3595,41 +3670,46 @@ struct profile_a5 {
         static_assert(r05_location, "TGEMV_MX [A5]: tile location must be TileType::Right");
         constexpr bool r09_shape_multiple = TileLeft::Cols % 64 == 0;
         static_assert(r09_shape_multiple, "TGEMV_MX [A5]: the static cols of a must be a multiple of 64");
-        constexpr bool r10_tile_fractal = !TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor &&
-                                          !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
-        static_assert(r10_tile_fractal,
-                      "TGEMV_MX [A5]: box layout of a and c must be BLayout::ColMajor with SLayout::RowMajor");
-        constexpr bool r11_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
-        static_assert(r11_tile_fractal,
-                      "TGEMV_MX [A5]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor");
+        constexpr bool r10_tile_fractal = !TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor;
+        static_assert(
+            r10_tile_fractal,
+            "TGEMV_MX [A5]: box layout of a must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileLeft)");
+        constexpr bool r11_tile_fractal = !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(
+            r11_tile_fractal,
+            "TGEMV_MX [A5]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)");
+        constexpr bool r12_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
+        static_assert(
+            r12_tile_fractal,
+            "TGEMV_MX [A5]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)");
         return r01_dtype_tuples && r02_dtype && r03_location && r04_location && r05_location && r09_shape_multiple &&
-               r10_tile_fractal && r11_tile_fractal;
+               r10_tile_fractal && r11_tile_fractal && r12_tile_fractal;
     }
 
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale,
               typename TileBias>
     static constexpr bool check_TGEMV_MX_f4() {
-        constexpr bool r12_location = TileBias::Loc == TileType::Bias;
-        static_assert(r12_location, "TGEMV_MX [A5]: tile location must be TileType::Bias");
-        constexpr bool r13_dtype = sim::is_one_of_v<typename TileBias::DType, float>;
-        static_assert(r13_dtype, "TGEMV_MX [A5]: DType must be one of: float");
-        constexpr bool r14_shape_relation = (TileBias::Rows == 1);
-        static_assert(sim::passed_values<r14_shape_relation, (TileBias::Rows), (1)>,
+        constexpr bool r13_location = TileBias::Loc == TileType::Bias;
+        static_assert(r13_location, "TGEMV_MX [A5]: tile location must be TileType::Bias");
+        constexpr bool r14_dtype = sim::is_one_of_v<typename TileBias::DType, float>;
+        static_assert(r14_dtype, "TGEMV_MX [A5]: DType must be one of: float");
+        constexpr bool r15_shape_relation = (TileBias::Rows == 1);
+        static_assert(sim::passed_values<r15_shape_relation, (TileBias::Rows), (1)>,
                       "TGEMV_MX [A5]: template shapes must satisfy bias.Rows == 1");
-        return r12_location && r13_dtype && r14_shape_relation;
+        return r13_location && r14_dtype && r15_shape_relation;
     }
 
     template <AccPhase Phase, typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight,
               typename TileRightScale, typename TileBias>
     static constexpr bool check_TGEMV_MX_f5() {
-        constexpr bool r12_location = TileBias::Loc == TileType::Bias;
-        static_assert(r12_location, "TGEMV_MX [A5]: tile location must be TileType::Bias");
-        constexpr bool r13_dtype = sim::is_one_of_v<typename TileBias::DType, float>;
-        static_assert(r13_dtype, "TGEMV_MX [A5]: DType must be one of: float");
-        constexpr bool r14_shape_relation = (TileBias::Rows == 1);
-        static_assert(sim::passed_values<r14_shape_relation, (TileBias::Rows), (1)>,
+        constexpr bool r13_location = TileBias::Loc == TileType::Bias;
+        static_assert(r13_location, "TGEMV_MX [A5]: tile location must be TileType::Bias");
+        constexpr bool r14_dtype = sim::is_one_of_v<typename TileBias::DType, float>;
+        static_assert(r14_dtype, "TGEMV_MX [A5]: DType must be one of: float");
+        constexpr bool r15_shape_relation = (TileBias::Rows == 1);
+        static_assert(sim::passed_values<r15_shape_relation, (TileBias::Rows), (1)>,
                       "TGEMV_MX [A5]: template shapes must satisfy bias.Rows == 1");
-        return r12_location && r13_dtype && r14_shape_relation;
+        return r13_location && r14_dtype && r15_shape_relation;
     }
 
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale>
@@ -4014,8 +4094,9 @@ struct profile_a5 {
                       "TEXTRACT [A5]: box layout of src must be BLayout::RowMajor with SLayout::NoneBox");
         constexpr bool r07_tile_fractal = !Dst0TileData::isRowMajor && Dst0TileData::SFractal == SLayout::RowMajor &&
                                           !Dst1TileData::isRowMajor && Dst1TileData::SFractal == SLayout::RowMajor;
-        static_assert(r07_tile_fractal,
-                      "TEXTRACT [A5]: box layout of dst and dst1 must be BLayout::ColMajor with SLayout::RowMajor");
+        static_assert(
+            r07_tile_fractal,
+            "TEXTRACT [A5]: box layout of dst and dst1 must be BLayout::ColMajor with SLayout::RowMajor (NZ)");
         constexpr bool r08_same_dtype = std::is_same_v<typename SrcTileData::DType, typename Dst0TileData::DType> &&
                                         std::is_same_v<typename SrcTileData::DType, typename Dst1TileData::DType>;
         static_assert(r08_same_dtype, "TEXTRACT [A5]: src, dst and dst1 must have the same DType");
@@ -4034,7 +4115,7 @@ struct profile_a5 {
                       "TEXTRACT [A5]: ConvTile layouts of src must be one of: FRACTAL_Z, FRACTAL_Z_3D");
         constexpr bool r102_tile_fractal = DstTileData::isRowMajor && DstTileData::SFractal == SLayout::ColMajor;
         static_assert(r102_tile_fractal,
-                      "TEXTRACT [A5]: box layout of dst must be BLayout::RowMajor with SLayout::ColMajor");
+                      "TEXTRACT [A5]: box layout of dst must be BLayout::RowMajor with SLayout::ColMajor (ZN)");
         constexpr bool r103_dtype = sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t,
                                                      int32_t, uint32_t, half, bfloat16_t, float>;
         static_assert(r103_dtype, "TEXTRACT [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
@@ -4232,7 +4313,7 @@ struct profile_a5 {
         static_assert(r11_same_dtype, "TINSERT [A5]: dst and src must have the same DType");
         constexpr bool r12_tile_fractal = !SrcTileData::isRowMajor && SrcTileData::SFractal == SLayout::RowMajor;
         static_assert(r12_tile_fractal,
-                      "TINSERT [A5]: box layout of src must be BLayout::ColMajor with SLayout::RowMajor");
+                      "TINSERT [A5]: box layout of src must be BLayout::ColMajor with SLayout::RowMajor (NZ)");
         constexpr bool r13_dtype =
             sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int32_t, int8_t, hifloat8_t,
                              float8_e4m3_t, float8_e5m2_t, float8_e8m0_t, float4_e2m1x2_t, float4_e1m2x2_t> &&

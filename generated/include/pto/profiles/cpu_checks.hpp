@@ -3014,8 +3014,16 @@ struct profile_cpu {
         constexpr bool r04_shape_relation_2 = (TileRight::Cols == TileRes::Cols);
         static_assert(sim::passed_values<r04_shape_relation_2, (TileRight::Cols), (TileRes::Cols)>,
                       "TMATMUL [CPU]: template shapes must satisfy b.Cols == c.Cols");
+        constexpr bool r07_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
+        static_assert(
+            r07_tile_fractal,
+            "TMATMUL [CPU]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)");
+        constexpr bool r08_tile_fractal = !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(
+            r08_tile_fractal,
+            "TMATMUL [CPU]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)");
         return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation_0 &&
-               r04_shape_relation_1 && r04_shape_relation_2;
+               r04_shape_relation_1 && r04_shape_relation_2 && r07_tile_fractal && r08_tile_fractal;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight>
@@ -3053,8 +3061,16 @@ struct profile_cpu {
         constexpr bool r04_shape_relation_2 = (TileRight::Cols == TileRes::Cols);
         static_assert(sim::passed_values<r04_shape_relation_2, (TileRight::Cols), (TileRes::Cols)>,
                       "TMATMUL_ACC [CPU]: template shapes must satisfy b.Cols == c.Cols");
+        constexpr bool r07_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
+        static_assert(
+            r07_tile_fractal,
+            "TMATMUL_ACC [CPU]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)");
+        constexpr bool r08_tile_fractal = !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(
+            r08_tile_fractal,
+            "TMATMUL_ACC [CPU]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)");
         return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation_0 &&
-               r04_shape_relation_1 && r04_shape_relation_2;
+               r04_shape_relation_1 && r04_shape_relation_2 && r07_tile_fractal && r08_tile_fractal;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight>
@@ -3104,9 +3120,17 @@ struct profile_cpu {
         constexpr bool r07_shape_relation_4 = (TileBias::Rows == 1);
         static_assert(sim::passed_values<r07_shape_relation_4, (TileBias::Rows), (1)>,
                       "TMATMUL_BIAS [CPU]: template shapes must satisfy bias.Rows == 1");
+        constexpr bool r10_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
+        static_assert(
+            r10_tile_fractal,
+            "TMATMUL_BIAS [CPU]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)");
+        constexpr bool r11_tile_fractal = !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(
+            r11_tile_fractal,
+            "TMATMUL_BIAS [CPU]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)");
         return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_location && r05_same_dtype &&
                r06_row_major && r07_shape_relation_0 && r07_shape_relation_1 && r07_shape_relation_2 &&
-               r07_shape_relation_3 && r07_shape_relation_4;
+               r07_shape_relation_3 && r07_shape_relation_4 && r10_tile_fractal && r11_tile_fractal;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight, typename TileBias>
@@ -3144,8 +3168,15 @@ struct profile_cpu {
         constexpr bool r04_shape_relation_2 = (TileRight::Cols == TileRes::Cols);
         static_assert(sim::passed_values<r04_shape_relation_2, (TileRight::Cols), (TileRes::Cols)>,
                       "TGEMV [CPU]: template shapes must satisfy b.Cols == c.Cols");
+        constexpr bool r07_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
+        static_assert(
+            r07_tile_fractal,
+            "TGEMV [CPU]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)");
+        constexpr bool r08_tile_fractal = !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(r08_tile_fractal,
+                      "TGEMV [CPU]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)");
         return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation_0 &&
-               r04_shape_relation_1 && r04_shape_relation_2;
+               r04_shape_relation_1 && r04_shape_relation_2 && r07_tile_fractal && r08_tile_fractal;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight>
@@ -3183,8 +3214,16 @@ struct profile_cpu {
         constexpr bool r04_shape_relation_2 = (TileRight::Cols == TileRes::Cols);
         static_assert(sim::passed_values<r04_shape_relation_2, (TileRight::Cols), (TileRes::Cols)>,
                       "TGEMV_ACC [CPU]: template shapes must satisfy b.Cols == c.Cols");
+        constexpr bool r07_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
+        static_assert(
+            r07_tile_fractal,
+            "TGEMV_ACC [CPU]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)");
+        constexpr bool r08_tile_fractal = !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(
+            r08_tile_fractal,
+            "TGEMV_ACC [CPU]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)");
         return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation_0 &&
-               r04_shape_relation_1 && r04_shape_relation_2;
+               r04_shape_relation_1 && r04_shape_relation_2 && r07_tile_fractal && r08_tile_fractal;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight>
@@ -3234,9 +3273,17 @@ struct profile_cpu {
         constexpr bool r07_shape_relation_4 = (TileBias::Rows == 1);
         static_assert(sim::passed_values<r07_shape_relation_4, (TileBias::Rows), (1)>,
                       "TGEMV_BIAS [CPU]: template shapes must satisfy bias.Rows == 1");
+        constexpr bool r10_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
+        static_assert(
+            r10_tile_fractal,
+            "TGEMV_BIAS [CPU]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)");
+        constexpr bool r11_tile_fractal = !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(
+            r11_tile_fractal,
+            "TGEMV_BIAS [CPU]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)");
         return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_location && r05_same_dtype &&
                r06_row_major && r07_shape_relation_0 && r07_shape_relation_1 && r07_shape_relation_2 &&
-               r07_shape_relation_3 && r07_shape_relation_4;
+               r07_shape_relation_3 && r07_shape_relation_4 && r10_tile_fractal && r11_tile_fractal;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight, typename TileBias>
@@ -3286,41 +3333,46 @@ struct profile_cpu {
         static_assert(r05_location, "TMATMUL_MX [CPU]: tile location must be TileType::Right");
         constexpr bool r09_shape_multiple = TileLeft::Cols % 64 == 0;
         static_assert(r09_shape_multiple, "TMATMUL_MX [CPU]: the static cols of a must be a multiple of 64");
-        constexpr bool r10_tile_fractal = !TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor &&
-                                          !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
-        static_assert(r10_tile_fractal,
-                      "TMATMUL_MX [CPU]: box layout of a and c must be BLayout::ColMajor with SLayout::RowMajor");
-        constexpr bool r11_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
-        static_assert(r11_tile_fractal,
-                      "TMATMUL_MX [CPU]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor");
+        constexpr bool r10_tile_fractal = !TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor;
+        static_assert(
+            r10_tile_fractal,
+            "TMATMUL_MX [CPU]: box layout of a must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileLeft)");
+        constexpr bool r11_tile_fractal = !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(
+            r11_tile_fractal,
+            "TMATMUL_MX [CPU]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)");
+        constexpr bool r12_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
+        static_assert(
+            r12_tile_fractal,
+            "TMATMUL_MX [CPU]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)");
         return r01_dtype_tuples && r03_location && r04_location && r05_location && r09_shape_multiple &&
-               r10_tile_fractal && r11_tile_fractal;
+               r10_tile_fractal && r11_tile_fractal && r12_tile_fractal;
     }
 
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale,
               typename TileBias>
     static constexpr bool check_TMATMUL_MX_f4() {
-        constexpr bool r12_location = TileBias::Loc == TileType::Bias;
-        static_assert(r12_location, "TMATMUL_MX [CPU]: tile location must be TileType::Bias");
-        constexpr bool r13_dtype = sim::is_one_of_v<typename TileBias::DType, float>;
-        static_assert(r13_dtype, "TMATMUL_MX [CPU]: DType must be one of: float");
-        constexpr bool r14_shape_relation = (TileBias::Rows == 1);
-        static_assert(sim::passed_values<r14_shape_relation, (TileBias::Rows), (1)>,
+        constexpr bool r13_location = TileBias::Loc == TileType::Bias;
+        static_assert(r13_location, "TMATMUL_MX [CPU]: tile location must be TileType::Bias");
+        constexpr bool r14_dtype = sim::is_one_of_v<typename TileBias::DType, float>;
+        static_assert(r14_dtype, "TMATMUL_MX [CPU]: DType must be one of: float");
+        constexpr bool r15_shape_relation = (TileBias::Rows == 1);
+        static_assert(sim::passed_values<r15_shape_relation, (TileBias::Rows), (1)>,
                       "TMATMUL_MX [CPU]: template shapes must satisfy bias.Rows == 1");
-        return r12_location && r13_dtype && r14_shape_relation;
+        return r13_location && r14_dtype && r15_shape_relation;
     }
 
     template <AccPhase Phase, typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight,
               typename TileRightScale, typename TileBias>
     static constexpr bool check_TMATMUL_MX_f5() {
-        constexpr bool r12_location = TileBias::Loc == TileType::Bias;
-        static_assert(r12_location, "TMATMUL_MX [CPU]: tile location must be TileType::Bias");
-        constexpr bool r13_dtype = sim::is_one_of_v<typename TileBias::DType, float>;
-        static_assert(r13_dtype, "TMATMUL_MX [CPU]: DType must be one of: float");
-        constexpr bool r14_shape_relation = (TileBias::Rows == 1);
-        static_assert(sim::passed_values<r14_shape_relation, (TileBias::Rows), (1)>,
+        constexpr bool r13_location = TileBias::Loc == TileType::Bias;
+        static_assert(r13_location, "TMATMUL_MX [CPU]: tile location must be TileType::Bias");
+        constexpr bool r14_dtype = sim::is_one_of_v<typename TileBias::DType, float>;
+        static_assert(r14_dtype, "TMATMUL_MX [CPU]: DType must be one of: float");
+        constexpr bool r15_shape_relation = (TileBias::Rows == 1);
+        static_assert(sim::passed_values<r15_shape_relation, (TileBias::Rows), (1)>,
                       "TMATMUL_MX [CPU]: template shapes must satisfy bias.Rows == 1");
-        return r12_location && r13_dtype && r14_shape_relation;
+        return r13_location && r14_dtype && r15_shape_relation;
     }
 
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale>
@@ -3381,41 +3433,46 @@ struct profile_cpu {
         static_assert(r05_location, "TGEMV_MX [CPU]: tile location must be TileType::Right");
         constexpr bool r09_shape_multiple = TileLeft::Cols % 64 == 0;
         static_assert(r09_shape_multiple, "TGEMV_MX [CPU]: the static cols of a must be a multiple of 64");
-        constexpr bool r10_tile_fractal = !TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor &&
-                                          !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
-        static_assert(r10_tile_fractal,
-                      "TGEMV_MX [CPU]: box layout of a and c must be BLayout::ColMajor with SLayout::RowMajor");
-        constexpr bool r11_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
-        static_assert(r11_tile_fractal,
-                      "TGEMV_MX [CPU]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor");
+        constexpr bool r10_tile_fractal = !TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor;
+        static_assert(
+            r10_tile_fractal,
+            "TGEMV_MX [CPU]: box layout of a must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileLeft)");
+        constexpr bool r11_tile_fractal = !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(
+            r11_tile_fractal,
+            "TGEMV_MX [CPU]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)");
+        constexpr bool r12_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
+        static_assert(
+            r12_tile_fractal,
+            "TGEMV_MX [CPU]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)");
         return r01_dtype_tuples && r03_location && r04_location && r05_location && r09_shape_multiple &&
-               r10_tile_fractal && r11_tile_fractal;
+               r10_tile_fractal && r11_tile_fractal && r12_tile_fractal;
     }
 
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale,
               typename TileBias>
     static constexpr bool check_TGEMV_MX_f4() {
-        constexpr bool r12_location = TileBias::Loc == TileType::Bias;
-        static_assert(r12_location, "TGEMV_MX [CPU]: tile location must be TileType::Bias");
-        constexpr bool r13_dtype = sim::is_one_of_v<typename TileBias::DType, float>;
-        static_assert(r13_dtype, "TGEMV_MX [CPU]: DType must be one of: float");
-        constexpr bool r14_shape_relation = (TileBias::Rows == 1);
-        static_assert(sim::passed_values<r14_shape_relation, (TileBias::Rows), (1)>,
+        constexpr bool r13_location = TileBias::Loc == TileType::Bias;
+        static_assert(r13_location, "TGEMV_MX [CPU]: tile location must be TileType::Bias");
+        constexpr bool r14_dtype = sim::is_one_of_v<typename TileBias::DType, float>;
+        static_assert(r14_dtype, "TGEMV_MX [CPU]: DType must be one of: float");
+        constexpr bool r15_shape_relation = (TileBias::Rows == 1);
+        static_assert(sim::passed_values<r15_shape_relation, (TileBias::Rows), (1)>,
                       "TGEMV_MX [CPU]: template shapes must satisfy bias.Rows == 1");
-        return r12_location && r13_dtype && r14_shape_relation;
+        return r13_location && r14_dtype && r15_shape_relation;
     }
 
     template <AccPhase Phase, typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight,
               typename TileRightScale, typename TileBias>
     static constexpr bool check_TGEMV_MX_f5() {
-        constexpr bool r12_location = TileBias::Loc == TileType::Bias;
-        static_assert(r12_location, "TGEMV_MX [CPU]: tile location must be TileType::Bias");
-        constexpr bool r13_dtype = sim::is_one_of_v<typename TileBias::DType, float>;
-        static_assert(r13_dtype, "TGEMV_MX [CPU]: DType must be one of: float");
-        constexpr bool r14_shape_relation = (TileBias::Rows == 1);
-        static_assert(sim::passed_values<r14_shape_relation, (TileBias::Rows), (1)>,
+        constexpr bool r13_location = TileBias::Loc == TileType::Bias;
+        static_assert(r13_location, "TGEMV_MX [CPU]: tile location must be TileType::Bias");
+        constexpr bool r14_dtype = sim::is_one_of_v<typename TileBias::DType, float>;
+        static_assert(r14_dtype, "TGEMV_MX [CPU]: DType must be one of: float");
+        constexpr bool r15_shape_relation = (TileBias::Rows == 1);
+        static_assert(sim::passed_values<r15_shape_relation, (TileBias::Rows), (1)>,
                       "TGEMV_MX [CPU]: template shapes must satisfy bias.Rows == 1");
-        return r12_location && r13_dtype && r14_shape_relation;
+        return r13_location && r14_dtype && r15_shape_relation;
     }
 
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale>
@@ -3714,7 +3771,7 @@ struct profile_cpu {
                       "TEXTRACT [CPU]: ConvTile layouts of src must be one of: FRACTAL_Z, FRACTAL_Z_3D");
         constexpr bool r102_tile_fractal = DstTileData::isRowMajor && DstTileData::SFractal == SLayout::ColMajor;
         static_assert(r102_tile_fractal,
-                      "TEXTRACT [CPU]: box layout of dst must be BLayout::RowMajor with SLayout::ColMajor");
+                      "TEXTRACT [CPU]: box layout of dst must be BLayout::RowMajor with SLayout::ColMajor (ZN)");
         constexpr bool r103_dtype = sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t,
                                                      int32_t, uint32_t, half, bfloat16_t, float>;
         static_assert(r103_dtype, "TEXTRACT [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
