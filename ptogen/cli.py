@@ -13,7 +13,11 @@ from .errors import GenerationError, SpecError, SpecErrors, did_you_mean, one_li
 from .paths import RUNTIME_INCLUDE, Layout
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from .emit.incremental import Result
+    from .lower.views import OpView, ProjectView
+    from .spec.load import SpecSet
 
 EXIT_DRIFT = 1
 EXIT_SPEC = 2
@@ -39,11 +43,25 @@ def cmd_gen(args: argparse.Namespace) -> int:
     with output_lock(layout.out):
         recover(layout.out)  # a killed run's leftovers go even when nothing else changes
         result = _build(layout)
+        if result.files is not None:
+            _check_examples(layout, result)  # before anything is written
         changed = [] if result.files is None else write_tree(layout.out, result.files)
     print(f"ptogen: {result.count} files in {_rel(layout.out)}, {len(changed)} changed")
     for rel in changed:
         print(f"  {rel}")
     return 0
+
+
+def _check_examples(layout: Layout, result: Result) -> None:
+    """The pages' compiled examples against the headers about to be written (emit/examples.py)."""
+    from .emit.examples import check_examples
+    from .emit.incremental import cache_root
+    from .lower.views import ProjectView
+    from .spec.load import load_specs
+
+    assert result.files is not None
+    project = result.project or ProjectView(load_specs(layout.specs, layout.root))
+    check_examples(project, result.files, RUNTIME_INCLUDE, cache_root(layout))
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -94,6 +112,8 @@ def cmd_show(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_SPEC
+    if args.brief:
+        return _show_brief(layout, specs, op.spec.mnemonic)
     from .spec.model import OpSpec
     from .spec.resolve import plain
 
@@ -107,6 +127,67 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def _show_brief(layout: Layout, specs: SpecSet, mnemonic: str) -> int:
+    """Signatures, element types per profile, tile placement and semantics (lower/brief.py)."""
+    from .emit.render import environment
+    from .lower.brief import Brief
+    from .lower.views import ProjectView
+
+    project = ProjectView(specs)
+    op = next(o for o in project.ops if o.spec.mnemonic == mnemonic)
+    template = environment(layout.templates).get_template("cli/brief.txt.j2")
+    sys.stdout.write(template.render(project=project, op=op, brief=Brief(op)))
+    return 0
+
+
+def _list_filters(project: ProjectView, args: argparse.Namespace) -> Callable[[OpView], bool] | str:
+    """Whether an op passes `list`'s filters (all of them), or what is wrong with one."""
+    from .lower.glance import Glance
+
+    targets = project.targets
+    sets = {s.id: s for s in targets.instruction_sets}
+    want_set = None
+    if args.set:
+        # An instruction set by id (matrix_and_matrix_vector) or title, any case, `-` or `_` alike.
+        key = args.set.lower().replace("-", "_").replace(" ", "_")
+        spelled = {s.id: s.id for s in sets.values()}
+        spelled |= {s.title.lower().replace("-", "_").replace(" ", "_"): s.id for s in sets.values()}
+        # A part of one set's name picks that set (`matrix`).
+        partial = {i for k, i in spelled.items() if key in k}
+        if key not in spelled and len(partial) == 1:
+            spelled[key] = partial.pop()
+        if key not in spelled:
+            hint = did_you_mean(key, list(sets))
+            return f"unknown instruction set {args.set}{hint} (known: {', '.join(sets)})"
+        want_set = spelled[key]
+    names = targets.profile_names()
+    if args.profile and args.profile not in names:
+        return (
+            f"unknown profile {args.profile}{did_you_mean(args.profile, names)} (known: {', '.join(names)})"
+        )
+    dtype = None
+    if args.dtype:
+        if not targets.has_dtype(args.dtype):
+            spellings = [n for d in targets.dtypes for n in (d.name, *d.aliases)]
+            return f"unknown element type {args.dtype}{did_you_mean(args.dtype, spellings)}"
+        dtype = targets.dtype(args.dtype).name
+    profiles = [args.profile] if args.profile else names
+
+    def admits(op: OpView) -> bool:
+        # Some operand takes the type under one of the profiles (the page's element-type table).
+        glance = Glance(op)
+        return any(dtype in glance.types(p, o) for p in profiles for o in op.tiles)
+
+    def wanted(op: OpView) -> bool:
+        if want_set is not None and op.spec.instruction_set != want_set:
+            return False
+        if args.profile and not op.available(args.profile):
+            return False
+        return dtype is None or admits(op)
+
+    return wanted
+
+
 def cmd_list(args: argparse.Namespace) -> int:
     from .lower.views import ProjectView
     from .spec.load import load_specs
@@ -114,10 +195,19 @@ def cmd_list(args: argparse.Namespace) -> int:
     layout = _layout(args)
     project = ProjectView(load_specs(layout.specs, layout.root))
     sets = {s.id: s for s in project.targets.instruction_sets}
+    wanted = _list_filters(project, args)
+    if isinstance(wanted, str):
+        print(f"ptogen list: {wanted}", file=sys.stderr)
+        return EXIT_SPEC
     rows = []
     for op in project.ops:
+        if not wanted(op):
+            continue
         profiles = [p.name for p in project.profiles if op.available(p.name)]
         rows.append((op.spec.mnemonic, op.name, sets[op.spec.instruction_set].title, ",".join(profiles)))
+    if not rows:
+        print("ptogen list: no op matches", file=sys.stderr)
+        return 1
     if args.json:
         keys = ("mnemonic", "cpp", "instruction_set")
         entries = [
@@ -130,7 +220,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     ]
     for r in [("mnemonic", "C++", "instruction set", "profiles"), *rows]:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
-    used = {op.spec.instruction_set for op in project.ops}
+    used = {r[2] for r in rows}
     print(f"{len(rows)} ops in {len(used)} instruction sets")
     return 0
 
@@ -281,9 +371,19 @@ def parser() -> argparse.ArgumentParser:
         "show", help="an op's spec with its class and sets filled in, and where each fact came from"
     )
     p.add_argument("op", help="the op, e.g. tmaxs or pto.tmaxs")
+    p.add_argument(
+        "--brief",
+        action="store_true",
+        help="what a kernel writer looks up: declarations, element types per profile, tiles, semantics",
+    )
     p.set_defaults(func=cmd_show)
     p = sub.add_parser("list", help="list the ops, their instruction sets and profiles")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--set", help="only this instruction set (its id or title, e.g. matrix_and_matrix_vector)")
+    p.add_argument("--profile", help="only the ops this profile offers (A2A3, A5, CPU)")
+    p.add_argument(
+        "--dtype", help="only the ops some operand of which takes this element type, e.g. bfloat16_t"
+    )
     p.set_defaults(func=cmd_list)
     p = sub.add_parser("cflags", help="compiler flags to build a kernel against the generated headers")
     p.add_argument("--profile", help="enforce this target profile's checks (A2A3, A5, CPU)")

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .rule_api import CppFacts, RuleLowering, RuleOp
+from .rule_api import CppFacts, RuleLowering, RuleOp, TileDecl
 from .rules import RuleBase
 from .spec.expr import Node
 from .spec.model import (
@@ -61,6 +61,8 @@ class RuleViewAPI(RuleLowering, Protocol):
     def id(self) -> str: ...
 
     def message(self, profile: str) -> str: ...
+
+    def broken_messages(self, profile: str, tiles: dict[str, TileDecl] | None = None) -> list[str]: ...
 
     def runtime_message(self, profile: str) -> str: ...
 

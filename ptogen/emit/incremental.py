@@ -31,9 +31,13 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..paths import PACKAGE_DIR, Layout
 from .format import binary_identity, clang_format_binary, write_atomic
+
+if TYPE_CHECKING:
+    from ..lower.views import ProjectView
 
 VERSION = "ptogen-incremental-1"
 PROJECT_UNIT = "<project>"
@@ -213,6 +217,7 @@ class Result:
     files: dict[str, str] | None  # None: the fast path found generated/ as recorded (not read)
     count: int
     rendered_units: list[str]
+    project: ProjectView | None = None  # the full path's view of the specs
 
 
 def fast(layout: Layout, inputs: Inputs, store: Store) -> Result | None:
@@ -311,7 +316,7 @@ def full(layout: Layout, inputs: Inputs, store: Store) -> Result:
         files[path] = stored[unit][path] if unit in stored else fresh[path]
     keys.update(reused_keys)
     store.save_state(inputs.project_key, keys, output_hashes(files))
-    return Result(files, len(files), stale)
+    return Result(files, len(files), stale, project)
 
 
 def build(layout: Layout, allow_fast: bool = True) -> Result:

@@ -10,9 +10,10 @@ this view through the protocols of `kind_api`; templates see views only, never t
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cached_property
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from ..errors import located
 from ..kind_api import EnumCase, EnumView, FormViewAPI
@@ -20,6 +21,8 @@ from ..opkinds import KINDS, OpKind
 from ..rules import Rule
 from ..rules.page import WARNS_NOTE, forms_note
 from ..rules.parts import (
+    Asserted,
+    StaticCheck,
     TypeFilter,
     TypeListing,
     enforced_by,
@@ -52,6 +55,9 @@ from .cpp import OpCpp, tparam_decl
 from .docs import OpDoc
 from .testcalls import FormTestView, OpTestView
 from .tiletype import TileTypeView
+
+if TYPE_CHECKING:
+    from ..rule_api import TileDecl
 
 
 @dataclass(frozen=True)
@@ -105,6 +111,30 @@ class RuleView:
         when a run-time rule is broken."""
         return f"PTO runtime {'warning' if self.rule.warns else 'error'}: {self.message(profile)}"
 
+    def _checks(self) -> list[StaticCheck]:
+        assert self.op is not None
+        if isinstance(self.rule, Asserted):
+            return self.rule.static_checks(self.op, self)
+        return [StaticCheck("", self.condition, self.text)]
+
+    @property
+    def compared(self) -> list[str]:
+        """The run-time extents the rule's condition reads (`a.GetValidRow()`): what a failing check
+        prints beside its message, spelled as the condition spells them."""
+        return list(dict.fromkeys(re.findall(r"\b[A-Za-z_]\w*\.GetValid(?:Row|Col)\(\)", self.condition)))
+
+    @property
+    def static_checks(self) -> list[AssertView]:
+        """The static_asserts checking the rule, each a named constant (`r04_shape_relation`)."""
+        return [AssertView(self.check_name + c.suffix, c) for c in self._checks()]
+
+    def broken_messages(self, profile: str, tiles: dict[str, TileDecl] | None = None) -> list[str]:
+        """The messages a kernel breaking the rule with `tiles` gets: one per static check it breaks."""
+        texts = [c.text for c in self._checks()]
+        if isinstance(self.rule, Asserted) and tiles is not None:
+            texts = self.rule.broken_texts(tiles) or texts
+        return [f"{self.where(profile)}: {t}" for t in texts]
+
     @property
     def id(self) -> str:
         """Stable name of the rule, used in test file names."""
@@ -116,6 +146,32 @@ class RuleView:
         """The C++ constant a check function holds the rule's condition in (`r03_location`): named by
         the rule's place in the spec, so it is stable, and unique within the function."""
         return f"r{self.id}"
+
+
+@dataclass(frozen=True)
+class AssertView:
+    """One static_assert as the check writer spells it: its named constant, and what it asserts (the
+    constant, or the constant with what was passed, so the compiler's note shows the call's types or
+    extents)."""
+
+    name: str
+    check: StaticCheck
+
+    @property
+    def condition(self) -> str:
+        return self.check.condition
+
+    @property
+    def text(self) -> str:
+        return self.check.text
+
+    @property
+    def asserted(self) -> str:
+        if self.check.types:
+            return f"sim::passed_types<{self.name}, {', '.join(self.check.types)}>"
+        if self.check.values:
+            return f"sim::passed_values<{self.name}, {', '.join(f'({v})' for v in self.check.values)}>"
+        return self.name
 
 
 def enum_views(specs: SpecSet) -> list[EnumView]:

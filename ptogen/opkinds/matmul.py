@@ -53,6 +53,7 @@ from ..testing.plan import (
     make_call,
     plan_form_runs,
     plan_rule_cases,
+    profile_legalised,
     tile_operands,
 )
 from ..testing.refmath import narrow
@@ -370,7 +371,9 @@ class Matmul(OpKind):
             first = sum(len(k.cases) for k in tests.runtime)
             cases = [self._case(project, op, combo, shape, first + n) for n, shape in enumerate(SHAPES)]
             name = "_".join(dict.fromkeys([combo[op.domain], combo[left], combo[right]]))
-            tests.runtime.append(RuntimeKernel(name, dict(combo), dict(op.default_values), on, cases))
+            for suffix, group, laid in _by_box_layout(op, on, cases):
+                kernel = RuntimeKernel(name + suffix, dict(combo), dict(op.default_values), group, laid)
+                tests.runtime.append(kernel)
         plan_rule_cases(project, op, tests)
 
     def _plan_mx(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
@@ -397,7 +400,9 @@ class Matmul(OpKind):
             cases = [self._case(project, op, combo, shape, first + n) for n, shape in enumerate(MX_SHAPES)]
             name = "_".join(dict.fromkeys([combo[op.domain], combo[left], combo[right]]))
             dtypes = {**combo, **{f.operand: combo[op.domain] for f in self.mx_forms(op)}}
-            tests.runtime.append(RuntimeKernel(name, dtypes, dict(op.default_values), on, cases))
+            for suffix, group, laid in _by_box_layout(op, on, cases):
+                kernel = RuntimeKernel(name + suffix, dtypes, dict(op.default_values), group, laid)
+                tests.runtime.append(kernel)
         plan_rule_cases(project, op, tests)
 
     def _case(
@@ -603,3 +608,26 @@ def _prepare_mx(gx: GoldenContext, data: Path) -> list[Check]:
             where = f"{label}, overload {form}"
             checks.append(_region_check(out, t, fractal.get(dst), own, full[dst], where, op))
     return checks
+
+
+def _by_box_layout(
+    op: OpViewAPI, profiles: list[str], cases: list[RuntimeCase]
+) -> list[tuple[str, list[str], list[RuntimeCase]]]:
+    """The cases once per box layout the profiles' rules give the cube operands (A2A3's Left tiles
+    are ZZ, A5's NZ): (kernel name suffix, profiles, cases with those layouts); no suffix for one."""
+    groups: dict[tuple[tuple[str, str, str | None], ...], tuple[list[str], list[RuntimeCase]]] = {}
+    for p in profiles:
+        laid = []
+        for case in cases:
+            tiles = profile_legalised(op, p, {t.name: t for t in case.tiles})
+            laid.append(replace(case, tiles=list(tiles.values())))
+        key = tuple((t.name, t.layout, t.slayout) for t in laid[0].tiles)
+        groups.setdefault(key, ([], laid))[0].append(p)
+    if len(groups) <= 1:
+        return [("", profiles, next(iter(groups.values()))[1] if groups else cases)]
+    # Each kernel's cases keep their own numbers: a later group's follow the earlier ones'.
+    out = []
+    for k, (group, laid) in enumerate(groups.values()):
+        renumbered = [replace(c, index=c.index + k * len(cases)) for c in laid]
+        out.append(("_" + "_".join(g.lower() for g in group), group, renumbered))
+    return out

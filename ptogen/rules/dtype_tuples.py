@@ -15,9 +15,19 @@ from pydantic import Field, model_validator
 
 from ..errors import did_you_mean
 from ..spec.fields import Name, TypeName
-from .base import Problem, RuleBase, and_list, with_note
+from .base import Problem, RuleBase, or_list, with_note
 from .page import PageContext, PageLine
-from .parts import Broken, Recognised, StaticBreak, Tabulated, TileFilter, TypeFilter, TypeListing
+from .parts import (
+    Asserted,
+    Broken,
+    Recognised,
+    StaticBreak,
+    StaticCheck,
+    Tabulated,
+    TileFilter,
+    TypeFilter,
+    TypeListing,
+)
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -28,7 +38,9 @@ if TYPE_CHECKING:
     from ..rule_api import TileDecl
 
 
-class DTypeTuplesRule(RuleBase, Recognised, TypeListing, Tabulated, StaticBreak, TypeFilter, TileFilter):
+class DTypeTuplesRule(
+    RuleBase, Recognised, TypeListing, Tabulated, StaticBreak, TypeFilter, TileFilter, Asserted
+):
     """`tuples` lists the allowed element types of `operands`, one type per operand in order."""
 
     kind: Literal["dtype_tuples"] = "dtype_tuples"
@@ -72,9 +84,12 @@ class DTypeTuplesRule(RuleBase, Recognised, TypeListing, Tabulated, StaticBreak,
         return "(" + " || ".join(terms) + ")"
 
     def text(self, op: OpView) -> str:
-        return (
-            f"the element types of {and_list(self.operands, code=False)} must be one of the documented tuples"
-        )
+        # The tuples the rule allows; the compiler's note adds the tuple passed (static_checks).
+        allowed = or_list(["(" + ", ".join(t) + ")" for t in self._table(op)], code=False)
+        return f"the element types ({', '.join(self.operands)}) must be {allowed}"
+
+    def static_checks(self, op: OpView, rv: RuleView) -> list[StaticCheck]:
+        return [StaticCheck("", self.condition(op, rv), self.text(op), types=tuple(rv.dtype_exprs))]
 
     def doc(self, op: OpView) -> str:
         names = ", ".join(f"`{n}`" for n in self.operands)

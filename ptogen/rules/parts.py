@@ -241,6 +241,33 @@ class Recognised:
         return None
 
 
+# ----------------------------------------------------------------------------- the check writer
+
+
+@dataclass(frozen=True)
+class StaticCheck:
+    """One static_assert of a rule: its condition, its message, and what the compiler's note on a
+    failure shows of the call (the element types passed, or both sides of the relation compared)."""
+
+    suffix: str  # appended to the rule's constant (`r04_shape_relation_1`); "" for the rule's only one
+    condition: str
+    text: str
+    types: tuple[str, ...] = ()  # C++ types the note lists
+    values: tuple[str, ...] = ()  # C++ constant expressions the note lists
+
+
+class Asserted:
+    """The rule is asserted by its own static checks: piece by piece (one per relation, so the message
+    names the one that failed) or with what was passed shown in the compiler's note."""
+
+    def static_checks(self, op: OpView, rv: RuleView) -> list[StaticCheck]:
+        raise NotImplementedError
+
+    def broken_texts(self, tiles: dict[str, TileDecl]) -> list[str] | None:
+        """The messages of the checks that tiles breaking the rule break; None: every check's."""
+        return None
+
+
 # ----------------------------------------------------------------------------- the test planner
 
 
@@ -309,4 +336,9 @@ class TileFilter:
     def legalise(self, tiles: dict[str, TileDecl]) -> dict[str, TileDecl]:
         """The test plan's tiles adjusted so that this rule holds (a scratch tile made taller, say);
         the plan's shapes already satisfy most rules as they are."""
+        return tiles
+
+    def legalise_static(self, tiles: dict[str, TileDecl]) -> dict[str, TileDecl]:
+        """The same for a static rule of one profile, which a kernel of that profile's tiles meets
+        (a box layout the profile fixes); most static rules leave that to the kind's plan."""
         return tiles

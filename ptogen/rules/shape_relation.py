@@ -12,7 +12,7 @@ from pydantic import Field
 
 from .base import Problem, RuleBase, When, and_list, conj, with_note
 from .page import PageContext, PageLine
-from .parts import Broken, Recognised, StaticBreak, TileFilter, TypeListing
+from .parts import Asserted, Broken, Recognised, StaticBreak, StaticCheck, TileFilter, TypeListing
 from .template_value import WhenDType
 
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ def _extent(tiles: dict[str, TileDecl], name: str, which: str) -> int:
     return tiles[name].rows if which == "Rows" else tiles[name].cols
 
 
-class ShapeRelationRule(RuleBase, Recognised, TypeListing, StaticBreak, TileFilter):
+class ShapeRelationRule(RuleBase, Recognised, TypeListing, StaticBreak, TileFilter, Asserted):
     """Each relation states that one operand's template `Rows` or `Cols` equals another's (or a
     count), or is at least (`>=`) or at most (`<=`) it."""
 
@@ -102,13 +102,23 @@ class ShapeRelationRule(RuleBase, Recognised, TypeListing, StaticBreak, TileFilt
             if self.when.param not in values:
                 yield ("when", "param"), f"{self.when.param!r} is not a value template parameter"
 
+    def _sides(self, rv: RuleView, relation: str) -> tuple[str, str]:
+        """The relation's two sides in C++, over the check function's tile types."""
+        types = dict(zip(self.rule_operands, rv.types, strict=False))
+        a, ea, b, eb = _split(relation)
+        other = " + ".join(f"{types[t]}::{e}" for t, e in _terms(relation)) if b else eb
+        return f"{types[a]}::{ea}", other
+
     def condition(self, op: OpView, rv: RuleView) -> str:
+        return self._guarded(rv, self.relations)
+
+    def _guarded(self, rv: RuleView, relations: list[str]) -> str:
+        """The relations holding, or not applying (`when_dtype`, `when`)."""
         types = dict(zip(self.rule_operands, rv.types, strict=False))
         parts = []
-        for r in self.relations:
-            a, ea, b, eb = _split(r)
-            other = " + ".join(f"{types[t]}::{e}" for t, e in _terms(r)) if b else eb
-            parts.append(f"{types[a]}::{ea} {_comparison(r)} {other}")
+        for r in relations:
+            lhs, rhs = self._sides(rv, r)
+            parts.append(f"{lhs} {_comparison(r)} {rhs}")
         holds = "(" + conj(parts) + ")"
         applies = []
         if self.when_dtype is not None:
@@ -128,6 +138,36 @@ class ShapeRelationRule(RuleBase, Recognised, TypeListing, StaticBreak, TileFilt
     def text(self, op: OpView) -> str:
         relations = and_list(list(self.relations), code=False)
         return f"template shapes must satisfy {relations}{self._when_text(False)}"
+
+    def static_checks(self, op: OpView, rv: RuleView) -> list[StaticCheck]:
+        # One check per relation, so that the message names the one that failed and the compiler's
+        # note its two sides' values.
+        return [
+            StaticCheck(
+                f"_{k}" if len(self.relations) > 1 else "",
+                self._guarded(rv, [r]),
+                self._relation_text(r),
+                values=self._sides(rv, r),
+            )
+            for k, r in enumerate(self.relations)
+        ]
+
+    def _relation_text(self, relation: str) -> str:
+        return f"template shapes must satisfy {relation}{self._when_text(False)}"
+
+    def broken_texts(self, tiles: dict[str, TileDecl]) -> list[str] | None:
+        named = {n for r in self.relations for n in (_split(r)[0], *(t for t, _ in _terms(r)))}
+        if not named <= set(tiles):
+            return None
+        broken = []
+        for r in self.relations:
+            a, ea, b, eb = _split(r)
+            lhs = _extent(tiles, a, ea)
+            rhs = sum(_extent(tiles, t, e) for t, e in _terms(r)) if b else int(eb)
+            holds = {"==": lhs == rhs, ">=": lhs >= rhs, "<=": lhs <= rhs}[_comparison(r)]
+            if not holds:
+                broken.append(self._relation_text(r))
+        return broken or None
 
     def doc(self, op: OpView) -> str:
         return with_note(

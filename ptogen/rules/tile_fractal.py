@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import Field
 
-from ..spec.fields import Name
+from ..spec.fields import CppIdent, Name
 from .base import RuleBase, with_note
 from .page import PageContext, PageLine
-from .parts import Broken, Recognised, StaticBreak, TileFilter
+from .parts import Broken, Placed, Recognised, StaticBreak, TileFilter
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -24,14 +24,42 @@ if TYPE_CHECKING:
     from ..rule_api import TileDecl
 
 
-class TileFractalRule(RuleBase, Recognised, StaticBreak, TileFilter):
+# The cube's names for box layouts: how the boxes follow each other (N: column-major, Z: row-major),
+# then how each box stores its elements.
+_SHORT = {
+    ("ColMajor", "RowMajor"): "NZ",
+    ("RowMajor", "RowMajor"): "ZZ",
+    ("RowMajor", "ColMajor"): "ZN",
+    ("ColMajor", "ColMajor"): "NN",
+}
+
+
+class TileFractalRule(RuleBase, Recognised, Placed, StaticBreak, TileFilter):
     """The operands' tiles have this BLayout and this SLayout."""
 
     kind: Literal["tile_fractal"] = "tile_fractal"
     operands: list[Name] = Field(min_length=1)
     blayout: Literal["RowMajor", "ColMajor"]
     slayout: Literal["NoneBox", "RowMajor", "ColMajor"]
+    tile: CppIdent | None = Field(
+        default=None,
+        description="a cube tile alias (`TileLeft`) whose layout under each profile the operands take; "
+        "the loader fills in `blayout` and `slayout` per profile from the alias",
+    )
     page_prefixes: ClassVar[tuple[str, ...]] = ("box layout of",)
+
+    @property
+    def _named(self) -> str:
+        """` (NZ, as TileAcc)`: the layout's short name and the alias it is the layout of."""
+        short = _SHORT.get((self.blayout, self.slayout))
+        said = [s for s in (short, f"as {self.tile}" if self.tile else None) if s]
+        return f" ({', '.join(said)})" if said else ""
+
+    def placement(self) -> tuple[str, str] | None:
+        # The at-a-glance table's layout per profile: `ZZ boxes (TileLeft)`.
+        short = _SHORT.get((self.blayout, self.slayout))
+        spelled = f"{short} boxes" if short else f"`BLayout::{self.blayout}`, `SLayout::{self.slayout}`"
+        return ("Layout", spelled + (f" (`{self.tile}`)" if self.tile else ""))
 
     def admits_layout(self, layout: str) -> bool:
         return layout == self.blayout
@@ -44,22 +72,31 @@ class TileFractalRule(RuleBase, Recognised, StaticBreak, TileFilter):
 
     def text(self, op: OpView) -> str:
         what = " and ".join(self.operands)
-        return f"box layout of {what} must be BLayout::{self.blayout} with SLayout::{self.slayout}"
+        layout = f"BLayout::{self.blayout} with SLayout::{self.slayout}"
+        return f"box layout of {what} must be {layout}{self._named}"
 
     def doc(self, op: OpView) -> str:
         what = " and ".join(f"`{o}`" for o in self.operands)
         return with_note(
-            f"Box layout of {what} must be `BLayout::{self.blayout}` with `SLayout::{self.slayout}`",
+            f"Box layout of {what} must be `BLayout::{self.blayout}` with `SLayout::{self.slayout}`"
+            + self._named.replace(f"as {self.tile}", f"as `{self.tile}`"),
             self.note,
         )
 
     @classmethod
     def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:
-        m = re.match(r"Box layout of (.+?) must be BLayout::(\w+) with SLayout::(\w+)", line.text)
+        m = re.match(
+            r"Box layout of (.+?) must be BLayout::(\w+) with SLayout::(\w+)"
+            r"(?: \((?:[NZ]{2})?(?:, )?(?:as (\w+))?\))?",
+            line.text,
+        )
         if m is None:
             return None
         operands = [o for o in re.findall(r"\w+", m.group(1)) if o != "and"]
-        return {"operands": operands, "blayout": m.group(2), "slayout": m.group(3)}
+        found: dict[str, Any] = {"operands": operands, "blayout": m.group(2), "slayout": m.group(3)}
+        if m.group(4):
+            found["tile"] = m.group(4)
+        return found
 
     def legalise(self, tiles: dict[str, TileDecl]) -> dict[str, TileDecl]:
         slayout = None if self.slayout == "NoneBox" else self.slayout
@@ -67,6 +104,9 @@ class TileFractalRule(RuleBase, Recognised, StaticBreak, TileFilter):
             n: replace(t, layout=self.blayout, slayout=slayout) if n in self.operands else t
             for n, t in tiles.items()
         }
+
+    def legalise_static(self, tiles: dict[str, TileDecl]) -> dict[str, TileDecl]:
+        return self.legalise(tiles)
 
     def break_static(self, bx: BreakContext, tiles: dict[str, TileDecl]) -> Broken:
         # A plain tile gets boxes (the other SLayout, same BLayout); a boxed one keeps its boxes, whose

@@ -158,6 +158,7 @@ def load_context(
         raise SpecErrors(errors)
     source: SourceMap = targets_doc.source
     set_lines = {name: (source.file, source.line_of(("dtype_sets", name))) for name in targets.dtype_sets}
+    aliases = targets.tile_type.aliases if targets.tile_type is not None else []
     return Context(
         classes=classes,
         sets={k: list(v) for k, v in targets.dtype_sets.items()},
@@ -174,6 +175,14 @@ def load_context(
             else None
         ),
         text_lines={name: (source.file, source.line_of(("texts", name))) for name in targets.texts},
+        tile_layouts={
+            a.name: {p: (lay.blayout, lay.slayout) for p, lay in a.layouts.items()}
+            for a in aliases
+        },
+        tile_lines={
+            a.name: (source.file, source.line_of(("tile_type", "aliases", k, "layouts")))
+            for k, a in enumerate(aliases)
+        },
     )
 
 

@@ -20,6 +20,7 @@ from .resolve import (
     SHORTHAND,
     Context,
     annotate,
+    expand_box_layouts,
     kernel_code,
     merge,
     op_names,
@@ -76,6 +77,8 @@ def class_body(ctx: Context, name: str, mnemonic: str) -> dict[str, Any]:
         body = cls.doc.data.get("spec") or {}
         part = substitute(annotate(body, SourceMap(cls.path), f"class {cls.name}"), names)
         node = part if node is None else merge(node, part)
+    if node is not None:
+        expand_box_layouts(node.value.get("constraints"), ctx)  # as the spec's rules are resolved
     return plain(shared_texts(node, ctx, "", names)) if node is not None else {}
 
 

@@ -164,6 +164,9 @@ class Context:
     kernel: tuple[str, str, int] | None = None  # before, after, indent of a `kernel:` example
     asm_types: dict[str, str] = field(default_factory=dict)  # operand kind -> default asm_type
     text_lines: dict[str, tuple[str, int | None]] = field(default_factory=dict)
+    # A cube tile alias's box layout per profile ("*": every other one), and the alias's place.
+    tile_layouts: dict[str, dict[str, tuple[str, str]]] = field(default_factory=dict)
+    tile_lines: dict[str, tuple[str, int | None]] = field(default_factory=dict)
 
     def chain(self, name: str) -> list[ClassDoc]:
         """The class and those it extends, most general first."""
@@ -331,6 +334,40 @@ def _expand_sets(rules: Node | None, ctx: Context) -> None:
         )
 
 
+def expand_box_layouts(rules: Node | None, ctx: Context) -> None:
+    """A `tile_fractal` rule naming a cube tile alias (`tile: TileLeft`) instead of a layout -> one
+    rule per layout the alias takes under the rule's profiles, each limited to those profiles: the
+    box layouts are stated once, on the aliases (targets.yaml)."""
+    if rules is None or not isinstance(rules.value, list):
+        return
+    out: list[Node] = []
+    for i, rule in enumerate(rules.value):
+        data = rule.value if isinstance(rule.value, dict) else {}
+        tile = data.get("tile")
+        if data.get("kind") is None or plain(data["kind"]) != "tile_fractal" or tile is None:
+            out.append(rule)
+            continue
+        name = plain(tile)
+        if name not in ctx.tile_layouts:
+            hint = did_you_mean(str(name), list(ctx.tile_layouts))
+            raise _error(tile, tile.file, f"constraints[{i}].tile", f"unknown tile alias {name!r}{hint}")
+        layouts = ctx.tile_layouts[name]
+        listed = [str(p) for p in plain(data["profiles"])] if "profiles" in data else ctx.profiles
+        groups: dict[tuple[str, str], list[str]] = {}
+        for profile in listed:
+            groups.setdefault(layouts.get(profile, layouts["*"]), []).append(profile)
+        file, line = ctx.tile_lines[name]
+        origin = f"tile alias {name}"
+        for (blayout, slayout), profiles in groups.items():
+            clone = Node(dict(data), rule.file, rule.line, rule.origin)
+            clone.value["blayout"] = Node(blayout, file, line, origin)
+            clone.value["slayout"] = Node(slayout, file, line, origin)
+            named = [Node(p, file, line, origin) for p in profiles]
+            clone.value["profiles"] = Node(named, file, line, origin)
+            out.append(clone)
+    rules.value = out
+
+
 def _identity(rule: dict[str, Any]) -> str:
     """Rules with the same identity state the same fact; a profile's own one replaces the one it
     would inherit."""
@@ -416,6 +453,7 @@ def resolve(doc: LoadedDoc, ctx: Context) -> tuple[LoadedDoc, dict[PathKey, Node
     if rules is not None:
         _default_operands(rules, rule_operands)
         _expand_sets(rules, ctx)
+        expand_box_layouts(rules, ctx)
         _inherit_rules(rules, ctx)
         resolved.value["constraints"] = rules
     _derive(resolved, names, ctx)

@@ -8,6 +8,7 @@ runner reads.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -148,7 +149,12 @@ class CompileCase:
     contexts: list[tuple[str, str]] = field(default_factory=list)  # (C++ type, name) of context operands
 
     def messages(self) -> list[str]:
-        return [rv.message(self.profile) for rv in ([self.rv] if self.rv else []) + self.also]
+        # A rule asserted piece by piece (a shape rule's relations) expects the pieces these tiles break.
+        # A declaration's own tiles (`src1_f1`) stand for its operands (`src1`).
+        tiles = {t.name: t for t in self.tiles}
+        tiles |= {re.sub(r"_f\d+$", "", t.name): t for t in self.tiles}
+        rules = ([self.rv] if self.rv else []) + self.also
+        return [m for rv in rules for m in rv.broken_messages(self.profile, tiles)]
 
     @classmethod
     def legal(
@@ -438,6 +444,14 @@ def legalised(op: OpViewAPI, tiles: dict[str, TileDecl]) -> dict[str, TileDecl]:
     return tiles
 
 
+def profile_legalised(op: OpViewAPI, profile: str, tiles: dict[str, TileDecl]) -> dict[str, TileDecl]:
+    """`tiles` adjusted to the static rules the profile enforces as well (the box layout a cube
+    operand takes there: A2A3's Left tiles are ZZ, A5's NZ)."""
+    for rv in op.rules_for(profile, static=True):
+        tiles = part(rv.rule, TileFilter).legalise_static(tiles)
+    return tiles
+
+
 def shaped(op: OpViewAPI, tile: TileDecl) -> TileDecl:
     """A tile as the op's kind shapes that operand (a row reduction's dst is R x 1, say), given the
     shape of its source."""
@@ -607,7 +621,7 @@ def _plan_compile(project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> Non
             if tiles is None:
                 return None
             # Valid shapes every run-time rule admits, so that the legal kernel also runs.
-            tiles = legalised(op, tiles)
+            tiles = profile_legalised(op, profile, legalised(op, tiles))
             call = make_call(op, tiles, variant, _scalar_default(op, tiles))
             path = f"legal_{profile.lower()}{key[1]}"
             twins[key] = CompileCase.legal(
@@ -781,7 +795,7 @@ def _plan_runtime_fail(project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -
                 n: shaped(op, replace(t, rows=8, cols=8, valid_rows=8, valid_cols=8, dynamic=True))
                 for n, t in tiles.items()
             }
-            tiles = legalised(op, tiles)
+            tiles = profile_legalised(op, p.name, legalised(op, tiles))
             addresses = layout_addresses(project, list(tiles.values()))
             tiles, addresses = part(rv.rule, RuntimeCheck).break_runtime(tiles, addresses)
             call = make_call(op, tiles, variant, _scalar_default(op, tiles))
@@ -809,7 +823,7 @@ def _plan_form_runtime_fail(
         n: shaped(op, replace(t, rows=8, cols=8, valid_rows=8, valid_cols=8, dynamic=True))
         for n, t in tiles.items()
     }
-    tiles = legalised(op, tiles)
+    tiles = profile_legalised(op, profile, legalised(op, tiles))
     k = form.index
     tiles |= {n: replace(tiles[op.domain], name=n) for n in form.test.own_tiles if n not in tiles}
     own = {n[: -len(f"_f{k}")]: n for n in form.test.own_tiles}

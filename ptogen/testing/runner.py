@@ -403,8 +403,9 @@ class Runner:
         for want in self.settings.ops:
             key = want.lower().removeprefix("pto.")
             if key not in names:
-                hint = did_you_mean(key, names)
-                raise KeyError(f"unknown op {want} (known: {', '.join(names)}){hint}")
+                # A near miss names the op meant; the list of every op is `ptogen list`'s job.
+                hint = did_you_mean(key, names) or f" ({len(names)} ops; `ptogen list` names them)"
+                raise KeyError(f"unknown op {want}{hint}")
             chosen.append(key)
         return chosen
 

@@ -66,6 +66,12 @@ def test_a_run_time_failure_names_the_kernels_line(profile: str, tmp_path: Path)
     for opt in ("-O0", "-O2"):
         err = _run(cxx, ["-g", opt], tmp_path, profile)
         assert f"TADD [{profile}]: dst, src0 and src1 must have the same valid row/col" in err, err
+        # The extents the rule compared, as the condition spells them: src1 has 4 valid rows.
+        compared = (
+            "\n  compared: dst.GetValidRow() = 8, src0.GetValidRow() = 8, dst.GetValidCol() = 8, "
+            "src0.GetValidCol() = 8, src1.GetValidRow() = 4, src1.GetValidCol() = 8\n"
+        )
+        assert compared in err, err
         assert f"  at {tmp_path / 'kernel.cpp'}:{LINE}" in err, (opt, err)
 
 

@@ -30,7 +30,7 @@ void legal_a5() {
 }
 
 // breaks rule 00_dtype_tuples (dtype_tuples) of the A2A3 profile
-// expected-error@*:* {{TADDRELUCONV [A2A3]: the element types of src0 and dst must be one of the documented tuples}}
+// expected-error@*:* {{TADDRELUCONV [A2A3]: the element types (src0, dst) must be (float, half), (half, int8_t) or (int16_t, int8_t)}}
 void fail_a2a3_00_dtype_tuples() {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -95,7 +95,7 @@ void fail_a2a3_04_valid_bounds() {
 }
 
 // breaks rule 00_dtype_tuples (dtype_tuples) of the A5 profile
-// expected-error@*:* {{TADDRELUCONV [A5]: the element types of src0 and dst must be one of the documented tuples}}
+// expected-error@*:* {{TADDRELUCONV [A5]: the element types (src0, dst) must be (float, half), (half, int8_t) or (int16_t, int8_t)}}
 void fail_a5_00_dtype_tuples() {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;

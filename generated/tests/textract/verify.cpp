@@ -42,7 +42,7 @@ void fail_a2a3_conv_101_conv_layouts() {
 }
 
 // breaks rule 102_tile_fractal (tile_fractal) of the A2A3 profile on variant conv
-// expected-error@*:* {{TEXTRACT [A2A3]: box layout of dst must be BLayout::RowMajor with SLayout::ColMajor}}
+// expected-error@*:* {{TEXTRACT [A2A3]: box layout of dst must be BLayout::RowMajor with SLayout::ColMajor (ZN)}}
 void fail_a2a3_conv_102_tile_fractal() {
     using Tile_dst = Tile<TileType::Right, int8_t, 64, 32, BLayout::ColMajor, 64, 32, SLayout::ColMajor, 512>;
     Tile_dst dst;
@@ -100,7 +100,7 @@ void fail_a5_conv_101_conv_layouts() {
 }
 
 // breaks rule 102_tile_fractal (tile_fractal) of the A5 profile on variant conv
-// expected-error@*:* {{TEXTRACT [A5]: box layout of dst must be BLayout::RowMajor with SLayout::ColMajor}}
+// expected-error@*:* {{TEXTRACT [A5]: box layout of dst must be BLayout::RowMajor with SLayout::ColMajor (ZN)}}
 void fail_a5_conv_102_tile_fractal() {
     using Tile_dst = Tile<TileType::Right, int8_t, 64, 32, BLayout::ColMajor, 64, 32, SLayout::ColMajor, 512>;
     Tile_dst dst;
@@ -158,7 +158,7 @@ void fail_cpu_conv_101_conv_layouts() {
 }
 
 // breaks rule 102_tile_fractal (tile_fractal) of the CPU profile on variant conv
-// expected-error@*:* {{TEXTRACT [CPU]: box layout of dst must be BLayout::RowMajor with SLayout::ColMajor}}
+// expected-error@*:* {{TEXTRACT [CPU]: box layout of dst must be BLayout::RowMajor with SLayout::ColMajor (ZN)}}
 void fail_cpu_conv_102_tile_fractal() {
     using Tile_dst = Tile<TileType::Right, int8_t, 64, 32, BLayout::ColMajor, 64, 32, SLayout::ColMajor, 512>;
     Tile_dst dst;
@@ -301,7 +301,7 @@ void fail_a2a3_06_tile_fractal_f6() {
 }
 
 // breaks rule 07_tile_fractal (tile_fractal) of the A2A3 profile on declaration 6
-// expected-error@*:* {{TEXTRACT [A2A3]: box layout of dst and dst1 must be BLayout::ColMajor with SLayout::RowMajor}}
+// expected-error@*:* {{TEXTRACT [A2A3]: box layout of dst and dst1 must be BLayout::ColMajor with SLayout::RowMajor (NZ)}}
 void fail_a2a3_07_tile_fractal_f6() {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_dst dst;
@@ -364,7 +364,7 @@ void fail_a5_06_tile_fractal_f6() {
 }
 
 // breaks rule 07_tile_fractal (tile_fractal) of the A5 profile on declaration 6
-// expected-error@*:* {{TEXTRACT [A5]: box layout of dst and dst1 must be BLayout::ColMajor with SLayout::RowMajor}}
+// expected-error@*:* {{TEXTRACT [A5]: box layout of dst and dst1 must be BLayout::ColMajor with SLayout::RowMajor (NZ)}}
 void fail_a5_07_tile_fractal_f6() {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_dst dst;

@@ -67,7 +67,7 @@ void fail_a2a3_03_location() {
 }
 
 // breaks rule 04_shape_relation (shape_relation) of the A2A3 profile
-// expected-error@*:* {{TFILLPAD_EXPAND [A2A3]: template shapes must satisfy dst.Rows >= src.Rows and dst.Cols >= src.Cols}}
+// expected-error@*:* {{TFILLPAD_EXPAND [A2A3]: template shapes must satisfy dst.Rows >= src.Rows}}
 void fail_a2a3_04_shape_relation() {
     using Tile_dst =
         Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
@@ -106,7 +106,7 @@ void fail_a5_03_location() {
 }
 
 // breaks rule 04_shape_relation (shape_relation) of the A5 profile
-// expected-error@*:* {{TFILLPAD_EXPAND [A5]: template shapes must satisfy dst.Rows >= src.Rows and dst.Cols >= src.Cols}}
+// expected-error@*:* {{TFILLPAD_EXPAND [A5]: template shapes must satisfy dst.Rows >= src.Rows}}
 void fail_a5_04_shape_relation() {
     using Tile_dst =
         Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
@@ -132,7 +132,7 @@ void fail_cpu_02_dtype() {
 }
 
 // breaks rule 04_shape_relation (shape_relation) of the CPU profile
-// expected-error@*:* {{TFILLPAD_EXPAND [CPU]: template shapes must satisfy dst.Rows >= src.Rows and dst.Cols >= src.Cols}}
+// expected-error@*:* {{TFILLPAD_EXPAND [CPU]: template shapes must satisfy dst.Rows >= src.Rows}}
 void fail_cpu_04_shape_relation() {
     using Tile_dst =
         Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;

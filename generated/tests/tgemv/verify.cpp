@@ -11,7 +11,7 @@ using namespace pto;
 void legal_a2a3() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::RowMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -41,11 +41,11 @@ void legal_cpu() {
 }
 
 // breaks rule 00_dtype_tuples (dtype_tuples) of the A2A3 profile
-// expected-error@*:* {{TGEMV [A2A3]: the element types of c, a and b must be one of the documented tuples}}
+// expected-error@*:* {{TGEMV [A2A3]: the element types (c, a, b) must be (int32_t, int8_t, int8_t), (float, half, half), (float, bfloat16_t, bfloat16_t) or (float, float, float)}}
 void fail_a2a3_00_dtype_tuples() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, half, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, half, 16, 32, BLayout::RowMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, half, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -58,7 +58,7 @@ void fail_a2a3_00_dtype_tuples() {
 void fail_a2a3_01_location() {
     using Tile_c = Tile<TileType::Mat, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::RowMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -71,7 +71,7 @@ void fail_a2a3_01_location() {
 void fail_a2a3_02_location() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Mat, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -84,7 +84,7 @@ void fail_a2a3_02_location() {
 void fail_a2a3_03_location() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::RowMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Mat, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -93,9 +93,22 @@ void fail_a2a3_03_location() {
 }
 
 // breaks rule 04_shape_relation (shape_relation) of the A2A3 profile
-// expected-error@*:* {{TGEMV [A2A3]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows and b.Cols == c.Cols}}
+// expected-error@*:* {{TGEMV [A2A3]: template shapes must satisfy a.Rows == c.Rows}}
 void fail_a2a3_04_shape_relation() {
     using Tile_c = Tile<TileType::Acc, int32_t, 32, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::RowMajor, 1, 16, SLayout::RowMajor, 512>;
+    Tile_a a;
+    using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
+    Tile_b b;
+    // expected-note@+1 {{requested here}}
+    profiled::TGEMV<profile_a2a3>(c, a, b);
+}
+
+// breaks rule 05_tile_fractal (tile_fractal) of the A2A3 profile
+// expected-error@*:* {{TGEMV [A2A3]: box layout of a must be BLayout::RowMajor with SLayout::RowMajor (ZZ, as TileLeft)}}
+void fail_a2a3_05_tile_fractal() {
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
@@ -105,8 +118,34 @@ void fail_a2a3_04_shape_relation() {
     profiled::TGEMV<profile_a2a3>(c, a, b);
 }
 
+// breaks rule 07_tile_fractal (tile_fractal) of the A2A3 profile
+// expected-error@*:* {{TGEMV [A2A3]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)}}
+void fail_a2a3_07_tile_fractal() {
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::RowMajor, 1, 16, SLayout::RowMajor, 512>;
+    Tile_a a;
+    using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::ColMajor, 16, 16, SLayout::ColMajor, 512>;
+    Tile_b b;
+    // expected-note@+1 {{requested here}}
+    profiled::TGEMV<profile_a2a3>(c, a, b);
+}
+
+// breaks rule 08_tile_fractal (tile_fractal) of the A2A3 profile
+// expected-error@*:* {{TGEMV [A2A3]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)}}
+void fail_a2a3_08_tile_fractal() {
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::RowMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::RowMajor, 1, 16, SLayout::RowMajor, 512>;
+    Tile_a a;
+    using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
+    Tile_b b;
+    // expected-note@+1 {{requested here}}
+    profiled::TGEMV<profile_a2a3>(c, a, b);
+}
+
 // breaks rule 00_dtype_tuples (dtype_tuples) of the A5 profile
-// expected-error@*:* {{TGEMV [A5]: the element types of c, a and b must be one of the documented tuples}}
+// expected-error@*:* {{TGEMV [A5]: the element types (c, a, b) must be (int32_t, int8_t, int8_t), (float, half, half), (float, bfloat16_t, bfloat16_t) or (float, float, float)}}
 void fail_a5_00_dtype_tuples() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
@@ -158,7 +197,7 @@ void fail_a5_03_location() {
 }
 
 // breaks rule 04_shape_relation (shape_relation) of the A5 profile
-// expected-error@*:* {{TGEMV [A5]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows and b.Cols == c.Cols}}
+// expected-error@*:* {{TGEMV [A5]: template shapes must satisfy a.Rows == c.Rows}}
 void fail_a5_04_shape_relation() {
     using Tile_c = Tile<TileType::Acc, int32_t, 32, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
@@ -170,8 +209,47 @@ void fail_a5_04_shape_relation() {
     profiled::TGEMV<profile_a5>(c, a, b);
 }
 
+// breaks rule 06_tile_fractal (tile_fractal) of the A5 profile
+// expected-error@*:* {{TGEMV [A5]: box layout of a must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileLeft)}}
+void fail_a5_06_tile_fractal() {
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::RowMajor, 1, 16, SLayout::RowMajor, 512>;
+    Tile_a a;
+    using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
+    Tile_b b;
+    // expected-note@+1 {{requested here}}
+    profiled::TGEMV<profile_a5>(c, a, b);
+}
+
+// breaks rule 07_tile_fractal (tile_fractal) of the A5 profile
+// expected-error@*:* {{TGEMV [A5]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)}}
+void fail_a5_07_tile_fractal() {
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
+    Tile_a a;
+    using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::ColMajor, 16, 16, SLayout::ColMajor, 512>;
+    Tile_b b;
+    // expected-note@+1 {{requested here}}
+    profiled::TGEMV<profile_a5>(c, a, b);
+}
+
+// breaks rule 08_tile_fractal (tile_fractal) of the A5 profile
+// expected-error@*:* {{TGEMV [A5]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)}}
+void fail_a5_08_tile_fractal() {
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::RowMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
+    Tile_a a;
+    using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
+    Tile_b b;
+    // expected-note@+1 {{requested here}}
+    profiled::TGEMV<profile_a5>(c, a, b);
+}
+
 // breaks rule 00_dtype_tuples (dtype_tuples) of the CPU profile
-// expected-error@*:* {{TGEMV [CPU]: the element types of c, a and b must be one of the documented tuples}}
+// expected-error@*:* {{TGEMV [CPU]: the element types (c, a, b) must be (int32_t, int8_t, int8_t), (float, half, half), (float, bfloat16_t, bfloat16_t) or (float, float, float)}}
 void fail_cpu_00_dtype_tuples() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
@@ -223,9 +301,35 @@ void fail_cpu_03_location() {
 }
 
 // breaks rule 04_shape_relation (shape_relation) of the CPU profile
-// expected-error@*:* {{TGEMV [CPU]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows and b.Cols == c.Cols}}
+// expected-error@*:* {{TGEMV [CPU]: template shapes must satisfy a.Rows == c.Rows}}
 void fail_cpu_04_shape_relation() {
     using Tile_c = Tile<TileType::Acc, int32_t, 32, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
+    Tile_a a;
+    using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
+    Tile_b b;
+    // expected-note@+1 {{requested here}}
+    profiled::TGEMV<profile_cpu>(c, a, b);
+}
+
+// breaks rule 07_tile_fractal (tile_fractal) of the CPU profile
+// expected-error@*:* {{TGEMV [CPU]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)}}
+void fail_cpu_07_tile_fractal() {
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
+    Tile_a a;
+    using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::ColMajor, 16, 16, SLayout::ColMajor, 512>;
+    Tile_b b;
+    // expected-note@+1 {{requested here}}
+    profiled::TGEMV<profile_cpu>(c, a, b);
+}
+
+// breaks rule 08_tile_fractal (tile_fractal) of the CPU profile
+// expected-error@*:* {{TGEMV [CPU]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)}}
+void fail_cpu_08_tile_fractal() {
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::RowMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;

@@ -11,7 +11,7 @@ using namespace pto;
 void legal_a2a3() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::RowMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -47,11 +47,11 @@ void legal_cpu() {
 }
 
 // breaks rule 00_dtype_tuples (dtype_tuples) of the A2A3 profile
-// expected-error@*:* {{TGEMV_BIAS [A2A3]: the element types of c, a and b must be one of the documented tuples}}
+// expected-error@*:* {{TGEMV_BIAS [A2A3]: the element types (c, a, b) must be (int32_t, int8_t, int8_t), (float, half, half), (float, bfloat16_t, bfloat16_t) or (float, float, float)}}
 void fail_a2a3_00_dtype_tuples() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, half, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, half, 16, 32, BLayout::RowMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, half, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -66,7 +66,7 @@ void fail_a2a3_00_dtype_tuples() {
 void fail_a2a3_01_location() {
     using Tile_c = Tile<TileType::Mat, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::RowMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -81,7 +81,7 @@ void fail_a2a3_01_location() {
 void fail_a2a3_02_location() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Mat, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -96,7 +96,7 @@ void fail_a2a3_02_location() {
 void fail_a2a3_03_location() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::RowMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Mat, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -111,7 +111,7 @@ void fail_a2a3_03_location() {
 void fail_a2a3_04_location() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::RowMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -126,7 +126,7 @@ void fail_a2a3_04_location() {
 void fail_a2a3_05_same_dtype() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::RowMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -141,7 +141,7 @@ void fail_a2a3_05_same_dtype() {
 void fail_a2a3_06_row_major() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::RowMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
@@ -152,9 +152,24 @@ void fail_a2a3_06_row_major() {
 }
 
 // breaks rule 07_shape_relation (shape_relation) of the A2A3 profile
-// expected-error@*:* {{TGEMV_BIAS [A2A3]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows, b.Cols == c.Cols, bias.Cols == c.Cols and bias.Rows == 1}}
+// expected-error@*:* {{TGEMV_BIAS [A2A3]: template shapes must satisfy a.Rows == c.Rows}}
 void fail_a2a3_07_shape_relation() {
     using Tile_c = Tile<TileType::Acc, int32_t, 32, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::RowMajor, 1, 16, SLayout::RowMajor, 512>;
+    Tile_a a;
+    using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
+    Tile_b b;
+    using Tile_bias = Tile<TileType::Bias, int32_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_bias bias;
+    // expected-note@+1 {{requested here}}
+    profiled::TGEMV_BIAS<profile_a2a3>(c, a, b, bias);
+}
+
+// breaks rule 08_tile_fractal (tile_fractal) of the A2A3 profile
+// expected-error@*:* {{TGEMV_BIAS [A2A3]: box layout of a must be BLayout::RowMajor with SLayout::RowMajor (ZZ, as TileLeft)}}
+void fail_a2a3_08_tile_fractal() {
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;
@@ -166,8 +181,38 @@ void fail_a2a3_07_shape_relation() {
     profiled::TGEMV_BIAS<profile_a2a3>(c, a, b, bias);
 }
 
+// breaks rule 10_tile_fractal (tile_fractal) of the A2A3 profile
+// expected-error@*:* {{TGEMV_BIAS [A2A3]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)}}
+void fail_a2a3_10_tile_fractal() {
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::RowMajor, 1, 16, SLayout::RowMajor, 512>;
+    Tile_a a;
+    using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::ColMajor, 16, 16, SLayout::ColMajor, 512>;
+    Tile_b b;
+    using Tile_bias = Tile<TileType::Bias, int32_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_bias bias;
+    // expected-note@+1 {{requested here}}
+    profiled::TGEMV_BIAS<profile_a2a3>(c, a, b, bias);
+}
+
+// breaks rule 11_tile_fractal (tile_fractal) of the A2A3 profile
+// expected-error@*:* {{TGEMV_BIAS [A2A3]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)}}
+void fail_a2a3_11_tile_fractal() {
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::RowMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::RowMajor, 1, 16, SLayout::RowMajor, 512>;
+    Tile_a a;
+    using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
+    Tile_b b;
+    using Tile_bias = Tile<TileType::Bias, int32_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_bias bias;
+    // expected-note@+1 {{requested here}}
+    profiled::TGEMV_BIAS<profile_a2a3>(c, a, b, bias);
+}
+
 // breaks rule 00_dtype_tuples (dtype_tuples) of the A5 profile
-// expected-error@*:* {{TGEMV_BIAS [A5]: the element types of c, a and b must be one of the documented tuples}}
+// expected-error@*:* {{TGEMV_BIAS [A5]: the element types (c, a, b) must be (int32_t, int8_t, int8_t), (float, half, half), (float, bfloat16_t, bfloat16_t) or (float, float, float)}}
 void fail_a5_00_dtype_tuples() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
@@ -272,7 +317,7 @@ void fail_a5_06_row_major() {
 }
 
 // breaks rule 07_shape_relation (shape_relation) of the A5 profile
-// expected-error@*:* {{TGEMV_BIAS [A5]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows, b.Cols == c.Cols, bias.Cols == c.Cols and bias.Rows == 1}}
+// expected-error@*:* {{TGEMV_BIAS [A5]: template shapes must satisfy a.Rows == c.Rows}}
 void fail_a5_07_shape_relation() {
     using Tile_c = Tile<TileType::Acc, int32_t, 32, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
@@ -286,8 +331,53 @@ void fail_a5_07_shape_relation() {
     profiled::TGEMV_BIAS<profile_a5>(c, a, b, bias);
 }
 
+// breaks rule 09_tile_fractal (tile_fractal) of the A5 profile
+// expected-error@*:* {{TGEMV_BIAS [A5]: box layout of a must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileLeft)}}
+void fail_a5_09_tile_fractal() {
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::RowMajor, 1, 16, SLayout::RowMajor, 512>;
+    Tile_a a;
+    using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
+    Tile_b b;
+    using Tile_bias = Tile<TileType::Bias, int32_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_bias bias;
+    // expected-note@+1 {{requested here}}
+    profiled::TGEMV_BIAS<profile_a5>(c, a, b, bias);
+}
+
+// breaks rule 10_tile_fractal (tile_fractal) of the A5 profile
+// expected-error@*:* {{TGEMV_BIAS [A5]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)}}
+void fail_a5_10_tile_fractal() {
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
+    Tile_a a;
+    using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::ColMajor, 16, 16, SLayout::ColMajor, 512>;
+    Tile_b b;
+    using Tile_bias = Tile<TileType::Bias, int32_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_bias bias;
+    // expected-note@+1 {{requested here}}
+    profiled::TGEMV_BIAS<profile_a5>(c, a, b, bias);
+}
+
+// breaks rule 11_tile_fractal (tile_fractal) of the A5 profile
+// expected-error@*:* {{TGEMV_BIAS [A5]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)}}
+void fail_a5_11_tile_fractal() {
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::RowMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
+    Tile_a a;
+    using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
+    Tile_b b;
+    using Tile_bias = Tile<TileType::Bias, int32_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_bias bias;
+    // expected-note@+1 {{requested here}}
+    profiled::TGEMV_BIAS<profile_a5>(c, a, b, bias);
+}
+
 // breaks rule 00_dtype_tuples (dtype_tuples) of the CPU profile
-// expected-error@*:* {{TGEMV_BIAS [CPU]: the element types of c, a and b must be one of the documented tuples}}
+// expected-error@*:* {{TGEMV_BIAS [CPU]: the element types (c, a, b) must be (int32_t, int8_t, int8_t), (float, half, half), (float, bfloat16_t, bfloat16_t) or (float, float, float)}}
 void fail_cpu_00_dtype_tuples() {
     using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
@@ -392,9 +482,39 @@ void fail_cpu_06_row_major() {
 }
 
 // breaks rule 07_shape_relation (shape_relation) of the CPU profile
-// expected-error@*:* {{TGEMV_BIAS [CPU]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows, b.Cols == c.Cols, bias.Cols == c.Cols and bias.Rows == 1}}
+// expected-error@*:* {{TGEMV_BIAS [CPU]: template shapes must satisfy a.Rows == c.Rows}}
 void fail_cpu_07_shape_relation() {
     using Tile_c = Tile<TileType::Acc, int32_t, 32, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
+    Tile_a a;
+    using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
+    Tile_b b;
+    using Tile_bias = Tile<TileType::Bias, int32_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_bias bias;
+    // expected-note@+1 {{requested here}}
+    profiled::TGEMV_BIAS<profile_cpu>(c, a, b, bias);
+}
+
+// breaks rule 10_tile_fractal (tile_fractal) of the CPU profile
+// expected-error@*:* {{TGEMV_BIAS [CPU]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)}}
+void fail_cpu_10_tile_fractal() {
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
+    Tile_a a;
+    using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::ColMajor, 16, 16, SLayout::ColMajor, 512>;
+    Tile_b b;
+    using Tile_bias = Tile<TileType::Bias, int32_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_bias bias;
+    // expected-note@+1 {{requested here}}
+    profiled::TGEMV_BIAS<profile_cpu>(c, a, b, bias);
+}
+
+// breaks rule 11_tile_fractal (tile_fractal) of the CPU profile
+// expected-error@*:* {{TGEMV_BIAS [CPU]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)}}
+void fail_cpu_11_tile_fractal() {
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::RowMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_a a;

@@ -27,7 +27,7 @@ void legal_cpu() {
 
 // breaks rule 01_dtype (dtype) of the A5 profile
 // expected-error@*:* {{TINSERT [A5]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, int32_t, hifloat8_t}}
-// expected-error@*:* {{TINSERT [A5]: the element types of src and dst must be one of the documented tuples}}
+// expected-error@*:* {{TINSERT [A5]: the element types (src, dst) must be (float, half), (float, bfloat16_t), (float, float), (int32_t, int32_t), (half, half), (bfloat16_t, bfloat16_t), (int8_t, int8_t) or (hifloat8_t, hifloat8_t)}}
 void fail_a5_01_dtype() {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -69,7 +69,7 @@ void legal_a5_f0() {
 }
 
 // breaks rule 07_dtype_tuples (dtype_tuples) of the A5 profile on declaration 0
-// expected-error@*:* {{TINSERT [A5]: the element types of src and dst must be one of the documented tuples}}
+// expected-error@*:* {{TINSERT [A5]: the element types (src, dst) must be (float, half), (float, bfloat16_t), (float, float), (int32_t, int32_t), (half, half), (bfloat16_t, bfloat16_t), (int8_t, int8_t) or (hifloat8_t, hifloat8_t)}}
 void fail_a5_07_dtype_tuples_f0() {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -89,7 +89,7 @@ void legal_a5_f1() {
 }
 
 // breaks rule 07_dtype_tuples (dtype_tuples) of the A5 profile on declaration 1
-// expected-error@*:* {{TINSERT [A5]: the element types of src and dst must be one of the documented tuples}}
+// expected-error@*:* {{TINSERT [A5]: the element types (src, dst) must be (float, half), (float, bfloat16_t), (float, float), (int32_t, int32_t), (half, half), (bfloat16_t, bfloat16_t), (int8_t, int8_t) or (hifloat8_t, hifloat8_t)}}
 void fail_a5_07_dtype_tuples_f1() {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -110,7 +110,7 @@ void legal_a5_f2() {
 }
 
 // breaks rule 07_dtype_tuples (dtype_tuples) of the A5 profile on declaration 2
-// expected-error@*:* {{TINSERT [A5]: the element types of src and dst must be one of the documented tuples}}
+// expected-error@*:* {{TINSERT [A5]: the element types (src, dst) must be (float, half), (float, bfloat16_t), (float, float), (int32_t, int32_t), (half, half), (bfloat16_t, bfloat16_t), (int8_t, int8_t) or (hifloat8_t, hifloat8_t)}}
 void fail_a5_07_dtype_tuples_f2() {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -132,7 +132,7 @@ void legal_a5_f3() {
 }
 
 // breaks rule 08_dtype_tuples (dtype_tuples) of the A5 profile on declaration 3
-// expected-error@*:* {{TINSERT [A5]: the element types of src and dst must be one of the documented tuples}}
+// expected-error@*:* {{TINSERT [A5]: the element types (src, dst) must be (float, int8_t), (float, uint8_t), (float, hifloat8_t), (float, half), (float, bfloat16_t), (int32_t, int8_t), (int32_t, uint8_t), (int32_t, half) or (int32_t, bfloat16_t)}}
 void fail_a5_08_dtype_tuples_f3() {
     using Tile_dst = Tile<TileType::Vec, hifloat8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -154,7 +154,7 @@ void legal_a5_f4() {
 }
 
 // breaks rule 08_dtype_tuples (dtype_tuples) of the A5 profile on declaration 4
-// expected-error@*:* {{TINSERT [A5]: the element types of src and dst must be one of the documented tuples}}
+// expected-error@*:* {{TINSERT [A5]: the element types (src, dst) must be (float, int8_t), (float, uint8_t), (float, hifloat8_t), (float, half), (float, bfloat16_t), (int32_t, int8_t), (int32_t, uint8_t), (int32_t, half) or (int32_t, bfloat16_t)}}
 void fail_a5_08_dtype_tuples_f4() {
     using Tile_dst = Tile<TileType::Vec, hifloat8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -197,7 +197,7 @@ void fail_a5_11_same_dtype_f6() {
 }
 
 // breaks rule 12_tile_fractal (tile_fractal) of the A5 profile on declaration 6
-// expected-error@*:* {{TINSERT [A5]: box layout of src must be BLayout::ColMajor with SLayout::RowMajor}}
+// expected-error@*:* {{TINSERT [A5]: box layout of src must be BLayout::ColMajor with SLayout::RowMajor (NZ)}}
 void fail_a5_12_tile_fractal_f6() {
     using Tile_dst = Tile<TileType::Mat, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;

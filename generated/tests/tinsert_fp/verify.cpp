@@ -42,7 +42,7 @@ void legal_cpu() {
 
 // breaks rule 00_dtype (dtype) of the A2A3 profile
 // expected-error@*:* {{TINSERT_FP [A2A3]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, int32_t}}
-// expected-error@*:* {{TINSERT_FP [A2A3]: the element types of src and dst must be one of the documented tuples}}
+// expected-error@*:* {{TINSERT_FP [A2A3]: the element types (src, dst) must be (float, int8_t), (int32_t, int8_t), (int32_t, uint8_t), (int32_t, half) or (int32_t, int16_t)}}
 void fail_a2a3_00_dtype() {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -68,7 +68,7 @@ void fail_a2a3_03_location_pairs() {
 }
 
 // breaks rule 05_dtype_tuples (dtype_tuples) of the A2A3 profile
-// expected-error@*:* {{TINSERT_FP [A2A3]: the element types of src and dst must be one of the documented tuples}}
+// expected-error@*:* {{TINSERT_FP [A2A3]: the element types (src, dst) must be (float, int8_t), (int32_t, int8_t), (int32_t, uint8_t), (int32_t, half) or (int32_t, int16_t)}}
 void fail_a2a3_05_dtype_tuples() {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -82,7 +82,7 @@ void fail_a2a3_05_dtype_tuples() {
 
 // breaks rule 01_dtype (dtype) of the A5 profile
 // expected-error@*:* {{TINSERT_FP [A5]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int32_t, hifloat8_t}}
-// expected-error@*:* {{TINSERT_FP [A5]: the element types of src and dst must be one of the documented tuples}}
+// expected-error@*:* {{TINSERT_FP [A5]: the element types (src, dst) must be (float, int8_t), (float, uint8_t), (float, hifloat8_t), (float, half), (float, bfloat16_t), (int32_t, int8_t), (int32_t, uint8_t), (int32_t, half) or (int32_t, bfloat16_t)}}
 void fail_a5_01_dtype() {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -108,7 +108,7 @@ void fail_a5_04_location_pairs() {
 }
 
 // breaks rule 06_dtype_tuples (dtype_tuples) of the A5 profile
-// expected-error@*:* {{TINSERT_FP [A5]: the element types of src and dst must be one of the documented tuples}}
+// expected-error@*:* {{TINSERT_FP [A5]: the element types (src, dst) must be (float, int8_t), (float, uint8_t), (float, hifloat8_t), (float, half), (float, bfloat16_t), (int32_t, int8_t), (int32_t, uint8_t), (int32_t, half) or (int32_t, bfloat16_t)}}
 void fail_a5_06_dtype_tuples() {
     using Tile_dst = Tile<TileType::Vec, hifloat8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;

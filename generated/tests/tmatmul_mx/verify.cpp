@@ -59,7 +59,7 @@ void fail_a2a3_00_unavailable() {
 }
 
 // breaks rule 01_dtype_tuples (dtype_tuples) of the A5 profile
-// expected-error@*:* {{TMATMUL_MX [A5]: the element types of c, a and b must be one of the documented tuples}}
+// expected-error@*:* {{TMATMUL_MX [A5]: the element types (c, a, b) must be (float, float8_e4m3_t, float8_e4m3_t), (float, float8_e4m3_t, float8_e5m2_t), (float, float8_e5m2_t, float8_e4m3_t), (float, float8_e5m2_t, float8_e5m2_t), (float, float4_e1m2x2_t, float4_e1m2x2_t), (float, float4_e1m2x2_t, float4_e2m1x2_t), (float, float4_e2m1x2_t, float4_e2m1x2_t) or (float, float4_e2m1x2_t, float4_e1m2x2_t)}}
 void fail_a5_01_dtype_tuples() {
     using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
@@ -171,7 +171,7 @@ void fail_a5_09_shape_multiple() {
 }
 
 // breaks rule 10_tile_fractal (tile_fractal) of the A5 profile
-// expected-error@*:* {{TMATMUL_MX [A5]: box layout of a and c must be BLayout::ColMajor with SLayout::RowMajor}}
+// expected-error@*:* {{TMATMUL_MX [A5]: box layout of a must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileLeft)}}
 void fail_a5_10_tile_fractal() {
     using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
@@ -190,8 +190,27 @@ void fail_a5_10_tile_fractal() {
 }
 
 // breaks rule 11_tile_fractal (tile_fractal) of the A5 profile
-// expected-error@*:* {{TMATMUL_MX [A5]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor}}
+// expected-error@*:* {{TMATMUL_MX [A5]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)}}
 void fail_a5_11_tile_fractal() {
+    using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::RowMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_a = Tile<TileType::Left, float8_e4m3_t, 16, 64, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_a a;
+    using Tile_a_scale =
+        Tile<TileType::ScaleLeft, float8_e8m0_t, 16, 2, BLayout::RowMajor, 16, 2, SLayout::RowMajor, 32>;
+    Tile_a_scale a_scale;
+    using Tile_b = Tile<TileType::Right, float8_e4m3_t, 64, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
+    Tile_b b;
+    using Tile_b_scale =
+        Tile<TileType::ScaleRight, float8_e8m0_t, 2, 16, BLayout::ColMajor, 2, 16, SLayout::ColMajor, 32>;
+    Tile_b_scale b_scale;
+    // expected-note@+1 {{requested here}}
+    profiled::TMATMUL_MX<profile_a5>(c, a, a_scale, b, b_scale);
+}
+
+// breaks rule 12_tile_fractal (tile_fractal) of the A5 profile
+// expected-error@*:* {{TMATMUL_MX [A5]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)}}
+void fail_a5_12_tile_fractal() {
     using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
     using Tile_a = Tile<TileType::Left, float8_e4m3_t, 16, 64, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
@@ -209,7 +228,7 @@ void fail_a5_11_tile_fractal() {
 }
 
 // breaks rule 01_dtype_tuples (dtype_tuples) of the CPU profile
-// expected-error@*:* {{TMATMUL_MX [CPU]: the element types of c, a and b must be one of the documented tuples}}
+// expected-error@*:* {{TMATMUL_MX [CPU]: the element types (c, a, b) must be (float, float8_e4m3_t, float8_e4m3_t), (float, float8_e4m3_t, float8_e5m2_t), (float, float8_e5m2_t, float8_e4m3_t), (float, float8_e5m2_t, float8_e5m2_t), (float, float4_e1m2x2_t, float4_e1m2x2_t), (float, float4_e1m2x2_t, float4_e2m1x2_t), (float, float4_e2m1x2_t, float4_e2m1x2_t) or (float, float4_e2m1x2_t, float4_e1m2x2_t)}}
 void fail_cpu_01_dtype_tuples() {
     using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
@@ -294,7 +313,7 @@ void fail_cpu_09_shape_multiple() {
 }
 
 // breaks rule 10_tile_fractal (tile_fractal) of the CPU profile
-// expected-error@*:* {{TMATMUL_MX [CPU]: box layout of a and c must be BLayout::ColMajor with SLayout::RowMajor}}
+// expected-error@*:* {{TMATMUL_MX [CPU]: box layout of a must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileLeft)}}
 void fail_cpu_10_tile_fractal() {
     using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
@@ -311,8 +330,25 @@ void fail_cpu_10_tile_fractal() {
 }
 
 // breaks rule 11_tile_fractal (tile_fractal) of the CPU profile
-// expected-error@*:* {{TMATMUL_MX [CPU]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor}}
+// expected-error@*:* {{TMATMUL_MX [CPU]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)}}
 void fail_cpu_11_tile_fractal() {
+    using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::RowMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_a = Tile<TileType::Left, float8_e4m3_t, 16, 64, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+    Tile_a a;
+    using Tile_a_scale = Tile<TileType::ScaleLeft, float, 16, 2, BLayout::RowMajor, 16, 2, SLayout::RowMajor, 32>;
+    Tile_a_scale a_scale;
+    using Tile_b = Tile<TileType::Right, float8_e4m3_t, 64, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
+    Tile_b b;
+    using Tile_b_scale = Tile<TileType::ScaleRight, float, 2, 16, BLayout::ColMajor, 2, 16, SLayout::ColMajor, 32>;
+    Tile_b_scale b_scale;
+    // expected-note@+1 {{requested here}}
+    profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale);
+}
+
+// breaks rule 12_tile_fractal (tile_fractal) of the CPU profile
+// expected-error@*:* {{TMATMUL_MX [CPU]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)}}
+void fail_cpu_12_tile_fractal() {
     using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
     using Tile_a = Tile<TileType::Left, float8_e4m3_t, 16, 64, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
@@ -346,9 +382,9 @@ void legal_a5_f4() {
     profiled::TMATMUL_MX<profile_a5>(c, a, a_scale, b, b_scale, bias_f4);
 }
 
-// breaks rule 12_location (location) of the A5 profile on declaration 4
+// breaks rule 13_location (location) of the A5 profile on declaration 4
 // expected-error@*:* {{TMATMUL_MX [A5]: tile location must be TileType::Bias}}
-void fail_a5_12_location_f4() {
+void fail_a5_13_location_f4() {
     using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
     using Tile_a = Tile<TileType::Left, float8_e4m3_t, 16, 64, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
@@ -367,9 +403,9 @@ void fail_a5_12_location_f4() {
     profiled::TMATMUL_MX<profile_a5>(c, a, a_scale, b, b_scale, bias_f4);
 }
 
-// breaks rule 13_dtype (dtype) of the A5 profile on declaration 4
+// breaks rule 14_dtype (dtype) of the A5 profile on declaration 4
 // expected-error@*:* {{TMATMUL_MX [A5]: DType must be one of: float}}
-void fail_a5_13_dtype_f4() {
+void fail_a5_14_dtype_f4() {
     using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
     using Tile_a = Tile<TileType::Left, float8_e4m3_t, 16, 64, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
@@ -388,9 +424,9 @@ void fail_a5_13_dtype_f4() {
     profiled::TMATMUL_MX<profile_a5>(c, a, a_scale, b, b_scale, bias_f4);
 }
 
-// breaks rule 14_shape_relation (shape_relation) of the A5 profile on declaration 4
+// breaks rule 15_shape_relation (shape_relation) of the A5 profile on declaration 4
 // expected-error@*:* {{TMATMUL_MX [A5]: template shapes must satisfy bias.Rows == 1}}
-void fail_a5_14_shape_relation_f4() {
+void fail_a5_15_shape_relation_f4() {
     using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
     using Tile_a = Tile<TileType::Left, float8_e4m3_t, 16, 64, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
@@ -428,9 +464,9 @@ void legal_a5_f5() {
     profiled::TMATMUL_MX<profile_a5, AccPhase::Final>(c, a, a_scale, b, b_scale, bias_f5);
 }
 
-// breaks rule 12_location (location) of the A5 profile on declaration 5
+// breaks rule 13_location (location) of the A5 profile on declaration 5
 // expected-error@*:* {{TMATMUL_MX [A5]: tile location must be TileType::Bias}}
-void fail_a5_12_location_f5() {
+void fail_a5_13_location_f5() {
     using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
     using Tile_a = Tile<TileType::Left, float8_e4m3_t, 16, 64, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
@@ -449,9 +485,9 @@ void fail_a5_12_location_f5() {
     profiled::TMATMUL_MX<profile_a5, AccPhase::Final>(c, a, a_scale, b, b_scale, bias_f5);
 }
 
-// breaks rule 13_dtype (dtype) of the A5 profile on declaration 5
+// breaks rule 14_dtype (dtype) of the A5 profile on declaration 5
 // expected-error@*:* {{TMATMUL_MX [A5]: DType must be one of: float}}
-void fail_a5_13_dtype_f5() {
+void fail_a5_14_dtype_f5() {
     using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
     using Tile_a = Tile<TileType::Left, float8_e4m3_t, 16, 64, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
@@ -470,9 +506,9 @@ void fail_a5_13_dtype_f5() {
     profiled::TMATMUL_MX<profile_a5, AccPhase::Final>(c, a, a_scale, b, b_scale, bias_f5);
 }
 
-// breaks rule 14_shape_relation (shape_relation) of the A5 profile on declaration 5
+// breaks rule 15_shape_relation (shape_relation) of the A5 profile on declaration 5
 // expected-error@*:* {{TMATMUL_MX [A5]: template shapes must satisfy bias.Rows == 1}}
-void fail_a5_14_shape_relation_f5() {
+void fail_a5_15_shape_relation_f5() {
     using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
     using Tile_a = Tile<TileType::Left, float8_e4m3_t, 16, 64, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
@@ -508,9 +544,9 @@ void legal_cpu_f4() {
     profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale, bias_f4);
 }
 
-// breaks rule 12_location (location) of the CPU profile on declaration 4
+// breaks rule 13_location (location) of the CPU profile on declaration 4
 // expected-error@*:* {{TMATMUL_MX [CPU]: tile location must be TileType::Bias}}
-void fail_cpu_12_location_f4() {
+void fail_cpu_13_location_f4() {
     using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
     using Tile_a = Tile<TileType::Left, float8_e4m3_t, 16, 64, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
@@ -527,9 +563,9 @@ void fail_cpu_12_location_f4() {
     profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale, bias_f4);
 }
 
-// breaks rule 13_dtype (dtype) of the CPU profile on declaration 4
+// breaks rule 14_dtype (dtype) of the CPU profile on declaration 4
 // expected-error@*:* {{TMATMUL_MX [CPU]: DType must be one of: float}}
-void fail_cpu_13_dtype_f4() {
+void fail_cpu_14_dtype_f4() {
     using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
     using Tile_a = Tile<TileType::Left, float8_e4m3_t, 16, 64, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
@@ -546,9 +582,9 @@ void fail_cpu_13_dtype_f4() {
     profiled::TMATMUL_MX<profile_cpu>(c, a, a_scale, b, b_scale, bias_f4);
 }
 
-// breaks rule 14_shape_relation (shape_relation) of the CPU profile on declaration 4
+// breaks rule 15_shape_relation (shape_relation) of the CPU profile on declaration 4
 // expected-error@*:* {{TMATMUL_MX [CPU]: template shapes must satisfy bias.Rows == 1}}
-void fail_cpu_14_shape_relation_f4() {
+void fail_cpu_15_shape_relation_f4() {
     using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
     using Tile_a = Tile<TileType::Left, float8_e4m3_t, 16, 64, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
@@ -582,9 +618,9 @@ void legal_cpu_f5() {
     profiled::TMATMUL_MX<profile_cpu, AccPhase::Final>(c, a, a_scale, b, b_scale, bias_f5);
 }
 
-// breaks rule 12_location (location) of the CPU profile on declaration 5
+// breaks rule 13_location (location) of the CPU profile on declaration 5
 // expected-error@*:* {{TMATMUL_MX [CPU]: tile location must be TileType::Bias}}
-void fail_cpu_12_location_f5() {
+void fail_cpu_13_location_f5() {
     using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
     using Tile_a = Tile<TileType::Left, float8_e4m3_t, 16, 64, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
@@ -601,9 +637,9 @@ void fail_cpu_12_location_f5() {
     profiled::TMATMUL_MX<profile_cpu, AccPhase::Final>(c, a, a_scale, b, b_scale, bias_f5);
 }
 
-// breaks rule 13_dtype (dtype) of the CPU profile on declaration 5
+// breaks rule 14_dtype (dtype) of the CPU profile on declaration 5
 // expected-error@*:* {{TMATMUL_MX [CPU]: DType must be one of: float}}
-void fail_cpu_13_dtype_f5() {
+void fail_cpu_14_dtype_f5() {
     using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
     using Tile_a = Tile<TileType::Left, float8_e4m3_t, 16, 64, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
@@ -620,9 +656,9 @@ void fail_cpu_13_dtype_f5() {
     profiled::TMATMUL_MX<profile_cpu, AccPhase::Final>(c, a, a_scale, b, b_scale, bias_f5);
 }
 
-// breaks rule 14_shape_relation (shape_relation) of the CPU profile on declaration 5
+// breaks rule 15_shape_relation (shape_relation) of the CPU profile on declaration 5
 // expected-error@*:* {{TMATMUL_MX [CPU]: template shapes must satisfy bias.Rows == 1}}
-void fail_cpu_14_shape_relation_f5() {
+void fail_cpu_15_shape_relation_f5() {
     using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
     using Tile_a = Tile<TileType::Left, float8_e4m3_t, 16, 64, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;

@@ -60,7 +60,7 @@ void legal_cpu() {
 
 // breaks rule 00_dtype (dtype) of the A2A3 profile
 // expected-error@*:* {{TPARTARGMIN [A2A3]: DType must be one of: half, float}}
-// expected-error@*:* {{TPARTARGMIN [A2A3]: the element types of dst, src0, src1, dst_idx, src0_idx and src1_idx must be one of the documented tuples}}
+// expected-error@*:* {{TPARTARGMIN [A2A3]: the element types (dst, src0, src1, dst_idx, src0_idx, src1_idx) must be (half, half, half, int16_t, int16_t, int16_t), (half, half, half, uint16_t, uint16_t, uint16_t), (half, half, half, int32_t, int32_t, int32_t), (half, half, half, uint32_t, uint32_t, uint32_t), (float, float, float, int32_t, int32_t, int32_t) or (float, float, float, uint32_t, uint32_t, uint32_t)}}
 void fail_a2a3_00_dtype() {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -80,7 +80,7 @@ void fail_a2a3_00_dtype() {
 
 // breaks rule 02_dtype (dtype) of the A2A3 profile
 // expected-error@*:* {{TPARTARGMIN [A2A3]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t}}
-// expected-error@*:* {{TPARTARGMIN [A2A3]: the element types of dst, src0, src1, dst_idx, src0_idx and src1_idx must be one of the documented tuples}}
+// expected-error@*:* {{TPARTARGMIN [A2A3]: the element types (dst, src0, src1, dst_idx, src0_idx, src1_idx) must be (half, half, half, int16_t, int16_t, int16_t), (half, half, half, uint16_t, uint16_t, uint16_t), (half, half, half, int32_t, int32_t, int32_t), (half, half, half, uint32_t, uint32_t, uint32_t), (float, float, float, int32_t, int32_t, int32_t) or (float, float, float, uint32_t, uint32_t, uint32_t)}}
 void fail_a2a3_02_dtype() {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -99,7 +99,7 @@ void fail_a2a3_02_dtype() {
 }
 
 // breaks rule 03_dtype_tuples (dtype_tuples) of the A2A3 profile
-// expected-error@*:* {{TPARTARGMIN [A2A3]: the element types of dst, src0, src1, dst_idx, src0_idx and src1_idx must be one of the documented tuples}}
+// expected-error@*:* {{TPARTARGMIN [A2A3]: the element types (dst, src0, src1, dst_idx, src0_idx, src1_idx) must be (half, half, half, int16_t, int16_t, int16_t), (half, half, half, uint16_t, uint16_t, uint16_t), (half, half, half, int32_t, int32_t, int32_t), (half, half, half, uint32_t, uint32_t, uint32_t), (float, float, float, int32_t, int32_t, int32_t) or (float, float, float, uint32_t, uint32_t, uint32_t)}}
 void fail_a2a3_03_dtype_tuples() {
     using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -119,7 +119,7 @@ void fail_a2a3_03_dtype_tuples() {
 
 // breaks rule 04_same_dtype (same_dtype) of the A2A3 profile
 // expected-error@*:* {{TPARTARGMIN [A2A3]: dst, src0 and src1 must have the same DType}}
-// expected-error@*:* {{TPARTARGMIN [A2A3]: the element types of dst, src0, src1, dst_idx, src0_idx and src1_idx must be one of the documented tuples}}
+// expected-error@*:* {{TPARTARGMIN [A2A3]: the element types (dst, src0, src1, dst_idx, src0_idx, src1_idx) must be (half, half, half, int16_t, int16_t, int16_t), (half, half, half, uint16_t, uint16_t, uint16_t), (half, half, half, int32_t, int32_t, int32_t), (half, half, half, uint32_t, uint32_t, uint32_t), (float, float, float, int32_t, int32_t, int32_t) or (float, float, float, uint32_t, uint32_t, uint32_t)}}
 void fail_a2a3_04_same_dtype() {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -139,7 +139,7 @@ void fail_a2a3_04_same_dtype() {
 
 // breaks rule 05_same_dtype (same_dtype) of the A2A3 profile
 // expected-error@*:* {{TPARTARGMIN [A2A3]: dst_idx, src0_idx and src1_idx must have the same DType}}
-// expected-error@*:* {{TPARTARGMIN [A2A3]: the element types of dst, src0, src1, dst_idx, src0_idx and src1_idx must be one of the documented tuples}}
+// expected-error@*:* {{TPARTARGMIN [A2A3]: the element types (dst, src0, src1, dst_idx, src0_idx, src1_idx) must be (half, half, half, int16_t, int16_t, int16_t), (half, half, half, uint16_t, uint16_t, uint16_t), (half, half, half, int32_t, int32_t, int32_t), (half, half, half, uint32_t, uint32_t, uint32_t), (float, float, float, int32_t, int32_t, int32_t) or (float, float, float, uint32_t, uint32_t, uint32_t)}}
 void fail_a2a3_05_same_dtype() {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;

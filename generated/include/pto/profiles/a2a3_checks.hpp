@@ -4,8 +4,9 @@
 // (pto::profiled::OP<pto::profile_a2a3>(...)); the intrinsics use the selected one.
 //
 // check_<OP>() holds the op's compile-time rules: each is one named constant (r<index>_<kind>, the
-// index being the rule's place in the spec's constraints), asserted with the rule's message, so each
-// broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the simulation
+// index being the rule's place in the spec's constraints; a shape rule has one per relation, _<k>),
+// asserted with the rule's message, so each broken rule is one diagnostic (the compiler's note shows
+// the element types or extents passed, through sim::passed_types / sim::passed_values); the result tells the intrinsic whether to instantiate the simulation
 // at all (so a rejected call reports its rules and nothing else). check_<OP>_f<k>() holds the rules
 // only declaration k is checked against, in its own scope, and check_<OP>_<variant>() the rules of a
 // `variants:` entry of the spec, which replace the op's own. verify_<OP>() (verify_<OP>_f<k>())
@@ -47,7 +48,9 @@ struct profile_a2a3 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TADDS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TADDS [A2A3]", "dst and src must have the same valid row/col");
+            sim::fail("TADDS [A2A3]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.taxpy (specs/ops/tile_scalar_and_immediate/taxpy.yaml)
@@ -70,7 +73,9 @@ struct profile_a2a3 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TAXPY([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src0) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-            sim::fail("TAXPY [A2A3]", "dst and src0 must have the same valid row/col");
+            sim::fail("TAXPY [A2A3]", "dst and src0 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol());
     }
 
     // pto.tsubs (specs/ops/tile_scalar_and_immediate/tsubs.yaml)
@@ -94,7 +99,9 @@ struct profile_a2a3 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TSUBS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TSUBS [A2A3]", "dst and src must have the same valid row/col");
+            sim::fail("TSUBS [A2A3]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tmuls (specs/ops/tile_scalar_and_immediate/tmuls.yaml)
@@ -119,7 +126,9 @@ struct profile_a2a3 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TMULS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TMULS [A2A3]", "dst and src must have the same valid row/col");
+            sim::fail("TMULS [A2A3]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tpows (specs/ops/tile_scalar_and_immediate/tpows.yaml)
@@ -157,7 +166,9 @@ struct profile_a2a3 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TDIVS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TDIVS [A2A3]", "dst and src must have the same valid row/col");
+            sim::fail("TDIVS [A2A3]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tfmods (specs/ops/tile_scalar_and_immediate/tfmods.yaml)
@@ -182,7 +193,9 @@ struct profile_a2a3 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TFMODS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TFMODS [A2A3]", "dst and src must have the same valid row/col");
+            sim::fail("TFMODS [A2A3]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.trems (specs/ops/tile_scalar_and_immediate/trems.yaml)
@@ -211,11 +224,14 @@ struct profile_a2a3 {
     static void verify_TREMS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src,
                              [[maybe_unused]] const TileDataTmp& tmp) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TREMS [A2A3]", "dst and src must have the same valid row/col");
+            sim::fail("TREMS [A2A3]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
         if (!(tmp.GetValidCol() >= dst.GetValidCol()))
-            sim::fail("TREMS [A2A3]", "tmp must have at least the valid cols of dst");
+            sim::fail("TREMS [A2A3]", "tmp must have at least the valid cols of dst", "tmp.GetValidCol()",
+                      tmp.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol());
         if (!(tmp.GetValidRow() >= 1))
-            sim::fail("TREMS [A2A3]", "tmp must have at least 1 valid row");
+            sim::fail("TREMS [A2A3]", "tmp must have at least 1 valid row", "tmp.GetValidRow()", tmp.GetValidRow());
         if (!(sim::values_within<int32_t>(src, -16777216.0L, 16777216.0L)))
             sim::fail("TREMS [A2A3]", "the int32_t elements of src must lie in [-16777216, 16777216]");
     }
@@ -241,7 +257,9 @@ struct profile_a2a3 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TMINS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TMINS [A2A3]", "dst and src must have the same valid row/col");
+            sim::fail("TMINS [A2A3]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tmaxs (specs/ops/tile_scalar_and_immediate/tmaxs.yaml)
@@ -266,7 +284,9 @@ struct profile_a2a3 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TMAXS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TMAXS [A2A3]", "dst and src must have the same valid row/col");
+            sim::fail("TMAXS [A2A3]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tands (specs/ops/tile_scalar_and_immediate/tands.yaml)
@@ -293,7 +313,9 @@ struct profile_a2a3 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TANDS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TANDS [A2A3]", "dst and src must have the same valid row/col");
+            sim::fail("TANDS [A2A3]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
         if (!(!sim::tiles_overlap(dst, src)))
             sim::fail("TANDS [A2A3]", "dst and src must not overlap in memory");
     }
@@ -322,7 +344,9 @@ struct profile_a2a3 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TORS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TORS [A2A3]", "dst and src must have the same valid row/col");
+            sim::fail("TORS [A2A3]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
         if (!(!sim::tiles_overlap(dst, src)))
             sim::fail("TORS [A2A3]", "dst and src must not overlap in memory");
     }
@@ -354,7 +378,10 @@ struct profile_a2a3 {
                              [[maybe_unused]] const TileDataTmp& tmp) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol() &&
               dst.GetValidRow() == tmp.GetValidRow() && dst.GetValidCol() == tmp.GetValidCol()))
-            sim::fail("TXORS [A2A3]", "dst, src and tmp must have the same valid row/col");
+            sim::fail("TXORS [A2A3]", "dst, src and tmp must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol(), "tmp.GetValidRow()", tmp.GetValidRow(),
+                      "tmp.GetValidCol()", tmp.GetValidCol());
         if (!(!sim::tiles_overlap(dst, src) && !sim::tiles_overlap(dst, tmp) && !sim::tiles_overlap(src, tmp)))
             sim::fail("TXORS [A2A3]", "dst, src and tmp must not overlap in memory");
     }
@@ -380,7 +407,9 @@ struct profile_a2a3 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TSHLS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TSHLS [A2A3]", "dst and src must have the same valid row/col");
+            sim::fail("TSHLS [A2A3]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tshrs (specs/ops/tile_scalar_and_immediate/tshrs.yaml)
@@ -404,7 +433,9 @@ struct profile_a2a3 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TSHRS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TSHRS [A2A3]", "dst and src must have the same valid row/col");
+            sim::fail("TSHRS [A2A3]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tlrelu (specs/ops/tile_scalar_and_immediate/tlrelu.yaml)
@@ -429,7 +460,9 @@ struct profile_a2a3 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TLRELU([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TLRELU [A2A3]", "dst and src must have the same valid row/col");
+            sim::fail("TLRELU [A2A3]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.taddsc (specs/ops/tile_scalar_and_immediate/taddsc.yaml)
@@ -457,7 +490,10 @@ struct profile_a2a3 {
                               [[maybe_unused]] const TileData& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TADDSC [A2A3]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TADDSC [A2A3]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tsubsc (specs/ops/tile_scalar_and_immediate/tsubsc.yaml)
@@ -485,7 +521,10 @@ struct profile_a2a3 {
                               [[maybe_unused]] const TileData& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TSUBSC [A2A3]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TSUBSC [A2A3]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.texpands (specs/ops/tile_scalar_and_immediate/texpands.yaml)
@@ -527,7 +566,8 @@ struct profile_a2a3 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TCMPS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src0) {
         if (!(dst.GetValidRow() == src0.GetValidRow()))
-            sim::fail("TCMPS [A2A3]", "dst must have the valid rows of src0");
+            sim::fail("TCMPS [A2A3]", "dst must have the valid rows of src0", "dst.GetValidRow()", dst.GetValidRow(),
+                      "src0.GetValidRow()", src0.GetValidRow());
     }
 
     // pto.tsels (specs/ops/tile_scalar_and_immediate/tsels.yaml)
@@ -554,7 +594,9 @@ struct profile_a2a3 {
     static void verify_TSELS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataMask& mask,
                              [[maybe_unused]] const TileDataSrc& src, [[maybe_unused]] const TileDataTmp& tmp) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TSELS [A2A3]", "dst and src must have the same valid row/col");
+            sim::fail("TSELS [A2A3]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tadd (specs/ops/elementwise_tile_tile/tadd.yaml)
@@ -585,7 +627,10 @@ struct profile_a2a3 {
                             [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TADD [A2A3]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TADD [A2A3]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tabs (specs/ops/elementwise_tile_tile/tabs.yaml)
@@ -610,7 +655,9 @@ struct profile_a2a3 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TABS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TABS [A2A3]", "dst and src must have the same valid row/col");
+            sim::fail("TABS [A2A3]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tand (specs/ops/elementwise_tile_tile/tand.yaml)
@@ -643,7 +690,10 @@ struct profile_a2a3 {
                             [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TAND [A2A3]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TAND [A2A3]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tor (specs/ops/elementwise_tile_tile/tor.yaml)
@@ -676,7 +726,10 @@ struct profile_a2a3 {
                            [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TOR [A2A3]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TOR [A2A3]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tsub (specs/ops/elementwise_tile_tile/tsub.yaml)
@@ -707,7 +760,10 @@ struct profile_a2a3 {
                             [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TSUB [A2A3]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TSUB [A2A3]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tmul (specs/ops/elementwise_tile_tile/tmul.yaml)
@@ -738,7 +794,10 @@ struct profile_a2a3 {
                             [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TMUL [A2A3]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TMUL [A2A3]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tmin (specs/ops/elementwise_tile_tile/tmin.yaml)
@@ -769,7 +828,10 @@ struct profile_a2a3 {
                             [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TMIN [A2A3]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TMIN [A2A3]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tmax (specs/ops/elementwise_tile_tile/tmax.yaml)
@@ -800,7 +862,10 @@ struct profile_a2a3 {
                             [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TMAX [A2A3]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TMAX [A2A3]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tcmp (specs/ops/elementwise_tile_tile/tcmp.yaml)
@@ -828,9 +893,12 @@ struct profile_a2a3 {
     static void verify_TCMP([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                             [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(src0.GetValidRow() == src1.GetValidRow() && src0.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TCMP [A2A3]", "src0 and src1 must have the same valid row/col");
+            sim::fail("TCMP [A2A3]", "src0 and src1 must have the same valid row/col", "src0.GetValidRow()",
+                      src0.GetValidRow(), "src1.GetValidRow()", src1.GetValidRow(), "src0.GetValidCol()",
+                      src0.GetValidCol(), "src1.GetValidCol()", src1.GetValidCol());
         if (!(dst.GetValidRow() == src0.GetValidRow()))
-            sim::fail("TCMP [A2A3]", "dst must have the valid rows of src0");
+            sim::fail("TCMP [A2A3]", "dst must have the valid rows of src0", "dst.GetValidRow()", dst.GetValidRow(),
+                      "src0.GetValidRow()", src0.GetValidRow());
     }
 
     // pto.tdiv (specs/ops/elementwise_tile_tile/tdiv.yaml)
@@ -862,7 +930,10 @@ struct profile_a2a3 {
                             [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TDIV [A2A3]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TDIV [A2A3]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tshl (specs/ops/elementwise_tile_tile/tshl.yaml)
@@ -895,7 +966,10 @@ struct profile_a2a3 {
                             [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TSHL [A2A3]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TSHL [A2A3]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tshr (specs/ops/elementwise_tile_tile/tshr.yaml)
@@ -928,7 +1002,10 @@ struct profile_a2a3 {
                             [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TSHR [A2A3]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TSHR [A2A3]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.txor (specs/ops/elementwise_tile_tile/txor.yaml)
@@ -967,9 +1044,14 @@ struct profile_a2a3 {
                             [[maybe_unused]] const TileDataSrc1& src1, [[maybe_unused]] const TileDataTmp& tmp) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TXOR [A2A3]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TXOR [A2A3]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
         if (!(dst.GetValidRow() == tmp.GetValidRow() && dst.GetValidCol() == tmp.GetValidCol()))
-            sim::fail("TXOR [A2A3]", "dst and tmp must have the same valid row/col");
+            sim::fail("TXOR [A2A3]", "dst and tmp must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "tmp.GetValidRow()", tmp.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "tmp.GetValidCol()", tmp.GetValidCol());
         if (!(!sim::tiles_overlap(dst, src0) && !sim::tiles_overlap(dst, src1) && !sim::tiles_overlap(dst, tmp) &&
               !sim::tiles_overlap(src0, src1) && !sim::tiles_overlap(src0, tmp) && !sim::tiles_overlap(src1, tmp)))
             sim::fail("TXOR [A2A3]", "dst, src0, src1 and tmp must not overlap in memory");
@@ -997,7 +1079,9 @@ struct profile_a2a3 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TLOG([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TLOG [A2A3]", "dst and src must have the same valid row/col");
+            sim::fail("TLOG [A2A3]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.trecip (specs/ops/elementwise_tile_tile/trecip.yaml)
@@ -1022,7 +1106,9 @@ struct profile_a2a3 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TRECIP([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TRECIP [A2A3]", "dst and src must have the same valid row/col");
+            sim::fail("TRECIP [A2A3]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tprelu (specs/ops/elementwise_tile_tile/tprelu.yaml)
@@ -1044,12 +1130,16 @@ struct profile_a2a3 {
                               [[maybe_unused]] const TileData& src1, [[maybe_unused]] const TmpT& tmp) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TPRELU [A2A3]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TPRELU [A2A3]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
         if (!(!sim::tiles_overlap(tmp, src0) && !sim::tiles_overlap(tmp, src1) && !sim::tiles_overlap(tmp, dst) &&
               !sim::tiles_overlap(src0, src1) && !sim::tiles_overlap(src0, dst) && !sim::tiles_overlap(src1, dst)))
             sim::fail("TPRELU [A2A3]", "tmp, src0, src1 and dst must not overlap in memory");
         if (!(tmp.GetValidRow() > dst.GetValidRow()))
-            sim::fail("TPRELU [A2A3]", "tmp must have more valid rows than dst");
+            sim::fail("TPRELU [A2A3]", "tmp must have more valid rows than dst", "tmp.GetValidRow()", tmp.GetValidRow(),
+                      "dst.GetValidRow()", dst.GetValidRow());
     }
 
     // pto.taddc (specs/ops/elementwise_tile_tile/taddc.yaml)
@@ -1087,7 +1177,11 @@ struct profile_a2a3 {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol() &&
               dst.GetValidRow() == src2.GetValidRow() && dst.GetValidCol() == src2.GetValidCol()))
-            sim::fail("TADDC [A2A3]", "dst, src0, src1 and src2 must have the same valid row/col");
+            sim::fail("TADDC [A2A3]", "dst, src0, src1 and src2 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol(), "src2.GetValidRow()",
+                      src2.GetValidRow(), "src2.GetValidCol()", src2.GetValidCol());
     }
 
     // pto.tsubc (specs/ops/elementwise_tile_tile/tsubc.yaml)
@@ -1125,7 +1219,11 @@ struct profile_a2a3 {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol() &&
               dst.GetValidRow() == src2.GetValidRow() && dst.GetValidCol() == src2.GetValidCol()))
-            sim::fail("TSUBC [A2A3]", "dst, src0, src1 and src2 must have the same valid row/col");
+            sim::fail("TSUBC [A2A3]", "dst, src0, src1 and src2 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol(), "src2.GetValidRow()",
+                      src2.GetValidRow(), "src2.GetValidCol()", src2.GetValidCol());
     }
 
     // pto.tcvt (specs/ops/elementwise_tile_tile/tcvt.yaml)
@@ -1171,7 +1269,9 @@ struct profile_a2a3 {
     template <typename TileDataD, typename TileDataS>
     static void verify_TCVT([[maybe_unused]] const TileDataD& dst, [[maybe_unused]] const TileDataS& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TCVT [A2A3]", "dst and src must have the same valid row/col");
+            sim::fail("TCVT [A2A3]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tsel (specs/ops/elementwise_tile_tile/tsel.yaml)
@@ -1199,7 +1299,10 @@ struct profile_a2a3 {
                             [[maybe_unused]] const TmpTile& tmp) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TSEL [A2A3]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TSEL [A2A3]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.trsqrt (specs/ops/elementwise_tile_tile/trsqrt.yaml)
@@ -1224,7 +1327,9 @@ struct profile_a2a3 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TRSQRT([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TRSQRT [A2A3]", "dst and src must have the same valid row/col");
+            sim::fail("TRSQRT [A2A3]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tsqrt (specs/ops/elementwise_tile_tile/tsqrt.yaml)
@@ -1249,7 +1354,9 @@ struct profile_a2a3 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TSQRT([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TSQRT [A2A3]", "dst and src must have the same valid row/col");
+            sim::fail("TSQRT [A2A3]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.texp (specs/ops/elementwise_tile_tile/texp.yaml)
@@ -1274,7 +1381,9 @@ struct profile_a2a3 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TEXP([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TEXP [A2A3]", "dst and src must have the same valid row/col");
+            sim::fail("TEXP [A2A3]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tnot (specs/ops/elementwise_tile_tile/tnot.yaml)
@@ -1301,7 +1410,9 @@ struct profile_a2a3 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TNOT([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TNOT [A2A3]", "dst and src must have the same valid row/col");
+            sim::fail("TNOT [A2A3]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.trelu (specs/ops/elementwise_tile_tile/trelu.yaml)
@@ -1326,7 +1437,9 @@ struct profile_a2a3 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TRELU([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TRELU [A2A3]", "dst and src must have the same valid row/col");
+            sim::fail("TRELU [A2A3]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tneg (specs/ops/elementwise_tile_tile/tneg.yaml)
@@ -1351,7 +1464,9 @@ struct profile_a2a3 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TNEG([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TNEG [A2A3]", "dst and src must have the same valid row/col");
+            sim::fail("TNEG [A2A3]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tfmod (specs/ops/elementwise_tile_tile/tfmod.yaml)
@@ -1383,7 +1498,10 @@ struct profile_a2a3 {
                              [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TFMOD [A2A3]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TFMOD [A2A3]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.trem (specs/ops/elementwise_tile_tile/trem.yaml)
@@ -1417,11 +1535,15 @@ struct profile_a2a3 {
                             [[maybe_unused]] const TileDataSrc1& src1, [[maybe_unused]] const TileDataTmp& tmp) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TREM [A2A3]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TREM [A2A3]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
         if (!(tmp.GetValidCol() >= dst.GetValidCol()))
-            sim::fail("TREM [A2A3]", "tmp must have at least the valid cols of dst");
+            sim::fail("TREM [A2A3]", "tmp must have at least the valid cols of dst", "tmp.GetValidCol()",
+                      tmp.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol());
         if (!(tmp.GetValidRow() >= 2))
-            sim::fail("TREM [A2A3]", "tmp must have at least 2 valid rows");
+            sim::fail("TREM [A2A3]", "tmp must have at least 2 valid rows", "tmp.GetValidRow()", tmp.GetValidRow());
         if (!(sim::values_within<int32_t>(src0, -16777216.0L, 16777216.0L) &&
               sim::values_within<int32_t>(src1, -16777216.0L, 16777216.0L)))
             sim::fail("TREM [A2A3]", "the int32_t elements of src0 and src1 must lie in [-16777216, 16777216]");
@@ -1459,7 +1581,10 @@ struct profile_a2a3 {
                             [[maybe_unused]] const ExpTile& exp, [[maybe_unused]] const TmpTile& tmp) {
         if (!(dst.GetValidRow() == base.GetValidRow() && dst.GetValidCol() == base.GetValidCol() &&
               dst.GetValidRow() == exp.GetValidRow() && dst.GetValidCol() == exp.GetValidCol()))
-            sim::fail("TPOW [A2A3]", "dst, base and exp must have the same valid row/col");
+            sim::fail("TPOW [A2A3]", "dst, base and exp must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "base.GetValidRow()", base.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "base.GetValidCol()", base.GetValidCol(), "exp.GetValidRow()",
+                      exp.GetValidRow(), "exp.GetValidCol()", exp.GetValidCol());
     }
 
     // pto.tfusedmuladd (specs/ops/elementwise_tile_tile/tfusedmuladd.yaml)
@@ -1491,7 +1616,10 @@ struct profile_a2a3 {
                                     [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TFUSEDMULADD [A2A3]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TFUSEDMULADD [A2A3]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tfusedmuladdrelu (specs/ops/elementwise_tile_tile/tfusedmuladdrelu.yaml)
@@ -1524,7 +1652,10 @@ struct profile_a2a3 {
                                         [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TFUSEDMULADDRELU [A2A3]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TFUSEDMULADDRELU [A2A3]", "dst, src0 and src1 must have the same valid row/col",
+                      "dst.GetValidRow()", dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(),
+                      "dst.GetValidCol()", dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(),
+                      "src1.GetValidRow()", src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tmuladddst (specs/ops/elementwise_tile_tile/tmuladddst.yaml)
@@ -1556,7 +1687,10 @@ struct profile_a2a3 {
                                   [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TMULADDDST [A2A3]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TMULADDDST [A2A3]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tsubrelu (specs/ops/elementwise_tile_tile/tsubrelu.yaml)
@@ -1587,7 +1721,10 @@ struct profile_a2a3 {
                                 [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TSUBRELU [A2A3]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TSUBRELU [A2A3]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tadddeqrelu (specs/ops/elementwise_tile_tile/tadddeqrelu.yaml)
@@ -1620,7 +1757,10 @@ struct profile_a2a3 {
                                    [[maybe_unused]] const TileDataSrc1& src1, [[maybe_unused]] const TileDataTmp& tmp) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TADDDEQRELU [A2A3]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TADDDEQRELU [A2A3]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.taddreluconv (specs/ops/elementwise_tile_tile/taddreluconv.yaml)
@@ -1632,8 +1772,9 @@ struct profile_a2a3 {
                                             std::is_same_v<typename TileDataDst::DType, int8_t>) ||
                                            (std::is_same_v<typename TileDataSrc0::DType, int16_t> &&
                                             std::is_same_v<typename TileDataDst::DType, int8_t>));
-        static_assert(r00_dtype_tuples,
-                      "TADDRELUCONV [A2A3]: the element types of src0 and dst must be one of the documented tuples");
+        static_assert(sim::passed_types<r00_dtype_tuples, typename TileDataSrc0::DType, typename TileDataDst::DType>,
+                      "TADDRELUCONV [A2A3]: the element types (src0, dst) must be (float, half), (half, int8_t) or "
+                      "(int16_t, int8_t)");
         constexpr bool r01_same_dtype = std::is_same_v<typename TileDataSrc0::DType, typename TileDataSrc1::DType>;
         static_assert(r01_same_dtype, "TADDRELUCONV [A2A3]: src0 and src1 must have the same DType");
         constexpr bool r02_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
@@ -1655,7 +1796,10 @@ struct profile_a2a3 {
                                     [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TADDRELUCONV [A2A3]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TADDRELUCONV [A2A3]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tsubreluconv (specs/ops/elementwise_tile_tile/tsubreluconv.yaml)
@@ -1667,8 +1811,9 @@ struct profile_a2a3 {
                                             std::is_same_v<typename TileDataDst::DType, int8_t>) ||
                                            (std::is_same_v<typename TileDataSrc0::DType, int16_t> &&
                                             std::is_same_v<typename TileDataDst::DType, int8_t>));
-        static_assert(r00_dtype_tuples,
-                      "TSUBRELUCONV [A2A3]: the element types of src0 and dst must be one of the documented tuples");
+        static_assert(sim::passed_types<r00_dtype_tuples, typename TileDataSrc0::DType, typename TileDataDst::DType>,
+                      "TSUBRELUCONV [A2A3]: the element types (src0, dst) must be (float, half), (half, int8_t) or "
+                      "(int16_t, int8_t)");
         constexpr bool r01_same_dtype = std::is_same_v<typename TileDataSrc0::DType, typename TileDataSrc1::DType>;
         static_assert(r01_same_dtype, "TSUBRELUCONV [A2A3]: src0 and src1 must have the same DType");
         constexpr bool r02_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
@@ -1690,7 +1835,10 @@ struct profile_a2a3 {
                                     [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TSUBRELUCONV [A2A3]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TSUBRELUCONV [A2A3]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.vadds (specs/ops/vector_scalar/vadds.yaml)
@@ -1869,7 +2017,8 @@ struct profile_a2a3 {
     static void verify_TROWSUM([[maybe_unused]] const TileDataOut& dst, [[maybe_unused]] const TileDataIn& src,
                                [[maybe_unused]] const TileDataTmp& tmp) {
         if (!(dst.GetValidRow() == src.GetValidRow()))
-            sim::fail("TROWSUM [A2A3]", "dst must have the valid rows of src");
+            sim::fail("TROWSUM [A2A3]", "dst must have the valid rows of src", "dst.GetValidRow()", dst.GetValidRow(),
+                      "src.GetValidRow()", src.GetValidRow());
     }
 
     // pto.trowmax (specs/ops/reduce_and_expand/trowmax.yaml)
@@ -1895,7 +2044,8 @@ struct profile_a2a3 {
     static void verify_TROWMAX([[maybe_unused]] const TileDataOut& dst, [[maybe_unused]] const TileDataIn& src,
                                [[maybe_unused]] const TileDataTmp& tmp) {
         if (!(dst.GetValidRow() == src.GetValidRow()))
-            sim::fail("TROWMAX [A2A3]", "dst must have the valid rows of src");
+            sim::fail("TROWMAX [A2A3]", "dst must have the valid rows of src", "dst.GetValidRow()", dst.GetValidRow(),
+                      "src.GetValidRow()", src.GetValidRow());
     }
 
     // pto.trowmin (specs/ops/reduce_and_expand/trowmin.yaml)
@@ -1921,7 +2071,8 @@ struct profile_a2a3 {
     static void verify_TROWMIN([[maybe_unused]] const TileDataOut& dst, [[maybe_unused]] const TileDataIn& src,
                                [[maybe_unused]] const TileDataTmp& tmp) {
         if (!(dst.GetValidRow() == src.GetValidRow()))
-            sim::fail("TROWMIN [A2A3]", "dst must have the valid rows of src");
+            sim::fail("TROWMIN [A2A3]", "dst must have the valid rows of src", "dst.GetValidRow()", dst.GetValidRow(),
+                      "src.GetValidRow()", src.GetValidRow());
     }
 
     // pto.trowprod (specs/ops/reduce_and_expand/trowprod.yaml)
@@ -1947,7 +2098,8 @@ struct profile_a2a3 {
     static void verify_TROWPROD([[maybe_unused]] const TileDataOut& dst, [[maybe_unused]] const TileDataIn& src,
                                 [[maybe_unused]] const TileDataTmp& tmp) {
         if (!(dst.GetValidRow() == src.GetValidRow()))
-            sim::fail("TROWPROD [A2A3]", "dst must have the valid rows of src");
+            sim::fail("TROWPROD [A2A3]", "dst must have the valid rows of src", "dst.GetValidRow()", dst.GetValidRow(),
+                      "src.GetValidRow()", src.GetValidRow());
     }
 
     // pto.trowargmax (specs/ops/reduce_and_expand/trowargmax.yaml)
@@ -1973,7 +2125,8 @@ struct profile_a2a3 {
     static void verify_TROWARGMAX([[maybe_unused]] const TileDataOut& dst, [[maybe_unused]] const TileDataIn& src,
                                   [[maybe_unused]] const TileDataTmp& tmp) {
         if (!(dst.GetValidRow() == src.GetValidRow()))
-            sim::fail("TROWARGMAX [A2A3]", "dst must have the valid rows of src");
+            sim::fail("TROWARGMAX [A2A3]", "dst must have the valid rows of src", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow());
     }
 
     // pto.trowargmin (specs/ops/reduce_and_expand/trowargmin.yaml)
@@ -1999,7 +2152,8 @@ struct profile_a2a3 {
     static void verify_TROWARGMIN([[maybe_unused]] const TileDataOut& dst, [[maybe_unused]] const TileDataIn& src,
                                   [[maybe_unused]] const TileDataTmp& tmp) {
         if (!(dst.GetValidRow() == src.GetValidRow()))
-            sim::fail("TROWARGMIN [A2A3]", "dst must have the valid rows of src");
+            sim::fail("TROWARGMIN [A2A3]", "dst must have the valid rows of src", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow());
     }
 
     // pto.tcolsum (specs/ops/reduce_and_expand/tcolsum.yaml)
@@ -2024,7 +2178,8 @@ struct profile_a2a3 {
     template <typename TileDataOut, typename TileDataIn>
     static void verify_TCOLSUM([[maybe_unused]] const TileDataOut& dst, [[maybe_unused]] const TileDataIn& src) {
         if (!(dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TCOLSUM [A2A3]", "dst must have the valid cols of src");
+            sim::fail("TCOLSUM [A2A3]", "dst must have the valid cols of src", "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tcolmax (specs/ops/reduce_and_expand/tcolmax.yaml)
@@ -2049,7 +2204,8 @@ struct profile_a2a3 {
     template <typename TileDataOut, typename TileDataIn>
     static void verify_TCOLMAX([[maybe_unused]] const TileDataOut& dst, [[maybe_unused]] const TileDataIn& src) {
         if (!(dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TCOLMAX [A2A3]", "dst must have the valid cols of src");
+            sim::fail("TCOLMAX [A2A3]", "dst must have the valid cols of src", "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tcolmin (specs/ops/reduce_and_expand/tcolmin.yaml)
@@ -2074,7 +2230,8 @@ struct profile_a2a3 {
     template <typename TileDataOut, typename TileDataIn>
     static void verify_TCOLMIN([[maybe_unused]] const TileDataOut& dst, [[maybe_unused]] const TileDataIn& src) {
         if (!(dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TCOLMIN [A2A3]", "dst must have the valid cols of src");
+            sim::fail("TCOLMIN [A2A3]", "dst must have the valid cols of src", "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tcolprod (specs/ops/reduce_and_expand/tcolprod.yaml)
@@ -2099,7 +2256,8 @@ struct profile_a2a3 {
     template <typename TileDataOut, typename TileDataIn>
     static void verify_TCOLPROD([[maybe_unused]] const TileDataOut& dst, [[maybe_unused]] const TileDataIn& src) {
         if (!(dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TCOLPROD [A2A3]", "dst must have the valid cols of src");
+            sim::fail("TCOLPROD [A2A3]", "dst must have the valid cols of src", "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tcolargmax (specs/ops/reduce_and_expand/tcolargmax.yaml)
@@ -2125,7 +2283,8 @@ struct profile_a2a3 {
     static void verify_TCOLARGMAX([[maybe_unused]] const TileDataOut& dst, [[maybe_unused]] const TileDataIn& src,
                                   [[maybe_unused]] const TileDataTmp& tmp) {
         if (!(dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TCOLARGMAX [A2A3]", "dst must have the valid cols of src");
+            sim::fail("TCOLARGMAX [A2A3]", "dst must have the valid cols of src", "dst.GetValidCol()",
+                      dst.GetValidCol(), "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tcolargmin (specs/ops/reduce_and_expand/tcolargmin.yaml)
@@ -2151,7 +2310,8 @@ struct profile_a2a3 {
     static void verify_TCOLARGMIN([[maybe_unused]] const TileDataOut& dst, [[maybe_unused]] const TileDataIn& src,
                                   [[maybe_unused]] const TileDataTmp& tmp) {
         if (!(dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TCOLARGMIN [A2A3]", "dst must have the valid cols of src");
+            sim::fail("TCOLARGMIN [A2A3]", "dst must have the valid cols of src", "dst.GetValidCol()",
+                      dst.GetValidCol(), "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.trowexpand (specs/ops/reduce_and_expand/trowexpand.yaml)
@@ -2180,7 +2340,8 @@ struct profile_a2a3 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TROWEXPAND([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(src.GetValidRow() == dst.GetValidRow()))
-            sim::fail("TROWEXPAND [A2A3]", "src must have the valid rows of dst");
+            sim::fail("TROWEXPAND [A2A3]", "src must have the valid rows of dst", "src.GetValidRow()",
+                      src.GetValidRow(), "dst.GetValidRow()", dst.GetValidRow());
     }
 
     // pto.tcolexpand (specs/ops/reduce_and_expand/tcolexpand.yaml)
@@ -2209,7 +2370,8 @@ struct profile_a2a3 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TCOLEXPAND([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(src.GetValidCol() == dst.GetValidCol()))
-            sim::fail("TCOLEXPAND [A2A3]", "src must have the valid cols of dst");
+            sim::fail("TCOLEXPAND [A2A3]", "src must have the valid cols of dst", "src.GetValidCol()",
+                      src.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol());
     }
 
     // pto.trowexpandadd (specs/ops/reduce_and_expand/trowexpandadd.yaml)
@@ -2261,7 +2423,10 @@ struct profile_a2a3 {
                                                 : src0.GetValidCol() == 1)))))
             sim::fail("TROWEXPANDADD [A2A3]",
                       "one of src0 and src1 must have the valid shape of dst and be row-major, the other the valid "
-                      "rows of dst and one column (column-major) or one 32-byte block (row-major)");
+                      "rows of dst and one column (column-major) or one 32-byte block (row-major)",
+                      "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidRow()", dst.GetValidRow(),
+                      "src0.GetValidCol()", src0.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src1.GetValidRow()", src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.trowexpandsub (specs/ops/reduce_and_expand/trowexpandsub.yaml)
@@ -2313,7 +2478,10 @@ struct profile_a2a3 {
                                                 : src0.GetValidCol() == 1)))))
             sim::fail("TROWEXPANDSUB [A2A3]",
                       "one of src0 and src1 must have the valid shape of dst and be row-major, the other the valid "
-                      "rows of dst and one column (column-major) or one 32-byte block (row-major)");
+                      "rows of dst and one column (column-major) or one 32-byte block (row-major)",
+                      "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidRow()", dst.GetValidRow(),
+                      "src0.GetValidCol()", src0.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src1.GetValidRow()", src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.trowexpandmul (specs/ops/reduce_and_expand/trowexpandmul.yaml)
@@ -2365,7 +2533,10 @@ struct profile_a2a3 {
                                                 : src0.GetValidCol() == 1)))))
             sim::fail("TROWEXPANDMUL [A2A3]",
                       "one of src0 and src1 must have the valid shape of dst and be row-major, the other the valid "
-                      "rows of dst and one column (column-major) or one 32-byte block (row-major)");
+                      "rows of dst and one column (column-major) or one 32-byte block (row-major)",
+                      "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidRow()", dst.GetValidRow(),
+                      "src0.GetValidCol()", src0.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src1.GetValidRow()", src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.trowexpanddiv (specs/ops/reduce_and_expand/trowexpanddiv.yaml)
@@ -2419,7 +2590,10 @@ struct profile_a2a3 {
                                                 : src0.GetValidCol() == 1)))))
             sim::fail("TROWEXPANDDIV [A2A3]",
                       "one of src0 and src1 must have the valid shape of dst and be row-major, the other the valid "
-                      "rows of dst and one column (column-major) or one 32-byte block (row-major)");
+                      "rows of dst and one column (column-major) or one 32-byte block (row-major)",
+                      "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidRow()", dst.GetValidRow(),
+                      "src0.GetValidCol()", src0.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src1.GetValidRow()", src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.trowexpandmax (specs/ops/reduce_and_expand/trowexpandmax.yaml)
@@ -2471,7 +2645,10 @@ struct profile_a2a3 {
                                                 : src0.GetValidCol() == 1)))))
             sim::fail("TROWEXPANDMAX [A2A3]",
                       "one of src0 and src1 must have the valid shape of dst and be row-major, the other the valid "
-                      "rows of dst and one column (column-major) or one 32-byte block (row-major)");
+                      "rows of dst and one column (column-major) or one 32-byte block (row-major)",
+                      "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidRow()", dst.GetValidRow(),
+                      "src0.GetValidCol()", src0.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src1.GetValidRow()", src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.trowexpandmin (specs/ops/reduce_and_expand/trowexpandmin.yaml)
@@ -2523,7 +2700,10 @@ struct profile_a2a3 {
                                                 : src0.GetValidCol() == 1)))))
             sim::fail("TROWEXPANDMIN [A2A3]",
                       "one of src0 and src1 must have the valid shape of dst and be row-major, the other the valid "
-                      "rows of dst and one column (column-major) or one 32-byte block (row-major)");
+                      "rows of dst and one column (column-major) or one 32-byte block (row-major)",
+                      "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidRow()", dst.GetValidRow(),
+                      "src0.GetValidCol()", src0.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src1.GetValidRow()", src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.trowexpandexpdif (specs/ops/reduce_and_expand/trowexpandexpdif.yaml)
@@ -2576,7 +2756,10 @@ struct profile_a2a3 {
                                                 : src0.GetValidCol() == 1)))))
             sim::fail("TROWEXPANDEXPDIF [A2A3]",
                       "one of src0 and src1 must have the valid shape of dst and be row-major, the other the valid "
-                      "rows of dst and one column (column-major) or one 32-byte block (row-major)");
+                      "rows of dst and one column (column-major) or one 32-byte block (row-major)",
+                      "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidRow()", dst.GetValidRow(),
+                      "src0.GetValidCol()", src0.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src1.GetValidRow()", src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tcolexpandadd (specs/ops/reduce_and_expand/tcolexpandadd.yaml)
@@ -2607,9 +2790,12 @@ struct profile_a2a3 {
     static void verify_TCOLEXPANDADD([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                      [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(src1.GetValidCol() == dst.GetValidCol()))
-            sim::fail("TCOLEXPANDADD [A2A3]", "src1 must have the valid cols of dst");
+            sim::fail("TCOLEXPANDADD [A2A3]", "src1 must have the valid cols of dst", "src1.GetValidCol()",
+                      src1.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol());
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-            sim::fail("TCOLEXPANDADD [A2A3]", "dst and src0 must have the same valid row/col");
+            sim::fail("TCOLEXPANDADD [A2A3]", "dst and src0 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol());
     }
 
     // pto.tcolexpandsub (specs/ops/reduce_and_expand/tcolexpandsub.yaml)
@@ -2640,9 +2826,12 @@ struct profile_a2a3 {
     static void verify_TCOLEXPANDSUB([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                      [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(src1.GetValidCol() == dst.GetValidCol()))
-            sim::fail("TCOLEXPANDSUB [A2A3]", "src1 must have the valid cols of dst");
+            sim::fail("TCOLEXPANDSUB [A2A3]", "src1 must have the valid cols of dst", "src1.GetValidCol()",
+                      src1.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol());
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-            sim::fail("TCOLEXPANDSUB [A2A3]", "dst and src0 must have the same valid row/col");
+            sim::fail("TCOLEXPANDSUB [A2A3]", "dst and src0 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol());
     }
 
     // pto.tcolexpandmul (specs/ops/reduce_and_expand/tcolexpandmul.yaml)
@@ -2673,9 +2862,12 @@ struct profile_a2a3 {
     static void verify_TCOLEXPANDMUL([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                      [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(src1.GetValidCol() == dst.GetValidCol()))
-            sim::fail("TCOLEXPANDMUL [A2A3]", "src1 must have the valid cols of dst");
+            sim::fail("TCOLEXPANDMUL [A2A3]", "src1 must have the valid cols of dst", "src1.GetValidCol()",
+                      src1.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol());
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-            sim::fail("TCOLEXPANDMUL [A2A3]", "dst and src0 must have the same valid row/col");
+            sim::fail("TCOLEXPANDMUL [A2A3]", "dst and src0 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol());
     }
 
     // pto.tcolexpanddiv (specs/ops/reduce_and_expand/tcolexpanddiv.yaml)
@@ -2707,9 +2899,12 @@ struct profile_a2a3 {
     static void verify_TCOLEXPANDDIV([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                      [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(src1.GetValidCol() == dst.GetValidCol()))
-            sim::fail("TCOLEXPANDDIV [A2A3]", "src1 must have the valid cols of dst");
+            sim::fail("TCOLEXPANDDIV [A2A3]", "src1 must have the valid cols of dst", "src1.GetValidCol()",
+                      src1.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol());
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-            sim::fail("TCOLEXPANDDIV [A2A3]", "dst and src0 must have the same valid row/col");
+            sim::fail("TCOLEXPANDDIV [A2A3]", "dst and src0 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol());
     }
 
     // pto.tcolexpandmax (specs/ops/reduce_and_expand/tcolexpandmax.yaml)
@@ -2740,9 +2935,12 @@ struct profile_a2a3 {
     static void verify_TCOLEXPANDMAX([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                      [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(src1.GetValidCol() == dst.GetValidCol()))
-            sim::fail("TCOLEXPANDMAX [A2A3]", "src1 must have the valid cols of dst");
+            sim::fail("TCOLEXPANDMAX [A2A3]", "src1 must have the valid cols of dst", "src1.GetValidCol()",
+                      src1.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol());
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-            sim::fail("TCOLEXPANDMAX [A2A3]", "dst and src0 must have the same valid row/col");
+            sim::fail("TCOLEXPANDMAX [A2A3]", "dst and src0 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol());
     }
 
     // pto.tcolexpandmin (specs/ops/reduce_and_expand/tcolexpandmin.yaml)
@@ -2773,9 +2971,12 @@ struct profile_a2a3 {
     static void verify_TCOLEXPANDMIN([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                      [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(src1.GetValidCol() == dst.GetValidCol()))
-            sim::fail("TCOLEXPANDMIN [A2A3]", "src1 must have the valid cols of dst");
+            sim::fail("TCOLEXPANDMIN [A2A3]", "src1 must have the valid cols of dst", "src1.GetValidCol()",
+                      src1.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol());
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-            sim::fail("TCOLEXPANDMIN [A2A3]", "dst and src0 must have the same valid row/col");
+            sim::fail("TCOLEXPANDMIN [A2A3]", "dst and src0 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol());
     }
 
     // pto.tcolexpandexpdif (specs/ops/reduce_and_expand/tcolexpandexpdif.yaml)
@@ -2807,9 +3008,12 @@ struct profile_a2a3 {
                                         [[maybe_unused]] const TileDataSrc0& src0,
                                         [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(src1.GetValidCol() == dst.GetValidCol()))
-            sim::fail("TCOLEXPANDEXPDIF [A2A3]", "src1 must have the valid cols of dst");
+            sim::fail("TCOLEXPANDEXPDIF [A2A3]", "src1 must have the valid cols of dst", "src1.GetValidCol()",
+                      src1.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol());
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-            sim::fail("TCOLEXPANDEXPDIF [A2A3]", "dst and src0 must have the same valid row/col");
+            sim::fail("TCOLEXPANDEXPDIF [A2A3]", "dst and src0 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol());
     }
 
     // pto.tpairreducesum (specs/ops/reduce_and_expand/tpairreducesum.yaml)
@@ -2841,31 +3045,53 @@ struct profile_a2a3 {
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
               std::is_same_v<typename TileRight::DType, float>));
-        static_assert(r00_dtype_tuples,
-                      "TMATMUL [A2A3]: the element types of c, a and b must be one of the documented tuples");
+        static_assert(sim::passed_types<r00_dtype_tuples, typename TileRes::DType, typename TileLeft::DType,
+                                        typename TileRight::DType>,
+                      "TMATMUL [A2A3]: the element types (c, a, b) must be (int32_t, int8_t, int8_t), (float, half, "
+                      "half), (float, bfloat16_t, bfloat16_t) or (float, float, float)");
         constexpr bool r01_location = TileRes::Loc == TileType::Acc;
         static_assert(r01_location, "TMATMUL [A2A3]: tile location must be TileType::Acc");
         constexpr bool r02_location = TileLeft::Loc == TileType::Left;
         static_assert(r02_location, "TMATMUL [A2A3]: tile location must be TileType::Left");
         constexpr bool r03_location = TileRight::Loc == TileType::Right;
         static_assert(r03_location, "TMATMUL [A2A3]: tile location must be TileType::Right");
-        constexpr bool r04_shape_relation =
-            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols);
+        constexpr bool r04_shape_relation_0 = (TileLeft::Rows == TileRes::Rows);
+        static_assert(sim::passed_values<r04_shape_relation_0, (TileLeft::Rows), (TileRes::Rows)>,
+                      "TMATMUL [A2A3]: template shapes must satisfy a.Rows == c.Rows");
+        constexpr bool r04_shape_relation_1 = (TileLeft::Cols == TileRight::Rows);
+        static_assert(sim::passed_values<r04_shape_relation_1, (TileLeft::Cols), (TileRight::Rows)>,
+                      "TMATMUL [A2A3]: template shapes must satisfy a.Cols == b.Rows");
+        constexpr bool r04_shape_relation_2 = (TileRight::Cols == TileRes::Cols);
+        static_assert(sim::passed_values<r04_shape_relation_2, (TileRight::Cols), (TileRes::Cols)>,
+                      "TMATMUL [A2A3]: template shapes must satisfy b.Cols == c.Cols");
+        constexpr bool r05_tile_fractal = TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor;
         static_assert(
-            r04_shape_relation,
-            "TMATMUL [A2A3]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows and b.Cols == c.Cols");
-        return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation;
+            r05_tile_fractal,
+            "TMATMUL [A2A3]: box layout of a must be BLayout::RowMajor with SLayout::RowMajor (ZZ, as TileLeft)");
+        constexpr bool r07_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
+        static_assert(
+            r07_tile_fractal,
+            "TMATMUL [A2A3]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)");
+        constexpr bool r08_tile_fractal = !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(
+            r08_tile_fractal,
+            "TMATMUL [A2A3]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)");
+        return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation_0 &&
+               r04_shape_relation_1 && r04_shape_relation_2 && r05_tile_fractal && r07_tile_fractal && r08_tile_fractal;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight>
     static void verify_TMATMUL([[maybe_unused]] const TileRes& c, [[maybe_unused]] const TileLeft& a,
                                [[maybe_unused]] const TileRight& b) {
         if (!(a.GetValidRow() >= 1 && a.GetValidRow() <= 4095))
-            sim::fail("TMATMUL [A2A3]", "the valid rows of a (m) must lie in [1, 4095]");
+            sim::fail("TMATMUL [A2A3]", "the valid rows of a (m) must lie in [1, 4095]", "a.GetValidRow()",
+                      a.GetValidRow());
         if (!(a.GetValidCol() >= 1 && a.GetValidCol() <= 4095))
-            sim::fail("TMATMUL [A2A3]", "the valid cols of a (k) must lie in [1, 4095]");
+            sim::fail("TMATMUL [A2A3]", "the valid cols of a (k) must lie in [1, 4095]", "a.GetValidCol()",
+                      a.GetValidCol());
         if (!(b.GetValidCol() >= 1 && b.GetValidCol() <= 4095))
-            sim::fail("TMATMUL [A2A3]", "the valid cols of b (n) must lie in [1, 4095]");
+            sim::fail("TMATMUL [A2A3]", "the valid cols of b (n) must lie in [1, 4095]", "b.GetValidCol()",
+                      b.GetValidCol());
     }
 
     // pto.tmatmul_acc (specs/ops/matrix_and_matrix_vector/tmatmul_acc.yaml)
@@ -2880,31 +3106,53 @@ struct profile_a2a3 {
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
               std::is_same_v<typename TileRight::DType, float>));
-        static_assert(r00_dtype_tuples,
-                      "TMATMUL_ACC [A2A3]: the element types of c, a and b must be one of the documented tuples");
+        static_assert(sim::passed_types<r00_dtype_tuples, typename TileRes::DType, typename TileLeft::DType,
+                                        typename TileRight::DType>,
+                      "TMATMUL_ACC [A2A3]: the element types (c, a, b) must be (int32_t, int8_t, int8_t), (float, "
+                      "half, half), (float, bfloat16_t, bfloat16_t) or (float, float, float)");
         constexpr bool r01_location = TileRes::Loc == TileType::Acc;
         static_assert(r01_location, "TMATMUL_ACC [A2A3]: tile location must be TileType::Acc");
         constexpr bool r02_location = TileLeft::Loc == TileType::Left;
         static_assert(r02_location, "TMATMUL_ACC [A2A3]: tile location must be TileType::Left");
         constexpr bool r03_location = TileRight::Loc == TileType::Right;
         static_assert(r03_location, "TMATMUL_ACC [A2A3]: tile location must be TileType::Right");
-        constexpr bool r04_shape_relation =
-            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols);
+        constexpr bool r04_shape_relation_0 = (TileLeft::Rows == TileRes::Rows);
+        static_assert(sim::passed_values<r04_shape_relation_0, (TileLeft::Rows), (TileRes::Rows)>,
+                      "TMATMUL_ACC [A2A3]: template shapes must satisfy a.Rows == c.Rows");
+        constexpr bool r04_shape_relation_1 = (TileLeft::Cols == TileRight::Rows);
+        static_assert(sim::passed_values<r04_shape_relation_1, (TileLeft::Cols), (TileRight::Rows)>,
+                      "TMATMUL_ACC [A2A3]: template shapes must satisfy a.Cols == b.Rows");
+        constexpr bool r04_shape_relation_2 = (TileRight::Cols == TileRes::Cols);
+        static_assert(sim::passed_values<r04_shape_relation_2, (TileRight::Cols), (TileRes::Cols)>,
+                      "TMATMUL_ACC [A2A3]: template shapes must satisfy b.Cols == c.Cols");
+        constexpr bool r05_tile_fractal = TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor;
         static_assert(
-            r04_shape_relation,
-            "TMATMUL_ACC [A2A3]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows and b.Cols == c.Cols");
-        return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation;
+            r05_tile_fractal,
+            "TMATMUL_ACC [A2A3]: box layout of a must be BLayout::RowMajor with SLayout::RowMajor (ZZ, as TileLeft)");
+        constexpr bool r07_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
+        static_assert(
+            r07_tile_fractal,
+            "TMATMUL_ACC [A2A3]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)");
+        constexpr bool r08_tile_fractal = !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(
+            r08_tile_fractal,
+            "TMATMUL_ACC [A2A3]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)");
+        return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation_0 &&
+               r04_shape_relation_1 && r04_shape_relation_2 && r05_tile_fractal && r07_tile_fractal && r08_tile_fractal;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight>
     static void verify_TMATMUL_ACC([[maybe_unused]] const TileRes& c, [[maybe_unused]] const TileRes& c_in,
                                    [[maybe_unused]] const TileLeft& a, [[maybe_unused]] const TileRight& b) {
         if (!(a.GetValidRow() >= 1 && a.GetValidRow() <= 4095))
-            sim::fail("TMATMUL_ACC [A2A3]", "the valid rows of a (m) must lie in [1, 4095]");
+            sim::fail("TMATMUL_ACC [A2A3]", "the valid rows of a (m) must lie in [1, 4095]", "a.GetValidRow()",
+                      a.GetValidRow());
         if (!(a.GetValidCol() >= 1 && a.GetValidCol() <= 4095))
-            sim::fail("TMATMUL_ACC [A2A3]", "the valid cols of a (k) must lie in [1, 4095]");
+            sim::fail("TMATMUL_ACC [A2A3]", "the valid cols of a (k) must lie in [1, 4095]", "a.GetValidCol()",
+                      a.GetValidCol());
         if (!(b.GetValidCol() >= 1 && b.GetValidCol() <= 4095))
-            sim::fail("TMATMUL_ACC [A2A3]", "the valid cols of b (n) must lie in [1, 4095]");
+            sim::fail("TMATMUL_ACC [A2A3]", "the valid cols of b (n) must lie in [1, 4095]", "b.GetValidCol()",
+                      b.GetValidCol());
     }
 
     // pto.tmatmul_bias (specs/ops/matrix_and_matrix_vector/tmatmul_bias.yaml)
@@ -2919,8 +3167,10 @@ struct profile_a2a3 {
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
               std::is_same_v<typename TileRight::DType, float>));
-        static_assert(r00_dtype_tuples,
-                      "TMATMUL_BIAS [A2A3]: the element types of c, a and b must be one of the documented tuples");
+        static_assert(sim::passed_types<r00_dtype_tuples, typename TileRes::DType, typename TileLeft::DType,
+                                        typename TileRight::DType>,
+                      "TMATMUL_BIAS [A2A3]: the element types (c, a, b) must be (int32_t, int8_t, int8_t), (float, "
+                      "half, half), (float, bfloat16_t, bfloat16_t) or (float, float, float)");
         constexpr bool r01_location = TileRes::Loc == TileType::Acc;
         static_assert(r01_location, "TMATMUL_BIAS [A2A3]: tile location must be TileType::Acc");
         constexpr bool r02_location = TileLeft::Loc == TileType::Left;
@@ -2933,24 +3183,50 @@ struct profile_a2a3 {
         static_assert(r05_same_dtype, "TMATMUL_BIAS [A2A3]: c and bias must have the same DType");
         constexpr bool r06_row_major = TileBias::isRowMajor;
         static_assert(r06_row_major, "TMATMUL_BIAS [A2A3]: tile layout must be row-major");
-        constexpr bool r07_shape_relation =
-            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols &&
-             TileBias::Cols == TileRes::Cols && TileBias::Rows == 1);
-        static_assert(r07_shape_relation, "TMATMUL_BIAS [A2A3]: template shapes must satisfy a.Rows == c.Rows, a.Cols "
-                                          "== b.Rows, b.Cols == c.Cols, bias.Cols == c.Cols and bias.Rows == 1");
+        constexpr bool r07_shape_relation_0 = (TileLeft::Rows == TileRes::Rows);
+        static_assert(sim::passed_values<r07_shape_relation_0, (TileLeft::Rows), (TileRes::Rows)>,
+                      "TMATMUL_BIAS [A2A3]: template shapes must satisfy a.Rows == c.Rows");
+        constexpr bool r07_shape_relation_1 = (TileLeft::Cols == TileRight::Rows);
+        static_assert(sim::passed_values<r07_shape_relation_1, (TileLeft::Cols), (TileRight::Rows)>,
+                      "TMATMUL_BIAS [A2A3]: template shapes must satisfy a.Cols == b.Rows");
+        constexpr bool r07_shape_relation_2 = (TileRight::Cols == TileRes::Cols);
+        static_assert(sim::passed_values<r07_shape_relation_2, (TileRight::Cols), (TileRes::Cols)>,
+                      "TMATMUL_BIAS [A2A3]: template shapes must satisfy b.Cols == c.Cols");
+        constexpr bool r07_shape_relation_3 = (TileBias::Cols == TileRes::Cols);
+        static_assert(sim::passed_values<r07_shape_relation_3, (TileBias::Cols), (TileRes::Cols)>,
+                      "TMATMUL_BIAS [A2A3]: template shapes must satisfy bias.Cols == c.Cols");
+        constexpr bool r07_shape_relation_4 = (TileBias::Rows == 1);
+        static_assert(sim::passed_values<r07_shape_relation_4, (TileBias::Rows), (1)>,
+                      "TMATMUL_BIAS [A2A3]: template shapes must satisfy bias.Rows == 1");
+        constexpr bool r08_tile_fractal = TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor;
+        static_assert(
+            r08_tile_fractal,
+            "TMATMUL_BIAS [A2A3]: box layout of a must be BLayout::RowMajor with SLayout::RowMajor (ZZ, as TileLeft)");
+        constexpr bool r10_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
+        static_assert(
+            r10_tile_fractal,
+            "TMATMUL_BIAS [A2A3]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)");
+        constexpr bool r11_tile_fractal = !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(
+            r11_tile_fractal,
+            "TMATMUL_BIAS [A2A3]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)");
         return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_location && r05_same_dtype &&
-               r06_row_major && r07_shape_relation;
+               r06_row_major && r07_shape_relation_0 && r07_shape_relation_1 && r07_shape_relation_2 &&
+               r07_shape_relation_3 && r07_shape_relation_4 && r08_tile_fractal && r10_tile_fractal && r11_tile_fractal;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight, typename TileBias>
     static void verify_TMATMUL_BIAS([[maybe_unused]] const TileRes& c, [[maybe_unused]] const TileLeft& a,
                                     [[maybe_unused]] const TileRight& b, [[maybe_unused]] const TileBias& bias) {
         if (!(a.GetValidRow() >= 1 && a.GetValidRow() <= 4095))
-            sim::fail("TMATMUL_BIAS [A2A3]", "the valid rows of a (m) must lie in [1, 4095]");
+            sim::fail("TMATMUL_BIAS [A2A3]", "the valid rows of a (m) must lie in [1, 4095]", "a.GetValidRow()",
+                      a.GetValidRow());
         if (!(a.GetValidCol() >= 1 && a.GetValidCol() <= 4095))
-            sim::fail("TMATMUL_BIAS [A2A3]", "the valid cols of a (k) must lie in [1, 4095]");
+            sim::fail("TMATMUL_BIAS [A2A3]", "the valid cols of a (k) must lie in [1, 4095]", "a.GetValidCol()",
+                      a.GetValidCol());
         if (!(b.GetValidCol() >= 1 && b.GetValidCol() <= 4095))
-            sim::fail("TMATMUL_BIAS [A2A3]", "the valid cols of b (n) must lie in [1, 4095]");
+            sim::fail("TMATMUL_BIAS [A2A3]", "the valid cols of b (n) must lie in [1, 4095]", "b.GetValidCol()",
+                      b.GetValidCol());
     }
 
     // pto.tgemv (specs/ops/matrix_and_matrix_vector/tgemv.yaml)
@@ -2965,33 +3241,55 @@ struct profile_a2a3 {
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
               std::is_same_v<typename TileRight::DType, float>));
-        static_assert(r00_dtype_tuples,
-                      "TGEMV [A2A3]: the element types of c, a and b must be one of the documented tuples");
+        static_assert(sim::passed_types<r00_dtype_tuples, typename TileRes::DType, typename TileLeft::DType,
+                                        typename TileRight::DType>,
+                      "TGEMV [A2A3]: the element types (c, a, b) must be (int32_t, int8_t, int8_t), (float, half, "
+                      "half), (float, bfloat16_t, bfloat16_t) or (float, float, float)");
         constexpr bool r01_location = TileRes::Loc == TileType::Acc;
         static_assert(r01_location, "TGEMV [A2A3]: tile location must be TileType::Acc");
         constexpr bool r02_location = TileLeft::Loc == TileType::Left;
         static_assert(r02_location, "TGEMV [A2A3]: tile location must be TileType::Left");
         constexpr bool r03_location = TileRight::Loc == TileType::Right;
         static_assert(r03_location, "TGEMV [A2A3]: tile location must be TileType::Right");
-        constexpr bool r04_shape_relation =
-            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols);
+        constexpr bool r04_shape_relation_0 = (TileLeft::Rows == TileRes::Rows);
+        static_assert(sim::passed_values<r04_shape_relation_0, (TileLeft::Rows), (TileRes::Rows)>,
+                      "TGEMV [A2A3]: template shapes must satisfy a.Rows == c.Rows");
+        constexpr bool r04_shape_relation_1 = (TileLeft::Cols == TileRight::Rows);
+        static_assert(sim::passed_values<r04_shape_relation_1, (TileLeft::Cols), (TileRight::Rows)>,
+                      "TGEMV [A2A3]: template shapes must satisfy a.Cols == b.Rows");
+        constexpr bool r04_shape_relation_2 = (TileRight::Cols == TileRes::Cols);
+        static_assert(sim::passed_values<r04_shape_relation_2, (TileRight::Cols), (TileRes::Cols)>,
+                      "TGEMV [A2A3]: template shapes must satisfy b.Cols == c.Cols");
+        constexpr bool r05_tile_fractal = TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor;
         static_assert(
-            r04_shape_relation,
-            "TGEMV [A2A3]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows and b.Cols == c.Cols");
-        return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation;
+            r05_tile_fractal,
+            "TGEMV [A2A3]: box layout of a must be BLayout::RowMajor with SLayout::RowMajor (ZZ, as TileLeft)");
+        constexpr bool r07_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
+        static_assert(
+            r07_tile_fractal,
+            "TGEMV [A2A3]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)");
+        constexpr bool r08_tile_fractal = !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(
+            r08_tile_fractal,
+            "TGEMV [A2A3]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)");
+        return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation_0 &&
+               r04_shape_relation_1 && r04_shape_relation_2 && r05_tile_fractal && r07_tile_fractal && r08_tile_fractal;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight>
     static void verify_TGEMV([[maybe_unused]] const TileRes& c, [[maybe_unused]] const TileLeft& a,
                              [[maybe_unused]] const TileRight& b) {
         if (!(a.GetValidRow() >= 1 && a.GetValidRow() <= 4095))
-            sim::fail("TGEMV [A2A3]", "the valid rows of a (m) must lie in [1, 4095]");
+            sim::fail("TGEMV [A2A3]", "the valid rows of a (m) must lie in [1, 4095]", "a.GetValidRow()",
+                      a.GetValidRow());
         if (!(a.GetValidCol() >= 1 && a.GetValidCol() <= 4095))
-            sim::fail("TGEMV [A2A3]", "the valid cols of a (k) must lie in [1, 4095]");
+            sim::fail("TGEMV [A2A3]", "the valid cols of a (k) must lie in [1, 4095]", "a.GetValidCol()",
+                      a.GetValidCol());
         if (!(b.GetValidCol() >= 1 && b.GetValidCol() <= 4095))
-            sim::fail("TGEMV [A2A3]", "the valid cols of b (n) must lie in [1, 4095]");
+            sim::fail("TGEMV [A2A3]", "the valid cols of b (n) must lie in [1, 4095]", "b.GetValidCol()",
+                      b.GetValidCol());
         if (!(a.GetValidRow() == 1))
-            sim::fail("TGEMV [A2A3]", "the valid rows of a (m) must be 1");
+            sim::fail("TGEMV [A2A3]", "the valid rows of a (m) must be 1", "a.GetValidRow()", a.GetValidRow());
     }
 
     // pto.tgemv_acc (specs/ops/matrix_and_matrix_vector/tgemv_acc.yaml)
@@ -3006,33 +3304,55 @@ struct profile_a2a3 {
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
               std::is_same_v<typename TileRight::DType, float>));
-        static_assert(r00_dtype_tuples,
-                      "TGEMV_ACC [A2A3]: the element types of c, a and b must be one of the documented tuples");
+        static_assert(sim::passed_types<r00_dtype_tuples, typename TileRes::DType, typename TileLeft::DType,
+                                        typename TileRight::DType>,
+                      "TGEMV_ACC [A2A3]: the element types (c, a, b) must be (int32_t, int8_t, int8_t), (float, half, "
+                      "half), (float, bfloat16_t, bfloat16_t) or (float, float, float)");
         constexpr bool r01_location = TileRes::Loc == TileType::Acc;
         static_assert(r01_location, "TGEMV_ACC [A2A3]: tile location must be TileType::Acc");
         constexpr bool r02_location = TileLeft::Loc == TileType::Left;
         static_assert(r02_location, "TGEMV_ACC [A2A3]: tile location must be TileType::Left");
         constexpr bool r03_location = TileRight::Loc == TileType::Right;
         static_assert(r03_location, "TGEMV_ACC [A2A3]: tile location must be TileType::Right");
-        constexpr bool r04_shape_relation =
-            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols);
+        constexpr bool r04_shape_relation_0 = (TileLeft::Rows == TileRes::Rows);
+        static_assert(sim::passed_values<r04_shape_relation_0, (TileLeft::Rows), (TileRes::Rows)>,
+                      "TGEMV_ACC [A2A3]: template shapes must satisfy a.Rows == c.Rows");
+        constexpr bool r04_shape_relation_1 = (TileLeft::Cols == TileRight::Rows);
+        static_assert(sim::passed_values<r04_shape_relation_1, (TileLeft::Cols), (TileRight::Rows)>,
+                      "TGEMV_ACC [A2A3]: template shapes must satisfy a.Cols == b.Rows");
+        constexpr bool r04_shape_relation_2 = (TileRight::Cols == TileRes::Cols);
+        static_assert(sim::passed_values<r04_shape_relation_2, (TileRight::Cols), (TileRes::Cols)>,
+                      "TGEMV_ACC [A2A3]: template shapes must satisfy b.Cols == c.Cols");
+        constexpr bool r05_tile_fractal = TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor;
         static_assert(
-            r04_shape_relation,
-            "TGEMV_ACC [A2A3]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows and b.Cols == c.Cols");
-        return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation;
+            r05_tile_fractal,
+            "TGEMV_ACC [A2A3]: box layout of a must be BLayout::RowMajor with SLayout::RowMajor (ZZ, as TileLeft)");
+        constexpr bool r07_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
+        static_assert(
+            r07_tile_fractal,
+            "TGEMV_ACC [A2A3]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)");
+        constexpr bool r08_tile_fractal = !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(
+            r08_tile_fractal,
+            "TGEMV_ACC [A2A3]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)");
+        return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation_0 &&
+               r04_shape_relation_1 && r04_shape_relation_2 && r05_tile_fractal && r07_tile_fractal && r08_tile_fractal;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight>
     static void verify_TGEMV_ACC([[maybe_unused]] const TileRes& c, [[maybe_unused]] const TileRes& c_in,
                                  [[maybe_unused]] const TileLeft& a, [[maybe_unused]] const TileRight& b) {
         if (!(a.GetValidRow() >= 1 && a.GetValidRow() <= 4095))
-            sim::fail("TGEMV_ACC [A2A3]", "the valid rows of a (m) must lie in [1, 4095]");
+            sim::fail("TGEMV_ACC [A2A3]", "the valid rows of a (m) must lie in [1, 4095]", "a.GetValidRow()",
+                      a.GetValidRow());
         if (!(a.GetValidCol() >= 1 && a.GetValidCol() <= 4095))
-            sim::fail("TGEMV_ACC [A2A3]", "the valid cols of a (k) must lie in [1, 4095]");
+            sim::fail("TGEMV_ACC [A2A3]", "the valid cols of a (k) must lie in [1, 4095]", "a.GetValidCol()",
+                      a.GetValidCol());
         if (!(b.GetValidCol() >= 1 && b.GetValidCol() <= 4095))
-            sim::fail("TGEMV_ACC [A2A3]", "the valid cols of b (n) must lie in [1, 4095]");
+            sim::fail("TGEMV_ACC [A2A3]", "the valid cols of b (n) must lie in [1, 4095]", "b.GetValidCol()",
+                      b.GetValidCol());
         if (!(a.GetValidRow() == 1))
-            sim::fail("TGEMV_ACC [A2A3]", "the valid rows of a (m) must be 1");
+            sim::fail("TGEMV_ACC [A2A3]", "the valid rows of a (m) must be 1", "a.GetValidRow()", a.GetValidRow());
     }
 
     // pto.tgemv_bias (specs/ops/matrix_and_matrix_vector/tgemv_bias.yaml)
@@ -3047,8 +3367,10 @@ struct profile_a2a3 {
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
               std::is_same_v<typename TileRight::DType, float>));
-        static_assert(r00_dtype_tuples,
-                      "TGEMV_BIAS [A2A3]: the element types of c, a and b must be one of the documented tuples");
+        static_assert(sim::passed_types<r00_dtype_tuples, typename TileRes::DType, typename TileLeft::DType,
+                                        typename TileRight::DType>,
+                      "TGEMV_BIAS [A2A3]: the element types (c, a, b) must be (int32_t, int8_t, int8_t), (float, half, "
+                      "half), (float, bfloat16_t, bfloat16_t) or (float, float, float)");
         constexpr bool r01_location = TileRes::Loc == TileType::Acc;
         static_assert(r01_location, "TGEMV_BIAS [A2A3]: tile location must be TileType::Acc");
         constexpr bool r02_location = TileLeft::Loc == TileType::Left;
@@ -3061,26 +3383,52 @@ struct profile_a2a3 {
         static_assert(r05_same_dtype, "TGEMV_BIAS [A2A3]: c and bias must have the same DType");
         constexpr bool r06_row_major = TileBias::isRowMajor;
         static_assert(r06_row_major, "TGEMV_BIAS [A2A3]: tile layout must be row-major");
-        constexpr bool r07_shape_relation =
-            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols &&
-             TileBias::Cols == TileRes::Cols && TileBias::Rows == 1);
-        static_assert(r07_shape_relation, "TGEMV_BIAS [A2A3]: template shapes must satisfy a.Rows == c.Rows, a.Cols == "
-                                          "b.Rows, b.Cols == c.Cols, bias.Cols == c.Cols and bias.Rows == 1");
+        constexpr bool r07_shape_relation_0 = (TileLeft::Rows == TileRes::Rows);
+        static_assert(sim::passed_values<r07_shape_relation_0, (TileLeft::Rows), (TileRes::Rows)>,
+                      "TGEMV_BIAS [A2A3]: template shapes must satisfy a.Rows == c.Rows");
+        constexpr bool r07_shape_relation_1 = (TileLeft::Cols == TileRight::Rows);
+        static_assert(sim::passed_values<r07_shape_relation_1, (TileLeft::Cols), (TileRight::Rows)>,
+                      "TGEMV_BIAS [A2A3]: template shapes must satisfy a.Cols == b.Rows");
+        constexpr bool r07_shape_relation_2 = (TileRight::Cols == TileRes::Cols);
+        static_assert(sim::passed_values<r07_shape_relation_2, (TileRight::Cols), (TileRes::Cols)>,
+                      "TGEMV_BIAS [A2A3]: template shapes must satisfy b.Cols == c.Cols");
+        constexpr bool r07_shape_relation_3 = (TileBias::Cols == TileRes::Cols);
+        static_assert(sim::passed_values<r07_shape_relation_3, (TileBias::Cols), (TileRes::Cols)>,
+                      "TGEMV_BIAS [A2A3]: template shapes must satisfy bias.Cols == c.Cols");
+        constexpr bool r07_shape_relation_4 = (TileBias::Rows == 1);
+        static_assert(sim::passed_values<r07_shape_relation_4, (TileBias::Rows), (1)>,
+                      "TGEMV_BIAS [A2A3]: template shapes must satisfy bias.Rows == 1");
+        constexpr bool r08_tile_fractal = TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor;
+        static_assert(
+            r08_tile_fractal,
+            "TGEMV_BIAS [A2A3]: box layout of a must be BLayout::RowMajor with SLayout::RowMajor (ZZ, as TileLeft)");
+        constexpr bool r10_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
+        static_assert(
+            r10_tile_fractal,
+            "TGEMV_BIAS [A2A3]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)");
+        constexpr bool r11_tile_fractal = !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(
+            r11_tile_fractal,
+            "TGEMV_BIAS [A2A3]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)");
         return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_location && r05_same_dtype &&
-               r06_row_major && r07_shape_relation;
+               r06_row_major && r07_shape_relation_0 && r07_shape_relation_1 && r07_shape_relation_2 &&
+               r07_shape_relation_3 && r07_shape_relation_4 && r08_tile_fractal && r10_tile_fractal && r11_tile_fractal;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight, typename TileBias>
     static void verify_TGEMV_BIAS([[maybe_unused]] const TileRes& c, [[maybe_unused]] const TileLeft& a,
                                   [[maybe_unused]] const TileRight& b, [[maybe_unused]] const TileBias& bias) {
         if (!(a.GetValidRow() >= 1 && a.GetValidRow() <= 4095))
-            sim::fail("TGEMV_BIAS [A2A3]", "the valid rows of a (m) must lie in [1, 4095]");
+            sim::fail("TGEMV_BIAS [A2A3]", "the valid rows of a (m) must lie in [1, 4095]", "a.GetValidRow()",
+                      a.GetValidRow());
         if (!(a.GetValidCol() >= 1 && a.GetValidCol() <= 4095))
-            sim::fail("TGEMV_BIAS [A2A3]", "the valid cols of a (k) must lie in [1, 4095]");
+            sim::fail("TGEMV_BIAS [A2A3]", "the valid cols of a (k) must lie in [1, 4095]", "a.GetValidCol()",
+                      a.GetValidCol());
         if (!(b.GetValidCol() >= 1 && b.GetValidCol() <= 4095))
-            sim::fail("TGEMV_BIAS [A2A3]", "the valid cols of b (n) must lie in [1, 4095]");
+            sim::fail("TGEMV_BIAS [A2A3]", "the valid cols of b (n) must lie in [1, 4095]", "b.GetValidCol()",
+                      b.GetValidCol());
         if (!(a.GetValidRow() == 1))
-            sim::fail("TGEMV_BIAS [A2A3]", "the valid rows of a (m) must be 1");
+            sim::fail("TGEMV_BIAS [A2A3]", "the valid rows of a (m) must be 1", "a.GetValidRow()", a.GetValidRow());
     }
 
     // pto.tmatmul_mx (specs/ops/matrix_and_matrix_vector/tmatmul_mx.yaml)
@@ -3412,7 +3760,9 @@ struct profile_a2a3 {
             sim::fail(
                 "TMOV [A2A3]",
                 "dst and src must have the same valid row/col, except when dst is a ScaleLeft or ScaleRight tile: then "
-                "its valid region is read from the storage of src and must lie within its rows and columns");
+                "its valid region is read from the storage of src and must lie within its rows and columns",
+                "dst.GetValidRow()", dst.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(), "src.GetValidRow()",
+                src.GetValidRow(), "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tmov_fp (specs/ops/layout_and_rearrangement/tmov_fp.yaml)
@@ -3440,7 +3790,9 @@ struct profile_a2a3 {
     static void verify_TMOV_FP([[maybe_unused]] const DstTileData& dst, [[maybe_unused]] const SrcTileData& src,
                                [[maybe_unused]] const FpTileData& fp) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TMOV_FP [A2A3]", "dst and src must have the same valid row/col");
+            sim::fail("TMOV_FP [A2A3]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.ttrans (specs/ops/layout_and_rearrangement/ttrans.yaml)
@@ -3514,8 +3866,9 @@ struct profile_a2a3 {
                       "TEXTRACT [A2A3]: box layout of src must be BLayout::RowMajor with SLayout::NoneBox");
         constexpr bool r07_tile_fractal = !Dst0TileData::isRowMajor && Dst0TileData::SFractal == SLayout::RowMajor &&
                                           !Dst1TileData::isRowMajor && Dst1TileData::SFractal == SLayout::RowMajor;
-        static_assert(r07_tile_fractal,
-                      "TEXTRACT [A2A3]: box layout of dst and dst1 must be BLayout::ColMajor with SLayout::RowMajor");
+        static_assert(
+            r07_tile_fractal,
+            "TEXTRACT [A2A3]: box layout of dst and dst1 must be BLayout::ColMajor with SLayout::RowMajor (NZ)");
         constexpr bool r08_same_dtype = std::is_same_v<typename SrcTileData::DType, typename Dst0TileData::DType> &&
                                         std::is_same_v<typename SrcTileData::DType, typename Dst1TileData::DType>;
         static_assert(r08_same_dtype, "TEXTRACT [A2A3]: src, dst and dst1 must have the same DType");
@@ -3534,7 +3887,7 @@ struct profile_a2a3 {
                       "TEXTRACT [A2A3]: ConvTile layouts of src must be one of: FRACTAL_Z, FRACTAL_Z_3D");
         constexpr bool r102_tile_fractal = DstTileData::isRowMajor && DstTileData::SFractal == SLayout::ColMajor;
         static_assert(r102_tile_fractal,
-                      "TEXTRACT [A2A3]: box layout of dst must be BLayout::RowMajor with SLayout::ColMajor");
+                      "TEXTRACT [A2A3]: box layout of dst must be BLayout::RowMajor with SLayout::ColMajor (ZN)");
         constexpr bool r103_dtype = sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t,
                                                      int32_t, uint32_t, half, bfloat16_t, float>;
         static_assert(r103_dtype, "TEXTRACT [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
@@ -3582,8 +3935,8 @@ struct profile_a2a3 {
                                             std::is_same_v<typename DstTileData::DType, half>) ||
                                            (std::is_same_v<typename SrcTileData::DType, float> &&
                                             std::is_same_v<typename DstTileData::DType, bfloat16_t>));
-        static_assert(r05_dtype_tuples,
-                      "TINSERT [A2A3]: the element types of src and dst must be one of the documented tuples");
+        static_assert(sim::passed_types<r05_dtype_tuples, typename SrcTileData::DType, typename DstTileData::DType>,
+                      "TINSERT [A2A3]: the element types (src, dst) must be (float, half) or (float, bfloat16_t)");
         return r05_dtype_tuples;
     }
 
@@ -3593,8 +3946,8 @@ struct profile_a2a3 {
                                             std::is_same_v<typename DstTileData::DType, half>) ||
                                            (std::is_same_v<typename SrcTileData::DType, float> &&
                                             std::is_same_v<typename DstTileData::DType, bfloat16_t>));
-        static_assert(r05_dtype_tuples,
-                      "TINSERT [A2A3]: the element types of src and dst must be one of the documented tuples");
+        static_assert(sim::passed_types<r05_dtype_tuples, typename SrcTileData::DType, typename DstTileData::DType>,
+                      "TINSERT [A2A3]: the element types (src, dst) must be (float, half) or (float, bfloat16_t)");
         return r05_dtype_tuples;
     }
 
@@ -3604,8 +3957,8 @@ struct profile_a2a3 {
                                             std::is_same_v<typename DstTileData::DType, half>) ||
                                            (std::is_same_v<typename SrcTileData::DType, float> &&
                                             std::is_same_v<typename DstTileData::DType, bfloat16_t>));
-        static_assert(r05_dtype_tuples,
-                      "TINSERT [A2A3]: the element types of src and dst must be one of the documented tuples");
+        static_assert(sim::passed_types<r05_dtype_tuples, typename SrcTileData::DType, typename DstTileData::DType>,
+                      "TINSERT [A2A3]: the element types (src, dst) must be (float, half) or (float, bfloat16_t)");
         return r05_dtype_tuples;
     }
 
@@ -3621,8 +3974,9 @@ struct profile_a2a3 {
                                             std::is_same_v<typename DstTileData::DType, half>) ||
                                            (std::is_same_v<typename SrcTileData::DType, int32_t> &&
                                             std::is_same_v<typename DstTileData::DType, int16_t>));
-        static_assert(r06_dtype_tuples,
-                      "TINSERT [A2A3]: the element types of src and dst must be one of the documented tuples");
+        static_assert(sim::passed_types<r06_dtype_tuples, typename SrcTileData::DType, typename DstTileData::DType>,
+                      "TINSERT [A2A3]: the element types (src, dst) must be (float, int8_t), (int32_t, int8_t), "
+                      "(int32_t, uint8_t), (int32_t, half) or (int32_t, int16_t)");
         return r06_dtype_tuples;
     }
 
@@ -3638,8 +3992,9 @@ struct profile_a2a3 {
                                             std::is_same_v<typename DstTileData::DType, half>) ||
                                            (std::is_same_v<typename SrcTileData::DType, int32_t> &&
                                             std::is_same_v<typename DstTileData::DType, int16_t>));
-        static_assert(r06_dtype_tuples,
-                      "TINSERT [A2A3]: the element types of src and dst must be one of the documented tuples");
+        static_assert(sim::passed_types<r06_dtype_tuples, typename SrcTileData::DType, typename DstTileData::DType>,
+                      "TINSERT [A2A3]: the element types (src, dst) must be (float, int8_t), (int32_t, int8_t), "
+                      "(int32_t, uint8_t), (int32_t, half) or (int32_t, int16_t)");
         return r06_dtype_tuples;
     }
 
@@ -3681,8 +4036,9 @@ struct profile_a2a3 {
                                             std::is_same_v<typename DstTileData::DType, half>) ||
                                            (std::is_same_v<typename SrcTileData::DType, int32_t> &&
                                             std::is_same_v<typename DstTileData::DType, int16_t>));
-        static_assert(r05_dtype_tuples,
-                      "TINSERT_FP [A2A3]: the element types of src and dst must be one of the documented tuples");
+        static_assert(sim::passed_types<r05_dtype_tuples, typename SrcTileData::DType, typename DstTileData::DType>,
+                      "TINSERT_FP [A2A3]: the element types (src, dst) must be (float, int8_t), (int32_t, int8_t), "
+                      "(int32_t, uint8_t), (int32_t, half) or (int32_t, int16_t)");
         return r00_dtype && r03_location_pairs && r05_dtype_tuples;
     }
 
@@ -3796,12 +4152,13 @@ struct profile_a2a3 {
                                  "int32_t, uint32_t, half, bfloat16_t, float");
         constexpr bool r03_location = DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec;
         static_assert(r03_location, "TFILLPAD_INPLACE [A2A3]: tile location must be TileType::Vec");
-        constexpr bool r04_shape_relation =
-            (DstTileData::Rows == SrcTileData::Rows && DstTileData::Cols == SrcTileData::Cols);
-        static_assert(
-            r04_shape_relation,
-            "TFILLPAD_INPLACE [A2A3]: template shapes must satisfy dst.Rows == src.Rows and dst.Cols == src.Cols");
-        return r00_dtype && r03_location && r04_shape_relation;
+        constexpr bool r04_shape_relation_0 = (DstTileData::Rows == SrcTileData::Rows);
+        static_assert(sim::passed_values<r04_shape_relation_0, (DstTileData::Rows), (SrcTileData::Rows)>,
+                      "TFILLPAD_INPLACE [A2A3]: template shapes must satisfy dst.Rows == src.Rows");
+        constexpr bool r04_shape_relation_1 = (DstTileData::Cols == SrcTileData::Cols);
+        static_assert(sim::passed_values<r04_shape_relation_1, (DstTileData::Cols), (SrcTileData::Cols)>,
+                      "TFILLPAD_INPLACE [A2A3]: template shapes must satisfy dst.Cols == src.Cols");
+        return r00_dtype && r03_location && r04_shape_relation_0 && r04_shape_relation_1;
     }
 
     template <typename DstTileData, typename SrcTileData>
@@ -3819,12 +4176,13 @@ struct profile_a2a3 {
                                  "int32_t, uint32_t, half, bfloat16_t, float");
         constexpr bool r03_location = DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec;
         static_assert(r03_location, "TFILLPAD_EXPAND [A2A3]: tile location must be TileType::Vec");
-        constexpr bool r04_shape_relation =
-            (DstTileData::Rows >= SrcTileData::Rows && DstTileData::Cols >= SrcTileData::Cols);
-        static_assert(
-            r04_shape_relation,
-            "TFILLPAD_EXPAND [A2A3]: template shapes must satisfy dst.Rows >= src.Rows and dst.Cols >= src.Cols");
-        return r00_dtype && r03_location && r04_shape_relation;
+        constexpr bool r04_shape_relation_0 = (DstTileData::Rows >= SrcTileData::Rows);
+        static_assert(sim::passed_values<r04_shape_relation_0, (DstTileData::Rows), (SrcTileData::Rows)>,
+                      "TFILLPAD_EXPAND [A2A3]: template shapes must satisfy dst.Rows >= src.Rows");
+        constexpr bool r04_shape_relation_1 = (DstTileData::Cols >= SrcTileData::Cols);
+        static_assert(sim::passed_values<r04_shape_relation_1, (DstTileData::Cols), (SrcTileData::Cols)>,
+                      "TFILLPAD_EXPAND [A2A3]: template shapes must satisfy dst.Cols >= src.Cols");
+        return r00_dtype && r03_location && r04_shape_relation_0 && r04_shape_relation_1;
     }
 
     template <typename DstTileData, typename SrcTileData>
@@ -3909,7 +4267,8 @@ struct profile_a2a3 {
         constexpr bool r04_valid_bounds = TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols;
         static_assert(r04_valid_bounds, "TCI [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         constexpr bool r05_shape_relation = (TileData::Rows == 1);
-        static_assert(r05_shape_relation, "TCI [A2A3]: template shapes must satisfy dst.Rows == 1");
+        static_assert(sim::passed_values<r05_shape_relation, (TileData::Rows), (1)>,
+                      "TCI [A2A3]: template shapes must satisfy dst.Rows == 1");
         constexpr bool r06_same_dtype = std::is_same_v<typename TileData::DType, T>;
         static_assert(r06_same_dtype, "TCI [A2A3]: dst and start must have the same DType");
         return r00_dtype && r03_location && r04_valid_bounds && r05_shape_relation && r06_same_dtype;
@@ -3980,7 +4339,10 @@ struct profile_a2a3 {
               (src1.GetValidRow() == dst.GetValidRow() && src1.GetValidCol() == dst.GetValidCol() &&
                src0.GetValidRow() <= dst.GetValidRow() && src0.GetValidCol() <= dst.GetValidCol())))
             sim::fail("TPARTADD [A2A3]",
-                      "src0 or src1 must have the valid region of dst and the other's must lie within it");
+                      "src0 or src1 must have the valid region of dst and the other's must lie within it",
+                      "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidRow()", dst.GetValidRow(),
+                      "src0.GetValidCol()", src0.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src1.GetValidRow()", src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tpartmul (specs/ops/irregular_and_complex/tpartmul.yaml)
@@ -4014,7 +4376,10 @@ struct profile_a2a3 {
               (src1.GetValidRow() == dst.GetValidRow() && src1.GetValidCol() == dst.GetValidCol() &&
                src0.GetValidRow() <= dst.GetValidRow() && src0.GetValidCol() <= dst.GetValidCol())))
             sim::fail("TPARTMUL [A2A3]",
-                      "src0 or src1 must have the valid region of dst and the other's must lie within it");
+                      "src0 or src1 must have the valid region of dst and the other's must lie within it",
+                      "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidRow()", dst.GetValidRow(),
+                      "src0.GetValidCol()", src0.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src1.GetValidRow()", src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tpartmax (specs/ops/irregular_and_complex/tpartmax.yaml)
@@ -4048,7 +4413,10 @@ struct profile_a2a3 {
               (src1.GetValidRow() == dst.GetValidRow() && src1.GetValidCol() == dst.GetValidCol() &&
                src0.GetValidRow() <= dst.GetValidRow() && src0.GetValidCol() <= dst.GetValidCol())))
             sim::fail("TPARTMAX [A2A3]",
-                      "src0 or src1 must have the valid region of dst and the other's must lie within it");
+                      "src0 or src1 must have the valid region of dst and the other's must lie within it",
+                      "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidRow()", dst.GetValidRow(),
+                      "src0.GetValidCol()", src0.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src1.GetValidRow()", src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tpartmin (specs/ops/irregular_and_complex/tpartmin.yaml)
@@ -4082,7 +4450,10 @@ struct profile_a2a3 {
               (src1.GetValidRow() == dst.GetValidRow() && src1.GetValidCol() == dst.GetValidCol() &&
                src0.GetValidRow() <= dst.GetValidRow() && src0.GetValidCol() <= dst.GetValidCol())))
             sim::fail("TPARTMIN [A2A3]",
-                      "src0 or src1 must have the valid region of dst and the other's must lie within it");
+                      "src0 or src1 must have the valid region of dst and the other's must lie within it",
+                      "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidRow()", dst.GetValidRow(),
+                      "src0.GetValidCol()", src0.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src1.GetValidRow()", src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tpartargmax (specs/ops/irregular_and_complex/tpartargmax.yaml)
@@ -4131,8 +4502,14 @@ struct profile_a2a3 {
               std::is_same_v<typename TileDataDstIdx::DType, uint32_t> &&
               std::is_same_v<typename TileDataSrc0Idx::DType, uint32_t> &&
               std::is_same_v<typename TileDataSrc1Idx::DType, uint32_t>));
-        static_assert(r03_dtype_tuples, "TPARTARGMAX [A2A3]: the element types of dst, src0, src1, dst_idx, src0_idx "
-                                        "and src1_idx must be one of the documented tuples");
+        static_assert(
+            sim::passed_types<r03_dtype_tuples, typename TileDataDst::DType, typename TileDataSrc0::DType,
+                              typename TileDataSrc1::DType, typename TileDataDstIdx::DType,
+                              typename TileDataSrc0Idx::DType, typename TileDataSrc1Idx::DType>,
+            "TPARTARGMAX [A2A3]: the element types (dst, src0, src1, dst_idx, src0_idx, src1_idx) must be (half, half, "
+            "half, int16_t, int16_t, int16_t), (half, half, half, uint16_t, uint16_t, uint16_t), (half, half, half, "
+            "int32_t, int32_t, int32_t), (half, half, half, uint32_t, uint32_t, uint32_t), (float, float, float, "
+            "int32_t, int32_t, int32_t) or (float, float, float, uint32_t, uint32_t, uint32_t)");
         constexpr bool r04_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                                         std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
         static_assert(r04_same_dtype, "TPARTARGMAX [A2A3]: dst, src0 and src1 must have the same DType");
@@ -4170,13 +4547,22 @@ struct profile_a2a3 {
                                    [[maybe_unused]] const TileDataSrc1Idx& src1_idx) {
         if (!((src0.GetValidRow() == dst.GetValidRow() && src0.GetValidCol() == dst.GetValidCol()) ||
               (src1.GetValidRow() == dst.GetValidRow() && src1.GetValidCol() == dst.GetValidCol())))
-            sim::fail("TPARTARGMAX [A2A3]", "src0 or src1 must have the valid region of dst");
+            sim::fail("TPARTARGMAX [A2A3]", "src0 or src1 must have the valid region of dst", "src0.GetValidRow()",
+                      src0.GetValidRow(), "dst.GetValidRow()", dst.GetValidRow(), "src0.GetValidCol()",
+                      src0.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
         if (!(src0.GetValidRow() == src0_idx.GetValidRow() && src0.GetValidCol() == src0_idx.GetValidCol()))
-            sim::fail("TPARTARGMAX [A2A3]", "src0 and src0_idx must have the same valid row/col");
+            sim::fail("TPARTARGMAX [A2A3]", "src0 and src0_idx must have the same valid row/col", "src0.GetValidRow()",
+                      src0.GetValidRow(), "src0_idx.GetValidRow()", src0_idx.GetValidRow(), "src0.GetValidCol()",
+                      src0.GetValidCol(), "src0_idx.GetValidCol()", src0_idx.GetValidCol());
         if (!(src1.GetValidRow() == src1_idx.GetValidRow() && src1.GetValidCol() == src1_idx.GetValidCol()))
-            sim::fail("TPARTARGMAX [A2A3]", "src1 and src1_idx must have the same valid row/col");
+            sim::fail("TPARTARGMAX [A2A3]", "src1 and src1_idx must have the same valid row/col", "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1_idx.GetValidRow()", src1_idx.GetValidRow(), "src1.GetValidCol()",
+                      src1.GetValidCol(), "src1_idx.GetValidCol()", src1_idx.GetValidCol());
         if (!(dst.GetValidRow() == dst_idx.GetValidRow() && dst.GetValidCol() == dst_idx.GetValidCol()))
-            sim::fail("TPARTARGMAX [A2A3]", "dst and dst_idx must have the same valid row/col");
+            sim::fail("TPARTARGMAX [A2A3]", "dst and dst_idx must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "dst_idx.GetValidRow()", dst_idx.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "dst_idx.GetValidCol()", dst_idx.GetValidCol());
     }
 
     // pto.tpartargmin (specs/ops/irregular_and_complex/tpartargmin.yaml)
@@ -4225,8 +4611,14 @@ struct profile_a2a3 {
               std::is_same_v<typename TileDataDstIdx::DType, uint32_t> &&
               std::is_same_v<typename TileDataSrc0Idx::DType, uint32_t> &&
               std::is_same_v<typename TileDataSrc1Idx::DType, uint32_t>));
-        static_assert(r03_dtype_tuples, "TPARTARGMIN [A2A3]: the element types of dst, src0, src1, dst_idx, src0_idx "
-                                        "and src1_idx must be one of the documented tuples");
+        static_assert(
+            sim::passed_types<r03_dtype_tuples, typename TileDataDst::DType, typename TileDataSrc0::DType,
+                              typename TileDataSrc1::DType, typename TileDataDstIdx::DType,
+                              typename TileDataSrc0Idx::DType, typename TileDataSrc1Idx::DType>,
+            "TPARTARGMIN [A2A3]: the element types (dst, src0, src1, dst_idx, src0_idx, src1_idx) must be (half, half, "
+            "half, int16_t, int16_t, int16_t), (half, half, half, uint16_t, uint16_t, uint16_t), (half, half, half, "
+            "int32_t, int32_t, int32_t), (half, half, half, uint32_t, uint32_t, uint32_t), (float, float, float, "
+            "int32_t, int32_t, int32_t) or (float, float, float, uint32_t, uint32_t, uint32_t)");
         constexpr bool r04_same_dtype = std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                                         std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>;
         static_assert(r04_same_dtype, "TPARTARGMIN [A2A3]: dst, src0 and src1 must have the same DType");
@@ -4264,13 +4656,22 @@ struct profile_a2a3 {
                                    [[maybe_unused]] const TileDataSrc1Idx& src1_idx) {
         if (!((src0.GetValidRow() == dst.GetValidRow() && src0.GetValidCol() == dst.GetValidCol()) ||
               (src1.GetValidRow() == dst.GetValidRow() && src1.GetValidCol() == dst.GetValidCol())))
-            sim::fail("TPARTARGMIN [A2A3]", "src0 or src1 must have the valid region of dst");
+            sim::fail("TPARTARGMIN [A2A3]", "src0 or src1 must have the valid region of dst", "src0.GetValidRow()",
+                      src0.GetValidRow(), "dst.GetValidRow()", dst.GetValidRow(), "src0.GetValidCol()",
+                      src0.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
         if (!(src0.GetValidRow() == src0_idx.GetValidRow() && src0.GetValidCol() == src0_idx.GetValidCol()))
-            sim::fail("TPARTARGMIN [A2A3]", "src0 and src0_idx must have the same valid row/col");
+            sim::fail("TPARTARGMIN [A2A3]", "src0 and src0_idx must have the same valid row/col", "src0.GetValidRow()",
+                      src0.GetValidRow(), "src0_idx.GetValidRow()", src0_idx.GetValidRow(), "src0.GetValidCol()",
+                      src0.GetValidCol(), "src0_idx.GetValidCol()", src0_idx.GetValidCol());
         if (!(src1.GetValidRow() == src1_idx.GetValidRow() && src1.GetValidCol() == src1_idx.GetValidCol()))
-            sim::fail("TPARTARGMIN [A2A3]", "src1 and src1_idx must have the same valid row/col");
+            sim::fail("TPARTARGMIN [A2A3]", "src1 and src1_idx must have the same valid row/col", "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1_idx.GetValidRow()", src1_idx.GetValidRow(), "src1.GetValidCol()",
+                      src1.GetValidCol(), "src1_idx.GetValidCol()", src1_idx.GetValidCol());
         if (!(dst.GetValidRow() == dst_idx.GetValidRow() && dst.GetValidCol() == dst_idx.GetValidCol()))
-            sim::fail("TPARTARGMIN [A2A3]", "dst and dst_idx must have the same valid row/col");
+            sim::fail("TPARTARGMIN [A2A3]", "dst and dst_idx must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "dst_idx.GetValidRow()", dst_idx.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "dst_idx.GetValidCol()", dst_idx.GetValidCol());
     }
 
     // pto.tdequant (specs/ops/irregular_and_complex/tdequant.yaml)
@@ -4301,11 +4702,15 @@ struct profile_a2a3 {
                                 [[maybe_unused]] const TileDataPara& scale,
                                 [[maybe_unused]] const TileDataPara& offset) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TDEQUANT [A2A3]", "dst and src must have the same valid row/col");
+            sim::fail("TDEQUANT [A2A3]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
         if (!(scale.GetValidRow() == dst.GetValidRow()))
-            sim::fail("TDEQUANT [A2A3]", "scale must have the valid rows of dst");
+            sim::fail("TDEQUANT [A2A3]", "scale must have the valid rows of dst", "scale.GetValidRow()",
+                      scale.GetValidRow(), "dst.GetValidRow()", dst.GetValidRow());
         if (!(scale.GetValidCol() == 1))
-            sim::fail("TDEQUANT [A2A3]", "the valid cols of scale must be 1");
+            sim::fail("TDEQUANT [A2A3]", "the valid cols of scale must be 1", "scale.GetValidCol()",
+                      scale.GetValidCol());
     }
 
     // pto.tsort32 (specs/ops/irregular_and_complex/tsort32.yaml)
@@ -4335,14 +4740,17 @@ struct profile_a2a3 {
     static void verify_TSORT32_f0([[maybe_unused]] DstTileData& dst, [[maybe_unused]] SrcTileData& src,
                                   [[maybe_unused]] IdxTileData& idx) {
         if (!(src.GetValidCol() % 32 == 0))
-            sim::fail("TSORT32 [A2A3]", "the valid cols of src must be a multiple of 32");
+            sim::fail("TSORT32 [A2A3]", "the valid cols of src must be a multiple of 32", "src.GetValidCol()",
+                      src.GetValidCol());
     }
 
     template <typename DstTileData, typename SrcTileData, typename IdxTileData>
     static void verify_TSORT32([[maybe_unused]] const DstTileData& dst, [[maybe_unused]] const SrcTileData& src,
                                [[maybe_unused]] const IdxTileData& idx) {
         if (!(src.GetValidRow() == idx.GetValidRow() && src.GetValidCol() == idx.GetValidCol()))
-            sim::fail("TSORT32 [A2A3]", "src and idx must have the same valid row/col");
+            sim::fail("TSORT32 [A2A3]", "src and idx must have the same valid row/col", "src.GetValidRow()",
+                      src.GetValidRow(), "idx.GetValidRow()", idx.GetValidRow(), "src.GetValidCol()", src.GetValidCol(),
+                      "idx.GetValidCol()", idx.GetValidCol());
     }
 
     // pto.tmrgsort (specs/ops/irregular_and_complex/tmrgsort.yaml)
@@ -4357,10 +4765,14 @@ struct profile_a2a3 {
         static_assert(r04_row_major, "TMRGSORT [A2A3]: tile layout must be row-major");
         constexpr bool r05_location = DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec;
         static_assert(r05_location, "TMRGSORT [A2A3]: tile location must be TileType::Vec");
-        constexpr bool r06_shape_relation = (DstTileData::Rows == 1 && SrcTileData::Rows == 1);
-        static_assert(r06_shape_relation,
-                      "TMRGSORT [A2A3]: template shapes must satisfy dst.Rows == 1 and src.Rows == 1");
-        return r00_dtype && r03_same_dtype && r04_row_major && r05_location && r06_shape_relation;
+        constexpr bool r06_shape_relation_0 = (DstTileData::Rows == 1);
+        static_assert(sim::passed_values<r06_shape_relation_0, (DstTileData::Rows), (1)>,
+                      "TMRGSORT [A2A3]: template shapes must satisfy dst.Rows == 1");
+        constexpr bool r06_shape_relation_1 = (SrcTileData::Rows == 1);
+        static_assert(sim::passed_values<r06_shape_relation_1, (SrcTileData::Rows), (1)>,
+                      "TMRGSORT [A2A3]: template shapes must satisfy src.Rows == 1");
+        return r00_dtype && r03_same_dtype && r04_row_major && r05_location && r06_shape_relation_0 &&
+               r06_shape_relation_1;
     }
 
     template <typename DstTileData, typename SrcTileData>
@@ -4378,8 +4790,10 @@ struct profile_a2a3 {
         [[maybe_unused]] const auto& block_len = blockLen;
         if (!(block_len > 0 && block_len % 64 == 0 && src.GetValidCol() % (4 * block_len) == 0 &&
               src.GetValidCol() / (4 * block_len) >= 1 && src.GetValidCol() / (4 * block_len) <= 255))
-            sim::fail("TMRGSORT [A2A3]", "block_len must be a positive multiple of 64, and the valid cols of src 4 * "
-                                         "block_len times a count in [1, 255]");
+            sim::fail("TMRGSORT [A2A3]",
+                      "block_len must be a positive multiple of 64, and the valid cols of src 4 * block_len times a "
+                      "count in [1, 255]",
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     template <typename DstTileData, typename TmpTileData, typename Src0TileData, typename Src1TileData,
@@ -4396,14 +4810,23 @@ struct profile_a2a3 {
         constexpr bool r09_location = TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec &&
                                       Src2TileData::Loc == TileType::Vec && Src3TileData::Loc == TileType::Vec;
         static_assert(r09_location, "TMRGSORT [A2A3]: tile location must be TileType::Vec");
-        constexpr bool r10_shape_relation =
-            (TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1 && Src3TileData::Rows == 1);
-        static_assert(r10_shape_relation, "TMRGSORT [A2A3]: template shapes must satisfy tmp.Rows == 1, src1.Rows == "
-                                          "1, src2.Rows == 1 and src3.Rows == 1");
+        constexpr bool r10_shape_relation_0 = (TmpTileData::Rows == 1);
+        static_assert(sim::passed_values<r10_shape_relation_0, (TmpTileData::Rows), (1)>,
+                      "TMRGSORT [A2A3]: template shapes must satisfy tmp.Rows == 1");
+        constexpr bool r10_shape_relation_1 = (Src1TileData::Rows == 1);
+        static_assert(sim::passed_values<r10_shape_relation_1, (Src1TileData::Rows), (1)>,
+                      "TMRGSORT [A2A3]: template shapes must satisfy src1.Rows == 1");
+        constexpr bool r10_shape_relation_2 = (Src2TileData::Rows == 1);
+        static_assert(sim::passed_values<r10_shape_relation_2, (Src2TileData::Rows), (1)>,
+                      "TMRGSORT [A2A3]: template shapes must satisfy src2.Rows == 1");
+        constexpr bool r10_shape_relation_3 = (Src3TileData::Rows == 1);
+        static_assert(sim::passed_values<r10_shape_relation_3, (Src3TileData::Rows), (1)>,
+                      "TMRGSORT [A2A3]: template shapes must satisfy src3.Rows == 1");
         constexpr bool r19_shape_relation =
             (TmpTileData::Cols >= Src0TileData::Cols + Src1TileData::Cols + Src2TileData::Cols + Src3TileData::Cols);
         static_assert(
-            r19_shape_relation,
+            sim::passed_values<r19_shape_relation, (TmpTileData::Cols),
+                               (Src0TileData::Cols + Src1TileData::Cols + Src2TileData::Cols + Src3TileData::Cols)>,
             "TMRGSORT [A2A3]: template shapes must satisfy tmp.Cols >= src0.Cols + src1.Cols + src2.Cols + src3.Cols");
         constexpr bool r23_total_bytes = (sizeof(typename TmpTileData::DType) * TmpTileData::Numel +
                                           sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
@@ -4412,8 +4835,8 @@ struct profile_a2a3 {
                                           sizeof(typename Src3TileData::DType) * Src3TileData::Numel) < 196608;
         static_assert(r23_total_bytes, "TMRGSORT [A2A3]: the storage of tmp, src0, src1, src2, src3 together must be "
                                        "below 196608 bytes (192 KiB)");
-        return r07_same_dtype && r08_row_major && r09_location && r10_shape_relation && r19_shape_relation &&
-               r23_total_bytes;
+        return r07_same_dtype && r08_row_major && r09_location && r10_shape_relation_0 && r10_shape_relation_1 &&
+               r10_shape_relation_2 && r10_shape_relation_3 && r19_shape_relation && r23_total_bytes;
     }
 
     template <typename DstTileData, typename TmpTileData, typename Src0TileData, typename Src1TileData,
@@ -4428,13 +4851,19 @@ struct profile_a2a3 {
         constexpr bool r13_location = TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec &&
                                       Src2TileData::Loc == TileType::Vec;
         static_assert(r13_location, "TMRGSORT [A2A3]: tile location must be TileType::Vec");
-        constexpr bool r14_shape_relation =
-            (TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1);
-        static_assert(r14_shape_relation,
-                      "TMRGSORT [A2A3]: template shapes must satisfy tmp.Rows == 1, src1.Rows == 1 and src2.Rows == 1");
+        constexpr bool r14_shape_relation_0 = (TmpTileData::Rows == 1);
+        static_assert(sim::passed_values<r14_shape_relation_0, (TmpTileData::Rows), (1)>,
+                      "TMRGSORT [A2A3]: template shapes must satisfy tmp.Rows == 1");
+        constexpr bool r14_shape_relation_1 = (Src1TileData::Rows == 1);
+        static_assert(sim::passed_values<r14_shape_relation_1, (Src1TileData::Rows), (1)>,
+                      "TMRGSORT [A2A3]: template shapes must satisfy src1.Rows == 1");
+        constexpr bool r14_shape_relation_2 = (Src2TileData::Rows == 1);
+        static_assert(sim::passed_values<r14_shape_relation_2, (Src2TileData::Rows), (1)>,
+                      "TMRGSORT [A2A3]: template shapes must satisfy src2.Rows == 1");
         constexpr bool r20_shape_relation =
             (TmpTileData::Cols >= Src0TileData::Cols + Src1TileData::Cols + Src2TileData::Cols);
-        static_assert(r20_shape_relation,
+        static_assert(sim::passed_values<r20_shape_relation, (TmpTileData::Cols),
+                                         (Src0TileData::Cols + Src1TileData::Cols + Src2TileData::Cols)>,
                       "TMRGSORT [A2A3]: template shapes must satisfy tmp.Cols >= src0.Cols + src1.Cols + src2.Cols");
         constexpr bool r24_total_bytes = (sizeof(typename TmpTileData::DType) * TmpTileData::Numel +
                                           sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
@@ -4443,8 +4872,8 @@ struct profile_a2a3 {
         static_assert(
             r24_total_bytes,
             "TMRGSORT [A2A3]: the storage of tmp, src0, src1, src2 together must be below 196608 bytes (192 KiB)");
-        return r11_same_dtype && r12_row_major && r13_location && r14_shape_relation && r20_shape_relation &&
-               r24_total_bytes;
+        return r11_same_dtype && r12_row_major && r13_location && r14_shape_relation_0 && r14_shape_relation_1 &&
+               r14_shape_relation_2 && r20_shape_relation && r24_total_bytes;
     }
 
     template <typename DstTileData, typename TmpTileData, typename Src0TileData, typename Src1TileData, bool exhausted>
@@ -4456,19 +4885,23 @@ struct profile_a2a3 {
         static_assert(r16_row_major, "TMRGSORT [A2A3]: tile layout must be row-major");
         constexpr bool r17_location = TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec;
         static_assert(r17_location, "TMRGSORT [A2A3]: tile location must be TileType::Vec");
-        constexpr bool r18_shape_relation = (TmpTileData::Rows == 1 && Src1TileData::Rows == 1);
-        static_assert(r18_shape_relation,
-                      "TMRGSORT [A2A3]: template shapes must satisfy tmp.Rows == 1 and src1.Rows == 1");
+        constexpr bool r18_shape_relation_0 = (TmpTileData::Rows == 1);
+        static_assert(sim::passed_values<r18_shape_relation_0, (TmpTileData::Rows), (1)>,
+                      "TMRGSORT [A2A3]: template shapes must satisfy tmp.Rows == 1");
+        constexpr bool r18_shape_relation_1 = (Src1TileData::Rows == 1);
+        static_assert(sim::passed_values<r18_shape_relation_1, (Src1TileData::Rows), (1)>,
+                      "TMRGSORT [A2A3]: template shapes must satisfy src1.Rows == 1");
         constexpr bool r21_shape_relation = (TmpTileData::Cols >= Src0TileData::Cols + Src1TileData::Cols);
-        static_assert(r21_shape_relation,
-                      "TMRGSORT [A2A3]: template shapes must satisfy tmp.Cols >= src0.Cols + src1.Cols");
+        static_assert(
+            sim::passed_values<r21_shape_relation, (TmpTileData::Cols), (Src0TileData::Cols + Src1TileData::Cols)>,
+            "TMRGSORT [A2A3]: template shapes must satisfy tmp.Cols >= src0.Cols + src1.Cols");
         constexpr bool r25_total_bytes = (sizeof(typename TmpTileData::DType) * TmpTileData::Numel +
                                           sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
                                           sizeof(typename Src1TileData::DType) * Src1TileData::Numel) < 196608;
         static_assert(r25_total_bytes,
                       "TMRGSORT [A2A3]: the storage of tmp, src0, src1 together must be below 196608 bytes (192 KiB)");
-        return r15_same_dtype && r16_row_major && r17_location && r18_shape_relation && r21_shape_relation &&
-               r25_total_bytes;
+        return r15_same_dtype && r16_row_major && r17_location && r18_shape_relation_0 && r18_shape_relation_1 &&
+               r21_shape_relation && r25_total_bytes;
     }
 
     template <typename DstTileData, typename SrcTileData>
@@ -4540,7 +4973,8 @@ struct profile_a2a3 {
     static void verify_TGATHER_f2([[maybe_unused]] DstTileData& dst, [[maybe_unused]] SrcTileData& src) {
         if (!(!(gatherType == GatherAxis::GATHER_ROW) || dst.GetValidCol() == DstTileData::Cols))
             sim::fail("TGATHER [A2A3]",
-                      "the valid cols of dst must be all its cols when gatherType is GatherAxis::GATHER_ROW");
+                      "the valid cols of dst must be all its cols when gatherType is GatherAxis::GATHER_ROW",
+                      "dst.GetValidCol()", dst.GetValidCol());
     }
 
     template <typename TileDataD, typename TileDataS0, typename TileDataS1, typename TileDataTmp>
@@ -4572,7 +5006,8 @@ struct profile_a2a3 {
     static void verify_TGATHERB([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src,
                                 [[maybe_unused]] const TileDataOffset& offset) {
         if (!(dst.GetValidCol() * sizeof(typename TileDataDst::DType) % 32 == 0))
-            sim::fail("TGATHERB [A2A3]", "the valid cols of dst must span a multiple of 32 bytes");
+            sim::fail("TGATHERB [A2A3]", "the valid cols of dst must span a multiple of 32 bytes", "dst.GetValidCol()",
+                      dst.GetValidCol());
     }
 
     // pto.tscatter (specs/ops/irregular_and_complex/tscatter.yaml)

@@ -4,8 +4,9 @@
 // (pto::profiled::OP<pto::profile_a5>(...)); the intrinsics use the selected one.
 //
 // check_<OP>() holds the op's compile-time rules: each is one named constant (r<index>_<kind>, the
-// index being the rule's place in the spec's constraints), asserted with the rule's message, so each
-// broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the simulation
+// index being the rule's place in the spec's constraints; a shape rule has one per relation, _<k>),
+// asserted with the rule's message, so each broken rule is one diagnostic (the compiler's note shows
+// the element types or extents passed, through sim::passed_types / sim::passed_values); the result tells the intrinsic whether to instantiate the simulation
 // at all (so a rejected call reports its rules and nothing else). check_<OP>_f<k>() holds the rules
 // only declaration k is checked against, in its own scope, and check_<OP>_<variant>() the rules of a
 // `variants:` entry of the spec, which replace the op's own. verify_<OP>() (verify_<OP>_f<k>())
@@ -69,7 +70,9 @@ struct profile_a5 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TAXPY([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src0) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-            sim::fail("TAXPY [A5]", "dst and src0 must have the same valid row/col");
+            sim::fail("TAXPY [A5]", "dst and src0 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol());
     }
 
     // pto.tsubs (specs/ops/tile_scalar_and_immediate/tsubs.yaml)
@@ -95,7 +98,9 @@ struct profile_a5 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TSUBS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TSUBS [A5]", "dst and src must have the same valid row/col");
+            sim::fail("TSUBS [A5]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tmuls (specs/ops/tile_scalar_and_immediate/tmuls.yaml)
@@ -155,7 +160,9 @@ struct profile_a5 {
     static void verify_TPOWS([[maybe_unused]] const DstTile& dst, [[maybe_unused]] const BaseTile& base,
                              [[maybe_unused]] const TmpTile& tmp) {
         if (!(dst.GetValidRow() == base.GetValidRow() && dst.GetValidCol() == base.GetValidCol()))
-            sim::fail("TPOWS [A5]", "dst and base must have the same valid row/col");
+            sim::fail("TPOWS [A5]", "dst and base must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "base.GetValidRow()", base.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "base.GetValidCol()", base.GetValidCol());
     }
 
     // pto.tdivs (specs/ops/tile_scalar_and_immediate/tdivs.yaml)
@@ -184,7 +191,9 @@ struct profile_a5 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TDIVS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TDIVS [A5]", "dst and src must have the same valid row/col");
+            sim::fail("TDIVS [A5]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tfmods (specs/ops/tile_scalar_and_immediate/tfmods.yaml)
@@ -214,7 +223,9 @@ struct profile_a5 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TFMODS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TFMODS [A5]", "dst and src must have the same valid row/col");
+            sim::fail("TFMODS [A5]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.trems (specs/ops/tile_scalar_and_immediate/trems.yaml)
@@ -248,7 +259,9 @@ struct profile_a5 {
     static void verify_TREMS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src,
                              [[maybe_unused]] const TileDataTmp& tmp) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TREMS [A5]", "dst and src must have the same valid row/col");
+            sim::fail("TREMS [A5]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tmins (specs/ops/tile_scalar_and_immediate/tmins.yaml)
@@ -299,7 +312,9 @@ struct profile_a5 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TMAXS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TMAXS [A5]", "dst and src must have the same valid row/col");
+            sim::fail("TMAXS [A5]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tands (specs/ops/tile_scalar_and_immediate/tands.yaml)
@@ -326,7 +341,9 @@ struct profile_a5 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TANDS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TANDS [A5]", "dst and src must have the same valid row/col");
+            sim::fail("TANDS [A5]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
         if (!(!sim::tiles_overlap(dst, src)))
             sim::fail("TANDS [A5]", "dst and src must not overlap in memory");
     }
@@ -355,7 +372,9 @@ struct profile_a5 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TORS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TORS [A5]", "dst and src must have the same valid row/col");
+            sim::fail("TORS [A5]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
         if (!(!sim::tiles_overlap(dst, src)))
             sim::fail("TORS [A5]", "dst and src must not overlap in memory");
     }
@@ -385,7 +404,9 @@ struct profile_a5 {
     static void verify_TXORS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src,
                              [[maybe_unused]] const TileDataTmp& tmp) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TXORS [A5]", "dst and src must have the same valid row/col");
+            sim::fail("TXORS [A5]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tshls (specs/ops/tile_scalar_and_immediate/tshls.yaml)
@@ -411,7 +432,9 @@ struct profile_a5 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TSHLS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TSHLS [A5]", "dst and src must have the same valid row/col");
+            sim::fail("TSHLS [A5]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tshrs (specs/ops/tile_scalar_and_immediate/tshrs.yaml)
@@ -437,7 +460,9 @@ struct profile_a5 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TSHRS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TSHRS [A5]", "dst and src must have the same valid row/col");
+            sim::fail("TSHRS [A5]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tlrelu (specs/ops/tile_scalar_and_immediate/tlrelu.yaml)
@@ -462,7 +487,9 @@ struct profile_a5 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TLRELU([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TLRELU [A5]", "dst and src must have the same valid row/col");
+            sim::fail("TLRELU [A5]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.taddsc (specs/ops/tile_scalar_and_immediate/taddsc.yaml)
@@ -490,7 +517,10 @@ struct profile_a5 {
                               [[maybe_unused]] const TileData& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TADDSC [A5]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TADDSC [A5]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tsubsc (specs/ops/tile_scalar_and_immediate/tsubsc.yaml)
@@ -518,7 +548,10 @@ struct profile_a5 {
                               [[maybe_unused]] const TileData& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TSUBSC [A5]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TSUBSC [A5]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.texpands (specs/ops/tile_scalar_and_immediate/texpands.yaml)
@@ -563,7 +596,8 @@ struct profile_a5 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TCMPS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src0) {
         if (!(dst.GetValidRow() == src0.GetValidRow()))
-            sim::fail("TCMPS [A5]", "dst must have the valid rows of src0");
+            sim::fail("TCMPS [A5]", "dst must have the valid rows of src0", "dst.GetValidRow()", dst.GetValidRow(),
+                      "src0.GetValidRow()", src0.GetValidRow());
     }
 
     // pto.tsels (specs/ops/tile_scalar_and_immediate/tsels.yaml)
@@ -589,7 +623,9 @@ struct profile_a5 {
     static void verify_TSELS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataMask& mask,
                              [[maybe_unused]] const TileDataSrc& src, [[maybe_unused]] const TileDataTmp& tmp) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TSELS [A5]", "dst and src must have the same valid row/col");
+            sim::fail("TSELS [A5]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tadd (specs/ops/elementwise_tile_tile/tadd.yaml)
@@ -624,7 +660,10 @@ struct profile_a5 {
                             [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TADD [A5]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TADD [A5]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tabs (specs/ops/elementwise_tile_tile/tabs.yaml)
@@ -650,7 +689,9 @@ struct profile_a5 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TABS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TABS [A5]", "dst and src must have the same valid row/col");
+            sim::fail("TABS [A5]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tand (specs/ops/elementwise_tile_tile/tand.yaml)
@@ -683,7 +724,10 @@ struct profile_a5 {
                             [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TAND [A5]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TAND [A5]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tor (specs/ops/elementwise_tile_tile/tor.yaml)
@@ -716,7 +760,10 @@ struct profile_a5 {
                            [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TOR [A5]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TOR [A5]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tsub (specs/ops/elementwise_tile_tile/tsub.yaml)
@@ -751,7 +798,10 @@ struct profile_a5 {
                             [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TSUB [A5]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TSUB [A5]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tmul (specs/ops/elementwise_tile_tile/tmul.yaml)
@@ -786,7 +836,10 @@ struct profile_a5 {
                             [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TMUL [A5]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TMUL [A5]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tmin (specs/ops/elementwise_tile_tile/tmin.yaml)
@@ -821,7 +874,10 @@ struct profile_a5 {
                             [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TMIN [A5]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TMIN [A5]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tmax (specs/ops/elementwise_tile_tile/tmax.yaml)
@@ -856,7 +912,10 @@ struct profile_a5 {
                             [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TMAX [A5]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TMAX [A5]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tcmp (specs/ops/elementwise_tile_tile/tcmp.yaml)
@@ -887,9 +946,12 @@ struct profile_a5 {
     static void verify_TCMP([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                             [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(src0.GetValidRow() == src1.GetValidRow() && src0.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TCMP [A5]", "src0 and src1 must have the same valid row/col");
+            sim::fail("TCMP [A5]", "src0 and src1 must have the same valid row/col", "src0.GetValidRow()",
+                      src0.GetValidRow(), "src1.GetValidRow()", src1.GetValidRow(), "src0.GetValidCol()",
+                      src0.GetValidCol(), "src1.GetValidCol()", src1.GetValidCol());
         if (!(dst.GetValidRow() == src0.GetValidRow()))
-            sim::fail("TCMP [A5]", "dst must have the valid rows of src0");
+            sim::fail("TCMP [A5]", "dst must have the valid rows of src0", "dst.GetValidRow()", dst.GetValidRow(),
+                      "src0.GetValidRow()", src0.GetValidRow());
     }
 
     // pto.tdiv (specs/ops/elementwise_tile_tile/tdiv.yaml)
@@ -926,7 +988,10 @@ struct profile_a5 {
                             [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TDIV [A5]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TDIV [A5]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tshl (specs/ops/elementwise_tile_tile/tshl.yaml)
@@ -961,7 +1026,10 @@ struct profile_a5 {
                             [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TSHL [A5]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TSHL [A5]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tshr (specs/ops/elementwise_tile_tile/tshr.yaml)
@@ -996,7 +1064,10 @@ struct profile_a5 {
                             [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TSHR [A5]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TSHR [A5]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.txor (specs/ops/elementwise_tile_tile/txor.yaml)
@@ -1030,7 +1101,10 @@ struct profile_a5 {
                             [[maybe_unused]] const TileDataSrc1& src1, [[maybe_unused]] const TileDataTmp& tmp) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TXOR [A5]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TXOR [A5]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tlog (specs/ops/elementwise_tile_tile/tlog.yaml)
@@ -1055,7 +1129,9 @@ struct profile_a5 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TLOG([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TLOG [A5]", "dst and src must have the same valid row/col");
+            sim::fail("TLOG [A5]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.trecip (specs/ops/elementwise_tile_tile/trecip.yaml)
@@ -1080,7 +1156,9 @@ struct profile_a5 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TRECIP([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TRECIP [A5]", "dst and src must have the same valid row/col");
+            sim::fail("TRECIP [A5]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tprelu (specs/ops/elementwise_tile_tile/tprelu.yaml)
@@ -1100,7 +1178,10 @@ struct profile_a5 {
                               [[maybe_unused]] const TileData& src1, [[maybe_unused]] const TmpT& tmp) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TPRELU [A5]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TPRELU [A5]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.taddc (specs/ops/elementwise_tile_tile/taddc.yaml)
@@ -1138,7 +1219,11 @@ struct profile_a5 {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol() &&
               dst.GetValidRow() == src2.GetValidRow() && dst.GetValidCol() == src2.GetValidCol()))
-            sim::fail("TADDC [A5]", "dst, src0, src1 and src2 must have the same valid row/col");
+            sim::fail("TADDC [A5]", "dst, src0, src1 and src2 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol(), "src2.GetValidRow()",
+                      src2.GetValidRow(), "src2.GetValidCol()", src2.GetValidCol());
     }
 
     // pto.tsubc (specs/ops/elementwise_tile_tile/tsubc.yaml)
@@ -1176,7 +1261,11 @@ struct profile_a5 {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol() &&
               dst.GetValidRow() == src2.GetValidRow() && dst.GetValidCol() == src2.GetValidCol()))
-            sim::fail("TSUBC [A5]", "dst, src0, src1 and src2 must have the same valid row/col");
+            sim::fail("TSUBC [A5]", "dst, src0, src1 and src2 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol(), "src2.GetValidRow()",
+                      src2.GetValidRow(), "src2.GetValidCol()", src2.GetValidCol());
     }
 
     // pto.tcvt (specs/ops/elementwise_tile_tile/tcvt.yaml)
@@ -1223,7 +1312,9 @@ struct profile_a5 {
     template <typename TileDataD, typename TileDataS>
     static void verify_TCVT([[maybe_unused]] const TileDataD& dst, [[maybe_unused]] const TileDataS& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TCVT [A5]", "dst and src must have the same valid row/col");
+            sim::fail("TCVT [A5]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tsel (specs/ops/elementwise_tile_tile/tsel.yaml)
@@ -1250,7 +1341,10 @@ struct profile_a5 {
                             [[maybe_unused]] const TmpTile& tmp) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TSEL [A5]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TSEL [A5]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.trsqrt (specs/ops/elementwise_tile_tile/trsqrt.yaml)
@@ -1275,7 +1369,9 @@ struct profile_a5 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TRSQRT([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TRSQRT [A5]", "dst and src must have the same valid row/col");
+            sim::fail("TRSQRT [A5]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tsqrt (specs/ops/elementwise_tile_tile/tsqrt.yaml)
@@ -1300,7 +1396,9 @@ struct profile_a5 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TSQRT([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TSQRT [A5]", "dst and src must have the same valid row/col");
+            sim::fail("TSQRT [A5]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.texp (specs/ops/elementwise_tile_tile/texp.yaml)
@@ -1325,7 +1423,9 @@ struct profile_a5 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TEXP([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TEXP [A5]", "dst and src must have the same valid row/col");
+            sim::fail("TEXP [A5]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tnot (specs/ops/elementwise_tile_tile/tnot.yaml)
@@ -1352,7 +1452,9 @@ struct profile_a5 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TNOT([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TNOT [A5]", "dst and src must have the same valid row/col");
+            sim::fail("TNOT [A5]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.trelu (specs/ops/elementwise_tile_tile/trelu.yaml)
@@ -1377,7 +1479,9 @@ struct profile_a5 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TRELU([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TRELU [A5]", "dst and src must have the same valid row/col");
+            sim::fail("TRELU [A5]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tneg (specs/ops/elementwise_tile_tile/tneg.yaml)
@@ -1405,7 +1509,9 @@ struct profile_a5 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TNEG([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TNEG [A5]", "dst and src must have the same valid row/col");
+            sim::fail("TNEG [A5]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tfmod (specs/ops/elementwise_tile_tile/tfmod.yaml)
@@ -1438,7 +1544,10 @@ struct profile_a5 {
                              [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TFMOD [A5]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TFMOD [A5]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.trem (specs/ops/elementwise_tile_tile/trem.yaml)
@@ -1475,7 +1584,10 @@ struct profile_a5 {
                             [[maybe_unused]] const TileDataSrc1& src1, [[maybe_unused]] const TileDataTmp& tmp) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TREM [A5]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TREM [A5]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tpow (specs/ops/elementwise_tile_tile/tpow.yaml)
@@ -1521,7 +1633,10 @@ struct profile_a5 {
                             [[maybe_unused]] const ExpTile& exp, [[maybe_unused]] const TmpTile& tmp) {
         if (!(dst.GetValidRow() == base.GetValidRow() && dst.GetValidCol() == base.GetValidCol() &&
               dst.GetValidRow() == exp.GetValidRow() && dst.GetValidCol() == exp.GetValidCol()))
-            sim::fail("TPOW [A5]", "dst, base and exp must have the same valid row/col");
+            sim::fail("TPOW [A5]", "dst, base and exp must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "base.GetValidRow()", base.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "base.GetValidCol()", base.GetValidCol(), "exp.GetValidRow()",
+                      exp.GetValidRow(), "exp.GetValidCol()", exp.GetValidCol());
     }
 
     // pto.tfusedmuladd (specs/ops/elementwise_tile_tile/tfusedmuladd.yaml)
@@ -1553,7 +1668,10 @@ struct profile_a5 {
                                     [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TFUSEDMULADD [A5]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TFUSEDMULADD [A5]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tfusedmuladdrelu (specs/ops/elementwise_tile_tile/tfusedmuladdrelu.yaml)
@@ -1586,7 +1704,10 @@ struct profile_a5 {
                                         [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TFUSEDMULADDRELU [A5]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TFUSEDMULADDRELU [A5]", "dst, src0 and src1 must have the same valid row/col",
+                      "dst.GetValidRow()", dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(),
+                      "dst.GetValidCol()", dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(),
+                      "src1.GetValidRow()", src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tmuladddst (specs/ops/elementwise_tile_tile/tmuladddst.yaml)
@@ -1617,7 +1738,10 @@ struct profile_a5 {
                                   [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TMULADDDST [A5]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TMULADDDST [A5]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tsubrelu (specs/ops/elementwise_tile_tile/tsubrelu.yaml)
@@ -1648,7 +1772,10 @@ struct profile_a5 {
                                 [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TSUBRELU [A5]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TSUBRELU [A5]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tadddeqrelu (specs/ops/elementwise_tile_tile/tadddeqrelu.yaml)
@@ -1680,7 +1807,10 @@ struct profile_a5 {
                                    [[maybe_unused]] const TileDataSrc1& src1, [[maybe_unused]] const TileDataTmp& tmp) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TADDDEQRELU [A5]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TADDDEQRELU [A5]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.taddreluconv (specs/ops/elementwise_tile_tile/taddreluconv.yaml)
@@ -1692,8 +1822,9 @@ struct profile_a5 {
                                             std::is_same_v<typename TileDataDst::DType, int8_t>) ||
                                            (std::is_same_v<typename TileDataSrc0::DType, int16_t> &&
                                             std::is_same_v<typename TileDataDst::DType, int8_t>));
-        static_assert(r00_dtype_tuples,
-                      "TADDRELUCONV [A5]: the element types of src0 and dst must be one of the documented tuples");
+        static_assert(sim::passed_types<r00_dtype_tuples, typename TileDataSrc0::DType, typename TileDataDst::DType>,
+                      "TADDRELUCONV [A5]: the element types (src0, dst) must be (float, half), (half, int8_t) or "
+                      "(int16_t, int8_t)");
         constexpr bool r01_same_dtype = std::is_same_v<typename TileDataSrc0::DType, typename TileDataSrc1::DType>;
         static_assert(r01_same_dtype, "TADDRELUCONV [A5]: src0 and src1 must have the same DType");
         constexpr bool r02_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
@@ -1715,7 +1846,10 @@ struct profile_a5 {
                                     [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TADDRELUCONV [A5]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TADDRELUCONV [A5]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tsubreluconv (specs/ops/elementwise_tile_tile/tsubreluconv.yaml)
@@ -1727,8 +1861,9 @@ struct profile_a5 {
                                             std::is_same_v<typename TileDataDst::DType, int8_t>) ||
                                            (std::is_same_v<typename TileDataSrc0::DType, int16_t> &&
                                             std::is_same_v<typename TileDataDst::DType, int8_t>));
-        static_assert(r00_dtype_tuples,
-                      "TSUBRELUCONV [A5]: the element types of src0 and dst must be one of the documented tuples");
+        static_assert(sim::passed_types<r00_dtype_tuples, typename TileDataSrc0::DType, typename TileDataDst::DType>,
+                      "TSUBRELUCONV [A5]: the element types (src0, dst) must be (float, half), (half, int8_t) or "
+                      "(int16_t, int8_t)");
         constexpr bool r01_same_dtype = std::is_same_v<typename TileDataSrc0::DType, typename TileDataSrc1::DType>;
         static_assert(r01_same_dtype, "TSUBRELUCONV [A5]: src0 and src1 must have the same DType");
         constexpr bool r02_row_major = TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor;
@@ -1750,7 +1885,10 @@ struct profile_a5 {
                                     [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TSUBRELUCONV [A5]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TSUBRELUCONV [A5]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.vadds (specs/ops/vector_scalar/vadds.yaml)
@@ -1931,7 +2069,8 @@ struct profile_a5 {
     static void verify_TROWSUM([[maybe_unused]] const TileDataOut& dst, [[maybe_unused]] const TileDataIn& src,
                                [[maybe_unused]] const TileDataTmp& tmp) {
         if (!(dst.GetValidRow() == src.GetValidRow()))
-            sim::fail("TROWSUM [A5]", "dst must have the valid rows of src");
+            sim::fail("TROWSUM [A5]", "dst must have the valid rows of src", "dst.GetValidRow()", dst.GetValidRow(),
+                      "src.GetValidRow()", src.GetValidRow());
     }
 
     // pto.trowmax (specs/ops/reduce_and_expand/trowmax.yaml)
@@ -1961,7 +2100,8 @@ struct profile_a5 {
     static void verify_TROWMAX([[maybe_unused]] const TileDataOut& dst, [[maybe_unused]] const TileDataIn& src,
                                [[maybe_unused]] const TileDataTmp& tmp) {
         if (!(dst.GetValidRow() == src.GetValidRow()))
-            sim::fail("TROWMAX [A5]", "dst must have the valid rows of src");
+            sim::fail("TROWMAX [A5]", "dst must have the valid rows of src", "dst.GetValidRow()", dst.GetValidRow(),
+                      "src.GetValidRow()", src.GetValidRow());
     }
 
     // pto.trowmin (specs/ops/reduce_and_expand/trowmin.yaml)
@@ -1991,7 +2131,8 @@ struct profile_a5 {
     static void verify_TROWMIN([[maybe_unused]] const TileDataOut& dst, [[maybe_unused]] const TileDataIn& src,
                                [[maybe_unused]] const TileDataTmp& tmp) {
         if (!(dst.GetValidRow() == src.GetValidRow()))
-            sim::fail("TROWMIN [A5]", "dst must have the valid rows of src");
+            sim::fail("TROWMIN [A5]", "dst must have the valid rows of src", "dst.GetValidRow()", dst.GetValidRow(),
+                      "src.GetValidRow()", src.GetValidRow());
     }
 
     // pto.trowprod (specs/ops/reduce_and_expand/trowprod.yaml)
@@ -2017,7 +2158,8 @@ struct profile_a5 {
     static void verify_TROWPROD([[maybe_unused]] const TileDataOut& dst, [[maybe_unused]] const TileDataIn& src,
                                 [[maybe_unused]] const TileDataTmp& tmp) {
         if (!(dst.GetValidRow() == src.GetValidRow()))
-            sim::fail("TROWPROD [A5]", "dst must have the valid rows of src");
+            sim::fail("TROWPROD [A5]", "dst must have the valid rows of src", "dst.GetValidRow()", dst.GetValidRow(),
+                      "src.GetValidRow()", src.GetValidRow());
     }
 
     // pto.trowargmax (specs/ops/reduce_and_expand/trowargmax.yaml)
@@ -2042,7 +2184,8 @@ struct profile_a5 {
     static void verify_TROWARGMAX([[maybe_unused]] const TileDataOut& dst, [[maybe_unused]] const TileDataIn& src,
                                   [[maybe_unused]] const TileDataTmp& tmp) {
         if (!(dst.GetValidRow() == src.GetValidRow()))
-            sim::fail("TROWARGMAX [A5]", "dst must have the valid rows of src");
+            sim::fail("TROWARGMAX [A5]", "dst must have the valid rows of src", "dst.GetValidRow()", dst.GetValidRow(),
+                      "src.GetValidRow()", src.GetValidRow());
     }
 
     // pto.trowargmin (specs/ops/reduce_and_expand/trowargmin.yaml)
@@ -2067,7 +2210,8 @@ struct profile_a5 {
     static void verify_TROWARGMIN([[maybe_unused]] const TileDataOut& dst, [[maybe_unused]] const TileDataIn& src,
                                   [[maybe_unused]] const TileDataTmp& tmp) {
         if (!(dst.GetValidRow() == src.GetValidRow()))
-            sim::fail("TROWARGMIN [A5]", "dst must have the valid rows of src");
+            sim::fail("TROWARGMIN [A5]", "dst must have the valid rows of src", "dst.GetValidRow()", dst.GetValidRow(),
+                      "src.GetValidRow()", src.GetValidRow());
     }
 
     // pto.tcolsum (specs/ops/reduce_and_expand/tcolsum.yaml)
@@ -2092,7 +2236,8 @@ struct profile_a5 {
     template <typename TileDataOut, typename TileDataIn>
     static void verify_TCOLSUM([[maybe_unused]] const TileDataOut& dst, [[maybe_unused]] const TileDataIn& src) {
         if (!(dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TCOLSUM [A5]", "dst must have the valid cols of src");
+            sim::fail("TCOLSUM [A5]", "dst must have the valid cols of src", "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tcolmax (specs/ops/reduce_and_expand/tcolmax.yaml)
@@ -2120,7 +2265,8 @@ struct profile_a5 {
     template <typename TileDataOut, typename TileDataIn>
     static void verify_TCOLMAX([[maybe_unused]] const TileDataOut& dst, [[maybe_unused]] const TileDataIn& src) {
         if (!(dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TCOLMAX [A5]", "dst must have the valid cols of src");
+            sim::fail("TCOLMAX [A5]", "dst must have the valid cols of src", "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tcolmin (specs/ops/reduce_and_expand/tcolmin.yaml)
@@ -2148,7 +2294,8 @@ struct profile_a5 {
     template <typename TileDataOut, typename TileDataIn>
     static void verify_TCOLMIN([[maybe_unused]] const TileDataOut& dst, [[maybe_unused]] const TileDataIn& src) {
         if (!(dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TCOLMIN [A5]", "dst must have the valid cols of src");
+            sim::fail("TCOLMIN [A5]", "dst must have the valid cols of src", "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tcolprod (specs/ops/reduce_and_expand/tcolprod.yaml)
@@ -2177,7 +2324,8 @@ struct profile_a5 {
     template <typename TileDataOut, typename TileDataIn>
     static void verify_TCOLPROD([[maybe_unused]] const TileDataOut& dst, [[maybe_unused]] const TileDataIn& src) {
         if (!(dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TCOLPROD [A5]", "dst must have the valid cols of src");
+            sim::fail("TCOLPROD [A5]", "dst must have the valid cols of src", "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tcolargmax (specs/ops/reduce_and_expand/tcolargmax.yaml)
@@ -2204,7 +2352,8 @@ struct profile_a5 {
     static void verify_TCOLARGMAX([[maybe_unused]] const TileDataOut& dst, [[maybe_unused]] const TileDataIn& src,
                                   [[maybe_unused]] const TileDataTmp& tmp) {
         if (!(dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TCOLARGMAX [A5]", "dst must have the valid cols of src");
+            sim::fail("TCOLARGMAX [A5]", "dst must have the valid cols of src", "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tcolargmin (specs/ops/reduce_and_expand/tcolargmin.yaml)
@@ -2231,7 +2380,8 @@ struct profile_a5 {
     static void verify_TCOLARGMIN([[maybe_unused]] const TileDataOut& dst, [[maybe_unused]] const TileDataIn& src,
                                   [[maybe_unused]] const TileDataTmp& tmp) {
         if (!(dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TCOLARGMIN [A5]", "dst must have the valid cols of src");
+            sim::fail("TCOLARGMIN [A5]", "dst must have the valid cols of src", "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.trowexpand (specs/ops/reduce_and_expand/trowexpand.yaml)
@@ -2259,7 +2409,8 @@ struct profile_a5 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TROWEXPAND([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(src.GetValidRow() == dst.GetValidRow()))
-            sim::fail("TROWEXPAND [A5]", "src must have the valid rows of dst");
+            sim::fail("TROWEXPAND [A5]", "src must have the valid rows of dst", "src.GetValidRow()", src.GetValidRow(),
+                      "dst.GetValidRow()", dst.GetValidRow());
     }
 
     // pto.tcolexpand (specs/ops/reduce_and_expand/tcolexpand.yaml)
@@ -2287,7 +2438,8 @@ struct profile_a5 {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TCOLEXPAND([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(src.GetValidCol() == dst.GetValidCol()))
-            sim::fail("TCOLEXPAND [A5]", "src must have the valid cols of dst");
+            sim::fail("TCOLEXPAND [A5]", "src must have the valid cols of dst", "src.GetValidCol()", src.GetValidCol(),
+                      "dst.GetValidCol()", dst.GetValidCol());
     }
 
     // pto.trowexpandadd (specs/ops/reduce_and_expand/trowexpandadd.yaml)
@@ -2341,7 +2493,10 @@ struct profile_a5 {
                                                 : src0.GetValidCol() == 1)))))
             sim::fail("TROWEXPANDADD [A5]",
                       "one of src0 and src1 must have the valid shape of dst and be row-major, the other the valid "
-                      "rows of dst and one column (column-major) or one 32-byte block (row-major)");
+                      "rows of dst and one column (column-major) or one 32-byte block (row-major)",
+                      "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidRow()", dst.GetValidRow(),
+                      "src0.GetValidCol()", src0.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src1.GetValidRow()", src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.trowexpandsub (specs/ops/reduce_and_expand/trowexpandsub.yaml)
@@ -2395,7 +2550,10 @@ struct profile_a5 {
                                                 : src0.GetValidCol() == 1)))))
             sim::fail("TROWEXPANDSUB [A5]",
                       "one of src0 and src1 must have the valid shape of dst and be row-major, the other the valid "
-                      "rows of dst and one column (column-major) or one 32-byte block (row-major)");
+                      "rows of dst and one column (column-major) or one 32-byte block (row-major)",
+                      "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidRow()", dst.GetValidRow(),
+                      "src0.GetValidCol()", src0.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src1.GetValidRow()", src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.trowexpandmul (specs/ops/reduce_and_expand/trowexpandmul.yaml)
@@ -2449,7 +2607,10 @@ struct profile_a5 {
                                                 : src0.GetValidCol() == 1)))))
             sim::fail("TROWEXPANDMUL [A5]",
                       "one of src0 and src1 must have the valid shape of dst and be row-major, the other the valid "
-                      "rows of dst and one column (column-major) or one 32-byte block (row-major)");
+                      "rows of dst and one column (column-major) or one 32-byte block (row-major)",
+                      "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidRow()", dst.GetValidRow(),
+                      "src0.GetValidCol()", src0.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src1.GetValidRow()", src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.trowexpanddiv (specs/ops/reduce_and_expand/trowexpanddiv.yaml)
@@ -2505,7 +2666,10 @@ struct profile_a5 {
                                                 : src0.GetValidCol() == 1)))))
             sim::fail("TROWEXPANDDIV [A5]",
                       "one of src0 and src1 must have the valid shape of dst and be row-major, the other the valid "
-                      "rows of dst and one column (column-major) or one 32-byte block (row-major)");
+                      "rows of dst and one column (column-major) or one 32-byte block (row-major)",
+                      "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidRow()", dst.GetValidRow(),
+                      "src0.GetValidCol()", src0.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src1.GetValidRow()", src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.trowexpandmax (specs/ops/reduce_and_expand/trowexpandmax.yaml)
@@ -2559,7 +2723,10 @@ struct profile_a5 {
                                                 : src0.GetValidCol() == 1)))))
             sim::fail("TROWEXPANDMAX [A5]",
                       "one of src0 and src1 must have the valid shape of dst and be row-major, the other the valid "
-                      "rows of dst and one column (column-major) or one 32-byte block (row-major)");
+                      "rows of dst and one column (column-major) or one 32-byte block (row-major)",
+                      "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidRow()", dst.GetValidRow(),
+                      "src0.GetValidCol()", src0.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src1.GetValidRow()", src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.trowexpandmin (specs/ops/reduce_and_expand/trowexpandmin.yaml)
@@ -2613,7 +2780,10 @@ struct profile_a5 {
                                                 : src0.GetValidCol() == 1)))))
             sim::fail("TROWEXPANDMIN [A5]",
                       "one of src0 and src1 must have the valid shape of dst and be row-major, the other the valid "
-                      "rows of dst and one column (column-major) or one 32-byte block (row-major)");
+                      "rows of dst and one column (column-major) or one 32-byte block (row-major)",
+                      "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidRow()", dst.GetValidRow(),
+                      "src0.GetValidCol()", src0.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src1.GetValidRow()", src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.trowexpandexpdif (specs/ops/reduce_and_expand/trowexpandexpdif.yaml)
@@ -2666,7 +2836,10 @@ struct profile_a5 {
                                                 : src0.GetValidCol() == 1)))))
             sim::fail("TROWEXPANDEXPDIF [A5]",
                       "one of src0 and src1 must have the valid shape of dst and be row-major, the other the valid "
-                      "rows of dst and one column (column-major) or one 32-byte block (row-major)");
+                      "rows of dst and one column (column-major) or one 32-byte block (row-major)",
+                      "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidRow()", dst.GetValidRow(),
+                      "src0.GetValidCol()", src0.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src1.GetValidRow()", src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tcolexpandadd (specs/ops/reduce_and_expand/tcolexpandadd.yaml)
@@ -2699,9 +2872,12 @@ struct profile_a5 {
     static void verify_TCOLEXPANDADD([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                      [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(src1.GetValidCol() == dst.GetValidCol()))
-            sim::fail("TCOLEXPANDADD [A5]", "src1 must have the valid cols of dst");
+            sim::fail("TCOLEXPANDADD [A5]", "src1 must have the valid cols of dst", "src1.GetValidCol()",
+                      src1.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol());
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-            sim::fail("TCOLEXPANDADD [A5]", "dst and src0 must have the same valid row/col");
+            sim::fail("TCOLEXPANDADD [A5]", "dst and src0 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol());
     }
 
     // pto.tcolexpandsub (specs/ops/reduce_and_expand/tcolexpandsub.yaml)
@@ -2734,9 +2910,12 @@ struct profile_a5 {
     static void verify_TCOLEXPANDSUB([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                      [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(src1.GetValidCol() == dst.GetValidCol()))
-            sim::fail("TCOLEXPANDSUB [A5]", "src1 must have the valid cols of dst");
+            sim::fail("TCOLEXPANDSUB [A5]", "src1 must have the valid cols of dst", "src1.GetValidCol()",
+                      src1.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol());
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-            sim::fail("TCOLEXPANDSUB [A5]", "dst and src0 must have the same valid row/col");
+            sim::fail("TCOLEXPANDSUB [A5]", "dst and src0 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol());
     }
 
     // pto.tcolexpandmul (specs/ops/reduce_and_expand/tcolexpandmul.yaml)
@@ -2769,9 +2948,12 @@ struct profile_a5 {
     static void verify_TCOLEXPANDMUL([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                      [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(src1.GetValidCol() == dst.GetValidCol()))
-            sim::fail("TCOLEXPANDMUL [A5]", "src1 must have the valid cols of dst");
+            sim::fail("TCOLEXPANDMUL [A5]", "src1 must have the valid cols of dst", "src1.GetValidCol()",
+                      src1.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol());
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-            sim::fail("TCOLEXPANDMUL [A5]", "dst and src0 must have the same valid row/col");
+            sim::fail("TCOLEXPANDMUL [A5]", "dst and src0 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol());
     }
 
     // pto.tcolexpanddiv (specs/ops/reduce_and_expand/tcolexpanddiv.yaml)
@@ -2805,9 +2987,12 @@ struct profile_a5 {
     static void verify_TCOLEXPANDDIV([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                      [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(src1.GetValidCol() == dst.GetValidCol()))
-            sim::fail("TCOLEXPANDDIV [A5]", "src1 must have the valid cols of dst");
+            sim::fail("TCOLEXPANDDIV [A5]", "src1 must have the valid cols of dst", "src1.GetValidCol()",
+                      src1.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol());
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-            sim::fail("TCOLEXPANDDIV [A5]", "dst and src0 must have the same valid row/col");
+            sim::fail("TCOLEXPANDDIV [A5]", "dst and src0 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol());
     }
 
     // pto.tcolexpandmax (specs/ops/reduce_and_expand/tcolexpandmax.yaml)
@@ -2840,9 +3025,12 @@ struct profile_a5 {
     static void verify_TCOLEXPANDMAX([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                      [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(src1.GetValidCol() == dst.GetValidCol()))
-            sim::fail("TCOLEXPANDMAX [A5]", "src1 must have the valid cols of dst");
+            sim::fail("TCOLEXPANDMAX [A5]", "src1 must have the valid cols of dst", "src1.GetValidCol()",
+                      src1.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol());
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-            sim::fail("TCOLEXPANDMAX [A5]", "dst and src0 must have the same valid row/col");
+            sim::fail("TCOLEXPANDMAX [A5]", "dst and src0 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol());
     }
 
     // pto.tcolexpandmin (specs/ops/reduce_and_expand/tcolexpandmin.yaml)
@@ -2875,9 +3063,12 @@ struct profile_a5 {
     static void verify_TCOLEXPANDMIN([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                      [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(src1.GetValidCol() == dst.GetValidCol()))
-            sim::fail("TCOLEXPANDMIN [A5]", "src1 must have the valid cols of dst");
+            sim::fail("TCOLEXPANDMIN [A5]", "src1 must have the valid cols of dst", "src1.GetValidCol()",
+                      src1.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol());
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-            sim::fail("TCOLEXPANDMIN [A5]", "dst and src0 must have the same valid row/col");
+            sim::fail("TCOLEXPANDMIN [A5]", "dst and src0 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol());
     }
 
     // pto.tcolexpandexpdif (specs/ops/reduce_and_expand/tcolexpandexpdif.yaml)
@@ -2909,9 +3100,12 @@ struct profile_a5 {
                                         [[maybe_unused]] const TileDataSrc0& src0,
                                         [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(src1.GetValidCol() == dst.GetValidCol()))
-            sim::fail("TCOLEXPANDEXPDIF [A5]", "src1 must have the valid cols of dst");
+            sim::fail("TCOLEXPANDEXPDIF [A5]", "src1 must have the valid cols of dst", "src1.GetValidCol()",
+                      src1.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol());
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-            sim::fail("TCOLEXPANDEXPDIF [A5]", "dst and src0 must have the same valid row/col");
+            sim::fail("TCOLEXPANDEXPDIF [A5]", "dst and src0 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol());
     }
 
     // pto.tpairreducesum (specs/ops/reduce_and_expand/tpairreducesum.yaml)
@@ -2943,31 +3137,53 @@ struct profile_a5 {
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
               std::is_same_v<typename TileRight::DType, float>));
-        static_assert(r00_dtype_tuples,
-                      "TMATMUL [A5]: the element types of c, a and b must be one of the documented tuples");
+        static_assert(sim::passed_types<r00_dtype_tuples, typename TileRes::DType, typename TileLeft::DType,
+                                        typename TileRight::DType>,
+                      "TMATMUL [A5]: the element types (c, a, b) must be (int32_t, int8_t, int8_t), (float, half, "
+                      "half), (float, bfloat16_t, bfloat16_t) or (float, float, float)");
         constexpr bool r01_location = TileRes::Loc == TileType::Acc;
         static_assert(r01_location, "TMATMUL [A5]: tile location must be TileType::Acc");
         constexpr bool r02_location = TileLeft::Loc == TileType::Left;
         static_assert(r02_location, "TMATMUL [A5]: tile location must be TileType::Left");
         constexpr bool r03_location = TileRight::Loc == TileType::Right;
         static_assert(r03_location, "TMATMUL [A5]: tile location must be TileType::Right");
-        constexpr bool r04_shape_relation =
-            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols);
+        constexpr bool r04_shape_relation_0 = (TileLeft::Rows == TileRes::Rows);
+        static_assert(sim::passed_values<r04_shape_relation_0, (TileLeft::Rows), (TileRes::Rows)>,
+                      "TMATMUL [A5]: template shapes must satisfy a.Rows == c.Rows");
+        constexpr bool r04_shape_relation_1 = (TileLeft::Cols == TileRight::Rows);
+        static_assert(sim::passed_values<r04_shape_relation_1, (TileLeft::Cols), (TileRight::Rows)>,
+                      "TMATMUL [A5]: template shapes must satisfy a.Cols == b.Rows");
+        constexpr bool r04_shape_relation_2 = (TileRight::Cols == TileRes::Cols);
+        static_assert(sim::passed_values<r04_shape_relation_2, (TileRight::Cols), (TileRes::Cols)>,
+                      "TMATMUL [A5]: template shapes must satisfy b.Cols == c.Cols");
+        constexpr bool r06_tile_fractal = !TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor;
         static_assert(
-            r04_shape_relation,
-            "TMATMUL [A5]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows and b.Cols == c.Cols");
-        return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation;
+            r06_tile_fractal,
+            "TMATMUL [A5]: box layout of a must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileLeft)");
+        constexpr bool r07_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
+        static_assert(
+            r07_tile_fractal,
+            "TMATMUL [A5]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)");
+        constexpr bool r08_tile_fractal = !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(
+            r08_tile_fractal,
+            "TMATMUL [A5]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)");
+        return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation_0 &&
+               r04_shape_relation_1 && r04_shape_relation_2 && r06_tile_fractal && r07_tile_fractal && r08_tile_fractal;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight>
     static void verify_TMATMUL([[maybe_unused]] const TileRes& c, [[maybe_unused]] const TileLeft& a,
                                [[maybe_unused]] const TileRight& b) {
         if (!(a.GetValidRow() >= 1 && a.GetValidRow() <= 4095))
-            sim::fail("TMATMUL [A5]", "the valid rows of a (m) must lie in [1, 4095]");
+            sim::fail("TMATMUL [A5]", "the valid rows of a (m) must lie in [1, 4095]", "a.GetValidRow()",
+                      a.GetValidRow());
         if (!(a.GetValidCol() >= 1 && a.GetValidCol() <= 4095))
-            sim::fail("TMATMUL [A5]", "the valid cols of a (k) must lie in [1, 4095]");
+            sim::fail("TMATMUL [A5]", "the valid cols of a (k) must lie in [1, 4095]", "a.GetValidCol()",
+                      a.GetValidCol());
         if (!(b.GetValidCol() >= 1 && b.GetValidCol() <= 4095))
-            sim::fail("TMATMUL [A5]", "the valid cols of b (n) must lie in [1, 4095]");
+            sim::fail("TMATMUL [A5]", "the valid cols of b (n) must lie in [1, 4095]", "b.GetValidCol()",
+                      b.GetValidCol());
     }
 
     // pto.tmatmul_acc (specs/ops/matrix_and_matrix_vector/tmatmul_acc.yaml)
@@ -2982,31 +3198,53 @@ struct profile_a5 {
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
               std::is_same_v<typename TileRight::DType, float>));
-        static_assert(r00_dtype_tuples,
-                      "TMATMUL_ACC [A5]: the element types of c, a and b must be one of the documented tuples");
+        static_assert(sim::passed_types<r00_dtype_tuples, typename TileRes::DType, typename TileLeft::DType,
+                                        typename TileRight::DType>,
+                      "TMATMUL_ACC [A5]: the element types (c, a, b) must be (int32_t, int8_t, int8_t), (float, half, "
+                      "half), (float, bfloat16_t, bfloat16_t) or (float, float, float)");
         constexpr bool r01_location = TileRes::Loc == TileType::Acc;
         static_assert(r01_location, "TMATMUL_ACC [A5]: tile location must be TileType::Acc");
         constexpr bool r02_location = TileLeft::Loc == TileType::Left;
         static_assert(r02_location, "TMATMUL_ACC [A5]: tile location must be TileType::Left");
         constexpr bool r03_location = TileRight::Loc == TileType::Right;
         static_assert(r03_location, "TMATMUL_ACC [A5]: tile location must be TileType::Right");
-        constexpr bool r04_shape_relation =
-            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols);
+        constexpr bool r04_shape_relation_0 = (TileLeft::Rows == TileRes::Rows);
+        static_assert(sim::passed_values<r04_shape_relation_0, (TileLeft::Rows), (TileRes::Rows)>,
+                      "TMATMUL_ACC [A5]: template shapes must satisfy a.Rows == c.Rows");
+        constexpr bool r04_shape_relation_1 = (TileLeft::Cols == TileRight::Rows);
+        static_assert(sim::passed_values<r04_shape_relation_1, (TileLeft::Cols), (TileRight::Rows)>,
+                      "TMATMUL_ACC [A5]: template shapes must satisfy a.Cols == b.Rows");
+        constexpr bool r04_shape_relation_2 = (TileRight::Cols == TileRes::Cols);
+        static_assert(sim::passed_values<r04_shape_relation_2, (TileRight::Cols), (TileRes::Cols)>,
+                      "TMATMUL_ACC [A5]: template shapes must satisfy b.Cols == c.Cols");
+        constexpr bool r06_tile_fractal = !TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor;
         static_assert(
-            r04_shape_relation,
-            "TMATMUL_ACC [A5]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows and b.Cols == c.Cols");
-        return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation;
+            r06_tile_fractal,
+            "TMATMUL_ACC [A5]: box layout of a must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileLeft)");
+        constexpr bool r07_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
+        static_assert(
+            r07_tile_fractal,
+            "TMATMUL_ACC [A5]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)");
+        constexpr bool r08_tile_fractal = !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(
+            r08_tile_fractal,
+            "TMATMUL_ACC [A5]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)");
+        return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation_0 &&
+               r04_shape_relation_1 && r04_shape_relation_2 && r06_tile_fractal && r07_tile_fractal && r08_tile_fractal;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight>
     static void verify_TMATMUL_ACC([[maybe_unused]] const TileRes& c, [[maybe_unused]] const TileRes& c_in,
                                    [[maybe_unused]] const TileLeft& a, [[maybe_unused]] const TileRight& b) {
         if (!(a.GetValidRow() >= 1 && a.GetValidRow() <= 4095))
-            sim::fail("TMATMUL_ACC [A5]", "the valid rows of a (m) must lie in [1, 4095]");
+            sim::fail("TMATMUL_ACC [A5]", "the valid rows of a (m) must lie in [1, 4095]", "a.GetValidRow()",
+                      a.GetValidRow());
         if (!(a.GetValidCol() >= 1 && a.GetValidCol() <= 4095))
-            sim::fail("TMATMUL_ACC [A5]", "the valid cols of a (k) must lie in [1, 4095]");
+            sim::fail("TMATMUL_ACC [A5]", "the valid cols of a (k) must lie in [1, 4095]", "a.GetValidCol()",
+                      a.GetValidCol());
         if (!(b.GetValidCol() >= 1 && b.GetValidCol() <= 4095))
-            sim::fail("TMATMUL_ACC [A5]", "the valid cols of b (n) must lie in [1, 4095]");
+            sim::fail("TMATMUL_ACC [A5]", "the valid cols of b (n) must lie in [1, 4095]", "b.GetValidCol()",
+                      b.GetValidCol());
     }
 
     // pto.tmatmul_bias (specs/ops/matrix_and_matrix_vector/tmatmul_bias.yaml)
@@ -3021,8 +3259,10 @@ struct profile_a5 {
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
               std::is_same_v<typename TileRight::DType, float>));
-        static_assert(r00_dtype_tuples,
-                      "TMATMUL_BIAS [A5]: the element types of c, a and b must be one of the documented tuples");
+        static_assert(sim::passed_types<r00_dtype_tuples, typename TileRes::DType, typename TileLeft::DType,
+                                        typename TileRight::DType>,
+                      "TMATMUL_BIAS [A5]: the element types (c, a, b) must be (int32_t, int8_t, int8_t), (float, half, "
+                      "half), (float, bfloat16_t, bfloat16_t) or (float, float, float)");
         constexpr bool r01_location = TileRes::Loc == TileType::Acc;
         static_assert(r01_location, "TMATMUL_BIAS [A5]: tile location must be TileType::Acc");
         constexpr bool r02_location = TileLeft::Loc == TileType::Left;
@@ -3035,24 +3275,50 @@ struct profile_a5 {
         static_assert(r05_same_dtype, "TMATMUL_BIAS [A5]: c and bias must have the same DType");
         constexpr bool r06_row_major = TileBias::isRowMajor;
         static_assert(r06_row_major, "TMATMUL_BIAS [A5]: tile layout must be row-major");
-        constexpr bool r07_shape_relation =
-            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols &&
-             TileBias::Cols == TileRes::Cols && TileBias::Rows == 1);
-        static_assert(r07_shape_relation, "TMATMUL_BIAS [A5]: template shapes must satisfy a.Rows == c.Rows, a.Cols == "
-                                          "b.Rows, b.Cols == c.Cols, bias.Cols == c.Cols and bias.Rows == 1");
+        constexpr bool r07_shape_relation_0 = (TileLeft::Rows == TileRes::Rows);
+        static_assert(sim::passed_values<r07_shape_relation_0, (TileLeft::Rows), (TileRes::Rows)>,
+                      "TMATMUL_BIAS [A5]: template shapes must satisfy a.Rows == c.Rows");
+        constexpr bool r07_shape_relation_1 = (TileLeft::Cols == TileRight::Rows);
+        static_assert(sim::passed_values<r07_shape_relation_1, (TileLeft::Cols), (TileRight::Rows)>,
+                      "TMATMUL_BIAS [A5]: template shapes must satisfy a.Cols == b.Rows");
+        constexpr bool r07_shape_relation_2 = (TileRight::Cols == TileRes::Cols);
+        static_assert(sim::passed_values<r07_shape_relation_2, (TileRight::Cols), (TileRes::Cols)>,
+                      "TMATMUL_BIAS [A5]: template shapes must satisfy b.Cols == c.Cols");
+        constexpr bool r07_shape_relation_3 = (TileBias::Cols == TileRes::Cols);
+        static_assert(sim::passed_values<r07_shape_relation_3, (TileBias::Cols), (TileRes::Cols)>,
+                      "TMATMUL_BIAS [A5]: template shapes must satisfy bias.Cols == c.Cols");
+        constexpr bool r07_shape_relation_4 = (TileBias::Rows == 1);
+        static_assert(sim::passed_values<r07_shape_relation_4, (TileBias::Rows), (1)>,
+                      "TMATMUL_BIAS [A5]: template shapes must satisfy bias.Rows == 1");
+        constexpr bool r09_tile_fractal = !TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor;
+        static_assert(
+            r09_tile_fractal,
+            "TMATMUL_BIAS [A5]: box layout of a must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileLeft)");
+        constexpr bool r10_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
+        static_assert(
+            r10_tile_fractal,
+            "TMATMUL_BIAS [A5]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)");
+        constexpr bool r11_tile_fractal = !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(
+            r11_tile_fractal,
+            "TMATMUL_BIAS [A5]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)");
         return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_location && r05_same_dtype &&
-               r06_row_major && r07_shape_relation;
+               r06_row_major && r07_shape_relation_0 && r07_shape_relation_1 && r07_shape_relation_2 &&
+               r07_shape_relation_3 && r07_shape_relation_4 && r09_tile_fractal && r10_tile_fractal && r11_tile_fractal;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight, typename TileBias>
     static void verify_TMATMUL_BIAS([[maybe_unused]] const TileRes& c, [[maybe_unused]] const TileLeft& a,
                                     [[maybe_unused]] const TileRight& b, [[maybe_unused]] const TileBias& bias) {
         if (!(a.GetValidRow() >= 1 && a.GetValidRow() <= 4095))
-            sim::fail("TMATMUL_BIAS [A5]", "the valid rows of a (m) must lie in [1, 4095]");
+            sim::fail("TMATMUL_BIAS [A5]", "the valid rows of a (m) must lie in [1, 4095]", "a.GetValidRow()",
+                      a.GetValidRow());
         if (!(a.GetValidCol() >= 1 && a.GetValidCol() <= 4095))
-            sim::fail("TMATMUL_BIAS [A5]", "the valid cols of a (k) must lie in [1, 4095]");
+            sim::fail("TMATMUL_BIAS [A5]", "the valid cols of a (k) must lie in [1, 4095]", "a.GetValidCol()",
+                      a.GetValidCol());
         if (!(b.GetValidCol() >= 1 && b.GetValidCol() <= 4095))
-            sim::fail("TMATMUL_BIAS [A5]", "the valid cols of b (n) must lie in [1, 4095]");
+            sim::fail("TMATMUL_BIAS [A5]", "the valid cols of b (n) must lie in [1, 4095]", "b.GetValidCol()",
+                      b.GetValidCol());
     }
 
     // pto.tgemv (specs/ops/matrix_and_matrix_vector/tgemv.yaml)
@@ -3067,33 +3333,53 @@ struct profile_a5 {
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
               std::is_same_v<typename TileRight::DType, float>));
-        static_assert(r00_dtype_tuples,
-                      "TGEMV [A5]: the element types of c, a and b must be one of the documented tuples");
+        static_assert(sim::passed_types<r00_dtype_tuples, typename TileRes::DType, typename TileLeft::DType,
+                                        typename TileRight::DType>,
+                      "TGEMV [A5]: the element types (c, a, b) must be (int32_t, int8_t, int8_t), (float, half, half), "
+                      "(float, bfloat16_t, bfloat16_t) or (float, float, float)");
         constexpr bool r01_location = TileRes::Loc == TileType::Acc;
         static_assert(r01_location, "TGEMV [A5]: tile location must be TileType::Acc");
         constexpr bool r02_location = TileLeft::Loc == TileType::Left;
         static_assert(r02_location, "TGEMV [A5]: tile location must be TileType::Left");
         constexpr bool r03_location = TileRight::Loc == TileType::Right;
         static_assert(r03_location, "TGEMV [A5]: tile location must be TileType::Right");
-        constexpr bool r04_shape_relation =
-            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols);
+        constexpr bool r04_shape_relation_0 = (TileLeft::Rows == TileRes::Rows);
+        static_assert(sim::passed_values<r04_shape_relation_0, (TileLeft::Rows), (TileRes::Rows)>,
+                      "TGEMV [A5]: template shapes must satisfy a.Rows == c.Rows");
+        constexpr bool r04_shape_relation_1 = (TileLeft::Cols == TileRight::Rows);
+        static_assert(sim::passed_values<r04_shape_relation_1, (TileLeft::Cols), (TileRight::Rows)>,
+                      "TGEMV [A5]: template shapes must satisfy a.Cols == b.Rows");
+        constexpr bool r04_shape_relation_2 = (TileRight::Cols == TileRes::Cols);
+        static_assert(sim::passed_values<r04_shape_relation_2, (TileRight::Cols), (TileRes::Cols)>,
+                      "TGEMV [A5]: template shapes must satisfy b.Cols == c.Cols");
+        constexpr bool r06_tile_fractal = !TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor;
+        static_assert(r06_tile_fractal,
+                      "TGEMV [A5]: box layout of a must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileLeft)");
+        constexpr bool r07_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
         static_assert(
-            r04_shape_relation,
-            "TGEMV [A5]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows and b.Cols == c.Cols");
-        return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation;
+            r07_tile_fractal,
+            "TGEMV [A5]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)");
+        constexpr bool r08_tile_fractal = !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(r08_tile_fractal,
+                      "TGEMV [A5]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)");
+        return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation_0 &&
+               r04_shape_relation_1 && r04_shape_relation_2 && r06_tile_fractal && r07_tile_fractal && r08_tile_fractal;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight>
     static void verify_TGEMV([[maybe_unused]] const TileRes& c, [[maybe_unused]] const TileLeft& a,
                              [[maybe_unused]] const TileRight& b) {
         if (!(a.GetValidRow() >= 1 && a.GetValidRow() <= 4095))
-            sim::fail("TGEMV [A5]", "the valid rows of a (m) must lie in [1, 4095]");
+            sim::fail("TGEMV [A5]", "the valid rows of a (m) must lie in [1, 4095]", "a.GetValidRow()",
+                      a.GetValidRow());
         if (!(a.GetValidCol() >= 1 && a.GetValidCol() <= 4095))
-            sim::fail("TGEMV [A5]", "the valid cols of a (k) must lie in [1, 4095]");
+            sim::fail("TGEMV [A5]", "the valid cols of a (k) must lie in [1, 4095]", "a.GetValidCol()",
+                      a.GetValidCol());
         if (!(b.GetValidCol() >= 1 && b.GetValidCol() <= 4095))
-            sim::fail("TGEMV [A5]", "the valid cols of b (n) must lie in [1, 4095]");
+            sim::fail("TGEMV [A5]", "the valid cols of b (n) must lie in [1, 4095]", "b.GetValidCol()",
+                      b.GetValidCol());
         if (!(a.GetValidRow() == 1))
-            sim::fail("TGEMV [A5]", "the valid rows of a (m) must be 1");
+            sim::fail("TGEMV [A5]", "the valid rows of a (m) must be 1", "a.GetValidRow()", a.GetValidRow());
     }
 
     // pto.tgemv_acc (specs/ops/matrix_and_matrix_vector/tgemv_acc.yaml)
@@ -3108,33 +3394,55 @@ struct profile_a5 {
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
               std::is_same_v<typename TileRight::DType, float>));
-        static_assert(r00_dtype_tuples,
-                      "TGEMV_ACC [A5]: the element types of c, a and b must be one of the documented tuples");
+        static_assert(sim::passed_types<r00_dtype_tuples, typename TileRes::DType, typename TileLeft::DType,
+                                        typename TileRight::DType>,
+                      "TGEMV_ACC [A5]: the element types (c, a, b) must be (int32_t, int8_t, int8_t), (float, half, "
+                      "half), (float, bfloat16_t, bfloat16_t) or (float, float, float)");
         constexpr bool r01_location = TileRes::Loc == TileType::Acc;
         static_assert(r01_location, "TGEMV_ACC [A5]: tile location must be TileType::Acc");
         constexpr bool r02_location = TileLeft::Loc == TileType::Left;
         static_assert(r02_location, "TGEMV_ACC [A5]: tile location must be TileType::Left");
         constexpr bool r03_location = TileRight::Loc == TileType::Right;
         static_assert(r03_location, "TGEMV_ACC [A5]: tile location must be TileType::Right");
-        constexpr bool r04_shape_relation =
-            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols);
+        constexpr bool r04_shape_relation_0 = (TileLeft::Rows == TileRes::Rows);
+        static_assert(sim::passed_values<r04_shape_relation_0, (TileLeft::Rows), (TileRes::Rows)>,
+                      "TGEMV_ACC [A5]: template shapes must satisfy a.Rows == c.Rows");
+        constexpr bool r04_shape_relation_1 = (TileLeft::Cols == TileRight::Rows);
+        static_assert(sim::passed_values<r04_shape_relation_1, (TileLeft::Cols), (TileRight::Rows)>,
+                      "TGEMV_ACC [A5]: template shapes must satisfy a.Cols == b.Rows");
+        constexpr bool r04_shape_relation_2 = (TileRight::Cols == TileRes::Cols);
+        static_assert(sim::passed_values<r04_shape_relation_2, (TileRight::Cols), (TileRes::Cols)>,
+                      "TGEMV_ACC [A5]: template shapes must satisfy b.Cols == c.Cols");
+        constexpr bool r06_tile_fractal = !TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor;
         static_assert(
-            r04_shape_relation,
-            "TGEMV_ACC [A5]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows and b.Cols == c.Cols");
-        return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation;
+            r06_tile_fractal,
+            "TGEMV_ACC [A5]: box layout of a must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileLeft)");
+        constexpr bool r07_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
+        static_assert(
+            r07_tile_fractal,
+            "TGEMV_ACC [A5]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)");
+        constexpr bool r08_tile_fractal = !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(
+            r08_tile_fractal,
+            "TGEMV_ACC [A5]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)");
+        return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation_0 &&
+               r04_shape_relation_1 && r04_shape_relation_2 && r06_tile_fractal && r07_tile_fractal && r08_tile_fractal;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight>
     static void verify_TGEMV_ACC([[maybe_unused]] const TileRes& c, [[maybe_unused]] const TileRes& c_in,
                                  [[maybe_unused]] const TileLeft& a, [[maybe_unused]] const TileRight& b) {
         if (!(a.GetValidRow() >= 1 && a.GetValidRow() <= 4095))
-            sim::fail("TGEMV_ACC [A5]", "the valid rows of a (m) must lie in [1, 4095]");
+            sim::fail("TGEMV_ACC [A5]", "the valid rows of a (m) must lie in [1, 4095]", "a.GetValidRow()",
+                      a.GetValidRow());
         if (!(a.GetValidCol() >= 1 && a.GetValidCol() <= 4095))
-            sim::fail("TGEMV_ACC [A5]", "the valid cols of a (k) must lie in [1, 4095]");
+            sim::fail("TGEMV_ACC [A5]", "the valid cols of a (k) must lie in [1, 4095]", "a.GetValidCol()",
+                      a.GetValidCol());
         if (!(b.GetValidCol() >= 1 && b.GetValidCol() <= 4095))
-            sim::fail("TGEMV_ACC [A5]", "the valid cols of b (n) must lie in [1, 4095]");
+            sim::fail("TGEMV_ACC [A5]", "the valid cols of b (n) must lie in [1, 4095]", "b.GetValidCol()",
+                      b.GetValidCol());
         if (!(a.GetValidRow() == 1))
-            sim::fail("TGEMV_ACC [A5]", "the valid rows of a (m) must be 1");
+            sim::fail("TGEMV_ACC [A5]", "the valid rows of a (m) must be 1", "a.GetValidRow()", a.GetValidRow());
     }
 
     // pto.tgemv_bias (specs/ops/matrix_and_matrix_vector/tgemv_bias.yaml)
@@ -3149,8 +3457,10 @@ struct profile_a5 {
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
               std::is_same_v<typename TileRight::DType, float>));
-        static_assert(r00_dtype_tuples,
-                      "TGEMV_BIAS [A5]: the element types of c, a and b must be one of the documented tuples");
+        static_assert(sim::passed_types<r00_dtype_tuples, typename TileRes::DType, typename TileLeft::DType,
+                                        typename TileRight::DType>,
+                      "TGEMV_BIAS [A5]: the element types (c, a, b) must be (int32_t, int8_t, int8_t), (float, half, "
+                      "half), (float, bfloat16_t, bfloat16_t) or (float, float, float)");
         constexpr bool r01_location = TileRes::Loc == TileType::Acc;
         static_assert(r01_location, "TGEMV_BIAS [A5]: tile location must be TileType::Acc");
         constexpr bool r02_location = TileLeft::Loc == TileType::Left;
@@ -3163,26 +3473,52 @@ struct profile_a5 {
         static_assert(r05_same_dtype, "TGEMV_BIAS [A5]: c and bias must have the same DType");
         constexpr bool r06_row_major = TileBias::isRowMajor;
         static_assert(r06_row_major, "TGEMV_BIAS [A5]: tile layout must be row-major");
-        constexpr bool r07_shape_relation =
-            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols &&
-             TileBias::Cols == TileRes::Cols && TileBias::Rows == 1);
-        static_assert(r07_shape_relation, "TGEMV_BIAS [A5]: template shapes must satisfy a.Rows == c.Rows, a.Cols == "
-                                          "b.Rows, b.Cols == c.Cols, bias.Cols == c.Cols and bias.Rows == 1");
+        constexpr bool r07_shape_relation_0 = (TileLeft::Rows == TileRes::Rows);
+        static_assert(sim::passed_values<r07_shape_relation_0, (TileLeft::Rows), (TileRes::Rows)>,
+                      "TGEMV_BIAS [A5]: template shapes must satisfy a.Rows == c.Rows");
+        constexpr bool r07_shape_relation_1 = (TileLeft::Cols == TileRight::Rows);
+        static_assert(sim::passed_values<r07_shape_relation_1, (TileLeft::Cols), (TileRight::Rows)>,
+                      "TGEMV_BIAS [A5]: template shapes must satisfy a.Cols == b.Rows");
+        constexpr bool r07_shape_relation_2 = (TileRight::Cols == TileRes::Cols);
+        static_assert(sim::passed_values<r07_shape_relation_2, (TileRight::Cols), (TileRes::Cols)>,
+                      "TGEMV_BIAS [A5]: template shapes must satisfy b.Cols == c.Cols");
+        constexpr bool r07_shape_relation_3 = (TileBias::Cols == TileRes::Cols);
+        static_assert(sim::passed_values<r07_shape_relation_3, (TileBias::Cols), (TileRes::Cols)>,
+                      "TGEMV_BIAS [A5]: template shapes must satisfy bias.Cols == c.Cols");
+        constexpr bool r07_shape_relation_4 = (TileBias::Rows == 1);
+        static_assert(sim::passed_values<r07_shape_relation_4, (TileBias::Rows), (1)>,
+                      "TGEMV_BIAS [A5]: template shapes must satisfy bias.Rows == 1");
+        constexpr bool r09_tile_fractal = !TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor;
+        static_assert(
+            r09_tile_fractal,
+            "TGEMV_BIAS [A5]: box layout of a must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileLeft)");
+        constexpr bool r10_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
+        static_assert(
+            r10_tile_fractal,
+            "TGEMV_BIAS [A5]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)");
+        constexpr bool r11_tile_fractal = !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(
+            r11_tile_fractal,
+            "TGEMV_BIAS [A5]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)");
         return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_location && r05_same_dtype &&
-               r06_row_major && r07_shape_relation;
+               r06_row_major && r07_shape_relation_0 && r07_shape_relation_1 && r07_shape_relation_2 &&
+               r07_shape_relation_3 && r07_shape_relation_4 && r09_tile_fractal && r10_tile_fractal && r11_tile_fractal;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight, typename TileBias>
     static void verify_TGEMV_BIAS([[maybe_unused]] const TileRes& c, [[maybe_unused]] const TileLeft& a,
                                   [[maybe_unused]] const TileRight& b, [[maybe_unused]] const TileBias& bias) {
         if (!(a.GetValidRow() >= 1 && a.GetValidRow() <= 4095))
-            sim::fail("TGEMV_BIAS [A5]", "the valid rows of a (m) must lie in [1, 4095]");
+            sim::fail("TGEMV_BIAS [A5]", "the valid rows of a (m) must lie in [1, 4095]", "a.GetValidRow()",
+                      a.GetValidRow());
         if (!(a.GetValidCol() >= 1 && a.GetValidCol() <= 4095))
-            sim::fail("TGEMV_BIAS [A5]", "the valid cols of a (k) must lie in [1, 4095]");
+            sim::fail("TGEMV_BIAS [A5]", "the valid cols of a (k) must lie in [1, 4095]", "a.GetValidCol()",
+                      a.GetValidCol());
         if (!(b.GetValidCol() >= 1 && b.GetValidCol() <= 4095))
-            sim::fail("TGEMV_BIAS [A5]", "the valid cols of b (n) must lie in [1, 4095]");
+            sim::fail("TGEMV_BIAS [A5]", "the valid cols of b (n) must lie in [1, 4095]", "b.GetValidCol()",
+                      b.GetValidCol());
         if (!(a.GetValidRow() == 1))
-            sim::fail("TGEMV_BIAS [A5]", "the valid rows of a (m) must be 1");
+            sim::fail("TGEMV_BIAS [A5]", "the valid rows of a (m) must be 1", "a.GetValidRow()", a.GetValidRow());
     }
 
     // pto.tmatmul_mx (specs/ops/matrix_and_matrix_vector/tmatmul_mx.yaml)
@@ -3213,8 +3549,13 @@ struct profile_a5 {
                                            (std::is_same_v<typename TileRes::DType, float> &&
                                             std::is_same_v<typename TileLeft::DType, float4_e2m1x2_t> &&
                                             std::is_same_v<typename TileRight::DType, float4_e1m2x2_t>));
-        static_assert(r01_dtype_tuples,
-                      "TMATMUL_MX [A5]: the element types of c, a and b must be one of the documented tuples");
+        static_assert(
+            sim::passed_types<r01_dtype_tuples, typename TileRes::DType, typename TileLeft::DType,
+                              typename TileRight::DType>,
+            "TMATMUL_MX [A5]: the element types (c, a, b) must be (float, float8_e4m3_t, float8_e4m3_t), (float, "
+            "float8_e4m3_t, float8_e5m2_t), (float, float8_e5m2_t, float8_e4m3_t), (float, float8_e5m2_t, "
+            "float8_e5m2_t), (float, float4_e1m2x2_t, float4_e1m2x2_t), (float, float4_e1m2x2_t, float4_e2m1x2_t), "
+            "(float, float4_e2m1x2_t, float4_e2m1x2_t) or (float, float4_e2m1x2_t, float4_e1m2x2_t)");
         constexpr bool r02_dtype = sim::is_one_of_v<typename TileLeftScale::DType, float8_e8m0_t> &&
                                    sim::is_one_of_v<typename TileRightScale::DType, float8_e8m0_t>;
         static_assert(r02_dtype, "TMATMUL_MX [A5]: DType must be one of: float8_e8m0_t");
@@ -3226,39 +3567,46 @@ struct profile_a5 {
         static_assert(r05_location, "TMATMUL_MX [A5]: tile location must be TileType::Right");
         constexpr bool r09_shape_multiple = TileLeft::Cols % 64 == 0;
         static_assert(r09_shape_multiple, "TMATMUL_MX [A5]: the static cols of a must be a multiple of 64");
-        constexpr bool r10_tile_fractal = !TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor &&
-                                          !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
-        static_assert(r10_tile_fractal,
-                      "TMATMUL_MX [A5]: box layout of a and c must be BLayout::ColMajor with SLayout::RowMajor");
-        constexpr bool r11_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
-        static_assert(r11_tile_fractal,
-                      "TMATMUL_MX [A5]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor");
+        constexpr bool r10_tile_fractal = !TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor;
+        static_assert(
+            r10_tile_fractal,
+            "TMATMUL_MX [A5]: box layout of a must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileLeft)");
+        constexpr bool r11_tile_fractal = !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(
+            r11_tile_fractal,
+            "TMATMUL_MX [A5]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)");
+        constexpr bool r12_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
+        static_assert(
+            r12_tile_fractal,
+            "TMATMUL_MX [A5]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)");
         return r01_dtype_tuples && r02_dtype && r03_location && r04_location && r05_location && r09_shape_multiple &&
-               r10_tile_fractal && r11_tile_fractal;
+               r10_tile_fractal && r11_tile_fractal && r12_tile_fractal;
     }
 
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale,
               typename TileBias>
     static constexpr bool check_TMATMUL_MX_f4() {
-        constexpr bool r12_location = TileBias::Loc == TileType::Bias;
-        static_assert(r12_location, "TMATMUL_MX [A5]: tile location must be TileType::Bias");
-        constexpr bool r13_dtype = sim::is_one_of_v<typename TileBias::DType, float>;
-        static_assert(r13_dtype, "TMATMUL_MX [A5]: DType must be one of: float");
-        constexpr bool r14_shape_relation = (TileBias::Rows == 1);
-        static_assert(r14_shape_relation, "TMATMUL_MX [A5]: template shapes must satisfy bias.Rows == 1");
-        return r12_location && r13_dtype && r14_shape_relation;
+        constexpr bool r13_location = TileBias::Loc == TileType::Bias;
+        static_assert(r13_location, "TMATMUL_MX [A5]: tile location must be TileType::Bias");
+        constexpr bool r14_dtype = sim::is_one_of_v<typename TileBias::DType, float>;
+        static_assert(r14_dtype, "TMATMUL_MX [A5]: DType must be one of: float");
+        constexpr bool r15_shape_relation = (TileBias::Rows == 1);
+        static_assert(sim::passed_values<r15_shape_relation, (TileBias::Rows), (1)>,
+                      "TMATMUL_MX [A5]: template shapes must satisfy bias.Rows == 1");
+        return r13_location && r14_dtype && r15_shape_relation;
     }
 
     template <AccPhase Phase, typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight,
               typename TileRightScale, typename TileBias>
     static constexpr bool check_TMATMUL_MX_f5() {
-        constexpr bool r12_location = TileBias::Loc == TileType::Bias;
-        static_assert(r12_location, "TMATMUL_MX [A5]: tile location must be TileType::Bias");
-        constexpr bool r13_dtype = sim::is_one_of_v<typename TileBias::DType, float>;
-        static_assert(r13_dtype, "TMATMUL_MX [A5]: DType must be one of: float");
-        constexpr bool r14_shape_relation = (TileBias::Rows == 1);
-        static_assert(r14_shape_relation, "TMATMUL_MX [A5]: template shapes must satisfy bias.Rows == 1");
-        return r12_location && r13_dtype && r14_shape_relation;
+        constexpr bool r13_location = TileBias::Loc == TileType::Bias;
+        static_assert(r13_location, "TMATMUL_MX [A5]: tile location must be TileType::Bias");
+        constexpr bool r14_dtype = sim::is_one_of_v<typename TileBias::DType, float>;
+        static_assert(r14_dtype, "TMATMUL_MX [A5]: DType must be one of: float");
+        constexpr bool r15_shape_relation = (TileBias::Rows == 1);
+        static_assert(sim::passed_values<r15_shape_relation, (TileBias::Rows), (1)>,
+                      "TMATMUL_MX [A5]: template shapes must satisfy bias.Rows == 1");
+        return r13_location && r14_dtype && r15_shape_relation;
     }
 
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale>
@@ -3266,11 +3614,14 @@ struct profile_a5 {
                                   [[maybe_unused]] const TileLeftScale& a_scale, [[maybe_unused]] const TileRight& b,
                                   [[maybe_unused]] const TileRightScale& b_scale) {
         if (!(a.GetValidRow() >= 1 && a.GetValidRow() <= 4095))
-            sim::fail("TMATMUL_MX [A5]", "the valid rows of a (m) must lie in [1, 4095]");
+            sim::fail("TMATMUL_MX [A5]", "the valid rows of a (m) must lie in [1, 4095]", "a.GetValidRow()",
+                      a.GetValidRow());
         if (!(a.GetValidCol() >= 1 && a.GetValidCol() <= 4095))
-            sim::fail("TMATMUL_MX [A5]", "the valid cols of a (k) must lie in [1, 4095]");
+            sim::fail("TMATMUL_MX [A5]", "the valid cols of a (k) must lie in [1, 4095]", "a.GetValidCol()",
+                      a.GetValidCol());
         if (!(b.GetValidCol() >= 1 && b.GetValidCol() <= 4095))
-            sim::fail("TMATMUL_MX [A5]", "the valid cols of b (n) must lie in [1, 4095]");
+            sim::fail("TMATMUL_MX [A5]", "the valid cols of b (n) must lie in [1, 4095]", "b.GetValidCol()",
+                      b.GetValidCol());
     }
 
     // pto.tgemv_mx (specs/ops/matrix_and_matrix_vector/tgemv_mx.yaml)
@@ -3301,8 +3652,13 @@ struct profile_a5 {
                                            (std::is_same_v<typename TileRes::DType, float> &&
                                             std::is_same_v<typename TileLeft::DType, float4_e2m1x2_t> &&
                                             std::is_same_v<typename TileRight::DType, float4_e1m2x2_t>));
-        static_assert(r01_dtype_tuples,
-                      "TGEMV_MX [A5]: the element types of c, a and b must be one of the documented tuples");
+        static_assert(
+            sim::passed_types<r01_dtype_tuples, typename TileRes::DType, typename TileLeft::DType,
+                              typename TileRight::DType>,
+            "TGEMV_MX [A5]: the element types (c, a, b) must be (float, float8_e4m3_t, float8_e4m3_t), (float, "
+            "float8_e4m3_t, float8_e5m2_t), (float, float8_e5m2_t, float8_e4m3_t), (float, float8_e5m2_t, "
+            "float8_e5m2_t), (float, float4_e1m2x2_t, float4_e1m2x2_t), (float, float4_e1m2x2_t, float4_e2m1x2_t), "
+            "(float, float4_e2m1x2_t, float4_e2m1x2_t) or (float, float4_e2m1x2_t, float4_e1m2x2_t)");
         constexpr bool r02_dtype = sim::is_one_of_v<typename TileLeftScale::DType, float8_e8m0_t> &&
                                    sim::is_one_of_v<typename TileRightScale::DType, float8_e8m0_t>;
         static_assert(r02_dtype, "TGEMV_MX [A5]: DType must be one of: float8_e8m0_t");
@@ -3314,39 +3670,46 @@ struct profile_a5 {
         static_assert(r05_location, "TGEMV_MX [A5]: tile location must be TileType::Right");
         constexpr bool r09_shape_multiple = TileLeft::Cols % 64 == 0;
         static_assert(r09_shape_multiple, "TGEMV_MX [A5]: the static cols of a must be a multiple of 64");
-        constexpr bool r10_tile_fractal = !TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor &&
-                                          !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
-        static_assert(r10_tile_fractal,
-                      "TGEMV_MX [A5]: box layout of a and c must be BLayout::ColMajor with SLayout::RowMajor");
-        constexpr bool r11_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
-        static_assert(r11_tile_fractal,
-                      "TGEMV_MX [A5]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor");
+        constexpr bool r10_tile_fractal = !TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor;
+        static_assert(
+            r10_tile_fractal,
+            "TGEMV_MX [A5]: box layout of a must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileLeft)");
+        constexpr bool r11_tile_fractal = !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(
+            r11_tile_fractal,
+            "TGEMV_MX [A5]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)");
+        constexpr bool r12_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
+        static_assert(
+            r12_tile_fractal,
+            "TGEMV_MX [A5]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)");
         return r01_dtype_tuples && r02_dtype && r03_location && r04_location && r05_location && r09_shape_multiple &&
-               r10_tile_fractal && r11_tile_fractal;
+               r10_tile_fractal && r11_tile_fractal && r12_tile_fractal;
     }
 
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale,
               typename TileBias>
     static constexpr bool check_TGEMV_MX_f4() {
-        constexpr bool r12_location = TileBias::Loc == TileType::Bias;
-        static_assert(r12_location, "TGEMV_MX [A5]: tile location must be TileType::Bias");
-        constexpr bool r13_dtype = sim::is_one_of_v<typename TileBias::DType, float>;
-        static_assert(r13_dtype, "TGEMV_MX [A5]: DType must be one of: float");
-        constexpr bool r14_shape_relation = (TileBias::Rows == 1);
-        static_assert(r14_shape_relation, "TGEMV_MX [A5]: template shapes must satisfy bias.Rows == 1");
-        return r12_location && r13_dtype && r14_shape_relation;
+        constexpr bool r13_location = TileBias::Loc == TileType::Bias;
+        static_assert(r13_location, "TGEMV_MX [A5]: tile location must be TileType::Bias");
+        constexpr bool r14_dtype = sim::is_one_of_v<typename TileBias::DType, float>;
+        static_assert(r14_dtype, "TGEMV_MX [A5]: DType must be one of: float");
+        constexpr bool r15_shape_relation = (TileBias::Rows == 1);
+        static_assert(sim::passed_values<r15_shape_relation, (TileBias::Rows), (1)>,
+                      "TGEMV_MX [A5]: template shapes must satisfy bias.Rows == 1");
+        return r13_location && r14_dtype && r15_shape_relation;
     }
 
     template <AccPhase Phase, typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight,
               typename TileRightScale, typename TileBias>
     static constexpr bool check_TGEMV_MX_f5() {
-        constexpr bool r12_location = TileBias::Loc == TileType::Bias;
-        static_assert(r12_location, "TGEMV_MX [A5]: tile location must be TileType::Bias");
-        constexpr bool r13_dtype = sim::is_one_of_v<typename TileBias::DType, float>;
-        static_assert(r13_dtype, "TGEMV_MX [A5]: DType must be one of: float");
-        constexpr bool r14_shape_relation = (TileBias::Rows == 1);
-        static_assert(r14_shape_relation, "TGEMV_MX [A5]: template shapes must satisfy bias.Rows == 1");
-        return r12_location && r13_dtype && r14_shape_relation;
+        constexpr bool r13_location = TileBias::Loc == TileType::Bias;
+        static_assert(r13_location, "TGEMV_MX [A5]: tile location must be TileType::Bias");
+        constexpr bool r14_dtype = sim::is_one_of_v<typename TileBias::DType, float>;
+        static_assert(r14_dtype, "TGEMV_MX [A5]: DType must be one of: float");
+        constexpr bool r15_shape_relation = (TileBias::Rows == 1);
+        static_assert(sim::passed_values<r15_shape_relation, (TileBias::Rows), (1)>,
+                      "TGEMV_MX [A5]: template shapes must satisfy bias.Rows == 1");
+        return r13_location && r14_dtype && r15_shape_relation;
     }
 
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale>
@@ -3354,11 +3717,14 @@ struct profile_a5 {
                                 [[maybe_unused]] const TileLeftScale& a_scale, [[maybe_unused]] const TileRight& b,
                                 [[maybe_unused]] const TileRightScale& b_scale) {
         if (!(a.GetValidRow() >= 1 && a.GetValidRow() <= 4095))
-            sim::fail("TGEMV_MX [A5]", "the valid rows of a (m) must lie in [1, 4095]");
+            sim::fail("TGEMV_MX [A5]", "the valid rows of a (m) must lie in [1, 4095]", "a.GetValidRow()",
+                      a.GetValidRow());
         if (!(a.GetValidCol() >= 1 && a.GetValidCol() <= 4095))
-            sim::fail("TGEMV_MX [A5]", "the valid cols of a (k) must lie in [1, 4095]");
+            sim::fail("TGEMV_MX [A5]", "the valid cols of a (k) must lie in [1, 4095]", "a.GetValidCol()",
+                      a.GetValidCol());
         if (!(b.GetValidCol() >= 1 && b.GetValidCol() <= 4095))
-            sim::fail("TGEMV_MX [A5]", "the valid cols of b (n) must lie in [1, 4095]");
+            sim::fail("TGEMV_MX [A5]", "the valid cols of b (n) must lie in [1, 4095]", "b.GetValidCol()",
+                      b.GetValidCol());
     }
 
     // pto.tload (specs/ops/memory_and_data_movement/tload.yaml)
@@ -3624,7 +3990,9 @@ struct profile_a5 {
             sim::fail(
                 "TMOV [A5]",
                 "dst and src must have the same valid row/col, except when dst is a ScaleLeft or ScaleRight tile: then "
-                "its valid region is read from the storage of src and must lie within its rows and columns");
+                "its valid region is read from the storage of src and must lie within its rows and columns",
+                "dst.GetValidRow()", dst.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(), "src.GetValidRow()",
+                src.GetValidRow(), "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tmov_fp (specs/ops/layout_and_rearrangement/tmov_fp.yaml)
@@ -3652,7 +4020,9 @@ struct profile_a5 {
     static void verify_TMOV_FP([[maybe_unused]] const DstTileData& dst, [[maybe_unused]] const SrcTileData& src,
                                [[maybe_unused]] const FpTileData& fp) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TMOV_FP [A5]", "dst and src must have the same valid row/col");
+            sim::fail("TMOV_FP [A5]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.ttrans (specs/ops/layout_and_rearrangement/ttrans.yaml)
@@ -3724,8 +4094,9 @@ struct profile_a5 {
                       "TEXTRACT [A5]: box layout of src must be BLayout::RowMajor with SLayout::NoneBox");
         constexpr bool r07_tile_fractal = !Dst0TileData::isRowMajor && Dst0TileData::SFractal == SLayout::RowMajor &&
                                           !Dst1TileData::isRowMajor && Dst1TileData::SFractal == SLayout::RowMajor;
-        static_assert(r07_tile_fractal,
-                      "TEXTRACT [A5]: box layout of dst and dst1 must be BLayout::ColMajor with SLayout::RowMajor");
+        static_assert(
+            r07_tile_fractal,
+            "TEXTRACT [A5]: box layout of dst and dst1 must be BLayout::ColMajor with SLayout::RowMajor (NZ)");
         constexpr bool r08_same_dtype = std::is_same_v<typename SrcTileData::DType, typename Dst0TileData::DType> &&
                                         std::is_same_v<typename SrcTileData::DType, typename Dst1TileData::DType>;
         static_assert(r08_same_dtype, "TEXTRACT [A5]: src, dst and dst1 must have the same DType");
@@ -3744,7 +4115,7 @@ struct profile_a5 {
                       "TEXTRACT [A5]: ConvTile layouts of src must be one of: FRACTAL_Z, FRACTAL_Z_3D");
         constexpr bool r102_tile_fractal = DstTileData::isRowMajor && DstTileData::SFractal == SLayout::ColMajor;
         static_assert(r102_tile_fractal,
-                      "TEXTRACT [A5]: box layout of dst must be BLayout::RowMajor with SLayout::ColMajor");
+                      "TEXTRACT [A5]: box layout of dst must be BLayout::RowMajor with SLayout::ColMajor (ZN)");
         constexpr bool r103_dtype = sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t,
                                                      int32_t, uint32_t, half, bfloat16_t, float>;
         static_assert(r103_dtype, "TEXTRACT [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
@@ -3821,8 +4192,10 @@ struct profile_a5 {
               std::is_same_v<typename DstTileData::DType, int8_t>) ||
              (std::is_same_v<typename SrcTileData::DType, hifloat8_t> &&
               std::is_same_v<typename DstTileData::DType, hifloat8_t>));
-        static_assert(r07_dtype_tuples,
-                      "TINSERT [A5]: the element types of src and dst must be one of the documented tuples");
+        static_assert(
+            sim::passed_types<r07_dtype_tuples, typename SrcTileData::DType, typename DstTileData::DType>,
+            "TINSERT [A5]: the element types (src, dst) must be (float, half), (float, bfloat16_t), (float, float), "
+            "(int32_t, int32_t), (half, half), (bfloat16_t, bfloat16_t), (int8_t, int8_t) or (hifloat8_t, hifloat8_t)");
         return r07_dtype_tuples;
     }
 
@@ -3844,8 +4217,10 @@ struct profile_a5 {
               std::is_same_v<typename DstTileData::DType, int8_t>) ||
              (std::is_same_v<typename SrcTileData::DType, hifloat8_t> &&
               std::is_same_v<typename DstTileData::DType, hifloat8_t>));
-        static_assert(r07_dtype_tuples,
-                      "TINSERT [A5]: the element types of src and dst must be one of the documented tuples");
+        static_assert(
+            sim::passed_types<r07_dtype_tuples, typename SrcTileData::DType, typename DstTileData::DType>,
+            "TINSERT [A5]: the element types (src, dst) must be (float, half), (float, bfloat16_t), (float, float), "
+            "(int32_t, int32_t), (half, half), (bfloat16_t, bfloat16_t), (int8_t, int8_t) or (hifloat8_t, hifloat8_t)");
         return r07_dtype_tuples;
     }
 
@@ -3867,8 +4242,10 @@ struct profile_a5 {
               std::is_same_v<typename DstTileData::DType, int8_t>) ||
              (std::is_same_v<typename SrcTileData::DType, hifloat8_t> &&
               std::is_same_v<typename DstTileData::DType, hifloat8_t>));
-        static_assert(r07_dtype_tuples,
-                      "TINSERT [A5]: the element types of src and dst must be one of the documented tuples");
+        static_assert(
+            sim::passed_types<r07_dtype_tuples, typename SrcTileData::DType, typename DstTileData::DType>,
+            "TINSERT [A5]: the element types (src, dst) must be (float, half), (float, bfloat16_t), (float, float), "
+            "(int32_t, int32_t), (half, half), (bfloat16_t, bfloat16_t), (int8_t, int8_t) or (hifloat8_t, hifloat8_t)");
         return r07_dtype_tuples;
     }
 
@@ -3892,8 +4269,10 @@ struct profile_a5 {
                                             std::is_same_v<typename DstTileData::DType, half>) ||
                                            (std::is_same_v<typename SrcTileData::DType, int32_t> &&
                                             std::is_same_v<typename DstTileData::DType, bfloat16_t>));
-        static_assert(r08_dtype_tuples,
-                      "TINSERT [A5]: the element types of src and dst must be one of the documented tuples");
+        static_assert(sim::passed_types<r08_dtype_tuples, typename SrcTileData::DType, typename DstTileData::DType>,
+                      "TINSERT [A5]: the element types (src, dst) must be (float, int8_t), (float, uint8_t), (float, "
+                      "hifloat8_t), (float, half), (float, bfloat16_t), (int32_t, int8_t), (int32_t, uint8_t), "
+                      "(int32_t, half) or (int32_t, bfloat16_t)");
         return r08_dtype_tuples;
     }
 
@@ -3917,8 +4296,10 @@ struct profile_a5 {
                                             std::is_same_v<typename DstTileData::DType, half>) ||
                                            (std::is_same_v<typename SrcTileData::DType, int32_t> &&
                                             std::is_same_v<typename DstTileData::DType, bfloat16_t>));
-        static_assert(r08_dtype_tuples,
-                      "TINSERT [A5]: the element types of src and dst must be one of the documented tuples");
+        static_assert(sim::passed_types<r08_dtype_tuples, typename SrcTileData::DType, typename DstTileData::DType>,
+                      "TINSERT [A5]: the element types (src, dst) must be (float, int8_t), (float, uint8_t), (float, "
+                      "hifloat8_t), (float, half), (float, bfloat16_t), (int32_t, int8_t), (int32_t, uint8_t), "
+                      "(int32_t, half) or (int32_t, bfloat16_t)");
         return r08_dtype_tuples;
     }
 
@@ -3932,7 +4313,7 @@ struct profile_a5 {
         static_assert(r11_same_dtype, "TINSERT [A5]: dst and src must have the same DType");
         constexpr bool r12_tile_fractal = !SrcTileData::isRowMajor && SrcTileData::SFractal == SLayout::RowMajor;
         static_assert(r12_tile_fractal,
-                      "TINSERT [A5]: box layout of src must be BLayout::ColMajor with SLayout::RowMajor");
+                      "TINSERT [A5]: box layout of src must be BLayout::ColMajor with SLayout::RowMajor (NZ)");
         constexpr bool r13_dtype =
             sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int32_t, int8_t, hifloat8_t,
                              float8_e4m3_t, float8_e5m2_t, float8_e8m0_t, float4_e2m1x2_t, float4_e1m2x2_t> &&
@@ -3987,8 +4368,10 @@ struct profile_a5 {
                                             std::is_same_v<typename DstTileData::DType, half>) ||
                                            (std::is_same_v<typename SrcTileData::DType, int32_t> &&
                                             std::is_same_v<typename DstTileData::DType, bfloat16_t>));
-        static_assert(r06_dtype_tuples,
-                      "TINSERT_FP [A5]: the element types of src and dst must be one of the documented tuples");
+        static_assert(sim::passed_types<r06_dtype_tuples, typename SrcTileData::DType, typename DstTileData::DType>,
+                      "TINSERT_FP [A5]: the element types (src, dst) must be (float, int8_t), (float, uint8_t), "
+                      "(float, hifloat8_t), (float, half), (float, bfloat16_t), (int32_t, int8_t), (int32_t, uint8_t), "
+                      "(int32_t, half) or (int32_t, bfloat16_t)");
         return r01_dtype && r04_location_pairs && r06_dtype_tuples;
     }
 
@@ -4102,12 +4485,13 @@ struct profile_a5 {
                                  "int32_t, uint32_t, half, bfloat16_t, float");
         constexpr bool r03_location = DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec;
         static_assert(r03_location, "TFILLPAD_INPLACE [A5]: tile location must be TileType::Vec");
-        constexpr bool r04_shape_relation =
-            (DstTileData::Rows == SrcTileData::Rows && DstTileData::Cols == SrcTileData::Cols);
-        static_assert(
-            r04_shape_relation,
-            "TFILLPAD_INPLACE [A5]: template shapes must satisfy dst.Rows == src.Rows and dst.Cols == src.Cols");
-        return r01_dtype && r03_location && r04_shape_relation;
+        constexpr bool r04_shape_relation_0 = (DstTileData::Rows == SrcTileData::Rows);
+        static_assert(sim::passed_values<r04_shape_relation_0, (DstTileData::Rows), (SrcTileData::Rows)>,
+                      "TFILLPAD_INPLACE [A5]: template shapes must satisfy dst.Rows == src.Rows");
+        constexpr bool r04_shape_relation_1 = (DstTileData::Cols == SrcTileData::Cols);
+        static_assert(sim::passed_values<r04_shape_relation_1, (DstTileData::Cols), (SrcTileData::Cols)>,
+                      "TFILLPAD_INPLACE [A5]: template shapes must satisfy dst.Cols == src.Cols");
+        return r01_dtype && r03_location && r04_shape_relation_0 && r04_shape_relation_1;
     }
 
     template <typename DstTileData, typename SrcTileData>
@@ -4125,12 +4509,13 @@ struct profile_a5 {
                                  "int32_t, uint32_t, half, bfloat16_t, float");
         constexpr bool r03_location = DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec;
         static_assert(r03_location, "TFILLPAD_EXPAND [A5]: tile location must be TileType::Vec");
-        constexpr bool r04_shape_relation =
-            (DstTileData::Rows >= SrcTileData::Rows && DstTileData::Cols >= SrcTileData::Cols);
-        static_assert(
-            r04_shape_relation,
-            "TFILLPAD_EXPAND [A5]: template shapes must satisfy dst.Rows >= src.Rows and dst.Cols >= src.Cols");
-        return r01_dtype && r03_location && r04_shape_relation;
+        constexpr bool r04_shape_relation_0 = (DstTileData::Rows >= SrcTileData::Rows);
+        static_assert(sim::passed_values<r04_shape_relation_0, (DstTileData::Rows), (SrcTileData::Rows)>,
+                      "TFILLPAD_EXPAND [A5]: template shapes must satisfy dst.Rows >= src.Rows");
+        constexpr bool r04_shape_relation_1 = (DstTileData::Cols >= SrcTileData::Cols);
+        static_assert(sim::passed_values<r04_shape_relation_1, (DstTileData::Cols), (SrcTileData::Cols)>,
+                      "TFILLPAD_EXPAND [A5]: template shapes must satisfy dst.Cols >= src.Cols");
+        return r01_dtype && r03_location && r04_shape_relation_0 && r04_shape_relation_1;
     }
 
     template <typename DstTileData, typename SrcTileData>
@@ -4163,14 +4548,21 @@ struct profile_a5 {
     static void verify_TINTERLEAVE([[maybe_unused]] const TileDataDst& dst1, [[maybe_unused]] const TileDataDst& dst0,
                                    [[maybe_unused]] const TileDataSrc& src1, [[maybe_unused]] const TileDataSrc& src0) {
         if (!(dst0.GetValidRow() == dst1.GetValidRow() && dst0.GetValidCol() == dst1.GetValidCol()))
-            sim::fail("TINTERLEAVE [A5]", "dst0 and dst1 must have the same valid row/col");
+            sim::fail("TINTERLEAVE [A5]", "dst0 and dst1 must have the same valid row/col", "dst0.GetValidRow()",
+                      dst0.GetValidRow(), "dst1.GetValidRow()", dst1.GetValidRow(), "dst0.GetValidCol()",
+                      dst0.GetValidCol(), "dst1.GetValidCol()", dst1.GetValidCol());
         if (!(src0.GetValidRow() == dst0.GetValidRow()))
-            sim::fail("TINTERLEAVE [A5]", "src0 must have the valid rows of dst0");
+            sim::fail("TINTERLEAVE [A5]", "src0 must have the valid rows of dst0", "src0.GetValidRow()",
+                      src0.GetValidRow(), "dst0.GetValidRow()", dst0.GetValidRow());
         if (!(dst0.GetValidCol() % 2 == 0))
-            sim::fail("TINTERLEAVE [A5]", "the valid cols of dst0 must be a multiple of 2");
+            sim::fail("TINTERLEAVE [A5]", "the valid cols of dst0 must be a multiple of 2", "dst0.GetValidCol()",
+                      dst0.GetValidCol());
         if (!(dst0.GetValidRow() == src0.GetValidRow() && dst0.GetValidCol() == src0.GetValidCol() &&
               dst0.GetValidRow() == src1.GetValidRow() && dst0.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TINTERLEAVE [A5]", "dst0, src0 and src1 must have the same valid row/col");
+            sim::fail("TINTERLEAVE [A5]", "dst0, src0 and src1 must have the same valid row/col", "dst0.GetValidRow()",
+                      dst0.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst0.GetValidCol()",
+                      dst0.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tdeinterleave (specs/ops/layout_and_rearrangement/tdeinterleave.yaml)
@@ -4206,7 +4598,11 @@ struct profile_a5 {
         if (!(src0.GetValidRow() == src1.GetValidRow() && src0.GetValidCol() == src1.GetValidCol() &&
               src0.GetValidRow() == dst0.GetValidRow() && src0.GetValidCol() == dst0.GetValidCol() &&
               src0.GetValidRow() == dst1.GetValidRow() && src0.GetValidCol() == dst1.GetValidCol()))
-            sim::fail("TDEINTERLEAVE [A5]", "src0, src1, dst0 and dst1 must have the same valid row/col");
+            sim::fail("TDEINTERLEAVE [A5]", "src0, src1, dst0 and dst1 must have the same valid row/col",
+                      "src0.GetValidRow()", src0.GetValidRow(), "src1.GetValidRow()", src1.GetValidRow(),
+                      "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidCol()", src1.GetValidCol(),
+                      "dst0.GetValidRow()", dst0.GetValidRow(), "dst0.GetValidCol()", dst0.GetValidCol(),
+                      "dst1.GetValidRow()", dst1.GetValidRow(), "dst1.GetValidCol()", dst1.GetValidCol());
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -4219,7 +4615,8 @@ struct profile_a5 {
                                         [[maybe_unused]] TileDataSrc& src) {
         [[maybe_unused]] const auto& src0 = src;
         if (!(src0.GetValidCol() == 2 * dst0.GetValidCol()))
-            sim::fail("TDEINTERLEAVE [A5]", "src0 must have 2 times the valid cols of dst0");
+            sim::fail("TDEINTERLEAVE [A5]", "src0 must have 2 times the valid cols of dst0", "src0.GetValidCol()",
+                      src0.GetValidCol(), "dst0.GetValidCol()", dst0.GetValidCol());
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -4227,11 +4624,15 @@ struct profile_a5 {
                                      [[maybe_unused]] const TileDataSrc& src1,
                                      [[maybe_unused]] const TileDataSrc& src0) {
         if (!(dst0.GetValidRow() == dst1.GetValidRow() && dst0.GetValidCol() == dst1.GetValidCol()))
-            sim::fail("TDEINTERLEAVE [A5]", "dst0 and dst1 must have the same valid row/col");
+            sim::fail("TDEINTERLEAVE [A5]", "dst0 and dst1 must have the same valid row/col", "dst0.GetValidRow()",
+                      dst0.GetValidRow(), "dst1.GetValidRow()", dst1.GetValidRow(), "dst0.GetValidCol()",
+                      dst0.GetValidCol(), "dst1.GetValidCol()", dst1.GetValidCol());
         if (!(src0.GetValidRow() == dst0.GetValidRow()))
-            sim::fail("TDEINTERLEAVE [A5]", "src0 must have the valid rows of dst0");
+            sim::fail("TDEINTERLEAVE [A5]", "src0 must have the valid rows of dst0", "src0.GetValidRow()",
+                      src0.GetValidRow(), "dst0.GetValidRow()", dst0.GetValidRow());
         if (!(src0.GetValidCol() % 2 == 0))
-            sim::fail("TDEINTERLEAVE [A5]", "the valid cols of src0 must be a multiple of 2");
+            sim::fail("TDEINTERLEAVE [A5]", "the valid cols of src0 must be a multiple of 2", "src0.GetValidCol()",
+                      src0.GetValidCol());
     }
 
     // pto.timg2col (specs/ops/layout_and_rearrangement/timg2col.yaml)
@@ -4265,7 +4666,8 @@ struct profile_a5 {
         constexpr bool r04_valid_bounds = TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols;
         static_assert(r04_valid_bounds, "TCI [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         constexpr bool r05_shape_relation = (TileData::Rows == 1);
-        static_assert(r05_shape_relation, "TCI [A5]: template shapes must satisfy dst.Rows == 1");
+        static_assert(sim::passed_values<r05_shape_relation, (TileData::Rows), (1)>,
+                      "TCI [A5]: template shapes must satisfy dst.Rows == 1");
         constexpr bool r06_same_dtype = std::is_same_v<typename TileData::DType, T>;
         static_assert(r06_same_dtype, "TCI [A5]: dst and start must have the same DType");
         return r01_dtype && r03_location && r04_valid_bounds && r05_shape_relation && r06_same_dtype;
@@ -4329,7 +4731,10 @@ struct profile_a5 {
               (src1.GetValidRow() == dst.GetValidRow() && src1.GetValidCol() == dst.GetValidCol() &&
                src0.GetValidRow() <= dst.GetValidRow() && src0.GetValidCol() <= dst.GetValidCol())))
             sim::fail("TPARTADD [A5]",
-                      "src0 or src1 must have the valid region of dst and the other's must lie within it");
+                      "src0 or src1 must have the valid region of dst and the other's must lie within it",
+                      "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidRow()", dst.GetValidRow(),
+                      "src0.GetValidCol()", src0.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src1.GetValidRow()", src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tpartmul (specs/ops/irregular_and_complex/tpartmul.yaml)
@@ -4365,7 +4770,10 @@ struct profile_a5 {
               (src1.GetValidRow() == dst.GetValidRow() && src1.GetValidCol() == dst.GetValidCol() &&
                src0.GetValidRow() <= dst.GetValidRow() && src0.GetValidCol() <= dst.GetValidCol())))
             sim::fail("TPARTMUL [A5]",
-                      "src0 or src1 must have the valid region of dst and the other's must lie within it");
+                      "src0 or src1 must have the valid region of dst and the other's must lie within it",
+                      "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidRow()", dst.GetValidRow(),
+                      "src0.GetValidCol()", src0.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src1.GetValidRow()", src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tpartmax (specs/ops/irregular_and_complex/tpartmax.yaml)
@@ -4401,7 +4809,10 @@ struct profile_a5 {
               (src1.GetValidRow() == dst.GetValidRow() && src1.GetValidCol() == dst.GetValidCol() &&
                src0.GetValidRow() <= dst.GetValidRow() && src0.GetValidCol() <= dst.GetValidCol())))
             sim::fail("TPARTMAX [A5]",
-                      "src0 or src1 must have the valid region of dst and the other's must lie within it");
+                      "src0 or src1 must have the valid region of dst and the other's must lie within it",
+                      "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidRow()", dst.GetValidRow(),
+                      "src0.GetValidCol()", src0.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src1.GetValidRow()", src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tpartmin (specs/ops/irregular_and_complex/tpartmin.yaml)
@@ -4437,7 +4848,10 @@ struct profile_a5 {
               (src1.GetValidRow() == dst.GetValidRow() && src1.GetValidCol() == dst.GetValidCol() &&
                src0.GetValidRow() <= dst.GetValidRow() && src0.GetValidCol() <= dst.GetValidCol())))
             sim::fail("TPARTMIN [A5]",
-                      "src0 or src1 must have the valid region of dst and the other's must lie within it");
+                      "src0 or src1 must have the valid region of dst and the other's must lie within it",
+                      "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidRow()", dst.GetValidRow(),
+                      "src0.GetValidCol()", src0.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src1.GetValidRow()", src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tpartargmax (specs/ops/irregular_and_complex/tpartargmax.yaml)
@@ -4484,13 +4898,22 @@ struct profile_a5 {
                                    [[maybe_unused]] const TileDataSrc1Idx& src1_idx) {
         if (!((src0.GetValidRow() == dst.GetValidRow() && src0.GetValidCol() == dst.GetValidCol()) ||
               (src1.GetValidRow() == dst.GetValidRow() && src1.GetValidCol() == dst.GetValidCol())))
-            sim::fail("TPARTARGMAX [A5]", "src0 or src1 must have the valid region of dst");
+            sim::fail("TPARTARGMAX [A5]", "src0 or src1 must have the valid region of dst", "src0.GetValidRow()",
+                      src0.GetValidRow(), "dst.GetValidRow()", dst.GetValidRow(), "src0.GetValidCol()",
+                      src0.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
         if (!(src0.GetValidRow() == src0_idx.GetValidRow() && src0.GetValidCol() == src0_idx.GetValidCol()))
-            sim::fail("TPARTARGMAX [A5]", "src0 and src0_idx must have the same valid row/col");
+            sim::fail("TPARTARGMAX [A5]", "src0 and src0_idx must have the same valid row/col", "src0.GetValidRow()",
+                      src0.GetValidRow(), "src0_idx.GetValidRow()", src0_idx.GetValidRow(), "src0.GetValidCol()",
+                      src0.GetValidCol(), "src0_idx.GetValidCol()", src0_idx.GetValidCol());
         if (!(src1.GetValidRow() == src1_idx.GetValidRow() && src1.GetValidCol() == src1_idx.GetValidCol()))
-            sim::fail("TPARTARGMAX [A5]", "src1 and src1_idx must have the same valid row/col");
+            sim::fail("TPARTARGMAX [A5]", "src1 and src1_idx must have the same valid row/col", "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1_idx.GetValidRow()", src1_idx.GetValidRow(), "src1.GetValidCol()",
+                      src1.GetValidCol(), "src1_idx.GetValidCol()", src1_idx.GetValidCol());
         if (!(dst.GetValidRow() == dst_idx.GetValidRow() && dst.GetValidCol() == dst_idx.GetValidCol()))
-            sim::fail("TPARTARGMAX [A5]", "dst and dst_idx must have the same valid row/col");
+            sim::fail("TPARTARGMAX [A5]", "dst and dst_idx must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "dst_idx.GetValidRow()", dst_idx.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "dst_idx.GetValidCol()", dst_idx.GetValidCol());
     }
 
     // pto.tpartargmin (specs/ops/irregular_and_complex/tpartargmin.yaml)
@@ -4537,13 +4960,22 @@ struct profile_a5 {
                                    [[maybe_unused]] const TileDataSrc1Idx& src1_idx) {
         if (!((src0.GetValidRow() == dst.GetValidRow() && src0.GetValidCol() == dst.GetValidCol()) ||
               (src1.GetValidRow() == dst.GetValidRow() && src1.GetValidCol() == dst.GetValidCol())))
-            sim::fail("TPARTARGMIN [A5]", "src0 or src1 must have the valid region of dst");
+            sim::fail("TPARTARGMIN [A5]", "src0 or src1 must have the valid region of dst", "src0.GetValidRow()",
+                      src0.GetValidRow(), "dst.GetValidRow()", dst.GetValidRow(), "src0.GetValidCol()",
+                      src0.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
         if (!(src0.GetValidRow() == src0_idx.GetValidRow() && src0.GetValidCol() == src0_idx.GetValidCol()))
-            sim::fail("TPARTARGMIN [A5]", "src0 and src0_idx must have the same valid row/col");
+            sim::fail("TPARTARGMIN [A5]", "src0 and src0_idx must have the same valid row/col", "src0.GetValidRow()",
+                      src0.GetValidRow(), "src0_idx.GetValidRow()", src0_idx.GetValidRow(), "src0.GetValidCol()",
+                      src0.GetValidCol(), "src0_idx.GetValidCol()", src0_idx.GetValidCol());
         if (!(src1.GetValidRow() == src1_idx.GetValidRow() && src1.GetValidCol() == src1_idx.GetValidCol()))
-            sim::fail("TPARTARGMIN [A5]", "src1 and src1_idx must have the same valid row/col");
+            sim::fail("TPARTARGMIN [A5]", "src1 and src1_idx must have the same valid row/col", "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1_idx.GetValidRow()", src1_idx.GetValidRow(), "src1.GetValidCol()",
+                      src1.GetValidCol(), "src1_idx.GetValidCol()", src1_idx.GetValidCol());
         if (!(dst.GetValidRow() == dst_idx.GetValidRow() && dst.GetValidCol() == dst_idx.GetValidCol()))
-            sim::fail("TPARTARGMIN [A5]", "dst and dst_idx must have the same valid row/col");
+            sim::fail("TPARTARGMIN [A5]", "dst and dst_idx must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "dst_idx.GetValidRow()", dst_idx.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "dst_idx.GetValidCol()", dst_idx.GetValidCol());
     }
 
     // pto.tdequant (specs/ops/irregular_and_complex/tdequant.yaml)
@@ -4574,11 +5006,14 @@ struct profile_a5 {
                                 [[maybe_unused]] const TileDataPara& scale,
                                 [[maybe_unused]] const TileDataPara& offset) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TDEQUANT [A5]", "dst and src must have the same valid row/col");
+            sim::fail("TDEQUANT [A5]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
         if (!(scale.GetValidRow() == dst.GetValidRow()))
-            sim::fail("TDEQUANT [A5]", "scale must have the valid rows of dst");
+            sim::fail("TDEQUANT [A5]", "scale must have the valid rows of dst", "scale.GetValidRow()",
+                      scale.GetValidRow(), "dst.GetValidRow()", dst.GetValidRow());
         if (!(scale.GetValidCol() == 1))
-            sim::fail("TDEQUANT [A5]", "the valid cols of scale must be 1");
+            sim::fail("TDEQUANT [A5]", "the valid cols of scale must be 1", "scale.GetValidCol()", scale.GetValidCol());
     }
 
     // pto.tsort32 (specs/ops/irregular_and_complex/tsort32.yaml)
@@ -4608,14 +5043,17 @@ struct profile_a5 {
     static void verify_TSORT32_f0([[maybe_unused]] DstTileData& dst, [[maybe_unused]] SrcTileData& src,
                                   [[maybe_unused]] IdxTileData& idx) {
         if (!(src.GetValidCol() % 32 == 0))
-            sim::fail("TSORT32 [A5]", "the valid cols of src must be a multiple of 32");
+            sim::fail("TSORT32 [A5]", "the valid cols of src must be a multiple of 32", "src.GetValidCol()",
+                      src.GetValidCol());
     }
 
     template <typename DstTileData, typename SrcTileData, typename IdxTileData>
     static void verify_TSORT32([[maybe_unused]] const DstTileData& dst, [[maybe_unused]] const SrcTileData& src,
                                [[maybe_unused]] const IdxTileData& idx) {
         if (!(src.GetValidRow() == idx.GetValidRow() && src.GetValidCol() == idx.GetValidCol()))
-            sim::fail("TSORT32 [A5]", "src and idx must have the same valid row/col");
+            sim::fail("TSORT32 [A5]", "src and idx must have the same valid row/col", "src.GetValidRow()",
+                      src.GetValidRow(), "idx.GetValidRow()", idx.GetValidRow(), "src.GetValidCol()", src.GetValidCol(),
+                      "idx.GetValidCol()", idx.GetValidCol());
     }
 
     // pto.tmrgsort (specs/ops/irregular_and_complex/tmrgsort.yaml)
@@ -4630,10 +5068,14 @@ struct profile_a5 {
         static_assert(r04_row_major, "TMRGSORT [A5]: tile layout must be row-major");
         constexpr bool r05_location = DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec;
         static_assert(r05_location, "TMRGSORT [A5]: tile location must be TileType::Vec");
-        constexpr bool r06_shape_relation = (DstTileData::Rows == 1 && SrcTileData::Rows == 1);
-        static_assert(r06_shape_relation,
-                      "TMRGSORT [A5]: template shapes must satisfy dst.Rows == 1 and src.Rows == 1");
-        return r01_dtype && r03_same_dtype && r04_row_major && r05_location && r06_shape_relation;
+        constexpr bool r06_shape_relation_0 = (DstTileData::Rows == 1);
+        static_assert(sim::passed_values<r06_shape_relation_0, (DstTileData::Rows), (1)>,
+                      "TMRGSORT [A5]: template shapes must satisfy dst.Rows == 1");
+        constexpr bool r06_shape_relation_1 = (SrcTileData::Rows == 1);
+        static_assert(sim::passed_values<r06_shape_relation_1, (SrcTileData::Rows), (1)>,
+                      "TMRGSORT [A5]: template shapes must satisfy src.Rows == 1");
+        return r01_dtype && r03_same_dtype && r04_row_major && r05_location && r06_shape_relation_0 &&
+               r06_shape_relation_1;
     }
 
     template <typename DstTileData, typename SrcTileData>
@@ -4651,8 +5093,10 @@ struct profile_a5 {
         [[maybe_unused]] const auto& block_len = blockLen;
         if (!(block_len > 0 && block_len % 64 == 0 && src.GetValidCol() % (4 * block_len) == 0 &&
               src.GetValidCol() / (4 * block_len) >= 1 && src.GetValidCol() / (4 * block_len) <= 255))
-            sim::fail("TMRGSORT [A5]", "block_len must be a positive multiple of 64, and the valid cols of src 4 * "
-                                       "block_len times a count in [1, 255]");
+            sim::fail("TMRGSORT [A5]",
+                      "block_len must be a positive multiple of 64, and the valid cols of src 4 * block_len times a "
+                      "count in [1, 255]",
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     template <typename DstTileData, typename TmpTileData, typename Src0TileData, typename Src1TileData,
@@ -4669,14 +5113,23 @@ struct profile_a5 {
         constexpr bool r09_location = TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec &&
                                       Src2TileData::Loc == TileType::Vec && Src3TileData::Loc == TileType::Vec;
         static_assert(r09_location, "TMRGSORT [A5]: tile location must be TileType::Vec");
-        constexpr bool r10_shape_relation =
-            (TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1 && Src3TileData::Rows == 1);
-        static_assert(r10_shape_relation, "TMRGSORT [A5]: template shapes must satisfy tmp.Rows == 1, src1.Rows == 1, "
-                                          "src2.Rows == 1 and src3.Rows == 1");
+        constexpr bool r10_shape_relation_0 = (TmpTileData::Rows == 1);
+        static_assert(sim::passed_values<r10_shape_relation_0, (TmpTileData::Rows), (1)>,
+                      "TMRGSORT [A5]: template shapes must satisfy tmp.Rows == 1");
+        constexpr bool r10_shape_relation_1 = (Src1TileData::Rows == 1);
+        static_assert(sim::passed_values<r10_shape_relation_1, (Src1TileData::Rows), (1)>,
+                      "TMRGSORT [A5]: template shapes must satisfy src1.Rows == 1");
+        constexpr bool r10_shape_relation_2 = (Src2TileData::Rows == 1);
+        static_assert(sim::passed_values<r10_shape_relation_2, (Src2TileData::Rows), (1)>,
+                      "TMRGSORT [A5]: template shapes must satisfy src2.Rows == 1");
+        constexpr bool r10_shape_relation_3 = (Src3TileData::Rows == 1);
+        static_assert(sim::passed_values<r10_shape_relation_3, (Src3TileData::Rows), (1)>,
+                      "TMRGSORT [A5]: template shapes must satisfy src3.Rows == 1");
         constexpr bool r19_shape_relation =
             (TmpTileData::Cols >= Src0TileData::Cols + Src1TileData::Cols + Src2TileData::Cols + Src3TileData::Cols);
         static_assert(
-            r19_shape_relation,
+            sim::passed_values<r19_shape_relation, (TmpTileData::Cols),
+                               (Src0TileData::Cols + Src1TileData::Cols + Src2TileData::Cols + Src3TileData::Cols)>,
             "TMRGSORT [A5]: template shapes must satisfy tmp.Cols >= src0.Cols + src1.Cols + src2.Cols + src3.Cols");
         constexpr bool r23_total_bytes = (sizeof(typename TmpTileData::DType) * TmpTileData::Numel +
                                           sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
@@ -4686,8 +5139,8 @@ struct profile_a5 {
         static_assert(
             r23_total_bytes,
             "TMRGSORT [A5]: the storage of tmp, src0, src1, src2, src3 together must be below 196608 bytes (192 KiB)");
-        return r07_same_dtype && r08_row_major && r09_location && r10_shape_relation && r19_shape_relation &&
-               r23_total_bytes;
+        return r07_same_dtype && r08_row_major && r09_location && r10_shape_relation_0 && r10_shape_relation_1 &&
+               r10_shape_relation_2 && r10_shape_relation_3 && r19_shape_relation && r23_total_bytes;
     }
 
     template <typename DstTileData, typename TmpTileData, typename Src0TileData, typename Src1TileData,
@@ -4702,13 +5155,19 @@ struct profile_a5 {
         constexpr bool r13_location = TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec &&
                                       Src2TileData::Loc == TileType::Vec;
         static_assert(r13_location, "TMRGSORT [A5]: tile location must be TileType::Vec");
-        constexpr bool r14_shape_relation =
-            (TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1);
-        static_assert(r14_shape_relation,
-                      "TMRGSORT [A5]: template shapes must satisfy tmp.Rows == 1, src1.Rows == 1 and src2.Rows == 1");
+        constexpr bool r14_shape_relation_0 = (TmpTileData::Rows == 1);
+        static_assert(sim::passed_values<r14_shape_relation_0, (TmpTileData::Rows), (1)>,
+                      "TMRGSORT [A5]: template shapes must satisfy tmp.Rows == 1");
+        constexpr bool r14_shape_relation_1 = (Src1TileData::Rows == 1);
+        static_assert(sim::passed_values<r14_shape_relation_1, (Src1TileData::Rows), (1)>,
+                      "TMRGSORT [A5]: template shapes must satisfy src1.Rows == 1");
+        constexpr bool r14_shape_relation_2 = (Src2TileData::Rows == 1);
+        static_assert(sim::passed_values<r14_shape_relation_2, (Src2TileData::Rows), (1)>,
+                      "TMRGSORT [A5]: template shapes must satisfy src2.Rows == 1");
         constexpr bool r20_shape_relation =
             (TmpTileData::Cols >= Src0TileData::Cols + Src1TileData::Cols + Src2TileData::Cols);
-        static_assert(r20_shape_relation,
+        static_assert(sim::passed_values<r20_shape_relation, (TmpTileData::Cols),
+                                         (Src0TileData::Cols + Src1TileData::Cols + Src2TileData::Cols)>,
                       "TMRGSORT [A5]: template shapes must satisfy tmp.Cols >= src0.Cols + src1.Cols + src2.Cols");
         constexpr bool r24_total_bytes = (sizeof(typename TmpTileData::DType) * TmpTileData::Numel +
                                           sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
@@ -4717,8 +5176,8 @@ struct profile_a5 {
         static_assert(
             r24_total_bytes,
             "TMRGSORT [A5]: the storage of tmp, src0, src1, src2 together must be below 196608 bytes (192 KiB)");
-        return r11_same_dtype && r12_row_major && r13_location && r14_shape_relation && r20_shape_relation &&
-               r24_total_bytes;
+        return r11_same_dtype && r12_row_major && r13_location && r14_shape_relation_0 && r14_shape_relation_1 &&
+               r14_shape_relation_2 && r20_shape_relation && r24_total_bytes;
     }
 
     template <typename DstTileData, typename TmpTileData, typename Src0TileData, typename Src1TileData, bool exhausted>
@@ -4730,19 +5189,23 @@ struct profile_a5 {
         static_assert(r16_row_major, "TMRGSORT [A5]: tile layout must be row-major");
         constexpr bool r17_location = TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec;
         static_assert(r17_location, "TMRGSORT [A5]: tile location must be TileType::Vec");
-        constexpr bool r18_shape_relation = (TmpTileData::Rows == 1 && Src1TileData::Rows == 1);
-        static_assert(r18_shape_relation,
-                      "TMRGSORT [A5]: template shapes must satisfy tmp.Rows == 1 and src1.Rows == 1");
+        constexpr bool r18_shape_relation_0 = (TmpTileData::Rows == 1);
+        static_assert(sim::passed_values<r18_shape_relation_0, (TmpTileData::Rows), (1)>,
+                      "TMRGSORT [A5]: template shapes must satisfy tmp.Rows == 1");
+        constexpr bool r18_shape_relation_1 = (Src1TileData::Rows == 1);
+        static_assert(sim::passed_values<r18_shape_relation_1, (Src1TileData::Rows), (1)>,
+                      "TMRGSORT [A5]: template shapes must satisfy src1.Rows == 1");
         constexpr bool r21_shape_relation = (TmpTileData::Cols >= Src0TileData::Cols + Src1TileData::Cols);
-        static_assert(r21_shape_relation,
-                      "TMRGSORT [A5]: template shapes must satisfy tmp.Cols >= src0.Cols + src1.Cols");
+        static_assert(
+            sim::passed_values<r21_shape_relation, (TmpTileData::Cols), (Src0TileData::Cols + Src1TileData::Cols)>,
+            "TMRGSORT [A5]: template shapes must satisfy tmp.Cols >= src0.Cols + src1.Cols");
         constexpr bool r25_total_bytes = (sizeof(typename TmpTileData::DType) * TmpTileData::Numel +
                                           sizeof(typename Src0TileData::DType) * Src0TileData::Numel +
                                           sizeof(typename Src1TileData::DType) * Src1TileData::Numel) < 196608;
         static_assert(r25_total_bytes,
                       "TMRGSORT [A5]: the storage of tmp, src0, src1 together must be below 196608 bytes (192 KiB)");
-        return r15_same_dtype && r16_row_major && r17_location && r18_shape_relation && r21_shape_relation &&
-               r25_total_bytes;
+        return r15_same_dtype && r16_row_major && r17_location && r18_shape_relation_0 && r18_shape_relation_1 &&
+               r21_shape_relation && r25_total_bytes;
     }
 
     template <typename DstTileData, typename SrcTileData>
@@ -4813,7 +5276,8 @@ struct profile_a5 {
     static void verify_TGATHER_f2([[maybe_unused]] DstTileData& dst, [[maybe_unused]] SrcTileData& src) {
         if (!(!(gatherType == GatherAxis::GATHER_ROW) || dst.GetValidCol() == DstTileData::Cols))
             sim::fail("TGATHER [A5]",
-                      "the valid cols of dst must be all its cols when gatherType is GatherAxis::GATHER_ROW");
+                      "the valid cols of dst must be all its cols when gatherType is GatherAxis::GATHER_ROW",
+                      "dst.GetValidCol()", dst.GetValidCol());
     }
 
     template <typename TileDataD, typename TileDataS0, typename TileDataS1, typename TileDataTmp>
@@ -4845,7 +5309,8 @@ struct profile_a5 {
     static void verify_TGATHERB([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src,
                                 [[maybe_unused]] const TileDataOffset& offset) {
         if (!(dst.GetValidCol() * sizeof(typename TileDataDst::DType) % 32 == 0))
-            sim::fail("TGATHERB [A5]", "the valid cols of dst must span a multiple of 32 bytes");
+            sim::fail("TGATHERB [A5]", "the valid cols of dst must span a multiple of 32 bytes", "dst.GetValidCol()",
+                      dst.GetValidCol());
     }
 
     // pto.tscatter (specs/ops/irregular_and_complex/tscatter.yaml)
@@ -4915,30 +5380,53 @@ struct profile_a5 {
                                              (byte == HistByte::BYTE_0 || byte == HistByte::BYTE_1));
         static_assert(r06_template_value, "THISTOGRAM [A5]: template argument byte must be HistByte::BYTE_0 or "
                                           "HistByte::BYTE_1 when src is uint16_t");
-        constexpr bool r08_shape_relation =
+        constexpr bool r08_shape_relation_0 =
             (!(sim::is_one_of_v<typename TileDataSrc::DType, uint32_t> && byte == HistByte::BYTE_2) ||
-             (TileDataIdx::Rows == 1 && TileDataIdx::Cols == TileDataSrc::Cols));
-        static_assert(r08_shape_relation, "THISTOGRAM [A5]: template shapes must satisfy idx.Rows == 1 and idx.Cols == "
-                                          "src.Cols when src is uint32_t and byte is HistByte::BYTE_2");
-        constexpr bool r09_shape_relation =
+             (TileDataIdx::Rows == 1));
+        static_assert(sim::passed_values<r08_shape_relation_0, (TileDataIdx::Rows), (1)>,
+                      "THISTOGRAM [A5]: template shapes must satisfy idx.Rows == 1 when src is uint32_t and byte is "
+                      "HistByte::BYTE_2");
+        constexpr bool r08_shape_relation_1 =
+            (!(sim::is_one_of_v<typename TileDataSrc::DType, uint32_t> && byte == HistByte::BYTE_2) ||
+             (TileDataIdx::Cols == TileDataSrc::Cols));
+        static_assert(sim::passed_values<r08_shape_relation_1, (TileDataIdx::Cols), (TileDataSrc::Cols)>,
+                      "THISTOGRAM [A5]: template shapes must satisfy idx.Cols == src.Cols when src is uint32_t and "
+                      "byte is HistByte::BYTE_2");
+        constexpr bool r09_shape_relation_0 =
             (!(sim::is_one_of_v<typename TileDataSrc::DType, uint32_t> && byte == HistByte::BYTE_1) ||
-             (TileDataIdx::Rows == 2 && TileDataIdx::Cols == TileDataSrc::Cols));
-        static_assert(r09_shape_relation, "THISTOGRAM [A5]: template shapes must satisfy idx.Rows == 2 and idx.Cols == "
-                                          "src.Cols when src is uint32_t and byte is HistByte::BYTE_1");
-        constexpr bool r10_shape_relation =
+             (TileDataIdx::Rows == 2));
+        static_assert(sim::passed_values<r09_shape_relation_0, (TileDataIdx::Rows), (2)>,
+                      "THISTOGRAM [A5]: template shapes must satisfy idx.Rows == 2 when src is uint32_t and byte is "
+                      "HistByte::BYTE_1");
+        constexpr bool r09_shape_relation_1 =
+            (!(sim::is_one_of_v<typename TileDataSrc::DType, uint32_t> && byte == HistByte::BYTE_1) ||
+             (TileDataIdx::Cols == TileDataSrc::Cols));
+        static_assert(sim::passed_values<r09_shape_relation_1, (TileDataIdx::Cols), (TileDataSrc::Cols)>,
+                      "THISTOGRAM [A5]: template shapes must satisfy idx.Cols == src.Cols when src is uint32_t and "
+                      "byte is HistByte::BYTE_1");
+        constexpr bool r10_shape_relation_0 =
             (!(sim::is_one_of_v<typename TileDataSrc::DType, uint32_t> && byte == HistByte::BYTE_0) ||
-             (TileDataIdx::Rows == 3 && TileDataIdx::Cols == TileDataSrc::Cols));
-        static_assert(r10_shape_relation, "THISTOGRAM [A5]: template shapes must satisfy idx.Rows == 3 and idx.Cols == "
-                                          "src.Cols when src is uint32_t and byte is HistByte::BYTE_0");
+             (TileDataIdx::Rows == 3));
+        static_assert(sim::passed_values<r10_shape_relation_0, (TileDataIdx::Rows), (3)>,
+                      "THISTOGRAM [A5]: template shapes must satisfy idx.Rows == 3 when src is uint32_t and byte is "
+                      "HistByte::BYTE_0");
+        constexpr bool r10_shape_relation_1 =
+            (!(sim::is_one_of_v<typename TileDataSrc::DType, uint32_t> && byte == HistByte::BYTE_0) ||
+             (TileDataIdx::Cols == TileDataSrc::Cols));
+        static_assert(sim::passed_values<r10_shape_relation_1, (TileDataIdx::Cols), (TileDataSrc::Cols)>,
+                      "THISTOGRAM [A5]: template shapes must satisfy idx.Cols == src.Cols when src is uint32_t and "
+                      "byte is HistByte::BYTE_0");
         return r00_dtype && r01_dtype && r02_dtype && r03_row_major && r04_location && r06_template_value &&
-               r08_shape_relation && r09_shape_relation && r10_shape_relation;
+               r08_shape_relation_0 && r08_shape_relation_1 && r09_shape_relation_0 && r09_shape_relation_1 &&
+               r10_shape_relation_0 && r10_shape_relation_1;
     }
 
     template <typename TileDataDst, typename TileDataSrc, typename TileDataIdx>
     static void verify_THISTOGRAM([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src,
                                   [[maybe_unused]] const TileDataIdx& idx) {
         if (!(dst.GetValidCol() >= 256))
-            sim::fail("THISTOGRAM [A5]", "dst must have at least 256 valid cols");
+            sim::fail("THISTOGRAM [A5]", "dst must have at least 256 valid cols", "dst.GetValidCol()",
+                      dst.GetValidCol());
     }
 
     // pto.trandom (specs/ops/irregular_and_complex/trandom.yaml)

@@ -4,8 +4,9 @@
 // (pto::profiled::OP<pto::profile_cpu>(...)); the intrinsics use the selected one.
 //
 // check_<OP>() holds the op's compile-time rules: each is one named constant (r<index>_<kind>, the
-// index being the rule's place in the spec's constraints), asserted with the rule's message, so each
-// broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the simulation
+// index being the rule's place in the spec's constraints; a shape rule has one per relation, _<k>),
+// asserted with the rule's message, so each broken rule is one diagnostic (the compiler's note shows
+// the element types or extents passed, through sim::passed_types / sim::passed_values); the result tells the intrinsic whether to instantiate the simulation
 // at all (so a rejected call reports its rules and nothing else). check_<OP>_f<k>() holds the rules
 // only declaration k is checked against, in its own scope, and check_<OP>_<variant>() the rules of a
 // `variants:` entry of the spec, which replace the op's own. verify_<OP>() (verify_<OP>_f<k>())
@@ -47,7 +48,9 @@ struct profile_cpu {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TADDS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TADDS [CPU]", "dst and src must have the same valid row/col");
+            sim::fail("TADDS [CPU]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.taxpy (specs/ops/tile_scalar_and_immediate/taxpy.yaml)
@@ -70,7 +73,9 @@ struct profile_cpu {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TAXPY([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src0) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-            sim::fail("TAXPY [CPU]", "dst and src0 must have the same valid row/col");
+            sim::fail("TAXPY [CPU]", "dst and src0 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol());
     }
 
     // pto.tsubs (specs/ops/tile_scalar_and_immediate/tsubs.yaml)
@@ -96,7 +101,9 @@ struct profile_cpu {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TSUBS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TSUBS [CPU]", "dst and src must have the same valid row/col");
+            sim::fail("TSUBS [CPU]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tmuls (specs/ops/tile_scalar_and_immediate/tmuls.yaml)
@@ -122,7 +129,9 @@ struct profile_cpu {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TMULS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TMULS [CPU]", "dst and src must have the same valid row/col");
+            sim::fail("TMULS [CPU]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tpows (specs/ops/tile_scalar_and_immediate/tpows.yaml)
@@ -154,7 +163,9 @@ struct profile_cpu {
     static void verify_TPOWS([[maybe_unused]] const DstTile& dst, [[maybe_unused]] const BaseTile& base,
                              [[maybe_unused]] const TmpTile& tmp) {
         if (!(dst.GetValidRow() == base.GetValidRow() && dst.GetValidCol() == base.GetValidCol()))
-            sim::fail("TPOWS [CPU]", "dst and base must have the same valid row/col");
+            sim::fail("TPOWS [CPU]", "dst and base must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "base.GetValidRow()", base.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "base.GetValidCol()", base.GetValidCol());
     }
 
     // pto.tdivs (specs/ops/tile_scalar_and_immediate/tdivs.yaml)
@@ -181,7 +192,9 @@ struct profile_cpu {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TDIVS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TDIVS [CPU]", "dst and src must have the same valid row/col");
+            sim::fail("TDIVS [CPU]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tfmods (specs/ops/tile_scalar_and_immediate/tfmods.yaml)
@@ -206,7 +219,9 @@ struct profile_cpu {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TFMODS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TFMODS [CPU]", "dst and src must have the same valid row/col");
+            sim::fail("TFMODS [CPU]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.trems (specs/ops/tile_scalar_and_immediate/trems.yaml)
@@ -235,7 +250,9 @@ struct profile_cpu {
     static void verify_TREMS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src,
                              [[maybe_unused]] const TileDataTmp& tmp) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TREMS [CPU]", "dst and src must have the same valid row/col");
+            sim::fail("TREMS [CPU]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tmins (specs/ops/tile_scalar_and_immediate/tmins.yaml)
@@ -261,7 +278,9 @@ struct profile_cpu {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TMINS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TMINS [CPU]", "dst and src must have the same valid row/col");
+            sim::fail("TMINS [CPU]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tmaxs (specs/ops/tile_scalar_and_immediate/tmaxs.yaml)
@@ -287,7 +306,9 @@ struct profile_cpu {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TMAXS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TMAXS [CPU]", "dst and src must have the same valid row/col");
+            sim::fail("TMAXS [CPU]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tands (specs/ops/tile_scalar_and_immediate/tands.yaml)
@@ -312,7 +333,9 @@ struct profile_cpu {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TANDS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TANDS [CPU]", "dst and src must have the same valid row/col");
+            sim::fail("TANDS [CPU]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tors (specs/ops/tile_scalar_and_immediate/tors.yaml)
@@ -337,7 +360,9 @@ struct profile_cpu {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TORS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TORS [CPU]", "dst and src must have the same valid row/col");
+            sim::fail("TORS [CPU]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.txors (specs/ops/tile_scalar_and_immediate/txors.yaml)
@@ -363,7 +388,9 @@ struct profile_cpu {
     static void verify_TXORS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src,
                              [[maybe_unused]] const TileDataTmp& tmp) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TXORS [CPU]", "dst and src must have the same valid row/col");
+            sim::fail("TXORS [CPU]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tshls (specs/ops/tile_scalar_and_immediate/tshls.yaml)
@@ -389,7 +416,9 @@ struct profile_cpu {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TSHLS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TSHLS [CPU]", "dst and src must have the same valid row/col");
+            sim::fail("TSHLS [CPU]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tshrs (specs/ops/tile_scalar_and_immediate/tshrs.yaml)
@@ -415,7 +444,9 @@ struct profile_cpu {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TSHRS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TSHRS [CPU]", "dst and src must have the same valid row/col");
+            sim::fail("TSHRS [CPU]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tlrelu (specs/ops/tile_scalar_and_immediate/tlrelu.yaml)
@@ -439,7 +470,9 @@ struct profile_cpu {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TLRELU([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TLRELU [CPU]", "dst and src must have the same valid row/col");
+            sim::fail("TLRELU [CPU]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.taddsc (specs/ops/tile_scalar_and_immediate/taddsc.yaml)
@@ -465,7 +498,10 @@ struct profile_cpu {
                               [[maybe_unused]] const TileData& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TADDSC [CPU]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TADDSC [CPU]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tsubsc (specs/ops/tile_scalar_and_immediate/tsubsc.yaml)
@@ -491,7 +527,10 @@ struct profile_cpu {
                               [[maybe_unused]] const TileData& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TSUBSC [CPU]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TSUBSC [CPU]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.texpands (specs/ops/tile_scalar_and_immediate/texpands.yaml)
@@ -532,7 +571,8 @@ struct profile_cpu {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TCMPS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src0) {
         if (!(dst.GetValidRow() == src0.GetValidRow()))
-            sim::fail("TCMPS [CPU]", "dst must have the valid rows of src0");
+            sim::fail("TCMPS [CPU]", "dst must have the valid rows of src0", "dst.GetValidRow()", dst.GetValidRow(),
+                      "src0.GetValidRow()", src0.GetValidRow());
     }
 
     // pto.tsels (specs/ops/tile_scalar_and_immediate/tsels.yaml)
@@ -556,7 +596,9 @@ struct profile_cpu {
     static void verify_TSELS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataMask& mask,
                              [[maybe_unused]] const TileDataSrc& src, [[maybe_unused]] const TileDataTmp& tmp) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TSELS [CPU]", "dst and src must have the same valid row/col");
+            sim::fail("TSELS [CPU]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tadd (specs/ops/elementwise_tile_tile/tadd.yaml)
@@ -590,7 +632,10 @@ struct profile_cpu {
                             [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TADD [CPU]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TADD [CPU]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tabs (specs/ops/elementwise_tile_tile/tabs.yaml)
@@ -614,7 +659,9 @@ struct profile_cpu {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TABS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TABS [CPU]", "dst and src must have the same valid row/col");
+            sim::fail("TABS [CPU]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tand (specs/ops/elementwise_tile_tile/tand.yaml)
@@ -645,7 +692,10 @@ struct profile_cpu {
                             [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TAND [CPU]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TAND [CPU]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tor (specs/ops/elementwise_tile_tile/tor.yaml)
@@ -676,7 +726,10 @@ struct profile_cpu {
                            [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TOR [CPU]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TOR [CPU]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tsub (specs/ops/elementwise_tile_tile/tsub.yaml)
@@ -716,10 +769,16 @@ struct profile_cpu {
             sim::fail(
                 "TSUB [CPU]",
                 "dst, src0 and src1 must have the same valid row/col, except when dst is a Vec tile: then its valid "
-                "region is read from the storage of src0 and src1 and must lie within their rows and columns");
+                "region is read from the storage of src0 and src1 and must lie within their rows and columns",
+                "dst.GetValidRow()", dst.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(), "src0.GetValidRow()",
+                src0.GetValidRow(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()", src1.GetValidRow(),
+                "src1.GetValidCol()", src1.GetValidCol());
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::warn("TSUB [CPU]", "dst, src0 and src1 must have the same valid row/col");
+            sim::warn("TSUB [CPU]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tmul (specs/ops/elementwise_tile_tile/tmul.yaml)
@@ -752,7 +811,10 @@ struct profile_cpu {
                             [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TMUL [CPU]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TMUL [CPU]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tmin (specs/ops/elementwise_tile_tile/tmin.yaml)
@@ -786,7 +848,10 @@ struct profile_cpu {
                             [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TMIN [CPU]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TMIN [CPU]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tmax (specs/ops/elementwise_tile_tile/tmax.yaml)
@@ -820,7 +885,10 @@ struct profile_cpu {
                             [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TMAX [CPU]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TMAX [CPU]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tcmp (specs/ops/elementwise_tile_tile/tcmp.yaml)
@@ -851,9 +919,12 @@ struct profile_cpu {
     static void verify_TCMP([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                             [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(src0.GetValidRow() == src1.GetValidRow() && src0.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TCMP [CPU]", "src0 and src1 must have the same valid row/col");
+            sim::fail("TCMP [CPU]", "src0 and src1 must have the same valid row/col", "src0.GetValidRow()",
+                      src0.GetValidRow(), "src1.GetValidRow()", src1.GetValidRow(), "src0.GetValidCol()",
+                      src0.GetValidCol(), "src1.GetValidCol()", src1.GetValidCol());
         if (!(dst.GetValidRow() == src0.GetValidRow()))
-            sim::fail("TCMP [CPU]", "dst must have the valid rows of src0");
+            sim::fail("TCMP [CPU]", "dst must have the valid rows of src0", "dst.GetValidRow()", dst.GetValidRow(),
+                      "src0.GetValidRow()", src0.GetValidRow());
     }
 
     // pto.tdiv (specs/ops/elementwise_tile_tile/tdiv.yaml)
@@ -888,7 +959,10 @@ struct profile_cpu {
                             [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TDIV [CPU]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TDIV [CPU]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tshl (specs/ops/elementwise_tile_tile/tshl.yaml)
@@ -921,7 +995,10 @@ struct profile_cpu {
                             [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TSHL [CPU]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TSHL [CPU]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tshr (specs/ops/elementwise_tile_tile/tshr.yaml)
@@ -954,7 +1031,10 @@ struct profile_cpu {
                             [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TSHR [CPU]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TSHR [CPU]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.txor (specs/ops/elementwise_tile_tile/txor.yaml)
@@ -986,7 +1066,10 @@ struct profile_cpu {
                             [[maybe_unused]] const TileDataSrc1& src1, [[maybe_unused]] const TileDataTmp& tmp) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TXOR [CPU]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TXOR [CPU]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tlog (specs/ops/elementwise_tile_tile/tlog.yaml)
@@ -1010,7 +1093,9 @@ struct profile_cpu {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TLOG([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TLOG [CPU]", "dst and src must have the same valid row/col");
+            sim::fail("TLOG [CPU]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.trecip (specs/ops/elementwise_tile_tile/trecip.yaml)
@@ -1033,7 +1118,9 @@ struct profile_cpu {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TRECIP([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TRECIP [CPU]", "dst and src must have the same valid row/col");
+            sim::fail("TRECIP [CPU]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tprelu (specs/ops/elementwise_tile_tile/tprelu.yaml)
@@ -1052,7 +1139,10 @@ struct profile_cpu {
                               [[maybe_unused]] const TileData& src1, [[maybe_unused]] const TmpT& tmp) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TPRELU [CPU]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TPRELU [CPU]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.taddc (specs/ops/elementwise_tile_tile/taddc.yaml)
@@ -1087,7 +1177,11 @@ struct profile_cpu {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol() &&
               dst.GetValidRow() == src2.GetValidRow() && dst.GetValidCol() == src2.GetValidCol()))
-            sim::fail("TADDC [CPU]", "dst, src0, src1 and src2 must have the same valid row/col");
+            sim::fail("TADDC [CPU]", "dst, src0, src1 and src2 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol(), "src2.GetValidRow()",
+                      src2.GetValidRow(), "src2.GetValidCol()", src2.GetValidCol());
     }
 
     // pto.tsubc (specs/ops/elementwise_tile_tile/tsubc.yaml)
@@ -1122,7 +1216,11 @@ struct profile_cpu {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol() &&
               dst.GetValidRow() == src2.GetValidRow() && dst.GetValidCol() == src2.GetValidCol()))
-            sim::fail("TSUBC [CPU]", "dst, src0, src1 and src2 must have the same valid row/col");
+            sim::fail("TSUBC [CPU]", "dst, src0, src1 and src2 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol(), "src2.GetValidRow()",
+                      src2.GetValidRow(), "src2.GetValidCol()", src2.GetValidCol());
     }
 
     // pto.tcvt (specs/ops/elementwise_tile_tile/tcvt.yaml)
@@ -1152,7 +1250,9 @@ struct profile_cpu {
     template <typename TileDataD, typename TileDataS>
     static void verify_TCVT([[maybe_unused]] const TileDataD& dst, [[maybe_unused]] const TileDataS& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TCVT [CPU]", "dst and src must have the same valid row/col");
+            sim::fail("TCVT [CPU]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tsel (specs/ops/elementwise_tile_tile/tsel.yaml)
@@ -1177,7 +1277,10 @@ struct profile_cpu {
                             [[maybe_unused]] const TmpTile& tmp) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TSEL [CPU]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TSEL [CPU]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.trsqrt (specs/ops/elementwise_tile_tile/trsqrt.yaml)
@@ -1200,7 +1303,9 @@ struct profile_cpu {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TRSQRT([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TRSQRT [CPU]", "dst and src must have the same valid row/col");
+            sim::fail("TRSQRT [CPU]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tsqrt (specs/ops/elementwise_tile_tile/tsqrt.yaml)
@@ -1223,7 +1328,9 @@ struct profile_cpu {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TSQRT([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TSQRT [CPU]", "dst and src must have the same valid row/col");
+            sim::fail("TSQRT [CPU]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.texp (specs/ops/elementwise_tile_tile/texp.yaml)
@@ -1246,7 +1353,9 @@ struct profile_cpu {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TEXP([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TEXP [CPU]", "dst and src must have the same valid row/col");
+            sim::fail("TEXP [CPU]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tnot (specs/ops/elementwise_tile_tile/tnot.yaml)
@@ -1271,7 +1380,9 @@ struct profile_cpu {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TNOT([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TNOT [CPU]", "dst and src must have the same valid row/col");
+            sim::fail("TNOT [CPU]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.trelu (specs/ops/elementwise_tile_tile/trelu.yaml)
@@ -1295,7 +1406,9 @@ struct profile_cpu {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TRELU([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TRELU [CPU]", "dst and src must have the same valid row/col");
+            sim::fail("TRELU [CPU]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tneg (specs/ops/elementwise_tile_tile/tneg.yaml)
@@ -1322,7 +1435,9 @@ struct profile_cpu {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TNEG([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TNEG [CPU]", "dst and src must have the same valid row/col");
+            sim::fail("TNEG [CPU]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tfmod (specs/ops/elementwise_tile_tile/tfmod.yaml)
@@ -1354,7 +1469,10 @@ struct profile_cpu {
                              [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TFMOD [CPU]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TFMOD [CPU]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.trem (specs/ops/elementwise_tile_tile/trem.yaml)
@@ -1389,7 +1507,10 @@ struct profile_cpu {
                             [[maybe_unused]] const TileDataSrc1& src1, [[maybe_unused]] const TileDataTmp& tmp) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TREM [CPU]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TREM [CPU]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tpow (specs/ops/elementwise_tile_tile/tpow.yaml)
@@ -1432,7 +1553,10 @@ struct profile_cpu {
                             [[maybe_unused]] const ExpTile& exp, [[maybe_unused]] const TmpTile& tmp) {
         if (!(dst.GetValidRow() == base.GetValidRow() && dst.GetValidCol() == base.GetValidCol() &&
               dst.GetValidRow() == exp.GetValidRow() && dst.GetValidCol() == exp.GetValidCol()))
-            sim::fail("TPOW [CPU]", "dst, base and exp must have the same valid row/col");
+            sim::fail("TPOW [CPU]", "dst, base and exp must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "base.GetValidRow()", base.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "base.GetValidCol()", base.GetValidCol(), "exp.GetValidRow()",
+                      exp.GetValidRow(), "exp.GetValidCol()", exp.GetValidCol());
     }
 
     // pto.tfusedmuladd (specs/ops/elementwise_tile_tile/tfusedmuladd.yaml)
@@ -1463,7 +1587,10 @@ struct profile_cpu {
                                     [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TFUSEDMULADD [CPU]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TFUSEDMULADD [CPU]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tfusedmuladdrelu (specs/ops/elementwise_tile_tile/tfusedmuladdrelu.yaml)
@@ -1496,7 +1623,10 @@ struct profile_cpu {
                                         [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TFUSEDMULADDRELU [CPU]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TFUSEDMULADDRELU [CPU]", "dst, src0 and src1 must have the same valid row/col",
+                      "dst.GetValidRow()", dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(),
+                      "dst.GetValidCol()", dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(),
+                      "src1.GetValidRow()", src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tmuladddst (specs/ops/elementwise_tile_tile/tmuladddst.yaml)
@@ -1526,7 +1656,10 @@ struct profile_cpu {
                                   [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TMULADDDST [CPU]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TMULADDDST [CPU]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tsubrelu (specs/ops/elementwise_tile_tile/tsubrelu.yaml)
@@ -1556,7 +1689,10 @@ struct profile_cpu {
                                 [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TSUBRELU [CPU]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TSUBRELU [CPU]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tadddeqrelu (specs/ops/elementwise_tile_tile/tadddeqrelu.yaml)
@@ -1586,7 +1722,10 @@ struct profile_cpu {
                                    [[maybe_unused]] const TileDataSrc1& src1, [[maybe_unused]] const TileDataTmp& tmp) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TADDDEQRELU [CPU]", "dst, src0 and src1 must have the same valid row/col");
+            sim::fail("TADDDEQRELU [CPU]", "dst, src0 and src1 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.taddreluconv (specs/ops/elementwise_tile_tile/taddreluconv.yaml)
@@ -1790,7 +1929,8 @@ struct profile_cpu {
     static void verify_TROWSUM([[maybe_unused]] const TileDataOut& dst, [[maybe_unused]] const TileDataIn& src,
                                [[maybe_unused]] const TileDataTmp& tmp) {
         if (!(dst.GetValidRow() == src.GetValidRow()))
-            sim::fail("TROWSUM [CPU]", "dst must have the valid rows of src");
+            sim::fail("TROWSUM [CPU]", "dst must have the valid rows of src", "dst.GetValidRow()", dst.GetValidRow(),
+                      "src.GetValidRow()", src.GetValidRow());
     }
 
     // pto.trowmax (specs/ops/reduce_and_expand/trowmax.yaml)
@@ -1819,7 +1959,8 @@ struct profile_cpu {
     static void verify_TROWMAX([[maybe_unused]] const TileDataOut& dst, [[maybe_unused]] const TileDataIn& src,
                                [[maybe_unused]] const TileDataTmp& tmp) {
         if (!(dst.GetValidRow() == src.GetValidRow()))
-            sim::fail("TROWMAX [CPU]", "dst must have the valid rows of src");
+            sim::fail("TROWMAX [CPU]", "dst must have the valid rows of src", "dst.GetValidRow()", dst.GetValidRow(),
+                      "src.GetValidRow()", src.GetValidRow());
     }
 
     // pto.trowmin (specs/ops/reduce_and_expand/trowmin.yaml)
@@ -1848,7 +1989,8 @@ struct profile_cpu {
     static void verify_TROWMIN([[maybe_unused]] const TileDataOut& dst, [[maybe_unused]] const TileDataIn& src,
                                [[maybe_unused]] const TileDataTmp& tmp) {
         if (!(dst.GetValidRow() == src.GetValidRow()))
-            sim::fail("TROWMIN [CPU]", "dst must have the valid rows of src");
+            sim::fail("TROWMIN [CPU]", "dst must have the valid rows of src", "dst.GetValidRow()", dst.GetValidRow(),
+                      "src.GetValidRow()", src.GetValidRow());
     }
 
     // pto.trowprod (specs/ops/reduce_and_expand/trowprod.yaml)
@@ -1875,7 +2017,8 @@ struct profile_cpu {
     static void verify_TROWPROD([[maybe_unused]] const TileDataOut& dst, [[maybe_unused]] const TileDataIn& src,
                                 [[maybe_unused]] const TileDataTmp& tmp) {
         if (!(dst.GetValidRow() == src.GetValidRow()))
-            sim::fail("TROWPROD [CPU]", "dst must have the valid rows of src");
+            sim::fail("TROWPROD [CPU]", "dst must have the valid rows of src", "dst.GetValidRow()", dst.GetValidRow(),
+                      "src.GetValidRow()", src.GetValidRow());
     }
 
     // pto.trowargmax (specs/ops/reduce_and_expand/trowargmax.yaml)
@@ -1902,7 +2045,8 @@ struct profile_cpu {
     static void verify_TROWARGMAX([[maybe_unused]] const TileDataOut& dst, [[maybe_unused]] const TileDataIn& src,
                                   [[maybe_unused]] const TileDataTmp& tmp) {
         if (!(dst.GetValidRow() == src.GetValidRow()))
-            sim::fail("TROWARGMAX [CPU]", "dst must have the valid rows of src");
+            sim::fail("TROWARGMAX [CPU]", "dst must have the valid rows of src", "dst.GetValidRow()", dst.GetValidRow(),
+                      "src.GetValidRow()", src.GetValidRow());
     }
 
     // pto.trowargmin (specs/ops/reduce_and_expand/trowargmin.yaml)
@@ -1929,7 +2073,8 @@ struct profile_cpu {
     static void verify_TROWARGMIN([[maybe_unused]] const TileDataOut& dst, [[maybe_unused]] const TileDataIn& src,
                                   [[maybe_unused]] const TileDataTmp& tmp) {
         if (!(dst.GetValidRow() == src.GetValidRow()))
-            sim::fail("TROWARGMIN [CPU]", "dst must have the valid rows of src");
+            sim::fail("TROWARGMIN [CPU]", "dst must have the valid rows of src", "dst.GetValidRow()", dst.GetValidRow(),
+                      "src.GetValidRow()", src.GetValidRow());
     }
 
     // pto.tcolsum (specs/ops/reduce_and_expand/tcolsum.yaml)
@@ -1955,7 +2100,8 @@ struct profile_cpu {
     template <typename TileDataOut, typename TileDataIn>
     static void verify_TCOLSUM([[maybe_unused]] const TileDataOut& dst, [[maybe_unused]] const TileDataIn& src) {
         if (!(dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TCOLSUM [CPU]", "dst must have the valid cols of src");
+            sim::fail("TCOLSUM [CPU]", "dst must have the valid cols of src", "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tcolmax (specs/ops/reduce_and_expand/tcolmax.yaml)
@@ -1983,7 +2129,8 @@ struct profile_cpu {
     template <typename TileDataOut, typename TileDataIn>
     static void verify_TCOLMAX([[maybe_unused]] const TileDataOut& dst, [[maybe_unused]] const TileDataIn& src) {
         if (!(dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TCOLMAX [CPU]", "dst must have the valid cols of src");
+            sim::fail("TCOLMAX [CPU]", "dst must have the valid cols of src", "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tcolmin (specs/ops/reduce_and_expand/tcolmin.yaml)
@@ -2011,7 +2158,8 @@ struct profile_cpu {
     template <typename TileDataOut, typename TileDataIn>
     static void verify_TCOLMIN([[maybe_unused]] const TileDataOut& dst, [[maybe_unused]] const TileDataIn& src) {
         if (!(dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TCOLMIN [CPU]", "dst must have the valid cols of src");
+            sim::fail("TCOLMIN [CPU]", "dst must have the valid cols of src", "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tcolprod (specs/ops/reduce_and_expand/tcolprod.yaml)
@@ -2040,7 +2188,8 @@ struct profile_cpu {
     template <typename TileDataOut, typename TileDataIn>
     static void verify_TCOLPROD([[maybe_unused]] const TileDataOut& dst, [[maybe_unused]] const TileDataIn& src) {
         if (!(dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TCOLPROD [CPU]", "dst must have the valid cols of src");
+            sim::fail("TCOLPROD [CPU]", "dst must have the valid cols of src", "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tcolargmax (specs/ops/reduce_and_expand/tcolargmax.yaml)
@@ -2067,7 +2216,8 @@ struct profile_cpu {
     static void verify_TCOLARGMAX([[maybe_unused]] const TileDataOut& dst, [[maybe_unused]] const TileDataIn& src,
                                   [[maybe_unused]] const TileDataTmp& tmp) {
         if (!(dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TCOLARGMAX [CPU]", "dst must have the valid cols of src");
+            sim::fail("TCOLARGMAX [CPU]", "dst must have the valid cols of src", "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tcolargmin (specs/ops/reduce_and_expand/tcolargmin.yaml)
@@ -2094,7 +2244,8 @@ struct profile_cpu {
     static void verify_TCOLARGMIN([[maybe_unused]] const TileDataOut& dst, [[maybe_unused]] const TileDataIn& src,
                                   [[maybe_unused]] const TileDataTmp& tmp) {
         if (!(dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TCOLARGMIN [CPU]", "dst must have the valid cols of src");
+            sim::fail("TCOLARGMIN [CPU]", "dst must have the valid cols of src", "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.trowexpand (specs/ops/reduce_and_expand/trowexpand.yaml)
@@ -2122,7 +2273,8 @@ struct profile_cpu {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TROWEXPAND([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(src.GetValidRow() == dst.GetValidRow()))
-            sim::fail("TROWEXPAND [CPU]", "src must have the valid rows of dst");
+            sim::fail("TROWEXPAND [CPU]", "src must have the valid rows of dst", "src.GetValidRow()", src.GetValidRow(),
+                      "dst.GetValidRow()", dst.GetValidRow());
     }
 
     // pto.tcolexpand (specs/ops/reduce_and_expand/tcolexpand.yaml)
@@ -2150,7 +2302,8 @@ struct profile_cpu {
     template <typename TileDataDst, typename TileDataSrc>
     static void verify_TCOLEXPAND([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
         if (!(src.GetValidCol() == dst.GetValidCol()))
-            sim::fail("TCOLEXPAND [CPU]", "src must have the valid cols of dst");
+            sim::fail("TCOLEXPAND [CPU]", "src must have the valid cols of dst", "src.GetValidCol()", src.GetValidCol(),
+                      "dst.GetValidCol()", dst.GetValidCol());
     }
 
     // pto.trowexpandadd (specs/ops/reduce_and_expand/trowexpandadd.yaml)
@@ -2203,7 +2356,10 @@ struct profile_cpu {
                                                 : src0.GetValidCol() == 1)))))
             sim::fail("TROWEXPANDADD [CPU]",
                       "one of src0 and src1 must have the valid shape of dst and be row-major, the other the valid "
-                      "rows of dst and one column (column-major) or one 32-byte block (row-major)");
+                      "rows of dst and one column (column-major) or one 32-byte block (row-major)",
+                      "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidRow()", dst.GetValidRow(),
+                      "src0.GetValidCol()", src0.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src1.GetValidRow()", src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.trowexpandsub (specs/ops/reduce_and_expand/trowexpandsub.yaml)
@@ -2256,7 +2412,10 @@ struct profile_cpu {
                                                 : src0.GetValidCol() == 1)))))
             sim::fail("TROWEXPANDSUB [CPU]",
                       "one of src0 and src1 must have the valid shape of dst and be row-major, the other the valid "
-                      "rows of dst and one column (column-major) or one 32-byte block (row-major)");
+                      "rows of dst and one column (column-major) or one 32-byte block (row-major)",
+                      "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidRow()", dst.GetValidRow(),
+                      "src0.GetValidCol()", src0.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src1.GetValidRow()", src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.trowexpandmul (specs/ops/reduce_and_expand/trowexpandmul.yaml)
@@ -2308,7 +2467,10 @@ struct profile_cpu {
                                                 : src0.GetValidCol() == 1)))))
             sim::fail("TROWEXPANDMUL [CPU]",
                       "one of src0 and src1 must have the valid shape of dst and be row-major, the other the valid "
-                      "rows of dst and one column (column-major) or one 32-byte block (row-major)");
+                      "rows of dst and one column (column-major) or one 32-byte block (row-major)",
+                      "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidRow()", dst.GetValidRow(),
+                      "src0.GetValidCol()", src0.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src1.GetValidRow()", src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.trowexpanddiv (specs/ops/reduce_and_expand/trowexpanddiv.yaml)
@@ -2363,7 +2525,10 @@ struct profile_cpu {
                                                 : src0.GetValidCol() == 1)))))
             sim::fail("TROWEXPANDDIV [CPU]",
                       "one of src0 and src1 must have the valid shape of dst and be row-major, the other the valid "
-                      "rows of dst and one column (column-major) or one 32-byte block (row-major)");
+                      "rows of dst and one column (column-major) or one 32-byte block (row-major)",
+                      "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidRow()", dst.GetValidRow(),
+                      "src0.GetValidCol()", src0.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src1.GetValidRow()", src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.trowexpandmax (specs/ops/reduce_and_expand/trowexpandmax.yaml)
@@ -2416,7 +2581,10 @@ struct profile_cpu {
                                                 : src0.GetValidCol() == 1)))))
             sim::fail("TROWEXPANDMAX [CPU]",
                       "one of src0 and src1 must have the valid shape of dst and be row-major, the other the valid "
-                      "rows of dst and one column (column-major) or one 32-byte block (row-major)");
+                      "rows of dst and one column (column-major) or one 32-byte block (row-major)",
+                      "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidRow()", dst.GetValidRow(),
+                      "src0.GetValidCol()", src0.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src1.GetValidRow()", src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.trowexpandmin (specs/ops/reduce_and_expand/trowexpandmin.yaml)
@@ -2469,7 +2637,10 @@ struct profile_cpu {
                                                 : src0.GetValidCol() == 1)))))
             sim::fail("TROWEXPANDMIN [CPU]",
                       "one of src0 and src1 must have the valid shape of dst and be row-major, the other the valid "
-                      "rows of dst and one column (column-major) or one 32-byte block (row-major)");
+                      "rows of dst and one column (column-major) or one 32-byte block (row-major)",
+                      "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidRow()", dst.GetValidRow(),
+                      "src0.GetValidCol()", src0.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src1.GetValidRow()", src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.trowexpandexpdif (specs/ops/reduce_and_expand/trowexpandexpdif.yaml)
@@ -2518,7 +2689,10 @@ struct profile_cpu {
                                                 : src0.GetValidCol() == 1)))))
             sim::fail("TROWEXPANDEXPDIF [CPU]",
                       "one of src0 and src1 must have the valid shape of dst and be row-major, the other the valid "
-                      "rows of dst and one column (column-major) or one 32-byte block (row-major)");
+                      "rows of dst and one column (column-major) or one 32-byte block (row-major)",
+                      "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidRow()", dst.GetValidRow(),
+                      "src0.GetValidCol()", src0.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src1.GetValidRow()", src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tcolexpandadd (specs/ops/reduce_and_expand/tcolexpandadd.yaml)
@@ -2554,9 +2728,12 @@ struct profile_cpu {
     static void verify_TCOLEXPANDADD([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                      [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(src1.GetValidCol() == dst.GetValidCol()))
-            sim::fail("TCOLEXPANDADD [CPU]", "src1 must have the valid cols of dst");
+            sim::fail("TCOLEXPANDADD [CPU]", "src1 must have the valid cols of dst", "src1.GetValidCol()",
+                      src1.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol());
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-            sim::fail("TCOLEXPANDADD [CPU]", "dst and src0 must have the same valid row/col");
+            sim::fail("TCOLEXPANDADD [CPU]", "dst and src0 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol());
     }
 
     // pto.tcolexpandsub (specs/ops/reduce_and_expand/tcolexpandsub.yaml)
@@ -2592,9 +2769,12 @@ struct profile_cpu {
     static void verify_TCOLEXPANDSUB([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                      [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(src1.GetValidCol() == dst.GetValidCol()))
-            sim::fail("TCOLEXPANDSUB [CPU]", "src1 must have the valid cols of dst");
+            sim::fail("TCOLEXPANDSUB [CPU]", "src1 must have the valid cols of dst", "src1.GetValidCol()",
+                      src1.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol());
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-            sim::fail("TCOLEXPANDSUB [CPU]", "dst and src0 must have the same valid row/col");
+            sim::fail("TCOLEXPANDSUB [CPU]", "dst and src0 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol());
     }
 
     // pto.tcolexpandmul (specs/ops/reduce_and_expand/tcolexpandmul.yaml)
@@ -2629,9 +2809,12 @@ struct profile_cpu {
     static void verify_TCOLEXPANDMUL([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                      [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(src1.GetValidCol() == dst.GetValidCol()))
-            sim::fail("TCOLEXPANDMUL [CPU]", "src1 must have the valid cols of dst");
+            sim::fail("TCOLEXPANDMUL [CPU]", "src1 must have the valid cols of dst", "src1.GetValidCol()",
+                      src1.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol());
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-            sim::fail("TCOLEXPANDMUL [CPU]", "dst and src0 must have the same valid row/col");
+            sim::fail("TCOLEXPANDMUL [CPU]", "dst and src0 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol());
     }
 
     // pto.tcolexpanddiv (specs/ops/reduce_and_expand/tcolexpanddiv.yaml)
@@ -2668,9 +2851,12 @@ struct profile_cpu {
     static void verify_TCOLEXPANDDIV([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                      [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(src1.GetValidCol() == dst.GetValidCol()))
-            sim::fail("TCOLEXPANDDIV [CPU]", "src1 must have the valid cols of dst");
+            sim::fail("TCOLEXPANDDIV [CPU]", "src1 must have the valid cols of dst", "src1.GetValidCol()",
+                      src1.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol());
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-            sim::fail("TCOLEXPANDDIV [CPU]", "dst and src0 must have the same valid row/col");
+            sim::fail("TCOLEXPANDDIV [CPU]", "dst and src0 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol());
     }
 
     // pto.tcolexpandmax (specs/ops/reduce_and_expand/tcolexpandmax.yaml)
@@ -2706,9 +2892,12 @@ struct profile_cpu {
     static void verify_TCOLEXPANDMAX([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                      [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(src1.GetValidCol() == dst.GetValidCol()))
-            sim::fail("TCOLEXPANDMAX [CPU]", "src1 must have the valid cols of dst");
+            sim::fail("TCOLEXPANDMAX [CPU]", "src1 must have the valid cols of dst", "src1.GetValidCol()",
+                      src1.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol());
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-            sim::fail("TCOLEXPANDMAX [CPU]", "dst and src0 must have the same valid row/col");
+            sim::fail("TCOLEXPANDMAX [CPU]", "dst and src0 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol());
     }
 
     // pto.tcolexpandmin (specs/ops/reduce_and_expand/tcolexpandmin.yaml)
@@ -2744,9 +2933,12 @@ struct profile_cpu {
     static void verify_TCOLEXPANDMIN([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                      [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(src1.GetValidCol() == dst.GetValidCol()))
-            sim::fail("TCOLEXPANDMIN [CPU]", "src1 must have the valid cols of dst");
+            sim::fail("TCOLEXPANDMIN [CPU]", "src1 must have the valid cols of dst", "src1.GetValidCol()",
+                      src1.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol());
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-            sim::fail("TCOLEXPANDMIN [CPU]", "dst and src0 must have the same valid row/col");
+            sim::fail("TCOLEXPANDMIN [CPU]", "dst and src0 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol());
     }
 
     // pto.tcolexpandexpdif (specs/ops/reduce_and_expand/tcolexpandexpdif.yaml)
@@ -2778,9 +2970,12 @@ struct profile_cpu {
                                         [[maybe_unused]] const TileDataSrc0& src0,
                                         [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(src1.GetValidCol() == dst.GetValidCol()))
-            sim::fail("TCOLEXPANDEXPDIF [CPU]", "src1 must have the valid cols of dst");
+            sim::fail("TCOLEXPANDEXPDIF [CPU]", "src1 must have the valid cols of dst", "src1.GetValidCol()",
+                      src1.GetValidCol(), "dst.GetValidCol()", dst.GetValidCol());
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-            sim::fail("TCOLEXPANDEXPDIF [CPU]", "dst and src0 must have the same valid row/col");
+            sim::fail("TCOLEXPANDEXPDIF [CPU]", "dst and src0 must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst.GetValidCol()",
+                      dst.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol());
     }
 
     // pto.tpairreducesum (specs/ops/reduce_and_expand/tpairreducesum.yaml)
@@ -2812,20 +3007,35 @@ struct profile_cpu {
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
               std::is_same_v<typename TileRight::DType, float>));
-        static_assert(r00_dtype_tuples,
-                      "TMATMUL [CPU]: the element types of c, a and b must be one of the documented tuples");
+        static_assert(sim::passed_types<r00_dtype_tuples, typename TileRes::DType, typename TileLeft::DType,
+                                        typename TileRight::DType>,
+                      "TMATMUL [CPU]: the element types (c, a, b) must be (int32_t, int8_t, int8_t), (float, half, "
+                      "half), (float, bfloat16_t, bfloat16_t) or (float, float, float)");
         constexpr bool r01_location = TileRes::Loc == TileType::Acc;
         static_assert(r01_location, "TMATMUL [CPU]: tile location must be TileType::Acc");
         constexpr bool r02_location = TileLeft::Loc == TileType::Left;
         static_assert(r02_location, "TMATMUL [CPU]: tile location must be TileType::Left");
         constexpr bool r03_location = TileRight::Loc == TileType::Right;
         static_assert(r03_location, "TMATMUL [CPU]: tile location must be TileType::Right");
-        constexpr bool r04_shape_relation =
-            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols);
+        constexpr bool r04_shape_relation_0 = (TileLeft::Rows == TileRes::Rows);
+        static_assert(sim::passed_values<r04_shape_relation_0, (TileLeft::Rows), (TileRes::Rows)>,
+                      "TMATMUL [CPU]: template shapes must satisfy a.Rows == c.Rows");
+        constexpr bool r04_shape_relation_1 = (TileLeft::Cols == TileRight::Rows);
+        static_assert(sim::passed_values<r04_shape_relation_1, (TileLeft::Cols), (TileRight::Rows)>,
+                      "TMATMUL [CPU]: template shapes must satisfy a.Cols == b.Rows");
+        constexpr bool r04_shape_relation_2 = (TileRight::Cols == TileRes::Cols);
+        static_assert(sim::passed_values<r04_shape_relation_2, (TileRight::Cols), (TileRes::Cols)>,
+                      "TMATMUL [CPU]: template shapes must satisfy b.Cols == c.Cols");
+        constexpr bool r07_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
         static_assert(
-            r04_shape_relation,
-            "TMATMUL [CPU]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows and b.Cols == c.Cols");
-        return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation;
+            r07_tile_fractal,
+            "TMATMUL [CPU]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)");
+        constexpr bool r08_tile_fractal = !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(
+            r08_tile_fractal,
+            "TMATMUL [CPU]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)");
+        return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation_0 &&
+               r04_shape_relation_1 && r04_shape_relation_2 && r07_tile_fractal && r08_tile_fractal;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight>
@@ -2844,20 +3054,35 @@ struct profile_cpu {
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
               std::is_same_v<typename TileRight::DType, float>));
-        static_assert(r00_dtype_tuples,
-                      "TMATMUL_ACC [CPU]: the element types of c, a and b must be one of the documented tuples");
+        static_assert(sim::passed_types<r00_dtype_tuples, typename TileRes::DType, typename TileLeft::DType,
+                                        typename TileRight::DType>,
+                      "TMATMUL_ACC [CPU]: the element types (c, a, b) must be (int32_t, int8_t, int8_t), (float, half, "
+                      "half), (float, bfloat16_t, bfloat16_t) or (float, float, float)");
         constexpr bool r01_location = TileRes::Loc == TileType::Acc;
         static_assert(r01_location, "TMATMUL_ACC [CPU]: tile location must be TileType::Acc");
         constexpr bool r02_location = TileLeft::Loc == TileType::Left;
         static_assert(r02_location, "TMATMUL_ACC [CPU]: tile location must be TileType::Left");
         constexpr bool r03_location = TileRight::Loc == TileType::Right;
         static_assert(r03_location, "TMATMUL_ACC [CPU]: tile location must be TileType::Right");
-        constexpr bool r04_shape_relation =
-            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols);
+        constexpr bool r04_shape_relation_0 = (TileLeft::Rows == TileRes::Rows);
+        static_assert(sim::passed_values<r04_shape_relation_0, (TileLeft::Rows), (TileRes::Rows)>,
+                      "TMATMUL_ACC [CPU]: template shapes must satisfy a.Rows == c.Rows");
+        constexpr bool r04_shape_relation_1 = (TileLeft::Cols == TileRight::Rows);
+        static_assert(sim::passed_values<r04_shape_relation_1, (TileLeft::Cols), (TileRight::Rows)>,
+                      "TMATMUL_ACC [CPU]: template shapes must satisfy a.Cols == b.Rows");
+        constexpr bool r04_shape_relation_2 = (TileRight::Cols == TileRes::Cols);
+        static_assert(sim::passed_values<r04_shape_relation_2, (TileRight::Cols), (TileRes::Cols)>,
+                      "TMATMUL_ACC [CPU]: template shapes must satisfy b.Cols == c.Cols");
+        constexpr bool r07_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
         static_assert(
-            r04_shape_relation,
-            "TMATMUL_ACC [CPU]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows and b.Cols == c.Cols");
-        return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation;
+            r07_tile_fractal,
+            "TMATMUL_ACC [CPU]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)");
+        constexpr bool r08_tile_fractal = !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(
+            r08_tile_fractal,
+            "TMATMUL_ACC [CPU]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)");
+        return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation_0 &&
+               r04_shape_relation_1 && r04_shape_relation_2 && r07_tile_fractal && r08_tile_fractal;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight>
@@ -2876,8 +3101,10 @@ struct profile_cpu {
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
               std::is_same_v<typename TileRight::DType, float>));
-        static_assert(r00_dtype_tuples,
-                      "TMATMUL_BIAS [CPU]: the element types of c, a and b must be one of the documented tuples");
+        static_assert(sim::passed_types<r00_dtype_tuples, typename TileRes::DType, typename TileLeft::DType,
+                                        typename TileRight::DType>,
+                      "TMATMUL_BIAS [CPU]: the element types (c, a, b) must be (int32_t, int8_t, int8_t), (float, "
+                      "half, half), (float, bfloat16_t, bfloat16_t) or (float, float, float)");
         constexpr bool r01_location = TileRes::Loc == TileType::Acc;
         static_assert(r01_location, "TMATMUL_BIAS [CPU]: tile location must be TileType::Acc");
         constexpr bool r02_location = TileLeft::Loc == TileType::Left;
@@ -2890,13 +3117,32 @@ struct profile_cpu {
         static_assert(r05_same_dtype, "TMATMUL_BIAS [CPU]: c and bias must have the same DType");
         constexpr bool r06_row_major = TileBias::isRowMajor;
         static_assert(r06_row_major, "TMATMUL_BIAS [CPU]: tile layout must be row-major");
-        constexpr bool r07_shape_relation =
-            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols &&
-             TileBias::Cols == TileRes::Cols && TileBias::Rows == 1);
-        static_assert(r07_shape_relation, "TMATMUL_BIAS [CPU]: template shapes must satisfy a.Rows == c.Rows, a.Cols "
-                                          "== b.Rows, b.Cols == c.Cols, bias.Cols == c.Cols and bias.Rows == 1");
+        constexpr bool r07_shape_relation_0 = (TileLeft::Rows == TileRes::Rows);
+        static_assert(sim::passed_values<r07_shape_relation_0, (TileLeft::Rows), (TileRes::Rows)>,
+                      "TMATMUL_BIAS [CPU]: template shapes must satisfy a.Rows == c.Rows");
+        constexpr bool r07_shape_relation_1 = (TileLeft::Cols == TileRight::Rows);
+        static_assert(sim::passed_values<r07_shape_relation_1, (TileLeft::Cols), (TileRight::Rows)>,
+                      "TMATMUL_BIAS [CPU]: template shapes must satisfy a.Cols == b.Rows");
+        constexpr bool r07_shape_relation_2 = (TileRight::Cols == TileRes::Cols);
+        static_assert(sim::passed_values<r07_shape_relation_2, (TileRight::Cols), (TileRes::Cols)>,
+                      "TMATMUL_BIAS [CPU]: template shapes must satisfy b.Cols == c.Cols");
+        constexpr bool r07_shape_relation_3 = (TileBias::Cols == TileRes::Cols);
+        static_assert(sim::passed_values<r07_shape_relation_3, (TileBias::Cols), (TileRes::Cols)>,
+                      "TMATMUL_BIAS [CPU]: template shapes must satisfy bias.Cols == c.Cols");
+        constexpr bool r07_shape_relation_4 = (TileBias::Rows == 1);
+        static_assert(sim::passed_values<r07_shape_relation_4, (TileBias::Rows), (1)>,
+                      "TMATMUL_BIAS [CPU]: template shapes must satisfy bias.Rows == 1");
+        constexpr bool r10_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
+        static_assert(
+            r10_tile_fractal,
+            "TMATMUL_BIAS [CPU]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)");
+        constexpr bool r11_tile_fractal = !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(
+            r11_tile_fractal,
+            "TMATMUL_BIAS [CPU]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)");
         return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_location && r05_same_dtype &&
-               r06_row_major && r07_shape_relation;
+               r06_row_major && r07_shape_relation_0 && r07_shape_relation_1 && r07_shape_relation_2 &&
+               r07_shape_relation_3 && r07_shape_relation_4 && r10_tile_fractal && r11_tile_fractal;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight, typename TileBias>
@@ -2915,20 +3161,34 @@ struct profile_cpu {
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
               std::is_same_v<typename TileRight::DType, float>));
-        static_assert(r00_dtype_tuples,
-                      "TGEMV [CPU]: the element types of c, a and b must be one of the documented tuples");
+        static_assert(sim::passed_types<r00_dtype_tuples, typename TileRes::DType, typename TileLeft::DType,
+                                        typename TileRight::DType>,
+                      "TGEMV [CPU]: the element types (c, a, b) must be (int32_t, int8_t, int8_t), (float, half, "
+                      "half), (float, bfloat16_t, bfloat16_t) or (float, float, float)");
         constexpr bool r01_location = TileRes::Loc == TileType::Acc;
         static_assert(r01_location, "TGEMV [CPU]: tile location must be TileType::Acc");
         constexpr bool r02_location = TileLeft::Loc == TileType::Left;
         static_assert(r02_location, "TGEMV [CPU]: tile location must be TileType::Left");
         constexpr bool r03_location = TileRight::Loc == TileType::Right;
         static_assert(r03_location, "TGEMV [CPU]: tile location must be TileType::Right");
-        constexpr bool r04_shape_relation =
-            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols);
+        constexpr bool r04_shape_relation_0 = (TileLeft::Rows == TileRes::Rows);
+        static_assert(sim::passed_values<r04_shape_relation_0, (TileLeft::Rows), (TileRes::Rows)>,
+                      "TGEMV [CPU]: template shapes must satisfy a.Rows == c.Rows");
+        constexpr bool r04_shape_relation_1 = (TileLeft::Cols == TileRight::Rows);
+        static_assert(sim::passed_values<r04_shape_relation_1, (TileLeft::Cols), (TileRight::Rows)>,
+                      "TGEMV [CPU]: template shapes must satisfy a.Cols == b.Rows");
+        constexpr bool r04_shape_relation_2 = (TileRight::Cols == TileRes::Cols);
+        static_assert(sim::passed_values<r04_shape_relation_2, (TileRight::Cols), (TileRes::Cols)>,
+                      "TGEMV [CPU]: template shapes must satisfy b.Cols == c.Cols");
+        constexpr bool r07_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
         static_assert(
-            r04_shape_relation,
-            "TGEMV [CPU]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows and b.Cols == c.Cols");
-        return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation;
+            r07_tile_fractal,
+            "TGEMV [CPU]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)");
+        constexpr bool r08_tile_fractal = !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(r08_tile_fractal,
+                      "TGEMV [CPU]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)");
+        return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation_0 &&
+               r04_shape_relation_1 && r04_shape_relation_2 && r07_tile_fractal && r08_tile_fractal;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight>
@@ -2947,20 +3207,35 @@ struct profile_cpu {
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
               std::is_same_v<typename TileRight::DType, float>));
-        static_assert(r00_dtype_tuples,
-                      "TGEMV_ACC [CPU]: the element types of c, a and b must be one of the documented tuples");
+        static_assert(sim::passed_types<r00_dtype_tuples, typename TileRes::DType, typename TileLeft::DType,
+                                        typename TileRight::DType>,
+                      "TGEMV_ACC [CPU]: the element types (c, a, b) must be (int32_t, int8_t, int8_t), (float, half, "
+                      "half), (float, bfloat16_t, bfloat16_t) or (float, float, float)");
         constexpr bool r01_location = TileRes::Loc == TileType::Acc;
         static_assert(r01_location, "TGEMV_ACC [CPU]: tile location must be TileType::Acc");
         constexpr bool r02_location = TileLeft::Loc == TileType::Left;
         static_assert(r02_location, "TGEMV_ACC [CPU]: tile location must be TileType::Left");
         constexpr bool r03_location = TileRight::Loc == TileType::Right;
         static_assert(r03_location, "TGEMV_ACC [CPU]: tile location must be TileType::Right");
-        constexpr bool r04_shape_relation =
-            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols);
+        constexpr bool r04_shape_relation_0 = (TileLeft::Rows == TileRes::Rows);
+        static_assert(sim::passed_values<r04_shape_relation_0, (TileLeft::Rows), (TileRes::Rows)>,
+                      "TGEMV_ACC [CPU]: template shapes must satisfy a.Rows == c.Rows");
+        constexpr bool r04_shape_relation_1 = (TileLeft::Cols == TileRight::Rows);
+        static_assert(sim::passed_values<r04_shape_relation_1, (TileLeft::Cols), (TileRight::Rows)>,
+                      "TGEMV_ACC [CPU]: template shapes must satisfy a.Cols == b.Rows");
+        constexpr bool r04_shape_relation_2 = (TileRight::Cols == TileRes::Cols);
+        static_assert(sim::passed_values<r04_shape_relation_2, (TileRight::Cols), (TileRes::Cols)>,
+                      "TGEMV_ACC [CPU]: template shapes must satisfy b.Cols == c.Cols");
+        constexpr bool r07_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
         static_assert(
-            r04_shape_relation,
-            "TGEMV_ACC [CPU]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows and b.Cols == c.Cols");
-        return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation;
+            r07_tile_fractal,
+            "TGEMV_ACC [CPU]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)");
+        constexpr bool r08_tile_fractal = !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(
+            r08_tile_fractal,
+            "TGEMV_ACC [CPU]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)");
+        return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_shape_relation_0 &&
+               r04_shape_relation_1 && r04_shape_relation_2 && r07_tile_fractal && r08_tile_fractal;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight>
@@ -2979,8 +3254,10 @@ struct profile_cpu {
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
               std::is_same_v<typename TileRight::DType, float>));
-        static_assert(r00_dtype_tuples,
-                      "TGEMV_BIAS [CPU]: the element types of c, a and b must be one of the documented tuples");
+        static_assert(sim::passed_types<r00_dtype_tuples, typename TileRes::DType, typename TileLeft::DType,
+                                        typename TileRight::DType>,
+                      "TGEMV_BIAS [CPU]: the element types (c, a, b) must be (int32_t, int8_t, int8_t), (float, half, "
+                      "half), (float, bfloat16_t, bfloat16_t) or (float, float, float)");
         constexpr bool r01_location = TileRes::Loc == TileType::Acc;
         static_assert(r01_location, "TGEMV_BIAS [CPU]: tile location must be TileType::Acc");
         constexpr bool r02_location = TileLeft::Loc == TileType::Left;
@@ -2993,13 +3270,32 @@ struct profile_cpu {
         static_assert(r05_same_dtype, "TGEMV_BIAS [CPU]: c and bias must have the same DType");
         constexpr bool r06_row_major = TileBias::isRowMajor;
         static_assert(r06_row_major, "TGEMV_BIAS [CPU]: tile layout must be row-major");
-        constexpr bool r07_shape_relation =
-            (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols &&
-             TileBias::Cols == TileRes::Cols && TileBias::Rows == 1);
-        static_assert(r07_shape_relation, "TGEMV_BIAS [CPU]: template shapes must satisfy a.Rows == c.Rows, a.Cols == "
-                                          "b.Rows, b.Cols == c.Cols, bias.Cols == c.Cols and bias.Rows == 1");
+        constexpr bool r07_shape_relation_0 = (TileLeft::Rows == TileRes::Rows);
+        static_assert(sim::passed_values<r07_shape_relation_0, (TileLeft::Rows), (TileRes::Rows)>,
+                      "TGEMV_BIAS [CPU]: template shapes must satisfy a.Rows == c.Rows");
+        constexpr bool r07_shape_relation_1 = (TileLeft::Cols == TileRight::Rows);
+        static_assert(sim::passed_values<r07_shape_relation_1, (TileLeft::Cols), (TileRight::Rows)>,
+                      "TGEMV_BIAS [CPU]: template shapes must satisfy a.Cols == b.Rows");
+        constexpr bool r07_shape_relation_2 = (TileRight::Cols == TileRes::Cols);
+        static_assert(sim::passed_values<r07_shape_relation_2, (TileRight::Cols), (TileRes::Cols)>,
+                      "TGEMV_BIAS [CPU]: template shapes must satisfy b.Cols == c.Cols");
+        constexpr bool r07_shape_relation_3 = (TileBias::Cols == TileRes::Cols);
+        static_assert(sim::passed_values<r07_shape_relation_3, (TileBias::Cols), (TileRes::Cols)>,
+                      "TGEMV_BIAS [CPU]: template shapes must satisfy bias.Cols == c.Cols");
+        constexpr bool r07_shape_relation_4 = (TileBias::Rows == 1);
+        static_assert(sim::passed_values<r07_shape_relation_4, (TileBias::Rows), (1)>,
+                      "TGEMV_BIAS [CPU]: template shapes must satisfy bias.Rows == 1");
+        constexpr bool r10_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
+        static_assert(
+            r10_tile_fractal,
+            "TGEMV_BIAS [CPU]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)");
+        constexpr bool r11_tile_fractal = !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(
+            r11_tile_fractal,
+            "TGEMV_BIAS [CPU]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)");
         return r00_dtype_tuples && r01_location && r02_location && r03_location && r04_location && r05_same_dtype &&
-               r06_row_major && r07_shape_relation;
+               r06_row_major && r07_shape_relation_0 && r07_shape_relation_1 && r07_shape_relation_2 &&
+               r07_shape_relation_3 && r07_shape_relation_4 && r10_tile_fractal && r11_tile_fractal;
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight, typename TileBias>
@@ -3034,8 +3330,13 @@ struct profile_cpu {
                                            (std::is_same_v<typename TileRes::DType, float> &&
                                             std::is_same_v<typename TileLeft::DType, float4_e2m1x2_t> &&
                                             std::is_same_v<typename TileRight::DType, float4_e1m2x2_t>));
-        static_assert(r01_dtype_tuples,
-                      "TMATMUL_MX [CPU]: the element types of c, a and b must be one of the documented tuples");
+        static_assert(
+            sim::passed_types<r01_dtype_tuples, typename TileRes::DType, typename TileLeft::DType,
+                              typename TileRight::DType>,
+            "TMATMUL_MX [CPU]: the element types (c, a, b) must be (float, float8_e4m3_t, float8_e4m3_t), (float, "
+            "float8_e4m3_t, float8_e5m2_t), (float, float8_e5m2_t, float8_e4m3_t), (float, float8_e5m2_t, "
+            "float8_e5m2_t), (float, float4_e1m2x2_t, float4_e1m2x2_t), (float, float4_e1m2x2_t, float4_e2m1x2_t), "
+            "(float, float4_e2m1x2_t, float4_e2m1x2_t) or (float, float4_e2m1x2_t, float4_e1m2x2_t)");
         constexpr bool r03_location = TileRes::Loc == TileType::Acc;
         static_assert(r03_location, "TMATMUL_MX [CPU]: tile location must be TileType::Acc");
         constexpr bool r04_location = TileLeft::Loc == TileType::Left;
@@ -3044,39 +3345,46 @@ struct profile_cpu {
         static_assert(r05_location, "TMATMUL_MX [CPU]: tile location must be TileType::Right");
         constexpr bool r09_shape_multiple = TileLeft::Cols % 64 == 0;
         static_assert(r09_shape_multiple, "TMATMUL_MX [CPU]: the static cols of a must be a multiple of 64");
-        constexpr bool r10_tile_fractal = !TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor &&
-                                          !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
-        static_assert(r10_tile_fractal,
-                      "TMATMUL_MX [CPU]: box layout of a and c must be BLayout::ColMajor with SLayout::RowMajor");
-        constexpr bool r11_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
-        static_assert(r11_tile_fractal,
-                      "TMATMUL_MX [CPU]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor");
+        constexpr bool r10_tile_fractal = !TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor;
+        static_assert(
+            r10_tile_fractal,
+            "TMATMUL_MX [CPU]: box layout of a must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileLeft)");
+        constexpr bool r11_tile_fractal = !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(
+            r11_tile_fractal,
+            "TMATMUL_MX [CPU]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)");
+        constexpr bool r12_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
+        static_assert(
+            r12_tile_fractal,
+            "TMATMUL_MX [CPU]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)");
         return r01_dtype_tuples && r03_location && r04_location && r05_location && r09_shape_multiple &&
-               r10_tile_fractal && r11_tile_fractal;
+               r10_tile_fractal && r11_tile_fractal && r12_tile_fractal;
     }
 
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale,
               typename TileBias>
     static constexpr bool check_TMATMUL_MX_f4() {
-        constexpr bool r12_location = TileBias::Loc == TileType::Bias;
-        static_assert(r12_location, "TMATMUL_MX [CPU]: tile location must be TileType::Bias");
-        constexpr bool r13_dtype = sim::is_one_of_v<typename TileBias::DType, float>;
-        static_assert(r13_dtype, "TMATMUL_MX [CPU]: DType must be one of: float");
-        constexpr bool r14_shape_relation = (TileBias::Rows == 1);
-        static_assert(r14_shape_relation, "TMATMUL_MX [CPU]: template shapes must satisfy bias.Rows == 1");
-        return r12_location && r13_dtype && r14_shape_relation;
+        constexpr bool r13_location = TileBias::Loc == TileType::Bias;
+        static_assert(r13_location, "TMATMUL_MX [CPU]: tile location must be TileType::Bias");
+        constexpr bool r14_dtype = sim::is_one_of_v<typename TileBias::DType, float>;
+        static_assert(r14_dtype, "TMATMUL_MX [CPU]: DType must be one of: float");
+        constexpr bool r15_shape_relation = (TileBias::Rows == 1);
+        static_assert(sim::passed_values<r15_shape_relation, (TileBias::Rows), (1)>,
+                      "TMATMUL_MX [CPU]: template shapes must satisfy bias.Rows == 1");
+        return r13_location && r14_dtype && r15_shape_relation;
     }
 
     template <AccPhase Phase, typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight,
               typename TileRightScale, typename TileBias>
     static constexpr bool check_TMATMUL_MX_f5() {
-        constexpr bool r12_location = TileBias::Loc == TileType::Bias;
-        static_assert(r12_location, "TMATMUL_MX [CPU]: tile location must be TileType::Bias");
-        constexpr bool r13_dtype = sim::is_one_of_v<typename TileBias::DType, float>;
-        static_assert(r13_dtype, "TMATMUL_MX [CPU]: DType must be one of: float");
-        constexpr bool r14_shape_relation = (TileBias::Rows == 1);
-        static_assert(r14_shape_relation, "TMATMUL_MX [CPU]: template shapes must satisfy bias.Rows == 1");
-        return r12_location && r13_dtype && r14_shape_relation;
+        constexpr bool r13_location = TileBias::Loc == TileType::Bias;
+        static_assert(r13_location, "TMATMUL_MX [CPU]: tile location must be TileType::Bias");
+        constexpr bool r14_dtype = sim::is_one_of_v<typename TileBias::DType, float>;
+        static_assert(r14_dtype, "TMATMUL_MX [CPU]: DType must be one of: float");
+        constexpr bool r15_shape_relation = (TileBias::Rows == 1);
+        static_assert(sim::passed_values<r15_shape_relation, (TileBias::Rows), (1)>,
+                      "TMATMUL_MX [CPU]: template shapes must satisfy bias.Rows == 1");
+        return r13_location && r14_dtype && r15_shape_relation;
     }
 
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale>
@@ -3084,11 +3392,14 @@ struct profile_cpu {
                                   [[maybe_unused]] const TileLeftScale& a_scale, [[maybe_unused]] const TileRight& b,
                                   [[maybe_unused]] const TileRightScale& b_scale) {
         if (!(a.GetValidRow() >= 1 && a.GetValidRow() <= 4095))
-            sim::fail("TMATMUL_MX [CPU]", "the valid rows of a (m) must lie in [1, 4095]");
+            sim::fail("TMATMUL_MX [CPU]", "the valid rows of a (m) must lie in [1, 4095]", "a.GetValidRow()",
+                      a.GetValidRow());
         if (!(a.GetValidCol() >= 1 && a.GetValidCol() <= 4095))
-            sim::fail("TMATMUL_MX [CPU]", "the valid cols of a (k) must lie in [1, 4095]");
+            sim::fail("TMATMUL_MX [CPU]", "the valid cols of a (k) must lie in [1, 4095]", "a.GetValidCol()",
+                      a.GetValidCol());
         if (!(b.GetValidCol() >= 1 && b.GetValidCol() <= 4095))
-            sim::fail("TMATMUL_MX [CPU]", "the valid cols of b (n) must lie in [1, 4095]");
+            sim::fail("TMATMUL_MX [CPU]", "the valid cols of b (n) must lie in [1, 4095]", "b.GetValidCol()",
+                      b.GetValidCol());
     }
 
     // pto.tgemv_mx (specs/ops/matrix_and_matrix_vector/tgemv_mx.yaml)
@@ -3119,8 +3430,13 @@ struct profile_cpu {
                                            (std::is_same_v<typename TileRes::DType, float> &&
                                             std::is_same_v<typename TileLeft::DType, float4_e2m1x2_t> &&
                                             std::is_same_v<typename TileRight::DType, float4_e1m2x2_t>));
-        static_assert(r01_dtype_tuples,
-                      "TGEMV_MX [CPU]: the element types of c, a and b must be one of the documented tuples");
+        static_assert(
+            sim::passed_types<r01_dtype_tuples, typename TileRes::DType, typename TileLeft::DType,
+                              typename TileRight::DType>,
+            "TGEMV_MX [CPU]: the element types (c, a, b) must be (float, float8_e4m3_t, float8_e4m3_t), (float, "
+            "float8_e4m3_t, float8_e5m2_t), (float, float8_e5m2_t, float8_e4m3_t), (float, float8_e5m2_t, "
+            "float8_e5m2_t), (float, float4_e1m2x2_t, float4_e1m2x2_t), (float, float4_e1m2x2_t, float4_e2m1x2_t), "
+            "(float, float4_e2m1x2_t, float4_e2m1x2_t) or (float, float4_e2m1x2_t, float4_e1m2x2_t)");
         constexpr bool r03_location = TileRes::Loc == TileType::Acc;
         static_assert(r03_location, "TGEMV_MX [CPU]: tile location must be TileType::Acc");
         constexpr bool r04_location = TileLeft::Loc == TileType::Left;
@@ -3129,39 +3445,46 @@ struct profile_cpu {
         static_assert(r05_location, "TGEMV_MX [CPU]: tile location must be TileType::Right");
         constexpr bool r09_shape_multiple = TileLeft::Cols % 64 == 0;
         static_assert(r09_shape_multiple, "TGEMV_MX [CPU]: the static cols of a must be a multiple of 64");
-        constexpr bool r10_tile_fractal = !TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor &&
-                                          !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
-        static_assert(r10_tile_fractal,
-                      "TGEMV_MX [CPU]: box layout of a and c must be BLayout::ColMajor with SLayout::RowMajor");
-        constexpr bool r11_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
-        static_assert(r11_tile_fractal,
-                      "TGEMV_MX [CPU]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor");
+        constexpr bool r10_tile_fractal = !TileLeft::isRowMajor && TileLeft::SFractal == SLayout::RowMajor;
+        static_assert(
+            r10_tile_fractal,
+            "TGEMV_MX [CPU]: box layout of a must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileLeft)");
+        constexpr bool r11_tile_fractal = !TileRes::isRowMajor && TileRes::SFractal == SLayout::RowMajor;
+        static_assert(
+            r11_tile_fractal,
+            "TGEMV_MX [CPU]: box layout of c must be BLayout::ColMajor with SLayout::RowMajor (NZ, as TileAcc)");
+        constexpr bool r12_tile_fractal = TileRight::isRowMajor && TileRight::SFractal == SLayout::ColMajor;
+        static_assert(
+            r12_tile_fractal,
+            "TGEMV_MX [CPU]: box layout of b must be BLayout::RowMajor with SLayout::ColMajor (ZN, as TileRight)");
         return r01_dtype_tuples && r03_location && r04_location && r05_location && r09_shape_multiple &&
-               r10_tile_fractal && r11_tile_fractal;
+               r10_tile_fractal && r11_tile_fractal && r12_tile_fractal;
     }
 
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale,
               typename TileBias>
     static constexpr bool check_TGEMV_MX_f4() {
-        constexpr bool r12_location = TileBias::Loc == TileType::Bias;
-        static_assert(r12_location, "TGEMV_MX [CPU]: tile location must be TileType::Bias");
-        constexpr bool r13_dtype = sim::is_one_of_v<typename TileBias::DType, float>;
-        static_assert(r13_dtype, "TGEMV_MX [CPU]: DType must be one of: float");
-        constexpr bool r14_shape_relation = (TileBias::Rows == 1);
-        static_assert(r14_shape_relation, "TGEMV_MX [CPU]: template shapes must satisfy bias.Rows == 1");
-        return r12_location && r13_dtype && r14_shape_relation;
+        constexpr bool r13_location = TileBias::Loc == TileType::Bias;
+        static_assert(r13_location, "TGEMV_MX [CPU]: tile location must be TileType::Bias");
+        constexpr bool r14_dtype = sim::is_one_of_v<typename TileBias::DType, float>;
+        static_assert(r14_dtype, "TGEMV_MX [CPU]: DType must be one of: float");
+        constexpr bool r15_shape_relation = (TileBias::Rows == 1);
+        static_assert(sim::passed_values<r15_shape_relation, (TileBias::Rows), (1)>,
+                      "TGEMV_MX [CPU]: template shapes must satisfy bias.Rows == 1");
+        return r13_location && r14_dtype && r15_shape_relation;
     }
 
     template <AccPhase Phase, typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight,
               typename TileRightScale, typename TileBias>
     static constexpr bool check_TGEMV_MX_f5() {
-        constexpr bool r12_location = TileBias::Loc == TileType::Bias;
-        static_assert(r12_location, "TGEMV_MX [CPU]: tile location must be TileType::Bias");
-        constexpr bool r13_dtype = sim::is_one_of_v<typename TileBias::DType, float>;
-        static_assert(r13_dtype, "TGEMV_MX [CPU]: DType must be one of: float");
-        constexpr bool r14_shape_relation = (TileBias::Rows == 1);
-        static_assert(r14_shape_relation, "TGEMV_MX [CPU]: template shapes must satisfy bias.Rows == 1");
-        return r12_location && r13_dtype && r14_shape_relation;
+        constexpr bool r13_location = TileBias::Loc == TileType::Bias;
+        static_assert(r13_location, "TGEMV_MX [CPU]: tile location must be TileType::Bias");
+        constexpr bool r14_dtype = sim::is_one_of_v<typename TileBias::DType, float>;
+        static_assert(r14_dtype, "TGEMV_MX [CPU]: DType must be one of: float");
+        constexpr bool r15_shape_relation = (TileBias::Rows == 1);
+        static_assert(sim::passed_values<r15_shape_relation, (TileBias::Rows), (1)>,
+                      "TGEMV_MX [CPU]: template shapes must satisfy bias.Rows == 1");
+        return r13_location && r14_dtype && r15_shape_relation;
     }
 
     template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale>
@@ -3169,11 +3492,14 @@ struct profile_cpu {
                                 [[maybe_unused]] const TileLeftScale& a_scale, [[maybe_unused]] const TileRight& b,
                                 [[maybe_unused]] const TileRightScale& b_scale) {
         if (!(a.GetValidRow() >= 1 && a.GetValidRow() <= 4095))
-            sim::fail("TGEMV_MX [CPU]", "the valid rows of a (m) must lie in [1, 4095]");
+            sim::fail("TGEMV_MX [CPU]", "the valid rows of a (m) must lie in [1, 4095]", "a.GetValidRow()",
+                      a.GetValidRow());
         if (!(a.GetValidCol() >= 1 && a.GetValidCol() <= 4095))
-            sim::fail("TGEMV_MX [CPU]", "the valid cols of a (k) must lie in [1, 4095]");
+            sim::fail("TGEMV_MX [CPU]", "the valid cols of a (k) must lie in [1, 4095]", "a.GetValidCol()",
+                      a.GetValidCol());
         if (!(b.GetValidCol() >= 1 && b.GetValidCol() <= 4095))
-            sim::fail("TGEMV_MX [CPU]", "the valid cols of b (n) must lie in [1, 4095]");
+            sim::fail("TGEMV_MX [CPU]", "the valid cols of b (n) must lie in [1, 4095]", "b.GetValidCol()",
+                      b.GetValidCol());
     }
 
     // pto.tload (specs/ops/memory_and_data_movement/tload.yaml)
@@ -3363,7 +3689,9 @@ struct profile_cpu {
             sim::fail(
                 "TMOV [CPU]",
                 "dst and src must have the same valid row/col, except when dst is a ScaleLeft or ScaleRight tile: then "
-                "its valid region is read from the storage of src and must lie within its rows and columns");
+                "its valid region is read from the storage of src and must lie within its rows and columns",
+                "dst.GetValidRow()", dst.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(), "src.GetValidRow()",
+                src.GetValidRow(), "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.tmov_fp (specs/ops/layout_and_rearrangement/tmov_fp.yaml)
@@ -3383,7 +3711,9 @@ struct profile_cpu {
     static void verify_TMOV_FP([[maybe_unused]] const DstTileData& dst, [[maybe_unused]] const SrcTileData& src,
                                [[maybe_unused]] const FpTileData& fp) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TMOV_FP [CPU]", "dst and src must have the same valid row/col");
+            sim::fail("TMOV_FP [CPU]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
     }
 
     // pto.ttrans (specs/ops/layout_and_rearrangement/ttrans.yaml)
@@ -3453,7 +3783,7 @@ struct profile_cpu {
                       "TEXTRACT [CPU]: ConvTile layouts of src must be one of: FRACTAL_Z, FRACTAL_Z_3D");
         constexpr bool r102_tile_fractal = DstTileData::isRowMajor && DstTileData::SFractal == SLayout::ColMajor;
         static_assert(r102_tile_fractal,
-                      "TEXTRACT [CPU]: box layout of dst must be BLayout::RowMajor with SLayout::ColMajor");
+                      "TEXTRACT [CPU]: box layout of dst must be BLayout::RowMajor with SLayout::ColMajor (ZN)");
         constexpr bool r103_dtype = sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t,
                                                      int32_t, uint32_t, half, bfloat16_t, float>;
         static_assert(r103_dtype, "TEXTRACT [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
@@ -3632,12 +3962,13 @@ struct profile_cpu {
                                                     int32_t, uint32_t, half, bfloat16_t, float>;
         static_assert(r02_dtype, "TFILLPAD_INPLACE [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, "
                                  "int32_t, uint32_t, half, bfloat16_t, float");
-        constexpr bool r04_shape_relation =
-            (DstTileData::Rows == SrcTileData::Rows && DstTileData::Cols == SrcTileData::Cols);
-        static_assert(
-            r04_shape_relation,
-            "TFILLPAD_INPLACE [CPU]: template shapes must satisfy dst.Rows == src.Rows and dst.Cols == src.Cols");
-        return r02_dtype && r04_shape_relation;
+        constexpr bool r04_shape_relation_0 = (DstTileData::Rows == SrcTileData::Rows);
+        static_assert(sim::passed_values<r04_shape_relation_0, (DstTileData::Rows), (SrcTileData::Rows)>,
+                      "TFILLPAD_INPLACE [CPU]: template shapes must satisfy dst.Rows == src.Rows");
+        constexpr bool r04_shape_relation_1 = (DstTileData::Cols == SrcTileData::Cols);
+        static_assert(sim::passed_values<r04_shape_relation_1, (DstTileData::Cols), (SrcTileData::Cols)>,
+                      "TFILLPAD_INPLACE [CPU]: template shapes must satisfy dst.Cols == src.Cols");
+        return r02_dtype && r04_shape_relation_0 && r04_shape_relation_1;
     }
 
     template <typename DstTileData, typename SrcTileData>
@@ -3653,12 +3984,13 @@ struct profile_cpu {
                                                     int32_t, uint32_t, half, bfloat16_t, float>;
         static_assert(r02_dtype, "TFILLPAD_EXPAND [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, "
                                  "int32_t, uint32_t, half, bfloat16_t, float");
-        constexpr bool r04_shape_relation =
-            (DstTileData::Rows >= SrcTileData::Rows && DstTileData::Cols >= SrcTileData::Cols);
-        static_assert(
-            r04_shape_relation,
-            "TFILLPAD_EXPAND [CPU]: template shapes must satisfy dst.Rows >= src.Rows and dst.Cols >= src.Cols");
-        return r02_dtype && r04_shape_relation;
+        constexpr bool r04_shape_relation_0 = (DstTileData::Rows >= SrcTileData::Rows);
+        static_assert(sim::passed_values<r04_shape_relation_0, (DstTileData::Rows), (SrcTileData::Rows)>,
+                      "TFILLPAD_EXPAND [CPU]: template shapes must satisfy dst.Rows >= src.Rows");
+        constexpr bool r04_shape_relation_1 = (DstTileData::Cols >= SrcTileData::Cols);
+        static_assert(sim::passed_values<r04_shape_relation_1, (DstTileData::Cols), (SrcTileData::Cols)>,
+                      "TFILLPAD_EXPAND [CPU]: template shapes must satisfy dst.Cols >= src.Cols");
+        return r02_dtype && r04_shape_relation_0 && r04_shape_relation_1;
     }
 
     template <typename DstTileData, typename SrcTileData>
@@ -3691,12 +4023,18 @@ struct profile_cpu {
     static void verify_TINTERLEAVE([[maybe_unused]] const TileDataDst& dst1, [[maybe_unused]] const TileDataDst& dst0,
                                    [[maybe_unused]] const TileDataSrc& src1, [[maybe_unused]] const TileDataSrc& src0) {
         if (!(dst0.GetValidRow() == dst1.GetValidRow() && dst0.GetValidCol() == dst1.GetValidCol()))
-            sim::fail("TINTERLEAVE [CPU]", "dst0 and dst1 must have the same valid row/col");
+            sim::fail("TINTERLEAVE [CPU]", "dst0 and dst1 must have the same valid row/col", "dst0.GetValidRow()",
+                      dst0.GetValidRow(), "dst1.GetValidRow()", dst1.GetValidRow(), "dst0.GetValidCol()",
+                      dst0.GetValidCol(), "dst1.GetValidCol()", dst1.GetValidCol());
         if (!(src0.GetValidRow() == dst0.GetValidRow()))
-            sim::fail("TINTERLEAVE [CPU]", "src0 must have the valid rows of dst0");
+            sim::fail("TINTERLEAVE [CPU]", "src0 must have the valid rows of dst0", "src0.GetValidRow()",
+                      src0.GetValidRow(), "dst0.GetValidRow()", dst0.GetValidRow());
         if (!(dst0.GetValidRow() == src0.GetValidRow() && dst0.GetValidCol() == src0.GetValidCol() &&
               dst0.GetValidRow() == src1.GetValidRow() && dst0.GetValidCol() == src1.GetValidCol()))
-            sim::fail("TINTERLEAVE [CPU]", "dst0, src0 and src1 must have the same valid row/col");
+            sim::fail("TINTERLEAVE [CPU]", "dst0, src0 and src1 must have the same valid row/col", "dst0.GetValidRow()",
+                      dst0.GetValidRow(), "src0.GetValidRow()", src0.GetValidRow(), "dst0.GetValidCol()",
+                      dst0.GetValidCol(), "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidRow()",
+                      src1.GetValidRow(), "src1.GetValidCol()", src1.GetValidCol());
     }
 
     // pto.tdeinterleave (specs/ops/layout_and_rearrangement/tdeinterleave.yaml)
@@ -3732,7 +4070,11 @@ struct profile_cpu {
         if (!(src0.GetValidRow() == src1.GetValidRow() && src0.GetValidCol() == src1.GetValidCol() &&
               src0.GetValidRow() == dst0.GetValidRow() && src0.GetValidCol() == dst0.GetValidCol() &&
               src0.GetValidRow() == dst1.GetValidRow() && src0.GetValidCol() == dst1.GetValidCol()))
-            sim::fail("TDEINTERLEAVE [CPU]", "src0, src1, dst0 and dst1 must have the same valid row/col");
+            sim::fail("TDEINTERLEAVE [CPU]", "src0, src1, dst0 and dst1 must have the same valid row/col",
+                      "src0.GetValidRow()", src0.GetValidRow(), "src1.GetValidRow()", src1.GetValidRow(),
+                      "src0.GetValidCol()", src0.GetValidCol(), "src1.GetValidCol()", src1.GetValidCol(),
+                      "dst0.GetValidRow()", dst0.GetValidRow(), "dst0.GetValidCol()", dst0.GetValidCol(),
+                      "dst1.GetValidRow()", dst1.GetValidRow(), "dst1.GetValidCol()", dst1.GetValidCol());
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -3745,7 +4087,8 @@ struct profile_cpu {
                                         [[maybe_unused]] TileDataSrc& src) {
         [[maybe_unused]] const auto& src0 = src;
         if (!(src0.GetValidCol() == 2 * dst0.GetValidCol()))
-            sim::fail("TDEINTERLEAVE [CPU]", "src0 must have 2 times the valid cols of dst0");
+            sim::fail("TDEINTERLEAVE [CPU]", "src0 must have 2 times the valid cols of dst0", "src0.GetValidCol()",
+                      src0.GetValidCol(), "dst0.GetValidCol()", dst0.GetValidCol());
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -3753,9 +4096,12 @@ struct profile_cpu {
                                      [[maybe_unused]] const TileDataSrc& src1,
                                      [[maybe_unused]] const TileDataSrc& src0) {
         if (!(dst0.GetValidRow() == dst1.GetValidRow() && dst0.GetValidCol() == dst1.GetValidCol()))
-            sim::fail("TDEINTERLEAVE [CPU]", "dst0 and dst1 must have the same valid row/col");
+            sim::fail("TDEINTERLEAVE [CPU]", "dst0 and dst1 must have the same valid row/col", "dst0.GetValidRow()",
+                      dst0.GetValidRow(), "dst1.GetValidRow()", dst1.GetValidRow(), "dst0.GetValidCol()",
+                      dst0.GetValidCol(), "dst1.GetValidCol()", dst1.GetValidCol());
         if (!(src0.GetValidRow() == dst0.GetValidRow()))
-            sim::fail("TDEINTERLEAVE [CPU]", "src0 must have the valid rows of dst0");
+            sim::fail("TDEINTERLEAVE [CPU]", "src0 must have the valid rows of dst0", "src0.GetValidRow()",
+                      src0.GetValidRow(), "dst0.GetValidRow()", dst0.GetValidRow());
     }
 
     // pto.timg2col (specs/ops/layout_and_rearrangement/timg2col.yaml)
@@ -3792,7 +4138,8 @@ struct profile_cpu {
         constexpr bool r04_valid_bounds = TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols;
         static_assert(r04_valid_bounds, "TCI [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         constexpr bool r05_shape_relation = (TileData::Rows == 1);
-        static_assert(r05_shape_relation, "TCI [CPU]: template shapes must satisfy dst.Rows == 1");
+        static_assert(sim::passed_values<r05_shape_relation, (TileData::Rows), (1)>,
+                      "TCI [CPU]: template shapes must satisfy dst.Rows == 1");
         constexpr bool r06_same_dtype = std::is_same_v<typename TileData::DType, T>;
         static_assert(r06_same_dtype, "TCI [CPU]: dst and start must have the same DType");
         return r02_dtype && r03_location && r04_valid_bounds && r05_shape_relation && r06_same_dtype;
@@ -4064,11 +4411,15 @@ struct profile_cpu {
                                 [[maybe_unused]] const TileDataPara& scale,
                                 [[maybe_unused]] const TileDataPara& offset) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-            sim::fail("TDEQUANT [CPU]", "dst and src must have the same valid row/col");
+            sim::fail("TDEQUANT [CPU]", "dst and src must have the same valid row/col", "dst.GetValidRow()",
+                      dst.GetValidRow(), "src.GetValidRow()", src.GetValidRow(), "dst.GetValidCol()", dst.GetValidCol(),
+                      "src.GetValidCol()", src.GetValidCol());
         if (!(scale.GetValidRow() == dst.GetValidRow()))
-            sim::fail("TDEQUANT [CPU]", "scale must have the valid rows of dst");
+            sim::fail("TDEQUANT [CPU]", "scale must have the valid rows of dst", "scale.GetValidRow()",
+                      scale.GetValidRow(), "dst.GetValidRow()", dst.GetValidRow());
         if (!(scale.GetValidCol() == 1))
-            sim::fail("TDEQUANT [CPU]", "the valid cols of scale must be 1");
+            sim::fail("TDEQUANT [CPU]", "the valid cols of scale must be 1", "scale.GetValidCol()",
+                      scale.GetValidCol());
     }
 
     // pto.tsort32 (specs/ops/irregular_and_complex/tsort32.yaml)
@@ -4115,10 +4466,14 @@ struct profile_cpu {
         static_assert(r04_row_major, "TMRGSORT [CPU]: tile layout must be row-major");
         constexpr bool r05_location = DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec;
         static_assert(r05_location, "TMRGSORT [CPU]: tile location must be TileType::Vec");
-        constexpr bool r06_shape_relation = (DstTileData::Rows == 1 && SrcTileData::Rows == 1);
-        static_assert(r06_shape_relation,
-                      "TMRGSORT [CPU]: template shapes must satisfy dst.Rows == 1 and src.Rows == 1");
-        return r02_dtype && r03_same_dtype && r04_row_major && r05_location && r06_shape_relation;
+        constexpr bool r06_shape_relation_0 = (DstTileData::Rows == 1);
+        static_assert(sim::passed_values<r06_shape_relation_0, (DstTileData::Rows), (1)>,
+                      "TMRGSORT [CPU]: template shapes must satisfy dst.Rows == 1");
+        constexpr bool r06_shape_relation_1 = (SrcTileData::Rows == 1);
+        static_assert(sim::passed_values<r06_shape_relation_1, (SrcTileData::Rows), (1)>,
+                      "TMRGSORT [CPU]: template shapes must satisfy src.Rows == 1");
+        return r02_dtype && r03_same_dtype && r04_row_major && r05_location && r06_shape_relation_0 &&
+               r06_shape_relation_1;
     }
 
     template <typename DstTileData, typename SrcTileData>
@@ -4141,11 +4496,20 @@ struct profile_cpu {
         constexpr bool r09_location = TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec &&
                                       Src2TileData::Loc == TileType::Vec && Src3TileData::Loc == TileType::Vec;
         static_assert(r09_location, "TMRGSORT [CPU]: tile location must be TileType::Vec");
-        constexpr bool r10_shape_relation =
-            (TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1 && Src3TileData::Rows == 1);
-        static_assert(r10_shape_relation, "TMRGSORT [CPU]: template shapes must satisfy tmp.Rows == 1, src1.Rows == 1, "
-                                          "src2.Rows == 1 and src3.Rows == 1");
-        return r08_row_major && r09_location && r10_shape_relation;
+        constexpr bool r10_shape_relation_0 = (TmpTileData::Rows == 1);
+        static_assert(sim::passed_values<r10_shape_relation_0, (TmpTileData::Rows), (1)>,
+                      "TMRGSORT [CPU]: template shapes must satisfy tmp.Rows == 1");
+        constexpr bool r10_shape_relation_1 = (Src1TileData::Rows == 1);
+        static_assert(sim::passed_values<r10_shape_relation_1, (Src1TileData::Rows), (1)>,
+                      "TMRGSORT [CPU]: template shapes must satisfy src1.Rows == 1");
+        constexpr bool r10_shape_relation_2 = (Src2TileData::Rows == 1);
+        static_assert(sim::passed_values<r10_shape_relation_2, (Src2TileData::Rows), (1)>,
+                      "TMRGSORT [CPU]: template shapes must satisfy src2.Rows == 1");
+        constexpr bool r10_shape_relation_3 = (Src3TileData::Rows == 1);
+        static_assert(sim::passed_values<r10_shape_relation_3, (Src3TileData::Rows), (1)>,
+                      "TMRGSORT [CPU]: template shapes must satisfy src3.Rows == 1");
+        return r08_row_major && r09_location && r10_shape_relation_0 && r10_shape_relation_1 && r10_shape_relation_2 &&
+               r10_shape_relation_3;
     }
 
     template <typename DstTileData, typename TmpTileData, typename Src0TileData, typename Src1TileData,
@@ -4156,11 +4520,16 @@ struct profile_cpu {
         constexpr bool r13_location = TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec &&
                                       Src2TileData::Loc == TileType::Vec;
         static_assert(r13_location, "TMRGSORT [CPU]: tile location must be TileType::Vec");
-        constexpr bool r14_shape_relation =
-            (TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1);
-        static_assert(r14_shape_relation,
-                      "TMRGSORT [CPU]: template shapes must satisfy tmp.Rows == 1, src1.Rows == 1 and src2.Rows == 1");
-        return r12_row_major && r13_location && r14_shape_relation;
+        constexpr bool r14_shape_relation_0 = (TmpTileData::Rows == 1);
+        static_assert(sim::passed_values<r14_shape_relation_0, (TmpTileData::Rows), (1)>,
+                      "TMRGSORT [CPU]: template shapes must satisfy tmp.Rows == 1");
+        constexpr bool r14_shape_relation_1 = (Src1TileData::Rows == 1);
+        static_assert(sim::passed_values<r14_shape_relation_1, (Src1TileData::Rows), (1)>,
+                      "TMRGSORT [CPU]: template shapes must satisfy src1.Rows == 1");
+        constexpr bool r14_shape_relation_2 = (Src2TileData::Rows == 1);
+        static_assert(sim::passed_values<r14_shape_relation_2, (Src2TileData::Rows), (1)>,
+                      "TMRGSORT [CPU]: template shapes must satisfy src2.Rows == 1");
+        return r12_row_major && r13_location && r14_shape_relation_0 && r14_shape_relation_1 && r14_shape_relation_2;
     }
 
     template <typename DstTileData, typename TmpTileData, typename Src0TileData, typename Src1TileData, bool exhausted>
@@ -4169,10 +4538,13 @@ struct profile_cpu {
         static_assert(r16_row_major, "TMRGSORT [CPU]: tile layout must be row-major");
         constexpr bool r17_location = TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec;
         static_assert(r17_location, "TMRGSORT [CPU]: tile location must be TileType::Vec");
-        constexpr bool r18_shape_relation = (TmpTileData::Rows == 1 && Src1TileData::Rows == 1);
-        static_assert(r18_shape_relation,
-                      "TMRGSORT [CPU]: template shapes must satisfy tmp.Rows == 1 and src1.Rows == 1");
-        return r16_row_major && r17_location && r18_shape_relation;
+        constexpr bool r18_shape_relation_0 = (TmpTileData::Rows == 1);
+        static_assert(sim::passed_values<r18_shape_relation_0, (TmpTileData::Rows), (1)>,
+                      "TMRGSORT [CPU]: template shapes must satisfy tmp.Rows == 1");
+        constexpr bool r18_shape_relation_1 = (Src1TileData::Rows == 1);
+        static_assert(sim::passed_values<r18_shape_relation_1, (Src1TileData::Rows), (1)>,
+                      "TMRGSORT [CPU]: template shapes must satisfy src1.Rows == 1");
+        return r16_row_major && r17_location && r18_shape_relation_0 && r18_shape_relation_1;
     }
 
     template <typename DstTileData, typename SrcTileData>
@@ -4217,7 +4589,8 @@ struct profile_cpu {
     static void verify_TGATHER_f2([[maybe_unused]] DstTileData& dst, [[maybe_unused]] SrcTileData& src) {
         if (!(!(gatherType == GatherAxis::GATHER_ROW) || dst.GetValidCol() == DstTileData::Cols))
             sim::fail("TGATHER [CPU]",
-                      "the valid cols of dst must be all its cols when gatherType is GatherAxis::GATHER_ROW");
+                      "the valid cols of dst must be all its cols when gatherType is GatherAxis::GATHER_ROW",
+                      "dst.GetValidCol()", dst.GetValidCol());
     }
 
     template <typename TileDataD, typename TileDataS0, typename TileDataS1, typename TileDataTmp>
@@ -4246,7 +4619,8 @@ struct profile_cpu {
     static void verify_TGATHERB([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src,
                                 [[maybe_unused]] const TileDataOffset& offset) {
         if (!(dst.GetValidCol() * sizeof(typename TileDataDst::DType) % 32 == 0))
-            sim::fail("TGATHERB [CPU]", "the valid cols of dst must span a multiple of 32 bytes");
+            sim::fail("TGATHERB [CPU]", "the valid cols of dst must span a multiple of 32 bytes", "dst.GetValidCol()",
+                      dst.GetValidCol());
     }
 
     // pto.tscatter (specs/ops/irregular_and_complex/tscatter.yaml)
@@ -4311,7 +4685,8 @@ struct profile_cpu {
     static void verify_THISTOGRAM([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src,
                                   [[maybe_unused]] const TileDataIdx& idx) {
         if (!(dst.GetValidCol() >= 256))
-            sim::fail("THISTOGRAM [CPU]", "dst must have at least 256 valid cols");
+            sim::fail("THISTOGRAM [CPU]", "dst must have at least 256 valid cols", "dst.GetValidCol()",
+                      dst.GetValidCol());
     }
 
     // pto.trandom (specs/ops/irregular_and_complex/trandom.yaml)

@@ -29,6 +29,14 @@ inline constexpr bool is_one_of_v = (std::is_same_v<T, Allowed> || ...);
 template <typename...>
 inline constexpr bool always_false_v = false;
 
+// What a profile check asserts besides its named condition, so that the compiler's note on a failure
+// spells the call's element types (`passed_types<false, float, half, float>`) or the two sides of
+// the relation that failed (`passed_values<false, 32, 16>`): a static_assert message cannot.
+template <bool Ok, typename... Passed>
+inline constexpr bool passed_types = Ok;
+template <bool Ok, auto... Passed>
+inline constexpr bool passed_values = Ok;
+
 #ifdef PTO_SIM_CALL_SITE
 namespace site {
 
@@ -116,15 +124,42 @@ inline void print() {
 #endif
 
 // A violated run-time rule is a program error on the hardware too, so the simulator stops at once
-// with a message tests can match on, then the call site in the kernel.
-[[noreturn]] inline void fail(const char* op, const char* rule) {
-    std::fprintf(stderr, "PTO runtime error: %s: %s\n", op, rule);
+// with a message tests can match on, then the call site in the kernel (stop()).
+[[noreturn]] inline void stop() {
     std::fflush(stderr);
 #ifdef PTO_SIM_CALL_SITE
     site::print();
     std::fflush(stderr);
 #endif
     std::abort();
+}
+
+[[noreturn]] inline void fail(const char* op, const char* rule) {
+    std::fprintf(stderr, "PTO runtime error: %s: %s\n", op, rule);
+    stop();
+}
+
+// fail(op, rule, spelling, value, ...): the same, then the values the rule compared on a line of its
+// own (`  compared: a.GetValidRow() = 0`).
+inline void print_compared(const char*) {}
+
+template <typename V, typename... Rest>
+void print_compared(const char* sep, const char* name, const V& value, const Rest&... rest) {
+    if constexpr (std::is_floating_point_v<V>)
+        std::fprintf(stderr, "%s%s = %g", sep, name, static_cast<double>(value));
+    else if constexpr (std::is_same_v<V, bool>)
+        std::fprintf(stderr, "%s%s = %s", sep, name, value ? "true" : "false");
+    else
+        std::fprintf(stderr, "%s%s = %lld", sep, name, static_cast<long long>(value));
+    print_compared(", ", rest...);
+}
+
+template <typename V, typename... Rest>
+[[noreturn]] void fail(const char* op, const char* rule, const char* name, const V& value, const Rest&... rest) {
+    std::fprintf(stderr, "PTO runtime error: %s: %s\n  compared: ", op, rule);
+    print_compared("", name, value, rest...);
+    std::fprintf(stderr, "\n");
+    stop();
 }
 
 inline void check(bool ok, const char* op, const char* rule) {
@@ -134,7 +169,7 @@ inline void check(bool ok, const char* op, const char* rule) {
 
 // What the pages call undefined but a profile's simulator computes anyway (as upstream's does): the
 // run goes on after one warning per call site (a loop warns once), with the site, on any core.
-inline void warn(const char* op, const char* rule) {
+inline bool first_warning(const char* op, const char* rule) {
     std::uint64_t key = 1469598103934665603ull;  // FNV-1a over the op, the rule and the call stack
     const auto mix = [&key](std::uint64_t v) { key = (key ^ v) * 1099511628211ull; };
     mix(reinterpret_cast<std::uintptr_t>(op));
@@ -148,9 +183,20 @@ inline void warn(const char* op, const char* rule) {
     static std::mutex mutex;
     static std::set<std::uint64_t> warned;
     std::scoped_lock lock(mutex);
-    if (!warned.insert(key).second)
+    return warned.insert(key).second;
+}
+
+// warn(op, rule[, spelling, value, ...]): the warning, then the values the rule compared (as fail's).
+template <typename... Compared>
+void warn(const char* op, const char* rule, const Compared&... compared) {
+    if (!first_warning(op, rule))
         return;
     std::fprintf(stderr, "PTO runtime warning: %s: %s\n", op, rule);
+    if constexpr (sizeof...(compared) > 0) {
+        std::fprintf(stderr, "  compared: ");
+        print_compared("", compared...);
+        std::fprintf(stderr, "\n");
+    }
 #ifdef PTO_SIM_CALL_SITE
     site::print();
 #endif
