@@ -46,8 +46,10 @@ class Brief:
         return self.glance.dtype_rows()
 
     def spelled_types(self, row: DTypeRow) -> dict[str, str]:
-        """A row's types per profile, one line each (`-` for none)."""
-        return {p: " ".join(row.per_profile[p]) or "-" for p in self.profiles}
+        """A row's types per profile, one line each (`any` where no rule names the operands, `-` for
+        none)."""
+        spelled = {p: row.per_profile[p] for p in self.profiles}
+        return {p: "any" if types is None else " ".join(types) or "-" for p, types in spelled.items()}
 
     @property
     def combinations(self) -> tuple[list[str], list[Combination]] | None:
@@ -56,13 +58,8 @@ class Brief:
         tables = self.glance.tuple_tables()
         if not tables:
             return None
-        operands = tables[0].operands
-        rows: dict[tuple[str, ...], list[str]] = {}
-        for t in tables:
-            if t.operands == operands:
-                for row in t.rows:
-                    rows.setdefault(row, []).append(t.profile)
-        return operands, [Combination(k, v) for k, v in rows.items()]
+        table = tables[0]
+        return table.operands, [Combination(row, table.accepted[row]) for row in table.rows]
 
     @property
     def placements(self) -> list[PlacementRow]:
