@@ -7,8 +7,6 @@
 (function () {
   "use strict";
 
-  var FILTERS = ["level", "category", "unit", "set", "dtype", "profile", "location"];
-
   function words(row, name) {
     return (row.getAttribute(name) || "").split(" ").filter(Boolean);
   }
@@ -25,6 +23,10 @@
 
   function setUp(root) {
     var get = function (id) { return root.querySelector("#finder-" + id); };
+    // The filters the page offers, by the names their ids end in (finder-level, ...).
+    var FILTERS = Array.prototype.map.call(root.querySelectorAll(".pto-finder-filters select"), function (s) {
+      return s.id.replace(/^finder-/, "");
+    });
     var text = get("text");
     var tbody = root.querySelector("#finder-table tbody");
     var rows = Array.prototype.slice.call(tbody.querySelectorAll("tr[data-mnemonic]"));
