@@ -11,6 +11,11 @@ here: nothing loads from another host). Each page therefore drops the search fro
 configuration when opened from disk, the build writes that script (the index as a variable, so
 loading it fails nowhere), and the site's own script (finder.js) says in the header that search
 needs the site served, pointing at the intrinsics finder, which works from disk.
+
+Served, search finds ops by name: the build adds each op page's names, the other ops' names inside
+its name, its category and its summary to the index (from search_terms.json, which ptogen writes
+beside mkdocs.yml), and the pages start the site's search worker, which runs the theme's and ranks
+its results on those fields (javascripts/search-worker.js).
 """
 
 from __future__ import annotations

@@ -99,7 +99,29 @@ def finder_rows(project: ProjectView) -> list[FinderRow]:
     return rows
 
 
-def finder_choices(project: ProjectView) -> dict[str, list[tuple[str, str]]]:
+@dataclass(frozen=True)
+class FinderFilter:
+    name: str  # the select's id is finder-<name>, and the page's address names it so
+    label: str
+    choices: list[tuple[str, str]]  # (value, label), in the specs' order
+
+
+def finder_filters(project: ProjectView) -> list[FinderFilter]:
+    """The finder's filters, in the order the page shows them."""
+    choices = _finder_choices(project)
+    labels = {
+        "level": "Level",
+        "category": "Category",
+        "unit": "Unit",
+        "set": "Instruction set",
+        "dtype": "Element type",
+        "profile": "Profile",
+        "location": "Tile location",
+    }
+    return [FinderFilter(name, label, choices[name]) for name, label in labels.items()]
+
+
+def _finder_choices(project: ProjectView) -> dict[str, list[tuple[str, str]]]:
     """The values each filter offers, as (value, label), in the specs' order."""
     kinds = {op.spec.semantics.kind for op in project.ops}
     levels = []

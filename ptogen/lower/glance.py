@@ -143,7 +143,9 @@ class Glance:
             else:
                 groups.append(([number], mine))
         return [
-            DTypeRow(r.operands, r.per_profile, _numbers(numbers)) for numbers, rows in groups for r in rows
+            DTypeRow(row.operands, row.per_profile, _numbers(numbers))
+            for numbers, rows in groups
+            for row in rows
         ]
 
     def _form_tiles(self, form: FormViewAPI | None) -> list[str]:

@@ -837,6 +837,10 @@ def _finder_filter(page: object, **chosen: str) -> set[str]:
     shown = {rows.nth(i).get_attribute("data-mnemonic") for i in range(rows.count())}
     count = page.text_content("#finder-count")  # type: ignore[attr-defined]
     assert count.startswith(f"{len(shown)} of "), count
+    # A row filtered out is out of sight too (the phone's cards must not show it).
+    assert page.evaluate(  # type: ignore[attr-defined]
+        "[...document.querySelectorAll('#finder-table tbody tr[hidden]')].every(r => r.offsetHeight === 0)"
+    )
     return shown
 
 
@@ -956,7 +960,8 @@ def test_finder_keeps_filters_text_and_sort_in_the_address(browser: object, serv
         chosen = _finder_state(page)
         assert chosen["rows"] == sorted(chosen["rows"], reverse=True) and "pto.trelu" in chosen["rows"]
         address = page.url  # type: ignore[attr-defined]
-        assert all(f in address for f in ("level=tile", "category=arithmetic", "q=relu", "sort=-op")), address
+        assert all(f in address for f in ("level=tile", "category=arithmetic", "text=relu", "sort=-op"))
+        assert "q=" not in address.replace("text=", "")  # `q` would open the theme's search over the page
         # The address alone gives the same page: a shared link.
         shared, more = _open(browser, served, address)
         try:

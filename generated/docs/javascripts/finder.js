@@ -2,12 +2,10 @@
 // The intrinsics finder (finder.md): filters, sorts and opens its rows in place. Every fact a filter
 // tests is an attribute of the row and an opened row's content is a <template> in it, so nothing
 // is fetched and the page works over file://. The filters, the text and the sort live in the
-// page's address (?level=tile&q=relu&sort=-category): a shared link shows the same rows, and each
-// change of a filter is a step the browser's back button undoes.
+// page's address (?level=tile&text=relu&sort=-category; not `q`, which opens the theme's search): a
+// shared link shows the same rows, and each change of a filter is a step the back button undoes.
 (function () {
   "use strict";
-
-  var FILTERS = ["level", "category", "unit", "set", "dtype", "profile", "location"];
 
   function words(row, name) {
     return (row.getAttribute(name) || "").split(" ").filter(Boolean);
@@ -25,6 +23,10 @@
 
   function setUp(root) {
     var get = function (id) { return root.querySelector("#finder-" + id); };
+    // The filters the page offers, by the names their ids end in (finder-level, ...).
+    var FILTERS = Array.prototype.map.call(root.querySelectorAll(".pto-finder-filters select"), function (s) {
+      return s.id.replace(/^finder-/, "");
+    });
     var text = get("text");
     var tbody = root.querySelector("#finder-table tbody");
     var rows = Array.prototype.slice.call(tbody.querySelectorAll("tr[data-mnemonic]"));
@@ -35,7 +37,7 @@
     function state() {
       var params = new URLSearchParams();
       FILTERS.forEach(function (f) { if (get(f).value) params.set(f, get(f).value); });
-      if (text.value.trim()) params.set("q", text.value.trim());
+      if (text.value.trim()) params.set("text", text.value.trim());
       if (sort) params.set("sort", sort);
       var query = params.toString();
       return query ? "?" + query : location.pathname.split("/").pop();
@@ -55,7 +57,7 @@
     function recall() {
       var params = new URLSearchParams(location.search);
       FILTERS.forEach(function (f) { get(f).value = params.get(f) || ""; });
-      text.value = params.get("q") || "";
+      text.value = params.get("text") || "";
       sort = params.get("sort") || "";
     }
 
