@@ -149,6 +149,10 @@ def test_test_names_the_op_meant_without_listing_every_op(capsys: pytest.Capture
     err = capsys.readouterr().err
     assert "unknown op tmatmull (did you mean 'tmatmul'?)" in err
     assert "tadd" not in err and len(err.splitlines()) == 1, err
+    # Nothing near: where the names are, not the names.
+    assert main(["test", "zzzzzz"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown op zzzzzz (" in err and "ops; `ptogen list` names them)" in err and "tadd" not in err
 
 
 KERNEL = """#include <pto/pto-inst.hpp>
