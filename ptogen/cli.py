@@ -226,10 +226,24 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cflags(layout: Layout, profile: str | None) -> list[str]:
-    flags = [f"-I{layout.generated_include}", f"-I{RUNTIME_INCLUDE}", "-ffp-contract=off"]
+    from .buildsys import FP_FLAGS, profile_define
+
+    flags = [f"-I{layout.generated_include}", f"-I{RUNTIME_INCLUDE}", *FP_FLAGS]
     if profile:
-        flags.append(f"-DPTO_TARGET_PROFILE=PTO_PROFILE_{profile}")
+        flags.append(f"-D{profile_define(profile)}")
     return flags
+
+
+def cmd_build_dir(args: argparse.Namespace) -> int:
+    """Write the CMake package or the pkg-config files for this project; print their directory."""
+    from . import buildsys
+    from .spec.load import load_specs
+
+    layout = _layout(args)
+    profiles = load_specs(layout.specs, layout.root).targets.profile_names()
+    write = buildsys.cmake_dir if args.command == "cmake-dir" else buildsys.pkgconfig_dir
+    print(write(layout, profiles))
+    return 0
 
 
 def cmd_cflags(args: argparse.Namespace) -> int:
@@ -388,6 +402,16 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser("cflags", help="compiler flags to build a kernel against the generated headers")
     p.add_argument("--profile", help="enforce this target profile's checks (A2A3, A5, CPU)")
     p.set_defaults(func=cmd_cflags)
+    sub.add_parser(
+        "cmake-dir",
+        help="write ptogenConfig.cmake for this project and print its directory, for "
+        "find_package(ptogen) (-Dptogen_DIR=...): targets ptogen::ptogen and ptogen::<PROFILE>",
+    ).set_defaults(func=cmd_build_dir)
+    sub.add_parser(
+        "pkgconfig-dir",
+        help="write ptogen.pc (and ptogen-<profile>.pc) for this project and print their directory, "
+        "for PKG_CONFIG_PATH",
+    ).set_defaults(func=cmd_build_dir)
     p = sub.add_parser("schema", help="write the JSON Schema of a spec file (for editors)")
     p.add_argument(
         "--kind",

@@ -150,6 +150,7 @@ class CatalogSet:
     title: str
     ops: list[str]
     pages: dict[str, str]  # mnemonic -> its upstream page, where the usual name does not hold
+    line: int | None = None  # of the set's `ops:` in the catalog, for errors that name the list
 
     def upstream_page(self, mnemonic: str) -> str:
         """Where the upstream manual documents the op, relative to its docs/isa/: the set's directory
@@ -206,7 +207,12 @@ def load_catalog(templates_dir: Path) -> list[CatalogSet]:
         ops = [str(m) for m in entry["ops"]]
         out.append(
             CatalogSet(
-                entry["group"], entry["id"], entry["title"], ops, {str(k): str(v) for k, v in pages.items()}
+                entry["group"],
+                entry["id"],
+                entry["title"],
+                ops,
+                {str(k): str(v) for k, v in pages.items()},
+                doc.source.line_of(("instruction_sets", i, "ops")),
             )
         )
     return out
@@ -232,10 +238,12 @@ def coverage(project: ProjectView, catalog: list[CatalogSet]) -> list[CoverageSe
     for op in project.ops:
         entry = _catalog_set_of(op, catalog)
         if entry is None or op.spec.mnemonic not in entry.ops:
+            # The set's list the op belongs in, else the first set's (where a new set goes).
+            at = catalog.index(entry) if entry is not None else 0
             raise SpecError(
                 f"templates/{CATALOG}",
-                None,
-                "instruction_sets",
+                (entry or catalog[0]).line if catalog else None,
+                f"instruction_sets[{at}].ops" if entry is not None else "instruction_sets",
                 f"{op.spec.mnemonic} ({op.path}) is specified but not listed under its instruction set "
                 f"{op.iset.doc_dir}",
             )

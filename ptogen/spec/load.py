@@ -181,6 +181,10 @@ def _validation_errors(exc: ValidationError, doc: LoadedDoc, model: Any = None) 
         message = err["msg"].removeprefix("Value error, ")
         if err["type"] == "extra_forbidden":
             message = f"unknown field{meant.get(loc, '')}"
+            if isinstance(loc[-1], str) and re.search(r"[()\[\]*+/<>=]", loc[-1]):
+                # `{expr: max(src, scalar)}`: YAML ends the value at the comma and reads the rest
+                # as a key.
+                message += " (an expression containing a comma must be quoted: expr: 'max(a, b)')"
         elif err["type"] == "union_tag_invalid":
             tag = str(err.get("ctx", {}).get("tag", ""))
             known_tags = re.findall(r"'([^']*)'", str(err.get("ctx", {}).get("expected_tags", "")))
@@ -190,7 +194,7 @@ def _validation_errors(exc: ValidationError, doc: LoadedDoc, model: Any = None) 
             path = (*path, "kind")
         elif err["type"] == "union_tag_not_found":
             message, path = "Field required", (*path, "kind")
-        out.append(SpecError(*doc.source.where(path), _dotted(path), message))
+        out.append(SpecError(*doc.source.where(path), doc.source.spelled(path), message))
     return out
 
 
@@ -238,7 +242,7 @@ def load_specs(specs_dir: Path, root: Path | None = None) -> SpecSet:
             continue
         parsed: dict[str, semantics.Node] = {}
         problems = check_op(spec, targets, parsed)
-        errors.extend(SpecError(*doc.source.where(p), _dotted(p), m) for p, m in problems)
+        errors.extend(SpecError(*doc.source.where(p), doc.source.spelled(p), m) for p, m in problems)
         if not problems:
             extra = {n: parsed[n] for n in spec.semantics.extra_outputs}
             forms = {int(n[len(_FORM) :]): node for n, node in parsed.items() if n.startswith(_FORM)}
@@ -371,7 +375,9 @@ def _check_dispatch_targets(ops: list[LoadedOp]) -> list[SpecError]:
             if dispatch.impl is not None and dispatch.call != "helper" and dispatch.impl not in names:
                 path = (*at, "dispatch", "impl")
                 errors.append(
-                    SpecError(*op.source.where(path), _dotted(path), f"no spec defines {dispatch.impl!r}")
+                    SpecError(
+                        *op.source.where(path), op.source.spelled(path), f"no spec defines {dispatch.impl!r}"
+                    )
                 )
     return errors
 
@@ -418,11 +424,15 @@ def check_op(
             )
         )
     elif spec.mnemonic not in iset.order:
+        # A near miss of a listed mnemonic is most likely a misspelling of it; else a new op.
+        near = nearest(spec.mnemonic, iset.order)
+        add = "add it there where its page belongs in the set"
+        what = f"did you mean {near!r}? (a new op: {add})" if near is not None else add
         problems.append(
             (
                 ("mnemonic",),
                 f"{spec.mnemonic} is not in the `order:` of instruction set {iset.id} in "
-                f"{TARGETS_FILE_SHOWN}; add it there where its page belongs in the set",
+                f"{TARGETS_FILE_SHOWN}; {what}",
             )
         )
 

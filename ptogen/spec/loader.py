@@ -55,6 +55,10 @@ class SourceMap:
     lines: dict[PathKey, int] = field(default_factory=dict)
     # Paths whose value another file supplied (an op class, a named set): path -> (file, line).
     files: dict[PathKey, tuple[str, int | None]] = field(default_factory=dict)
+    # How the writer of the file names a resolved path: a rule of the `dtypes:` shorthand is
+    # `dtypes.A5`, a rule of the spec's own list `constraints[0]` (its place among the rules the
+    # spec writes, not among those its class adds). Path prefix -> that name.
+    names: dict[PathKey, str] = field(default_factory=dict)
 
     def where(self, path: PathKey) -> tuple[str, int | None]:
         """The file and line a reader edits to change the value at `path`."""
@@ -66,6 +70,16 @@ class SourceMap:
                 return self.file, self.lines[probe]
             probe = probe[:-1]
         return self.file, self.lines.get((), None)
+
+    def spelled(self, path: PathKey) -> str:
+        """`path` as the file's writer names it (`dtypes.A5[4]`, not `constraints[1].dtypes[4]`)."""
+        probe = tuple(path)
+        while probe:
+            if probe in self.names:
+                rest = _dotted(tuple(path)[len(probe) :])
+                return self.names[probe] + (rest if rest.startswith("[") or not rest else "." + rest)
+            probe = probe[:-1]
+        return _dotted(path)
 
     def line_of(self, path: PathKey) -> int | None:
         # Fall back to the closest ancestor that has a line (e.g. a missing field -> its parent).
@@ -309,7 +323,10 @@ def load_yaml(path: Path, display: str | None = None, cache: Path | None = None)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
-        raise SpecError(name, line, "", f"invalid YAML: {exc.problem or exc.context}") from None
+        problem = f"invalid YAML: {exc.problem or exc.context}"
+        if mark is not None and text[mark.index : mark.index + 1] == "\t":
+            problem = f"invalid YAML: a tab (column {mark.column + 1}); YAML indents with spaces only"
+        raise SpecError(name, line, "", problem) from None
     except yaml.reader.ReaderError as exc:
         where = _line_of_offset(text, exc.position)
         raise SpecError(

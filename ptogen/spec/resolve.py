@@ -450,12 +450,21 @@ def resolve(doc: LoadedDoc, ctx: Context) -> tuple[LoadedDoc, dict[PathKey, Node
         else merge(Node({k: v for k, v in base.value.items() if k != "constraints"}, file, 1, SPEC), top)
     )
     rules = _fill_constraints(class_rules, dtypes, own_rules, file)
+    spelled: dict[PathKey, str] = {}
     if rules is not None:
+        labels = _rule_labels(spec, dtypes, own_rules, class_rules)
         _default_operands(rules, rule_operands)
         _expand_sets(rules, ctx)
         expand_box_layouts(rules, ctx)
         _inherit_rules(rules, ctx)
         resolved.value["constraints"] = rules
+        for i, rule in enumerate(rules.value):
+            kind = rule.value.get("kind") if isinstance(rule.value, dict) else None
+            label = labels.get(id(kind)) if kind is not None else None
+            if label is not None:
+                spelled[("constraints", i)] = label
+                if label.startswith("dtypes."):  # the shorthand's value is the rule's list
+                    spelled[("constraints", i, "dtypes")] = label
     _derive(resolved, names, ctx)
     resolved = shared_texts(resolved, ctx, "", names)
     _kernels(resolved, ctx)
@@ -465,7 +474,26 @@ def resolve(doc: LoadedDoc, ctx: Context) -> tuple[LoadedDoc, dict[PathKey, Node
     lines = {p: n.line for p, n in flat.items() if n.file == file and n.line is not None}
     files = {p: (n.file, n.line) for p, n in flat.items() if n.file != file}
     lines[()] = 1
-    return LoadedDoc(plain(resolved), SourceMap(file, lines, files)), flat
+    return LoadedDoc(plain(resolved), SourceMap(file, lines, files, spelled)), flat
+
+
+def _rule_labels(
+    spec: Node, dtypes: list[Node], own: Node | None, class_rules: Node | None
+) -> dict[int, str]:
+    """How the spec's writer names each rule before resolution reorders them, keyed by the identity of
+    its `kind` node (which the rule keeps through the expansions): `dtypes.A5` for a rule of the
+    shorthand, `constraints[k]` for the k-th rule the spec (or, for its rules, the class) lists."""
+    labels: dict[int, str] = {}
+    short = spec.value.get("dtypes")
+    keys = list(short.value) if short is not None and isinstance(short.value, dict) else []
+    for key, rule in zip(keys, dtypes, strict=False):
+        labels[id(rule.value.get("kind"))] = f"dtypes.{key}"
+    for source in (class_rules, own):  # the spec's own rules last: a label names the spec's place
+        items = source.value if source is not None and isinstance(source.value, list) else []
+        for k, rule in enumerate(items):
+            if isinstance(rule.value, dict) and "kind" in rule.value:
+                labels[id(rule.value["kind"])] = f"constraints[{k}]"
+    return labels
 
 
 TEXT_REF = re.compile(r"\$\{text:([a-z][a-z0-9_]*)\}")

@@ -107,6 +107,55 @@ def test_list(capsys: pytest.CaptureFixture[str]) -> None:
     } in data
 
 
+def _list_rows(capsys: pytest.CaptureFixture[str], *options: str) -> list[str]:
+    assert main(["list", *options]) == 0
+    return [line.split()[0] for line in capsys.readouterr().out.splitlines()[1:-1]]
+
+
+def test_list_filters_by_set_profile_and_element_type(capsys: pytest.CaptureFixture[str]) -> None:
+    cube = [f"pto.{op}{suffix}" for op in ("tmatmul", "tgemv") for suffix in ("", "_acc", "_bias")]
+    # A part of a set's name picks it; A2A3 offers none of the MX products.
+    assert _list_rows(capsys, "--set", "matrix", "--profile", "A2A3") == cube
+    assert "pto.tmatmul_mx" in _list_rows(capsys, "--set", "Matrix And Matrix-Vector", "--profile", "A5")
+    # TADD takes bfloat16_t on A5 but not on A2A3; TMATMUL on both.
+    on_a2a3 = _list_rows(capsys, "--dtype", "bfloat16_t", "--profile", "A2A3")
+    assert "pto.tmatmul" in on_a2a3 and "pto.tadd" not in on_a2a3
+    assert "pto.tadd" in _list_rows(capsys, "--dtype", "bfloat16_t", "--profile", "A5")
+    assert main(["list", "--profile", "A6"]) == 2
+    assert "unknown profile A6 (known: A2A3, A5, CPU)" in capsys.readouterr().err
+    assert main(["list", "--dtype", "bfloat_16"]) == 2
+    assert "unknown element type bfloat_16 (did you mean 'bfloat16_t'?)" in capsys.readouterr().err
+
+
+def test_show_brief_gives_declarations_types_tiles_and_semantics(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["show", "tmatmul", "--brief"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("TMATMUL (pto.tmatmul): Matrix product")
+    assert "semantics: c[i,j] = sum(k, a[i,k] * b[k,j])" in out
+    assert "PTO_INST RecordEvent TMATMUL(TileRes& cMatrix, TileLeft& aMatrix, TileRight& bMatrix" in out
+    assert "  c: all: float int32_t\n" in out
+    assert "  (float, half, half)\n" in out  # one table of combinations, every profile admitting them
+    assert (
+        "  a: A2A3: location Left, layout ZZ boxes (TileLeft); "
+        "A5: location Left, layout NZ boxes (TileLeft); CPU: location Left\n" in out
+    )
+    assert main(["show", "tadd", "--brief"]) == 0
+    out = capsys.readouterr().out
+    assert "semantics: dst = src0 + src1" in out
+    assert "  dst, src0, src1: A2A3: half float int16_t int32_t; A5: half bfloat16_t" in out
+
+
+def test_test_names_the_op_meant_without_listing_every_op(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["test", "tmatmull"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown op tmatmull (did you mean 'tmatmul'?)" in err
+    assert "tadd" not in err and len(err.splitlines()) == 1, err
+    # Nothing near: where the names are, not the names.
+    assert main(["test", "zzzzzz"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown op zzzzzz (" in err and "ops; `ptogen list` names them)" in err and "tadd" not in err
+
+
 KERNEL = """#include <pto/pto-inst.hpp>
 #include <cstdio>
 using namespace pto;

@@ -171,10 +171,11 @@ def kernel_project(tmp_path: Path) -> tuple[Path, dict[str, str], str]:
     return tmp_path, env, output
 
 
-def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> str:
+def _run(argv: list[str], cwd: Path, env: dict[str, str], echoed: bool = False) -> str:
+    """The command's output (with its standard error too where the shell echoes commands there)."""
     done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
-    return done.stdout
+    return done.stdout + (done.stderr if echoed else "")
 
 
 def _snippet_build(tool: str, compiler: str, work: Path) -> tuple[list[list[str]], Path, Path | None]:
@@ -183,6 +184,10 @@ def _snippet_build(tool: str, compiler: str, work: Path) -> tuple[list[list[str]
     if tool == "make":
         (work / "Makefile").write_text(_block(DOCS / "user-guide.md", "make"))
         return [["make", "PROFILE=A5", f"CXX={' '.join(cxx_argv(compiler))}"]], work / "first_kernel", None
+    if tool == "pkg-config":
+        # The shell lines as written, with the test's compiler and A5; -x echoes the expanded command.
+        script = f"PROFILE=a5\nCXX='{' '.join(cxx_argv(compiler))}'\n" + _block(DOCS / "user-guide.md", "sh")
+        return [["sh", "-xc", script]], work / "first_kernel", None
     (work / "CMakeLists.txt").write_text(_block(DOCS / "user-guide.md", "cmake"))
     configure = ["cmake", "-S", ".", "-B", "build", "-DPTO_PROFILE=A5", f"-DCMAKE_CXX_COMPILER={compiler}"]
     if default_launcher():
@@ -191,7 +196,7 @@ def _snippet_build(tool: str, compiler: str, work: Path) -> tuple[list[list[str]
     return [configure, ["cmake", "--build", "build"]], work / "build/first_kernel", flags
 
 
-@pytest.mark.parametrize("tool", ["make", "cmake"])
+@pytest.mark.parametrize("tool", ["make", "cmake", "pkg-config"])
 @pytest.mark.parametrize("cxx", COMPILERS[:1])
 def test_user_guide_build_snippet_builds_the_first_kernel(
     cxx: str, tool: str, kernel_project: tuple[Path, dict[str, str], str]
@@ -201,10 +206,12 @@ def test_user_guide_build_snippet_builds_the_first_kernel(
         pytest.skip(f"{tool} not found on PATH (apt-get install {tool})")
     work, env, output = kernel_project
     commands, program, flags = _snippet_build(tool, compiler, work)
-    log = "".join(_run(command, work, env) for command in commands)
+    log = "".join(_run(command, work, env, echoed=tool == "pkg-config") for command in commands)
     if flags is not None:
         log += flags.read_text()
     assert "-DPTO_TARGET_PROFILE=PTO_PROFILE_A5" in log
+    if tool != "make":  # the package and the .pc file carry the flag the simulator needs
+        assert "-ffp-contract=off" in log
     assert _run([str(program)], work, env) == output
 
 

@@ -385,3 +385,64 @@ def test_a_category_naming_an_unknown_op_kind(spec_project: Path, capsys: pytest
         f"error: specs/targets.yaml:{line}: categories[1].kinds[0]: unknown op kind 'predicat'"
         " (did you mean 'predicate'?)"
     ]
+
+
+TMAXS = "specs/ops/tile_scalar_and_immediate/tmaxs.yaml"  # over class tile_scalar, with the shorthand
+USER_TERMS = [
+    # (description, old text, new text, the error's field and message)
+    (
+        "a type of the dtypes shorthand",
+        "dtypes: {A2A3: i32_i16_half_float}\n",
+        "dtypes: {A2A3: i32_i16_half_float, A5: [half, float, int8_t, uint8_t, int99_t]}\n",
+        "dtypes.A5[4]: unknown dtype 'int99_t' (did you mean 'int8_t'?)",
+    ),
+    (
+        # The spec's second rule, whatever rules its class and shorthand put before it.
+        "a rule the spec writes",
+        "dtypes: [int32_t, uint32_t, float, int16_t, uint16_t, half, bfloat16_t, uint8_t, int8_t]\n",
+        "dtypes: [int32_t, uint32_t, float, int16_t, uint16_t, half, bfloat16_t, uint8_t, int9_t]\n",
+        "constraints[1].dtypes[8]: unknown dtype 'int9_t' (did you mean 'int8_t'?)",
+    ),
+    (
+        "an unquoted expression with a comma",
+        "semantics: {expr: 'max(src, scalar)'}\n",
+        "semantics: {expr: max(src, scalar)}\n",
+        "semantics.scalar): unknown field (an expression containing a comma must be quoted",
+    ),
+    (
+        "a tab",
+        "  - {name: dst, kind: tile, role: dst, description: Destination tile.}\n",
+        "\t- {name: dst, kind: tile, role: dst, description: Destination tile.}\n",
+        "invalid YAML: a tab (column 1); YAML indents with spaces only",
+    ),
+    (
+        "a misspelt mnemonic",
+        "mnemonic: pto.tmaxs\n",
+        "mnemonic: pto.tmaxz\n",
+        "mnemonic: pto.tmaxz is not in the `order:` of instruction set tile_scalar_and_immediate in "
+        "specs/targets.yaml; did you mean 'pto.tmaxs'?",
+    ),
+]
+
+
+@pytest.mark.parametrize(("what", "old", "new", "message"), USER_TERMS, ids=[c[0] for c in USER_TERMS])
+def test_errors_name_fields_as_the_spec_writes_them(
+    spec_project: Path, capsys: pytest.CaptureFixture[str], what: str, old: str, new: str, message: str
+) -> None:
+    line = edit(spec_project, TMAXS, old, new)
+    code, errors = run_gen(spec_project, capsys)
+    assert code == 2
+    assert len(errors) == 1, errors
+    assert errors[0].startswith(f"error: {TMAXS}:{line}: {message}"), errors[0]
+
+
+def test_an_op_the_isa_catalog_leaves_out_is_reported_at_the_sets_list(
+    spec_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    catalog = "templates/site/isa_catalog.yaml"
+    line = edit(spec_project, catalog, " pto.tmaxs,", "")
+    code, errors = run_gen(spec_project, capsys)
+    assert code == 2
+    (error,) = errors
+    assert error.startswith(f"error: {catalog}:{line}: instruction_sets["), error
+    assert "pto.tmaxs (specs/ops/tile_scalar_and_immediate/tmaxs.yaml) is specified but not listed" in error
