@@ -27,9 +27,10 @@ def read_semantics(
     intrinsic: dict[str, Any] | None,
     vector: bool,
     unplaced: list[str],
+    level: str = "tile",
 ) -> dict[str, Any]:
     """The semantics section; each fact the page lacks is set to a placeholder and reported."""
-    kind, dst = _kind_and_domain(facts, operands, vector)
+    kind, dst = _kind_and_domain(facts, operands, vector, level)
     dsts = [o["name"] for o in operands if o["role"] == "dst"]
     params = intrinsic["params"] if intrinsic else []
     if facts.math and not page_rows(facts):
@@ -39,9 +40,10 @@ def read_semantics(
     expr, extra = _element_math(facts, kind, names, attrs, unplaced)
     if expr is None:
         first = next((o["name"] for o in operands if o["role"] in ("src", "scalar")), dst)
-        unplaced.append(
-            f"no element semantics on the page: `semantics.expr` set to `{first}`; write the real one"
-        )
+        if kinds.computes(kind):
+            unplaced.append(
+                f"no element semantics on the page: `semantics.expr` set to `{first}`; write the real one"
+            )
         expr = first
     _overload_formulas(facts, kind, (intrinsic or {}).get("overloads", []), names, attrs, unplaced)
     sem: dict[str, Any] = {"kind": kind, "expr": expr, "domain": dst, "tolerance": {"kind": "exact"}}
@@ -60,12 +62,14 @@ def read_semantics(
     return sem
 
 
-def _kind_and_domain(facts: PageFacts, operands: list[dict[str, Any]], vector: bool) -> tuple[str, str]:
+def _kind_and_domain(
+    facts: PageFacts, operands: list[dict[str, Any]], vector: bool, level: str
+) -> tuple[str, str]:
     """The op kind that recognises the page (each kind looks for itself: `recognise`) and the
     operand the op iterates."""
     math = facts.math or ""
     kind = kinds.recognise(
-        vector, math, reduces_over(math), domain_paragraph(facts), tuple(o["kind"] for o in operands)
+        vector, math, reduces_over(math), domain_paragraph(facts), tuple(o["kind"] for o in operands), level
     )
     if kind is None:
         raise ImportProblem("no op kind recognises this page (its formula, iteration domain and operands)")

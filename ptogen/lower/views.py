@@ -33,6 +33,7 @@ from ..rules.parts import (
 from ..spec import expr as semantics
 from ..spec.load import LoadedOp, SpecSet
 from ..spec.model import (
+    Builtin,
     Dispatch,
     InstructionSetDef,
     Intrinsic,
@@ -232,6 +233,16 @@ class OpView:
     @property
     def is_vector(self) -> bool:
         return self.kind.lanes
+
+    @property
+    def is_builtin(self) -> bool:
+        """A scalar builtin of the runtime (`set_flag`): no intrinsic, no profile checks."""
+        return self.spec.builtin is not None
+
+    @property
+    def builtin(self) -> Builtin | None:
+        """The runtime function a scalar builtin is (None: a tile or vector op)."""
+        return self.spec.builtin
 
     @property
     def result_operands(self) -> list[str]:
@@ -1036,7 +1047,7 @@ class ProjectView:
 
     @property
     def tile_ops(self) -> list[OpView]:
-        return [o for o in self.ops if not o.is_vector]
+        return [o for o in self.ops if not o.is_vector and not o.is_builtin]
 
     @property
     def vector_ops(self) -> list[OpView]:
