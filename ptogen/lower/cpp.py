@@ -144,7 +144,7 @@ class OpCpp:
 
     def builtin_checks(self, profile: str, asm: dict[str, str]) -> list[dict[str, str]]:
         """The element-type rules a profile enforces on the builtin, each as its id, the register
-        kinds it admits (`pto::vsim::<asm>`) and the documented type names, for one static_assert."""
+        kinds it admits (`pto::vsim::<asm>`) and the message the profile's own check gives."""
         out = []
         for rv in self.op.rules_for(profile, static=True):
             listing = part(rv.rule, TypeListing)
@@ -155,7 +155,7 @@ class OpCpp:
                         dtypes.append(d)
             if dtypes:
                 kinds = ", ".join(f"pto::vsim::{asm[d]}" for d in dtypes if d in asm)
-                out.append({"id": rv.id, "kinds": kinds, "names": ", ".join(dtypes)})
+                out.append({"id": rv.id, "kinds": kinds, "message": rv.message(profile)})
         return out
 
     def element_at(self, operand: str) -> tuple[str, str]:

@@ -21,20 +21,24 @@ inline void vadds(A_result& result, const A_input& input, const A_scalar& scalar
                   mode lanes_mode = MODE_ZEROING) {
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_input>, K>, "vadds: input and result must hold one element type");
-    static_assert(admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
-                         pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>,
-                  "vadds [CPU] rule 00_dtype: element type must be one of: half, float, int8_t, uint8_t, int16_t, "
-                  "uint16_t, int32_t, uint32_t");
-    using C = typename K::calc;
-    // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
-    auto& result_r = pto::vsim::image(result);
-    const auto input_r = pto::vsim::image(input);
-    const pred mask_p = mask;
-    const C scalar_v = pto::vsim::scalar<K>(scalar);
-    each_lane(result_r, mask_p, lanes_mode, [&](int i) {
-        const C input_v = input_r.read(i);
-        return static_cast<C>(sim::add<C>(input_v, scalar_v));
-    });
+    static_assert(
+        admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16,
+               pto::vsim::i32, pto::vsim::u32>,
+        "vadds [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
+                         pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>) {
+        using C = typename K::calc;
+        // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
+        auto& result_r = pto::vsim::image(result);
+        const auto input_r = pto::vsim::image(input);
+        const pred mask_p = mask;
+        const C scalar_v = pto::vsim::scalar<K>(scalar);
+        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
+            const C input_v = input_r.read(i);
+            return static_cast<C>(sim::add<C>(input_v, scalar_v));
+        });
+    }
 }
 
 // pto.vsubs (specs/ops/vector_scalar/vsubs.yaml) on active lanes:
@@ -45,20 +49,24 @@ inline void vsubs(A_result& result, const A_input& input, const A_scalar& scalar
                   mode lanes_mode = MODE_ZEROING) {
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_input>, K>, "vsubs: input and result must hold one element type");
-    static_assert(admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
-                         pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>,
-                  "vsubs [CPU] rule 00_dtype: element type must be one of: half, float, int8_t, uint8_t, int16_t, "
-                  "uint16_t, int32_t, uint32_t");
-    using C = typename K::calc;
-    // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
-    auto& result_r = pto::vsim::image(result);
-    const auto input_r = pto::vsim::image(input);
-    const pred mask_p = mask;
-    const C scalar_v = pto::vsim::scalar<K>(scalar);
-    each_lane(result_r, mask_p, lanes_mode, [&](int i) {
-        const C input_v = input_r.read(i);
-        return static_cast<C>(sim::sub<C>(input_v, scalar_v));
-    });
+    static_assert(
+        admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16,
+               pto::vsim::i32, pto::vsim::u32>,
+        "vsubs [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
+                         pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>) {
+        using C = typename K::calc;
+        // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
+        auto& result_r = pto::vsim::image(result);
+        const auto input_r = pto::vsim::image(input);
+        const pred mask_p = mask;
+        const C scalar_v = pto::vsim::scalar<K>(scalar);
+        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
+            const C input_v = input_r.read(i);
+            return static_cast<C>(sim::sub<C>(input_v, scalar_v));
+        });
+    }
 }
 
 // pto.vmuls (specs/ops/vector_scalar/vmuls.yaml) on active lanes:
@@ -69,20 +77,24 @@ inline void vmuls(A_result& result, const A_input& input, const A_scalar& scalar
                   mode lanes_mode = MODE_ZEROING) {
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_input>, K>, "vmuls: input and result must hold one element type");
-    static_assert(admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
-                         pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>,
-                  "vmuls [CPU] rule 00_dtype: element type must be one of: half, float, int8_t, uint8_t, int16_t, "
-                  "uint16_t, int32_t, uint32_t");
-    using C = typename K::calc;
-    // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
-    auto& result_r = pto::vsim::image(result);
-    const auto input_r = pto::vsim::image(input);
-    const pred mask_p = mask;
-    const C scalar_v = pto::vsim::scalar<K>(scalar);
-    each_lane(result_r, mask_p, lanes_mode, [&](int i) {
-        const C input_v = input_r.read(i);
-        return static_cast<C>(sim::mul<C>(input_v, scalar_v));
-    });
+    static_assert(
+        admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16,
+               pto::vsim::i32, pto::vsim::u32>,
+        "vmuls [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
+                         pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>) {
+        using C = typename K::calc;
+        // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
+        auto& result_r = pto::vsim::image(result);
+        const auto input_r = pto::vsim::image(input);
+        const pred mask_p = mask;
+        const C scalar_v = pto::vsim::scalar<K>(scalar);
+        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
+            const C input_v = input_r.read(i);
+            return static_cast<C>(sim::mul<C>(input_v, scalar_v));
+        });
+    }
 }
 
 // pto.vmaxs (specs/ops/vector_scalar/vmaxs.yaml) on active lanes:
@@ -93,20 +105,24 @@ inline void vmaxs(A_result& result, const A_input& input, const A_scalar& scalar
                   mode lanes_mode = MODE_ZEROING) {
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_input>, K>, "vmaxs: input and result must hold one element type");
-    static_assert(admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
-                         pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>,
-                  "vmaxs [CPU] rule 00_dtype: element type must be one of: half, float, int8_t, uint8_t, int16_t, "
-                  "uint16_t, int32_t, uint32_t");
-    using C = typename K::calc;
-    // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
-    auto& result_r = pto::vsim::image(result);
-    const auto input_r = pto::vsim::image(input);
-    const pred mask_p = mask;
-    const C scalar_v = pto::vsim::scalar<K>(scalar);
-    each_lane(result_r, mask_p, lanes_mode, [&](int i) {
-        const C input_v = input_r.read(i);
-        return static_cast<C>(sim::maximum_by<C>(input_v, scalar_v));
-    });
+    static_assert(
+        admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16,
+               pto::vsim::i32, pto::vsim::u32>,
+        "vmaxs [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
+                         pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>) {
+        using C = typename K::calc;
+        // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
+        auto& result_r = pto::vsim::image(result);
+        const auto input_r = pto::vsim::image(input);
+        const pred mask_p = mask;
+        const C scalar_v = pto::vsim::scalar<K>(scalar);
+        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
+            const C input_v = input_r.read(i);
+            return static_cast<C>(sim::maximum_by<C>(input_v, scalar_v));
+        });
+    }
 }
 
 // pto.vmins (specs/ops/vector_scalar/vmins.yaml) on active lanes:
@@ -117,20 +133,24 @@ inline void vmins(A_result& result, const A_input& input, const A_scalar& scalar
                   mode lanes_mode = MODE_ZEROING) {
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_input>, K>, "vmins: input and result must hold one element type");
-    static_assert(admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
-                         pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>,
-                  "vmins [CPU] rule 00_dtype: element type must be one of: half, float, int8_t, uint8_t, int16_t, "
-                  "uint16_t, int32_t, uint32_t");
-    using C = typename K::calc;
-    // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
-    auto& result_r = pto::vsim::image(result);
-    const auto input_r = pto::vsim::image(input);
-    const pred mask_p = mask;
-    const C scalar_v = pto::vsim::scalar<K>(scalar);
-    each_lane(result_r, mask_p, lanes_mode, [&](int i) {
-        const C input_v = input_r.read(i);
-        return static_cast<C>(sim::minimum_by<C>(input_v, scalar_v));
-    });
+    static_assert(
+        admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16,
+               pto::vsim::i32, pto::vsim::u32>,
+        "vmins [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
+                         pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>) {
+        using C = typename K::calc;
+        // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
+        auto& result_r = pto::vsim::image(result);
+        const auto input_r = pto::vsim::image(input);
+        const pred mask_p = mask;
+        const C scalar_v = pto::vsim::scalar<K>(scalar);
+        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
+            const C input_v = input_r.read(i);
+            return static_cast<C>(sim::minimum_by<C>(input_v, scalar_v));
+        });
+    }
 }
 
 // pto.vands (specs/ops/vector_scalar/vands.yaml) on active lanes:
@@ -143,18 +163,21 @@ inline void vands(A_result& result, const A_input& input, const A_scalar& scalar
     static_assert(std::is_same_v<kind_of<A_input>, K>, "vands: input and result must hold one element type");
     static_assert(
         admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>,
-        "vands [CPU] rule 00_dtype: element type must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
-        "uint32_t");
-    using C = typename K::calc;
-    // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
-    auto& result_r = pto::vsim::image(result);
-    const auto input_r = pto::vsim::image(input);
-    const pred mask_p = mask;
-    const C scalar_v = pto::vsim::scalar<K>(scalar);
-    each_lane(result_r, mask_p, lanes_mode, [&](int i) {
-        const C input_v = input_r.read(i);
-        return static_cast<C>(sim::bit_and<C>(input_v, scalar_v));
-    });
+        "vands [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32,
+                         pto::vsim::u32>) {
+        using C = typename K::calc;
+        // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
+        auto& result_r = pto::vsim::image(result);
+        const auto input_r = pto::vsim::image(input);
+        const pred mask_p = mask;
+        const C scalar_v = pto::vsim::scalar<K>(scalar);
+        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
+            const C input_v = input_r.read(i);
+            return static_cast<C>(sim::bit_and<C>(input_v, scalar_v));
+        });
+    }
 }
 
 // pto.vors (specs/ops/vector_scalar/vors.yaml) on active lanes:
@@ -167,17 +190,21 @@ inline void vors(A_result& result, const A_input& input, const A_scalar& scalar,
     static_assert(std::is_same_v<kind_of<A_input>, K>, "vors: input and result must hold one element type");
     static_assert(
         admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>,
-        "vors [CPU] rule 00_dtype: element type must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-    using C = typename K::calc;
-    // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
-    auto& result_r = pto::vsim::image(result);
-    const auto input_r = pto::vsim::image(input);
-    const pred mask_p = mask;
-    const C scalar_v = pto::vsim::scalar<K>(scalar);
-    each_lane(result_r, mask_p, lanes_mode, [&](int i) {
-        const C input_v = input_r.read(i);
-        return static_cast<C>(sim::bit_or<C>(input_v, scalar_v));
-    });
+        "vors [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32,
+                         pto::vsim::u32>) {
+        using C = typename K::calc;
+        // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
+        auto& result_r = pto::vsim::image(result);
+        const auto input_r = pto::vsim::image(input);
+        const pred mask_p = mask;
+        const C scalar_v = pto::vsim::scalar<K>(scalar);
+        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
+            const C input_v = input_r.read(i);
+            return static_cast<C>(sim::bit_or<C>(input_v, scalar_v));
+        });
+    }
 }
 
 // pto.vxors (specs/ops/vector_scalar/vxors.yaml) on active lanes:
@@ -190,18 +217,21 @@ inline void vxors(A_result& result, const A_input& input, const A_scalar& scalar
     static_assert(std::is_same_v<kind_of<A_input>, K>, "vxors: input and result must hold one element type");
     static_assert(
         admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>,
-        "vxors [CPU] rule 00_dtype: element type must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
-        "uint32_t");
-    using C = typename K::calc;
-    // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
-    auto& result_r = pto::vsim::image(result);
-    const auto input_r = pto::vsim::image(input);
-    const pred mask_p = mask;
-    const C scalar_v = pto::vsim::scalar<K>(scalar);
-    each_lane(result_r, mask_p, lanes_mode, [&](int i) {
-        const C input_v = input_r.read(i);
-        return static_cast<C>(sim::bit_xor<C>(input_v, scalar_v));
-    });
+        "vxors [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32,
+                         pto::vsim::u32>) {
+        using C = typename K::calc;
+        // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
+        auto& result_r = pto::vsim::image(result);
+        const auto input_r = pto::vsim::image(input);
+        const pred mask_p = mask;
+        const C scalar_v = pto::vsim::scalar<K>(scalar);
+        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
+            const C input_v = input_r.read(i);
+            return static_cast<C>(sim::bit_xor<C>(input_v, scalar_v));
+        });
+    }
 }
 
 // pto.vshls (specs/ops/vector_scalar/vshls.yaml) on active lanes:
@@ -214,18 +244,21 @@ inline void vshls(A_result& result, const A_input& input, const A_scalar& scalar
     static_assert(std::is_same_v<kind_of<A_input>, K>, "vshls: input and result must hold one element type");
     static_assert(
         admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>,
-        "vshls [CPU] rule 00_dtype: element type must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
-        "uint32_t");
-    using C = typename K::calc;
-    // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
-    auto& result_r = pto::vsim::image(result);
-    const auto input_r = pto::vsim::image(input);
-    const pred mask_p = mask;
-    const C scalar_v = pto::vsim::scalar<K>(scalar);
-    each_lane(result_r, mask_p, lanes_mode, [&](int i) {
-        const C input_v = input_r.read(i);
-        return static_cast<C>(sim::shl<C>(input_v, scalar_v));
-    });
+        "vshls [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32,
+                         pto::vsim::u32>) {
+        using C = typename K::calc;
+        // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
+        auto& result_r = pto::vsim::image(result);
+        const auto input_r = pto::vsim::image(input);
+        const pred mask_p = mask;
+        const C scalar_v = pto::vsim::scalar<K>(scalar);
+        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
+            const C input_v = input_r.read(i);
+            return static_cast<C>(sim::shl<C>(input_v, scalar_v));
+        });
+    }
 }
 
 // pto.vshrs (specs/ops/vector_scalar/vshrs.yaml) on active lanes:
@@ -238,18 +271,21 @@ inline void vshrs(A_result& result, const A_input& input, const A_scalar& scalar
     static_assert(std::is_same_v<kind_of<A_input>, K>, "vshrs: input and result must hold one element type");
     static_assert(
         admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>,
-        "vshrs [CPU] rule 00_dtype: element type must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
-        "uint32_t");
-    using C = typename K::calc;
-    // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
-    auto& result_r = pto::vsim::image(result);
-    const auto input_r = pto::vsim::image(input);
-    const pred mask_p = mask;
-    const C scalar_v = pto::vsim::scalar<K>(scalar);
-    each_lane(result_r, mask_p, lanes_mode, [&](int i) {
-        const C input_v = input_r.read(i);
-        return static_cast<C>(sim::shr<C>(input_v, scalar_v));
-    });
+        "vshrs [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32,
+                         pto::vsim::u32>) {
+        using C = typename K::calc;
+        // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
+        auto& result_r = pto::vsim::image(result);
+        const auto input_r = pto::vsim::image(input);
+        const pred mask_p = mask;
+        const C scalar_v = pto::vsim::scalar<K>(scalar);
+        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
+            const C input_v = input_r.read(i);
+            return static_cast<C>(sim::shr<C>(input_v, scalar_v));
+        });
+    }
 }
 
 // pto.vlrelu (specs/ops/vector_scalar/vlrelu.yaml) on active lanes:
@@ -260,18 +296,20 @@ inline void vlrelu(A_result& result, const A_input& input, const A_scalar& scala
                    mode lanes_mode = MODE_ZEROING) {
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_input>, K>, "vlrelu: input and result must hold one element type");
-    static_assert(admits<K, pto::vsim::f16, pto::vsim::f32>,
-                  "vlrelu [CPU] rule 00_dtype: element type must be one of: half, float");
-    using C = typename K::calc;
-    // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
-    auto& result_r = pto::vsim::image(result);
-    const auto input_r = pto::vsim::image(input);
-    const pred mask_p = mask;
-    const C scalar_v = pto::vsim::scalar<K>(scalar);
-    each_lane(result_r, mask_p, lanes_mode, [&](int i) {
-        const C input_v = input_r.read(i);
-        return static_cast<C>((input_v >= C(0) ? C(input_v) : C(sim::mul<C>(scalar_v, input_v))));
-    });
+    static_assert(admits<K, pto::vsim::f16, pto::vsim::f32>, "vlrelu [CPU]: DType must be one of: half, float");
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (admits<K, pto::vsim::f16, pto::vsim::f32>) {
+        using C = typename K::calc;
+        // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
+        auto& result_r = pto::vsim::image(result);
+        const auto input_r = pto::vsim::image(input);
+        const pred mask_p = mask;
+        const C scalar_v = pto::vsim::scalar<K>(scalar);
+        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
+            const C input_v = input_r.read(i);
+            return static_cast<C>((input_v >= C(0) ? C(input_v) : C(sim::mul<C>(scalar_v, input_v))));
+        });
+    }
 }
 
 // pto.vaddcs (specs/ops/vector_scalar/vaddcs.yaml) on active lanes:
@@ -286,27 +324,30 @@ inline void vaddcs(vector_bool& carry, A_result& result, const A_lhs& lhs, const
     static_assert(std::is_same_v<kind_of<A_rhs>, K>, "vaddcs: rhs and result must hold one element type");
     static_assert(
         admits<K, pto::vsim::u8, pto::vsim::u16, pto::vsim::u32, pto::vsim::i8, pto::vsim::i16, pto::vsim::i32>,
-        "vaddcs [CPU] rule 00_dtype: element type must be one of: uint8_t, uint16_t, uint32_t, int8_t, int16_t, "
-        "int32_t");
-    using C = typename K::calc;
-    // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
-    auto& result_r = pto::vsim::image(result);
-    const auto lhs_r = pto::vsim::image(lhs);
-    const auto rhs_r = pto::vsim::image(rhs);
-    const pred carry_in_p = carry_in;
-    const pred mask_p = mask;
-    each_lane(result_r, mask_p, lanes_mode, [&](int i) {
-        const C lhs_v = lhs_r.read(i);
-        const C rhs_v = rhs_r.read(i);
-        const C carry_in_v = carry_in_p.lane(i, K::width) ? C(1) : C(0);
-        return static_cast<C>(sim::add<C>(sim::add<C>(lhs_v, rhs_v), carry_in_v));
-    });
-    each_flag<K>(carry, mask_p, lanes_mode, [&](int i) {
-        const C lhs_v = lhs_r.read(i);
-        const C rhs_v = rhs_r.read(i);
-        const C carry_in_v = carry_in_p.lane(i, K::width) ? C(1) : C(0);
-        return (sim::carry_add<C>(lhs_v, rhs_v, carry_in_v)) != C(0);
-    });
+        "vaddcs [CPU]: DType must be one of: uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t");
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (admits<K, pto::vsim::u8, pto::vsim::u16, pto::vsim::u32, pto::vsim::i8, pto::vsim::i16,
+                         pto::vsim::i32>) {
+        using C = typename K::calc;
+        // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
+        auto& result_r = pto::vsim::image(result);
+        const auto lhs_r = pto::vsim::image(lhs);
+        const auto rhs_r = pto::vsim::image(rhs);
+        const pred carry_in_p = carry_in;
+        const pred mask_p = mask;
+        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
+            const C lhs_v = lhs_r.read(i);
+            const C rhs_v = rhs_r.read(i);
+            const C carry_in_v = carry_in_p.lane(i, K::width) ? C(1) : C(0);
+            return static_cast<C>(sim::add<C>(sim::add<C>(lhs_v, rhs_v), carry_in_v));
+        });
+        each_flag<K>(carry, mask_p, lanes_mode, [&](int i) {
+            const C lhs_v = lhs_r.read(i);
+            const C rhs_v = rhs_r.read(i);
+            const C carry_in_v = carry_in_p.lane(i, K::width) ? C(1) : C(0);
+            return (sim::carry_add<C>(lhs_v, rhs_v, carry_in_v)) != C(0);
+        });
+    }
 }
 
 // pto.vsubcs (specs/ops/vector_scalar/vsubcs.yaml) on active lanes:
@@ -321,27 +362,30 @@ inline void vsubcs(vector_bool& borrow, A_result& result, const A_lhs& lhs, cons
     static_assert(std::is_same_v<kind_of<A_rhs>, K>, "vsubcs: rhs and result must hold one element type");
     static_assert(
         admits<K, pto::vsim::u8, pto::vsim::u16, pto::vsim::u32, pto::vsim::i8, pto::vsim::i16, pto::vsim::i32>,
-        "vsubcs [CPU] rule 00_dtype: element type must be one of: uint8_t, uint16_t, uint32_t, int8_t, int16_t, "
-        "int32_t");
-    using C = typename K::calc;
-    // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
-    auto& result_r = pto::vsim::image(result);
-    const auto lhs_r = pto::vsim::image(lhs);
-    const auto rhs_r = pto::vsim::image(rhs);
-    const pred borrow_in_p = borrow_in;
-    const pred mask_p = mask;
-    each_lane(result_r, mask_p, lanes_mode, [&](int i) {
-        const C lhs_v = lhs_r.read(i);
-        const C rhs_v = rhs_r.read(i);
-        const C borrow_in_v = borrow_in_p.lane(i, K::width) ? C(1) : C(0);
-        return static_cast<C>(sim::sub<C>(sim::sub<C>(lhs_v, rhs_v), borrow_in_v));
-    });
-    each_flag<K>(borrow, mask_p, lanes_mode, [&](int i) {
-        const C lhs_v = lhs_r.read(i);
-        const C rhs_v = rhs_r.read(i);
-        const C borrow_in_v = borrow_in_p.lane(i, K::width) ? C(1) : C(0);
-        return (sim::borrow_sub<C>(lhs_v, rhs_v, borrow_in_v)) != C(0);
-    });
+        "vsubcs [CPU]: DType must be one of: uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t");
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (admits<K, pto::vsim::u8, pto::vsim::u16, pto::vsim::u32, pto::vsim::i8, pto::vsim::i16,
+                         pto::vsim::i32>) {
+        using C = typename K::calc;
+        // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
+        auto& result_r = pto::vsim::image(result);
+        const auto lhs_r = pto::vsim::image(lhs);
+        const auto rhs_r = pto::vsim::image(rhs);
+        const pred borrow_in_p = borrow_in;
+        const pred mask_p = mask;
+        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
+            const C lhs_v = lhs_r.read(i);
+            const C rhs_v = rhs_r.read(i);
+            const C borrow_in_v = borrow_in_p.lane(i, K::width) ? C(1) : C(0);
+            return static_cast<C>(sim::sub<C>(sim::sub<C>(lhs_v, rhs_v), borrow_in_v));
+        });
+        each_flag<K>(borrow, mask_p, lanes_mode, [&](int i) {
+            const C lhs_v = lhs_r.read(i);
+            const C rhs_v = rhs_r.read(i);
+            const C borrow_in_v = borrow_in_p.lane(i, K::width) ? C(1) : C(0);
+            return (sim::borrow_sub<C>(lhs_v, rhs_v, borrow_in_v)) != C(0);
+        });
+    }
 }
 
 } // namespace pto::vsim::ops
