@@ -1078,6 +1078,11 @@ class ProjectView:
                 out.append(path)
         return out
 
+    @property
+    def dtype_asm(self) -> dict[str, str]:
+        """Element type -> its `asm` spelling, which also names its register kind in the builtins."""
+        return {d.name: d.asm for d in self.targets.dtypes}
+
     def simulated_backend_files(self) -> dict[str, list[OpView]]:
         """Upstream's CPU backend file names -> the ops whose generated `_IMPL`s each one gathers."""
         profile = self.simulated_profile

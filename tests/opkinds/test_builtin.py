@@ -77,9 +77,10 @@ def test_bad_builtin_spec_is_located(
 # Upstream's A5 backend calls the builtins in these shapes (TCvt.hpp, TQuant.hpp, TSync.hpp, ...).
 A5_CALLS = r"""
 #include <pto/pto-inst.hpp>
+#include <pto/vsim/builtins.hpp>
 #include <cstdio>
 
-int main() {
+int main(int argc, char**) {
     set_flag(PIPE_V, PIPE_S, EVENT_ID0);
     wait_flag(PIPE_V, PIPE_S, EVENT_ID0);
     set_flag(PIPE_S, PIPE_V, EVENT_ID0);
@@ -90,8 +91,10 @@ int main() {
     for (mem_bar_t type : {VST_VLD, VST_VLD, VST_VST, VLD_VST})
         mem_bar(type);
     std::printf("%d %d %d %d %d\n", pto::sim::pending_flag(PIPE_V, PIPE_S, EVENT_ID0),
-                pto::sim::mem_bar_count(VST_VLD), pto::sim::mem_bar_count(VST_VST),
-                pto::sim::mem_bar_count(VLD_VST), pto::sim::mem_bar_count(VV_ALL));
+                pto::vsim::mem_bar_count(VST_VLD), pto::vsim::mem_bar_count(VST_VST),
+                pto::vsim::mem_bar_count(VLD_VST), pto::vsim::mem_bar_count(VV_ALL));
+    if (argc > 1)
+        mem_bar(static_cast<mem_bar_t>(7));
     return 0;
 }
 """
@@ -104,3 +107,6 @@ def test_a5_call_shapes_run(compiler: str, tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     # every signal consumed; each barrier counted under its own class
     assert out.stdout.split() == ["0", "2", "1", "1", "0"]
+    bad = subprocess.run([str(exe), "bad"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode != 0
+    assert bad.stderr.startswith("PTO runtime error: mem_bar: the barrier type must be VST_VLD"), bad.stderr

@@ -6,6 +6,7 @@
 #include <pto/pto-inst.hpp>
 
 using namespace pto;
+#include <pto/vsim/barrier.hpp>
 
 // The runtime declares the builtin as the spec states it.
 static_assert(std::is_same_v<decltype(&mem_bar), void (*)(mem_bar_t)>,

@@ -6,6 +6,7 @@
 #include <pto/pto-inst.hpp>
 
 using namespace pto;
+#include <pto/common/cpu_stub.hpp>
 
 // The runtime declares the builtin as the spec states it.
 static_assert(std::is_same_v<decltype(&wait_flag), void (*)(pipe_t, pipe_t, event_t)>,

@@ -93,30 +93,6 @@ inline void pipe_barrier(pipe_t pipe) {
     pto::sim::check(pipe >= 0 && pipe < pto::sim::pipe_count, "pipe_barrier", "the pipe must be PIPE_S .. PIPE_FIX");
 }
 
-// ---- UB memory barriers -----------------------------------------------------------------------
-// mem_bar(type) orders one class of aliased UB accesses of the vector unit: VST_VLD a store before a
-// later load, VLD_VST a load before a later store, VST_VST two stores, VV_ALL every pair. The
-// simulator performs each access when its builtin runs, so every class is already in program order;
-// the barrier checks its class and counts itself per class (sim::mem_bar_count).
-enum mem_bar_t : int { VV_ALL, VST_VLD, VLD_VST, VST_VST };
-
-namespace pto::sim {
-
-inline constexpr int mem_bar_count_classes = 4;
-
-inline int& mem_bar_count(mem_bar_t type) {
-    static int counts[mem_bar_count_classes] = {};
-    return counts[type];
-}
-
-} // namespace pto::sim
-
-inline void mem_bar(mem_bar_t type) {
-    pto::sim::check(type >= 0 && type < pto::sim::mem_bar_count_classes, "mem_bar",
-                    "the barrier type must be VV_ALL, VST_VLD, VLD_VST or VST_VST");
-    ++pto::sim::mem_bar_count(type);
-}
-
 // ---- ACL host API -----------------------------------------------------------------------------
 // Return codes, policies and copy directions carry the values of the ACL headers.
 using aclError = int;
