@@ -9,3 +9,5 @@
 #include <pto/vsim/scope.hpp>
 #include <pto/vsim/ops.hpp>
 #include <pto/vsim/barrier.hpp>
+#include <pto/vsim/predicate.hpp>
+#include <pto/vsim/loadstore.hpp>
