@@ -21,6 +21,10 @@ _VALUES = ("tile", "scalar", "vreg", "global", "mask")
 _UNREAD = (language.ExprError, SyntaxError, ValueError)
 
 
+# What a vector op page says when an inactive lane keeps the destination's value.
+KEEPS_INACTIVE = "an inactive lane keeps the destination's value"
+
+
 def read_semantics(
     facts: PageFacts,
     operands: list[dict[str, Any]],
@@ -52,7 +56,9 @@ def read_semantics(
     kinds.complete(kind, sem, operands)
     expr = sem["expr"]
     if vector:
-        sem["inactive_lanes"] = "zero"
+        # The formula's introduction says what an inactive lane holds when the call names no mode.
+        keeps = any(KEEPS_INACTIVE in line for line in facts.mechanism)
+        sem["inactive_lanes"] = "preserve" if keeps else "zero"
     if len(dsts) > 1 and vector:
         # Further results (a carry mask): the page names them but gives no expression for them.
         sem["extra_outputs"] = {d: expr for d in dsts[1:]}

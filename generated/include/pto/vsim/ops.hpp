@@ -388,17 +388,666 @@ inline void vsubcs(vector_bool& borrow, A_result& result, const A_lhs& lhs, cons
     }
 }
 
+// pto.vadd (specs/ops/binary_vector/vadd.yaml) on active lanes:
+//   result = lhs + rhs
+// An inactive lane keeps the destination's value unless the call names another mode.
+template <typename A_result, typename A_lhs, typename A_rhs>
+inline void vadd(A_result& result, const A_lhs& lhs, const A_rhs& rhs, const vector_bool& mask,
+                 mode lanes_mode = MODE_MERGING) {
+    using K = kind_of<A_result>;
+    static_assert(std::is_same_v<kind_of<A_lhs>, K>, "vadd: lhs and result must hold one element type");
+    static_assert(std::is_same_v<kind_of<A_rhs>, K>, "vadd: rhs and result must hold one element type");
+    static_assert(admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
+                         pto::vsim::u16, pto::vsim::i32, pto::vsim::u32, pto::vsim::bf16>,
+                  "vadd [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                  "uint32_t, bfloat16_t");
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
+                         pto::vsim::u16, pto::vsim::i32, pto::vsim::u32, pto::vsim::bf16>) {
+        using C = typename K::calc;
+        // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
+        auto& result_r = pto::vsim::image(result);
+        const auto lhs_r = pto::vsim::image(lhs);
+        const auto rhs_r = pto::vsim::image(rhs);
+        const pred mask_p = mask;
+        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
+            const C lhs_v = lhs_r.read(i);
+            const C rhs_v = rhs_r.read(i);
+            return static_cast<C>(sim::add<C>(lhs_v, rhs_v));
+        });
+    }
+}
+
+// pto.vsub (specs/ops/binary_vector/vsub.yaml) on active lanes:
+//   result = lhs - rhs
+// An inactive lane keeps the destination's value unless the call names another mode.
+template <typename A_result, typename A_lhs, typename A_rhs>
+inline void vsub(A_result& result, const A_lhs& lhs, const A_rhs& rhs, const vector_bool& mask,
+                 mode lanes_mode = MODE_MERGING) {
+    using K = kind_of<A_result>;
+    static_assert(std::is_same_v<kind_of<A_lhs>, K>, "vsub: lhs and result must hold one element type");
+    static_assert(std::is_same_v<kind_of<A_rhs>, K>, "vsub: rhs and result must hold one element type");
+    static_assert(admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
+                         pto::vsim::u16, pto::vsim::i32, pto::vsim::u32, pto::vsim::bf16>,
+                  "vsub [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                  "uint32_t, bfloat16_t");
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
+                         pto::vsim::u16, pto::vsim::i32, pto::vsim::u32, pto::vsim::bf16>) {
+        using C = typename K::calc;
+        // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
+        auto& result_r = pto::vsim::image(result);
+        const auto lhs_r = pto::vsim::image(lhs);
+        const auto rhs_r = pto::vsim::image(rhs);
+        const pred mask_p = mask;
+        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
+            const C lhs_v = lhs_r.read(i);
+            const C rhs_v = rhs_r.read(i);
+            return static_cast<C>(sim::sub<C>(lhs_v, rhs_v));
+        });
+    }
+}
+
+// pto.vmul (specs/ops/binary_vector/vmul.yaml) on active lanes:
+//   result = lhs * rhs
+// An inactive lane keeps the destination's value unless the call names another mode.
+template <typename A_result, typename A_lhs, typename A_rhs>
+inline void vmul(A_result& result, const A_lhs& lhs, const A_rhs& rhs, const vector_bool& mask,
+                 mode lanes_mode = MODE_MERGING) {
+    using K = kind_of<A_result>;
+    static_assert(std::is_same_v<kind_of<A_lhs>, K>, "vmul: lhs and result must hold one element type");
+    static_assert(std::is_same_v<kind_of<A_rhs>, K>, "vmul: rhs and result must hold one element type");
+    static_assert(admits<K, pto::vsim::f16, pto::vsim::bf16, pto::vsim::f32, pto::vsim::i16, pto::vsim::i32,
+                         pto::vsim::u16, pto::vsim::u32>,
+                  "vmul [CPU]: DType must be one of: half, bfloat16_t, float, int16_t, int32_t, uint16_t, uint32_t");
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (admits<K, pto::vsim::f16, pto::vsim::bf16, pto::vsim::f32, pto::vsim::i16, pto::vsim::i32,
+                         pto::vsim::u16, pto::vsim::u32>) {
+        using C = typename K::calc;
+        // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
+        auto& result_r = pto::vsim::image(result);
+        const auto lhs_r = pto::vsim::image(lhs);
+        const auto rhs_r = pto::vsim::image(rhs);
+        const pred mask_p = mask;
+        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
+            const C lhs_v = lhs_r.read(i);
+            const C rhs_v = rhs_r.read(i);
+            return static_cast<C>(sim::mul<C>(lhs_v, rhs_v));
+        });
+    }
+}
+
+// pto.vdiv (specs/ops/binary_vector/vdiv.yaml) on active lanes:
+//   result = lhs / rhs
+// An inactive lane keeps the destination's value unless the call names another mode.
+template <typename A_result, typename A_lhs, typename A_rhs>
+inline void vdiv(A_result& result, const A_lhs& lhs, const A_rhs& rhs, const vector_bool& mask,
+                 mode lanes_mode = MODE_MERGING) {
+    using K = kind_of<A_result>;
+    static_assert(std::is_same_v<kind_of<A_lhs>, K>, "vdiv: lhs and result must hold one element type");
+    static_assert(std::is_same_v<kind_of<A_rhs>, K>, "vdiv: rhs and result must hold one element type");
+    static_assert(admits<K, pto::vsim::f32, pto::vsim::f16, pto::vsim::bf16>,
+                  "vdiv [CPU]: DType must be one of: float, half, bfloat16_t");
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (admits<K, pto::vsim::f32, pto::vsim::f16, pto::vsim::bf16>) {
+        using C = typename K::calc;
+        // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
+        auto& result_r = pto::vsim::image(result);
+        const auto lhs_r = pto::vsim::image(lhs);
+        const auto rhs_r = pto::vsim::image(rhs);
+        const pred mask_p = mask;
+        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
+            const C lhs_v = lhs_r.read(i);
+            const C rhs_v = rhs_r.read(i);
+            return static_cast<C>(sim::div<C>(lhs_v, rhs_v));
+        });
+    }
+}
+
+// pto.vmax (specs/ops/binary_vector/vmax.yaml) on active lanes:
+//   result = max(lhs, rhs)
+// An inactive lane keeps the destination's value unless the call names another mode.
+template <typename A_result, typename A_lhs, typename A_rhs>
+inline void vmax(A_result& result, const A_lhs& lhs, const A_rhs& rhs, const vector_bool& mask,
+                 mode lanes_mode = MODE_MERGING) {
+    using K = kind_of<A_result>;
+    static_assert(std::is_same_v<kind_of<A_lhs>, K>, "vmax: lhs and result must hold one element type");
+    static_assert(std::is_same_v<kind_of<A_rhs>, K>, "vmax: rhs and result must hold one element type");
+    static_assert(admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
+                         pto::vsim::u16, pto::vsim::i32, pto::vsim::u32, pto::vsim::bf16>,
+                  "vmax [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                  "uint32_t, bfloat16_t");
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
+                         pto::vsim::u16, pto::vsim::i32, pto::vsim::u32, pto::vsim::bf16>) {
+        using C = typename K::calc;
+        // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
+        auto& result_r = pto::vsim::image(result);
+        const auto lhs_r = pto::vsim::image(lhs);
+        const auto rhs_r = pto::vsim::image(rhs);
+        const pred mask_p = mask;
+        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
+            const C lhs_v = lhs_r.read(i);
+            const C rhs_v = rhs_r.read(i);
+            return static_cast<C>(sim::maximum<C>(lhs_v, rhs_v));
+        });
+    }
+}
+
+// pto.vmin (specs/ops/binary_vector/vmin.yaml) on active lanes:
+//   result = min(lhs, rhs)
+// An inactive lane keeps the destination's value unless the call names another mode.
+template <typename A_result, typename A_lhs, typename A_rhs>
+inline void vmin(A_result& result, const A_lhs& lhs, const A_rhs& rhs, const vector_bool& mask,
+                 mode lanes_mode = MODE_MERGING) {
+    using K = kind_of<A_result>;
+    static_assert(std::is_same_v<kind_of<A_lhs>, K>, "vmin: lhs and result must hold one element type");
+    static_assert(std::is_same_v<kind_of<A_rhs>, K>, "vmin: rhs and result must hold one element type");
+    static_assert(admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
+                         pto::vsim::u16, pto::vsim::i32, pto::vsim::u32, pto::vsim::bf16>,
+                  "vmin [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                  "uint32_t, bfloat16_t");
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
+                         pto::vsim::u16, pto::vsim::i32, pto::vsim::u32, pto::vsim::bf16>) {
+        using C = typename K::calc;
+        // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
+        auto& result_r = pto::vsim::image(result);
+        const auto lhs_r = pto::vsim::image(lhs);
+        const auto rhs_r = pto::vsim::image(rhs);
+        const pred mask_p = mask;
+        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
+            const C lhs_v = lhs_r.read(i);
+            const C rhs_v = rhs_r.read(i);
+            return static_cast<C>(sim::minimum<C>(lhs_v, rhs_v));
+        });
+    }
+}
+
+// pto.vand (specs/ops/binary_vector/vand.yaml) on active lanes:
+//   result = lhs & rhs
+// An inactive lane keeps the destination's value unless the call names another mode.
+template <typename A_result, typename A_lhs, typename A_rhs>
+inline void vand(A_result& result, const A_lhs& lhs, const A_rhs& rhs, const vector_bool& mask,
+                 mode lanes_mode = MODE_MERGING) {
+    using K = kind_of<A_result>;
+    static_assert(std::is_same_v<kind_of<A_lhs>, K>, "vand: lhs and result must hold one element type");
+    static_assert(std::is_same_v<kind_of<A_rhs>, K>, "vand: rhs and result must hold one element type");
+    static_assert(
+        admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>,
+        "vand [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32,
+                         pto::vsim::u32>) {
+        using C = typename K::calc;
+        // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
+        auto& result_r = pto::vsim::image(result);
+        const auto lhs_r = pto::vsim::image(lhs);
+        const auto rhs_r = pto::vsim::image(rhs);
+        const pred mask_p = mask;
+        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
+            const C lhs_v = lhs_r.read(i);
+            const C rhs_v = rhs_r.read(i);
+            return static_cast<C>(sim::bit_and<C>(lhs_v, rhs_v));
+        });
+    }
+}
+
+// pto.vor (specs/ops/binary_vector/vor.yaml) on active lanes:
+//   result = lhs | rhs
+// An inactive lane keeps the destination's value unless the call names another mode.
+template <typename A_result, typename A_lhs, typename A_rhs>
+inline void vor(A_result& result, const A_lhs& lhs, const A_rhs& rhs, const vector_bool& mask,
+                mode lanes_mode = MODE_MERGING) {
+    using K = kind_of<A_result>;
+    static_assert(std::is_same_v<kind_of<A_lhs>, K>, "vor: lhs and result must hold one element type");
+    static_assert(std::is_same_v<kind_of<A_rhs>, K>, "vor: rhs and result must hold one element type");
+    static_assert(
+        admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>,
+        "vor [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32,
+                         pto::vsim::u32>) {
+        using C = typename K::calc;
+        // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
+        auto& result_r = pto::vsim::image(result);
+        const auto lhs_r = pto::vsim::image(lhs);
+        const auto rhs_r = pto::vsim::image(rhs);
+        const pred mask_p = mask;
+        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
+            const C lhs_v = lhs_r.read(i);
+            const C rhs_v = rhs_r.read(i);
+            return static_cast<C>(sim::bit_or<C>(lhs_v, rhs_v));
+        });
+    }
+}
+
+// pto.vxor (specs/ops/binary_vector/vxor.yaml) on active lanes:
+//   result = lhs ^ rhs
+// An inactive lane keeps the destination's value unless the call names another mode.
+template <typename A_result, typename A_lhs, typename A_rhs>
+inline void vxor(A_result& result, const A_lhs& lhs, const A_rhs& rhs, const vector_bool& mask,
+                 mode lanes_mode = MODE_MERGING) {
+    using K = kind_of<A_result>;
+    static_assert(std::is_same_v<kind_of<A_lhs>, K>, "vxor: lhs and result must hold one element type");
+    static_assert(std::is_same_v<kind_of<A_rhs>, K>, "vxor: rhs and result must hold one element type");
+    static_assert(
+        admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>,
+        "vxor [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32,
+                         pto::vsim::u32>) {
+        using C = typename K::calc;
+        // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
+        auto& result_r = pto::vsim::image(result);
+        const auto lhs_r = pto::vsim::image(lhs);
+        const auto rhs_r = pto::vsim::image(rhs);
+        const pred mask_p = mask;
+        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
+            const C lhs_v = lhs_r.read(i);
+            const C rhs_v = rhs_r.read(i);
+            return static_cast<C>(sim::bit_xor<C>(lhs_v, rhs_v));
+        });
+    }
+}
+
+// pto.vshl (specs/ops/binary_vector/vshl.yaml) on active lanes:
+//   result = lhs << rhs
+// An inactive lane keeps the destination's value unless the call names another mode.
+template <typename A_result, typename A_lhs, typename A_rhs>
+inline void vshl(A_result& result, const A_lhs& lhs, const A_rhs& rhs, const vector_bool& mask,
+                 mode lanes_mode = MODE_MERGING) {
+    using K = kind_of<A_result>;
+    static_assert(std::is_same_v<kind_of<A_lhs>, K>, "vshl: lhs and result must hold one element type");
+    static_assert(std::is_same_v<kind_of<A_rhs>, K>, "vshl: rhs and result must hold one element type");
+    static_assert(
+        admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>,
+        "vshl [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32,
+                         pto::vsim::u32>) {
+        using C = typename K::calc;
+        // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
+        auto& result_r = pto::vsim::image(result);
+        const auto lhs_r = pto::vsim::image(lhs);
+        const auto rhs_r = pto::vsim::image(rhs);
+        const pred mask_p = mask;
+        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
+            const C lhs_v = lhs_r.read(i);
+            const C rhs_v = rhs_r.read(i);
+            return static_cast<C>(sim::shl<C>(lhs_v, rhs_v));
+        });
+    }
+}
+
+// pto.vshr (specs/ops/binary_vector/vshr.yaml) on active lanes:
+//   result = lhs >> rhs
+// An inactive lane keeps the destination's value unless the call names another mode.
+template <typename A_result, typename A_lhs, typename A_rhs>
+inline void vshr(A_result& result, const A_lhs& lhs, const A_rhs& rhs, const vector_bool& mask,
+                 mode lanes_mode = MODE_MERGING) {
+    using K = kind_of<A_result>;
+    static_assert(std::is_same_v<kind_of<A_lhs>, K>, "vshr: lhs and result must hold one element type");
+    static_assert(std::is_same_v<kind_of<A_rhs>, K>, "vshr: rhs and result must hold one element type");
+    static_assert(
+        admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>,
+        "vshr [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32,
+                         pto::vsim::u32>) {
+        using C = typename K::calc;
+        // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
+        auto& result_r = pto::vsim::image(result);
+        const auto lhs_r = pto::vsim::image(lhs);
+        const auto rhs_r = pto::vsim::image(rhs);
+        const pred mask_p = mask;
+        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
+            const C lhs_v = lhs_r.read(i);
+            const C rhs_v = rhs_r.read(i);
+            return static_cast<C>(sim::shr<C>(lhs_v, rhs_v));
+        });
+    }
+}
+
+// pto.vaddc (specs/ops/binary_vector/vaddc.yaml) on active lanes:
+//   result = lhs + rhs
+//   carry = carry_add(lhs, rhs, 0)
+// An inactive lane keeps the destination's value unless the call names another mode.
+template <typename A_result, typename A_lhs, typename A_rhs>
+inline void vaddc(vector_bool& carry, A_result& result, const A_lhs& lhs, const A_rhs& rhs, const vector_bool& mask,
+                  mode lanes_mode = MODE_MERGING) {
+    using K = kind_of<A_result>;
+    static_assert(std::is_same_v<kind_of<A_lhs>, K>, "vaddc: lhs and result must hold one element type");
+    static_assert(std::is_same_v<kind_of<A_rhs>, K>, "vaddc: rhs and result must hold one element type");
+    static_assert(
+        admits<K, pto::vsim::u8, pto::vsim::u16, pto::vsim::u32, pto::vsim::i8, pto::vsim::i16, pto::vsim::i32>,
+        "vaddc [CPU]: DType must be one of: uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t");
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (admits<K, pto::vsim::u8, pto::vsim::u16, pto::vsim::u32, pto::vsim::i8, pto::vsim::i16,
+                         pto::vsim::i32>) {
+        using C = typename K::calc;
+        // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
+        auto& result_r = pto::vsim::image(result);
+        const auto lhs_r = pto::vsim::image(lhs);
+        const auto rhs_r = pto::vsim::image(rhs);
+        const pred mask_p = mask;
+        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
+            const C lhs_v = lhs_r.read(i);
+            const C rhs_v = rhs_r.read(i);
+            return static_cast<C>(sim::add<C>(lhs_v, rhs_v));
+        });
+        each_flag<K>(carry, mask_p, lanes_mode, [&](int i) {
+            const C lhs_v = lhs_r.read(i);
+            const C rhs_v = rhs_r.read(i);
+            return (sim::carry_add<C>(lhs_v, rhs_v, C(0))) != C(0);
+        });
+    }
+}
+
+// pto.vsubc (specs/ops/binary_vector/vsubc.yaml) on active lanes:
+//   result = lhs - rhs
+//   carry = borrow_sub(lhs, rhs, 0)
+// An inactive lane keeps the destination's value unless the call names another mode.
+template <typename A_result, typename A_lhs, typename A_rhs>
+inline void vsubc(vector_bool& carry, A_result& result, const A_lhs& lhs, const A_rhs& rhs, const vector_bool& mask,
+                  mode lanes_mode = MODE_MERGING) {
+    using K = kind_of<A_result>;
+    static_assert(std::is_same_v<kind_of<A_lhs>, K>, "vsubc: lhs and result must hold one element type");
+    static_assert(std::is_same_v<kind_of<A_rhs>, K>, "vsubc: rhs and result must hold one element type");
+    static_assert(
+        admits<K, pto::vsim::u8, pto::vsim::u16, pto::vsim::u32, pto::vsim::i8, pto::vsim::i16, pto::vsim::i32>,
+        "vsubc [CPU]: DType must be one of: uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t");
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (admits<K, pto::vsim::u8, pto::vsim::u16, pto::vsim::u32, pto::vsim::i8, pto::vsim::i16,
+                         pto::vsim::i32>) {
+        using C = typename K::calc;
+        // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
+        auto& result_r = pto::vsim::image(result);
+        const auto lhs_r = pto::vsim::image(lhs);
+        const auto rhs_r = pto::vsim::image(rhs);
+        const pred mask_p = mask;
+        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
+            const C lhs_v = lhs_r.read(i);
+            const C rhs_v = rhs_r.read(i);
+            return static_cast<C>(sim::sub<C>(lhs_v, rhs_v));
+        });
+        each_flag<K>(carry, mask_p, lanes_mode, [&](int i) {
+            const C lhs_v = lhs_r.read(i);
+            const C rhs_v = rhs_r.read(i);
+            return (sim::borrow_sub<C>(lhs_v, rhs_v, C(0))) != C(0);
+        });
+    }
+}
+
+// pto.vabs (specs/ops/unary_vector/vabs.yaml) on active lanes:
+//   result = abs(input)
+// An inactive lane keeps the destination's value unless the call names another mode.
+template <typename A_result, typename A_input>
+inline void vabs(A_result& result, const A_input& input, const vector_bool& mask, mode lanes_mode = MODE_MERGING) {
+    using K = kind_of<A_result>;
+    static_assert(std::is_same_v<kind_of<A_input>, K>, "vabs: input and result must hold one element type");
+    static_assert(
+        admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16,
+               pto::vsim::i32, pto::vsim::u32>,
+        "vabs [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
+                         pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>) {
+        using C = typename K::calc;
+        // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
+        auto& result_r = pto::vsim::image(result);
+        const auto input_r = pto::vsim::image(input);
+        const pred mask_p = mask;
+        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
+            const C input_v = input_r.read(i);
+            return static_cast<C>(sim::absolute<C>(input_v));
+        });
+    }
+}
+
+// pto.vneg (specs/ops/unary_vector/vneg.yaml) on active lanes:
+//   result = -input
+// An inactive lane keeps the destination's value unless the call names another mode.
+template <typename A_result, typename A_input>
+inline void vneg(A_result& result, const A_input& input, const vector_bool& mask, mode lanes_mode = MODE_MERGING) {
+    using K = kind_of<A_result>;
+    static_assert(std::is_same_v<kind_of<A_input>, K>, "vneg: input and result must hold one element type");
+    static_assert(
+        admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16,
+               pto::vsim::i32, pto::vsim::u32>,
+        "vneg [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
+                         pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>) {
+        using C = typename K::calc;
+        // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
+        auto& result_r = pto::vsim::image(result);
+        const auto input_r = pto::vsim::image(input);
+        const pred mask_p = mask;
+        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
+            const C input_v = input_r.read(i);
+            return static_cast<C>(sim::neg<C>(input_v));
+        });
+    }
+}
+
+// pto.vexp (specs/ops/unary_vector/vexp.yaml) on active lanes:
+//   result = exp(input)
+// An inactive lane keeps the destination's value unless the call names another mode.
+template <typename A_result, typename A_input>
+inline void vexp(A_result& result, const A_input& input, const vector_bool& mask, mode lanes_mode = MODE_MERGING) {
+    using K = kind_of<A_result>;
+    static_assert(std::is_same_v<kind_of<A_input>, K>, "vexp: input and result must hold one element type");
+    static_assert(admits<K, pto::vsim::f16, pto::vsim::f32>, "vexp [CPU]: DType must be one of: half, float");
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (admits<K, pto::vsim::f16, pto::vsim::f32>) {
+        using C = typename K::calc;
+        // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
+        auto& result_r = pto::vsim::image(result);
+        const auto input_r = pto::vsim::image(input);
+        const pred mask_p = mask;
+        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
+            const C input_v = input_r.read(i);
+            return static_cast<C>(sim::exponential<C>(input_v));
+        });
+    }
+}
+
+// pto.vln (specs/ops/unary_vector/vln.yaml) on active lanes:
+//   result = log(input)
+// An inactive lane keeps the destination's value unless the call names another mode.
+template <typename A_result, typename A_input>
+inline void vln(A_result& result, const A_input& input, const vector_bool& mask, mode lanes_mode = MODE_MERGING) {
+    using K = kind_of<A_result>;
+    static_assert(std::is_same_v<kind_of<A_input>, K>, "vln: input and result must hold one element type");
+    static_assert(admits<K, pto::vsim::f16, pto::vsim::f32>, "vln [CPU]: DType must be one of: half, float");
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (admits<K, pto::vsim::f16, pto::vsim::f32>) {
+        using C = typename K::calc;
+        // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
+        auto& result_r = pto::vsim::image(result);
+        const auto input_r = pto::vsim::image(input);
+        const pred mask_p = mask;
+        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
+            const C input_v = input_r.read(i);
+            return static_cast<C>(sim::logarithm<C>(input_v));
+        });
+    }
+}
+
+// pto.vsqrt (specs/ops/unary_vector/vsqrt.yaml) on active lanes:
+//   result = sqrt(input)
+// An inactive lane keeps the destination's value unless the call names another mode.
+template <typename A_result, typename A_input>
+inline void vsqrt(A_result& result, const A_input& input, const vector_bool& mask, mode lanes_mode = MODE_MERGING) {
+    using K = kind_of<A_result>;
+    static_assert(std::is_same_v<kind_of<A_input>, K>, "vsqrt: input and result must hold one element type");
+    static_assert(admits<K, pto::vsim::f16, pto::vsim::f32>, "vsqrt [CPU]: DType must be one of: half, float");
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (admits<K, pto::vsim::f16, pto::vsim::f32>) {
+        using C = typename K::calc;
+        // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
+        auto& result_r = pto::vsim::image(result);
+        const auto input_r = pto::vsim::image(input);
+        const pred mask_p = mask;
+        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
+            const C input_v = input_r.read(i);
+            return static_cast<C>(sim::square_root<C>(input_v));
+        });
+    }
+}
+
+// pto.vrelu (specs/ops/unary_vector/vrelu.yaml) on active lanes:
+//   result = max(input, 0)
+// An inactive lane keeps the destination's value unless the call names another mode.
+template <typename A_result, typename A_input>
+inline void vrelu(A_result& result, const A_input& input, const vector_bool& mask, mode lanes_mode = MODE_MERGING) {
+    using K = kind_of<A_result>;
+    static_assert(std::is_same_v<kind_of<A_input>, K>, "vrelu: input and result must hold one element type");
+    static_assert(admits<K, pto::vsim::f16, pto::vsim::f32>, "vrelu [CPU]: DType must be one of: half, float");
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (admits<K, pto::vsim::f16, pto::vsim::f32>) {
+        using C = typename K::calc;
+        // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
+        auto& result_r = pto::vsim::image(result);
+        const auto input_r = pto::vsim::image(input);
+        const pred mask_p = mask;
+        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
+            const C input_v = input_r.read(i);
+            return static_cast<C>(sim::maximum_by<C>(input_v, C(0)));
+        });
+    }
+}
+
+// pto.vrec (specs/ops/unary_vector/vrec.yaml) on active lanes:
+//   result = 1 / input
+// An inactive lane keeps the destination's value unless the call names another mode.
+template <typename A_result, typename A_input>
+inline void vrec(A_result& result, const A_input& input, const vector_bool& mask, mode lanes_mode = MODE_MERGING) {
+    using K = kind_of<A_result>;
+    static_assert(std::is_same_v<kind_of<A_input>, K>, "vrec: input and result must hold one element type");
+    static_assert(admits<K, pto::vsim::f16, pto::vsim::f32>, "vrec [CPU]: DType must be one of: half, float");
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (admits<K, pto::vsim::f16, pto::vsim::f32>) {
+        using C = typename K::calc;
+        // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
+        auto& result_r = pto::vsim::image(result);
+        const auto input_r = pto::vsim::image(input);
+        const pred mask_p = mask;
+        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
+            const C input_v = input_r.read(i);
+            return static_cast<C>(sim::div<C>(C(1), input_v));
+        });
+    }
+}
+
+// pto.vrsqrt (specs/ops/unary_vector/vrsqrt.yaml) on active lanes:
+//   result = rsqrt(input)
+// An inactive lane keeps the destination's value unless the call names another mode.
+template <typename A_result, typename A_input>
+inline void vrsqrt(A_result& result, const A_input& input, const vector_bool& mask, mode lanes_mode = MODE_MERGING) {
+    using K = kind_of<A_result>;
+    static_assert(std::is_same_v<kind_of<A_input>, K>, "vrsqrt: input and result must hold one element type");
+    static_assert(admits<K, pto::vsim::f16, pto::vsim::f32>, "vrsqrt [CPU]: DType must be one of: half, float");
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (admits<K, pto::vsim::f16, pto::vsim::f32>) {
+        using C = typename K::calc;
+        // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
+        auto& result_r = pto::vsim::image(result);
+        const auto input_r = pto::vsim::image(input);
+        const pred mask_p = mask;
+        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
+            const C input_v = input_r.read(i);
+            return static_cast<C>(sim::reciprocal_square_root<C>(input_v));
+        });
+    }
+}
+
+// pto.vnot (specs/ops/unary_vector/vnot.yaml) on active lanes:
+//   result = ~input
+// An inactive lane keeps the destination's value unless the call names another mode.
+template <typename A_result, typename A_input>
+inline void vnot(A_result& result, const A_input& input, const vector_bool& mask, mode lanes_mode = MODE_MERGING) {
+    using K = kind_of<A_result>;
+    static_assert(std::is_same_v<kind_of<A_input>, K>, "vnot: input and result must hold one element type");
+    static_assert(
+        admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>,
+        "vnot [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32,
+                         pto::vsim::u32>) {
+        using C = typename K::calc;
+        // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
+        auto& result_r = pto::vsim::image(result);
+        const auto input_r = pto::vsim::image(input);
+        const pred mask_p = mask;
+        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
+            const C input_v = input_r.read(i);
+            return static_cast<C>(sim::bit_not<C>(input_v));
+        });
+    }
+}
+
+// pto.vmov (specs/ops/unary_vector/vmov.yaml) on active lanes:
+//   result = input
+// An inactive lane keeps the destination's value unless the call names another mode.
+template <typename A_result, typename A_input>
+inline void vmov(A_result& result, const A_input& input, const vector_bool& mask, mode lanes_mode = MODE_MERGING) {
+    using K = kind_of<A_result>;
+    static_assert(std::is_same_v<kind_of<A_input>, K>, "vmov: input and result must hold one element type");
+    static_assert(admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
+                         pto::vsim::u16, pto::vsim::i32, pto::vsim::u32, pto::vsim::bf16>,
+                  "vmov [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                  "uint32_t, bfloat16_t");
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
+                         pto::vsim::u16, pto::vsim::i32, pto::vsim::u32, pto::vsim::bf16>) {
+        using C = typename K::calc;
+        // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
+        auto& result_r = pto::vsim::image(result);
+        const auto input_r = pto::vsim::image(input);
+        const pred mask_p = mask;
+        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
+            const C input_v = input_r.read(i);
+            return static_cast<C>(input_v);
+        });
+    }
+}
+
 } // namespace pto::vsim::ops
+using pto::vsim::ops::vabs;
+using pto::vsim::ops::vadd;
+using pto::vsim::ops::vaddc;
 using pto::vsim::ops::vaddcs;
 using pto::vsim::ops::vadds;
+using pto::vsim::ops::vand;
 using pto::vsim::ops::vands;
+using pto::vsim::ops::vdiv;
+using pto::vsim::ops::vexp;
+using pto::vsim::ops::vln;
 using pto::vsim::ops::vlrelu;
+using pto::vsim::ops::vmax;
 using pto::vsim::ops::vmaxs;
+using pto::vsim::ops::vmin;
 using pto::vsim::ops::vmins;
+using pto::vsim::ops::vmov;
+using pto::vsim::ops::vmul;
 using pto::vsim::ops::vmuls;
+using pto::vsim::ops::vneg;
+using pto::vsim::ops::vnot;
+using pto::vsim::ops::vor;
 using pto::vsim::ops::vors;
+using pto::vsim::ops::vrec;
+using pto::vsim::ops::vrelu;
+using pto::vsim::ops::vrsqrt;
+using pto::vsim::ops::vshl;
 using pto::vsim::ops::vshls;
+using pto::vsim::ops::vshr;
 using pto::vsim::ops::vshrs;
+using pto::vsim::ops::vsqrt;
+using pto::vsim::ops::vsub;
+using pto::vsim::ops::vsubc;
 using pto::vsim::ops::vsubcs;
 using pto::vsim::ops::vsubs;
+using pto::vsim::ops::vxor;
 using pto::vsim::ops::vxors;

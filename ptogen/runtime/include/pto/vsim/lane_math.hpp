@@ -26,12 +26,53 @@ inline C max_min(C x, C s) {
     return (pick_max ? s > x : s < x) ? s : x;
 }
 template <typename C>
+inline C maximum(C x, C s) {
+    return max_min<true>(x, s);
+}
+template <typename C>
+inline C minimum(C x, C s) {
+    return max_min<false>(x, s);
+}
+template <typename C>
 inline C maximum_by(C x, C s) {
     return max_min<true>(x, s);
 }
 template <typename C>
 inline C minimum_by(C x, C s) {
     return max_min<false>(x, s);
+}
+
+// |x|: a float's sign bit cleared (NaN payloads kept); the most negative integer wraps to itself.
+template <typename C>
+inline C absolute(C x) {
+    if constexpr (std::is_floating_point_v<C>)
+        return std::fabs(x);
+    else if constexpr (std::is_signed_v<C>)
+        return x < 0 ? neg<C>(x) : x;
+    else
+        return x;
+}
+
+// The float functions, evaluated in the lane's compute type (float) and rounded by the caller.
+template <typename C>
+inline C exponential(C x) {
+    static_assert(std::is_floating_point_v<C>, "exponential: float lanes only");
+    return std::exp(x);
+}
+template <typename C>
+inline C logarithm(C x) {
+    static_assert(std::is_floating_point_v<C>, "logarithm: float lanes only");
+    return std::log(x);
+}
+template <typename C>
+inline C square_root(C x) {
+    static_assert(std::is_floating_point_v<C>, "square_root: float lanes only");
+    return std::sqrt(x);
+}
+template <typename C>
+inline C reciprocal_square_root(C x) {
+    static_assert(std::is_floating_point_v<C>, "reciprocal_square_root: float lanes only");
+    return C(1) / std::sqrt(x);
 }
 
 } // namespace pto::vsim::sim
