@@ -329,7 +329,7 @@ def test_did_you_mean(
     [
         (
             ["tlrelx"],
-            "vxor, vxors) (did you mean 'tlrelu'?)",
+            "vxors, wait_flag) (did you mean 'tlrelu'?)",
         ),
         (["--profile", "a5"], "unknown profile a5 (known: A2A3, A5, CPU) (did you mean 'A5'?)"),
         (["--timeout", "0"], "--timeout must be positive"),
