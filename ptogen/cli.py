@@ -244,10 +244,34 @@ def cmd_build_dir(args: argparse.Namespace) -> int:
     write = buildsys.cmake_dir if args.command == "cmake-dir" else buildsys.pkgconfig_dir
     print(write(layout, profiles))
     return 0
+def builtin_cflags(layout: Layout) -> list[str]:
+    """Flags that put the vector builtin simulation on a compile line ahead of another include tree
+    (upstream's `include/`, given with -I): that tree's host configuration (`__CPU_SIM`; C++23 for
+    its `std::bfloat16_t`), this tree searched only after it (-idirafter: its files never shadow the
+    other's, and only `pto/vsim/` and the std-only arithmetic are reached), and the builtins
+    force-included, as a device compiler provides them without an include. Registers are
+    reinterpreted between element types, hence no strict aliasing."""
+    return [
+        "-std=c++23",
+        "-D__CPU_SIM",
+        "-fno-strict-aliasing",
+        "-ffp-contract=off",
+        f"-idirafter{layout.generated_include}",
+        f"-idirafter{RUNTIME_INCLUDE}",
+        "-include",
+        "pto/vsim/builtins.hpp",
+    ]
 
 
 def cmd_cflags(args: argparse.Namespace) -> int:
     layout = _layout(args)
+    if args.builtins:
+        if args.profile:
+            print("ptogen cflags: --builtins takes no --profile (builtins check the simulated profile)",
+                  file=sys.stderr)
+            return EXIT_SPEC
+        print(" ".join(builtin_cflags(layout)))
+        return 0
     if args.profile:
         from .spec.load import load_specs
 
@@ -401,6 +425,11 @@ def parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_list)
     p = sub.add_parser("cflags", help="compiler flags to build a kernel against the generated headers")
     p.add_argument("--profile", help="enforce this target profile's checks (A2A3, A5, CPU)")
+    p.add_argument(
+        "--builtins",
+        action="store_true",
+        help="flags that run A5 vector code (upstream's include/, given with -I) on the builtin simulation",
+    )
     p.set_defaults(func=cmd_cflags)
     sub.add_parser(
         "cmake-dir",

@@ -305,3 +305,6 @@ class ProjectViewAPI(Protocol):
 
     @property
     def targets(self) -> Targets: ...
+
+    @property
+    def simulated_profile(self) -> ProfileDef: ...

@@ -11,6 +11,10 @@ TLRELU = "specs/ops/tile_scalar_and_immediate/tlrelu.yaml"
 # Ops whose generated test plan has compile cases only, with the test that runs them instead.
 NO_RUNTIME_CASES = {
     "tsync": "it orders work and computes nothing (tests/opkinds/test_sync.py runs it)",
+    **{
+        op: "a scalar builtin of the runtime (tests/opkinds/test_builtin.py runs it)"
+        for op in ("set_flag", "wait_flag", "pipe_barrier", "mem_bar")
+    },
 }
 
 

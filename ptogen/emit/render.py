@@ -258,6 +258,7 @@ def plan(
         ("include/pto/profiles/active_profile.hpp", "cpp/active_profile.hpp.j2", {}),
         ("include/pto/profiles/profile_select.hpp", "cpp/profile_select.hpp.j2", {}),
         ("include/pto/vector/pto_vec.hpp", "cpp/pto_vec.hpp.j2", {}),
+        ("include/pto/vsim/ops.hpp", "cpp/vsim_ops.hpp.j2", {}),
         (f"{TEST_SUPPORT}/kernel_io.hpp", "tests/kernel_io.hpp.j2", {}),
     ]
     if project.tile_type is not None:  # the Tile type's rules and aliases (targets.yaml tile_type:)

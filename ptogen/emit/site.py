@@ -32,6 +32,7 @@ PAGES = [
     ("docs/user-guide.md", "site/user_guide.md.j2"),
     ("docs/guide.md", "site/guide.md.j2"),
     ("docs/gemm.md", "site/gemm.md.j2"),
+    ("docs/vector-guide.md", "site/vector_guide.md.j2"),
     ("docs/figures/box-layouts.svg", "site/box_layouts.svg.j2"),
     ("docs/source-notes.md", "site/source_notes.md.j2"),
     ("docs/coverage.md", "site/coverage.md.j2"),

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..spec.model import Targets
 from . import sections
+from .builtins import read_builtin, scalar_operands
 from .constraints import read_constraints
 from .forms import Form, read_intrinsic
 from .instruction_set import identify
@@ -35,14 +36,22 @@ def read_spec(
     summary = " ".join((facts.summary or mnemonic).split())
     spec: dict[str, Any] = {"mnemonic": mnemonic, "instruction_set": iset.id, "summary": summary}
     spec["mechanism"] = sections.mechanism(page, summary)
-    intrinsic, forms = (None, []) if vector else read_intrinsic(facts, page.text, mnemonic, unplaced)
-    operands = read_operands(facts, intrinsic["params"] if intrinsic else [], vector, targets, unplaced)
+    builtin = None
+    if iset.kind == "scalar":  # a runtime builtin: scalar operands, a C++ call instead of an intrinsic
+        intrinsic, forms = None, []
+        operands = scalar_operands(facts, unplaced)
+        builtin = read_builtin(facts, operands, mnemonic, unplaced)
+    else:
+        intrinsic, forms = (None, []) if vector else read_intrinsic(facts, page.text, mnemonic, unplaced)
+        operands = read_operands(facts, intrinsic["params"] if intrinsic else [], vector, targets, unplaced)
     if intrinsic is not None:
         _complete_intrinsic(facts, intrinsic, forms, operands, targets, unplaced)
-    spec["semantics"] = read_semantics(facts, operands, intrinsic, vector, unplaced)
+    spec["semantics"] = read_semantics(facts, operands, intrinsic, vector, unplaced, iset.kind)
     spec["operands"] = operands
     if intrinsic:
         spec["intrinsic"] = intrinsic
+    if builtin:
+        spec["builtin"] = builtin
     spec |= sections.syntax_sections(facts)
     spec |= read_constraints(facts, page.text, targets, operands, intrinsic, unplaced)
     spec |= sections.closing_sections(facts, vector)

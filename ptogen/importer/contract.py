@@ -18,6 +18,7 @@ class PageOp:
     reduces_over: str | None  # the index a reduction at the top of the formula's right side runs over
     intro: str  # the paragraph introducing the formula (a generated page: the kind's iteration domain)
     operand_kinds: tuple[str, ...]  # the kind of each operand (tile, scalar, global, events, ...)
+    level: str = "tile"  # the level of the page's instruction set: tile, vector or scalar
 
     @property
     def lhs(self) -> str:
@@ -49,6 +50,8 @@ class PageReader:
     # Its spec writes the semantics as index notation (`dst[i,j] = ...`), which the import reads back
     # from the page's formula as such.
     index_notation: ClassVar[bool] = False
+    # Its ops compute elements, so a page without a formula lacks one (scalar builtins compute none).
+    computes: ClassVar[bool] = True
     # How the kind's iteration-domain paragraph (the `math_intro` of its domain.md.j2) begins, without
     # Markdown: the import leaves such paragraphs out of the mechanism it reads.
     domain_starts: ClassVar[tuple[str, ...]] = ()

@@ -70,6 +70,10 @@ class PageFacts:
     signatures: list[str] = field(default_factory=list)
     signature_comments: list[str] = field(default_factory=list)  # `// ...` line above each one
     header: str | None = None  # the "Declared in ..." path
+    # A builtin's call as its C++ section shows it: variables (type, name, value), then the call
+    # (function, its argument list), as the scalar pages write `pipe_t pipe = PIPE_S; get_buf(pipe, ...);`.
+    call_variables: list[tuple[str, str, str]] = field(default_factory=list)
+    calls: list[tuple[str, str]] = field(default_factory=list)
     summary: str = ""
     mechanism: list[str] = field(default_factory=list)
     math: str | None = None

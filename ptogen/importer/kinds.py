@@ -13,10 +13,20 @@ DOMAIN_STARTS = tuple(dict.fromkeys(s for k in KINDS.values() for s in k.domain_
 
 
 def recognise(
-    vector: bool, math: str, reduces_over: str | None, intro: str, operand_kinds: tuple[str, ...]
+    vector: bool,
+    math: str,
+    reduces_over: str | None,
+    intro: str,
+    operand_kinds: tuple[str, ...],
+    level: str = "tile",
 ) -> str | None:
     """The kind that recognises a page with the most specific evidence (None: none does)."""
-    return recognise_kind(PageOp(vector, math, reduces_over, intro, operand_kinds))
+    return recognise_kind(PageOp(vector, math, reduces_over, intro, operand_kinds, level))
+
+
+def computes(kind: str) -> bool:
+    """Whether the kind's ops compute elements, so that a page without a formula lacks one."""
+    return KINDS[kind].computes
 
 
 def domain(kind: str, operands: list[dict[str, Any]]) -> str | None:

@@ -177,7 +177,9 @@ def _read_related(section: Section, ctx: Ctx) -> None:
 # --- syntax --------------------------------------------------------------------------------------
 
 _SYNTAX_BUCKET = {"PTO Assembly Form": "pto_asm", "AS Level 1 (SSA)": "ssa", "AS Level 2 (DPS)": "dps"}
-_SYNTAX_LINE = re.compile(r"^(?:%|pto\.\w|[a-z][\w.]*\s+(?:%|ins\(|#pto\.))")
+# The scalar pages' assembly lines name their attributes in brackets or quotes (`set_flag["SRC_PIPE", ...]`,
+# `pipe_barrier "PIPE_*"`).
+_SYNTAX_LINE = re.compile(r'^(?:%|pto\.\w|[a-z][\w.]*\s+(?:%|ins\(|#pto\.)|[a-z]\w*(?:\[|\s+"))')
 _SYNC_LABEL = re.compile(r"^Synchronous form\s*:?$", re.IGNORECASE)
 _SYNTAX_BOILERPLATE = re.compile(r"^(?:Textual spelling\b|PTO-AS form\s*:)", re.IGNORECASE)
 
@@ -227,6 +229,22 @@ _DECL_START = re.compile(r"^(?:template\b|(?:[\w:<>*&]+\s+)+[\w:]+\s*\()(?!.*\w\
 
 # "Declaration 2. " before an overload's summary: the page numbers the declarations it shows.
 _DECL_NUMBER = re.compile(r"^Declaration \d+\.\s*")
+_CALL_VARIABLE = re.compile(r"^(?P<type>[A-Za-z_][\w:]*)\s+(?P<name>\w+)\s*=\s*(?P<value>[^;=]+);$")
+_CALL = re.compile(r"^(?P<fn>[a-z_]\w*)\((?P<args>[^;]*)\);$")
+
+
+def _read_call(ln: Line, ctx: Ctx) -> bool:
+    """A builtin's call in a code block: a typed variable it passes, or the call itself."""
+    text = ln.text.strip()
+    m = _CALL_VARIABLE.match(text)
+    if m and ln.fenced:
+        ctx.facts.call_variables.append((m["type"], m["name"], " ".join(m["value"].split())))
+    elif (c := _CALL.match(text)) and ln.fenced:
+        ctx.facts.calls.append((c["fn"], " ".join(c["args"].split())))
+    else:
+        return False
+    ln.placed = True
+    return True
 
 
 def _read_intrinsic(section: Section, ctx: Ctx) -> None:
@@ -244,6 +262,11 @@ def _read_intrinsic(section: Section, ctx: Ctx) -> None:
         if m and not pending:
             ctx.facts.header = m.group("path")
             ln.placed = True
+            continue
+        if not pending and _read_call(ln, ctx):
+            for x in comment:
+                x.placed = True
+            comment = []
             continue
         if not pending and not _DECL_START.match(ln.text.strip()):
             comment = []

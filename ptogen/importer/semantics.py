@@ -21,15 +21,20 @@ _VALUES = ("tile", "scalar", "vreg", "global", "mask")
 _UNREAD = (language.ExprError, SyntaxError, ValueError)
 
 
+# What a vector op page says when an inactive lane keeps the destination's value.
+KEEPS_INACTIVE = "an inactive lane keeps the destination's value"
+
+
 def read_semantics(
     facts: PageFacts,
     operands: list[dict[str, Any]],
     intrinsic: dict[str, Any] | None,
     vector: bool,
     unplaced: list[str],
+    level: str = "tile",
 ) -> dict[str, Any]:
     """The semantics section; each fact the page lacks is set to a placeholder and reported."""
-    kind, dst = _kind_and_domain(facts, operands, vector)
+    kind, dst = _kind_and_domain(facts, operands, vector, level)
     dsts = [o["name"] for o in operands if o["role"] == "dst"]
     params = intrinsic["params"] if intrinsic else []
     if facts.math and not page_rows(facts):
@@ -39,9 +44,10 @@ def read_semantics(
     expr, extra = _element_math(facts, kind, names, attrs, unplaced)
     if expr is None:
         first = next((o["name"] for o in operands if o["role"] in ("src", "scalar")), dst)
-        unplaced.append(
-            f"no element semantics on the page: `semantics.expr` set to `{first}`; write the real one"
-        )
+        if kinds.computes(kind):
+            unplaced.append(
+                f"no element semantics on the page: `semantics.expr` set to `{first}`; write the real one"
+            )
         expr = first
     _overload_formulas(facts, kind, (intrinsic or {}).get("overloads", []), names, attrs, unplaced)
     sem: dict[str, Any] = {"kind": kind, "expr": expr, "domain": dst, "tolerance": {"kind": "exact"}}
@@ -50,7 +56,9 @@ def read_semantics(
     kinds.complete(kind, sem, operands)
     expr = sem["expr"]
     if vector:
-        sem["inactive_lanes"] = "zero"
+        # The formula's introduction says what an inactive lane holds when the call names no mode.
+        keeps = any(KEEPS_INACTIVE in line for line in facts.mechanism)
+        sem["inactive_lanes"] = "preserve" if keeps else "zero"
     if len(dsts) > 1 and vector:
         # Further results (a carry mask): the page names them but gives no expression for them.
         sem["extra_outputs"] = {d: expr for d in dsts[1:]}
@@ -60,12 +68,14 @@ def read_semantics(
     return sem
 
 
-def _kind_and_domain(facts: PageFacts, operands: list[dict[str, Any]], vector: bool) -> tuple[str, str]:
+def _kind_and_domain(
+    facts: PageFacts, operands: list[dict[str, Any]], vector: bool, level: str
+) -> tuple[str, str]:
     """The op kind that recognises the page (each kind looks for itself: `recognise`) and the
     operand the op iterates."""
     math = facts.math or ""
     kind = kinds.recognise(
-        vector, math, reduces_over(math), domain_paragraph(facts), tuple(o["kind"] for o in operands)
+        vector, math, reduces_over(math), domain_paragraph(facts), tuple(o["kind"] for o in operands), level
     )
     if kind is None:
         raise ImportProblem("no op kind recognises this page (its formula, iteration domain and operands)")

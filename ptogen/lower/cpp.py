@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..kind_api import OpViewAPI
+from ..rules.parts import TypeListing, part, when_values
 from ..spec import expr as semantics
 
 
@@ -126,6 +127,36 @@ class OpCpp:
             spelled = {"vreg": "const vreg<T, N>&", "scalar": "T", "mask": "const mask<N>&"}[o.kind]
             params.append(f"{spelled} {o.name}")
         return params
+
+    @property
+    def builtin_params(self) -> list[dict[str, str]]:
+        """Operands of the op's builtin in the order A5 code passes them: predicate results (a
+        carry), then register results, then the sources in spec order, the predicate last; each with
+        its name, kind and template parameter (sources and results are any register image)."""
+        ops = self.op.operands
+        dsts = [o for o in ops if o.role == "dst"]
+        order = [o for o in dsts if o.kind == "mask"] + [o for o in dsts if o.kind != "mask"]
+        order += [o for o in ops if o.role not in ("dst", "mask")] + [o for o in ops if o.role == "mask"]
+        return [
+            {"name": o.name, "kind": o.kind, "role": o.role, "tparam": f"A_{o.name}"}
+            for o in order
+        ]
+
+    def builtin_checks(self, profile: str, asm: dict[str, str]) -> list[dict[str, str]]:
+        """The element-type rules a profile enforces on the builtin, each as its id, the register
+        kinds it admits (`pto::vsim::<asm>`) and the message the profile's own check gives."""
+        out = []
+        for rv in self.op.rules_for(profile, static=True):
+            listing = part(rv.rule, TypeListing)
+            dtypes: list[str] = []
+            for o in rv.rule.rule_operands:
+                for d in listing.operand_dtypes(rv, o, when_values(rv.rule)) or []:
+                    if d not in dtypes:
+                        dtypes.append(d)
+            if dtypes:
+                kinds = ", ".join(f"pto::vsim::{asm[d]}" for d in dtypes if d in asm)
+                out.append({"id": rv.id, "kinds": kinds, "message": rv.message(profile)})
+        return out
 
     def element_at(self, operand: str) -> tuple[str, str]:
         """Row and column (C++, over loop indices r and c) of the element a tile operand supplies."""

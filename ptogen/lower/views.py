@@ -36,6 +36,7 @@ from ..rules.parts import (
 from ..spec import expr as semantics
 from ..spec.load import LoadedOp, SpecSet
 from ..spec.model import (
+    Builtin,
     Dispatch,
     GroupingDef,
     InstructionSetDef,
@@ -301,6 +302,16 @@ class OpView:
     @property
     def is_vector(self) -> bool:
         return self.kind.lanes
+
+    @property
+    def is_builtin(self) -> bool:
+        """A scalar builtin of the runtime (`set_flag`): no intrinsic, no profile checks."""
+        return self.spec.builtin is not None
+
+    @property
+    def builtin(self) -> Builtin | None:
+        """The runtime function a scalar builtin is (None: a tile or vector op)."""
+        return self.spec.builtin
 
     @property
     def result_operands(self) -> list[str]:
@@ -1105,7 +1116,7 @@ class ProjectView:
 
     @property
     def tile_ops(self) -> list[OpView]:
-        return [o for o in self.ops if not o.is_vector]
+        return [o for o in self.ops if not o.is_vector and not o.is_builtin]
 
     @property
     def vector_ops(self) -> list[OpView]:
@@ -1135,6 +1146,11 @@ class ProjectView:
             if path is not None and path not in out:
                 out.append(path)
         return out
+
+    @property
+    def dtype_asm(self) -> dict[str, str]:
+        """Element type -> its `asm` spelling, which also names its register kind in the builtins."""
+        return {d.name: d.asm for d in self.targets.dtypes}
 
     def simulated_backend_files(self) -> dict[str, list[OpView]]:
         """Upstream's CPU backend file names -> the ops whose generated `_IMPL`s each one gathers."""

@@ -35,6 +35,7 @@ def registry() -> dict[str, OpKind]:
     of the two a program imports first."""
     from .barrier import Barrier
     from .bind import Bind
+    from .builtin import Builtin
     from .convert import Convert
     from .debug_print import DebugPrint
     from .elementwise import Elementwise
@@ -96,6 +97,7 @@ def registry() -> dict[str, OpKind]:
             DebugPrint(),
             Img2col(),
             Img2colConfig(),
+            Builtin(),
         )
     }
 

@@ -40,11 +40,30 @@ if TYPE_CHECKING:
 VECTOR_BYTES = 256  # register width of the vector model: N = 256 / sizeof(T)
 
 
-VECTOR_MASKS = ["all lanes", "first 5 lanes", "alternate lanes", "no lanes"]
+# Mask patterns of the runtime cases. A pattern marked ", merging" runs under MODE_MERGING (inactive
+# lanes keep the destination's value); the rest under MODE_ZEROING. Every destination starts from the
+# case's own random register, so zeroing is seen to clear it.
+MERGING = ", merging"
+VECTOR_MASKS = [
+    "all lanes",
+    "first 5 lanes",
+    "alternate lanes",
+    "no lanes",
+    "alternate lanes" + MERGING,
+    "first 5 lanes" + MERGING,
+]
+
+
+def mask_pattern(label: str) -> tuple[str, bool]:
+    """(the predicate pattern of a case's mask label, whether the case merges)."""
+    merging = label.endswith(MERGING)
+    return (label[: -len(MERGING)] if merging else label), merging
 
 
 def _plan_vector(project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
     profiles = [p.name for p in project.profiles]
+    simulated = project.simulated_profile.name
+    tests.includes.append("pto/vsim/builtins.hpp")
     order = [d.name for d in project.targets.dtypes]
     dtypes: list[str] = []
     for p in profiles:
@@ -52,7 +71,11 @@ def _plan_vector(project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None
     first = 0
     for dtype in sorted(dtypes, key=order.index):
         d = dtype_def(project, dtype)
-        on = [p for p in profiles if dtype in op.test_dtypes(p)]
+        # The builtins run under the simulated profile's checks only; the other profiles' rules are
+        # the compile cases'.
+        on = [simulated] if dtype in op.test_dtypes(simulated) else []
+        if not on:
+            continue
         scalars = special_scalars(op, d)
         tests.vector.append(
             VectorKernel(
@@ -129,7 +152,8 @@ class VectorLane(OpKind):
         checks: list[Check] = []
         k = gx.vector.first
         for mask_name in gx.vector.masks:
-            predicate = MASKS[mask_name](lanes)
+            pattern, merging = mask_pattern(mask_name)
+            predicate = MASKS[pattern](lanes)
             for value in gx.vector.scalars:
                 vals: dict[str, np.ndarray] = {}
                 seed = f"{gx.op_name}/{gx.entry.group}/{k}"
@@ -160,13 +184,16 @@ class VectorLane(OpKind):
                     fn = ref.reference if i == 0 else getattr(ref, f"reference_{out}")
                     kind = op.operands[out]
                     out_type = storage if kind == "vreg" else np.dtype(np.uint8)
+                    # What the destination held before the call: what a merging case keeps.
+                    before = random_values(out_type, lanes, f"{seed}/{out}/before")
+                    if kind != "vreg":
+                        before = (before % 2).astype(np.uint8)
+                    before.tofile(data / f"c{k}_{out}.bin")
                     with np.errstate(all="ignore"):
                         active = np.asarray(fn(cdt.type, storage.type, *args))
                     active = narrow(active, out_type) if kind == "vreg" else (active != 0).astype(np.uint8)
-                    wants[out] = (
-                        np.where(predicate, active, np.zeros(lanes, dtype=out_type)).astype(out_type),
-                        out_type,
-                    )
+                    inactive = before if merging else np.zeros(lanes, dtype=out_type)
+                    wants[out] = (np.where(predicate, active, inactive).astype(out_type), out_type)
                 label = f"{gx.label} case {k} ({mask_name}, scalar {value})"
 
                 def check(

@@ -463,6 +463,7 @@ def check_op(
             )
         )
     vector = op_kind.lanes if op_kind is not None else iset is not None and iset.kind == "vector"
+    builtin = iset is not None and iset.kind == "scalar"
     value_kinds = {"vreg", "scalar"} if vector else {"tile", "scalar", "global", "events"}
     if vector and not any(o.kind == "mask" and o.role == "mask" for o in spec.operands):
         problems.append(
@@ -472,6 +473,8 @@ def check_op(
         allowed = (
             {"vreg", "scalar", "mask", "attr"}
             if vector
+            else {"scalar"}
+            if builtin
             else {"tile", "scalar", "attr", "global", "context", "events"}
         )
         if o.kind == "mask" and o.role == "mask" and [p.role for p in spec.operands].count("mask") > 1:
@@ -530,8 +533,18 @@ def check_op(
 
     if vector and spec.intrinsic is not None:
         problems.append((("intrinsic",), "vector ops have no tile intrinsic"))
-    if not vector and spec.intrinsic is None and iset is not None:
+    if builtin != (spec.builtin is not None):
+        problems.append((("builtin",), "scalar-level ops (and only they) state their runtime `builtin`"))
+    if builtin and spec.intrinsic is not None:
+        problems.append((("intrinsic",), "scalar-level ops are runtime builtins, not tile intrinsics"))
+    if not vector and not builtin and spec.intrinsic is None and iset is not None:
         problems.append((("intrinsic",), "tile ops need their C++ intrinsic"))
+    if spec.builtin is not None:
+        carried = [p.operand for p in spec.builtin.params]
+        if carried != list(operands):
+            problems.append((("builtin", "params"), "the parameters carry the operands, in their order"))
+        if spec.semantics.domain != spec.operands[0].name:
+            problems.append((("semantics", "domain"), "a builtin's domain is its first operand"))
     if spec.intrinsic is not None:
         problems.extend(_check_intrinsic(spec, operands))
         for k, ov in enumerate(spec.intrinsic.overloads, start=1):

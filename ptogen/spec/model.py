@@ -91,7 +91,10 @@ class ProfileDef(Strict):
 class InstructionSetDef(Strict):
     id: Name
     title: InlineText
-    kind: Literal["tile", "vector"]
+    kind: Literal["tile", "vector", "scalar"] = Field(
+        description="the level of the set's ops: tile intrinsics, vector-register ops, or scalar builtins "
+        "(pipe flags, predicates, DMA set-up) a vector program calls"
+    )
     doc_dir: Annotated[str, Field(pattern=r"^[a-z0-9_-]+(/[a-z0-9_-]+)*$")]
     index_page: Annotated[str, Field(pattern=r"^[a-z0-9_-]+(/[a-z0-9_-]+)*\.md$")]
     summary: Prose
@@ -670,6 +673,28 @@ class Intrinsic(Strict):
     )
 
 
+class BuiltinParam(Strict):
+    """One parameter of a builtin function."""
+
+    name: CppIdent
+    type: TypeName = Field(description="its C++ type as the runtime declares it, e.g. pipe_t or bool")
+    operand: Name = Field(description="the operand this parameter carries")
+    example: CppConstant = Field(description="an argument the generated tests pass, e.g. PIPE_MTE2")
+
+
+class Builtin(Strict):
+    """A free function of the hand-written runtime that device code calls by name (`set_flag(...)`):
+    the spec states its declaration, and the generated tests call it as the spec declares it."""
+
+    name: CppIdent
+    returns: Literal["void"] = "void"
+    params: list[BuiltinParam]
+    header: Annotated[str, Field(pattern=r"^pto(/[a-z0-9_]+)+\.hpp$")] = Field(
+        description="the runtime header that declares it (under ptogen/runtime/include), "
+        "e.g. pto/common/cpu_stub.hpp"
+    )
+
+
 class ExactTolerance(Strict):
     kind: Literal["exact"]
 
@@ -760,6 +785,7 @@ class OpSpec(Strict):
     semantics: Semantics
     operands: list[Operand] = Field(min_length=1)
     intrinsic: Intrinsic | None = None
+    builtin: Builtin | None = Field(default=None, description="scalar-level ops: the runtime function")
     syntax: SyntaxForms
     side_effects: Prose
     constraints: list[Rule] = Field(default_factory=list)

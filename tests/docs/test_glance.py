@@ -45,10 +45,20 @@ def test_no_declaration_line_scrolls_sideways() -> None:
                 assert not long, (page.name, long)
 
 
-def test_vector_pages_show_the_vector_cpp_api() -> None:
+def test_vector_pages_show_the_builtin() -> None:
     glance = _glance(DOCS / "vector/ops/vec-scalar-ops/vlrelu.md")
-    assert "#include <pto/vector/pto_vec.hpp>" in glance
-    assert re.search(r"vlrelu\(\s*const vreg<T, N>& input, T scalar, const mask<N>& mask\);", glance)
+    assert "#include <pto/vsim/builtins.hpp>" in glance
+    assert re.search(
+        r"vlrelu\(\s*A_result& result, const A_input& input, const A_scalar& scalar,\s*"
+        r"const vector_bool& mask, mode lanes_mode = MODE_ZEROING\);",
+        glance,
+    )
+    # A binary op keeps inactive lanes unless the call names a mode; a carry comes first, as A5 passes it.
+    assert "mode lanes_mode = MODE_MERGING" in _glance(DOCS / "vector/ops/binary-vector-ops/vadd.md")
+    assert re.search(
+        r"vaddc\(\s*vector_bool& carry, A_result& result,",
+        _glance(DOCS / "vector/ops/binary-vector-ops/vaddc.md"),
+    )
 
 
 def test_profile_columns_hold_each_profiles_own_types() -> None:

@@ -224,7 +224,12 @@ SAMPLE = re.compile(r"<!-- sample: (?P<marker>[^>]*?) -->\n```cpp\n(?P<code>.*?)
 TEXT_BLOCK = re.compile(r"```text\n(.*?)\n```", re.S)
 
 
-SAMPLE_PAGES = [GUIDE, GENERATED / "docs" / "getting-started.md", GENERATED / "docs" / "gemm.md"]
+SAMPLE_PAGES = [
+    GUIDE,
+    GENERATED / "docs" / "getting-started.md",
+    GENERATED / "docs" / "gemm.md",
+    GENERATED / "docs" / "vector-guide.md",
+]
 
 
 def _guide_samples() -> list[tuple[str, str, str]]:

@@ -9,6 +9,7 @@
 #include <pto/pto-inst.hpp>
 
 #include "kernel_io.hpp"
+#include <pto/vsim/builtins.hpp>
 
 namespace tests_vlrelu {
 
@@ -17,153 +18,153 @@ using namespace pto_test;
 
 namespace {
 
-// cases 0..15: vreg<half, 128>; the mask is one byte per lane
+// cases 0..23: the builtin on 128 lanes of half; a predicate
+// is one byte per lane on file, and every result starts from the case's own register or flags
 namespace lanes_half {
 
 constexpr int N = 128;
 using T = half;
+using V = pto::vsim::vector_of<pto::vsim::f16>;
+// Whether each mask pattern's cases run under MODE_MERGING (else MODE_ZEROING).
+constexpr bool merging[] = {false, false, false, false, true, true};
 
-template <typename P>
+void load_reg(const std::string& file, V& reg) {
+    T lanes[N];
+    load(file.c_str(), lanes, N);
+    std::memcpy(reg.bytes, lanes, sizeof lanes);
+}
+void store_reg(const std::string& file, const V& reg) {
+    T lanes[N];
+    std::memcpy(lanes, reg.bytes, sizeof lanes);
+    store(file.c_str(), lanes, N);
+}
+void load_pred(const std::string& file, vector_bool& pred) {
+    unsigned char bytes[N];
+    load(file.c_str(), bytes, N);
+    for (int i = 0; i < N; ++i)
+        pred.set_lane(i, sizeof(T), bytes[i] != 0);
+}
+void store_pred(const std::string& file, const vector_bool& pred) {
+    unsigned char bytes[N];
+    for (int i = 0; i < N; ++i)
+        bytes[i] = pred.lane(i, sizeof(T)) ? 1 : 0;
+    store(file.c_str(), bytes, N);
+}
+
 void run_case(int k) {
     const std::string c = "c" + std::to_string(k) + "_";
-    vreg<T, N> input{};
-    load((c + "input.bin").c_str(), input.lane, N);
+    V result;
+    load_reg(c + "result.bin", result);
+    V input;
+    load_reg(c + "input.bin", input);
     T scalar{};
     load((c + "scalar.bin").c_str(), &scalar, 1);
-    unsigned char mask_bytes[N];
-    load((c + "mask.bin").c_str(), mask_bytes, N);
-    bool mask_bits[N];
-    for (int i = 0; i < N; ++i)
-        mask_bits[i] = mask_bytes[i] != 0;
-    const mask<N> mask = mask_from_bits<N>(mask_bits);
-    const auto out = profiled::vlrelu<P>(input, scalar, mask);
-    store((c + "result.out").c_str(), out.lane, N);
+    vector_bool mask;
+    load_pred(c + "mask.bin", mask);
+    vlrelu(result, input, scalar, mask, merging[(k - 0) / 4] ? MODE_MERGING : MODE_ZEROING);
+    store_reg(c + "result.out", result);
 }
 
 } // namespace lanes_half
 
-// cases 16..31: vreg<float, 64>; the mask is one byte per lane
+// cases 24..47: the builtin on 64 lanes of float; a predicate
+// is one byte per lane on file, and every result starts from the case's own register or flags
 namespace lanes_float {
 
 constexpr int N = 64;
 using T = float;
+using V = pto::vsim::vector_of<pto::vsim::f32>;
+// Whether each mask pattern's cases run under MODE_MERGING (else MODE_ZEROING).
+constexpr bool merging[] = {false, false, false, false, true, true};
 
-template <typename P>
+void load_reg(const std::string& file, V& reg) {
+    T lanes[N];
+    load(file.c_str(), lanes, N);
+    std::memcpy(reg.bytes, lanes, sizeof lanes);
+}
+void store_reg(const std::string& file, const V& reg) {
+    T lanes[N];
+    std::memcpy(lanes, reg.bytes, sizeof lanes);
+    store(file.c_str(), lanes, N);
+}
+void load_pred(const std::string& file, vector_bool& pred) {
+    unsigned char bytes[N];
+    load(file.c_str(), bytes, N);
+    for (int i = 0; i < N; ++i)
+        pred.set_lane(i, sizeof(T), bytes[i] != 0);
+}
+void store_pred(const std::string& file, const vector_bool& pred) {
+    unsigned char bytes[N];
+    for (int i = 0; i < N; ++i)
+        bytes[i] = pred.lane(i, sizeof(T)) ? 1 : 0;
+    store(file.c_str(), bytes, N);
+}
+
 void run_case(int k) {
     const std::string c = "c" + std::to_string(k) + "_";
-    vreg<T, N> input{};
-    load((c + "input.bin").c_str(), input.lane, N);
+    V result;
+    load_reg(c + "result.bin", result);
+    V input;
+    load_reg(c + "input.bin", input);
     T scalar{};
     load((c + "scalar.bin").c_str(), &scalar, 1);
-    unsigned char mask_bytes[N];
-    load((c + "mask.bin").c_str(), mask_bytes, N);
-    bool mask_bits[N];
-    for (int i = 0; i < N; ++i)
-        mask_bits[i] = mask_bytes[i] != 0;
-    const mask<N> mask = mask_from_bits<N>(mask_bits);
-    const auto out = profiled::vlrelu<P>(input, scalar, mask);
-    store((c + "result.out").c_str(), out.lane, N);
+    vector_bool mask;
+    load_pred(c + "mask.bin", mask);
+    vlrelu(result, input, scalar, mask, merging[(k - 24) / 4] ? MODE_MERGING : MODE_ZEROING);
+    store_reg(c + "result.out", result);
 }
 
 } // namespace lanes_float
 
 const Entry entries[] = {
-    {"c0@A2A3", [](Prof) { lanes_half::run_case<profile_a2a3>(0); }, Prof::A2A3},
-    {"c0@A5", [](Prof) { lanes_half::run_case<profile_a5>(0); }, Prof::A5},
-    {"c0@CPU", [](Prof) { lanes_half::run_case<profile_cpu>(0); }, Prof::CPU},
-    {"c1@A2A3", [](Prof) { lanes_half::run_case<profile_a2a3>(1); }, Prof::A2A3},
-    {"c1@A5", [](Prof) { lanes_half::run_case<profile_a5>(1); }, Prof::A5},
-    {"c1@CPU", [](Prof) { lanes_half::run_case<profile_cpu>(1); }, Prof::CPU},
-    {"c2@A2A3", [](Prof) { lanes_half::run_case<profile_a2a3>(2); }, Prof::A2A3},
-    {"c2@A5", [](Prof) { lanes_half::run_case<profile_a5>(2); }, Prof::A5},
-    {"c2@CPU", [](Prof) { lanes_half::run_case<profile_cpu>(2); }, Prof::CPU},
-    {"c3@A2A3", [](Prof) { lanes_half::run_case<profile_a2a3>(3); }, Prof::A2A3},
-    {"c3@A5", [](Prof) { lanes_half::run_case<profile_a5>(3); }, Prof::A5},
-    {"c3@CPU", [](Prof) { lanes_half::run_case<profile_cpu>(3); }, Prof::CPU},
-    {"c4@A2A3", [](Prof) { lanes_half::run_case<profile_a2a3>(4); }, Prof::A2A3},
-    {"c4@A5", [](Prof) { lanes_half::run_case<profile_a5>(4); }, Prof::A5},
-    {"c4@CPU", [](Prof) { lanes_half::run_case<profile_cpu>(4); }, Prof::CPU},
-    {"c5@A2A3", [](Prof) { lanes_half::run_case<profile_a2a3>(5); }, Prof::A2A3},
-    {"c5@A5", [](Prof) { lanes_half::run_case<profile_a5>(5); }, Prof::A5},
-    {"c5@CPU", [](Prof) { lanes_half::run_case<profile_cpu>(5); }, Prof::CPU},
-    {"c6@A2A3", [](Prof) { lanes_half::run_case<profile_a2a3>(6); }, Prof::A2A3},
-    {"c6@A5", [](Prof) { lanes_half::run_case<profile_a5>(6); }, Prof::A5},
-    {"c6@CPU", [](Prof) { lanes_half::run_case<profile_cpu>(6); }, Prof::CPU},
-    {"c7@A2A3", [](Prof) { lanes_half::run_case<profile_a2a3>(7); }, Prof::A2A3},
-    {"c7@A5", [](Prof) { lanes_half::run_case<profile_a5>(7); }, Prof::A5},
-    {"c7@CPU", [](Prof) { lanes_half::run_case<profile_cpu>(7); }, Prof::CPU},
-    {"c8@A2A3", [](Prof) { lanes_half::run_case<profile_a2a3>(8); }, Prof::A2A3},
-    {"c8@A5", [](Prof) { lanes_half::run_case<profile_a5>(8); }, Prof::A5},
-    {"c8@CPU", [](Prof) { lanes_half::run_case<profile_cpu>(8); }, Prof::CPU},
-    {"c9@A2A3", [](Prof) { lanes_half::run_case<profile_a2a3>(9); }, Prof::A2A3},
-    {"c9@A5", [](Prof) { lanes_half::run_case<profile_a5>(9); }, Prof::A5},
-    {"c9@CPU", [](Prof) { lanes_half::run_case<profile_cpu>(9); }, Prof::CPU},
-    {"c10@A2A3", [](Prof) { lanes_half::run_case<profile_a2a3>(10); }, Prof::A2A3},
-    {"c10@A5", [](Prof) { lanes_half::run_case<profile_a5>(10); }, Prof::A5},
-    {"c10@CPU", [](Prof) { lanes_half::run_case<profile_cpu>(10); }, Prof::CPU},
-    {"c11@A2A3", [](Prof) { lanes_half::run_case<profile_a2a3>(11); }, Prof::A2A3},
-    {"c11@A5", [](Prof) { lanes_half::run_case<profile_a5>(11); }, Prof::A5},
-    {"c11@CPU", [](Prof) { lanes_half::run_case<profile_cpu>(11); }, Prof::CPU},
-    {"c12@A2A3", [](Prof) { lanes_half::run_case<profile_a2a3>(12); }, Prof::A2A3},
-    {"c12@A5", [](Prof) { lanes_half::run_case<profile_a5>(12); }, Prof::A5},
-    {"c12@CPU", [](Prof) { lanes_half::run_case<profile_cpu>(12); }, Prof::CPU},
-    {"c13@A2A3", [](Prof) { lanes_half::run_case<profile_a2a3>(13); }, Prof::A2A3},
-    {"c13@A5", [](Prof) { lanes_half::run_case<profile_a5>(13); }, Prof::A5},
-    {"c13@CPU", [](Prof) { lanes_half::run_case<profile_cpu>(13); }, Prof::CPU},
-    {"c14@A2A3", [](Prof) { lanes_half::run_case<profile_a2a3>(14); }, Prof::A2A3},
-    {"c14@A5", [](Prof) { lanes_half::run_case<profile_a5>(14); }, Prof::A5},
-    {"c14@CPU", [](Prof) { lanes_half::run_case<profile_cpu>(14); }, Prof::CPU},
-    {"c15@A2A3", [](Prof) { lanes_half::run_case<profile_a2a3>(15); }, Prof::A2A3},
-    {"c15@A5", [](Prof) { lanes_half::run_case<profile_a5>(15); }, Prof::A5},
-    {"c15@CPU", [](Prof) { lanes_half::run_case<profile_cpu>(15); }, Prof::CPU},
-    {"c16@A2A3", [](Prof) { lanes_float::run_case<profile_a2a3>(16); }, Prof::A2A3},
-    {"c16@A5", [](Prof) { lanes_float::run_case<profile_a5>(16); }, Prof::A5},
-    {"c16@CPU", [](Prof) { lanes_float::run_case<profile_cpu>(16); }, Prof::CPU},
-    {"c17@A2A3", [](Prof) { lanes_float::run_case<profile_a2a3>(17); }, Prof::A2A3},
-    {"c17@A5", [](Prof) { lanes_float::run_case<profile_a5>(17); }, Prof::A5},
-    {"c17@CPU", [](Prof) { lanes_float::run_case<profile_cpu>(17); }, Prof::CPU},
-    {"c18@A2A3", [](Prof) { lanes_float::run_case<profile_a2a3>(18); }, Prof::A2A3},
-    {"c18@A5", [](Prof) { lanes_float::run_case<profile_a5>(18); }, Prof::A5},
-    {"c18@CPU", [](Prof) { lanes_float::run_case<profile_cpu>(18); }, Prof::CPU},
-    {"c19@A2A3", [](Prof) { lanes_float::run_case<profile_a2a3>(19); }, Prof::A2A3},
-    {"c19@A5", [](Prof) { lanes_float::run_case<profile_a5>(19); }, Prof::A5},
-    {"c19@CPU", [](Prof) { lanes_float::run_case<profile_cpu>(19); }, Prof::CPU},
-    {"c20@A2A3", [](Prof) { lanes_float::run_case<profile_a2a3>(20); }, Prof::A2A3},
-    {"c20@A5", [](Prof) { lanes_float::run_case<profile_a5>(20); }, Prof::A5},
-    {"c20@CPU", [](Prof) { lanes_float::run_case<profile_cpu>(20); }, Prof::CPU},
-    {"c21@A2A3", [](Prof) { lanes_float::run_case<profile_a2a3>(21); }, Prof::A2A3},
-    {"c21@A5", [](Prof) { lanes_float::run_case<profile_a5>(21); }, Prof::A5},
-    {"c21@CPU", [](Prof) { lanes_float::run_case<profile_cpu>(21); }, Prof::CPU},
-    {"c22@A2A3", [](Prof) { lanes_float::run_case<profile_a2a3>(22); }, Prof::A2A3},
-    {"c22@A5", [](Prof) { lanes_float::run_case<profile_a5>(22); }, Prof::A5},
-    {"c22@CPU", [](Prof) { lanes_float::run_case<profile_cpu>(22); }, Prof::CPU},
-    {"c23@A2A3", [](Prof) { lanes_float::run_case<profile_a2a3>(23); }, Prof::A2A3},
-    {"c23@A5", [](Prof) { lanes_float::run_case<profile_a5>(23); }, Prof::A5},
-    {"c23@CPU", [](Prof) { lanes_float::run_case<profile_cpu>(23); }, Prof::CPU},
-    {"c24@A2A3", [](Prof) { lanes_float::run_case<profile_a2a3>(24); }, Prof::A2A3},
-    {"c24@A5", [](Prof) { lanes_float::run_case<profile_a5>(24); }, Prof::A5},
-    {"c24@CPU", [](Prof) { lanes_float::run_case<profile_cpu>(24); }, Prof::CPU},
-    {"c25@A2A3", [](Prof) { lanes_float::run_case<profile_a2a3>(25); }, Prof::A2A3},
-    {"c25@A5", [](Prof) { lanes_float::run_case<profile_a5>(25); }, Prof::A5},
-    {"c25@CPU", [](Prof) { lanes_float::run_case<profile_cpu>(25); }, Prof::CPU},
-    {"c26@A2A3", [](Prof) { lanes_float::run_case<profile_a2a3>(26); }, Prof::A2A3},
-    {"c26@A5", [](Prof) { lanes_float::run_case<profile_a5>(26); }, Prof::A5},
-    {"c26@CPU", [](Prof) { lanes_float::run_case<profile_cpu>(26); }, Prof::CPU},
-    {"c27@A2A3", [](Prof) { lanes_float::run_case<profile_a2a3>(27); }, Prof::A2A3},
-    {"c27@A5", [](Prof) { lanes_float::run_case<profile_a5>(27); }, Prof::A5},
-    {"c27@CPU", [](Prof) { lanes_float::run_case<profile_cpu>(27); }, Prof::CPU},
-    {"c28@A2A3", [](Prof) { lanes_float::run_case<profile_a2a3>(28); }, Prof::A2A3},
-    {"c28@A5", [](Prof) { lanes_float::run_case<profile_a5>(28); }, Prof::A5},
-    {"c28@CPU", [](Prof) { lanes_float::run_case<profile_cpu>(28); }, Prof::CPU},
-    {"c29@A2A3", [](Prof) { lanes_float::run_case<profile_a2a3>(29); }, Prof::A2A3},
-    {"c29@A5", [](Prof) { lanes_float::run_case<profile_a5>(29); }, Prof::A5},
-    {"c29@CPU", [](Prof) { lanes_float::run_case<profile_cpu>(29); }, Prof::CPU},
-    {"c30@A2A3", [](Prof) { lanes_float::run_case<profile_a2a3>(30); }, Prof::A2A3},
-    {"c30@A5", [](Prof) { lanes_float::run_case<profile_a5>(30); }, Prof::A5},
-    {"c30@CPU", [](Prof) { lanes_float::run_case<profile_cpu>(30); }, Prof::CPU},
-    {"c31@A2A3", [](Prof) { lanes_float::run_case<profile_a2a3>(31); }, Prof::A2A3},
-    {"c31@A5", [](Prof) { lanes_float::run_case<profile_a5>(31); }, Prof::A5},
-    {"c31@CPU", [](Prof) { lanes_float::run_case<profile_cpu>(31); }, Prof::CPU},
+    {"c0@CPU", [](Prof) { lanes_half::run_case(0); }, Prof::CPU},
+    {"c1@CPU", [](Prof) { lanes_half::run_case(1); }, Prof::CPU},
+    {"c2@CPU", [](Prof) { lanes_half::run_case(2); }, Prof::CPU},
+    {"c3@CPU", [](Prof) { lanes_half::run_case(3); }, Prof::CPU},
+    {"c4@CPU", [](Prof) { lanes_half::run_case(4); }, Prof::CPU},
+    {"c5@CPU", [](Prof) { lanes_half::run_case(5); }, Prof::CPU},
+    {"c6@CPU", [](Prof) { lanes_half::run_case(6); }, Prof::CPU},
+    {"c7@CPU", [](Prof) { lanes_half::run_case(7); }, Prof::CPU},
+    {"c8@CPU", [](Prof) { lanes_half::run_case(8); }, Prof::CPU},
+    {"c9@CPU", [](Prof) { lanes_half::run_case(9); }, Prof::CPU},
+    {"c10@CPU", [](Prof) { lanes_half::run_case(10); }, Prof::CPU},
+    {"c11@CPU", [](Prof) { lanes_half::run_case(11); }, Prof::CPU},
+    {"c12@CPU", [](Prof) { lanes_half::run_case(12); }, Prof::CPU},
+    {"c13@CPU", [](Prof) { lanes_half::run_case(13); }, Prof::CPU},
+    {"c14@CPU", [](Prof) { lanes_half::run_case(14); }, Prof::CPU},
+    {"c15@CPU", [](Prof) { lanes_half::run_case(15); }, Prof::CPU},
+    {"c16@CPU", [](Prof) { lanes_half::run_case(16); }, Prof::CPU},
+    {"c17@CPU", [](Prof) { lanes_half::run_case(17); }, Prof::CPU},
+    {"c18@CPU", [](Prof) { lanes_half::run_case(18); }, Prof::CPU},
+    {"c19@CPU", [](Prof) { lanes_half::run_case(19); }, Prof::CPU},
+    {"c20@CPU", [](Prof) { lanes_half::run_case(20); }, Prof::CPU},
+    {"c21@CPU", [](Prof) { lanes_half::run_case(21); }, Prof::CPU},
+    {"c22@CPU", [](Prof) { lanes_half::run_case(22); }, Prof::CPU},
+    {"c23@CPU", [](Prof) { lanes_half::run_case(23); }, Prof::CPU},
+    {"c24@CPU", [](Prof) { lanes_float::run_case(24); }, Prof::CPU},
+    {"c25@CPU", [](Prof) { lanes_float::run_case(25); }, Prof::CPU},
+    {"c26@CPU", [](Prof) { lanes_float::run_case(26); }, Prof::CPU},
+    {"c27@CPU", [](Prof) { lanes_float::run_case(27); }, Prof::CPU},
+    {"c28@CPU", [](Prof) { lanes_float::run_case(28); }, Prof::CPU},
+    {"c29@CPU", [](Prof) { lanes_float::run_case(29); }, Prof::CPU},
+    {"c30@CPU", [](Prof) { lanes_float::run_case(30); }, Prof::CPU},
+    {"c31@CPU", [](Prof) { lanes_float::run_case(31); }, Prof::CPU},
+    {"c32@CPU", [](Prof) { lanes_float::run_case(32); }, Prof::CPU},
+    {"c33@CPU", [](Prof) { lanes_float::run_case(33); }, Prof::CPU},
+    {"c34@CPU", [](Prof) { lanes_float::run_case(34); }, Prof::CPU},
+    {"c35@CPU", [](Prof) { lanes_float::run_case(35); }, Prof::CPU},
+    {"c36@CPU", [](Prof) { lanes_float::run_case(36); }, Prof::CPU},
+    {"c37@CPU", [](Prof) { lanes_float::run_case(37); }, Prof::CPU},
+    {"c38@CPU", [](Prof) { lanes_float::run_case(38); }, Prof::CPU},
+    {"c39@CPU", [](Prof) { lanes_float::run_case(39); }, Prof::CPU},
+    {"c40@CPU", [](Prof) { lanes_float::run_case(40); }, Prof::CPU},
+    {"c41@CPU", [](Prof) { lanes_float::run_case(41); }, Prof::CPU},
+    {"c42@CPU", [](Prof) { lanes_float::run_case(42); }, Prof::CPU},
+    {"c43@CPU", [](Prof) { lanes_float::run_case(43); }, Prof::CPU},
+    {"c44@CPU", [](Prof) { lanes_float::run_case(44); }, Prof::CPU},
+    {"c45@CPU", [](Prof) { lanes_float::run_case(45); }, Prof::CPU},
+    {"c46@CPU", [](Prof) { lanes_float::run_case(46); }, Prof::CPU},
+    {"c47@CPU", [](Prof) { lanes_float::run_case(47); }, Prof::CPU},
 };
 
 } // namespace

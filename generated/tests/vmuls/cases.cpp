@@ -9,6 +9,7 @@
 #include <pto/pto-inst.hpp>
 
 #include "kernel_io.hpp"
+#include <pto/vsim/builtins.hpp>
 
 namespace tests_vmuls {
 
@@ -17,555 +18,573 @@ using namespace pto_test;
 
 namespace {
 
-// cases 0..15: vreg<half, 128>; the mask is one byte per lane
+// cases 0..23: the builtin on 128 lanes of half; a predicate
+// is one byte per lane on file, and every result starts from the case's own register or flags
 namespace lanes_half {
 
 constexpr int N = 128;
 using T = half;
+using V = pto::vsim::vector_of<pto::vsim::f16>;
+// Whether each mask pattern's cases run under MODE_MERGING (else MODE_ZEROING).
+constexpr bool merging[] = {false, false, false, false, true, true};
 
-template <typename P>
+void load_reg(const std::string& file, V& reg) {
+    T lanes[N];
+    load(file.c_str(), lanes, N);
+    std::memcpy(reg.bytes, lanes, sizeof lanes);
+}
+void store_reg(const std::string& file, const V& reg) {
+    T lanes[N];
+    std::memcpy(lanes, reg.bytes, sizeof lanes);
+    store(file.c_str(), lanes, N);
+}
+void load_pred(const std::string& file, vector_bool& pred) {
+    unsigned char bytes[N];
+    load(file.c_str(), bytes, N);
+    for (int i = 0; i < N; ++i)
+        pred.set_lane(i, sizeof(T), bytes[i] != 0);
+}
+void store_pred(const std::string& file, const vector_bool& pred) {
+    unsigned char bytes[N];
+    for (int i = 0; i < N; ++i)
+        bytes[i] = pred.lane(i, sizeof(T)) ? 1 : 0;
+    store(file.c_str(), bytes, N);
+}
+
 void run_case(int k) {
     const std::string c = "c" + std::to_string(k) + "_";
-    vreg<T, N> input{};
-    load((c + "input.bin").c_str(), input.lane, N);
+    V result;
+    load_reg(c + "result.bin", result);
+    V input;
+    load_reg(c + "input.bin", input);
     T scalar{};
     load((c + "scalar.bin").c_str(), &scalar, 1);
-    unsigned char mask_bytes[N];
-    load((c + "mask.bin").c_str(), mask_bytes, N);
-    bool mask_bits[N];
-    for (int i = 0; i < N; ++i)
-        mask_bits[i] = mask_bytes[i] != 0;
-    const mask<N> mask = mask_from_bits<N>(mask_bits);
-    const auto out = profiled::vmuls<P>(input, scalar, mask);
-    store((c + "result.out").c_str(), out.lane, N);
+    vector_bool mask;
+    load_pred(c + "mask.bin", mask);
+    vmuls(result, input, scalar, mask, merging[(k - 0) / 4] ? MODE_MERGING : MODE_ZEROING);
+    store_reg(c + "result.out", result);
 }
 
 } // namespace lanes_half
 
-// cases 16..31: vreg<float, 64>; the mask is one byte per lane
+// cases 24..47: the builtin on 64 lanes of float; a predicate
+// is one byte per lane on file, and every result starts from the case's own register or flags
 namespace lanes_float {
 
 constexpr int N = 64;
 using T = float;
+using V = pto::vsim::vector_of<pto::vsim::f32>;
+// Whether each mask pattern's cases run under MODE_MERGING (else MODE_ZEROING).
+constexpr bool merging[] = {false, false, false, false, true, true};
 
-template <typename P>
+void load_reg(const std::string& file, V& reg) {
+    T lanes[N];
+    load(file.c_str(), lanes, N);
+    std::memcpy(reg.bytes, lanes, sizeof lanes);
+}
+void store_reg(const std::string& file, const V& reg) {
+    T lanes[N];
+    std::memcpy(lanes, reg.bytes, sizeof lanes);
+    store(file.c_str(), lanes, N);
+}
+void load_pred(const std::string& file, vector_bool& pred) {
+    unsigned char bytes[N];
+    load(file.c_str(), bytes, N);
+    for (int i = 0; i < N; ++i)
+        pred.set_lane(i, sizeof(T), bytes[i] != 0);
+}
+void store_pred(const std::string& file, const vector_bool& pred) {
+    unsigned char bytes[N];
+    for (int i = 0; i < N; ++i)
+        bytes[i] = pred.lane(i, sizeof(T)) ? 1 : 0;
+    store(file.c_str(), bytes, N);
+}
+
 void run_case(int k) {
     const std::string c = "c" + std::to_string(k) + "_";
-    vreg<T, N> input{};
-    load((c + "input.bin").c_str(), input.lane, N);
+    V result;
+    load_reg(c + "result.bin", result);
+    V input;
+    load_reg(c + "input.bin", input);
     T scalar{};
     load((c + "scalar.bin").c_str(), &scalar, 1);
-    unsigned char mask_bytes[N];
-    load((c + "mask.bin").c_str(), mask_bytes, N);
-    bool mask_bits[N];
-    for (int i = 0; i < N; ++i)
-        mask_bits[i] = mask_bytes[i] != 0;
-    const mask<N> mask = mask_from_bits<N>(mask_bits);
-    const auto out = profiled::vmuls<P>(input, scalar, mask);
-    store((c + "result.out").c_str(), out.lane, N);
+    vector_bool mask;
+    load_pred(c + "mask.bin", mask);
+    vmuls(result, input, scalar, mask, merging[(k - 24) / 4] ? MODE_MERGING : MODE_ZEROING);
+    store_reg(c + "result.out", result);
 }
 
 } // namespace lanes_float
 
-// cases 32..47: vreg<int8_t, 256>; the mask is one byte per lane
+// cases 48..71: the builtin on 256 lanes of int8_t; a predicate
+// is one byte per lane on file, and every result starts from the case's own register or flags
 namespace lanes_int8_t {
 
 constexpr int N = 256;
 using T = int8_t;
+using V = pto::vsim::vector_of<pto::vsim::i8>;
+// Whether each mask pattern's cases run under MODE_MERGING (else MODE_ZEROING).
+constexpr bool merging[] = {false, false, false, false, true, true};
 
-template <typename P>
+void load_reg(const std::string& file, V& reg) {
+    T lanes[N];
+    load(file.c_str(), lanes, N);
+    std::memcpy(reg.bytes, lanes, sizeof lanes);
+}
+void store_reg(const std::string& file, const V& reg) {
+    T lanes[N];
+    std::memcpy(lanes, reg.bytes, sizeof lanes);
+    store(file.c_str(), lanes, N);
+}
+void load_pred(const std::string& file, vector_bool& pred) {
+    unsigned char bytes[N];
+    load(file.c_str(), bytes, N);
+    for (int i = 0; i < N; ++i)
+        pred.set_lane(i, sizeof(T), bytes[i] != 0);
+}
+void store_pred(const std::string& file, const vector_bool& pred) {
+    unsigned char bytes[N];
+    for (int i = 0; i < N; ++i)
+        bytes[i] = pred.lane(i, sizeof(T)) ? 1 : 0;
+    store(file.c_str(), bytes, N);
+}
+
 void run_case(int k) {
     const std::string c = "c" + std::to_string(k) + "_";
-    vreg<T, N> input{};
-    load((c + "input.bin").c_str(), input.lane, N);
+    V result;
+    load_reg(c + "result.bin", result);
+    V input;
+    load_reg(c + "input.bin", input);
     T scalar{};
     load((c + "scalar.bin").c_str(), &scalar, 1);
-    unsigned char mask_bytes[N];
-    load((c + "mask.bin").c_str(), mask_bytes, N);
-    bool mask_bits[N];
-    for (int i = 0; i < N; ++i)
-        mask_bits[i] = mask_bytes[i] != 0;
-    const mask<N> mask = mask_from_bits<N>(mask_bits);
-    const auto out = profiled::vmuls<P>(input, scalar, mask);
-    store((c + "result.out").c_str(), out.lane, N);
+    vector_bool mask;
+    load_pred(c + "mask.bin", mask);
+    vmuls(result, input, scalar, mask, merging[(k - 48) / 4] ? MODE_MERGING : MODE_ZEROING);
+    store_reg(c + "result.out", result);
 }
 
 } // namespace lanes_int8_t
 
-// cases 48..59: vreg<uint8_t, 256>; the mask is one byte per lane
+// cases 72..89: the builtin on 256 lanes of uint8_t; a predicate
+// is one byte per lane on file, and every result starts from the case's own register or flags
 namespace lanes_uint8_t {
 
 constexpr int N = 256;
 using T = uint8_t;
+using V = pto::vsim::vector_of<pto::vsim::u8>;
+// Whether each mask pattern's cases run under MODE_MERGING (else MODE_ZEROING).
+constexpr bool merging[] = {false, false, false, false, true, true};
 
-template <typename P>
+void load_reg(const std::string& file, V& reg) {
+    T lanes[N];
+    load(file.c_str(), lanes, N);
+    std::memcpy(reg.bytes, lanes, sizeof lanes);
+}
+void store_reg(const std::string& file, const V& reg) {
+    T lanes[N];
+    std::memcpy(lanes, reg.bytes, sizeof lanes);
+    store(file.c_str(), lanes, N);
+}
+void load_pred(const std::string& file, vector_bool& pred) {
+    unsigned char bytes[N];
+    load(file.c_str(), bytes, N);
+    for (int i = 0; i < N; ++i)
+        pred.set_lane(i, sizeof(T), bytes[i] != 0);
+}
+void store_pred(const std::string& file, const vector_bool& pred) {
+    unsigned char bytes[N];
+    for (int i = 0; i < N; ++i)
+        bytes[i] = pred.lane(i, sizeof(T)) ? 1 : 0;
+    store(file.c_str(), bytes, N);
+}
+
 void run_case(int k) {
     const std::string c = "c" + std::to_string(k) + "_";
-    vreg<T, N> input{};
-    load((c + "input.bin").c_str(), input.lane, N);
+    V result;
+    load_reg(c + "result.bin", result);
+    V input;
+    load_reg(c + "input.bin", input);
     T scalar{};
     load((c + "scalar.bin").c_str(), &scalar, 1);
-    unsigned char mask_bytes[N];
-    load((c + "mask.bin").c_str(), mask_bytes, N);
-    bool mask_bits[N];
-    for (int i = 0; i < N; ++i)
-        mask_bits[i] = mask_bytes[i] != 0;
-    const mask<N> mask = mask_from_bits<N>(mask_bits);
-    const auto out = profiled::vmuls<P>(input, scalar, mask);
-    store((c + "result.out").c_str(), out.lane, N);
+    vector_bool mask;
+    load_pred(c + "mask.bin", mask);
+    vmuls(result, input, scalar, mask, merging[(k - 72) / 3] ? MODE_MERGING : MODE_ZEROING);
+    store_reg(c + "result.out", result);
 }
 
 } // namespace lanes_uint8_t
 
-// cases 60..75: vreg<int16_t, 128>; the mask is one byte per lane
+// cases 90..113: the builtin on 128 lanes of int16_t; a predicate
+// is one byte per lane on file, and every result starts from the case's own register or flags
 namespace lanes_int16_t {
 
 constexpr int N = 128;
 using T = int16_t;
+using V = pto::vsim::vector_of<pto::vsim::i16>;
+// Whether each mask pattern's cases run under MODE_MERGING (else MODE_ZEROING).
+constexpr bool merging[] = {false, false, false, false, true, true};
 
-template <typename P>
+void load_reg(const std::string& file, V& reg) {
+    T lanes[N];
+    load(file.c_str(), lanes, N);
+    std::memcpy(reg.bytes, lanes, sizeof lanes);
+}
+void store_reg(const std::string& file, const V& reg) {
+    T lanes[N];
+    std::memcpy(lanes, reg.bytes, sizeof lanes);
+    store(file.c_str(), lanes, N);
+}
+void load_pred(const std::string& file, vector_bool& pred) {
+    unsigned char bytes[N];
+    load(file.c_str(), bytes, N);
+    for (int i = 0; i < N; ++i)
+        pred.set_lane(i, sizeof(T), bytes[i] != 0);
+}
+void store_pred(const std::string& file, const vector_bool& pred) {
+    unsigned char bytes[N];
+    for (int i = 0; i < N; ++i)
+        bytes[i] = pred.lane(i, sizeof(T)) ? 1 : 0;
+    store(file.c_str(), bytes, N);
+}
+
 void run_case(int k) {
     const std::string c = "c" + std::to_string(k) + "_";
-    vreg<T, N> input{};
-    load((c + "input.bin").c_str(), input.lane, N);
+    V result;
+    load_reg(c + "result.bin", result);
+    V input;
+    load_reg(c + "input.bin", input);
     T scalar{};
     load((c + "scalar.bin").c_str(), &scalar, 1);
-    unsigned char mask_bytes[N];
-    load((c + "mask.bin").c_str(), mask_bytes, N);
-    bool mask_bits[N];
-    for (int i = 0; i < N; ++i)
-        mask_bits[i] = mask_bytes[i] != 0;
-    const mask<N> mask = mask_from_bits<N>(mask_bits);
-    const auto out = profiled::vmuls<P>(input, scalar, mask);
-    store((c + "result.out").c_str(), out.lane, N);
+    vector_bool mask;
+    load_pred(c + "mask.bin", mask);
+    vmuls(result, input, scalar, mask, merging[(k - 90) / 4] ? MODE_MERGING : MODE_ZEROING);
+    store_reg(c + "result.out", result);
 }
 
 } // namespace lanes_int16_t
 
-// cases 76..87: vreg<uint16_t, 128>; the mask is one byte per lane
+// cases 114..131: the builtin on 128 lanes of uint16_t; a predicate
+// is one byte per lane on file, and every result starts from the case's own register or flags
 namespace lanes_uint16_t {
 
 constexpr int N = 128;
 using T = uint16_t;
+using V = pto::vsim::vector_of<pto::vsim::u16>;
+// Whether each mask pattern's cases run under MODE_MERGING (else MODE_ZEROING).
+constexpr bool merging[] = {false, false, false, false, true, true};
 
-template <typename P>
+void load_reg(const std::string& file, V& reg) {
+    T lanes[N];
+    load(file.c_str(), lanes, N);
+    std::memcpy(reg.bytes, lanes, sizeof lanes);
+}
+void store_reg(const std::string& file, const V& reg) {
+    T lanes[N];
+    std::memcpy(lanes, reg.bytes, sizeof lanes);
+    store(file.c_str(), lanes, N);
+}
+void load_pred(const std::string& file, vector_bool& pred) {
+    unsigned char bytes[N];
+    load(file.c_str(), bytes, N);
+    for (int i = 0; i < N; ++i)
+        pred.set_lane(i, sizeof(T), bytes[i] != 0);
+}
+void store_pred(const std::string& file, const vector_bool& pred) {
+    unsigned char bytes[N];
+    for (int i = 0; i < N; ++i)
+        bytes[i] = pred.lane(i, sizeof(T)) ? 1 : 0;
+    store(file.c_str(), bytes, N);
+}
+
 void run_case(int k) {
     const std::string c = "c" + std::to_string(k) + "_";
-    vreg<T, N> input{};
-    load((c + "input.bin").c_str(), input.lane, N);
+    V result;
+    load_reg(c + "result.bin", result);
+    V input;
+    load_reg(c + "input.bin", input);
     T scalar{};
     load((c + "scalar.bin").c_str(), &scalar, 1);
-    unsigned char mask_bytes[N];
-    load((c + "mask.bin").c_str(), mask_bytes, N);
-    bool mask_bits[N];
-    for (int i = 0; i < N; ++i)
-        mask_bits[i] = mask_bytes[i] != 0;
-    const mask<N> mask = mask_from_bits<N>(mask_bits);
-    const auto out = profiled::vmuls<P>(input, scalar, mask);
-    store((c + "result.out").c_str(), out.lane, N);
+    vector_bool mask;
+    load_pred(c + "mask.bin", mask);
+    vmuls(result, input, scalar, mask, merging[(k - 114) / 3] ? MODE_MERGING : MODE_ZEROING);
+    store_reg(c + "result.out", result);
 }
 
 } // namespace lanes_uint16_t
 
-// cases 88..103: vreg<int32_t, 64>; the mask is one byte per lane
+// cases 132..155: the builtin on 64 lanes of int32_t; a predicate
+// is one byte per lane on file, and every result starts from the case's own register or flags
 namespace lanes_int32_t {
 
 constexpr int N = 64;
 using T = int32_t;
+using V = pto::vsim::vector_of<pto::vsim::i32>;
+// Whether each mask pattern's cases run under MODE_MERGING (else MODE_ZEROING).
+constexpr bool merging[] = {false, false, false, false, true, true};
 
-template <typename P>
+void load_reg(const std::string& file, V& reg) {
+    T lanes[N];
+    load(file.c_str(), lanes, N);
+    std::memcpy(reg.bytes, lanes, sizeof lanes);
+}
+void store_reg(const std::string& file, const V& reg) {
+    T lanes[N];
+    std::memcpy(lanes, reg.bytes, sizeof lanes);
+    store(file.c_str(), lanes, N);
+}
+void load_pred(const std::string& file, vector_bool& pred) {
+    unsigned char bytes[N];
+    load(file.c_str(), bytes, N);
+    for (int i = 0; i < N; ++i)
+        pred.set_lane(i, sizeof(T), bytes[i] != 0);
+}
+void store_pred(const std::string& file, const vector_bool& pred) {
+    unsigned char bytes[N];
+    for (int i = 0; i < N; ++i)
+        bytes[i] = pred.lane(i, sizeof(T)) ? 1 : 0;
+    store(file.c_str(), bytes, N);
+}
+
 void run_case(int k) {
     const std::string c = "c" + std::to_string(k) + "_";
-    vreg<T, N> input{};
-    load((c + "input.bin").c_str(), input.lane, N);
+    V result;
+    load_reg(c + "result.bin", result);
+    V input;
+    load_reg(c + "input.bin", input);
     T scalar{};
     load((c + "scalar.bin").c_str(), &scalar, 1);
-    unsigned char mask_bytes[N];
-    load((c + "mask.bin").c_str(), mask_bytes, N);
-    bool mask_bits[N];
-    for (int i = 0; i < N; ++i)
-        mask_bits[i] = mask_bytes[i] != 0;
-    const mask<N> mask = mask_from_bits<N>(mask_bits);
-    const auto out = profiled::vmuls<P>(input, scalar, mask);
-    store((c + "result.out").c_str(), out.lane, N);
+    vector_bool mask;
+    load_pred(c + "mask.bin", mask);
+    vmuls(result, input, scalar, mask, merging[(k - 132) / 4] ? MODE_MERGING : MODE_ZEROING);
+    store_reg(c + "result.out", result);
 }
 
 } // namespace lanes_int32_t
 
-// cases 104..115: vreg<uint32_t, 64>; the mask is one byte per lane
+// cases 156..173: the builtin on 64 lanes of uint32_t; a predicate
+// is one byte per lane on file, and every result starts from the case's own register or flags
 namespace lanes_uint32_t {
 
 constexpr int N = 64;
 using T = uint32_t;
+using V = pto::vsim::vector_of<pto::vsim::u32>;
+// Whether each mask pattern's cases run under MODE_MERGING (else MODE_ZEROING).
+constexpr bool merging[] = {false, false, false, false, true, true};
 
-template <typename P>
+void load_reg(const std::string& file, V& reg) {
+    T lanes[N];
+    load(file.c_str(), lanes, N);
+    std::memcpy(reg.bytes, lanes, sizeof lanes);
+}
+void store_reg(const std::string& file, const V& reg) {
+    T lanes[N];
+    std::memcpy(lanes, reg.bytes, sizeof lanes);
+    store(file.c_str(), lanes, N);
+}
+void load_pred(const std::string& file, vector_bool& pred) {
+    unsigned char bytes[N];
+    load(file.c_str(), bytes, N);
+    for (int i = 0; i < N; ++i)
+        pred.set_lane(i, sizeof(T), bytes[i] != 0);
+}
+void store_pred(const std::string& file, const vector_bool& pred) {
+    unsigned char bytes[N];
+    for (int i = 0; i < N; ++i)
+        bytes[i] = pred.lane(i, sizeof(T)) ? 1 : 0;
+    store(file.c_str(), bytes, N);
+}
+
 void run_case(int k) {
     const std::string c = "c" + std::to_string(k) + "_";
-    vreg<T, N> input{};
-    load((c + "input.bin").c_str(), input.lane, N);
+    V result;
+    load_reg(c + "result.bin", result);
+    V input;
+    load_reg(c + "input.bin", input);
     T scalar{};
     load((c + "scalar.bin").c_str(), &scalar, 1);
-    unsigned char mask_bytes[N];
-    load((c + "mask.bin").c_str(), mask_bytes, N);
-    bool mask_bits[N];
-    for (int i = 0; i < N; ++i)
-        mask_bits[i] = mask_bytes[i] != 0;
-    const mask<N> mask = mask_from_bits<N>(mask_bits);
-    const auto out = profiled::vmuls<P>(input, scalar, mask);
-    store((c + "result.out").c_str(), out.lane, N);
+    vector_bool mask;
+    load_pred(c + "mask.bin", mask);
+    vmuls(result, input, scalar, mask, merging[(k - 156) / 3] ? MODE_MERGING : MODE_ZEROING);
+    store_reg(c + "result.out", result);
 }
 
 } // namespace lanes_uint32_t
 
 const Entry entries[] = {
-    {"c0@A2A3", [](Prof) { lanes_half::run_case<profile_a2a3>(0); }, Prof::A2A3},
-    {"c0@A5", [](Prof) { lanes_half::run_case<profile_a5>(0); }, Prof::A5},
-    {"c0@CPU", [](Prof) { lanes_half::run_case<profile_cpu>(0); }, Prof::CPU},
-    {"c1@A2A3", [](Prof) { lanes_half::run_case<profile_a2a3>(1); }, Prof::A2A3},
-    {"c1@A5", [](Prof) { lanes_half::run_case<profile_a5>(1); }, Prof::A5},
-    {"c1@CPU", [](Prof) { lanes_half::run_case<profile_cpu>(1); }, Prof::CPU},
-    {"c2@A2A3", [](Prof) { lanes_half::run_case<profile_a2a3>(2); }, Prof::A2A3},
-    {"c2@A5", [](Prof) { lanes_half::run_case<profile_a5>(2); }, Prof::A5},
-    {"c2@CPU", [](Prof) { lanes_half::run_case<profile_cpu>(2); }, Prof::CPU},
-    {"c3@A2A3", [](Prof) { lanes_half::run_case<profile_a2a3>(3); }, Prof::A2A3},
-    {"c3@A5", [](Prof) { lanes_half::run_case<profile_a5>(3); }, Prof::A5},
-    {"c3@CPU", [](Prof) { lanes_half::run_case<profile_cpu>(3); }, Prof::CPU},
-    {"c4@A2A3", [](Prof) { lanes_half::run_case<profile_a2a3>(4); }, Prof::A2A3},
-    {"c4@A5", [](Prof) { lanes_half::run_case<profile_a5>(4); }, Prof::A5},
-    {"c4@CPU", [](Prof) { lanes_half::run_case<profile_cpu>(4); }, Prof::CPU},
-    {"c5@A2A3", [](Prof) { lanes_half::run_case<profile_a2a3>(5); }, Prof::A2A3},
-    {"c5@A5", [](Prof) { lanes_half::run_case<profile_a5>(5); }, Prof::A5},
-    {"c5@CPU", [](Prof) { lanes_half::run_case<profile_cpu>(5); }, Prof::CPU},
-    {"c6@A2A3", [](Prof) { lanes_half::run_case<profile_a2a3>(6); }, Prof::A2A3},
-    {"c6@A5", [](Prof) { lanes_half::run_case<profile_a5>(6); }, Prof::A5},
-    {"c6@CPU", [](Prof) { lanes_half::run_case<profile_cpu>(6); }, Prof::CPU},
-    {"c7@A2A3", [](Prof) { lanes_half::run_case<profile_a2a3>(7); }, Prof::A2A3},
-    {"c7@A5", [](Prof) { lanes_half::run_case<profile_a5>(7); }, Prof::A5},
-    {"c7@CPU", [](Prof) { lanes_half::run_case<profile_cpu>(7); }, Prof::CPU},
-    {"c8@A2A3", [](Prof) { lanes_half::run_case<profile_a2a3>(8); }, Prof::A2A3},
-    {"c8@A5", [](Prof) { lanes_half::run_case<profile_a5>(8); }, Prof::A5},
-    {"c8@CPU", [](Prof) { lanes_half::run_case<profile_cpu>(8); }, Prof::CPU},
-    {"c9@A2A3", [](Prof) { lanes_half::run_case<profile_a2a3>(9); }, Prof::A2A3},
-    {"c9@A5", [](Prof) { lanes_half::run_case<profile_a5>(9); }, Prof::A5},
-    {"c9@CPU", [](Prof) { lanes_half::run_case<profile_cpu>(9); }, Prof::CPU},
-    {"c10@A2A3", [](Prof) { lanes_half::run_case<profile_a2a3>(10); }, Prof::A2A3},
-    {"c10@A5", [](Prof) { lanes_half::run_case<profile_a5>(10); }, Prof::A5},
-    {"c10@CPU", [](Prof) { lanes_half::run_case<profile_cpu>(10); }, Prof::CPU},
-    {"c11@A2A3", [](Prof) { lanes_half::run_case<profile_a2a3>(11); }, Prof::A2A3},
-    {"c11@A5", [](Prof) { lanes_half::run_case<profile_a5>(11); }, Prof::A5},
-    {"c11@CPU", [](Prof) { lanes_half::run_case<profile_cpu>(11); }, Prof::CPU},
-    {"c12@A2A3", [](Prof) { lanes_half::run_case<profile_a2a3>(12); }, Prof::A2A3},
-    {"c12@A5", [](Prof) { lanes_half::run_case<profile_a5>(12); }, Prof::A5},
-    {"c12@CPU", [](Prof) { lanes_half::run_case<profile_cpu>(12); }, Prof::CPU},
-    {"c13@A2A3", [](Prof) { lanes_half::run_case<profile_a2a3>(13); }, Prof::A2A3},
-    {"c13@A5", [](Prof) { lanes_half::run_case<profile_a5>(13); }, Prof::A5},
-    {"c13@CPU", [](Prof) { lanes_half::run_case<profile_cpu>(13); }, Prof::CPU},
-    {"c14@A2A3", [](Prof) { lanes_half::run_case<profile_a2a3>(14); }, Prof::A2A3},
-    {"c14@A5", [](Prof) { lanes_half::run_case<profile_a5>(14); }, Prof::A5},
-    {"c14@CPU", [](Prof) { lanes_half::run_case<profile_cpu>(14); }, Prof::CPU},
-    {"c15@A2A3", [](Prof) { lanes_half::run_case<profile_a2a3>(15); }, Prof::A2A3},
-    {"c15@A5", [](Prof) { lanes_half::run_case<profile_a5>(15); }, Prof::A5},
-    {"c15@CPU", [](Prof) { lanes_half::run_case<profile_cpu>(15); }, Prof::CPU},
-    {"c16@A2A3", [](Prof) { lanes_float::run_case<profile_a2a3>(16); }, Prof::A2A3},
-    {"c16@A5", [](Prof) { lanes_float::run_case<profile_a5>(16); }, Prof::A5},
-    {"c16@CPU", [](Prof) { lanes_float::run_case<profile_cpu>(16); }, Prof::CPU},
-    {"c17@A2A3", [](Prof) { lanes_float::run_case<profile_a2a3>(17); }, Prof::A2A3},
-    {"c17@A5", [](Prof) { lanes_float::run_case<profile_a5>(17); }, Prof::A5},
-    {"c17@CPU", [](Prof) { lanes_float::run_case<profile_cpu>(17); }, Prof::CPU},
-    {"c18@A2A3", [](Prof) { lanes_float::run_case<profile_a2a3>(18); }, Prof::A2A3},
-    {"c18@A5", [](Prof) { lanes_float::run_case<profile_a5>(18); }, Prof::A5},
-    {"c18@CPU", [](Prof) { lanes_float::run_case<profile_cpu>(18); }, Prof::CPU},
-    {"c19@A2A3", [](Prof) { lanes_float::run_case<profile_a2a3>(19); }, Prof::A2A3},
-    {"c19@A5", [](Prof) { lanes_float::run_case<profile_a5>(19); }, Prof::A5},
-    {"c19@CPU", [](Prof) { lanes_float::run_case<profile_cpu>(19); }, Prof::CPU},
-    {"c20@A2A3", [](Prof) { lanes_float::run_case<profile_a2a3>(20); }, Prof::A2A3},
-    {"c20@A5", [](Prof) { lanes_float::run_case<profile_a5>(20); }, Prof::A5},
-    {"c20@CPU", [](Prof) { lanes_float::run_case<profile_cpu>(20); }, Prof::CPU},
-    {"c21@A2A3", [](Prof) { lanes_float::run_case<profile_a2a3>(21); }, Prof::A2A3},
-    {"c21@A5", [](Prof) { lanes_float::run_case<profile_a5>(21); }, Prof::A5},
-    {"c21@CPU", [](Prof) { lanes_float::run_case<profile_cpu>(21); }, Prof::CPU},
-    {"c22@A2A3", [](Prof) { lanes_float::run_case<profile_a2a3>(22); }, Prof::A2A3},
-    {"c22@A5", [](Prof) { lanes_float::run_case<profile_a5>(22); }, Prof::A5},
-    {"c22@CPU", [](Prof) { lanes_float::run_case<profile_cpu>(22); }, Prof::CPU},
-    {"c23@A2A3", [](Prof) { lanes_float::run_case<profile_a2a3>(23); }, Prof::A2A3},
-    {"c23@A5", [](Prof) { lanes_float::run_case<profile_a5>(23); }, Prof::A5},
-    {"c23@CPU", [](Prof) { lanes_float::run_case<profile_cpu>(23); }, Prof::CPU},
-    {"c24@A2A3", [](Prof) { lanes_float::run_case<profile_a2a3>(24); }, Prof::A2A3},
-    {"c24@A5", [](Prof) { lanes_float::run_case<profile_a5>(24); }, Prof::A5},
-    {"c24@CPU", [](Prof) { lanes_float::run_case<profile_cpu>(24); }, Prof::CPU},
-    {"c25@A2A3", [](Prof) { lanes_float::run_case<profile_a2a3>(25); }, Prof::A2A3},
-    {"c25@A5", [](Prof) { lanes_float::run_case<profile_a5>(25); }, Prof::A5},
-    {"c25@CPU", [](Prof) { lanes_float::run_case<profile_cpu>(25); }, Prof::CPU},
-    {"c26@A2A3", [](Prof) { lanes_float::run_case<profile_a2a3>(26); }, Prof::A2A3},
-    {"c26@A5", [](Prof) { lanes_float::run_case<profile_a5>(26); }, Prof::A5},
-    {"c26@CPU", [](Prof) { lanes_float::run_case<profile_cpu>(26); }, Prof::CPU},
-    {"c27@A2A3", [](Prof) { lanes_float::run_case<profile_a2a3>(27); }, Prof::A2A3},
-    {"c27@A5", [](Prof) { lanes_float::run_case<profile_a5>(27); }, Prof::A5},
-    {"c27@CPU", [](Prof) { lanes_float::run_case<profile_cpu>(27); }, Prof::CPU},
-    {"c28@A2A3", [](Prof) { lanes_float::run_case<profile_a2a3>(28); }, Prof::A2A3},
-    {"c28@A5", [](Prof) { lanes_float::run_case<profile_a5>(28); }, Prof::A5},
-    {"c28@CPU", [](Prof) { lanes_float::run_case<profile_cpu>(28); }, Prof::CPU},
-    {"c29@A2A3", [](Prof) { lanes_float::run_case<profile_a2a3>(29); }, Prof::A2A3},
-    {"c29@A5", [](Prof) { lanes_float::run_case<profile_a5>(29); }, Prof::A5},
-    {"c29@CPU", [](Prof) { lanes_float::run_case<profile_cpu>(29); }, Prof::CPU},
-    {"c30@A2A3", [](Prof) { lanes_float::run_case<profile_a2a3>(30); }, Prof::A2A3},
-    {"c30@A5", [](Prof) { lanes_float::run_case<profile_a5>(30); }, Prof::A5},
-    {"c30@CPU", [](Prof) { lanes_float::run_case<profile_cpu>(30); }, Prof::CPU},
-    {"c31@A2A3", [](Prof) { lanes_float::run_case<profile_a2a3>(31); }, Prof::A2A3},
-    {"c31@A5", [](Prof) { lanes_float::run_case<profile_a5>(31); }, Prof::A5},
-    {"c31@CPU", [](Prof) { lanes_float::run_case<profile_cpu>(31); }, Prof::CPU},
-    {"c32@A2A3", [](Prof) { lanes_int8_t::run_case<profile_a2a3>(32); }, Prof::A2A3},
-    {"c32@A5", [](Prof) { lanes_int8_t::run_case<profile_a5>(32); }, Prof::A5},
-    {"c32@CPU", [](Prof) { lanes_int8_t::run_case<profile_cpu>(32); }, Prof::CPU},
-    {"c33@A2A3", [](Prof) { lanes_int8_t::run_case<profile_a2a3>(33); }, Prof::A2A3},
-    {"c33@A5", [](Prof) { lanes_int8_t::run_case<profile_a5>(33); }, Prof::A5},
-    {"c33@CPU", [](Prof) { lanes_int8_t::run_case<profile_cpu>(33); }, Prof::CPU},
-    {"c34@A2A3", [](Prof) { lanes_int8_t::run_case<profile_a2a3>(34); }, Prof::A2A3},
-    {"c34@A5", [](Prof) { lanes_int8_t::run_case<profile_a5>(34); }, Prof::A5},
-    {"c34@CPU", [](Prof) { lanes_int8_t::run_case<profile_cpu>(34); }, Prof::CPU},
-    {"c35@A2A3", [](Prof) { lanes_int8_t::run_case<profile_a2a3>(35); }, Prof::A2A3},
-    {"c35@A5", [](Prof) { lanes_int8_t::run_case<profile_a5>(35); }, Prof::A5},
-    {"c35@CPU", [](Prof) { lanes_int8_t::run_case<profile_cpu>(35); }, Prof::CPU},
-    {"c36@A2A3", [](Prof) { lanes_int8_t::run_case<profile_a2a3>(36); }, Prof::A2A3},
-    {"c36@A5", [](Prof) { lanes_int8_t::run_case<profile_a5>(36); }, Prof::A5},
-    {"c36@CPU", [](Prof) { lanes_int8_t::run_case<profile_cpu>(36); }, Prof::CPU},
-    {"c37@A2A3", [](Prof) { lanes_int8_t::run_case<profile_a2a3>(37); }, Prof::A2A3},
-    {"c37@A5", [](Prof) { lanes_int8_t::run_case<profile_a5>(37); }, Prof::A5},
-    {"c37@CPU", [](Prof) { lanes_int8_t::run_case<profile_cpu>(37); }, Prof::CPU},
-    {"c38@A2A3", [](Prof) { lanes_int8_t::run_case<profile_a2a3>(38); }, Prof::A2A3},
-    {"c38@A5", [](Prof) { lanes_int8_t::run_case<profile_a5>(38); }, Prof::A5},
-    {"c38@CPU", [](Prof) { lanes_int8_t::run_case<profile_cpu>(38); }, Prof::CPU},
-    {"c39@A2A3", [](Prof) { lanes_int8_t::run_case<profile_a2a3>(39); }, Prof::A2A3},
-    {"c39@A5", [](Prof) { lanes_int8_t::run_case<profile_a5>(39); }, Prof::A5},
-    {"c39@CPU", [](Prof) { lanes_int8_t::run_case<profile_cpu>(39); }, Prof::CPU},
-    {"c40@A2A3", [](Prof) { lanes_int8_t::run_case<profile_a2a3>(40); }, Prof::A2A3},
-    {"c40@A5", [](Prof) { lanes_int8_t::run_case<profile_a5>(40); }, Prof::A5},
-    {"c40@CPU", [](Prof) { lanes_int8_t::run_case<profile_cpu>(40); }, Prof::CPU},
-    {"c41@A2A3", [](Prof) { lanes_int8_t::run_case<profile_a2a3>(41); }, Prof::A2A3},
-    {"c41@A5", [](Prof) { lanes_int8_t::run_case<profile_a5>(41); }, Prof::A5},
-    {"c41@CPU", [](Prof) { lanes_int8_t::run_case<profile_cpu>(41); }, Prof::CPU},
-    {"c42@A2A3", [](Prof) { lanes_int8_t::run_case<profile_a2a3>(42); }, Prof::A2A3},
-    {"c42@A5", [](Prof) { lanes_int8_t::run_case<profile_a5>(42); }, Prof::A5},
-    {"c42@CPU", [](Prof) { lanes_int8_t::run_case<profile_cpu>(42); }, Prof::CPU},
-    {"c43@A2A3", [](Prof) { lanes_int8_t::run_case<profile_a2a3>(43); }, Prof::A2A3},
-    {"c43@A5", [](Prof) { lanes_int8_t::run_case<profile_a5>(43); }, Prof::A5},
-    {"c43@CPU", [](Prof) { lanes_int8_t::run_case<profile_cpu>(43); }, Prof::CPU},
-    {"c44@A2A3", [](Prof) { lanes_int8_t::run_case<profile_a2a3>(44); }, Prof::A2A3},
-    {"c44@A5", [](Prof) { lanes_int8_t::run_case<profile_a5>(44); }, Prof::A5},
-    {"c44@CPU", [](Prof) { lanes_int8_t::run_case<profile_cpu>(44); }, Prof::CPU},
-    {"c45@A2A3", [](Prof) { lanes_int8_t::run_case<profile_a2a3>(45); }, Prof::A2A3},
-    {"c45@A5", [](Prof) { lanes_int8_t::run_case<profile_a5>(45); }, Prof::A5},
-    {"c45@CPU", [](Prof) { lanes_int8_t::run_case<profile_cpu>(45); }, Prof::CPU},
-    {"c46@A2A3", [](Prof) { lanes_int8_t::run_case<profile_a2a3>(46); }, Prof::A2A3},
-    {"c46@A5", [](Prof) { lanes_int8_t::run_case<profile_a5>(46); }, Prof::A5},
-    {"c46@CPU", [](Prof) { lanes_int8_t::run_case<profile_cpu>(46); }, Prof::CPU},
-    {"c47@A2A3", [](Prof) { lanes_int8_t::run_case<profile_a2a3>(47); }, Prof::A2A3},
-    {"c47@A5", [](Prof) { lanes_int8_t::run_case<profile_a5>(47); }, Prof::A5},
-    {"c47@CPU", [](Prof) { lanes_int8_t::run_case<profile_cpu>(47); }, Prof::CPU},
-    {"c48@A2A3", [](Prof) { lanes_uint8_t::run_case<profile_a2a3>(48); }, Prof::A2A3},
-    {"c48@A5", [](Prof) { lanes_uint8_t::run_case<profile_a5>(48); }, Prof::A5},
-    {"c48@CPU", [](Prof) { lanes_uint8_t::run_case<profile_cpu>(48); }, Prof::CPU},
-    {"c49@A2A3", [](Prof) { lanes_uint8_t::run_case<profile_a2a3>(49); }, Prof::A2A3},
-    {"c49@A5", [](Prof) { lanes_uint8_t::run_case<profile_a5>(49); }, Prof::A5},
-    {"c49@CPU", [](Prof) { lanes_uint8_t::run_case<profile_cpu>(49); }, Prof::CPU},
-    {"c50@A2A3", [](Prof) { lanes_uint8_t::run_case<profile_a2a3>(50); }, Prof::A2A3},
-    {"c50@A5", [](Prof) { lanes_uint8_t::run_case<profile_a5>(50); }, Prof::A5},
-    {"c50@CPU", [](Prof) { lanes_uint8_t::run_case<profile_cpu>(50); }, Prof::CPU},
-    {"c51@A2A3", [](Prof) { lanes_uint8_t::run_case<profile_a2a3>(51); }, Prof::A2A3},
-    {"c51@A5", [](Prof) { lanes_uint8_t::run_case<profile_a5>(51); }, Prof::A5},
-    {"c51@CPU", [](Prof) { lanes_uint8_t::run_case<profile_cpu>(51); }, Prof::CPU},
-    {"c52@A2A3", [](Prof) { lanes_uint8_t::run_case<profile_a2a3>(52); }, Prof::A2A3},
-    {"c52@A5", [](Prof) { lanes_uint8_t::run_case<profile_a5>(52); }, Prof::A5},
-    {"c52@CPU", [](Prof) { lanes_uint8_t::run_case<profile_cpu>(52); }, Prof::CPU},
-    {"c53@A2A3", [](Prof) { lanes_uint8_t::run_case<profile_a2a3>(53); }, Prof::A2A3},
-    {"c53@A5", [](Prof) { lanes_uint8_t::run_case<profile_a5>(53); }, Prof::A5},
-    {"c53@CPU", [](Prof) { lanes_uint8_t::run_case<profile_cpu>(53); }, Prof::CPU},
-    {"c54@A2A3", [](Prof) { lanes_uint8_t::run_case<profile_a2a3>(54); }, Prof::A2A3},
-    {"c54@A5", [](Prof) { lanes_uint8_t::run_case<profile_a5>(54); }, Prof::A5},
-    {"c54@CPU", [](Prof) { lanes_uint8_t::run_case<profile_cpu>(54); }, Prof::CPU},
-    {"c55@A2A3", [](Prof) { lanes_uint8_t::run_case<profile_a2a3>(55); }, Prof::A2A3},
-    {"c55@A5", [](Prof) { lanes_uint8_t::run_case<profile_a5>(55); }, Prof::A5},
-    {"c55@CPU", [](Prof) { lanes_uint8_t::run_case<profile_cpu>(55); }, Prof::CPU},
-    {"c56@A2A3", [](Prof) { lanes_uint8_t::run_case<profile_a2a3>(56); }, Prof::A2A3},
-    {"c56@A5", [](Prof) { lanes_uint8_t::run_case<profile_a5>(56); }, Prof::A5},
-    {"c56@CPU", [](Prof) { lanes_uint8_t::run_case<profile_cpu>(56); }, Prof::CPU},
-    {"c57@A2A3", [](Prof) { lanes_uint8_t::run_case<profile_a2a3>(57); }, Prof::A2A3},
-    {"c57@A5", [](Prof) { lanes_uint8_t::run_case<profile_a5>(57); }, Prof::A5},
-    {"c57@CPU", [](Prof) { lanes_uint8_t::run_case<profile_cpu>(57); }, Prof::CPU},
-    {"c58@A2A3", [](Prof) { lanes_uint8_t::run_case<profile_a2a3>(58); }, Prof::A2A3},
-    {"c58@A5", [](Prof) { lanes_uint8_t::run_case<profile_a5>(58); }, Prof::A5},
-    {"c58@CPU", [](Prof) { lanes_uint8_t::run_case<profile_cpu>(58); }, Prof::CPU},
-    {"c59@A2A3", [](Prof) { lanes_uint8_t::run_case<profile_a2a3>(59); }, Prof::A2A3},
-    {"c59@A5", [](Prof) { lanes_uint8_t::run_case<profile_a5>(59); }, Prof::A5},
-    {"c59@CPU", [](Prof) { lanes_uint8_t::run_case<profile_cpu>(59); }, Prof::CPU},
-    {"c60@A2A3", [](Prof) { lanes_int16_t::run_case<profile_a2a3>(60); }, Prof::A2A3},
-    {"c60@A5", [](Prof) { lanes_int16_t::run_case<profile_a5>(60); }, Prof::A5},
-    {"c60@CPU", [](Prof) { lanes_int16_t::run_case<profile_cpu>(60); }, Prof::CPU},
-    {"c61@A2A3", [](Prof) { lanes_int16_t::run_case<profile_a2a3>(61); }, Prof::A2A3},
-    {"c61@A5", [](Prof) { lanes_int16_t::run_case<profile_a5>(61); }, Prof::A5},
-    {"c61@CPU", [](Prof) { lanes_int16_t::run_case<profile_cpu>(61); }, Prof::CPU},
-    {"c62@A2A3", [](Prof) { lanes_int16_t::run_case<profile_a2a3>(62); }, Prof::A2A3},
-    {"c62@A5", [](Prof) { lanes_int16_t::run_case<profile_a5>(62); }, Prof::A5},
-    {"c62@CPU", [](Prof) { lanes_int16_t::run_case<profile_cpu>(62); }, Prof::CPU},
-    {"c63@A2A3", [](Prof) { lanes_int16_t::run_case<profile_a2a3>(63); }, Prof::A2A3},
-    {"c63@A5", [](Prof) { lanes_int16_t::run_case<profile_a5>(63); }, Prof::A5},
-    {"c63@CPU", [](Prof) { lanes_int16_t::run_case<profile_cpu>(63); }, Prof::CPU},
-    {"c64@A2A3", [](Prof) { lanes_int16_t::run_case<profile_a2a3>(64); }, Prof::A2A3},
-    {"c64@A5", [](Prof) { lanes_int16_t::run_case<profile_a5>(64); }, Prof::A5},
-    {"c64@CPU", [](Prof) { lanes_int16_t::run_case<profile_cpu>(64); }, Prof::CPU},
-    {"c65@A2A3", [](Prof) { lanes_int16_t::run_case<profile_a2a3>(65); }, Prof::A2A3},
-    {"c65@A5", [](Prof) { lanes_int16_t::run_case<profile_a5>(65); }, Prof::A5},
-    {"c65@CPU", [](Prof) { lanes_int16_t::run_case<profile_cpu>(65); }, Prof::CPU},
-    {"c66@A2A3", [](Prof) { lanes_int16_t::run_case<profile_a2a3>(66); }, Prof::A2A3},
-    {"c66@A5", [](Prof) { lanes_int16_t::run_case<profile_a5>(66); }, Prof::A5},
-    {"c66@CPU", [](Prof) { lanes_int16_t::run_case<profile_cpu>(66); }, Prof::CPU},
-    {"c67@A2A3", [](Prof) { lanes_int16_t::run_case<profile_a2a3>(67); }, Prof::A2A3},
-    {"c67@A5", [](Prof) { lanes_int16_t::run_case<profile_a5>(67); }, Prof::A5},
-    {"c67@CPU", [](Prof) { lanes_int16_t::run_case<profile_cpu>(67); }, Prof::CPU},
-    {"c68@A2A3", [](Prof) { lanes_int16_t::run_case<profile_a2a3>(68); }, Prof::A2A3},
-    {"c68@A5", [](Prof) { lanes_int16_t::run_case<profile_a5>(68); }, Prof::A5},
-    {"c68@CPU", [](Prof) { lanes_int16_t::run_case<profile_cpu>(68); }, Prof::CPU},
-    {"c69@A2A3", [](Prof) { lanes_int16_t::run_case<profile_a2a3>(69); }, Prof::A2A3},
-    {"c69@A5", [](Prof) { lanes_int16_t::run_case<profile_a5>(69); }, Prof::A5},
-    {"c69@CPU", [](Prof) { lanes_int16_t::run_case<profile_cpu>(69); }, Prof::CPU},
-    {"c70@A2A3", [](Prof) { lanes_int16_t::run_case<profile_a2a3>(70); }, Prof::A2A3},
-    {"c70@A5", [](Prof) { lanes_int16_t::run_case<profile_a5>(70); }, Prof::A5},
-    {"c70@CPU", [](Prof) { lanes_int16_t::run_case<profile_cpu>(70); }, Prof::CPU},
-    {"c71@A2A3", [](Prof) { lanes_int16_t::run_case<profile_a2a3>(71); }, Prof::A2A3},
-    {"c71@A5", [](Prof) { lanes_int16_t::run_case<profile_a5>(71); }, Prof::A5},
-    {"c71@CPU", [](Prof) { lanes_int16_t::run_case<profile_cpu>(71); }, Prof::CPU},
-    {"c72@A2A3", [](Prof) { lanes_int16_t::run_case<profile_a2a3>(72); }, Prof::A2A3},
-    {"c72@A5", [](Prof) { lanes_int16_t::run_case<profile_a5>(72); }, Prof::A5},
-    {"c72@CPU", [](Prof) { lanes_int16_t::run_case<profile_cpu>(72); }, Prof::CPU},
-    {"c73@A2A3", [](Prof) { lanes_int16_t::run_case<profile_a2a3>(73); }, Prof::A2A3},
-    {"c73@A5", [](Prof) { lanes_int16_t::run_case<profile_a5>(73); }, Prof::A5},
-    {"c73@CPU", [](Prof) { lanes_int16_t::run_case<profile_cpu>(73); }, Prof::CPU},
-    {"c74@A2A3", [](Prof) { lanes_int16_t::run_case<profile_a2a3>(74); }, Prof::A2A3},
-    {"c74@A5", [](Prof) { lanes_int16_t::run_case<profile_a5>(74); }, Prof::A5},
-    {"c74@CPU", [](Prof) { lanes_int16_t::run_case<profile_cpu>(74); }, Prof::CPU},
-    {"c75@A2A3", [](Prof) { lanes_int16_t::run_case<profile_a2a3>(75); }, Prof::A2A3},
-    {"c75@A5", [](Prof) { lanes_int16_t::run_case<profile_a5>(75); }, Prof::A5},
-    {"c75@CPU", [](Prof) { lanes_int16_t::run_case<profile_cpu>(75); }, Prof::CPU},
-    {"c76@A2A3", [](Prof) { lanes_uint16_t::run_case<profile_a2a3>(76); }, Prof::A2A3},
-    {"c76@A5", [](Prof) { lanes_uint16_t::run_case<profile_a5>(76); }, Prof::A5},
-    {"c76@CPU", [](Prof) { lanes_uint16_t::run_case<profile_cpu>(76); }, Prof::CPU},
-    {"c77@A2A3", [](Prof) { lanes_uint16_t::run_case<profile_a2a3>(77); }, Prof::A2A3},
-    {"c77@A5", [](Prof) { lanes_uint16_t::run_case<profile_a5>(77); }, Prof::A5},
-    {"c77@CPU", [](Prof) { lanes_uint16_t::run_case<profile_cpu>(77); }, Prof::CPU},
-    {"c78@A2A3", [](Prof) { lanes_uint16_t::run_case<profile_a2a3>(78); }, Prof::A2A3},
-    {"c78@A5", [](Prof) { lanes_uint16_t::run_case<profile_a5>(78); }, Prof::A5},
-    {"c78@CPU", [](Prof) { lanes_uint16_t::run_case<profile_cpu>(78); }, Prof::CPU},
-    {"c79@A2A3", [](Prof) { lanes_uint16_t::run_case<profile_a2a3>(79); }, Prof::A2A3},
-    {"c79@A5", [](Prof) { lanes_uint16_t::run_case<profile_a5>(79); }, Prof::A5},
-    {"c79@CPU", [](Prof) { lanes_uint16_t::run_case<profile_cpu>(79); }, Prof::CPU},
-    {"c80@A2A3", [](Prof) { lanes_uint16_t::run_case<profile_a2a3>(80); }, Prof::A2A3},
-    {"c80@A5", [](Prof) { lanes_uint16_t::run_case<profile_a5>(80); }, Prof::A5},
-    {"c80@CPU", [](Prof) { lanes_uint16_t::run_case<profile_cpu>(80); }, Prof::CPU},
-    {"c81@A2A3", [](Prof) { lanes_uint16_t::run_case<profile_a2a3>(81); }, Prof::A2A3},
-    {"c81@A5", [](Prof) { lanes_uint16_t::run_case<profile_a5>(81); }, Prof::A5},
-    {"c81@CPU", [](Prof) { lanes_uint16_t::run_case<profile_cpu>(81); }, Prof::CPU},
-    {"c82@A2A3", [](Prof) { lanes_uint16_t::run_case<profile_a2a3>(82); }, Prof::A2A3},
-    {"c82@A5", [](Prof) { lanes_uint16_t::run_case<profile_a5>(82); }, Prof::A5},
-    {"c82@CPU", [](Prof) { lanes_uint16_t::run_case<profile_cpu>(82); }, Prof::CPU},
-    {"c83@A2A3", [](Prof) { lanes_uint16_t::run_case<profile_a2a3>(83); }, Prof::A2A3},
-    {"c83@A5", [](Prof) { lanes_uint16_t::run_case<profile_a5>(83); }, Prof::A5},
-    {"c83@CPU", [](Prof) { lanes_uint16_t::run_case<profile_cpu>(83); }, Prof::CPU},
-    {"c84@A2A3", [](Prof) { lanes_uint16_t::run_case<profile_a2a3>(84); }, Prof::A2A3},
-    {"c84@A5", [](Prof) { lanes_uint16_t::run_case<profile_a5>(84); }, Prof::A5},
-    {"c84@CPU", [](Prof) { lanes_uint16_t::run_case<profile_cpu>(84); }, Prof::CPU},
-    {"c85@A2A3", [](Prof) { lanes_uint16_t::run_case<profile_a2a3>(85); }, Prof::A2A3},
-    {"c85@A5", [](Prof) { lanes_uint16_t::run_case<profile_a5>(85); }, Prof::A5},
-    {"c85@CPU", [](Prof) { lanes_uint16_t::run_case<profile_cpu>(85); }, Prof::CPU},
-    {"c86@A2A3", [](Prof) { lanes_uint16_t::run_case<profile_a2a3>(86); }, Prof::A2A3},
-    {"c86@A5", [](Prof) { lanes_uint16_t::run_case<profile_a5>(86); }, Prof::A5},
-    {"c86@CPU", [](Prof) { lanes_uint16_t::run_case<profile_cpu>(86); }, Prof::CPU},
-    {"c87@A2A3", [](Prof) { lanes_uint16_t::run_case<profile_a2a3>(87); }, Prof::A2A3},
-    {"c87@A5", [](Prof) { lanes_uint16_t::run_case<profile_a5>(87); }, Prof::A5},
-    {"c87@CPU", [](Prof) { lanes_uint16_t::run_case<profile_cpu>(87); }, Prof::CPU},
-    {"c88@A2A3", [](Prof) { lanes_int32_t::run_case<profile_a2a3>(88); }, Prof::A2A3},
-    {"c88@A5", [](Prof) { lanes_int32_t::run_case<profile_a5>(88); }, Prof::A5},
-    {"c88@CPU", [](Prof) { lanes_int32_t::run_case<profile_cpu>(88); }, Prof::CPU},
-    {"c89@A2A3", [](Prof) { lanes_int32_t::run_case<profile_a2a3>(89); }, Prof::A2A3},
-    {"c89@A5", [](Prof) { lanes_int32_t::run_case<profile_a5>(89); }, Prof::A5},
-    {"c89@CPU", [](Prof) { lanes_int32_t::run_case<profile_cpu>(89); }, Prof::CPU},
-    {"c90@A2A3", [](Prof) { lanes_int32_t::run_case<profile_a2a3>(90); }, Prof::A2A3},
-    {"c90@A5", [](Prof) { lanes_int32_t::run_case<profile_a5>(90); }, Prof::A5},
-    {"c90@CPU", [](Prof) { lanes_int32_t::run_case<profile_cpu>(90); }, Prof::CPU},
-    {"c91@A2A3", [](Prof) { lanes_int32_t::run_case<profile_a2a3>(91); }, Prof::A2A3},
-    {"c91@A5", [](Prof) { lanes_int32_t::run_case<profile_a5>(91); }, Prof::A5},
-    {"c91@CPU", [](Prof) { lanes_int32_t::run_case<profile_cpu>(91); }, Prof::CPU},
-    {"c92@A2A3", [](Prof) { lanes_int32_t::run_case<profile_a2a3>(92); }, Prof::A2A3},
-    {"c92@A5", [](Prof) { lanes_int32_t::run_case<profile_a5>(92); }, Prof::A5},
-    {"c92@CPU", [](Prof) { lanes_int32_t::run_case<profile_cpu>(92); }, Prof::CPU},
-    {"c93@A2A3", [](Prof) { lanes_int32_t::run_case<profile_a2a3>(93); }, Prof::A2A3},
-    {"c93@A5", [](Prof) { lanes_int32_t::run_case<profile_a5>(93); }, Prof::A5},
-    {"c93@CPU", [](Prof) { lanes_int32_t::run_case<profile_cpu>(93); }, Prof::CPU},
-    {"c94@A2A3", [](Prof) { lanes_int32_t::run_case<profile_a2a3>(94); }, Prof::A2A3},
-    {"c94@A5", [](Prof) { lanes_int32_t::run_case<profile_a5>(94); }, Prof::A5},
-    {"c94@CPU", [](Prof) { lanes_int32_t::run_case<profile_cpu>(94); }, Prof::CPU},
-    {"c95@A2A3", [](Prof) { lanes_int32_t::run_case<profile_a2a3>(95); }, Prof::A2A3},
-    {"c95@A5", [](Prof) { lanes_int32_t::run_case<profile_a5>(95); }, Prof::A5},
-    {"c95@CPU", [](Prof) { lanes_int32_t::run_case<profile_cpu>(95); }, Prof::CPU},
-    {"c96@A2A3", [](Prof) { lanes_int32_t::run_case<profile_a2a3>(96); }, Prof::A2A3},
-    {"c96@A5", [](Prof) { lanes_int32_t::run_case<profile_a5>(96); }, Prof::A5},
-    {"c96@CPU", [](Prof) { lanes_int32_t::run_case<profile_cpu>(96); }, Prof::CPU},
-    {"c97@A2A3", [](Prof) { lanes_int32_t::run_case<profile_a2a3>(97); }, Prof::A2A3},
-    {"c97@A5", [](Prof) { lanes_int32_t::run_case<profile_a5>(97); }, Prof::A5},
-    {"c97@CPU", [](Prof) { lanes_int32_t::run_case<profile_cpu>(97); }, Prof::CPU},
-    {"c98@A2A3", [](Prof) { lanes_int32_t::run_case<profile_a2a3>(98); }, Prof::A2A3},
-    {"c98@A5", [](Prof) { lanes_int32_t::run_case<profile_a5>(98); }, Prof::A5},
-    {"c98@CPU", [](Prof) { lanes_int32_t::run_case<profile_cpu>(98); }, Prof::CPU},
-    {"c99@A2A3", [](Prof) { lanes_int32_t::run_case<profile_a2a3>(99); }, Prof::A2A3},
-    {"c99@A5", [](Prof) { lanes_int32_t::run_case<profile_a5>(99); }, Prof::A5},
-    {"c99@CPU", [](Prof) { lanes_int32_t::run_case<profile_cpu>(99); }, Prof::CPU},
-    {"c100@A2A3", [](Prof) { lanes_int32_t::run_case<profile_a2a3>(100); }, Prof::A2A3},
-    {"c100@A5", [](Prof) { lanes_int32_t::run_case<profile_a5>(100); }, Prof::A5},
-    {"c100@CPU", [](Prof) { lanes_int32_t::run_case<profile_cpu>(100); }, Prof::CPU},
-    {"c101@A2A3", [](Prof) { lanes_int32_t::run_case<profile_a2a3>(101); }, Prof::A2A3},
-    {"c101@A5", [](Prof) { lanes_int32_t::run_case<profile_a5>(101); }, Prof::A5},
-    {"c101@CPU", [](Prof) { lanes_int32_t::run_case<profile_cpu>(101); }, Prof::CPU},
-    {"c102@A2A3", [](Prof) { lanes_int32_t::run_case<profile_a2a3>(102); }, Prof::A2A3},
-    {"c102@A5", [](Prof) { lanes_int32_t::run_case<profile_a5>(102); }, Prof::A5},
-    {"c102@CPU", [](Prof) { lanes_int32_t::run_case<profile_cpu>(102); }, Prof::CPU},
-    {"c103@A2A3", [](Prof) { lanes_int32_t::run_case<profile_a2a3>(103); }, Prof::A2A3},
-    {"c103@A5", [](Prof) { lanes_int32_t::run_case<profile_a5>(103); }, Prof::A5},
-    {"c103@CPU", [](Prof) { lanes_int32_t::run_case<profile_cpu>(103); }, Prof::CPU},
-    {"c104@A2A3", [](Prof) { lanes_uint32_t::run_case<profile_a2a3>(104); }, Prof::A2A3},
-    {"c104@A5", [](Prof) { lanes_uint32_t::run_case<profile_a5>(104); }, Prof::A5},
-    {"c104@CPU", [](Prof) { lanes_uint32_t::run_case<profile_cpu>(104); }, Prof::CPU},
-    {"c105@A2A3", [](Prof) { lanes_uint32_t::run_case<profile_a2a3>(105); }, Prof::A2A3},
-    {"c105@A5", [](Prof) { lanes_uint32_t::run_case<profile_a5>(105); }, Prof::A5},
-    {"c105@CPU", [](Prof) { lanes_uint32_t::run_case<profile_cpu>(105); }, Prof::CPU},
-    {"c106@A2A3", [](Prof) { lanes_uint32_t::run_case<profile_a2a3>(106); }, Prof::A2A3},
-    {"c106@A5", [](Prof) { lanes_uint32_t::run_case<profile_a5>(106); }, Prof::A5},
-    {"c106@CPU", [](Prof) { lanes_uint32_t::run_case<profile_cpu>(106); }, Prof::CPU},
-    {"c107@A2A3", [](Prof) { lanes_uint32_t::run_case<profile_a2a3>(107); }, Prof::A2A3},
-    {"c107@A5", [](Prof) { lanes_uint32_t::run_case<profile_a5>(107); }, Prof::A5},
-    {"c107@CPU", [](Prof) { lanes_uint32_t::run_case<profile_cpu>(107); }, Prof::CPU},
-    {"c108@A2A3", [](Prof) { lanes_uint32_t::run_case<profile_a2a3>(108); }, Prof::A2A3},
-    {"c108@A5", [](Prof) { lanes_uint32_t::run_case<profile_a5>(108); }, Prof::A5},
-    {"c108@CPU", [](Prof) { lanes_uint32_t::run_case<profile_cpu>(108); }, Prof::CPU},
-    {"c109@A2A3", [](Prof) { lanes_uint32_t::run_case<profile_a2a3>(109); }, Prof::A2A3},
-    {"c109@A5", [](Prof) { lanes_uint32_t::run_case<profile_a5>(109); }, Prof::A5},
-    {"c109@CPU", [](Prof) { lanes_uint32_t::run_case<profile_cpu>(109); }, Prof::CPU},
-    {"c110@A2A3", [](Prof) { lanes_uint32_t::run_case<profile_a2a3>(110); }, Prof::A2A3},
-    {"c110@A5", [](Prof) { lanes_uint32_t::run_case<profile_a5>(110); }, Prof::A5},
-    {"c110@CPU", [](Prof) { lanes_uint32_t::run_case<profile_cpu>(110); }, Prof::CPU},
-    {"c111@A2A3", [](Prof) { lanes_uint32_t::run_case<profile_a2a3>(111); }, Prof::A2A3},
-    {"c111@A5", [](Prof) { lanes_uint32_t::run_case<profile_a5>(111); }, Prof::A5},
-    {"c111@CPU", [](Prof) { lanes_uint32_t::run_case<profile_cpu>(111); }, Prof::CPU},
-    {"c112@A2A3", [](Prof) { lanes_uint32_t::run_case<profile_a2a3>(112); }, Prof::A2A3},
-    {"c112@A5", [](Prof) { lanes_uint32_t::run_case<profile_a5>(112); }, Prof::A5},
-    {"c112@CPU", [](Prof) { lanes_uint32_t::run_case<profile_cpu>(112); }, Prof::CPU},
-    {"c113@A2A3", [](Prof) { lanes_uint32_t::run_case<profile_a2a3>(113); }, Prof::A2A3},
-    {"c113@A5", [](Prof) { lanes_uint32_t::run_case<profile_a5>(113); }, Prof::A5},
-    {"c113@CPU", [](Prof) { lanes_uint32_t::run_case<profile_cpu>(113); }, Prof::CPU},
-    {"c114@A2A3", [](Prof) { lanes_uint32_t::run_case<profile_a2a3>(114); }, Prof::A2A3},
-    {"c114@A5", [](Prof) { lanes_uint32_t::run_case<profile_a5>(114); }, Prof::A5},
-    {"c114@CPU", [](Prof) { lanes_uint32_t::run_case<profile_cpu>(114); }, Prof::CPU},
-    {"c115@A2A3", [](Prof) { lanes_uint32_t::run_case<profile_a2a3>(115); }, Prof::A2A3},
-    {"c115@A5", [](Prof) { lanes_uint32_t::run_case<profile_a5>(115); }, Prof::A5},
-    {"c115@CPU", [](Prof) { lanes_uint32_t::run_case<profile_cpu>(115); }, Prof::CPU},
+    {"c0@CPU", [](Prof) { lanes_half::run_case(0); }, Prof::CPU},
+    {"c1@CPU", [](Prof) { lanes_half::run_case(1); }, Prof::CPU},
+    {"c2@CPU", [](Prof) { lanes_half::run_case(2); }, Prof::CPU},
+    {"c3@CPU", [](Prof) { lanes_half::run_case(3); }, Prof::CPU},
+    {"c4@CPU", [](Prof) { lanes_half::run_case(4); }, Prof::CPU},
+    {"c5@CPU", [](Prof) { lanes_half::run_case(5); }, Prof::CPU},
+    {"c6@CPU", [](Prof) { lanes_half::run_case(6); }, Prof::CPU},
+    {"c7@CPU", [](Prof) { lanes_half::run_case(7); }, Prof::CPU},
+    {"c8@CPU", [](Prof) { lanes_half::run_case(8); }, Prof::CPU},
+    {"c9@CPU", [](Prof) { lanes_half::run_case(9); }, Prof::CPU},
+    {"c10@CPU", [](Prof) { lanes_half::run_case(10); }, Prof::CPU},
+    {"c11@CPU", [](Prof) { lanes_half::run_case(11); }, Prof::CPU},
+    {"c12@CPU", [](Prof) { lanes_half::run_case(12); }, Prof::CPU},
+    {"c13@CPU", [](Prof) { lanes_half::run_case(13); }, Prof::CPU},
+    {"c14@CPU", [](Prof) { lanes_half::run_case(14); }, Prof::CPU},
+    {"c15@CPU", [](Prof) { lanes_half::run_case(15); }, Prof::CPU},
+    {"c16@CPU", [](Prof) { lanes_half::run_case(16); }, Prof::CPU},
+    {"c17@CPU", [](Prof) { lanes_half::run_case(17); }, Prof::CPU},
+    {"c18@CPU", [](Prof) { lanes_half::run_case(18); }, Prof::CPU},
+    {"c19@CPU", [](Prof) { lanes_half::run_case(19); }, Prof::CPU},
+    {"c20@CPU", [](Prof) { lanes_half::run_case(20); }, Prof::CPU},
+    {"c21@CPU", [](Prof) { lanes_half::run_case(21); }, Prof::CPU},
+    {"c22@CPU", [](Prof) { lanes_half::run_case(22); }, Prof::CPU},
+    {"c23@CPU", [](Prof) { lanes_half::run_case(23); }, Prof::CPU},
+    {"c24@CPU", [](Prof) { lanes_float::run_case(24); }, Prof::CPU},
+    {"c25@CPU", [](Prof) { lanes_float::run_case(25); }, Prof::CPU},
+    {"c26@CPU", [](Prof) { lanes_float::run_case(26); }, Prof::CPU},
+    {"c27@CPU", [](Prof) { lanes_float::run_case(27); }, Prof::CPU},
+    {"c28@CPU", [](Prof) { lanes_float::run_case(28); }, Prof::CPU},
+    {"c29@CPU", [](Prof) { lanes_float::run_case(29); }, Prof::CPU},
+    {"c30@CPU", [](Prof) { lanes_float::run_case(30); }, Prof::CPU},
+    {"c31@CPU", [](Prof) { lanes_float::run_case(31); }, Prof::CPU},
+    {"c32@CPU", [](Prof) { lanes_float::run_case(32); }, Prof::CPU},
+    {"c33@CPU", [](Prof) { lanes_float::run_case(33); }, Prof::CPU},
+    {"c34@CPU", [](Prof) { lanes_float::run_case(34); }, Prof::CPU},
+    {"c35@CPU", [](Prof) { lanes_float::run_case(35); }, Prof::CPU},
+    {"c36@CPU", [](Prof) { lanes_float::run_case(36); }, Prof::CPU},
+    {"c37@CPU", [](Prof) { lanes_float::run_case(37); }, Prof::CPU},
+    {"c38@CPU", [](Prof) { lanes_float::run_case(38); }, Prof::CPU},
+    {"c39@CPU", [](Prof) { lanes_float::run_case(39); }, Prof::CPU},
+    {"c40@CPU", [](Prof) { lanes_float::run_case(40); }, Prof::CPU},
+    {"c41@CPU", [](Prof) { lanes_float::run_case(41); }, Prof::CPU},
+    {"c42@CPU", [](Prof) { lanes_float::run_case(42); }, Prof::CPU},
+    {"c43@CPU", [](Prof) { lanes_float::run_case(43); }, Prof::CPU},
+    {"c44@CPU", [](Prof) { lanes_float::run_case(44); }, Prof::CPU},
+    {"c45@CPU", [](Prof) { lanes_float::run_case(45); }, Prof::CPU},
+    {"c46@CPU", [](Prof) { lanes_float::run_case(46); }, Prof::CPU},
+    {"c47@CPU", [](Prof) { lanes_float::run_case(47); }, Prof::CPU},
+    {"c48@CPU", [](Prof) { lanes_int8_t::run_case(48); }, Prof::CPU},
+    {"c49@CPU", [](Prof) { lanes_int8_t::run_case(49); }, Prof::CPU},
+    {"c50@CPU", [](Prof) { lanes_int8_t::run_case(50); }, Prof::CPU},
+    {"c51@CPU", [](Prof) { lanes_int8_t::run_case(51); }, Prof::CPU},
+    {"c52@CPU", [](Prof) { lanes_int8_t::run_case(52); }, Prof::CPU},
+    {"c53@CPU", [](Prof) { lanes_int8_t::run_case(53); }, Prof::CPU},
+    {"c54@CPU", [](Prof) { lanes_int8_t::run_case(54); }, Prof::CPU},
+    {"c55@CPU", [](Prof) { lanes_int8_t::run_case(55); }, Prof::CPU},
+    {"c56@CPU", [](Prof) { lanes_int8_t::run_case(56); }, Prof::CPU},
+    {"c57@CPU", [](Prof) { lanes_int8_t::run_case(57); }, Prof::CPU},
+    {"c58@CPU", [](Prof) { lanes_int8_t::run_case(58); }, Prof::CPU},
+    {"c59@CPU", [](Prof) { lanes_int8_t::run_case(59); }, Prof::CPU},
+    {"c60@CPU", [](Prof) { lanes_int8_t::run_case(60); }, Prof::CPU},
+    {"c61@CPU", [](Prof) { lanes_int8_t::run_case(61); }, Prof::CPU},
+    {"c62@CPU", [](Prof) { lanes_int8_t::run_case(62); }, Prof::CPU},
+    {"c63@CPU", [](Prof) { lanes_int8_t::run_case(63); }, Prof::CPU},
+    {"c64@CPU", [](Prof) { lanes_int8_t::run_case(64); }, Prof::CPU},
+    {"c65@CPU", [](Prof) { lanes_int8_t::run_case(65); }, Prof::CPU},
+    {"c66@CPU", [](Prof) { lanes_int8_t::run_case(66); }, Prof::CPU},
+    {"c67@CPU", [](Prof) { lanes_int8_t::run_case(67); }, Prof::CPU},
+    {"c68@CPU", [](Prof) { lanes_int8_t::run_case(68); }, Prof::CPU},
+    {"c69@CPU", [](Prof) { lanes_int8_t::run_case(69); }, Prof::CPU},
+    {"c70@CPU", [](Prof) { lanes_int8_t::run_case(70); }, Prof::CPU},
+    {"c71@CPU", [](Prof) { lanes_int8_t::run_case(71); }, Prof::CPU},
+    {"c72@CPU", [](Prof) { lanes_uint8_t::run_case(72); }, Prof::CPU},
+    {"c73@CPU", [](Prof) { lanes_uint8_t::run_case(73); }, Prof::CPU},
+    {"c74@CPU", [](Prof) { lanes_uint8_t::run_case(74); }, Prof::CPU},
+    {"c75@CPU", [](Prof) { lanes_uint8_t::run_case(75); }, Prof::CPU},
+    {"c76@CPU", [](Prof) { lanes_uint8_t::run_case(76); }, Prof::CPU},
+    {"c77@CPU", [](Prof) { lanes_uint8_t::run_case(77); }, Prof::CPU},
+    {"c78@CPU", [](Prof) { lanes_uint8_t::run_case(78); }, Prof::CPU},
+    {"c79@CPU", [](Prof) { lanes_uint8_t::run_case(79); }, Prof::CPU},
+    {"c80@CPU", [](Prof) { lanes_uint8_t::run_case(80); }, Prof::CPU},
+    {"c81@CPU", [](Prof) { lanes_uint8_t::run_case(81); }, Prof::CPU},
+    {"c82@CPU", [](Prof) { lanes_uint8_t::run_case(82); }, Prof::CPU},
+    {"c83@CPU", [](Prof) { lanes_uint8_t::run_case(83); }, Prof::CPU},
+    {"c84@CPU", [](Prof) { lanes_uint8_t::run_case(84); }, Prof::CPU},
+    {"c85@CPU", [](Prof) { lanes_uint8_t::run_case(85); }, Prof::CPU},
+    {"c86@CPU", [](Prof) { lanes_uint8_t::run_case(86); }, Prof::CPU},
+    {"c87@CPU", [](Prof) { lanes_uint8_t::run_case(87); }, Prof::CPU},
+    {"c88@CPU", [](Prof) { lanes_uint8_t::run_case(88); }, Prof::CPU},
+    {"c89@CPU", [](Prof) { lanes_uint8_t::run_case(89); }, Prof::CPU},
+    {"c90@CPU", [](Prof) { lanes_int16_t::run_case(90); }, Prof::CPU},
+    {"c91@CPU", [](Prof) { lanes_int16_t::run_case(91); }, Prof::CPU},
+    {"c92@CPU", [](Prof) { lanes_int16_t::run_case(92); }, Prof::CPU},
+    {"c93@CPU", [](Prof) { lanes_int16_t::run_case(93); }, Prof::CPU},
+    {"c94@CPU", [](Prof) { lanes_int16_t::run_case(94); }, Prof::CPU},
+    {"c95@CPU", [](Prof) { lanes_int16_t::run_case(95); }, Prof::CPU},
+    {"c96@CPU", [](Prof) { lanes_int16_t::run_case(96); }, Prof::CPU},
+    {"c97@CPU", [](Prof) { lanes_int16_t::run_case(97); }, Prof::CPU},
+    {"c98@CPU", [](Prof) { lanes_int16_t::run_case(98); }, Prof::CPU},
+    {"c99@CPU", [](Prof) { lanes_int16_t::run_case(99); }, Prof::CPU},
+    {"c100@CPU", [](Prof) { lanes_int16_t::run_case(100); }, Prof::CPU},
+    {"c101@CPU", [](Prof) { lanes_int16_t::run_case(101); }, Prof::CPU},
+    {"c102@CPU", [](Prof) { lanes_int16_t::run_case(102); }, Prof::CPU},
+    {"c103@CPU", [](Prof) { lanes_int16_t::run_case(103); }, Prof::CPU},
+    {"c104@CPU", [](Prof) { lanes_int16_t::run_case(104); }, Prof::CPU},
+    {"c105@CPU", [](Prof) { lanes_int16_t::run_case(105); }, Prof::CPU},
+    {"c106@CPU", [](Prof) { lanes_int16_t::run_case(106); }, Prof::CPU},
+    {"c107@CPU", [](Prof) { lanes_int16_t::run_case(107); }, Prof::CPU},
+    {"c108@CPU", [](Prof) { lanes_int16_t::run_case(108); }, Prof::CPU},
+    {"c109@CPU", [](Prof) { lanes_int16_t::run_case(109); }, Prof::CPU},
+    {"c110@CPU", [](Prof) { lanes_int16_t::run_case(110); }, Prof::CPU},
+    {"c111@CPU", [](Prof) { lanes_int16_t::run_case(111); }, Prof::CPU},
+    {"c112@CPU", [](Prof) { lanes_int16_t::run_case(112); }, Prof::CPU},
+    {"c113@CPU", [](Prof) { lanes_int16_t::run_case(113); }, Prof::CPU},
+    {"c114@CPU", [](Prof) { lanes_uint16_t::run_case(114); }, Prof::CPU},
+    {"c115@CPU", [](Prof) { lanes_uint16_t::run_case(115); }, Prof::CPU},
+    {"c116@CPU", [](Prof) { lanes_uint16_t::run_case(116); }, Prof::CPU},
+    {"c117@CPU", [](Prof) { lanes_uint16_t::run_case(117); }, Prof::CPU},
+    {"c118@CPU", [](Prof) { lanes_uint16_t::run_case(118); }, Prof::CPU},
+    {"c119@CPU", [](Prof) { lanes_uint16_t::run_case(119); }, Prof::CPU},
+    {"c120@CPU", [](Prof) { lanes_uint16_t::run_case(120); }, Prof::CPU},
+    {"c121@CPU", [](Prof) { lanes_uint16_t::run_case(121); }, Prof::CPU},
+    {"c122@CPU", [](Prof) { lanes_uint16_t::run_case(122); }, Prof::CPU},
+    {"c123@CPU", [](Prof) { lanes_uint16_t::run_case(123); }, Prof::CPU},
+    {"c124@CPU", [](Prof) { lanes_uint16_t::run_case(124); }, Prof::CPU},
+    {"c125@CPU", [](Prof) { lanes_uint16_t::run_case(125); }, Prof::CPU},
+    {"c126@CPU", [](Prof) { lanes_uint16_t::run_case(126); }, Prof::CPU},
+    {"c127@CPU", [](Prof) { lanes_uint16_t::run_case(127); }, Prof::CPU},
+    {"c128@CPU", [](Prof) { lanes_uint16_t::run_case(128); }, Prof::CPU},
+    {"c129@CPU", [](Prof) { lanes_uint16_t::run_case(129); }, Prof::CPU},
+    {"c130@CPU", [](Prof) { lanes_uint16_t::run_case(130); }, Prof::CPU},
+    {"c131@CPU", [](Prof) { lanes_uint16_t::run_case(131); }, Prof::CPU},
+    {"c132@CPU", [](Prof) { lanes_int32_t::run_case(132); }, Prof::CPU},
+    {"c133@CPU", [](Prof) { lanes_int32_t::run_case(133); }, Prof::CPU},
+    {"c134@CPU", [](Prof) { lanes_int32_t::run_case(134); }, Prof::CPU},
+    {"c135@CPU", [](Prof) { lanes_int32_t::run_case(135); }, Prof::CPU},
+    {"c136@CPU", [](Prof) { lanes_int32_t::run_case(136); }, Prof::CPU},
+    {"c137@CPU", [](Prof) { lanes_int32_t::run_case(137); }, Prof::CPU},
+    {"c138@CPU", [](Prof) { lanes_int32_t::run_case(138); }, Prof::CPU},
+    {"c139@CPU", [](Prof) { lanes_int32_t::run_case(139); }, Prof::CPU},
+    {"c140@CPU", [](Prof) { lanes_int32_t::run_case(140); }, Prof::CPU},
+    {"c141@CPU", [](Prof) { lanes_int32_t::run_case(141); }, Prof::CPU},
+    {"c142@CPU", [](Prof) { lanes_int32_t::run_case(142); }, Prof::CPU},
+    {"c143@CPU", [](Prof) { lanes_int32_t::run_case(143); }, Prof::CPU},
+    {"c144@CPU", [](Prof) { lanes_int32_t::run_case(144); }, Prof::CPU},
+    {"c145@CPU", [](Prof) { lanes_int32_t::run_case(145); }, Prof::CPU},
+    {"c146@CPU", [](Prof) { lanes_int32_t::run_case(146); }, Prof::CPU},
+    {"c147@CPU", [](Prof) { lanes_int32_t::run_case(147); }, Prof::CPU},
+    {"c148@CPU", [](Prof) { lanes_int32_t::run_case(148); }, Prof::CPU},
+    {"c149@CPU", [](Prof) { lanes_int32_t::run_case(149); }, Prof::CPU},
+    {"c150@CPU", [](Prof) { lanes_int32_t::run_case(150); }, Prof::CPU},
+    {"c151@CPU", [](Prof) { lanes_int32_t::run_case(151); }, Prof::CPU},
+    {"c152@CPU", [](Prof) { lanes_int32_t::run_case(152); }, Prof::CPU},
+    {"c153@CPU", [](Prof) { lanes_int32_t::run_case(153); }, Prof::CPU},
+    {"c154@CPU", [](Prof) { lanes_int32_t::run_case(154); }, Prof::CPU},
+    {"c155@CPU", [](Prof) { lanes_int32_t::run_case(155); }, Prof::CPU},
+    {"c156@CPU", [](Prof) { lanes_uint32_t::run_case(156); }, Prof::CPU},
+    {"c157@CPU", [](Prof) { lanes_uint32_t::run_case(157); }, Prof::CPU},
+    {"c158@CPU", [](Prof) { lanes_uint32_t::run_case(158); }, Prof::CPU},
+    {"c159@CPU", [](Prof) { lanes_uint32_t::run_case(159); }, Prof::CPU},
+    {"c160@CPU", [](Prof) { lanes_uint32_t::run_case(160); }, Prof::CPU},
+    {"c161@CPU", [](Prof) { lanes_uint32_t::run_case(161); }, Prof::CPU},
+    {"c162@CPU", [](Prof) { lanes_uint32_t::run_case(162); }, Prof::CPU},
+    {"c163@CPU", [](Prof) { lanes_uint32_t::run_case(163); }, Prof::CPU},
+    {"c164@CPU", [](Prof) { lanes_uint32_t::run_case(164); }, Prof::CPU},
+    {"c165@CPU", [](Prof) { lanes_uint32_t::run_case(165); }, Prof::CPU},
+    {"c166@CPU", [](Prof) { lanes_uint32_t::run_case(166); }, Prof::CPU},
+    {"c167@CPU", [](Prof) { lanes_uint32_t::run_case(167); }, Prof::CPU},
+    {"c168@CPU", [](Prof) { lanes_uint32_t::run_case(168); }, Prof::CPU},
+    {"c169@CPU", [](Prof) { lanes_uint32_t::run_case(169); }, Prof::CPU},
+    {"c170@CPU", [](Prof) { lanes_uint32_t::run_case(170); }, Prof::CPU},
+    {"c171@CPU", [](Prof) { lanes_uint32_t::run_case(171); }, Prof::CPU},
+    {"c172@CPU", [](Prof) { lanes_uint32_t::run_case(172); }, Prof::CPU},
+    {"c173@CPU", [](Prof) { lanes_uint32_t::run_case(173); }, Prof::CPU},
 };
 
 } // namespace

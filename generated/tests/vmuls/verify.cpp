@@ -4,6 +4,7 @@
 // diagnostic (expected-error), raised by the call on its line (expected-note), and that the legal
 // twins give none. Each case calls the op under one profile: profiled::OP<profile_*>(...).
 #include <pto/pto-inst.hpp>
+#include <pto/vsim/builtins.hpp>
 
 using namespace pto;
 
@@ -50,19 +51,21 @@ void legal_a5() {
 // element type outside the list
 // expected-error@*:* {{vmuls [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t}}
 void fail_cpu_00_dtype() {
-    const vreg<bfloat16_t, 8> input{};
+    using V = pto::vsim::vector_of<pto::vsim::bf16>;
+    V result;
+    V input;
     const bfloat16_t scalar{};
-    const mask<8> mask = mask_all<8>();
+    vector_bool mask;
     // expected-note@+1 {{requested here}}
-    const auto out = profiled::vmuls<profile_cpu>(input, scalar, mask);
-    (void)out;
+    vmuls(result, input, scalar, mask);
 }
 
 // legal twin
 void legal_cpu() {
-    const vreg<half, 8> input{};
+    using V = pto::vsim::vector_of<pto::vsim::f16>;
+    V result;
+    V input;
     const half scalar{};
-    const mask<8> mask = mask_all<8>();
-    const auto out = profiled::vmuls<profile_cpu>(input, scalar, mask);
-    (void)out;
+    vector_bool mask;
+    vmuls(result, input, scalar, mask);
 }

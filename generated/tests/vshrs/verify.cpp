@@ -4,6 +4,7 @@
 // diagnostic (expected-error), raised by the call on its line (expected-note), and that the legal
 // twins give none. Each case calls the op under one profile: profiled::OP<profile_*>(...).
 #include <pto/pto-inst.hpp>
+#include <pto/vsim/builtins.hpp>
 
 using namespace pto;
 
@@ -50,19 +51,21 @@ void legal_a5() {
 // element type outside the list
 // expected-error@*:* {{vshrs [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t}}
 void fail_cpu_00_dtype() {
-    const vreg<float, 8> input{};
+    using V = pto::vsim::vector_of<pto::vsim::f32>;
+    V result;
+    V input;
     const float scalar{};
-    const mask<8> mask = mask_all<8>();
+    vector_bool mask;
     // expected-note@+1 {{requested here}}
-    const auto out = profiled::vshrs<profile_cpu>(input, scalar, mask);
-    (void)out;
+    vshrs(result, input, scalar, mask);
 }
 
 // legal twin
 void legal_cpu() {
-    const vreg<int8_t, 8> input{};
+    using V = pto::vsim::vector_of<pto::vsim::i8>;
+    V result;
+    V input;
     const int8_t scalar{};
-    const mask<8> mask = mask_all<8>();
-    const auto out = profiled::vshrs<profile_cpu>(input, scalar, mask);
-    (void)out;
+    vector_bool mask;
+    vshrs(result, input, scalar, mask);
 }

@@ -4,6 +4,7 @@
 // diagnostic (expected-error), raised by the call on its line (expected-note), and that the legal
 // twins give none. Each case calls the op under one profile: profiled::OP<profile_*>(...).
 #include <pto/pto-inst.hpp>
+#include <pto/vsim/builtins.hpp>
 
 using namespace pto;
 
@@ -54,21 +55,25 @@ void legal_a5() {
 // element type outside the list
 // expected-error@*:* {{vsubcs [CPU]: DType must be one of: uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t}}
 void fail_cpu_00_dtype() {
-    const vreg<float, 8> lhs{};
-    const vreg<float, 8> rhs{};
-    const mask<8> borrow_in = mask_all<8>();
-    const mask<8> mask = mask_all<8>();
+    using V = pto::vsim::vector_of<pto::vsim::f32>;
+    vector_bool borrow;
+    V result;
+    V lhs;
+    V rhs;
+    vector_bool borrow_in;
+    vector_bool mask;
     // expected-note@+1 {{requested here}}
-    const auto out = profiled::vsubcs<profile_cpu>(lhs, rhs, borrow_in, mask);
-    (void)out;
+    vsubcs(borrow, result, lhs, rhs, borrow_in, mask);
 }
 
 // legal twin
 void legal_cpu() {
-    const vreg<uint8_t, 8> lhs{};
-    const vreg<uint8_t, 8> rhs{};
-    const mask<8> borrow_in = mask_all<8>();
-    const mask<8> mask = mask_all<8>();
-    const auto out = profiled::vsubcs<profile_cpu>(lhs, rhs, borrow_in, mask);
-    (void)out;
+    using V = pto::vsim::vector_of<pto::vsim::u8>;
+    vector_bool borrow;
+    V result;
+    V lhs;
+    V rhs;
+    vector_bool borrow_in;
+    vector_bool mask;
+    vsubcs(borrow, result, lhs, rhs, borrow_in, mask);
 }

@@ -1994,6 +1994,272 @@ struct profile_a2a3 {
         return r00_dtype;
     }
 
+    // pto.vadd (specs/ops/binary_vector/vadd.yaml)
+    template <typename V_result, typename V_lhs, typename V_rhs>
+    static constexpr bool check_vadd() {
+        constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t> &&
+                                   sim::is_one_of_v<typename V_lhs::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t> &&
+                                   sim::is_one_of_v<typename V_rhs::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t>;
+        static_assert(r00_dtype, "vadd [A2A3]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, "
+                                 "int32_t, uint32_t, bfloat16_t");
+        return r00_dtype;
+    }
+
+    // pto.vsub (specs/ops/binary_vector/vsub.yaml)
+    template <typename V_result, typename V_lhs, typename V_rhs>
+    static constexpr bool check_vsub() {
+        constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t> &&
+                                   sim::is_one_of_v<typename V_lhs::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t> &&
+                                   sim::is_one_of_v<typename V_rhs::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t>;
+        static_assert(r00_dtype, "vsub [A2A3]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, "
+                                 "int32_t, uint32_t, bfloat16_t");
+        return r00_dtype;
+    }
+
+    // pto.vmul (specs/ops/binary_vector/vmul.yaml)
+    template <typename V_result, typename V_lhs, typename V_rhs>
+    static constexpr bool check_vmul() {
+        constexpr bool r00_dtype =
+            sim::is_one_of_v<typename V_result::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t, uint32_t> &&
+            sim::is_one_of_v<typename V_lhs::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t, uint32_t> &&
+            sim::is_one_of_v<typename V_rhs::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t, uint32_t>;
+        static_assert(
+            r00_dtype,
+            "vmul [A2A3]: DType must be one of: half, bfloat16_t, float, int16_t, int32_t, uint16_t, uint32_t");
+        return r00_dtype;
+    }
+
+    // pto.vdiv (specs/ops/binary_vector/vdiv.yaml)
+    template <typename V_result, typename V_lhs, typename V_rhs>
+    static constexpr bool check_vdiv() {
+        constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, float, half, bfloat16_t> &&
+                                   sim::is_one_of_v<typename V_lhs::DType, float, half, bfloat16_t> &&
+                                   sim::is_one_of_v<typename V_rhs::DType, float, half, bfloat16_t>;
+        static_assert(r00_dtype, "vdiv [A2A3]: DType must be one of: float, half, bfloat16_t");
+        return r00_dtype;
+    }
+
+    // pto.vmax (specs/ops/binary_vector/vmax.yaml)
+    template <typename V_result, typename V_lhs, typename V_rhs>
+    static constexpr bool check_vmax() {
+        constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t> &&
+                                   sim::is_one_of_v<typename V_lhs::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t> &&
+                                   sim::is_one_of_v<typename V_rhs::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t>;
+        static_assert(r00_dtype, "vmax [A2A3]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, "
+                                 "int32_t, uint32_t, bfloat16_t");
+        return r00_dtype;
+    }
+
+    // pto.vmin (specs/ops/binary_vector/vmin.yaml)
+    template <typename V_result, typename V_lhs, typename V_rhs>
+    static constexpr bool check_vmin() {
+        constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t> &&
+                                   sim::is_one_of_v<typename V_lhs::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t> &&
+                                   sim::is_one_of_v<typename V_rhs::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t>;
+        static_assert(r00_dtype, "vmin [A2A3]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, "
+                                 "int32_t, uint32_t, bfloat16_t");
+        return r00_dtype;
+    }
+
+    // pto.vand (specs/ops/binary_vector/vand.yaml)
+    template <typename V_result, typename V_lhs, typename V_rhs>
+    static constexpr bool check_vand() {
+        constexpr bool r00_dtype =
+            sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename V_lhs::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename V_rhs::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r00_dtype,
+                      "vand [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        return r00_dtype;
+    }
+
+    // pto.vor (specs/ops/binary_vector/vor.yaml)
+    template <typename V_result, typename V_lhs, typename V_rhs>
+    static constexpr bool check_vor() {
+        constexpr bool r00_dtype =
+            sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename V_lhs::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename V_rhs::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r00_dtype,
+                      "vor [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        return r00_dtype;
+    }
+
+    // pto.vxor (specs/ops/binary_vector/vxor.yaml)
+    template <typename V_result, typename V_lhs, typename V_rhs>
+    static constexpr bool check_vxor() {
+        constexpr bool r00_dtype =
+            sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename V_lhs::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename V_rhs::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r00_dtype,
+                      "vxor [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        return r00_dtype;
+    }
+
+    // pto.vshl (specs/ops/binary_vector/vshl.yaml)
+    template <typename V_result, typename V_lhs, typename V_rhs>
+    static constexpr bool check_vshl() {
+        constexpr bool r00_dtype =
+            sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename V_lhs::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename V_rhs::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r00_dtype,
+                      "vshl [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        return r00_dtype;
+    }
+
+    // pto.vshr (specs/ops/binary_vector/vshr.yaml)
+    template <typename V_result, typename V_lhs, typename V_rhs>
+    static constexpr bool check_vshr() {
+        constexpr bool r00_dtype =
+            sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename V_lhs::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename V_rhs::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r00_dtype,
+                      "vshr [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        return r00_dtype;
+    }
+
+    // pto.vaddc (specs/ops/binary_vector/vaddc.yaml)
+    template <typename V_result, typename V_lhs, typename V_rhs>
+    static constexpr bool check_vaddc() {
+        constexpr bool r00_dtype =
+            sim::is_one_of_v<typename V_result::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
+            sim::is_one_of_v<typename V_lhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
+            sim::is_one_of_v<typename V_rhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t>;
+        static_assert(r00_dtype,
+                      "vaddc [A2A3]: DType must be one of: uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t");
+        return r00_dtype;
+    }
+
+    // pto.vsubc (specs/ops/binary_vector/vsubc.yaml)
+    template <typename V_result, typename V_lhs, typename V_rhs>
+    static constexpr bool check_vsubc() {
+        constexpr bool r00_dtype =
+            sim::is_one_of_v<typename V_result::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
+            sim::is_one_of_v<typename V_lhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
+            sim::is_one_of_v<typename V_rhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t>;
+        static_assert(r00_dtype,
+                      "vsubc [A2A3]: DType must be one of: uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t");
+        return r00_dtype;
+    }
+
+    // pto.vabs (specs/ops/unary_vector/vabs.yaml)
+    template <typename V_result, typename V_input>
+    static constexpr bool check_vabs() {
+        constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t> &&
+                                   sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t>;
+        static_assert(
+            r00_dtype,
+            "vabs [A2A3]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        return r00_dtype;
+    }
+
+    // pto.vneg (specs/ops/unary_vector/vneg.yaml)
+    template <typename V_result, typename V_input>
+    static constexpr bool check_vneg() {
+        constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t> &&
+                                   sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t>;
+        static_assert(
+            r00_dtype,
+            "vneg [A2A3]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        return r00_dtype;
+    }
+
+    // pto.vexp (specs/ops/unary_vector/vexp.yaml)
+    template <typename V_result, typename V_input>
+    static constexpr bool check_vexp() {
+        constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float> &&
+                                   sim::is_one_of_v<typename V_input::DType, half, float>;
+        static_assert(r00_dtype, "vexp [A2A3]: DType must be one of: half, float");
+        return r00_dtype;
+    }
+
+    // pto.vln (specs/ops/unary_vector/vln.yaml)
+    template <typename V_result, typename V_input>
+    static constexpr bool check_vln() {
+        constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float> &&
+                                   sim::is_one_of_v<typename V_input::DType, half, float>;
+        static_assert(r00_dtype, "vln [A2A3]: DType must be one of: half, float");
+        return r00_dtype;
+    }
+
+    // pto.vsqrt (specs/ops/unary_vector/vsqrt.yaml)
+    template <typename V_result, typename V_input>
+    static constexpr bool check_vsqrt() {
+        constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float> &&
+                                   sim::is_one_of_v<typename V_input::DType, half, float>;
+        static_assert(r00_dtype, "vsqrt [A2A3]: DType must be one of: half, float");
+        return r00_dtype;
+    }
+
+    // pto.vrelu (specs/ops/unary_vector/vrelu.yaml)
+    template <typename V_result, typename V_input>
+    static constexpr bool check_vrelu() {
+        constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float> &&
+                                   sim::is_one_of_v<typename V_input::DType, half, float>;
+        static_assert(r00_dtype, "vrelu [A2A3]: DType must be one of: half, float");
+        return r00_dtype;
+    }
+
+    // pto.vrec (specs/ops/unary_vector/vrec.yaml)
+    template <typename V_result, typename V_input>
+    static constexpr bool check_vrec() {
+        constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float> &&
+                                   sim::is_one_of_v<typename V_input::DType, half, float>;
+        static_assert(r00_dtype, "vrec [A2A3]: DType must be one of: half, float");
+        return r00_dtype;
+    }
+
+    // pto.vrsqrt (specs/ops/unary_vector/vrsqrt.yaml)
+    template <typename V_result, typename V_input>
+    static constexpr bool check_vrsqrt() {
+        constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float> &&
+                                   sim::is_one_of_v<typename V_input::DType, half, float>;
+        static_assert(r00_dtype, "vrsqrt [A2A3]: DType must be one of: half, float");
+        return r00_dtype;
+    }
+
+    // pto.vnot (specs/ops/unary_vector/vnot.yaml)
+    template <typename V_result, typename V_input>
+    static constexpr bool check_vnot() {
+        constexpr bool r00_dtype =
+            sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r00_dtype,
+                      "vnot [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        return r00_dtype;
+    }
+
+    // pto.vmov (specs/ops/unary_vector/vmov.yaml)
+    template <typename V_result, typename V_input>
+    static constexpr bool check_vmov() {
+        constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t> &&
+                                   sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t,
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t>;
+        static_assert(r00_dtype, "vmov [A2A3]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, "
+                                 "int32_t, uint32_t, bfloat16_t");
+        return r00_dtype;
+    }
+
     // pto.trowsum (specs/ops/reduce_and_expand/trowsum.yaml)
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
     static constexpr bool check_TROWSUM() {

@@ -386,4 +386,670 @@ PTO_INTERNAL std::tuple<pto::vreg<T, N>, pto::mask<N>> vsubcs(const vreg<T, N>& 
     return profiled::vsubcs<active_profile, T, N>(lhs, rhs, borrow_in, mask);
 }
 
+// pto.vadd (specs/ops/binary_vector/vadd.yaml) on active lanes:
+//   result = lhs + rhs
+// Inactive lanes keep the value of the incoming result.
+namespace profiled {
+template <typename Profile, typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vadd(const vreg<T, N>& result_in, const vreg<T, N>& lhs, const vreg<T, N>& rhs,
+                                  const mask<N>& mask) {
+    pto::vreg<T, N> result = result_in;
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (Profile::template check_vadd<vreg<T, N>, vreg<T, N>, vreg<T, N>>()) {
+        using C = sim::compute_t<T>;
+        for (int i = 0; i < N; ++i) {
+            if (!mask.lane[i])
+                continue;
+            const C lhs_v = static_cast<C>(lhs.lane[i]);
+            const C rhs_v = static_cast<C>(rhs.lane[i]);
+            result.lane[i] = sim::narrow<T>(sim::add<C>(lhs_v, rhs_v));
+        }
+    }
+    return result;
+}
+} // namespace profiled
+
+// Under the selected target profile.
+template <typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vadd(const vreg<T, N>& result_in, const vreg<T, N>& lhs, const vreg<T, N>& rhs,
+                                  const mask<N>& mask) {
+    return profiled::vadd<active_profile, T, N>(result_in, lhs, rhs, mask);
+}
+
+// pto.vsub (specs/ops/binary_vector/vsub.yaml) on active lanes:
+//   result = lhs - rhs
+// Inactive lanes keep the value of the incoming result.
+namespace profiled {
+template <typename Profile, typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vsub(const vreg<T, N>& result_in, const vreg<T, N>& lhs, const vreg<T, N>& rhs,
+                                  const mask<N>& mask) {
+    pto::vreg<T, N> result = result_in;
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (Profile::template check_vsub<vreg<T, N>, vreg<T, N>, vreg<T, N>>()) {
+        using C = sim::compute_t<T>;
+        for (int i = 0; i < N; ++i) {
+            if (!mask.lane[i])
+                continue;
+            const C lhs_v = static_cast<C>(lhs.lane[i]);
+            const C rhs_v = static_cast<C>(rhs.lane[i]);
+            result.lane[i] = sim::narrow<T>(sim::sub<C>(lhs_v, rhs_v));
+        }
+    }
+    return result;
+}
+} // namespace profiled
+
+// Under the selected target profile.
+template <typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vsub(const vreg<T, N>& result_in, const vreg<T, N>& lhs, const vreg<T, N>& rhs,
+                                  const mask<N>& mask) {
+    return profiled::vsub<active_profile, T, N>(result_in, lhs, rhs, mask);
+}
+
+// pto.vmul (specs/ops/binary_vector/vmul.yaml) on active lanes:
+//   result = lhs * rhs
+// Inactive lanes keep the value of the incoming result.
+namespace profiled {
+template <typename Profile, typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vmul(const vreg<T, N>& result_in, const vreg<T, N>& lhs, const vreg<T, N>& rhs,
+                                  const mask<N>& mask) {
+    pto::vreg<T, N> result = result_in;
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (Profile::template check_vmul<vreg<T, N>, vreg<T, N>, vreg<T, N>>()) {
+        using C = sim::compute_t<T>;
+        for (int i = 0; i < N; ++i) {
+            if (!mask.lane[i])
+                continue;
+            const C lhs_v = static_cast<C>(lhs.lane[i]);
+            const C rhs_v = static_cast<C>(rhs.lane[i]);
+            result.lane[i] = sim::narrow<T>(sim::mul<C>(lhs_v, rhs_v));
+        }
+    }
+    return result;
+}
+} // namespace profiled
+
+// Under the selected target profile.
+template <typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vmul(const vreg<T, N>& result_in, const vreg<T, N>& lhs, const vreg<T, N>& rhs,
+                                  const mask<N>& mask) {
+    return profiled::vmul<active_profile, T, N>(result_in, lhs, rhs, mask);
+}
+
+// pto.vdiv (specs/ops/binary_vector/vdiv.yaml) on active lanes:
+//   result = lhs / rhs
+// Inactive lanes keep the value of the incoming result.
+namespace profiled {
+template <typename Profile, typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vdiv(const vreg<T, N>& result_in, const vreg<T, N>& lhs, const vreg<T, N>& rhs,
+                                  const mask<N>& mask) {
+    pto::vreg<T, N> result = result_in;
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (Profile::template check_vdiv<vreg<T, N>, vreg<T, N>, vreg<T, N>>()) {
+        using C = sim::compute_t<T>;
+        for (int i = 0; i < N; ++i) {
+            if (!mask.lane[i])
+                continue;
+            const C lhs_v = static_cast<C>(lhs.lane[i]);
+            const C rhs_v = static_cast<C>(rhs.lane[i]);
+            result.lane[i] = sim::narrow<T>(sim::div<C>(lhs_v, rhs_v));
+        }
+    }
+    return result;
+}
+} // namespace profiled
+
+// Under the selected target profile.
+template <typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vdiv(const vreg<T, N>& result_in, const vreg<T, N>& lhs, const vreg<T, N>& rhs,
+                                  const mask<N>& mask) {
+    return profiled::vdiv<active_profile, T, N>(result_in, lhs, rhs, mask);
+}
+
+// pto.vmax (specs/ops/binary_vector/vmax.yaml) on active lanes:
+//   result = max(lhs, rhs)
+// Inactive lanes keep the value of the incoming result.
+namespace profiled {
+template <typename Profile, typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vmax(const vreg<T, N>& result_in, const vreg<T, N>& lhs, const vreg<T, N>& rhs,
+                                  const mask<N>& mask) {
+    pto::vreg<T, N> result = result_in;
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (Profile::template check_vmax<vreg<T, N>, vreg<T, N>, vreg<T, N>>()) {
+        using C = sim::compute_t<T>;
+        for (int i = 0; i < N; ++i) {
+            if (!mask.lane[i])
+                continue;
+            const C lhs_v = static_cast<C>(lhs.lane[i]);
+            const C rhs_v = static_cast<C>(rhs.lane[i]);
+            result.lane[i] = sim::narrow<T>(sim::maximum<C>(lhs_v, rhs_v));
+        }
+    }
+    return result;
+}
+} // namespace profiled
+
+// Under the selected target profile.
+template <typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vmax(const vreg<T, N>& result_in, const vreg<T, N>& lhs, const vreg<T, N>& rhs,
+                                  const mask<N>& mask) {
+    return profiled::vmax<active_profile, T, N>(result_in, lhs, rhs, mask);
+}
+
+// pto.vmin (specs/ops/binary_vector/vmin.yaml) on active lanes:
+//   result = min(lhs, rhs)
+// Inactive lanes keep the value of the incoming result.
+namespace profiled {
+template <typename Profile, typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vmin(const vreg<T, N>& result_in, const vreg<T, N>& lhs, const vreg<T, N>& rhs,
+                                  const mask<N>& mask) {
+    pto::vreg<T, N> result = result_in;
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (Profile::template check_vmin<vreg<T, N>, vreg<T, N>, vreg<T, N>>()) {
+        using C = sim::compute_t<T>;
+        for (int i = 0; i < N; ++i) {
+            if (!mask.lane[i])
+                continue;
+            const C lhs_v = static_cast<C>(lhs.lane[i]);
+            const C rhs_v = static_cast<C>(rhs.lane[i]);
+            result.lane[i] = sim::narrow<T>(sim::minimum<C>(lhs_v, rhs_v));
+        }
+    }
+    return result;
+}
+} // namespace profiled
+
+// Under the selected target profile.
+template <typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vmin(const vreg<T, N>& result_in, const vreg<T, N>& lhs, const vreg<T, N>& rhs,
+                                  const mask<N>& mask) {
+    return profiled::vmin<active_profile, T, N>(result_in, lhs, rhs, mask);
+}
+
+// pto.vand (specs/ops/binary_vector/vand.yaml) on active lanes:
+//   result = lhs & rhs
+// Inactive lanes keep the value of the incoming result.
+namespace profiled {
+template <typename Profile, typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vand(const vreg<T, N>& result_in, const vreg<T, N>& lhs, const vreg<T, N>& rhs,
+                                  const mask<N>& mask) {
+    pto::vreg<T, N> result = result_in;
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (Profile::template check_vand<vreg<T, N>, vreg<T, N>, vreg<T, N>>()) {
+        using C = sim::compute_t<T>;
+        for (int i = 0; i < N; ++i) {
+            if (!mask.lane[i])
+                continue;
+            const C lhs_v = static_cast<C>(lhs.lane[i]);
+            const C rhs_v = static_cast<C>(rhs.lane[i]);
+            result.lane[i] = sim::narrow<T>(sim::bit_and<C>(lhs_v, rhs_v));
+        }
+    }
+    return result;
+}
+} // namespace profiled
+
+// Under the selected target profile.
+template <typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vand(const vreg<T, N>& result_in, const vreg<T, N>& lhs, const vreg<T, N>& rhs,
+                                  const mask<N>& mask) {
+    return profiled::vand<active_profile, T, N>(result_in, lhs, rhs, mask);
+}
+
+// pto.vor (specs/ops/binary_vector/vor.yaml) on active lanes:
+//   result = lhs | rhs
+// Inactive lanes keep the value of the incoming result.
+namespace profiled {
+template <typename Profile, typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vor(const vreg<T, N>& result_in, const vreg<T, N>& lhs, const vreg<T, N>& rhs,
+                                 const mask<N>& mask) {
+    pto::vreg<T, N> result = result_in;
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (Profile::template check_vor<vreg<T, N>, vreg<T, N>, vreg<T, N>>()) {
+        using C = sim::compute_t<T>;
+        for (int i = 0; i < N; ++i) {
+            if (!mask.lane[i])
+                continue;
+            const C lhs_v = static_cast<C>(lhs.lane[i]);
+            const C rhs_v = static_cast<C>(rhs.lane[i]);
+            result.lane[i] = sim::narrow<T>(sim::bit_or<C>(lhs_v, rhs_v));
+        }
+    }
+    return result;
+}
+} // namespace profiled
+
+// Under the selected target profile.
+template <typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vor(const vreg<T, N>& result_in, const vreg<T, N>& lhs, const vreg<T, N>& rhs,
+                                 const mask<N>& mask) {
+    return profiled::vor<active_profile, T, N>(result_in, lhs, rhs, mask);
+}
+
+// pto.vxor (specs/ops/binary_vector/vxor.yaml) on active lanes:
+//   result = lhs ^ rhs
+// Inactive lanes keep the value of the incoming result.
+namespace profiled {
+template <typename Profile, typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vxor(const vreg<T, N>& result_in, const vreg<T, N>& lhs, const vreg<T, N>& rhs,
+                                  const mask<N>& mask) {
+    pto::vreg<T, N> result = result_in;
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (Profile::template check_vxor<vreg<T, N>, vreg<T, N>, vreg<T, N>>()) {
+        using C = sim::compute_t<T>;
+        for (int i = 0; i < N; ++i) {
+            if (!mask.lane[i])
+                continue;
+            const C lhs_v = static_cast<C>(lhs.lane[i]);
+            const C rhs_v = static_cast<C>(rhs.lane[i]);
+            result.lane[i] = sim::narrow<T>(sim::bit_xor<C>(lhs_v, rhs_v));
+        }
+    }
+    return result;
+}
+} // namespace profiled
+
+// Under the selected target profile.
+template <typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vxor(const vreg<T, N>& result_in, const vreg<T, N>& lhs, const vreg<T, N>& rhs,
+                                  const mask<N>& mask) {
+    return profiled::vxor<active_profile, T, N>(result_in, lhs, rhs, mask);
+}
+
+// pto.vshl (specs/ops/binary_vector/vshl.yaml) on active lanes:
+//   result = lhs << rhs
+// Inactive lanes keep the value of the incoming result.
+namespace profiled {
+template <typename Profile, typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vshl(const vreg<T, N>& result_in, const vreg<T, N>& lhs, const vreg<T, N>& rhs,
+                                  const mask<N>& mask) {
+    pto::vreg<T, N> result = result_in;
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (Profile::template check_vshl<vreg<T, N>, vreg<T, N>, vreg<T, N>>()) {
+        using C = sim::compute_t<T>;
+        for (int i = 0; i < N; ++i) {
+            if (!mask.lane[i])
+                continue;
+            const C lhs_v = static_cast<C>(lhs.lane[i]);
+            const C rhs_v = static_cast<C>(rhs.lane[i]);
+            result.lane[i] = sim::narrow<T>(sim::shl<C>(lhs_v, rhs_v));
+        }
+    }
+    return result;
+}
+} // namespace profiled
+
+// Under the selected target profile.
+template <typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vshl(const vreg<T, N>& result_in, const vreg<T, N>& lhs, const vreg<T, N>& rhs,
+                                  const mask<N>& mask) {
+    return profiled::vshl<active_profile, T, N>(result_in, lhs, rhs, mask);
+}
+
+// pto.vshr (specs/ops/binary_vector/vshr.yaml) on active lanes:
+//   result = lhs >> rhs
+// Inactive lanes keep the value of the incoming result.
+namespace profiled {
+template <typename Profile, typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vshr(const vreg<T, N>& result_in, const vreg<T, N>& lhs, const vreg<T, N>& rhs,
+                                  const mask<N>& mask) {
+    pto::vreg<T, N> result = result_in;
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (Profile::template check_vshr<vreg<T, N>, vreg<T, N>, vreg<T, N>>()) {
+        using C = sim::compute_t<T>;
+        for (int i = 0; i < N; ++i) {
+            if (!mask.lane[i])
+                continue;
+            const C lhs_v = static_cast<C>(lhs.lane[i]);
+            const C rhs_v = static_cast<C>(rhs.lane[i]);
+            result.lane[i] = sim::narrow<T>(sim::shr<C>(lhs_v, rhs_v));
+        }
+    }
+    return result;
+}
+} // namespace profiled
+
+// Under the selected target profile.
+template <typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vshr(const vreg<T, N>& result_in, const vreg<T, N>& lhs, const vreg<T, N>& rhs,
+                                  const mask<N>& mask) {
+    return profiled::vshr<active_profile, T, N>(result_in, lhs, rhs, mask);
+}
+
+// pto.vaddc (specs/ops/binary_vector/vaddc.yaml) on active lanes:
+//   result = lhs + rhs
+//   carry = carry_add(lhs, rhs, 0)
+// Inactive lanes keep the value of the incoming result.
+namespace profiled {
+template <typename Profile, typename T, int N>
+PTO_INTERNAL std::tuple<pto::vreg<T, N>, pto::mask<N>> vaddc(const vreg<T, N>& result_in, const vreg<T, N>& lhs,
+                                                             const vreg<T, N>& rhs, const mask<N>& mask) {
+    pto::vreg<T, N> result = result_in;
+    pto::mask<N> carry{};
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (Profile::template check_vaddc<vreg<T, N>, vreg<T, N>, vreg<T, N>>()) {
+        using C = sim::compute_t<T>;
+        for (int i = 0; i < N; ++i) {
+            if (!mask.lane[i])
+                continue;
+            const C lhs_v = static_cast<C>(lhs.lane[i]);
+            const C rhs_v = static_cast<C>(rhs.lane[i]);
+            result.lane[i] = sim::narrow<T>(sim::add<C>(lhs_v, rhs_v));
+            carry.lane[i] = (sim::carry_add<C>(lhs_v, rhs_v, C(0))) != C(0);
+        }
+    }
+    return {result, carry};
+}
+} // namespace profiled
+
+// Under the selected target profile.
+template <typename T, int N>
+PTO_INTERNAL std::tuple<pto::vreg<T, N>, pto::mask<N>> vaddc(const vreg<T, N>& result_in, const vreg<T, N>& lhs,
+                                                             const vreg<T, N>& rhs, const mask<N>& mask) {
+    return profiled::vaddc<active_profile, T, N>(result_in, lhs, rhs, mask);
+}
+
+// pto.vsubc (specs/ops/binary_vector/vsubc.yaml) on active lanes:
+//   result = lhs - rhs
+//   carry = borrow_sub(lhs, rhs, 0)
+// Inactive lanes keep the value of the incoming result.
+namespace profiled {
+template <typename Profile, typename T, int N>
+PTO_INTERNAL std::tuple<pto::vreg<T, N>, pto::mask<N>> vsubc(const vreg<T, N>& result_in, const vreg<T, N>& lhs,
+                                                             const vreg<T, N>& rhs, const mask<N>& mask) {
+    pto::vreg<T, N> result = result_in;
+    pto::mask<N> carry{};
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (Profile::template check_vsubc<vreg<T, N>, vreg<T, N>, vreg<T, N>>()) {
+        using C = sim::compute_t<T>;
+        for (int i = 0; i < N; ++i) {
+            if (!mask.lane[i])
+                continue;
+            const C lhs_v = static_cast<C>(lhs.lane[i]);
+            const C rhs_v = static_cast<C>(rhs.lane[i]);
+            result.lane[i] = sim::narrow<T>(sim::sub<C>(lhs_v, rhs_v));
+            carry.lane[i] = (sim::borrow_sub<C>(lhs_v, rhs_v, C(0))) != C(0);
+        }
+    }
+    return {result, carry};
+}
+} // namespace profiled
+
+// Under the selected target profile.
+template <typename T, int N>
+PTO_INTERNAL std::tuple<pto::vreg<T, N>, pto::mask<N>> vsubc(const vreg<T, N>& result_in, const vreg<T, N>& lhs,
+                                                             const vreg<T, N>& rhs, const mask<N>& mask) {
+    return profiled::vsubc<active_profile, T, N>(result_in, lhs, rhs, mask);
+}
+
+// pto.vabs (specs/ops/unary_vector/vabs.yaml) on active lanes:
+//   result = abs(input)
+// Inactive lanes keep the value of the incoming result.
+namespace profiled {
+template <typename Profile, typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vabs(const vreg<T, N>& result_in, const vreg<T, N>& input, const mask<N>& mask) {
+    pto::vreg<T, N> result = result_in;
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (Profile::template check_vabs<vreg<T, N>, vreg<T, N>>()) {
+        using C = sim::compute_t<T>;
+        for (int i = 0; i < N; ++i) {
+            if (!mask.lane[i])
+                continue;
+            const C input_v = static_cast<C>(input.lane[i]);
+            result.lane[i] = sim::narrow<T>(sim::absolute<C>(input_v));
+        }
+    }
+    return result;
+}
+} // namespace profiled
+
+// Under the selected target profile.
+template <typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vabs(const vreg<T, N>& result_in, const vreg<T, N>& input, const mask<N>& mask) {
+    return profiled::vabs<active_profile, T, N>(result_in, input, mask);
+}
+
+// pto.vneg (specs/ops/unary_vector/vneg.yaml) on active lanes:
+//   result = -input
+// Inactive lanes keep the value of the incoming result.
+namespace profiled {
+template <typename Profile, typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vneg(const vreg<T, N>& result_in, const vreg<T, N>& input, const mask<N>& mask) {
+    pto::vreg<T, N> result = result_in;
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (Profile::template check_vneg<vreg<T, N>, vreg<T, N>>()) {
+        using C = sim::compute_t<T>;
+        for (int i = 0; i < N; ++i) {
+            if (!mask.lane[i])
+                continue;
+            const C input_v = static_cast<C>(input.lane[i]);
+            result.lane[i] = sim::narrow<T>(sim::neg<C>(input_v));
+        }
+    }
+    return result;
+}
+} // namespace profiled
+
+// Under the selected target profile.
+template <typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vneg(const vreg<T, N>& result_in, const vreg<T, N>& input, const mask<N>& mask) {
+    return profiled::vneg<active_profile, T, N>(result_in, input, mask);
+}
+
+// pto.vexp (specs/ops/unary_vector/vexp.yaml) on active lanes:
+//   result = exp(input)
+// Inactive lanes keep the value of the incoming result.
+namespace profiled {
+template <typename Profile, typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vexp(const vreg<T, N>& result_in, const vreg<T, N>& input, const mask<N>& mask) {
+    pto::vreg<T, N> result = result_in;
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (Profile::template check_vexp<vreg<T, N>, vreg<T, N>>()) {
+        using C = sim::compute_t<T>;
+        for (int i = 0; i < N; ++i) {
+            if (!mask.lane[i])
+                continue;
+            const C input_v = static_cast<C>(input.lane[i]);
+            result.lane[i] = sim::narrow<T>(sim::exponential<C>(input_v));
+        }
+    }
+    return result;
+}
+} // namespace profiled
+
+// Under the selected target profile.
+template <typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vexp(const vreg<T, N>& result_in, const vreg<T, N>& input, const mask<N>& mask) {
+    return profiled::vexp<active_profile, T, N>(result_in, input, mask);
+}
+
+// pto.vln (specs/ops/unary_vector/vln.yaml) on active lanes:
+//   result = log(input)
+// Inactive lanes keep the value of the incoming result.
+namespace profiled {
+template <typename Profile, typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vln(const vreg<T, N>& result_in, const vreg<T, N>& input, const mask<N>& mask) {
+    pto::vreg<T, N> result = result_in;
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (Profile::template check_vln<vreg<T, N>, vreg<T, N>>()) {
+        using C = sim::compute_t<T>;
+        for (int i = 0; i < N; ++i) {
+            if (!mask.lane[i])
+                continue;
+            const C input_v = static_cast<C>(input.lane[i]);
+            result.lane[i] = sim::narrow<T>(sim::logarithm<C>(input_v));
+        }
+    }
+    return result;
+}
+} // namespace profiled
+
+// Under the selected target profile.
+template <typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vln(const vreg<T, N>& result_in, const vreg<T, N>& input, const mask<N>& mask) {
+    return profiled::vln<active_profile, T, N>(result_in, input, mask);
+}
+
+// pto.vsqrt (specs/ops/unary_vector/vsqrt.yaml) on active lanes:
+//   result = sqrt(input)
+// Inactive lanes keep the value of the incoming result.
+namespace profiled {
+template <typename Profile, typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vsqrt(const vreg<T, N>& result_in, const vreg<T, N>& input, const mask<N>& mask) {
+    pto::vreg<T, N> result = result_in;
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (Profile::template check_vsqrt<vreg<T, N>, vreg<T, N>>()) {
+        using C = sim::compute_t<T>;
+        for (int i = 0; i < N; ++i) {
+            if (!mask.lane[i])
+                continue;
+            const C input_v = static_cast<C>(input.lane[i]);
+            result.lane[i] = sim::narrow<T>(sim::square_root<C>(input_v));
+        }
+    }
+    return result;
+}
+} // namespace profiled
+
+// Under the selected target profile.
+template <typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vsqrt(const vreg<T, N>& result_in, const vreg<T, N>& input, const mask<N>& mask) {
+    return profiled::vsqrt<active_profile, T, N>(result_in, input, mask);
+}
+
+// pto.vrelu (specs/ops/unary_vector/vrelu.yaml) on active lanes:
+//   result = max(input, 0)
+// Inactive lanes keep the value of the incoming result.
+namespace profiled {
+template <typename Profile, typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vrelu(const vreg<T, N>& result_in, const vreg<T, N>& input, const mask<N>& mask) {
+    pto::vreg<T, N> result = result_in;
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (Profile::template check_vrelu<vreg<T, N>, vreg<T, N>>()) {
+        using C = sim::compute_t<T>;
+        for (int i = 0; i < N; ++i) {
+            if (!mask.lane[i])
+                continue;
+            const C input_v = static_cast<C>(input.lane[i]);
+            result.lane[i] = sim::narrow<T>(sim::maximum_by<C>(input_v, C(0)));
+        }
+    }
+    return result;
+}
+} // namespace profiled
+
+// Under the selected target profile.
+template <typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vrelu(const vreg<T, N>& result_in, const vreg<T, N>& input, const mask<N>& mask) {
+    return profiled::vrelu<active_profile, T, N>(result_in, input, mask);
+}
+
+// pto.vrec (specs/ops/unary_vector/vrec.yaml) on active lanes:
+//   result = 1 / input
+// Inactive lanes keep the value of the incoming result.
+namespace profiled {
+template <typename Profile, typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vrec(const vreg<T, N>& result_in, const vreg<T, N>& input, const mask<N>& mask) {
+    pto::vreg<T, N> result = result_in;
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (Profile::template check_vrec<vreg<T, N>, vreg<T, N>>()) {
+        using C = sim::compute_t<T>;
+        for (int i = 0; i < N; ++i) {
+            if (!mask.lane[i])
+                continue;
+            const C input_v = static_cast<C>(input.lane[i]);
+            result.lane[i] = sim::narrow<T>(sim::div<C>(C(1), input_v));
+        }
+    }
+    return result;
+}
+} // namespace profiled
+
+// Under the selected target profile.
+template <typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vrec(const vreg<T, N>& result_in, const vreg<T, N>& input, const mask<N>& mask) {
+    return profiled::vrec<active_profile, T, N>(result_in, input, mask);
+}
+
+// pto.vrsqrt (specs/ops/unary_vector/vrsqrt.yaml) on active lanes:
+//   result = rsqrt(input)
+// Inactive lanes keep the value of the incoming result.
+namespace profiled {
+template <typename Profile, typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vrsqrt(const vreg<T, N>& result_in, const vreg<T, N>& input, const mask<N>& mask) {
+    pto::vreg<T, N> result = result_in;
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (Profile::template check_vrsqrt<vreg<T, N>, vreg<T, N>>()) {
+        using C = sim::compute_t<T>;
+        for (int i = 0; i < N; ++i) {
+            if (!mask.lane[i])
+                continue;
+            const C input_v = static_cast<C>(input.lane[i]);
+            result.lane[i] = sim::narrow<T>(sim::reciprocal_square_root<C>(input_v));
+        }
+    }
+    return result;
+}
+} // namespace profiled
+
+// Under the selected target profile.
+template <typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vrsqrt(const vreg<T, N>& result_in, const vreg<T, N>& input, const mask<N>& mask) {
+    return profiled::vrsqrt<active_profile, T, N>(result_in, input, mask);
+}
+
+// pto.vnot (specs/ops/unary_vector/vnot.yaml) on active lanes:
+//   result = ~input
+// Inactive lanes keep the value of the incoming result.
+namespace profiled {
+template <typename Profile, typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vnot(const vreg<T, N>& result_in, const vreg<T, N>& input, const mask<N>& mask) {
+    pto::vreg<T, N> result = result_in;
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (Profile::template check_vnot<vreg<T, N>, vreg<T, N>>()) {
+        using C = sim::compute_t<T>;
+        for (int i = 0; i < N; ++i) {
+            if (!mask.lane[i])
+                continue;
+            const C input_v = static_cast<C>(input.lane[i]);
+            result.lane[i] = sim::narrow<T>(sim::bit_not<C>(input_v));
+        }
+    }
+    return result;
+}
+} // namespace profiled
+
+// Under the selected target profile.
+template <typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vnot(const vreg<T, N>& result_in, const vreg<T, N>& input, const mask<N>& mask) {
+    return profiled::vnot<active_profile, T, N>(result_in, input, mask);
+}
+
+// pto.vmov (specs/ops/unary_vector/vmov.yaml) on active lanes:
+//   result = input
+// Inactive lanes keep the value of the incoming result.
+namespace profiled {
+template <typename Profile, typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vmov(const vreg<T, N>& result_in, const vreg<T, N>& input, const mask<N>& mask) {
+    pto::vreg<T, N> result = result_in;
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (Profile::template check_vmov<vreg<T, N>, vreg<T, N>>()) {
+        using C = sim::compute_t<T>;
+        for (int i = 0; i < N; ++i) {
+            if (!mask.lane[i])
+                continue;
+            const C input_v = static_cast<C>(input.lane[i]);
+            result.lane[i] = sim::narrow<T>(input_v);
+        }
+    }
+    return result;
+}
+} // namespace profiled
+
+// Under the selected target profile.
+template <typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vmov(const vreg<T, N>& result_in, const vreg<T, N>& input, const mask<N>& mask) {
+    return profiled::vmov<active_profile, T, N>(result_in, input, mask);
+}
+
 } // namespace pto

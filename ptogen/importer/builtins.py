@@ -1,0 +1,139 @@
+"""A scalar page's operands and runtime builtin: the operand table's rows, and the function its C++
+section declares or calls (`pipe_t pipe = PIPE_S; get_buf(pipe, bufId, mode);`). What the page does
+not state is set to a placeholder and reported, for the importing user to complete."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .cpp import split_top_level
+from .markup import read_table
+from .naming import OPERAND_NAME, snake
+from .pagefacts import PageFacts
+
+# The runtime header that declares the scalar builtins (ptogen/runtime/include/...).
+RUNTIME_HEADER = "pto/common/cpu_stub.hpp"
+
+_ROLES = ("dst", "src", "scalar", "tmp", "mask", "attr")
+_SIGNATURE = re.compile(r"^(?P<returns>\w+) (?P<name>\w+)\((?P<params>.*)\);$")
+_CPP_IDENT = re.compile(r"^[A-Za-z_]\w*$")
+# What a parameter's type may be spelt as: a typedef (`pipe_t`, `uint64_t`) or a fundamental type.
+_CPP_TYPE = re.compile(r"^(?:\w+_t|bool|char|short|int|long|unsigned|float|double)$")
+# An example argument the spec can hold: a (qualified) name or an integer, not an expression.
+_CONSTANT = re.compile(r"^(?:-?[0-9]+|[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)$")
+
+
+def operand_name(cell: str) -> str:
+    """`%buf_id`, `SRC_PIPE`, `"PIPE_*"` -> buf_id, src_pipe, pipe."""
+    return snake(cell.strip("`%\"' ").replace("*", "")).strip("_")
+
+
+def scalar_operands(facts: PageFacts, unplaced: list[str]) -> list[dict[str, Any]]:
+    """One scalar operand per row of the page's Inputs table."""
+    operands: list[dict[str, Any]] = []
+    for row in read_table(_first_table(facts.inputs)):
+        name = operand_name(row["name"])
+        if not OPERAND_NAME.match(name) or any(o["name"] == name for o in operands):
+            unplaced.append(f"operand row {row['name']!r} does not name an operand")
+            continue
+        role = row.get("role", "")
+        operands.append(
+            {
+                "name": name,
+                "kind": "scalar",
+                "role": role if role in _ROLES else "scalar",
+                "asm_type": row.get("type") or "i64",
+                "description": row.get("description") or name,
+            }
+        )
+    return operands
+
+
+def _first_table(lines: list[str]) -> list[str]:
+    """The rows of the section's first table (a page may follow it with a table of values)."""
+    rules = [k for k, ln in enumerate(lines) if "-" in ln and set(ln.replace("|", "").strip()) <= set("-: ")]
+    return lines[: rules[1] - 1] if len(rules) > 1 else lines
+
+
+def read_builtin(
+    facts: PageFacts, operands: list[dict[str, Any]], mnemonic: str, unplaced: list[str]
+) -> dict[str, Any]:
+    """The builtin the page's C++ section shows, its parameters carrying the operands in their order
+    (the operands are reordered to the parameters' order when the page lists them otherwise)."""
+    name = mnemonic.removeprefix("pto.")
+    declared = _declared(facts)
+    if declared is not None:
+        name = declared[0]
+    variables = {v: (t, value) for t, v, value in facts.call_variables}
+    call = next((args for fn, args in facts.calls if fn == name), None)
+    if declared is None and call is None and facts.calls:
+        name, call = facts.calls[0]
+    params: list[dict[str, Any]] = []
+    if declared is not None:
+        examples = split_top_level(call) if call is not None else []
+        for k, (typ, pname) in enumerate(declared[1]):
+            arg = examples[k] if k < len(examples) else ""
+            params.append({"name": pname, "type": typ, "example": variables.get(arg, ("", arg))[1]})
+    elif call is not None:
+        for arg in split_top_level(call):
+            typ, value = variables.get(arg, ("", arg))
+            params.append({"name": arg if _CPP_IDENT.match(arg) else "", "type": typ, "example": value})
+    _match(params, operands, unplaced)
+    for p in params:
+        if not _CPP_TYPE.match(p["type"] or ""):
+            unplaced.append(f"builtin parameter {p['name']!r}: no C++ type on the page; `int` stands for it")
+            p["type"] = "int"
+        if not _CONSTANT.match(p["example"]):
+            unplaced.append(f"builtin parameter {p['name']!r}: no plain example argument; 0 stands in")
+            p["example"] = "0"
+    header = facts.header
+    if header is None:
+        unplaced.append(f"the page names no header of `{name}`: `builtin.header` set to {RUNTIME_HEADER}")
+        header = RUNTIME_HEADER
+    return {"name": name, "header": header, "params": params}
+
+
+def _declared(facts: PageFacts) -> tuple[str, list[tuple[str, str]]] | None:
+    """The name and (type, name) parameters of the page's `void NAME(T a, ...);` declaration."""
+    for sig in facts.signatures:
+        m = _SIGNATURE.match(" ".join(sig.replace(",", ", ").split()))
+        if m is None or m["returns"] != "void":
+            continue
+        params = []
+        for p in split_top_level(m["params"]):
+            typ, _, pname = p.rpartition(" ")
+            params.append((typ.strip(), pname))
+        return m["name"], params
+    return None
+
+
+def _match(params: list[dict[str, Any]], operands: list[dict[str, Any]], unplaced: list[str]) -> None:
+    """Each parameter's operand: the one of the same (snake_case) name or name prefix, else the one
+    at its place; the operands are put in the parameters' order."""
+    if not params:  # no C++ on the page: one parameter per operand, named after it
+        params.extend({"name": o["name"], "type": o["asm_type"], "example": ""} for o in operands)
+        unplaced.append("the page shows no C++ call: `builtin` made from the operands; check it")
+    by_name = {o["name"]: o for o in operands}
+    picked: list[dict[str, Any]] = []
+    for k, p in enumerate(params):
+        key = snake(p["name"])
+        found = by_name.get(key) or next(
+            (o for n, o in by_name.items() if n.startswith(key) or key.startswith(n)), None
+        )
+        if found is None or found in picked:
+            found = next((o for o in operands[k:] + operands if o not in picked), None)
+        if found is None:  # the call passes more than the operand table lists
+            found = {
+                "name": snake(p["name"]) or f"arg{k}",
+                "kind": "scalar",
+                "role": "scalar",
+                "asm_type": p["type"] or "i64",
+                "description": "Passed by the page's C++ call; the operand table does not list it.",
+            }
+            unplaced.append(f"builtin parameter {p['name']!r} carries no operand of the table: operand added")
+            operands.append(found)
+        p["operand"] = found["name"]
+        p["name"] = p["name"] or found["name"]
+        picked.append(found)
+    operands[:] = picked + [o for o in operands if o not in picked]
