@@ -249,15 +249,18 @@ def builtin_cflags(layout: Layout) -> list[str]:
     (upstream's `include/`, given with -I): that tree's host configuration (`__CPU_SIM`; C++23 for
     its `std::bfloat16_t`), this tree searched only after it (-idirafter: its files never shadow the
     other's, and only `pto/vsim/` and the std-only arithmetic are reached), and the builtins
-    force-included, as a device compiler provides them without an include. Registers are
-    reinterpreted between element types, hence no strict aliasing."""
+    force-included after that tree's host prelude, as a device compiler provides them without an
+    include. Registers are reinterpreted between element types, hence no strict aliasing."""
     return [
-        "-std=c++23",
+        "-std=c++2b",  # C++23, spelled so that older compilers take it too
         "-D__CPU_SIM",
         "-fno-strict-aliasing",
         "-ffp-contract=off",
         f"-idirafter{layout.generated_include}",
         f"-idirafter{RUNTIME_INCLUDE}",
+        # The other tree's host prelude first (its qualifiers, element types and stubs), then the builtins.
+        "-include",
+        "pto/common/cpu_stub.hpp",
         "-include",
         "pto/vsim/builtins.hpp",
     ]

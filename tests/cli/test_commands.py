@@ -85,6 +85,8 @@ def test_list(capsys: pytest.CaptureFixture[str]) -> None:
         "Tile Scalar And Immediate",
         "Elementwise Tile-Tile",
         "Vector-Scalar Instructions",
+        "Binary Vector Instructions",
+        "Unary Vector Instructions",
         "Reduce And Expand",
         "Memory And Data Movement",
         "Sync And Config",

@@ -67,6 +67,15 @@ struct bf16 : kind_base<std::uint16_t, float, true, 'b', 2> {
     }
 };
 
+// The 8- and 4-bit float formats (a 4-bit register lane holds two elements): stored and moved as
+// bytes; lane math on them is the conversions', which name the format themselves.
+struct f8e4m3 : kind_base<std::uint8_t, std::uint8_t, true, 'e', 1> {};
+struct f8e5m2 : kind_base<std::uint8_t, std::uint8_t, true, 'e', 1> {};
+struct f8e8m0 : kind_base<std::uint8_t, std::uint8_t, true, 'e', 1> {};
+struct hif8 : kind_base<std::uint8_t, std::uint8_t, true, 'e', 1> {};
+struct f4e2m1 : kind_base<std::uint8_t, std::uint8_t, true, 'e', 1> {};
+struct f4e1m2 : kind_base<std::uint8_t, std::uint8_t, true, 'e', 1> {};
+
 struct reg_base {};  // marks register images, whatever their element kind
 
 // A vector register: VL bytes, lane i of kind K at bytes [i * width, (i + 1) * width). A register
@@ -174,6 +183,12 @@ struct vector_s64 : pto::vsim::reg<pto::vsim::i64> {};
 struct vector_f16 : pto::vsim::reg<pto::vsim::f16> {};
 struct vector_bf16 : pto::vsim::reg<pto::vsim::bf16> {};
 struct vector_f32 : pto::vsim::reg<pto::vsim::f32> {};
+struct vector_f8e4m3 : pto::vsim::reg<pto::vsim::f8e4m3> {};
+struct vector_f8e5m2 : pto::vsim::reg<pto::vsim::f8e5m2> {};
+struct vector_f8e8m0 : pto::vsim::reg<pto::vsim::f8e8m0> {};
+struct vector_hif8 : pto::vsim::reg<pto::vsim::hif8> {};
+struct vector_f4e2m1x2 : pto::vsim::reg<pto::vsim::f4e2m1> {};
+struct vector_f4e1m2x2 : pto::vsim::reg<pto::vsim::f4e1m2> {};
 struct vector_bool : pto::vsim::pred {};
 struct vector_align : pto::vsim::align {};
 struct vector_address : pto::vsim::address {};
@@ -193,6 +208,12 @@ template <> struct vector_for<i64> { using type = vector_s64; };
 template <> struct vector_for<f16> { using type = vector_f16; };
 template <> struct vector_for<bf16> { using type = vector_bf16; };
 template <> struct vector_for<f32> { using type = vector_f32; };
+template <> struct vector_for<f8e4m3> { using type = vector_f8e4m3; };
+template <> struct vector_for<f8e5m2> { using type = vector_f8e5m2; };
+template <> struct vector_for<f8e8m0> { using type = vector_f8e8m0; };
+template <> struct vector_for<hif8> { using type = vector_hif8; };
+template <> struct vector_for<f4e2m1> { using type = vector_f4e2m1x2; };
+template <> struct vector_for<f4e1m2> { using type = vector_f4e1m2x2; };
 template <typename K>
 using vector_of = typename vector_for<K>::type;
 } // namespace pto::vsim
