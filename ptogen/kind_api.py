@@ -66,6 +66,9 @@ class RuleViewAPI(RuleLowering, Protocol):
 
     def runtime_message(self, profile: str) -> str: ...
 
+    @property
+    def stops(self) -> bool: ...
+
 
 class FormTestsAPI(Protocol):
     """How a test kernel calls one form (`lower.testcalls.FormTestView`)."""

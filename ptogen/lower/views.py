@@ -22,6 +22,7 @@ from ..rules import Rule
 from ..rules.page import WARNS_NOTE, forms_note
 from ..rules.parts import (
     Asserted,
+    RuntimeCheck,
     StaticCheck,
     TypeFilter,
     TypeListing,
@@ -91,7 +92,12 @@ class RuleView:
     def doc(self) -> str:
         assert self.op is not None
         line = self.rule.doc(self.op)
-        return f"{line} {WARNS_NOTE}" if self.rule.warns else line
+        return line if self.stops else f"{line} {WARNS_NOTE}"
+
+    @property
+    def stops(self) -> bool:
+        """Whether a breach stops the run (else it warns: RuntimeCheck.warning)."""
+        return not part(self.rule, RuntimeCheck).warning()
 
     @property
     def forms_note(self) -> str:
@@ -110,7 +116,7 @@ class RuleView:
     def runtime_message(self, profile: str) -> str:
         """What `sim::fail(where, text)` (or, for a rule that warns, `sim::warn`) prints (check_core.hpp)
         when a run-time rule is broken."""
-        return f"PTO runtime {'warning' if self.rule.warns else 'error'}: {self.message(profile)}"
+        return f"PTO runtime {'error' if self.stops else 'warning'}: {self.message(profile)}"
 
     def _checks(self) -> list[StaticCheck]:
         assert self.op is not None

@@ -11,7 +11,6 @@ from pydantic import Field
 
 from ..spec.fields import CppIdent, CppQualified, InlineText, ProfileName, Strict
 from .parts import (
-    RuntimeCheck,
     ScalarOperands,
     TileFilter,
     TypeListing,
@@ -64,11 +63,6 @@ class RuleBase(Strict):
         description="the declarations it checks (0: the main one, k: overload k), each in its own scope; "
         "omitted = every declaration, through the op's common check",
     )
-    warns: bool = Field(
-        default=False,
-        description="a run-time rule whose breach the pages leave undefined and the profile's simulator "
-        "computes anyway (as upstream's does): the check warns once per call site and the op goes on",
-    )
 
     @property
     def rule_operands(self) -> list[str]:
@@ -87,8 +81,6 @@ class RuleBase(Strict):
                 yield ("operands", j), f"{name!r} is not a tile or vector operand of this op"
         if not isinstance(self, VectorOps) and spec.intrinsic is None:
             yield ("kind",), f"{self.kind} rules apply to tile intrinsics only"
-        if self.warns and not isinstance(self, RuntimeCheck):
-            yield ("warns",), f"only a run-time rule can warn; {self.kind} rules are checked at compile time"
 
     def condition(self, op: OpView, rv: RuleView) -> str:
         """The C++ predicate, over the operands' types (`rv.types`) or, run-time, their names."""

@@ -108,6 +108,12 @@ class RuntimeCheck:
         """The range legal test data of `operand` (of element type `dtype`) must keep to, if any."""
         return None
 
+    def warning(self) -> bool:
+        """Whether a breach is undefined (the pages say so) and computed anyway, as upstream's simulator
+        does: the check then warns once per call site (`sim::warn`) and the op goes on, and the
+        breaking case must run to completion. Default: a breach stops the run."""
+        return False
+
 
 class OwnForms:
     """The kind checks only the declarations `in_form` accepts, in their own scope (TASSIGN<Addr>'s

@@ -65,7 +65,15 @@ class SameValidShapeRule(RuleBase, Recognised, RuntimeCheck):
             "there it only has to lie within each other operand's rows and columns"
         ),
     )
+    warns: bool = Field(
+        default=False,
+        description="the pages leave other valid regions undefined and the profile's simulator computes "
+        "them anyway (as upstream's does): the check warns once per call site and the op goes on",
+    )
     page_prefixes: ClassVar[tuple[str, ...]] = ("runtime: ",)
+
+    def warning(self) -> bool:
+        return self.warns
 
     def condition(self, op: OpView, rv: RuleView) -> str:
         first, *rest = self.operands

@@ -919,7 +919,7 @@ def op_manifest(project: ProjectViewAPI, t: OpTests) -> OpManifest:
         ],
         compile=[CompileEntry(c.profile, c.fn, c.rule, c.rv is not None, c.messages()) for c in t.compile],
         runtime_fail=[
-            RuntimeFailEntry(c.profile, c.id, c.rule, c.rv.runtime_message(c.profile), not c.rv.rule.warns)
+            RuntimeFailEntry(c.profile, c.id, c.rule, c.rv.runtime_message(c.profile), c.rv.stops)
             for c in t.runtime_fail
         ],
         extra=op.kind.manifest_extra(op),

@@ -1,7 +1,10 @@
-"""Rule kind `same_valid_shape` (and what every run-time rule may do, `warns`): TSUB's CPU rules, one
-stopping past the sources' storage and one warning where the pages leave the result undefined."""
+"""Rule kind `same_valid_shape`, and run-time rules that warn (RuntimeCheck.warning): TSUB's CPU rules,
+one stopping past the sources' storage and one warning where the pages leave the result undefined."""
 
 from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
 
 from ptogen.rule_api import TileDecl
 from ptogen.rules import PageContext, PageLine
@@ -9,7 +12,7 @@ from ptogen.rules.page import WARNS_NOTE, split_warns
 from ptogen.rules.valid_region import SameValidShapeRule, ValidBoundsRule
 
 from ..helpers import ROOT
-from .common import OPS, SPECS, manifest
+from .common import OPS, manifest
 
 TILES = ["dst", "src0", "src1"]
 
@@ -18,10 +21,10 @@ def test_tsub_warns_under_cpu_and_stops_under_the_npu_profiles() -> None:
     op = OPS["tsub"]
     for profile in ("A2A3", "A5"):
         (rv,) = op.rules_for(profile, static=False)
-        assert not rv.rule.warns and rv.runtime_message(profile).startswith("PTO runtime error: TSUB")
+        assert rv.stops and rv.runtime_message(profile).startswith("PTO runtime error: TSUB")
     storage, undefined = op.rules_for("CPU", static=False)
-    assert storage.rule.storage_read_into == ["Vec"] and not storage.rule.warns  # type: ignore[attr-defined]
-    assert undefined.rule.warns and undefined.doc.endswith(WARNS_NOTE)
+    assert storage.rule.storage_read_into == ["Vec"] and storage.stops  # type: ignore[attr-defined]
+    assert not undefined.stops and undefined.doc.endswith(WARNS_NOTE)
     assert undefined.runtime_message("CPU") == (
         "PTO runtime warning: TSUB [CPU]: dst, src0 and src1 must have the same valid row/col"
     )
@@ -40,11 +43,11 @@ def test_a_warning_line_reads_back_as_a_rule_that_warns() -> None:
     assert split_warns("Runtime: a must be b.") == ("Runtime: a must be b.", False)
 
 
-def test_only_a_run_time_rule_can_warn() -> None:
-    spec = next(o.spec for o in SPECS.ops if o.spec.short == "tsub")
-    static = ValidBoundsRule(operands=TILES, warns=True)
-    assert [p for p, _ in static.check(spec, SPECS.targets)] == [("warns",)]
-    assert list(SameValidShapeRule(operands=TILES, warns=True).check(spec, SPECS.targets)) == []
+def test_only_a_rule_kind_that_can_warn_takes_warns() -> None:
+    assert SameValidShapeRule(operands=TILES, warns=True).warning()
+    assert not SameValidShapeRule(operands=TILES).warning()
+    with pytest.raises(ValidationError, match="warns"):
+        ValidBoundsRule.model_validate({"operands": TILES, "warns": True})  # checked at compile time
 
 
 def test_a_storage_read_breaks_past_the_others_rows() -> None:
