@@ -77,6 +77,11 @@ inline void check_flag_args(const char* op, pipe_t src, pipe_t dst, event_t id) 
     check(id >= 0 && id < event_id_count, op, "the event id must be one of EVENT_ID0 .. EVENT_ID7");
 }
 
+// How many of this core's set_flag(src, dst, id) signals no wait_flag has consumed yet.
+inline int pending_flag(pipe_t src, pipe_t dst, event_t id) {
+    return cpu_sim::CoreFlags::Instance().Pending(src, dst, id);
+}
+
 } // namespace pto::sim
 
 inline void set_flag(pipe_t src, pipe_t dst, event_t id) {

@@ -151,6 +151,12 @@ class CoreFlags {
         --count;
         return true;
     }
+    // The calling core's signals raised and not yet consumed.
+    int Pending(int src, int dst, int id) {
+        std::scoped_lock lock(mutex_);
+        const auto found = pending_.find(Here());
+        return found == pending_.end() ? 0 : found->second[index(src, dst, id)];
+    }
     // Forgets the calling core's signals (a launch starts each core with none).
     void ClearHere() {
         std::scoped_lock lock(mutex_);
