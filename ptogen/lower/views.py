@@ -773,6 +773,15 @@ class FormSpelling:
         """Arguments the public intrinsic forwards to its profiled twin (a pack expanded)."""
         return [f"{p.name}..." if p.events else p.name for p in self.params]
 
+    @property
+    def trace(self) -> tuple[str, list[str]]:
+        """What the instruction trace records of a call: one role letter per argument (`O` an operand
+        the op writes, `I` one it reads, scalars included) and the arguments, events left out."""
+        roles = {o.name: o.role for o in [*self.op.operands, *self.own]}
+        args = [p for p in self.params if not p.events]
+        letters = "".join("O" if roles.get(p.operand or "") == "dst" else "I" for p in args)
+        return letters, [p.name for p in args]
+
 
 class FormRules(FormSpelling):
     """A declaration's rules: the form-scoped rules each profile checks on it and the arguments of
