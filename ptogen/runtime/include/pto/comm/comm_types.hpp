@@ -1,8 +1,9 @@
 // The types of PTO's communication ops (namespace pto::comm), with upstream's names and values: the
-// parallel group a collective runs over, the signals TNOTIFY, TWAIT and TTEST work on, the enums
-// that select an op's behaviour, and the handles of asynchronous DMA operations with TPREFETCH_ASYNC's
-// context. On the CPU simulator every rank is a GlobalTensor of one process, and the simulator
-// completes every asynchronous operation when it is issued, so waiting on an event succeeds at once.
+// parallel group a collective runs over, the signals TNOTIFY, TWAIT and TTEST work on, the engines,
+// and the handles of asynchronous DMA operations with TPREFETCH_ASYNC's context (the enums that
+// carry semantics, NotifyOp, WaitCmp and ReduceOp, are targets.yaml's, in pto_enums.hpp). On the CPU
+// simulator every rank is a GlobalTensor of one process, and the simulator completes every
+// asynchronous operation when it is issued, so waiting on an event succeeds at once.
 #pragma once
 
 #include <cstdint>
@@ -64,15 +65,6 @@ template <typename T>
 inline constexpr bool is_parallel_group_v = false;
 template <typename GlobalData>
 inline constexpr bool is_parallel_group_v<ParallelGroup<GlobalData>> = true;
-
-// How TNOTIFY changes a signal.
-enum class NotifyOp : std::uint8_t { AtomicAdd = 0, Set = 1 };
-
-// The comparison TWAIT and TTEST apply to each signal: `signal <cmp> value`.
-enum class WaitCmp : std::uint8_t { EQ = 0, NE = 1, GT = 2, GE = 3, LT = 4, LE = 5 };
-
-// The element-wise operation TREDUCE folds the ranks with.
-enum class ReduceOp : std::uint8_t { Sum = 0, Max = 1, Min = 2 };
 
 // The engine a collective runs on: the vector cores (tile staging) or the CCU (A5 only).
 enum class CollEngine : std::uint8_t { AIV = 0, CCU = 1 };

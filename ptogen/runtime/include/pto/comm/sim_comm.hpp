@@ -18,6 +18,8 @@
 #include <thread>
 #include <type_traits>
 
+#include <pto/common/pto_enums.hpp>
+
 #include "comm_types.hpp"
 
 namespace pto::sim::comm {
@@ -255,7 +257,9 @@ T combine(T acc, T next, ReduceOp op) {
         case ReduceOp::Min: return minimum(acc, next);
         case ReduceOp::Sum: break;
     }
-    if constexpr (std::is_arithmetic_v<T>)
+    if constexpr (std::is_integral_v<T>)  // wraps, as the tile ops' integer addition
+        return static_cast<T>(static_cast<std::make_unsigned_t<T>>(acc) + static_cast<std::make_unsigned_t<T>>(next));
+    else if constexpr (std::is_arithmetic_v<T>)
         return static_cast<T>(acc + next);
     else
         return T(static_cast<float>(acc) + static_cast<float>(next));  // one rounding, as TADD
