@@ -233,7 +233,7 @@ PTO_INTERNAL void TNOTIFY(GlobalSignalData& dstSignalData, int32_t value, Notify
     if constexpr (Profile::template check_TNOTIFY<GlobalSignalData, WaitEvents...>()) {
         WaitAllEvents(events...);
         Profile::verify_TNOTIFY();
-        MAP_INSTR_IMPL(TNOTIFY, dstSignalData, value, op);
+        TNOTIFY_IMPL(dstSignalData, value, op);
     }
 }
 } // namespace profiled
@@ -252,7 +252,7 @@ PTO_INTERNAL void TWAIT(GlobalSignalData& signalData, int32_t cmpValue, WaitCmp 
     if constexpr (Profile::template check_TWAIT<GlobalSignalData, WaitEvents...>()) {
         WaitAllEvents(events...);
         Profile::verify_TWAIT();
-        MAP_INSTR_IMPL(TWAIT, signalData, cmpValue, cmp);
+        TWAIT_IMPL(signalData, cmpValue, cmp);
     }
 }
 } // namespace profiled
@@ -271,7 +271,7 @@ PTO_INTERNAL bool TTEST(GlobalSignalData& signalData, int32_t cmpValue, WaitCmp 
     if constexpr (Profile::template check_TTEST<GlobalSignalData, WaitEvents...>()) {
         WaitAllEvents(events...);
         Profile::verify_TTEST();
-        return MAP_INSTR_IMPL(TTEST, signalData, cmpValue, cmp);
+        return TTEST_IMPL(signalData, cmpValue, cmp);
     }
     return {};
 }
