@@ -11,6 +11,7 @@ TLRELU = "specs/ops/tile_scalar_and_immediate/tlrelu.yaml"
 # Ops whose generated test plan has compile cases only, with the test that runs them instead.
 NO_RUNTIME_CASES = {
     "tsync": "it orders work and computes nothing (tests/opkinds/test_sync.py runs it)",
+    "tbroadcast": "its results are a group's tensors, not one operand (tests/runtime/test_comm.py runs it)",
 }
 
 

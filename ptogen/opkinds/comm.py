@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from itertools import product
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -237,84 +238,115 @@ class Comm(OpKind):
             for p in intr.params
             if p.operand and op.operand(p.operand).kind == "context" and p.type in SESSION_TYPES
         ]
-        if action in ("copy", "broadcast", "reduce"):
-            src = self.source(op)
-            globs = [GlobalDecl(op.domain, dtype, 4, 8, 12), GlobalDecl(src, dtype, 4, 8, 16)]
-            if action != "copy":  # the group's tensors are ranks of one type; the group is declared
-                group = self.source(op) if action == "reduce" else op.domain
-                ranks = [GlobalDecl(f"rank{r}", dtype, 4, 8, 16) for r in range(RANKS)]
-                rank_type = global_type_name("rank0")
-                globs = [g for g in globs if g.name != group] + ranks
-                # a compile case declares the group itself: one rank, its root
-                contexts = (
-                    [(f"comm::ParallelGroup<{rank_type}>", f"{group}{{&rank0, 1, 0}}")] if legal else contexts
-                )
-            attr = next((o.name for o in op.spec.operands if o.kind == "attr"), None)
-            modes = list(_values(op, attr)) if action == "reduce" and attr else [None]
+        if action in ("notify", "wait", "test"):
+            # signals: one int32_t (notify) or a 4 x 8 window of a 16-wide matrix (wait, test)
+            shapes = [(1, 1, 1)] if action == "notify" else [(4, 8, 16), (1, 1, 1)]
+            values = [7, -3, 0, 123] if action == "notify" else [7]  # notified values
+            attr, scalar = self.attr(op), self.scalar(op)
             out = []
-            for mode in modes:
-                args = [self._arg(op, p, mode, legal) for p in intr.params if not p.events]
-                before: list[str] = []
-                if action != "copy" and not legal:
-                    group = self.source(op) if action == "reduce" else op.domain
-                    names = ", ".join(f"rank{r}" for r in range(RANKS))
-                    before = [
-                        f"{rank_type} {group}_ranks[] = {{{names}}};",
-                        f"comm::ParallelGroup<{rank_type}> {group}({group}_ranks, {RANKS}, {ROOT});",
-                    ]
-                if action == "broadcast" and not legal:
-                    continue  # its results are the group's tensors, not one the case stores: compiled only
-                label = f"{action} {dtype} 4x8 through row strides 12 and 16" + (f", {mode}" if mode else "")
-                out.append(
-                    RuntimeCase(
-                        0,
-                        label,
-                        tiles,
-                        {},
-                        Call([], args),
-                        addresses,
-                        {"action": action, "mode": mode or ""},
-                        globs,
-                        contexts,
-                        before_call=before,
-                        forms=[],
+            for (rows, cols, ld), value, mode in product(shapes, values, _values(op, attr)):
+                glob = GlobalDecl(op.domain, "int32_t", rows, cols, ld)
+                held = [True] if action != "test" else [True, False]
+                for holds in held:
+                    args = [self._arg(op, p, mode, legal) for p in intr.params if not p.events]
+                    after, stored = [], []
+                    if action == "test":
+                        call = ", ".join(args)
+                        after = [f"const int32_t result = comm::{intr.name}({call}) ? 1 : 0;"]
+                        stored = [("c{k}_result.out", "&result", 1)]
+                    label = f"{action} {mode} {value} on {rows}x{cols}"
+                    label += "" if action != "test" else " holding" if holds else " failing"
+                    attrs = {"action": action, "mode": mode, "holds": "1" if holds else "0"}
+                    out.append(
+                        RuntimeCase(
+                            0,
+                            label,
+                            [],
+                            {scalar: value},
+                            Call([], args),
+                            {},
+                            attrs,
+                            [glob],
+                            [],
+                            after_call=after,
+                            stored=stored,
+                            forms=[],
+                        )
                     )
-                )
+                    if legal:
+                        return out
             return out
-        # signals: one int32_t (notify) or a 4 x 8 window of a 16-wide matrix (wait, test)
-        rows, cols = (1, 1) if action == "notify" else (4, 8)
-        glob = GlobalDecl(op.domain, "int32_t", rows, cols, 16 if rows > 1 else 1)
-        attr, scalar = self.attr(op), self.scalar(op)
+        if action == "copy" and not legal:  # strided windows of both tensors, and one contiguous row
+            geometries = [(4, 8, 12, 16), (1, 64, 64, 64), (7, 5, 5, 9)]
+        else:
+            geometries = [(4, 8, 12, 16)]
         out = []
-        for mode in _values(op, attr):
-            held = [True] if action != "test" else [True, False]
-            for holds in held:
-                args = [self._arg(op, p, mode, legal) for p in intr.params if not p.events]
-                after, stored = [], []
-                if action == "test":
-                    call = ", ".join(args)
-                    after = [f"const int32_t result = comm::{intr.name}({call}) ? 1 : 0;"]
-                    stored = [("c{k}_result.out", "&result", 1)]
-                label = f"{action} {mode}" + ("" if action != "test" else " holding" if holds else " failing")
-                attrs = {"action": action, "mode": mode, "holds": "1" if holds else "0"}
-                out.append(
-                    RuntimeCase(
-                        0,
-                        label,
-                        [],
-                        {scalar: 7},
-                        Call([], args),
-                        {},
-                        attrs,
-                        [glob],
-                        [],
-                        after_call=after,
-                        stored=stored,
-                        forms=[],
-                    )
+        for rows, cols, ld_dst, ld_src in geometries:
+            out += self._data_cases(
+                op, action, dtype, tiles, addresses, contexts, legal, rows, cols, ld_dst, ld_src
+            )
+        return out
+
+    def _data_cases(
+        self,
+        op: OpViewAPI,
+        action: str,
+        dtype: str,
+        tiles: list[TileDecl],
+        addresses: dict[str, int],
+        contexts: list[tuple[str, str]],
+        legal: bool,
+        rows: int,
+        cols: int,
+        ld_dst: int,
+        ld_src: int,
+    ) -> list[RuntimeCase]:
+        """The cases of the data ops (copies and collectives) over rows x cols tensors."""
+        intr = op.spec.intrinsic
+        assert intr is not None
+        src = self.source(op)
+        globs = [GlobalDecl(op.domain, dtype, rows, cols, ld_dst), GlobalDecl(src, dtype, rows, cols, ld_src)]
+        if action != "copy":  # the group's tensors are ranks of one type; the group is declared
+            group = self.source(op) if action == "reduce" else op.domain
+            ranks = [GlobalDecl(f"rank{r}", dtype, rows, cols, ld_src) for r in range(RANKS)]
+            rank_type = global_type_name("rank0")
+            globs = [g for g in globs if g.name != group] + ranks
+            # a compile case declares the group itself: one rank, its root
+            contexts = (
+                [(f"comm::ParallelGroup<{rank_type}>", f"{group}{{&rank0, 1, 0}}")] if legal else contexts
+            )
+        attr = next((o.name for o in op.spec.operands if o.kind == "attr"), None)
+        modes = list(_values(op, attr)) if action == "reduce" and attr else [None]
+        out = []
+        for mode in modes:
+            args = [self._arg(op, p, mode, legal) for p in intr.params if not p.events]
+            before: list[str] = []
+            if action != "copy" and not legal:
+                group = self.source(op) if action == "reduce" else op.domain
+                names = ", ".join(f"rank{r}" for r in range(RANKS))
+                before = [
+                    f"{rank_type} {group}_ranks[] = {{{names}}};",
+                    f"comm::ParallelGroup<{rank_type}> {group}({group}_ranks, {RANKS}, {ROOT});",
+                ]
+            if action == "broadcast" and not legal:
+                continue  # its results are the group's tensors, not one the case stores: compiled only
+            label = f"{action} {dtype} {rows}x{cols} through row strides {ld_dst} and {ld_src}"
+            label += f", {mode}" if mode else ""
+            out.append(
+                RuntimeCase(
+                    0,
+                    label,
+                    tiles,
+                    {},
+                    Call([], args),
+                    addresses,
+                    {"action": action, "mode": mode or ""},
+                    globs,
+                    contexts,
+                    before_call=before,
+                    forms=[],
                 )
-                if legal:
-                    return out
+            )
         return out
 
     @staticmethod

@@ -17,7 +17,7 @@ using namespace pto_test;
 
 namespace {
 
-// case 0 (int32_t): notify AtomicAdd
+// case 0 (int32_t): notify AtomicAdd 7 on 1x1
 void case_0([[maybe_unused]] Prof profile) {
     auto dst_signal_data_buf = std::make_unique<int32_t[]>(1);
     using Global_dst_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 1, 1>, Stride<1, 1, 1, 1, 1>, Layout::ND>;
@@ -40,7 +40,7 @@ void case_0([[maybe_unused]] Prof profile) {
     store("c0_dst_signal_data.out", dst_signal_data_buf.get(), 1);
 }
 
-// case 1 (int32_t): notify Set
+// case 1 (int32_t): notify Set 7 on 1x1
 void case_1([[maybe_unused]] Prof profile) {
     auto dst_signal_data_buf = std::make_unique<int32_t[]>(1);
     using Global_dst_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 1, 1>, Stride<1, 1, 1, 1, 1>, Layout::ND>;
@@ -63,9 +63,153 @@ void case_1([[maybe_unused]] Prof profile) {
     store("c1_dst_signal_data.out", dst_signal_data_buf.get(), 1);
 }
 
+// case 2 (int32_t): notify AtomicAdd -3 on 1x1
+void case_2([[maybe_unused]] Prof profile) {
+    auto dst_signal_data_buf = std::make_unique<int32_t[]>(1);
+    using Global_dst_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 1, 1>, Stride<1, 1, 1, 1, 1>, Layout::ND>;
+    Global_dst_signal_data dst_signal_data(dst_signal_data_buf.get());
+
+    load("c2_dst_signal_data.bin", dst_signal_data_buf.get(), 1);
+    int32_t value_value;
+    load("c2_value.bin", &value_value, 1);
+    switch (profile) {
+    case Prof::A2A3:
+        comm::profiled::TNOTIFY<profile_a2a3>(dst_signal_data, value_value, comm::NotifyOp::AtomicAdd);
+        break;
+    case Prof::A5:
+        comm::profiled::TNOTIFY<profile_a5>(dst_signal_data, value_value, comm::NotifyOp::AtomicAdd);
+        break;
+    case Prof::CPU:
+        comm::profiled::TNOTIFY<profile_cpu>(dst_signal_data, value_value, comm::NotifyOp::AtomicAdd);
+        break;
+    }
+    store("c2_dst_signal_data.out", dst_signal_data_buf.get(), 1);
+}
+
+// case 3 (int32_t): notify Set -3 on 1x1
+void case_3([[maybe_unused]] Prof profile) {
+    auto dst_signal_data_buf = std::make_unique<int32_t[]>(1);
+    using Global_dst_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 1, 1>, Stride<1, 1, 1, 1, 1>, Layout::ND>;
+    Global_dst_signal_data dst_signal_data(dst_signal_data_buf.get());
+
+    load("c3_dst_signal_data.bin", dst_signal_data_buf.get(), 1);
+    int32_t value_value;
+    load("c3_value.bin", &value_value, 1);
+    switch (profile) {
+    case Prof::A2A3:
+        comm::profiled::TNOTIFY<profile_a2a3>(dst_signal_data, value_value, comm::NotifyOp::Set);
+        break;
+    case Prof::A5:
+        comm::profiled::TNOTIFY<profile_a5>(dst_signal_data, value_value, comm::NotifyOp::Set);
+        break;
+    case Prof::CPU:
+        comm::profiled::TNOTIFY<profile_cpu>(dst_signal_data, value_value, comm::NotifyOp::Set);
+        break;
+    }
+    store("c3_dst_signal_data.out", dst_signal_data_buf.get(), 1);
+}
+
+// case 4 (int32_t): notify AtomicAdd 0 on 1x1
+void case_4([[maybe_unused]] Prof profile) {
+    auto dst_signal_data_buf = std::make_unique<int32_t[]>(1);
+    using Global_dst_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 1, 1>, Stride<1, 1, 1, 1, 1>, Layout::ND>;
+    Global_dst_signal_data dst_signal_data(dst_signal_data_buf.get());
+
+    load("c4_dst_signal_data.bin", dst_signal_data_buf.get(), 1);
+    int32_t value_value;
+    load("c4_value.bin", &value_value, 1);
+    switch (profile) {
+    case Prof::A2A3:
+        comm::profiled::TNOTIFY<profile_a2a3>(dst_signal_data, value_value, comm::NotifyOp::AtomicAdd);
+        break;
+    case Prof::A5:
+        comm::profiled::TNOTIFY<profile_a5>(dst_signal_data, value_value, comm::NotifyOp::AtomicAdd);
+        break;
+    case Prof::CPU:
+        comm::profiled::TNOTIFY<profile_cpu>(dst_signal_data, value_value, comm::NotifyOp::AtomicAdd);
+        break;
+    }
+    store("c4_dst_signal_data.out", dst_signal_data_buf.get(), 1);
+}
+
+// case 5 (int32_t): notify Set 0 on 1x1
+void case_5([[maybe_unused]] Prof profile) {
+    auto dst_signal_data_buf = std::make_unique<int32_t[]>(1);
+    using Global_dst_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 1, 1>, Stride<1, 1, 1, 1, 1>, Layout::ND>;
+    Global_dst_signal_data dst_signal_data(dst_signal_data_buf.get());
+
+    load("c5_dst_signal_data.bin", dst_signal_data_buf.get(), 1);
+    int32_t value_value;
+    load("c5_value.bin", &value_value, 1);
+    switch (profile) {
+    case Prof::A2A3:
+        comm::profiled::TNOTIFY<profile_a2a3>(dst_signal_data, value_value, comm::NotifyOp::Set);
+        break;
+    case Prof::A5:
+        comm::profiled::TNOTIFY<profile_a5>(dst_signal_data, value_value, comm::NotifyOp::Set);
+        break;
+    case Prof::CPU:
+        comm::profiled::TNOTIFY<profile_cpu>(dst_signal_data, value_value, comm::NotifyOp::Set);
+        break;
+    }
+    store("c5_dst_signal_data.out", dst_signal_data_buf.get(), 1);
+}
+
+// case 6 (int32_t): notify AtomicAdd 123 on 1x1
+void case_6([[maybe_unused]] Prof profile) {
+    auto dst_signal_data_buf = std::make_unique<int32_t[]>(1);
+    using Global_dst_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 1, 1>, Stride<1, 1, 1, 1, 1>, Layout::ND>;
+    Global_dst_signal_data dst_signal_data(dst_signal_data_buf.get());
+
+    load("c6_dst_signal_data.bin", dst_signal_data_buf.get(), 1);
+    int32_t value_value;
+    load("c6_value.bin", &value_value, 1);
+    switch (profile) {
+    case Prof::A2A3:
+        comm::profiled::TNOTIFY<profile_a2a3>(dst_signal_data, value_value, comm::NotifyOp::AtomicAdd);
+        break;
+    case Prof::A5:
+        comm::profiled::TNOTIFY<profile_a5>(dst_signal_data, value_value, comm::NotifyOp::AtomicAdd);
+        break;
+    case Prof::CPU:
+        comm::profiled::TNOTIFY<profile_cpu>(dst_signal_data, value_value, comm::NotifyOp::AtomicAdd);
+        break;
+    }
+    store("c6_dst_signal_data.out", dst_signal_data_buf.get(), 1);
+}
+
+// case 7 (int32_t): notify Set 123 on 1x1
+void case_7([[maybe_unused]] Prof profile) {
+    auto dst_signal_data_buf = std::make_unique<int32_t[]>(1);
+    using Global_dst_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 1, 1>, Stride<1, 1, 1, 1, 1>, Layout::ND>;
+    Global_dst_signal_data dst_signal_data(dst_signal_data_buf.get());
+
+    load("c7_dst_signal_data.bin", dst_signal_data_buf.get(), 1);
+    int32_t value_value;
+    load("c7_value.bin", &value_value, 1);
+    switch (profile) {
+    case Prof::A2A3:
+        comm::profiled::TNOTIFY<profile_a2a3>(dst_signal_data, value_value, comm::NotifyOp::Set);
+        break;
+    case Prof::A5:
+        comm::profiled::TNOTIFY<profile_a5>(dst_signal_data, value_value, comm::NotifyOp::Set);
+        break;
+    case Prof::CPU:
+        comm::profiled::TNOTIFY<profile_cpu>(dst_signal_data, value_value, comm::NotifyOp::Set);
+        break;
+    }
+    store("c7_dst_signal_data.out", dst_signal_data_buf.get(), 1);
+}
+
 const Entry entries[] = {
     {"c0@A2A3", case_0, Prof::A2A3}, {"c0@A5", case_0, Prof::A5}, {"c0@CPU", case_0, Prof::CPU},
     {"c1@A2A3", case_1, Prof::A2A3}, {"c1@A5", case_1, Prof::A5}, {"c1@CPU", case_1, Prof::CPU},
+    {"c2@A2A3", case_2, Prof::A2A3}, {"c2@A5", case_2, Prof::A5}, {"c2@CPU", case_2, Prof::CPU},
+    {"c3@A2A3", case_3, Prof::A2A3}, {"c3@A5", case_3, Prof::A5}, {"c3@CPU", case_3, Prof::CPU},
+    {"c4@A2A3", case_4, Prof::A2A3}, {"c4@A5", case_4, Prof::A5}, {"c4@CPU", case_4, Prof::CPU},
+    {"c5@A2A3", case_5, Prof::A2A3}, {"c5@A5", case_5, Prof::A5}, {"c5@CPU", case_5, Prof::CPU},
+    {"c6@A2A3", case_6, Prof::A2A3}, {"c6@A5", case_6, Prof::A5}, {"c6@CPU", case_6, Prof::CPU},
+    {"c7@A2A3", case_7, Prof::A2A3}, {"c7@A5", case_7, Prof::A5}, {"c7@CPU", case_7, Prof::CPU},
 };
 
 } // namespace

@@ -17,7 +17,7 @@ using namespace pto_test;
 
 namespace {
 
-// case 0 (int32_t): test EQ holding
+// case 0 (int32_t): test EQ 7 on 4x8 holding
 void case_0([[maybe_unused]] Prof profile) {
     auto signal_data_buf = std::make_unique<int32_t[]>(64);
     using Global_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
@@ -42,7 +42,7 @@ void case_0([[maybe_unused]] Prof profile) {
     store("c0_result.out", &result, 1);
 }
 
-// case 1 (int32_t): test EQ failing
+// case 1 (int32_t): test EQ 7 on 4x8 failing
 void case_1([[maybe_unused]] Prof profile) {
     auto signal_data_buf = std::make_unique<int32_t[]>(64);
     using Global_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
@@ -67,7 +67,7 @@ void case_1([[maybe_unused]] Prof profile) {
     store("c1_result.out", &result, 1);
 }
 
-// case 2 (int32_t): test NE holding
+// case 2 (int32_t): test NE 7 on 4x8 holding
 void case_2([[maybe_unused]] Prof profile) {
     auto signal_data_buf = std::make_unique<int32_t[]>(64);
     using Global_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
@@ -92,7 +92,7 @@ void case_2([[maybe_unused]] Prof profile) {
     store("c2_result.out", &result, 1);
 }
 
-// case 3 (int32_t): test NE failing
+// case 3 (int32_t): test NE 7 on 4x8 failing
 void case_3([[maybe_unused]] Prof profile) {
     auto signal_data_buf = std::make_unique<int32_t[]>(64);
     using Global_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
@@ -117,7 +117,7 @@ void case_3([[maybe_unused]] Prof profile) {
     store("c3_result.out", &result, 1);
 }
 
-// case 4 (int32_t): test GT holding
+// case 4 (int32_t): test GT 7 on 4x8 holding
 void case_4([[maybe_unused]] Prof profile) {
     auto signal_data_buf = std::make_unique<int32_t[]>(64);
     using Global_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
@@ -142,7 +142,7 @@ void case_4([[maybe_unused]] Prof profile) {
     store("c4_result.out", &result, 1);
 }
 
-// case 5 (int32_t): test GT failing
+// case 5 (int32_t): test GT 7 on 4x8 failing
 void case_5([[maybe_unused]] Prof profile) {
     auto signal_data_buf = std::make_unique<int32_t[]>(64);
     using Global_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
@@ -167,7 +167,7 @@ void case_5([[maybe_unused]] Prof profile) {
     store("c5_result.out", &result, 1);
 }
 
-// case 6 (int32_t): test GE holding
+// case 6 (int32_t): test GE 7 on 4x8 holding
 void case_6([[maybe_unused]] Prof profile) {
     auto signal_data_buf = std::make_unique<int32_t[]>(64);
     using Global_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
@@ -192,7 +192,7 @@ void case_6([[maybe_unused]] Prof profile) {
     store("c6_result.out", &result, 1);
 }
 
-// case 7 (int32_t): test GE failing
+// case 7 (int32_t): test GE 7 on 4x8 failing
 void case_7([[maybe_unused]] Prof profile) {
     auto signal_data_buf = std::make_unique<int32_t[]>(64);
     using Global_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
@@ -217,7 +217,7 @@ void case_7([[maybe_unused]] Prof profile) {
     store("c7_result.out", &result, 1);
 }
 
-// case 8 (int32_t): test LT holding
+// case 8 (int32_t): test LT 7 on 4x8 holding
 void case_8([[maybe_unused]] Prof profile) {
     auto signal_data_buf = std::make_unique<int32_t[]>(64);
     using Global_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
@@ -242,7 +242,7 @@ void case_8([[maybe_unused]] Prof profile) {
     store("c8_result.out", &result, 1);
 }
 
-// case 9 (int32_t): test LT failing
+// case 9 (int32_t): test LT 7 on 4x8 failing
 void case_9([[maybe_unused]] Prof profile) {
     auto signal_data_buf = std::make_unique<int32_t[]>(64);
     using Global_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
@@ -267,7 +267,7 @@ void case_9([[maybe_unused]] Prof profile) {
     store("c9_result.out", &result, 1);
 }
 
-// case 10 (int32_t): test LE holding
+// case 10 (int32_t): test LE 7 on 4x8 holding
 void case_10([[maybe_unused]] Prof profile) {
     auto signal_data_buf = std::make_unique<int32_t[]>(64);
     using Global_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
@@ -292,7 +292,7 @@ void case_10([[maybe_unused]] Prof profile) {
     store("c10_result.out", &result, 1);
 }
 
-// case 11 (int32_t): test LE failing
+// case 11 (int32_t): test LE 7 on 4x8 failing
 void case_11([[maybe_unused]] Prof profile) {
     auto signal_data_buf = std::make_unique<int32_t[]>(64);
     using Global_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
@@ -317,6 +317,306 @@ void case_11([[maybe_unused]] Prof profile) {
     store("c11_result.out", &result, 1);
 }
 
+// case 12 (int32_t): test EQ 7 on 1x1 holding
+void case_12([[maybe_unused]] Prof profile) {
+    auto signal_data_buf = std::make_unique<int32_t[]>(1);
+    using Global_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 1, 1>, Stride<1, 1, 1, 1, 1>, Layout::ND>;
+    Global_signal_data signal_data(signal_data_buf.get());
+
+    load("c12_signal_data.bin", signal_data_buf.get(), 1);
+    int32_t cmp_value_value;
+    load("c12_cmp_value.bin", &cmp_value_value, 1);
+    switch (profile) {
+    case Prof::A2A3:
+        comm::profiled::TTEST<profile_a2a3>(signal_data, cmp_value_value, comm::WaitCmp::EQ);
+        break;
+    case Prof::A5:
+        comm::profiled::TTEST<profile_a5>(signal_data, cmp_value_value, comm::WaitCmp::EQ);
+        break;
+    case Prof::CPU:
+        comm::profiled::TTEST<profile_cpu>(signal_data, cmp_value_value, comm::WaitCmp::EQ);
+        break;
+    }
+    const int32_t result = comm::TTEST(signal_data, cmp_value_value, comm::WaitCmp::EQ) ? 1 : 0;
+    store("c12_signal_data.out", signal_data_buf.get(), 1);
+    store("c12_result.out", &result, 1);
+}
+
+// case 13 (int32_t): test EQ 7 on 1x1 failing
+void case_13([[maybe_unused]] Prof profile) {
+    auto signal_data_buf = std::make_unique<int32_t[]>(1);
+    using Global_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 1, 1>, Stride<1, 1, 1, 1, 1>, Layout::ND>;
+    Global_signal_data signal_data(signal_data_buf.get());
+
+    load("c13_signal_data.bin", signal_data_buf.get(), 1);
+    int32_t cmp_value_value;
+    load("c13_cmp_value.bin", &cmp_value_value, 1);
+    switch (profile) {
+    case Prof::A2A3:
+        comm::profiled::TTEST<profile_a2a3>(signal_data, cmp_value_value, comm::WaitCmp::EQ);
+        break;
+    case Prof::A5:
+        comm::profiled::TTEST<profile_a5>(signal_data, cmp_value_value, comm::WaitCmp::EQ);
+        break;
+    case Prof::CPU:
+        comm::profiled::TTEST<profile_cpu>(signal_data, cmp_value_value, comm::WaitCmp::EQ);
+        break;
+    }
+    const int32_t result = comm::TTEST(signal_data, cmp_value_value, comm::WaitCmp::EQ) ? 1 : 0;
+    store("c13_signal_data.out", signal_data_buf.get(), 1);
+    store("c13_result.out", &result, 1);
+}
+
+// case 14 (int32_t): test NE 7 on 1x1 holding
+void case_14([[maybe_unused]] Prof profile) {
+    auto signal_data_buf = std::make_unique<int32_t[]>(1);
+    using Global_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 1, 1>, Stride<1, 1, 1, 1, 1>, Layout::ND>;
+    Global_signal_data signal_data(signal_data_buf.get());
+
+    load("c14_signal_data.bin", signal_data_buf.get(), 1);
+    int32_t cmp_value_value;
+    load("c14_cmp_value.bin", &cmp_value_value, 1);
+    switch (profile) {
+    case Prof::A2A3:
+        comm::profiled::TTEST<profile_a2a3>(signal_data, cmp_value_value, comm::WaitCmp::NE);
+        break;
+    case Prof::A5:
+        comm::profiled::TTEST<profile_a5>(signal_data, cmp_value_value, comm::WaitCmp::NE);
+        break;
+    case Prof::CPU:
+        comm::profiled::TTEST<profile_cpu>(signal_data, cmp_value_value, comm::WaitCmp::NE);
+        break;
+    }
+    const int32_t result = comm::TTEST(signal_data, cmp_value_value, comm::WaitCmp::NE) ? 1 : 0;
+    store("c14_signal_data.out", signal_data_buf.get(), 1);
+    store("c14_result.out", &result, 1);
+}
+
+// case 15 (int32_t): test NE 7 on 1x1 failing
+void case_15([[maybe_unused]] Prof profile) {
+    auto signal_data_buf = std::make_unique<int32_t[]>(1);
+    using Global_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 1, 1>, Stride<1, 1, 1, 1, 1>, Layout::ND>;
+    Global_signal_data signal_data(signal_data_buf.get());
+
+    load("c15_signal_data.bin", signal_data_buf.get(), 1);
+    int32_t cmp_value_value;
+    load("c15_cmp_value.bin", &cmp_value_value, 1);
+    switch (profile) {
+    case Prof::A2A3:
+        comm::profiled::TTEST<profile_a2a3>(signal_data, cmp_value_value, comm::WaitCmp::NE);
+        break;
+    case Prof::A5:
+        comm::profiled::TTEST<profile_a5>(signal_data, cmp_value_value, comm::WaitCmp::NE);
+        break;
+    case Prof::CPU:
+        comm::profiled::TTEST<profile_cpu>(signal_data, cmp_value_value, comm::WaitCmp::NE);
+        break;
+    }
+    const int32_t result = comm::TTEST(signal_data, cmp_value_value, comm::WaitCmp::NE) ? 1 : 0;
+    store("c15_signal_data.out", signal_data_buf.get(), 1);
+    store("c15_result.out", &result, 1);
+}
+
+// case 16 (int32_t): test GT 7 on 1x1 holding
+void case_16([[maybe_unused]] Prof profile) {
+    auto signal_data_buf = std::make_unique<int32_t[]>(1);
+    using Global_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 1, 1>, Stride<1, 1, 1, 1, 1>, Layout::ND>;
+    Global_signal_data signal_data(signal_data_buf.get());
+
+    load("c16_signal_data.bin", signal_data_buf.get(), 1);
+    int32_t cmp_value_value;
+    load("c16_cmp_value.bin", &cmp_value_value, 1);
+    switch (profile) {
+    case Prof::A2A3:
+        comm::profiled::TTEST<profile_a2a3>(signal_data, cmp_value_value, comm::WaitCmp::GT);
+        break;
+    case Prof::A5:
+        comm::profiled::TTEST<profile_a5>(signal_data, cmp_value_value, comm::WaitCmp::GT);
+        break;
+    case Prof::CPU:
+        comm::profiled::TTEST<profile_cpu>(signal_data, cmp_value_value, comm::WaitCmp::GT);
+        break;
+    }
+    const int32_t result = comm::TTEST(signal_data, cmp_value_value, comm::WaitCmp::GT) ? 1 : 0;
+    store("c16_signal_data.out", signal_data_buf.get(), 1);
+    store("c16_result.out", &result, 1);
+}
+
+// case 17 (int32_t): test GT 7 on 1x1 failing
+void case_17([[maybe_unused]] Prof profile) {
+    auto signal_data_buf = std::make_unique<int32_t[]>(1);
+    using Global_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 1, 1>, Stride<1, 1, 1, 1, 1>, Layout::ND>;
+    Global_signal_data signal_data(signal_data_buf.get());
+
+    load("c17_signal_data.bin", signal_data_buf.get(), 1);
+    int32_t cmp_value_value;
+    load("c17_cmp_value.bin", &cmp_value_value, 1);
+    switch (profile) {
+    case Prof::A2A3:
+        comm::profiled::TTEST<profile_a2a3>(signal_data, cmp_value_value, comm::WaitCmp::GT);
+        break;
+    case Prof::A5:
+        comm::profiled::TTEST<profile_a5>(signal_data, cmp_value_value, comm::WaitCmp::GT);
+        break;
+    case Prof::CPU:
+        comm::profiled::TTEST<profile_cpu>(signal_data, cmp_value_value, comm::WaitCmp::GT);
+        break;
+    }
+    const int32_t result = comm::TTEST(signal_data, cmp_value_value, comm::WaitCmp::GT) ? 1 : 0;
+    store("c17_signal_data.out", signal_data_buf.get(), 1);
+    store("c17_result.out", &result, 1);
+}
+
+// case 18 (int32_t): test GE 7 on 1x1 holding
+void case_18([[maybe_unused]] Prof profile) {
+    auto signal_data_buf = std::make_unique<int32_t[]>(1);
+    using Global_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 1, 1>, Stride<1, 1, 1, 1, 1>, Layout::ND>;
+    Global_signal_data signal_data(signal_data_buf.get());
+
+    load("c18_signal_data.bin", signal_data_buf.get(), 1);
+    int32_t cmp_value_value;
+    load("c18_cmp_value.bin", &cmp_value_value, 1);
+    switch (profile) {
+    case Prof::A2A3:
+        comm::profiled::TTEST<profile_a2a3>(signal_data, cmp_value_value, comm::WaitCmp::GE);
+        break;
+    case Prof::A5:
+        comm::profiled::TTEST<profile_a5>(signal_data, cmp_value_value, comm::WaitCmp::GE);
+        break;
+    case Prof::CPU:
+        comm::profiled::TTEST<profile_cpu>(signal_data, cmp_value_value, comm::WaitCmp::GE);
+        break;
+    }
+    const int32_t result = comm::TTEST(signal_data, cmp_value_value, comm::WaitCmp::GE) ? 1 : 0;
+    store("c18_signal_data.out", signal_data_buf.get(), 1);
+    store("c18_result.out", &result, 1);
+}
+
+// case 19 (int32_t): test GE 7 on 1x1 failing
+void case_19([[maybe_unused]] Prof profile) {
+    auto signal_data_buf = std::make_unique<int32_t[]>(1);
+    using Global_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 1, 1>, Stride<1, 1, 1, 1, 1>, Layout::ND>;
+    Global_signal_data signal_data(signal_data_buf.get());
+
+    load("c19_signal_data.bin", signal_data_buf.get(), 1);
+    int32_t cmp_value_value;
+    load("c19_cmp_value.bin", &cmp_value_value, 1);
+    switch (profile) {
+    case Prof::A2A3:
+        comm::profiled::TTEST<profile_a2a3>(signal_data, cmp_value_value, comm::WaitCmp::GE);
+        break;
+    case Prof::A5:
+        comm::profiled::TTEST<profile_a5>(signal_data, cmp_value_value, comm::WaitCmp::GE);
+        break;
+    case Prof::CPU:
+        comm::profiled::TTEST<profile_cpu>(signal_data, cmp_value_value, comm::WaitCmp::GE);
+        break;
+    }
+    const int32_t result = comm::TTEST(signal_data, cmp_value_value, comm::WaitCmp::GE) ? 1 : 0;
+    store("c19_signal_data.out", signal_data_buf.get(), 1);
+    store("c19_result.out", &result, 1);
+}
+
+// case 20 (int32_t): test LT 7 on 1x1 holding
+void case_20([[maybe_unused]] Prof profile) {
+    auto signal_data_buf = std::make_unique<int32_t[]>(1);
+    using Global_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 1, 1>, Stride<1, 1, 1, 1, 1>, Layout::ND>;
+    Global_signal_data signal_data(signal_data_buf.get());
+
+    load("c20_signal_data.bin", signal_data_buf.get(), 1);
+    int32_t cmp_value_value;
+    load("c20_cmp_value.bin", &cmp_value_value, 1);
+    switch (profile) {
+    case Prof::A2A3:
+        comm::profiled::TTEST<profile_a2a3>(signal_data, cmp_value_value, comm::WaitCmp::LT);
+        break;
+    case Prof::A5:
+        comm::profiled::TTEST<profile_a5>(signal_data, cmp_value_value, comm::WaitCmp::LT);
+        break;
+    case Prof::CPU:
+        comm::profiled::TTEST<profile_cpu>(signal_data, cmp_value_value, comm::WaitCmp::LT);
+        break;
+    }
+    const int32_t result = comm::TTEST(signal_data, cmp_value_value, comm::WaitCmp::LT) ? 1 : 0;
+    store("c20_signal_data.out", signal_data_buf.get(), 1);
+    store("c20_result.out", &result, 1);
+}
+
+// case 21 (int32_t): test LT 7 on 1x1 failing
+void case_21([[maybe_unused]] Prof profile) {
+    auto signal_data_buf = std::make_unique<int32_t[]>(1);
+    using Global_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 1, 1>, Stride<1, 1, 1, 1, 1>, Layout::ND>;
+    Global_signal_data signal_data(signal_data_buf.get());
+
+    load("c21_signal_data.bin", signal_data_buf.get(), 1);
+    int32_t cmp_value_value;
+    load("c21_cmp_value.bin", &cmp_value_value, 1);
+    switch (profile) {
+    case Prof::A2A3:
+        comm::profiled::TTEST<profile_a2a3>(signal_data, cmp_value_value, comm::WaitCmp::LT);
+        break;
+    case Prof::A5:
+        comm::profiled::TTEST<profile_a5>(signal_data, cmp_value_value, comm::WaitCmp::LT);
+        break;
+    case Prof::CPU:
+        comm::profiled::TTEST<profile_cpu>(signal_data, cmp_value_value, comm::WaitCmp::LT);
+        break;
+    }
+    const int32_t result = comm::TTEST(signal_data, cmp_value_value, comm::WaitCmp::LT) ? 1 : 0;
+    store("c21_signal_data.out", signal_data_buf.get(), 1);
+    store("c21_result.out", &result, 1);
+}
+
+// case 22 (int32_t): test LE 7 on 1x1 holding
+void case_22([[maybe_unused]] Prof profile) {
+    auto signal_data_buf = std::make_unique<int32_t[]>(1);
+    using Global_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 1, 1>, Stride<1, 1, 1, 1, 1>, Layout::ND>;
+    Global_signal_data signal_data(signal_data_buf.get());
+
+    load("c22_signal_data.bin", signal_data_buf.get(), 1);
+    int32_t cmp_value_value;
+    load("c22_cmp_value.bin", &cmp_value_value, 1);
+    switch (profile) {
+    case Prof::A2A3:
+        comm::profiled::TTEST<profile_a2a3>(signal_data, cmp_value_value, comm::WaitCmp::LE);
+        break;
+    case Prof::A5:
+        comm::profiled::TTEST<profile_a5>(signal_data, cmp_value_value, comm::WaitCmp::LE);
+        break;
+    case Prof::CPU:
+        comm::profiled::TTEST<profile_cpu>(signal_data, cmp_value_value, comm::WaitCmp::LE);
+        break;
+    }
+    const int32_t result = comm::TTEST(signal_data, cmp_value_value, comm::WaitCmp::LE) ? 1 : 0;
+    store("c22_signal_data.out", signal_data_buf.get(), 1);
+    store("c22_result.out", &result, 1);
+}
+
+// case 23 (int32_t): test LE 7 on 1x1 failing
+void case_23([[maybe_unused]] Prof profile) {
+    auto signal_data_buf = std::make_unique<int32_t[]>(1);
+    using Global_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 1, 1>, Stride<1, 1, 1, 1, 1>, Layout::ND>;
+    Global_signal_data signal_data(signal_data_buf.get());
+
+    load("c23_signal_data.bin", signal_data_buf.get(), 1);
+    int32_t cmp_value_value;
+    load("c23_cmp_value.bin", &cmp_value_value, 1);
+    switch (profile) {
+    case Prof::A2A3:
+        comm::profiled::TTEST<profile_a2a3>(signal_data, cmp_value_value, comm::WaitCmp::LE);
+        break;
+    case Prof::A5:
+        comm::profiled::TTEST<profile_a5>(signal_data, cmp_value_value, comm::WaitCmp::LE);
+        break;
+    case Prof::CPU:
+        comm::profiled::TTEST<profile_cpu>(signal_data, cmp_value_value, comm::WaitCmp::LE);
+        break;
+    }
+    const int32_t result = comm::TTEST(signal_data, cmp_value_value, comm::WaitCmp::LE) ? 1 : 0;
+    store("c23_signal_data.out", signal_data_buf.get(), 1);
+    store("c23_result.out", &result, 1);
+}
+
 const Entry entries[] = {
     {"c0@A2A3", case_0, Prof::A2A3},   {"c0@A5", case_0, Prof::A5},   {"c0@CPU", case_0, Prof::CPU},
     {"c1@A2A3", case_1, Prof::A2A3},   {"c1@A5", case_1, Prof::A5},   {"c1@CPU", case_1, Prof::CPU},
@@ -330,6 +630,18 @@ const Entry entries[] = {
     {"c9@A2A3", case_9, Prof::A2A3},   {"c9@A5", case_9, Prof::A5},   {"c9@CPU", case_9, Prof::CPU},
     {"c10@A2A3", case_10, Prof::A2A3}, {"c10@A5", case_10, Prof::A5}, {"c10@CPU", case_10, Prof::CPU},
     {"c11@A2A3", case_11, Prof::A2A3}, {"c11@A5", case_11, Prof::A5}, {"c11@CPU", case_11, Prof::CPU},
+    {"c12@A2A3", case_12, Prof::A2A3}, {"c12@A5", case_12, Prof::A5}, {"c12@CPU", case_12, Prof::CPU},
+    {"c13@A2A3", case_13, Prof::A2A3}, {"c13@A5", case_13, Prof::A5}, {"c13@CPU", case_13, Prof::CPU},
+    {"c14@A2A3", case_14, Prof::A2A3}, {"c14@A5", case_14, Prof::A5}, {"c14@CPU", case_14, Prof::CPU},
+    {"c15@A2A3", case_15, Prof::A2A3}, {"c15@A5", case_15, Prof::A5}, {"c15@CPU", case_15, Prof::CPU},
+    {"c16@A2A3", case_16, Prof::A2A3}, {"c16@A5", case_16, Prof::A5}, {"c16@CPU", case_16, Prof::CPU},
+    {"c17@A2A3", case_17, Prof::A2A3}, {"c17@A5", case_17, Prof::A5}, {"c17@CPU", case_17, Prof::CPU},
+    {"c18@A2A3", case_18, Prof::A2A3}, {"c18@A5", case_18, Prof::A5}, {"c18@CPU", case_18, Prof::CPU},
+    {"c19@A2A3", case_19, Prof::A2A3}, {"c19@A5", case_19, Prof::A5}, {"c19@CPU", case_19, Prof::CPU},
+    {"c20@A2A3", case_20, Prof::A2A3}, {"c20@A5", case_20, Prof::A5}, {"c20@CPU", case_20, Prof::CPU},
+    {"c21@A2A3", case_21, Prof::A2A3}, {"c21@A5", case_21, Prof::A5}, {"c21@CPU", case_21, Prof::CPU},
+    {"c22@A2A3", case_22, Prof::A2A3}, {"c22@A5", case_22, Prof::A5}, {"c22@CPU", case_22, Prof::CPU},
+    {"c23@A2A3", case_23, Prof::A2A3}, {"c23@A5", case_23, Prof::A5}, {"c23@CPU", case_23, Prof::CPU},
 };
 
 } // namespace

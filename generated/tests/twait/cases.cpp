@@ -17,7 +17,7 @@ using namespace pto_test;
 
 namespace {
 
-// case 0 (int32_t): wait EQ
+// case 0 (int32_t): wait EQ 7 on 4x8
 void case_0([[maybe_unused]] Prof profile) {
     auto signal_data_buf = std::make_unique<int32_t[]>(64);
     using Global_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
@@ -40,7 +40,7 @@ void case_0([[maybe_unused]] Prof profile) {
     store("c0_signal_data.out", signal_data_buf.get(), 64);
 }
 
-// case 1 (int32_t): wait NE
+// case 1 (int32_t): wait NE 7 on 4x8
 void case_1([[maybe_unused]] Prof profile) {
     auto signal_data_buf = std::make_unique<int32_t[]>(64);
     using Global_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
@@ -63,7 +63,7 @@ void case_1([[maybe_unused]] Prof profile) {
     store("c1_signal_data.out", signal_data_buf.get(), 64);
 }
 
-// case 2 (int32_t): wait GT
+// case 2 (int32_t): wait GT 7 on 4x8
 void case_2([[maybe_unused]] Prof profile) {
     auto signal_data_buf = std::make_unique<int32_t[]>(64);
     using Global_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
@@ -86,7 +86,7 @@ void case_2([[maybe_unused]] Prof profile) {
     store("c2_signal_data.out", signal_data_buf.get(), 64);
 }
 
-// case 3 (int32_t): wait GE
+// case 3 (int32_t): wait GE 7 on 4x8
 void case_3([[maybe_unused]] Prof profile) {
     auto signal_data_buf = std::make_unique<int32_t[]>(64);
     using Global_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
@@ -109,7 +109,7 @@ void case_3([[maybe_unused]] Prof profile) {
     store("c3_signal_data.out", signal_data_buf.get(), 64);
 }
 
-// case 4 (int32_t): wait LT
+// case 4 (int32_t): wait LT 7 on 4x8
 void case_4([[maybe_unused]] Prof profile) {
     auto signal_data_buf = std::make_unique<int32_t[]>(64);
     using Global_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
@@ -132,7 +132,7 @@ void case_4([[maybe_unused]] Prof profile) {
     store("c4_signal_data.out", signal_data_buf.get(), 64);
 }
 
-// case 5 (int32_t): wait LE
+// case 5 (int32_t): wait LE 7 on 4x8
 void case_5([[maybe_unused]] Prof profile) {
     auto signal_data_buf = std::make_unique<int32_t[]>(64);
     using Global_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
@@ -155,13 +155,157 @@ void case_5([[maybe_unused]] Prof profile) {
     store("c5_signal_data.out", signal_data_buf.get(), 64);
 }
 
+// case 6 (int32_t): wait EQ 7 on 1x1
+void case_6([[maybe_unused]] Prof profile) {
+    auto signal_data_buf = std::make_unique<int32_t[]>(1);
+    using Global_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 1, 1>, Stride<1, 1, 1, 1, 1>, Layout::ND>;
+    Global_signal_data signal_data(signal_data_buf.get());
+
+    load("c6_signal_data.bin", signal_data_buf.get(), 1);
+    int32_t cmp_value_value;
+    load("c6_cmp_value.bin", &cmp_value_value, 1);
+    switch (profile) {
+    case Prof::A2A3:
+        comm::profiled::TWAIT<profile_a2a3>(signal_data, cmp_value_value, comm::WaitCmp::EQ);
+        break;
+    case Prof::A5:
+        comm::profiled::TWAIT<profile_a5>(signal_data, cmp_value_value, comm::WaitCmp::EQ);
+        break;
+    case Prof::CPU:
+        comm::profiled::TWAIT<profile_cpu>(signal_data, cmp_value_value, comm::WaitCmp::EQ);
+        break;
+    }
+    store("c6_signal_data.out", signal_data_buf.get(), 1);
+}
+
+// case 7 (int32_t): wait NE 7 on 1x1
+void case_7([[maybe_unused]] Prof profile) {
+    auto signal_data_buf = std::make_unique<int32_t[]>(1);
+    using Global_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 1, 1>, Stride<1, 1, 1, 1, 1>, Layout::ND>;
+    Global_signal_data signal_data(signal_data_buf.get());
+
+    load("c7_signal_data.bin", signal_data_buf.get(), 1);
+    int32_t cmp_value_value;
+    load("c7_cmp_value.bin", &cmp_value_value, 1);
+    switch (profile) {
+    case Prof::A2A3:
+        comm::profiled::TWAIT<profile_a2a3>(signal_data, cmp_value_value, comm::WaitCmp::NE);
+        break;
+    case Prof::A5:
+        comm::profiled::TWAIT<profile_a5>(signal_data, cmp_value_value, comm::WaitCmp::NE);
+        break;
+    case Prof::CPU:
+        comm::profiled::TWAIT<profile_cpu>(signal_data, cmp_value_value, comm::WaitCmp::NE);
+        break;
+    }
+    store("c7_signal_data.out", signal_data_buf.get(), 1);
+}
+
+// case 8 (int32_t): wait GT 7 on 1x1
+void case_8([[maybe_unused]] Prof profile) {
+    auto signal_data_buf = std::make_unique<int32_t[]>(1);
+    using Global_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 1, 1>, Stride<1, 1, 1, 1, 1>, Layout::ND>;
+    Global_signal_data signal_data(signal_data_buf.get());
+
+    load("c8_signal_data.bin", signal_data_buf.get(), 1);
+    int32_t cmp_value_value;
+    load("c8_cmp_value.bin", &cmp_value_value, 1);
+    switch (profile) {
+    case Prof::A2A3:
+        comm::profiled::TWAIT<profile_a2a3>(signal_data, cmp_value_value, comm::WaitCmp::GT);
+        break;
+    case Prof::A5:
+        comm::profiled::TWAIT<profile_a5>(signal_data, cmp_value_value, comm::WaitCmp::GT);
+        break;
+    case Prof::CPU:
+        comm::profiled::TWAIT<profile_cpu>(signal_data, cmp_value_value, comm::WaitCmp::GT);
+        break;
+    }
+    store("c8_signal_data.out", signal_data_buf.get(), 1);
+}
+
+// case 9 (int32_t): wait GE 7 on 1x1
+void case_9([[maybe_unused]] Prof profile) {
+    auto signal_data_buf = std::make_unique<int32_t[]>(1);
+    using Global_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 1, 1>, Stride<1, 1, 1, 1, 1>, Layout::ND>;
+    Global_signal_data signal_data(signal_data_buf.get());
+
+    load("c9_signal_data.bin", signal_data_buf.get(), 1);
+    int32_t cmp_value_value;
+    load("c9_cmp_value.bin", &cmp_value_value, 1);
+    switch (profile) {
+    case Prof::A2A3:
+        comm::profiled::TWAIT<profile_a2a3>(signal_data, cmp_value_value, comm::WaitCmp::GE);
+        break;
+    case Prof::A5:
+        comm::profiled::TWAIT<profile_a5>(signal_data, cmp_value_value, comm::WaitCmp::GE);
+        break;
+    case Prof::CPU:
+        comm::profiled::TWAIT<profile_cpu>(signal_data, cmp_value_value, comm::WaitCmp::GE);
+        break;
+    }
+    store("c9_signal_data.out", signal_data_buf.get(), 1);
+}
+
+// case 10 (int32_t): wait LT 7 on 1x1
+void case_10([[maybe_unused]] Prof profile) {
+    auto signal_data_buf = std::make_unique<int32_t[]>(1);
+    using Global_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 1, 1>, Stride<1, 1, 1, 1, 1>, Layout::ND>;
+    Global_signal_data signal_data(signal_data_buf.get());
+
+    load("c10_signal_data.bin", signal_data_buf.get(), 1);
+    int32_t cmp_value_value;
+    load("c10_cmp_value.bin", &cmp_value_value, 1);
+    switch (profile) {
+    case Prof::A2A3:
+        comm::profiled::TWAIT<profile_a2a3>(signal_data, cmp_value_value, comm::WaitCmp::LT);
+        break;
+    case Prof::A5:
+        comm::profiled::TWAIT<profile_a5>(signal_data, cmp_value_value, comm::WaitCmp::LT);
+        break;
+    case Prof::CPU:
+        comm::profiled::TWAIT<profile_cpu>(signal_data, cmp_value_value, comm::WaitCmp::LT);
+        break;
+    }
+    store("c10_signal_data.out", signal_data_buf.get(), 1);
+}
+
+// case 11 (int32_t): wait LE 7 on 1x1
+void case_11([[maybe_unused]] Prof profile) {
+    auto signal_data_buf = std::make_unique<int32_t[]>(1);
+    using Global_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 1, 1>, Stride<1, 1, 1, 1, 1>, Layout::ND>;
+    Global_signal_data signal_data(signal_data_buf.get());
+
+    load("c11_signal_data.bin", signal_data_buf.get(), 1);
+    int32_t cmp_value_value;
+    load("c11_cmp_value.bin", &cmp_value_value, 1);
+    switch (profile) {
+    case Prof::A2A3:
+        comm::profiled::TWAIT<profile_a2a3>(signal_data, cmp_value_value, comm::WaitCmp::LE);
+        break;
+    case Prof::A5:
+        comm::profiled::TWAIT<profile_a5>(signal_data, cmp_value_value, comm::WaitCmp::LE);
+        break;
+    case Prof::CPU:
+        comm::profiled::TWAIT<profile_cpu>(signal_data, cmp_value_value, comm::WaitCmp::LE);
+        break;
+    }
+    store("c11_signal_data.out", signal_data_buf.get(), 1);
+}
+
 const Entry entries[] = {
-    {"c0@A2A3", case_0, Prof::A2A3}, {"c0@A5", case_0, Prof::A5}, {"c0@CPU", case_0, Prof::CPU},
-    {"c1@A2A3", case_1, Prof::A2A3}, {"c1@A5", case_1, Prof::A5}, {"c1@CPU", case_1, Prof::CPU},
-    {"c2@A2A3", case_2, Prof::A2A3}, {"c2@A5", case_2, Prof::A5}, {"c2@CPU", case_2, Prof::CPU},
-    {"c3@A2A3", case_3, Prof::A2A3}, {"c3@A5", case_3, Prof::A5}, {"c3@CPU", case_3, Prof::CPU},
-    {"c4@A2A3", case_4, Prof::A2A3}, {"c4@A5", case_4, Prof::A5}, {"c4@CPU", case_4, Prof::CPU},
-    {"c5@A2A3", case_5, Prof::A2A3}, {"c5@A5", case_5, Prof::A5}, {"c5@CPU", case_5, Prof::CPU},
+    {"c0@A2A3", case_0, Prof::A2A3},   {"c0@A5", case_0, Prof::A5},   {"c0@CPU", case_0, Prof::CPU},
+    {"c1@A2A3", case_1, Prof::A2A3},   {"c1@A5", case_1, Prof::A5},   {"c1@CPU", case_1, Prof::CPU},
+    {"c2@A2A3", case_2, Prof::A2A3},   {"c2@A5", case_2, Prof::A5},   {"c2@CPU", case_2, Prof::CPU},
+    {"c3@A2A3", case_3, Prof::A2A3},   {"c3@A5", case_3, Prof::A5},   {"c3@CPU", case_3, Prof::CPU},
+    {"c4@A2A3", case_4, Prof::A2A3},   {"c4@A5", case_4, Prof::A5},   {"c4@CPU", case_4, Prof::CPU},
+    {"c5@A2A3", case_5, Prof::A2A3},   {"c5@A5", case_5, Prof::A5},   {"c5@CPU", case_5, Prof::CPU},
+    {"c6@A2A3", case_6, Prof::A2A3},   {"c6@A5", case_6, Prof::A5},   {"c6@CPU", case_6, Prof::CPU},
+    {"c7@A2A3", case_7, Prof::A2A3},   {"c7@A5", case_7, Prof::A5},   {"c7@CPU", case_7, Prof::CPU},
+    {"c8@A2A3", case_8, Prof::A2A3},   {"c8@A5", case_8, Prof::A5},   {"c8@CPU", case_8, Prof::CPU},
+    {"c9@A2A3", case_9, Prof::A2A3},   {"c9@A5", case_9, Prof::A5},   {"c9@CPU", case_9, Prof::CPU},
+    {"c10@A2A3", case_10, Prof::A2A3}, {"c10@A5", case_10, Prof::A5}, {"c10@CPU", case_10, Prof::CPU},
+    {"c11@A2A3", case_11, Prof::A2A3}, {"c11@A5", case_11, Prof::A5}, {"c11@CPU", case_11, Prof::CPU},
 };
 
 } // namespace

@@ -9,5 +9,7 @@
 #include <pto/common/cpu_stub.hpp>
 #include <pto/cpu/NPUMemoryModel.hpp>
 #include <pto/common/pto_instr.hpp>
+#if __has_include(<pto/comm/pto_comm_inst.hpp>)  // generated; a build with stand-in headers may lack it
 #include <pto/comm/pto_comm_inst.hpp>
+#endif
 #include <pto/vector/pto_vec.hpp>
