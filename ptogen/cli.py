@@ -321,8 +321,10 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_diff_header(args: argparse.Namespace) -> int:
-    """Declaration and dispatch drift between upstream's hand-written pto_instr.hpp and the generated one."""
-    from .importer.declarations import arguing_notes, header_drift
+    """Declaration and dispatch drift between upstream's hand-written pto_instr.hpp (and the headers of
+    instruction sets declared apart, pto_comm_inst.hpp) and the generated ones."""
+    from .importer.declarations import Drift, arguing_notes, header_drift
+    from .lower.views import ProjectView
     from .spec.load import load_specs
 
     layout = _layout(args)
@@ -335,7 +337,25 @@ def cmd_diff_header(args: argparse.Namespace) -> int:
         print(f"ptogen diff-header: cannot read {path}: {exc.strerror}", file=sys.stderr)
         return EXIT_SPEC
     generated = (layout.generated_include / "pto" / "common" / "pto_instr.hpp").read_text(encoding="utf-8")
-    drift = header_drift(upstream, generated, arguing_notes(load_specs(layout.specs, layout.root)))
+    specs = load_specs(layout.specs, layout.root)
+    drift = header_drift(upstream, generated, arguing_notes(specs))
+    # The headers of instruction sets declared apart (pto/comm/pto_comm_inst.hpp), beside upstream's.
+    include = path.parents[2]  # upstream's include/ (path is its pto/common/pto_instr.hpp)
+    for header, _impl, _namespace in ProjectView(specs).namespaced_headers:
+        theirs = include / header
+        if theirs.is_file():
+            ours = (layout.generated_include / header).read_text(encoding="utf-8")
+            more = header_drift(
+                theirs.read_text(encoding="utf-8", errors="replace"), ours, arguing_notes(specs)
+            )
+            drift = Drift(
+                drift.lines + more.lines,
+                drift.total + more.total,
+                drift.declared + more.declared,
+                drift.identical + more.identical,
+                drift.dispatched + more.dispatched,
+                drift.unargued + more.unargued,
+            )
     for line in drift.lines:
         print(line)
     differences = sum(not line.startswith(" ") for line in drift.lines)

@@ -42,6 +42,7 @@ class EnumView:
     name: str
     params: list[str]
     cases: list[EnumCase]
+    qualified: str = ""  # the C++ name from namespace pto (`comm::WaitCmp`)
 
 
 class RuleViewAPI(RuleLowering, Protocol):

@@ -18,7 +18,11 @@ from .importer.cpp import DECLARATION, body_after
 _OP_COMMENT = re.compile(r"^// (pto\.\w+) \(specs/[^)]*\)$", re.M)
 _END = re.compile(r"^\}\s*// namespace pto\s*$", re.M)
 _ANCHOR = '#include "pto/common/pto_instr_impl.hpp"'
-EXTRA_INCLUDES = "#include <pto/common/check_support.hpp>\n#include <pto/profiles/active_profile.hpp>\n"
+# Upstream's MAP_INSTR_IMPL macros trace each call already, so the generated trace hook is a no-op there.
+EXTRA_INCLUDES = (
+    "#include <pto/common/check_support.hpp>\n#include <pto/profiles/active_profile.hpp>\n"
+    "#ifndef PTO_TRACE_INSTR\n#define PTO_TRACE_INSTR(API, ROLES, ...) static_cast<void>(0)\n#endif\n"
+)
 
 
 def generated_blocks(generated: str) -> dict[str, str]:

@@ -316,7 +316,11 @@ def run_dir(setup: Setup, case_dir: CaseDir) -> DirResult:
     shutil.rmtree(work, ignore_errors=True)
     (work / "bin").mkdir(parents=True)
     binary = work / "bin" / case_dir.op
-    argv = [*_cxx(setup.cxx), *setup.flags, *map(str, case_dir.sources), "-o", str(binary), *GTEST_LIBS]
+    flags = setup.flags
+    if any("kInstructionTraceEnabled" in s.read_text(errors="replace") for s in case_dir.sources):
+        # Its cases skip unless tracing is built in: build it as upstream's runner's trace option does.
+        flags = [*flags, "-DPTO_CPU_SIM_TRACE_MODE=1"]
+    argv = [*_cxx(setup.cxx), *flags, *map(str, case_dir.sources), "-o", str(binary), *GTEST_LIBS]
     rc, out = _run(argv, work, COMPILE_TIMEOUT_S)
     if rc != 0:
         result.error = "compile: " + first_error(out)

@@ -15,6 +15,7 @@ NO_RUNTIME_CASES = {
         op: "a scalar builtin of the runtime (tests/opkinds/test_builtin.py runs it)"
         for op in ("set_flag", "wait_flag", "pipe_barrier", "mem_bar")
     },
+    "tbroadcast": "its results are a group's tensors, not one operand (tests/runtime/test_comm.py runs it)",
 }
 
 

@@ -261,6 +261,10 @@ def plan(
         ("include/pto/vsim/ops.hpp", "cpp/vsim_ops.hpp.j2", {}),
         (f"{TEST_SUPPORT}/kernel_io.hpp", "tests/kernel_io.hpp.j2", {}),
     ]
+    for header, impl, namespace in project.namespaced_headers:  # intrinsics declared apart (pto::comm)
+        where: dict[str, object] = {"header": header, "impl": impl, "namespace": namespace}
+        jobs.append((f"include/{header}", "cpp/namespaced_instr.hpp.j2", where))
+        jobs.append((f"include/{impl}", "cpp/pto_instr_impl.hpp.j2", where))
     if project.tile_type is not None:  # the Tile type's rules and aliases (targets.yaml tile_type:)
         jobs += [
             ("include/pto/common/pto_tile_rules.hpp", "tile/rules.hpp.j2", {}),

@@ -14,13 +14,13 @@ from .problem import ImportProblem
 # A declaration of a header (`PTO_INST` or `PTO_INTERNAL`): its template head, name and parameters.
 DECLARATION = re.compile(
     r"template\s*<((?:[^<>]|<(?:[^<>]|<[^<>]*>)*>)*)>\s*PTO_(?:INST|INTERNAL)\s+"
-    r"(?:RecordEvent|comm::AsyncEvent|void|std::enable_if_t<(?:[^<>]|<[^<>]*>)*>)\s+(\w+)\s*\(([^)]*)\)",
+    r"(?:RecordEvent|comm::AsyncEvent|AsyncEvent|bool|void|std::enable_if_t<(?:[^<>]|<[^<>]*>)*>)\s+(\w+)\s*\(([^)]*)\)",
     re.S,
 )
 
 # A declaration as a page writes it, one to a statement (the qualifier may be left out).
 _PAGE_DECLARATION = re.compile(
-    r"^template\s*<(?:[^;{}])*?>\s*(?:PTO_INST|PTO_INTERNAL)?\s*(?:RecordEvent|comm::AsyncEvent|void)\s+(\w+)"
+    r"^template\s*<(?:[^;{}])*?>\s*(?:PTO_INST|PTO_INTERNAL)?\s*(?:RecordEvent|comm::AsyncEvent|AsyncEvent|bool|void)\s+(\w+)"
     r"\s*\([^;{}]*\)\s*;",
     re.MULTILINE,
 )
@@ -92,7 +92,7 @@ def page_declarations(text: str, intrinsic: str) -> list[str]:
 
 _SIGNATURE = re.compile(
     r"template<(.*)>(PTO_INST|PTO_INTERNAL)? ?"
-    r"(?:(RecordEvent|comm::AsyncEvent|void) |(std::enable_if_t<.*>))(\w+)\((.*)\);?$"
+    r"(?:(RecordEvent|comm::AsyncEvent|AsyncEvent|bool|void) |(std::enable_if_t<.*>))(\w+)\((.*)\);?$"
 )
 
 
@@ -162,7 +162,8 @@ def _param(p: str, kinds: dict[str, str], sig: str) -> dict[str, Any]:
         return {"name": pname, "dtype_of": owner, "operand": snake(pname)}
     if "&" in p:
         ptype, pname = p.split("&", 1)
-        return {"name": pname, "type": ptype.removeprefix("const "), "operand": snake(pname)}
+        const = {"const": True} if ptype.startswith("const ") else {}
+        return {"name": pname, "type": ptype.removeprefix("const "), "operand": snake(pname), **const}
     p, _, default = (x.strip() for x in p.partition("="))  # `uint16_t indexRow = 0`
     if " " not in p:
         raise ImportProblem(f"cannot read the C++ parameter {p!r} in: {sig}")

@@ -47,3 +47,8 @@ def index_notation(kind: str) -> bool:
 def complete(kind: str, semantics: dict[str, Any], operands: list[dict[str, Any]]) -> None:
     """The kind's own additions to an imported `semantics` section (`complete_import`)."""
     KINDS[kind].complete_import(semantics, operands)
+
+
+def reads_groups(kind: str) -> bool:
+    """Whether the kind's expressions may name a group operand (`KindFacts.reads_groups`)."""
+    return KINDS[kind].facts.reads_groups

@@ -150,7 +150,7 @@ def _tile_operands(
                 "!pto.partition_tensor_view<MxNxdtype>"
                 if "Global" in p["type"]
                 else "!pto.context"
-                if "Context" in p["type"]
+                if any(w in p["type"] for w in ("Context", "Group", "Session"))
                 else "!pto.tile<...>"
             )
             operands.append(operand(name, role, typ, rows, glob="Global" in p["type"]))
@@ -184,11 +184,11 @@ def operand(
     low = typ.lower()
     kind = (
         "global"
-        if glob or "global" in low or "tensor_view" in low
+        if glob or "global" in low or "tensor_view" in low or "memref" in low
         else "events"
         if "!pto.event" in low
         else "context"
-        if "ctx" in low or "context" in low
+        if "ctx" in low or "context" in low or "!pto.group" in low or "session" in low
         else "tile"
         if "tile" in low
         else "vreg"

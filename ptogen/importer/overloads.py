@@ -170,7 +170,7 @@ def _check_kinds(params: list[dict[str, Any]], kinds: dict[str, str]) -> None:
         if tile_param and kinds.get(p.get("operand", "")) == "scalar":
             p["from_tile"] = True  # the scalar arrives as a tile (TCMPS's tile form reads its (0, 0))
             continue
-        if p.get("operand") in kinds and tile_param != (kinds[p["operand"]] in ("tile", "global")):
+        if p.get("operand") in kinds and tile_param != (kinds[p["operand"]] in ("tile", "global", "context")):
             raise ImportProblem(f"it passes {p['operand']} as a {'tile' if tile_param else 'scalar'}")
 
 

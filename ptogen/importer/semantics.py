@@ -40,6 +40,8 @@ def read_semantics(
     if facts.math and not page_rows(facts):
         name_from_math(facts.math, operands, params, unplaced)
     names = {o["name"] for o in operands if o["kind"] in _VALUES}
+    if kinds.reads_groups(kind):  # a context that stands for several tensors (a group of ranks)
+        names |= {o["name"] for o in operands if o["kind"] == "context"}
     attrs = attr_arity(facts.math, {o["name"] for o in operands if o["kind"] == "attr"}) if facts.math else {}
     expr, extra = _element_math(facts, kind, names, attrs, unplaced)
     if expr is None:

@@ -52,7 +52,12 @@ class OpCpp:
         """Template parameter declarations of the profile check function."""
         if self.op.spec.intrinsic is None:
             return [f"typename V_{o.name}" for o in self.op.operands if o.kind == "vreg"]
-        return [tparam_decl(t.kind, t.name, t.type) for t in self.op.spec.intrinsic.template]
+        # The checks live in namespace pto: a value parameter of an op declared apart (pto::comm's
+        # `DmaEngine engine`) is taken as `auto`, which needs no name from that namespace.
+        apart = self.op.iset.namespace is not None
+        return [
+            tparam_decl(t.kind, t.name, "auto" if apart else t.type) for t in self.op.spec.intrinsic.template
+        ]
 
     @property
     def check_args(self) -> list[str]:

@@ -111,6 +111,7 @@ class AdapterParam:
     events: bool = False
     pointer: bool = False
     default: str | None = None
+    const: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -190,7 +191,10 @@ def adapter(form: FormViewAPI, owner: Any = None) -> Adapter | None:
     for expr in call.args:
         p: Any = params.get(expr)
         if p is not None:
-            fparams.append(AdapterParam(p.name, p.type, p.attr, p.value_type, p.dtype_of, pointer=p.pointer))
+            spelled = AdapterParam(
+                p.name, p.type, p.attr, p.value_type, p.dtype_of, pointer=p.pointer, const=p.const
+            )
+            fparams.append(spelled)
         elif expr in tparams or owner is None:  # a value template parameter, e.g. TCVT's NeedSetCtrl
             fparams.append(AdapterParam(expr, value_type=str(tparams[expr].type)))
         else:  # a constant another op passes (TRECIP's divisor): the owner's own forms define that call

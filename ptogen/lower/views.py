@@ -195,7 +195,8 @@ def enum_views(specs: SpecSet) -> list[EnumView]:
             )
             for v in e.values
         ]
-        out.append(EnumView(e.name, list(e.apply.params), cases))
+        qualified = f"{e.namespace}::{e.name}" if e.namespace else e.name
+        out.append(EnumView(e.name, list(e.apply.params), cases, qualified))
     return out
 
 
@@ -345,7 +346,23 @@ class OpView:
 
     @property
     def sim_header(self) -> str:
-        return f"pto/cpu/sim/{self.spec.short}.hpp"
+        where = f"{self.iset.namespace}/" if self.iset.namespace else ""
+        return f"pto/cpu/sim/{where}{self.spec.short}.hpp"
+
+    @property
+    def cpp_namespace(self) -> str:
+        """The namespace that declares the intrinsic and its `_IMPL` (pto, or pto::comm)."""
+        return f"pto::{self.iset.namespace}" if self.iset.namespace else "pto"
+
+    @property
+    def cpp_prefix(self) -> str:
+        """How code in namespace pto qualifies the intrinsic's namespace (`comm::`, or nothing)."""
+        return f"{self.iset.namespace}::" if self.iset.namespace else ""
+
+    @property
+    def header(self) -> str:
+        """The header that declares the intrinsic, as upstream names it."""
+        return self.iset.header or "pto/common/pto_instr.hpp"
 
     @property
     def has_backend(self) -> bool:
@@ -859,6 +876,15 @@ class FormSpelling:
         """Arguments the public intrinsic forwards to its profiled twin (a pack expanded)."""
         return [f"{p.name}..." if p.events else p.name for p in self.params]
 
+    @property
+    def trace(self) -> tuple[str, list[str]]:
+        """What the instruction trace records of a call: one role letter per argument (`O` an operand
+        the op writes, `I` one it reads, scalars included) and the arguments, events left out."""
+        roles = {o.name: o.role for o in [*self.op.operands, *self.own]}
+        args = [p for p in self.params if not p.events]
+        letters = "".join("O" if roles.get(p.operand or "") == "dst" else "I" for p in args)
+        return letters, [p.name for p in args]
+
 
 class FormRules(FormSpelling):
     """A declaration's rules: the form-scoped rules each profile checks on it and the arguments of
@@ -1007,7 +1033,12 @@ class FormRules(FormSpelling):
 
     @property
     def own_check_template(self) -> list[str]:
-        return [tparam_decl(t.kind, t.name, t.type) for t in self.template if t.kind != "pack"]
+        apart = self.op.iset.namespace is not None  # as OpCpp.check_template
+        return [
+            tparam_decl(t.kind, t.name, "auto" if apart else t.type)
+            for t in self.template
+            if t.kind != "pack"
+        ]
 
     @property
     def own_check_args(self) -> list[str]:
@@ -1124,6 +1155,23 @@ class ProjectView:
     def tile_ops(self) -> list[OpView]:
         return [o for o in self.ops if not o.is_vector and not o.is_builtin]
 
+    def header_ops(self, header: str) -> list[OpView]:
+        """The intrinsics a header declares: its instruction sets' (`header:`), else pto_instr.hpp's."""
+        return [o for o in self.tile_ops if (o.iset.header or "pto/common/pto_instr.hpp") == header]
+
+    @property
+    def namespaced_headers(self) -> list[tuple[str, str, str]]:
+        """(header, its backend header, namespace inside pto) of every instruction set declared
+        apart (pto::comm)."""
+        sets = self.targets.instruction_sets
+        return sorted(
+            {
+                (s.header, s.impl_header, s.namespace)
+                for s in sets
+                if s.header and s.impl_header and s.namespace
+            }
+        )
+
     @property
     def vector_ops(self) -> list[OpView]:
         return [o for o in self.ops if o.is_vector]
@@ -1137,16 +1185,16 @@ class ProjectView:
         """The profile whose backend ptogen generates: the CPU simulator."""
         return next(p for p in self.profiles if p.name == self.targets.default_profile)
 
-    def backend_includes(self, profile: ProfileDef) -> list[str]:
-        """Headers that define the `_IMPL` functions of the tile intrinsics for a profile's backend,
-        in op order, as upstream's pto_instr_impl.hpp includes them. The simulated backend falls
-        back to an op's own simulator header when upstream names no file for it."""
+    def backend_includes(self, profile: ProfileDef, header: str = "pto/common/pto_instr.hpp") -> list[str]:
+        """Headers that define the `_IMPL` functions of a header's intrinsics for a profile's
+        backend, in op order, as upstream's pto_instr_impl.hpp includes them. The simulated backend
+        falls back to an op's own simulator header when upstream names no file for it."""
         out: list[str] = []
-        for op in self.tile_ops:
+        for op in self.header_ops(header):
             intr = op.spec.intrinsic
             assert intr is not None
             name = intr.backend_headers.get(profile.name)
-            path = f"{profile.backend_dir}/{name}" if name else None
+            path = f"{_backend_dir(op, profile)}/{name}" if name else None
             if path is None and profile == self.simulated_profile and op.has_backend:
                 path = op.sim_header
             if path is not None and path not in out:
@@ -1167,7 +1215,7 @@ class ProjectView:
             assert intr is not None
             name = intr.backend_headers.get(profile.name)
             if name and op.has_backend:
-                files.setdefault(f"{profile.backend_dir}/{name}", []).append(op)
+                files.setdefault(f"{_backend_dir(op, profile)}/{name}", []).append(op)
         return files
 
     def ops_in(self, set_id: str) -> list[OpView]:
@@ -1195,6 +1243,10 @@ class ProjectView:
             }
             rows.append((d.name, per))
         return rows
+
+
+def _backend_dir(op: OpView, profile: ProfileDef) -> str:
+    return op.iset.backend_dirs.get(profile.name, profile.backend_dir)
 
 
 def _accepts(op: OpView, profile: str, dtype: str) -> bool:

@@ -36,6 +36,7 @@ def registry() -> dict[str, OpKind]:
     from .barrier import Barrier
     from .bind import Bind
     from .builtin import Builtin
+    from .comm import Comm
     from .convert import Convert
     from .debug_print import DebugPrint
     from .elementwise import Elementwise
@@ -71,6 +72,7 @@ def registry() -> dict[str, OpKind]:
             VectorLane(),
             RowReduce(),
             ColReduce(),
+            Comm(),  # before Transfer: its pages' paragraph outranks their GlobalTensor operands
             Barrier(),  # before Transfer: a workspace and a count but no tile is a barrier's page
             Transfer(),
             Indexed(),

@@ -45,6 +45,9 @@ class KindFacts:
     # The variants of the main declaration an op of this kind may state (`variants:` of its spec):
     # calls the types of their operands select (ConvTile operands), checked by the variant's own rules.
     variant_names: tuple[str, ...] = ()
+    # Its expressions may name a context operand that stands for several tensors (a communication
+    # op's parallel group of ranks).
+    reads_groups: bool = False
 
 
 class SpecKind:
@@ -70,6 +73,10 @@ class SpecKind:
             for i, o in enumerate(spec.operands)
             if o.kind == "global"
         ]
+
+    def writes_domain(self, spec: OpSpec) -> bool:
+        """Whether the op writes its domain operand, which is then its dst (default: `facts.writes`)."""
+        return self.facts.writes
 
     def arg_value_output(self, expr: Node) -> bool:
         """Whether an overload may add an output holding the source value at each picked index."""

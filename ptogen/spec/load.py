@@ -324,8 +324,9 @@ def _expr_scope(spec: OpSpec, targets: Targets) -> tuple[set[str], dict[str, int
     names = {
         o.name
         for o in spec.operands
-        if o.kind in ("tile", "scalar", "vreg", "global", "events") or (o.kind == "mask" and o.role != "mask")
-    }  # a carry-in mask is a value; the predicate is not
+        if o.kind in ("tile", "scalar", "vreg", "global", "events", "context")
+        or (o.kind == "mask" and o.role != "mask")
+    }  # a carry-in mask is a value; the predicate is not; a context only where the kind reads groups
     return names, attrs
 
 
@@ -443,7 +444,7 @@ def check_op(
 
     op_kind = KINDS.get(spec.semantics.kind)
     dsts = [o.name for o in spec.operands if o.role == "dst"]
-    writes_domain = op_kind is None or op_kind.facts.writes
+    writes_domain = op_kind is None or op_kind.writes_domain(spec)
     side = op_kind.facts.side_outputs if op_kind is not None else ()
     written = ([spec.semantics.domain, *spec.semantics.extra_outputs] if writes_domain else []) + [
         o for o in side if o in operands
@@ -465,6 +466,8 @@ def check_op(
     vector = op_kind.lanes if op_kind is not None else iset is not None and iset.kind == "vector"
     builtin = iset is not None and iset.kind == "scalar"
     value_kinds = {"vreg", "scalar"} if vector else {"tile", "scalar", "global", "events"}
+    if op_kind is not None and op_kind.facts.reads_groups:
+        value_kinds = value_kinds | {"context"}
     if vector and not any(o.kind == "mask" and o.role == "mask" for o in spec.operands):
         problems.append(
             (("operands",), "a vector op needs its predicate mask (an operand of kind and role `mask`)")
@@ -510,7 +513,7 @@ def check_op(
     if spec.semantics.compute is not None and spec.semantics.compute not in operands:
         problems.append((("semantics", "compute"), f"unknown operand {spec.semantics.compute!r}"))
     dom = operands.get(spec.semantics.domain)
-    writes = op_kind is None or op_kind.facts.writes
+    writes = op_kind is None or op_kind.writes_domain(spec)
     if dom is None or (writes and dom.role != "dst"):
         problems.append((("semantics", "domain"), "must name the dst operand"))
     tile_extra = op_kind is not None and op_kind.facts.tile_extra_outputs

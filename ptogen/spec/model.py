@@ -95,6 +95,26 @@ class InstructionSetDef(Strict):
         description="the level of the set's ops: tile intrinsics, vector-register ops, or scalar builtins "
         "(pipe flags, predicates, DMA set-up) a vector program calls"
     )
+    namespace: CppIdent | None = Field(
+        default=None,
+        description="the namespace inside `pto` that declares the set's intrinsics (`comm`: pto::comm), "
+        "as upstream's header declares them",
+    )
+    header: Annotated[str, Field(pattern=r"^pto/[a-z0-9_]+/[a-z0-9_]+\.hpp$")] | None = Field(
+        default=None,
+        description="the header that declares the set's intrinsics, as upstream names it "
+        "(default: pto/common/pto_instr.hpp)",
+    )
+    impl_header: Annotated[str, Field(pattern=r"^pto/[a-z0-9_]+/[a-z0-9_]+\.hpp$")] | None = Field(
+        default=None,
+        description="with `header`: the header that includes the backend of the set's intrinsics, as "
+        "upstream names it (pto/comm/pto_comm_instr_impl.hpp)",
+    )
+    backend_dirs: dict[ProfileName, Annotated[str, Field(pattern=r"^[a-z0-9_]+(/[a-z0-9_]+)*$")]] = Field(
+        default_factory=dict,
+        description="per profile, the include directory of the set's `<NAME>_IMPL` headers when it is "
+        "not the profile's `backend_dir` (upstream's pto/comm/a2a3 for the communication ops)",
+    )
     doc_dir: Annotated[str, Field(pattern=r"^[a-z0-9_-]+(/[a-z0-9_-]+)*$")]
     index_page: Annotated[str, Field(pattern=r"^[a-z0-9_-]+(/[a-z0-9_-]+)*\.md$")]
     summary: Prose
@@ -140,6 +160,9 @@ class EnumTrait(Strict):
 
 class EnumDef(Strict):
     name: CppIdent
+    namespace: CppIdent | None = Field(
+        default=None, description="the namespace inside `pto` that declares the enum (`comm`: pto::comm)"
+    )
     values: list[CppIdent]
     underlying: TypeName | None = Field(
         default=None, description="the enum's underlying C++ type, as upstream declares it"
@@ -529,6 +552,7 @@ class Param(Strict):
         description="an overload's parameter that passes a scalar operand as a tile (`type`); the value is "
         "the tile's element (0, 0), e.g. TCMPS's tile form",
     )
+    const: bool = Field(default=False, description="taken by const reference (`const AsyncSession& session`)")
     pointer: bool = Field(
         default=False,
         description="a tile passed by pointer (`TileDataExp* exp`) rather than by reference; with "
@@ -558,7 +582,7 @@ class Param(Strict):
 
 
 CppExpr = Annotated[str, Field(min_length=1, max_length=160, pattern=r"^[A-Za-z0-9_:<>(), .+-]+$")]
-BackendHeader = Annotated[str, Field(pattern=r"^[A-Za-z0-9_]+\.(hpp|h)$")]
+BackendHeader = Annotated[str, Field(pattern=r"^([a-z0-9_]+/)?[A-Za-z0-9_]+\.(hpp|h)$")]
 
 
 class Dispatch(Strict):
@@ -650,10 +674,11 @@ class Intrinsic(Strict):
 
     name: CppIdent
     qualifier: Literal["PTO_INST", "PTO_INTERNAL"] = "PTO_INST"
-    returns: Literal["RecordEvent", "comm::AsyncEvent", "void"] = Field(
+    returns: Literal["RecordEvent", "comm::AsyncEvent", "AsyncEvent", "bool", "void"] = Field(
         default="RecordEvent",
         description="what the intrinsic returns: an event the next op may wait on, an asynchronous "
-        "operation's completion handle (TPREFETCH_ASYNC), or nothing (TASSIGN, TSYNC)",
+        "operation's completion handle (TPREFETCH_ASYNC; `AsyncEvent` inside pto::comm), whether a "
+        "condition holds (TTEST), or nothing (TASSIGN, TSYNC)",
     )
     template: list[TemplateParam]
     params: list[Param]

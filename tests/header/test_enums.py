@@ -40,14 +40,15 @@ def test_every_generated_enum_matches_upstream(tmp_path: Path) -> None:
     for e in enums:
         assert e.name in upstream, f"{e.name} is not an upstream enum"
         underlying, values = upstream[e.name]
+        name = f"pto::{e.namespace}::{e.name}" if e.namespace else f"pto::{e.name}"  # pto::comm's
         checks.append(
-            f"static_assert(std::is_same_v<std::underlying_type_t<pto::{e.name}>, {underlying}>, "
+            f"static_assert(std::is_same_v<std::underlying_type_t<{name}>, {underlying}>, "
             f'"{e.name}: underlying type");'
         )
         for v in e.values:
             assert v in values, f"{e.name}::{v} is not upstream's"
             checks.append(
-                f"static_assert(static_cast<long long>(pto::{e.name}::{v}) == {values[v]}, "
+                f"static_assert(static_cast<long long>({name}::{v}) == {values[v]}, "
                 f'"{e.name}::{v} == {values[v]}");'
             )
         missing |= {(e.name, v) for v in values if v not in e.values}

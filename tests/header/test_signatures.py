@@ -23,7 +23,10 @@ DOCUMENTED = {
 HEADER = re.sub(
     r"namespace profiled \{.*?\} // namespace profiled",
     "",
-    (ROOT / "generated/include/pto/common/pto_instr.hpp").read_text(),
+    "".join(
+        (ROOT / "generated/include/pto" / h).read_text()
+        for h in ("common/pto_instr.hpp", "comm/pto_comm_inst.hpp")
+    ),
     flags=re.S,
 )
 TILE_OPS = [op for op in SPECS.ops if op.spec.intrinsic is not None]
@@ -41,18 +44,21 @@ def without_guard(declaration: str) -> str:
 
 def header_declaration(name: str) -> str:
     match = re.search(
-        r"(template\s*<[^{;]*?>\s*PTO_\w+\s+(?:RecordEvent|comm::AsyncEvent|void)\s+"
+        r"(template\s*<[^{;]*?>\s*PTO_\w+\s+(?:RecordEvent|comm::AsyncEvent|AsyncEvent|bool|void)\s+"
         + name
         + r"\s*\([^)]*\))\s*\{",
         HEADER,
     )
-    assert match, f"{name} is not defined in pto_instr.hpp"
+    assert match, f"{name} is not defined in pto_instr.hpp or pto_comm_inst.hpp"
     return without_guard(normalise_signature(match.group(1) + ";"))
 
 
 def follows_upstream_header(op) -> bool:  # type: ignore[no-untyped-def]
     """The spec argues in `notes` why its main declaration is upstream's header's, not the page's."""
-    return any("pto_instr.hpp" in n for n in op.spec.notes)
+    return any(
+        "pto_instr.hpp" in n or ("pto_comm_inst.hpp" in n and "which this spec follows" in n)
+        for n in op.spec.notes
+    )
 
 
 def test_fixture_covers_every_tile_op() -> None:

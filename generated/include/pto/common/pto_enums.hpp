@@ -8,6 +8,18 @@
 
 namespace pto {
 
+namespace comm {
+enum class NotifyOp : uint8_t { AtomicAdd, Set };
+} // namespace comm
+
+namespace comm {
+enum class WaitCmp : uint8_t { EQ, NE, GT, GE, LT, LE };
+} // namespace comm
+
+namespace comm {
+enum class ReduceOp : uint8_t { Sum, Max, Min };
+} // namespace comm
+
 enum class Coalesce : uint8_t { Row, Elem };
 
 enum class GatherOOB : uint8_t { Undefined, Clamp, Wrap, Zero };
@@ -792,6 +804,52 @@ using TRandomKey = uint32_t[2];
 
 // The 128-bit counter of TRANDOM's counter-based generator, four 32-bit words (word 0 least significant).
 using TRandomCounter = uint32_t[4];
+
+// Semantics of each NotifyOp value, applied element-wise by the ops that take one.
+template <typename C>
+inline C apply_NotifyOp(comm::NotifyOp value, C s, C v) {
+    switch (value) {
+    case comm::NotifyOp::AtomicAdd:
+        return static_cast<C>(sim::add<C>(s, v));
+    case comm::NotifyOp::Set:
+        return static_cast<C>(v);
+    }
+    sim::fail("NotifyOp", "value out of range");
+}
+
+// Semantics of each WaitCmp value, applied element-wise by the ops that take one.
+template <typename C>
+inline C apply_WaitCmp(comm::WaitCmp value, C s, C v) {
+    switch (value) {
+    case comm::WaitCmp::EQ:
+        return static_cast<C>(s == v);
+    case comm::WaitCmp::NE:
+        return static_cast<C>(s != v);
+    case comm::WaitCmp::GT:
+        return static_cast<C>(s > v);
+    case comm::WaitCmp::GE:
+        return static_cast<C>(s >= v);
+    case comm::WaitCmp::LT:
+        return static_cast<C>(s < v);
+    case comm::WaitCmp::LE:
+        return static_cast<C>(s <= v);
+    }
+    sim::fail("WaitCmp", "value out of range");
+}
+
+// Semantics of each ReduceOp value, applied element-wise by the ops that take one.
+template <typename C>
+inline C apply_ReduceOp(comm::ReduceOp value, C a, C b) {
+    switch (value) {
+    case comm::ReduceOp::Sum:
+        return static_cast<C>(sim::add<C>(a, b));
+    case comm::ReduceOp::Max:
+        return static_cast<C>(sim::maximum<C>(a, b));
+    case comm::ReduceOp::Min:
+        return static_cast<C>(sim::minimum<C>(a, b));
+    }
+    sim::fail("ReduceOp", "value out of range");
+}
 
 // Semantics of each CmpMode value, applied element-wise by the ops that take one.
 template <typename C>

@@ -12,6 +12,7 @@
 #include <pto/common/check_support.hpp>
 #include <pto/profiles/active_profile.hpp>
 #include <pto/common/pto_instr_impl.hpp>
+#include <pto/cpu/trace.hpp>
 
 // Upstream's dispatch macros, defined here when the build has not defined them (upstream's own
 // header traces each call through them on its CPU simulator).
@@ -45,6 +46,7 @@ PTO_INTERNAL RecordEvent TADDS(TileDataDst& dst, TileDataSrc& src0, typename Til
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 PTO_INST RecordEvent TADDS(TileDataDst& dst, TileDataSrc& src0, typename TileDataSrc::DType scalar,
                            WaitEvents&... events) {
+    PTO_TRACE_INSTR(TADDS, "OII", dst, src0, scalar);
     return profiled::TADDS<active_profile, TileDataDst, TileDataSrc>(dst, src0, scalar, events...);
 }
 
@@ -66,6 +68,7 @@ PTO_INTERNAL RecordEvent TAXPY(TileDataDst& dst, TileDataSrc& src0, typename Til
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 PTO_INST RecordEvent TAXPY(TileDataDst& dst, TileDataSrc& src0, typename TileDataSrc::DType scalar,
                            WaitEvents&... events) {
+    PTO_TRACE_INSTR(TAXPY, "OII", dst, src0, scalar);
     return profiled::TAXPY<active_profile, TileDataDst, TileDataSrc>(dst, src0, scalar, events...);
 }
 
@@ -87,6 +90,7 @@ PTO_INTERNAL RecordEvent TSUBS(TileDataDst& dst, TileDataSrc& src0, typename Til
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 PTO_INST RecordEvent TSUBS(TileDataDst& dst, TileDataSrc& src0, typename TileDataSrc::DType scalar,
                            WaitEvents&... events) {
+    PTO_TRACE_INSTR(TSUBS, "OII", dst, src0, scalar);
     return profiled::TSUBS<active_profile, TileDataDst, TileDataSrc>(dst, src0, scalar, events...);
 }
 
@@ -108,6 +112,7 @@ PTO_INTERNAL RecordEvent TMULS(TileDataDst& dst, TileDataSrc& src0, typename Til
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 PTO_INST RecordEvent TMULS(TileDataDst& dst, TileDataSrc& src0, typename TileDataSrc::DType scalar,
                            WaitEvents&... events) {
+    PTO_TRACE_INSTR(TMULS, "OII", dst, src0, scalar);
     return profiled::TMULS<active_profile, TileDataDst, TileDataSrc>(dst, src0, scalar, events...);
 }
 
@@ -131,6 +136,7 @@ template <auto PrecisionType = PowAlgorithm::DEFAULT, typename DstTile, typename
           typename... WaitEvents>
 PTO_INST RecordEvent TPOWS(DstTile& dst, BaseTile& base, typename DstTile::DType exp, TmpTile& tmp,
                            WaitEvents&... events) {
+    PTO_TRACE_INSTR(TPOWS, "OIII", dst, base, exp, tmp);
     return profiled::TPOWS<active_profile, PrecisionType, DstTile, BaseTile, TmpTile>(dst, base, exp, tmp, events...);
 }
 
@@ -154,6 +160,7 @@ template <auto PrecisionType = DivAlgorithm::DEFAULT, typename TileDataDst, type
           typename... WaitEvents>
 PTO_INST RecordEvent TDIVS(TileDataDst& dst, TileDataSrc& src0, typename TileDataSrc::DType scalar,
                            WaitEvents&... events) {
+    PTO_TRACE_INSTR(TDIVS, "OII", dst, src0, scalar);
     return profiled::TDIVS<active_profile, PrecisionType, TileDataDst, TileDataSrc>(dst, src0, scalar, events...);
 }
 namespace profiled {
@@ -176,6 +183,7 @@ template <auto PrecisionType = DivAlgorithm::DEFAULT, typename TileDataDst, type
           typename... WaitEvents>
 PTO_INST RecordEvent TDIVS(TileDataDst& dst, typename TileDataDst::DType scalar, TileDataSrc& src0,
                            WaitEvents&... events) {
+    PTO_TRACE_INSTR(TDIVS, "OII", dst, scalar, src0);
     return profiled::TDIVS<active_profile, PrecisionType, TileDataDst, TileDataSrc>(dst, scalar, src0, events...);
 }
 
@@ -199,6 +207,7 @@ template <auto PrecisionType = FmodSAlgorithm::DEFAULT, typename TileDataDst, ty
           typename... WaitEvents>
 PTO_INST RecordEvent TFMODS(TileDataDst& dst, TileDataSrc& src, typename TileDataSrc::DType scalar,
                             WaitEvents&... events) {
+    PTO_TRACE_INSTR(TFMODS, "OII", dst, src, scalar);
     return profiled::TFMODS<active_profile, PrecisionType, TileDataDst, TileDataSrc>(dst, src, scalar, events...);
 }
 
@@ -223,6 +232,7 @@ template <auto PrecisionType = RemSAlgorithm::DEFAULT, typename TileDataDst, typ
           typename... WaitEvents>
 PTO_INST RecordEvent TREMS(TileDataDst& dst, TileDataSrc& src, typename TileDataSrc::DType scalar, TileDataTmp& tmp,
                            WaitEvents&... events) {
+    PTO_TRACE_INSTR(TREMS, "OIII", dst, src, scalar, tmp);
     return profiled::TREMS<active_profile, PrecisionType, TileDataDst, TileDataSrc, TileDataTmp>(dst, src, scalar, tmp,
                                                                                                  events...);
 }
@@ -245,6 +255,7 @@ PTO_INTERNAL RecordEvent TMINS(TileDataDst& dst, TileDataSrc& src, typename Tile
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 PTO_INST RecordEvent TMINS(TileDataDst& dst, TileDataSrc& src, typename TileDataSrc::DType scalar,
                            WaitEvents&... events) {
+    PTO_TRACE_INSTR(TMINS, "OII", dst, src, scalar);
     return profiled::TMINS<active_profile, TileDataDst, TileDataSrc>(dst, src, scalar, events...);
 }
 
@@ -266,6 +277,7 @@ PTO_INTERNAL RecordEvent TMAXS(TileDataDst& dst, TileDataSrc& src, typename Tile
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 PTO_INST RecordEvent TMAXS(TileDataDst& dst, TileDataSrc& src, typename TileDataSrc::DType scalar,
                            WaitEvents&... events) {
+    PTO_TRACE_INSTR(TMAXS, "OII", dst, src, scalar);
     return profiled::TMAXS<active_profile, TileDataDst, TileDataSrc>(dst, src, scalar, events...);
 }
 
@@ -287,6 +299,7 @@ PTO_INTERNAL RecordEvent TANDS(TileDataDst& dst, TileDataSrc& src, typename Tile
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 PTO_INST RecordEvent TANDS(TileDataDst& dst, TileDataSrc& src, typename TileDataDst::DType scalar,
                            WaitEvents&... events) {
+    PTO_TRACE_INSTR(TANDS, "OII", dst, src, scalar);
     return profiled::TANDS<active_profile, TileDataDst, TileDataSrc>(dst, src, scalar, events...);
 }
 
@@ -308,6 +321,7 @@ PTO_INTERNAL RecordEvent TORS(TileDataDst& dst, TileDataSrc& src, typename TileD
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 PTO_INST RecordEvent TORS(TileDataDst& dst, TileDataSrc& src, typename TileDataDst::DType scalar,
                           WaitEvents&... events) {
+    PTO_TRACE_INSTR(TORS, "OII", dst, src, scalar);
     return profiled::TORS<active_profile, TileDataDst, TileDataSrc>(dst, src, scalar, events...);
 }
 
@@ -329,6 +343,7 @@ PTO_INTERNAL RecordEvent TXORS(TileDataDst& dst, TileDataSrc& src0, typename Til
 template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp, typename... WaitEvents>
 PTO_INST RecordEvent TXORS(TileDataDst& dst, TileDataSrc& src0, typename TileDataSrc::DType scalar, TileDataTmp& tmp,
                            WaitEvents&... events) {
+    PTO_TRACE_INSTR(TXORS, "OIII", dst, src0, scalar, tmp);
     return profiled::TXORS<active_profile, TileDataDst, TileDataSrc, TileDataTmp>(dst, src0, scalar, tmp, events...);
 }
 
@@ -350,6 +365,7 @@ PTO_INTERNAL RecordEvent TSHLS(TileDataDst& dst, TileDataSrc& src, typename Tile
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 PTO_INST RecordEvent TSHLS(TileDataDst& dst, TileDataSrc& src, typename TileDataDst::DType scalar,
                            WaitEvents&... events) {
+    PTO_TRACE_INSTR(TSHLS, "OII", dst, src, scalar);
     return profiled::TSHLS<active_profile, TileDataDst, TileDataSrc>(dst, src, scalar, events...);
 }
 
@@ -371,6 +387,7 @@ PTO_INTERNAL RecordEvent TSHRS(TileDataDst& dst, TileDataSrc& src, typename Tile
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 PTO_INST RecordEvent TSHRS(TileDataDst& dst, TileDataSrc& src, typename TileDataDst::DType scalar,
                            WaitEvents&... events) {
+    PTO_TRACE_INSTR(TSHRS, "OII", dst, src, scalar);
     return profiled::TSHRS<active_profile, TileDataDst, TileDataSrc>(dst, src, scalar, events...);
 }
 
@@ -392,6 +409,7 @@ PTO_INTERNAL RecordEvent TLRELU(TileDataDst& dst, TileDataSrc& src, typename Til
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 PTO_INST RecordEvent TLRELU(TileDataDst& dst, TileDataSrc& src, typename TileDataSrc::DType scalar,
                             WaitEvents&... events) {
+    PTO_TRACE_INSTR(TLRELU, "OII", dst, src, scalar);
     return profiled::TLRELU<active_profile, TileDataDst, TileDataSrc>(dst, src, scalar, events...);
 }
 
@@ -413,6 +431,7 @@ PTO_INTERNAL RecordEvent TADDSC(TileData& dst, TileData& src0, typename TileData
 template <typename TileData, typename... WaitEvents>
 PTO_INST RecordEvent TADDSC(TileData& dst, TileData& src0, typename TileData::DType scalar, TileData& src1,
                             WaitEvents&... events) {
+    PTO_TRACE_INSTR(TADDSC, "OIII", dst, src0, scalar, src1);
     return profiled::TADDSC<active_profile, TileData>(dst, src0, scalar, src1, events...);
 }
 
@@ -434,6 +453,7 @@ PTO_INTERNAL RecordEvent TSUBSC(TileData& dst, TileData& src0, typename TileData
 template <typename TileData, typename... WaitEvents>
 PTO_INST RecordEvent TSUBSC(TileData& dst, TileData& src0, typename TileData::DType scalar, TileData& src1,
                             WaitEvents&... events) {
+    PTO_TRACE_INSTR(TSUBSC, "OIII", dst, src0, scalar, src1);
     return profiled::TSUBSC<active_profile, TileData>(dst, src0, scalar, src1, events...);
 }
 
@@ -453,6 +473,7 @@ PTO_INTERNAL RecordEvent TEXPANDS(TileData& dst, typename TileData::DType scalar
 
 template <typename TileData, typename... WaitEvents>
 PTO_INST RecordEvent TEXPANDS(TileData& dst, typename TileData::DType scalar, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TEXPANDS, "OI", dst, scalar);
     return profiled::TEXPANDS<active_profile, TileData>(dst, scalar, events...);
 }
 
@@ -476,6 +497,7 @@ template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents,
           std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
 PTO_INST RecordEvent TCMPS(TileDataDst& dst, TileDataSrc& src0, typename TileDataSrc::DType src1, CmpMode mode,
                            WaitEvents&... events) {
+    PTO_TRACE_INSTR(TCMPS, "OIII", dst, src0, src1, mode);
     return profiled::TCMPS<active_profile, TileDataDst, TileDataSrc>(dst, src0, src1, mode, events...);
 }
 namespace profiled {
@@ -498,6 +520,7 @@ template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, ty
           std::enable_if_t<is_tile_data_v<TileDataSrc1> && all_events_v<WaitEvents...>, int> = 0>
 PTO_INST RecordEvent TCMPS(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, CmpMode mode,
                            WaitEvents&... events) {
+    PTO_TRACE_INSTR(TCMPS, "OIII", dst, src0, src1, mode);
     return profiled::TCMPS<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, mode, events...);
 }
 
@@ -521,6 +544,7 @@ template <typename TileDataDst, typename TileDataMask, typename TileDataSrc, typ
           typename... WaitEvents>
 PTO_INST RecordEvent TSELS(TileDataDst& dst, TileDataMask& mask, TileDataSrc& src, TileDataTmp& tmp,
                            typename TileDataSrc::DType scalar, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TSELS, "OIIII", dst, mask, src, tmp, scalar);
     return profiled::TSELS<active_profile, TileDataDst, TileDataMask, TileDataSrc, TileDataTmp>(dst, mask, src, tmp,
                                                                                                 scalar, events...);
 }
@@ -541,6 +565,7 @@ PTO_INTERNAL RecordEvent TADD(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TADD(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TADD, "OII", dst, src0, src1);
     return profiled::TADD<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
 }
 
@@ -560,6 +585,7 @@ PTO_INTERNAL RecordEvent TABS(TileDataDst& dst, TileDataSrc& src, WaitEvents&...
 
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 PTO_INST RecordEvent TABS(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TABS, "OI", dst, src);
     return profiled::TABS<active_profile, TileDataDst, TileDataSrc>(dst, src, events...);
 }
 
@@ -579,6 +605,7 @@ PTO_INTERNAL RecordEvent TAND(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TAND(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TAND, "OII", dst, src0, src1);
     return profiled::TAND<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
 }
 namespace profiled {
@@ -597,6 +624,7 @@ PTO_INTERNAL RecordEvent TAND(TileData& dst, TileData& src0, TileData& src1, Wai
 // The documented form, one tile type for all three tiles.
 template <typename TileData, typename... WaitEvents>
 PTO_INST RecordEvent TAND(TileData& dst, TileData& src0, TileData& src1, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TAND, "OII", dst, src0, src1);
     return profiled::TAND<active_profile, TileData>(dst, src0, src1, events...);
 }
 
@@ -616,6 +644,7 @@ PTO_INTERNAL RecordEvent TOR(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1&
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TOR(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TOR, "OII", dst, src0, src1);
     return profiled::TOR<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
 }
 namespace profiled {
@@ -634,6 +663,7 @@ PTO_INTERNAL RecordEvent TOR(TileData& dst, TileData& src0, TileData& src1, Wait
 // The documented form, one tile type for all three tiles.
 template <typename TileData, typename... WaitEvents>
 PTO_INST RecordEvent TOR(TileData& dst, TileData& src0, TileData& src1, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TOR, "OII", dst, src0, src1);
     return profiled::TOR<active_profile, TileData>(dst, src0, src1, events...);
 }
 
@@ -653,6 +683,7 @@ PTO_INTERNAL RecordEvent TSUB(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TSUB(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TSUB, "OII", dst, src0, src1);
     return profiled::TSUB<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
 }
 
@@ -672,6 +703,7 @@ PTO_INTERNAL RecordEvent TMUL(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TMUL(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TMUL, "OII", dst, src0, src1);
     return profiled::TMUL<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
 }
 
@@ -691,6 +723,7 @@ PTO_INTERNAL RecordEvent TMIN(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TMIN(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TMIN, "OII", dst, src0, src1);
     return profiled::TMIN<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
 }
 
@@ -710,6 +743,7 @@ PTO_INTERNAL RecordEvent TMAX(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TMAX(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TMAX, "OII", dst, src0, src1);
     return profiled::TMAX<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
 }
 
@@ -731,6 +765,7 @@ PTO_INTERNAL RecordEvent TCMP(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TCMP(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, CmpMode cmpMode,
                           WaitEvents&... events) {
+    PTO_TRACE_INSTR(TCMP, "OIII", dst, src0, src1, cmpMode);
     return profiled::TCMP<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, cmpMode, events...);
 }
 
@@ -753,6 +788,7 @@ PTO_INTERNAL RecordEvent TDIV(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1
 template <auto PrecisionType = DivAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc0,
           typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TDIV(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TDIV, "OII", dst, src0, src1);
     return profiled::TDIV<active_profile, PrecisionType, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1,
                                                                                                   events...);
 }
@@ -773,6 +809,7 @@ PTO_INTERNAL RecordEvent TSHL(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TSHL(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TSHL, "OII", dst, src0, src1);
     return profiled::TSHL<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
 }
 
@@ -792,6 +829,7 @@ PTO_INTERNAL RecordEvent TSHR(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TSHR(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TSHR, "OII", dst, src0, src1);
     return profiled::TSHR<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
 }
 
@@ -815,6 +853,7 @@ template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, ty
           typename... WaitEvents>
 PTO_INST RecordEvent TXOR(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
                           WaitEvents&... events) {
+    PTO_TRACE_INSTR(TXOR, "OIII", dst, src0, src1, tmp);
     return profiled::TXOR<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1, TileDataTmp>(dst, src0, src1, tmp,
                                                                                                 events...);
 }
@@ -837,6 +876,7 @@ PTO_INTERNAL RecordEvent TLOG(TileDataDst& dst, TileDataSrc& src, WaitEvents&...
 template <auto PrecisionType = LogAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc,
           typename... WaitEvents>
 PTO_INST RecordEvent TLOG(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TLOG, "OI", dst, src);
     return profiled::TLOG<active_profile, PrecisionType, TileDataDst, TileDataSrc>(dst, src, events...);
 }
 
@@ -858,6 +898,7 @@ PTO_INTERNAL RecordEvent TRECIP(TileDataDst& dst, TileDataSrc& src, WaitEvents&.
 template <auto PrecisionType = RecipAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc,
           typename... WaitEvents>
 PTO_INST RecordEvent TRECIP(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TRECIP, "OI", dst, src);
     return profiled::TRECIP<active_profile, PrecisionType, TileDataDst, TileDataSrc>(dst, src, events...);
 }
 
@@ -879,6 +920,7 @@ PTO_INTERNAL RecordEvent TPRELU(TileData& dst, TileData& src0, TileData& src1, W
 
 template <typename TileData, typename... WaitEvents, std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
 PTO_INST RecordEvent TPRELU(TileData& dst, TileData& src0, TileData& src1, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TPRELU, "OII", dst, src0, src1);
     return profiled::TPRELU<active_profile, TileData>(dst, src0, src1, events...);
 }
 namespace profiled {
@@ -903,6 +945,7 @@ template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, ty
           typename... WaitEvents>
 PTO_INST RecordEvent TPRELU(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
                             WaitEvents&... events) {
+    PTO_TRACE_INSTR(TPRELU, "OIII", dst, src0, src1, tmp);
     return profiled::TPRELU<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1, TileDataTmp>(dst, src0, src1, tmp,
                                                                                                   events...);
 }
@@ -923,6 +966,7 @@ PTO_INTERNAL RecordEvent TADDC(TileData& dst, TileData& src0, TileData& src1, Ti
 
 template <typename TileData, typename... WaitEvents>
 PTO_INST RecordEvent TADDC(TileData& dst, TileData& src0, TileData& src1, TileData& src2, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TADDC, "OIII", dst, src0, src1, src2);
     return profiled::TADDC<active_profile, TileData>(dst, src0, src1, src2, events...);
 }
 
@@ -942,6 +986,7 @@ PTO_INTERNAL RecordEvent TSUBC(TileData& dst, TileData& src0, TileData& src1, Ti
 
 template <typename TileData, typename... WaitEvents>
 PTO_INST RecordEvent TSUBC(TileData& dst, TileData& src0, TileData& src1, TileData& src2, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TSUBC, "OIII", dst, src0, src1, src2);
     return profiled::TSUBC<active_profile, TileData>(dst, src0, src1, src2, events...);
 }
 
@@ -962,6 +1007,7 @@ PTO_INTERNAL RecordEvent TCVT(TileDataD& dst, TileDataS& src, RoundMode mode, Wa
 
 template <bool NeedSetCtrl = true, typename TileDataD, typename TileDataS, typename... WaitEvents>
 PTO_INST RecordEvent TCVT(TileDataD& dst, TileDataS& src, RoundMode mode, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TCVT, "OII", dst, src, mode);
     return profiled::TCVT<active_profile, NeedSetCtrl, TileDataD, TileDataS>(dst, src, mode, events...);
 }
 namespace profiled {
@@ -983,6 +1029,7 @@ PTO_INTERNAL RecordEvent TCVT(TileDataD& dst, TileDataS& src, TmpTileData& tmp, 
 template <bool NeedSetCtrl = true, typename TileDataD, typename TileDataS, typename TmpTileData, typename... WaitEvents>
 PTO_INST RecordEvent TCVT(TileDataD& dst, TileDataS& src, TmpTileData& tmp, RoundMode mode, SaturationMode satMode,
                           WaitEvents&... events) {
+    PTO_TRACE_INSTR(TCVT, "OIIII", dst, src, tmp, mode, satMode);
     return profiled::TCVT<active_profile, NeedSetCtrl, TileDataD, TileDataS, TmpTileData>(dst, src, tmp, mode, satMode,
                                                                                           events...);
 }
@@ -1003,6 +1050,7 @@ PTO_INTERNAL RecordEvent TCVT(TileDataD& dst, TileDataS& src, TmpTileData& tmp, 
 // With a scratch tile.
 template <bool NeedSetCtrl = true, typename TileDataD, typename TileDataS, typename TmpTileData, typename... WaitEvents>
 PTO_INST RecordEvent TCVT(TileDataD& dst, TileDataS& src, TmpTileData& tmp, RoundMode mode, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TCVT, "OIII", dst, src, tmp, mode);
     return profiled::TCVT<active_profile, NeedSetCtrl, TileDataD, TileDataS, TmpTileData>(dst, src, tmp, mode,
                                                                                           events...);
 }
@@ -1024,6 +1072,7 @@ PTO_INTERNAL RecordEvent TCVT(TileDataD& dst, TileDataS& src, RoundMode mode, Sa
 template <bool NeedSetCtrl = true, typename TileDataD, typename TileDataS, typename... WaitEvents>
 PTO_INST RecordEvent TCVT(TileDataD& dst, TileDataS& src, RoundMode mode, SaturationMode satMode,
                           WaitEvents&... events) {
+    PTO_TRACE_INSTR(TCVT, "OIII", dst, src, mode, satMode);
     return profiled::TCVT<active_profile, NeedSetCtrl, TileDataD, TileDataS>(dst, src, mode, satMode, events...);
 }
 
@@ -1045,6 +1094,7 @@ PTO_INTERNAL RecordEvent TSEL(TileData& dst, MaskTile& selMask, TileData& src0, 
 template <typename TileData, typename MaskTile, typename TmpTile, typename... WaitEvents>
 PTO_INST RecordEvent TSEL(TileData& dst, MaskTile& selMask, TileData& src0, TileData& src1, TmpTile& tmp,
                           WaitEvents&... events) {
+    PTO_TRACE_INSTR(TSEL, "OIIII", dst, selMask, src0, src1, tmp);
     return profiled::TSEL<active_profile, TileData, MaskTile, TmpTile>(dst, selMask, src0, src1, tmp, events...);
 }
 
@@ -1066,6 +1116,7 @@ PTO_INTERNAL RecordEvent TRSQRT(TileDataDst& dst, TileDataSrc& src, WaitEvents&.
 template <auto PrecisionType = RsqrtAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc,
           typename... WaitEvents, std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
 PTO_INST RecordEvent TRSQRT(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TRSQRT, "OI", dst, src);
     return profiled::TRSQRT<active_profile, PrecisionType, TileDataDst, TileDataSrc>(dst, src, events...);
 }
 namespace profiled {
@@ -1088,6 +1139,7 @@ template <auto PrecisionType = RsqrtAlgorithm::DEFAULT, typename TileDataDst, ty
           typename TileDataTmp, typename... WaitEvents,
           std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
 PTO_INST RecordEvent TRSQRT(TileDataDst& dst, TileDataSrc& src, TileDataTmp& tmp, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TRSQRT, "OII", dst, src, tmp);
     return profiled::TRSQRT<active_profile, PrecisionType, TileDataDst, TileDataSrc, TileDataTmp>(dst, src, tmp,
                                                                                                   events...);
 }
@@ -1110,6 +1162,7 @@ PTO_INTERNAL RecordEvent TSQRT(TileDataDst& dst, TileDataSrc& src, WaitEvents&..
 template <auto PrecisionType = SqrtAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc,
           typename... WaitEvents>
 PTO_INST RecordEvent TSQRT(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TSQRT, "OI", dst, src);
     return profiled::TSQRT<active_profile, PrecisionType, TileDataDst, TileDataSrc>(dst, src, events...);
 }
 
@@ -1131,6 +1184,7 @@ PTO_INTERNAL RecordEvent TEXP(TileDataDst& dst, TileDataSrc& src, WaitEvents&...
 template <auto PrecisionType = ExpAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc,
           typename... WaitEvents>
 PTO_INST RecordEvent TEXP(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TEXP, "OI", dst, src);
     return profiled::TEXP<active_profile, PrecisionType, TileDataDst, TileDataSrc>(dst, src, events...);
 }
 
@@ -1150,6 +1204,7 @@ PTO_INTERNAL RecordEvent TNOT(TileDataDst& dst, TileDataSrc& src, WaitEvents&...
 
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 PTO_INST RecordEvent TNOT(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TNOT, "OI", dst, src);
     return profiled::TNOT<active_profile, TileDataDst, TileDataSrc>(dst, src, events...);
 }
 
@@ -1169,6 +1224,7 @@ PTO_INTERNAL RecordEvent TRELU(TileDataDst& dst, TileDataSrc& src, WaitEvents&..
 
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 PTO_INST RecordEvent TRELU(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TRELU, "OI", dst, src);
     return profiled::TRELU<active_profile, TileDataDst, TileDataSrc>(dst, src, events...);
 }
 
@@ -1188,6 +1244,7 @@ PTO_INTERNAL RecordEvent TNEG(TileDataDst& dst, TileDataSrc& src, WaitEvents&...
 
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 PTO_INST RecordEvent TNEG(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TNEG, "OI", dst, src);
     return profiled::TNEG<active_profile, TileDataDst, TileDataSrc>(dst, src, events...);
 }
 
@@ -1210,6 +1267,7 @@ PTO_INTERNAL RecordEvent TFMOD(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc
 template <auto PrecisionType = FmodAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc0,
           typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TFMOD(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TFMOD, "OII", dst, src0, src1);
     return profiled::TFMOD<active_profile, PrecisionType, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1,
                                                                                                    events...);
 }
@@ -1235,6 +1293,7 @@ template <auto PrecisionType = RemAlgorithm::DEFAULT, typename TileDataDst, type
           typename TileDataSrc1, typename TileDataTmp, typename... WaitEvents>
 PTO_INST RecordEvent TREM(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
                           WaitEvents&... events) {
+    PTO_TRACE_INSTR(TREM, "OIII", dst, src0, src1, tmp);
     return profiled::TREM<active_profile, PrecisionType, TileDataDst, TileDataSrc0, TileDataSrc1, TileDataTmp>(
         dst, src0, src1, tmp, events...);
 }
@@ -1257,6 +1316,7 @@ PTO_INTERNAL RecordEvent TPOW(DstTile& dst, BaseTile& base, ExpTile& exp, TmpTil
 template <auto PrecisionType = PowAlgorithm::DEFAULT, typename DstTile, typename BaseTile, typename ExpTile,
           typename TmpTile, typename... WaitEvents>
 PTO_INST RecordEvent TPOW(DstTile& dst, BaseTile& base, ExpTile& exp, TmpTile& tmp, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TPOW, "OIII", dst, base, exp, tmp);
     return profiled::TPOW<active_profile, PrecisionType, DstTile, BaseTile, ExpTile, TmpTile>(dst, base, exp, tmp,
                                                                                               events...);
 }
@@ -1277,6 +1337,7 @@ PTO_INTERNAL RecordEvent TFUSEDMULADD(TileDataDst& dst, TileDataSrc0& src0, Tile
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TFUSEDMULADD(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TFUSEDMULADD, "OII", dst, src0, src1);
     return profiled::TFUSEDMULADD<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
 }
 
@@ -1297,6 +1358,7 @@ PTO_INTERNAL RecordEvent TFUSEDMULADDRELU(TileDataDst& dst, TileDataSrc0& src0, 
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TFUSEDMULADDRELU(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TFUSEDMULADDRELU, "OII", dst, src0, src1);
     return profiled::TFUSEDMULADDRELU<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1,
                                                                                                events...);
 }
@@ -1317,6 +1379,7 @@ PTO_INTERNAL RecordEvent TMULADDDST(TileDataDst& dst, TileDataSrc0& src0, TileDa
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TMULADDDST(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TMULADDDST, "OII", dst, src0, src1);
     return profiled::TMULADDDST<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
 }
 
@@ -1336,6 +1399,7 @@ PTO_INTERNAL RecordEvent TSUBRELU(TileDataDst& dst, TileDataSrc0& src0, TileData
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TSUBRELU(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TSUBRELU, "OII", dst, src0, src1);
     return profiled::TSUBRELU<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
 }
 
@@ -1360,6 +1424,7 @@ template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, ty
           typename... WaitEvents>
 PTO_INST RecordEvent TADDDEQRELU(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, float deqScale,
                                  TileDataTmp& tmp, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TADDDEQRELU, "OIIII", dst, src0, src1, deqScale, tmp);
     return profiled::TADDDEQRELU<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1, TileDataTmp>(
         dst, src0, src1, deqScale, tmp, events...);
 }
@@ -1380,6 +1445,7 @@ PTO_INTERNAL RecordEvent TADDRELUCONV(TileDataDst& dst, TileDataSrc0& src0, Tile
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TADDRELUCONV(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TADDRELUCONV, "OII", dst, src0, src1);
     return profiled::TADDRELUCONV<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
 }
 
@@ -1399,6 +1465,7 @@ PTO_INTERNAL RecordEvent TSUBRELUCONV(TileDataDst& dst, TileDataSrc0& src0, Tile
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TSUBRELUCONV(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TSUBRELUCONV, "OII", dst, src0, src1);
     return profiled::TSUBRELUCONV<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
 }
 
@@ -1418,6 +1485,7 @@ PTO_INTERNAL RecordEvent TROWSUM(TileDataOut& dst, TileDataIn& src, TileDataTmp&
 
 template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
 PTO_INST RecordEvent TROWSUM(TileDataOut& dst, TileDataIn& src, TileDataTmp& tmp, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TROWSUM, "OII", dst, src, tmp);
     return profiled::TROWSUM<active_profile, TileDataOut, TileDataIn, TileDataTmp>(dst, src, tmp, events...);
 }
 
@@ -1437,6 +1505,7 @@ PTO_INTERNAL RecordEvent TROWMAX(TileDataOut& dst, TileDataIn& src, TileDataTmp&
 
 template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
 PTO_INST RecordEvent TROWMAX(TileDataOut& dst, TileDataIn& src, TileDataTmp& tmp, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TROWMAX, "OII", dst, src, tmp);
     return profiled::TROWMAX<active_profile, TileDataOut, TileDataIn, TileDataTmp>(dst, src, tmp, events...);
 }
 
@@ -1456,6 +1525,7 @@ PTO_INTERNAL RecordEvent TROWMIN(TileDataOut& dst, TileDataIn& src, TileDataTmp&
 
 template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
 PTO_INST RecordEvent TROWMIN(TileDataOut& dst, TileDataIn& src, TileDataTmp& tmp, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TROWMIN, "OII", dst, src, tmp);
     return profiled::TROWMIN<active_profile, TileDataOut, TileDataIn, TileDataTmp>(dst, src, tmp, events...);
 }
 
@@ -1475,6 +1545,7 @@ PTO_INTERNAL RecordEvent TROWPROD(TileDataOut& dst, TileDataIn& src, TileDataTmp
 
 template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
 PTO_INST RecordEvent TROWPROD(TileDataOut& dst, TileDataIn& src, TileDataTmp& tmp, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TROWPROD, "OII", dst, src, tmp);
     return profiled::TROWPROD<active_profile, TileDataOut, TileDataIn, TileDataTmp>(dst, src, tmp, events...);
 }
 
@@ -1496,6 +1567,7 @@ PTO_INTERNAL RecordEvent TROWARGMAX(TileDataOut& dst, TileDataIn& src, TileDataT
 template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents,
           std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
 PTO_INST RecordEvent TROWARGMAX(TileDataOut& dst, TileDataIn& src, TileDataTmp& tmp, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TROWARGMAX, "OII", dst, src, tmp);
     return profiled::TROWARGMAX<active_profile, TileDataOut, TileDataIn, TileDataTmp>(dst, src, tmp, events...);
 }
 namespace profiled {
@@ -1519,6 +1591,7 @@ template <typename TileDataOutVal, typename TileDataOutIdx, typename TileDataIn,
           typename... WaitEvents, std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
 PTO_INST RecordEvent TROWARGMAX(TileDataOutVal& dstVal, TileDataOutIdx& dstIdx, TileDataIn& src, TileDataTmp& tmp,
                                 WaitEvents&... events) {
+    PTO_TRACE_INSTR(TROWARGMAX, "OOII", dstVal, dstIdx, src, tmp);
     return profiled::TROWARGMAX<active_profile, TileDataOutVal, TileDataOutIdx, TileDataIn, TileDataTmp>(
         dstVal, dstIdx, src, tmp, events...);
 }
@@ -1541,6 +1614,7 @@ PTO_INTERNAL RecordEvent TROWARGMIN(TileDataOut& dst, TileDataIn& src, TileDataT
 template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents,
           std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
 PTO_INST RecordEvent TROWARGMIN(TileDataOut& dst, TileDataIn& src, TileDataTmp& tmp, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TROWARGMIN, "OII", dst, src, tmp);
     return profiled::TROWARGMIN<active_profile, TileDataOut, TileDataIn, TileDataTmp>(dst, src, tmp, events...);
 }
 namespace profiled {
@@ -1564,6 +1638,7 @@ template <typename TileDataOutVal, typename TileDataOutIdx, typename TileDataIn,
           typename... WaitEvents, std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
 PTO_INST RecordEvent TROWARGMIN(TileDataOutVal& dstVal, TileDataOutIdx& dstIdx, TileDataIn& src, TileDataTmp& tmp,
                                 WaitEvents&... events) {
+    PTO_TRACE_INSTR(TROWARGMIN, "OOII", dstVal, dstIdx, src, tmp);
     return profiled::TROWARGMIN<active_profile, TileDataOutVal, TileDataOutIdx, TileDataIn, TileDataTmp>(
         dstVal, dstIdx, src, tmp, events...);
 }
@@ -1585,6 +1660,7 @@ PTO_INTERNAL RecordEvent TCOLSUM(TileDataOut& dst, TileDataIn& src, WaitEvents&.
 
 template <typename TileDataOut, typename TileDataIn, typename... WaitEvents>
 PTO_INST RecordEvent TCOLSUM(TileDataOut& dst, TileDataIn& src, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TCOLSUM, "OI", dst, src);
     return profiled::TCOLSUM<active_profile, TileDataOut, TileDataIn>(dst, src, events...);
 }
 namespace profiled {
@@ -1606,6 +1682,7 @@ PTO_INTERNAL RecordEvent TCOLSUM(TileDataOut& dst, TileDataIn& src, TileDataTmp&
 template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
 PTO_INST RecordEvent TCOLSUM(TileDataOut& dst, TileDataIn& src, TileDataTmp& tmp, bool isBinary,
                              WaitEvents&... events) {
+    PTO_TRACE_INSTR(TCOLSUM, "OIII", dst, src, tmp, isBinary);
     return profiled::TCOLSUM<active_profile, TileDataOut, TileDataIn, TileDataTmp>(dst, src, tmp, isBinary, events...);
 }
 
@@ -1625,6 +1702,7 @@ PTO_INTERNAL RecordEvent TCOLMAX(TileDataOut& dst, TileDataIn& src, WaitEvents&.
 
 template <typename TileDataOut, typename TileDataIn, typename... WaitEvents>
 PTO_INST RecordEvent TCOLMAX(TileDataOut& dst, TileDataIn& src, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TCOLMAX, "OI", dst, src);
     return profiled::TCOLMAX<active_profile, TileDataOut, TileDataIn>(dst, src, events...);
 }
 
@@ -1644,6 +1722,7 @@ PTO_INTERNAL RecordEvent TCOLMIN(TileDataOut& dst, TileDataIn& src, WaitEvents&.
 
 template <typename TileDataOut, typename TileDataIn, typename... WaitEvents>
 PTO_INST RecordEvent TCOLMIN(TileDataOut& dst, TileDataIn& src, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TCOLMIN, "OI", dst, src);
     return profiled::TCOLMIN<active_profile, TileDataOut, TileDataIn>(dst, src, events...);
 }
 
@@ -1663,6 +1742,7 @@ PTO_INTERNAL RecordEvent TCOLPROD(TileDataOut& dst, TileDataIn& src, WaitEvents&
 
 template <typename TileDataOut, typename TileDataIn, typename... WaitEvents>
 PTO_INST RecordEvent TCOLPROD(TileDataOut& dst, TileDataIn& src, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TCOLPROD, "OI", dst, src);
     return profiled::TCOLPROD<active_profile, TileDataOut, TileDataIn>(dst, src, events...);
 }
 
@@ -1683,6 +1763,7 @@ PTO_INTERNAL RecordEvent TCOLARGMAX(TileDataOut& dst, TileDataIn& src, TileDataT
 
 template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
 PTO_INST RecordEvent TCOLARGMAX(TileDataOut& dst, TileDataIn& src, TileDataTmp& tmp, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TCOLARGMAX, "OII", dst, src, tmp);
     return profiled::TCOLARGMAX<active_profile, TileDataOut, TileDataIn, TileDataTmp>(dst, src, tmp, events...);
 }
 namespace profiled {
@@ -1706,6 +1787,7 @@ template <typename TileDataOutVal, typename TileDataOutIdx, typename TileDataIn,
           typename... WaitEvents, std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
 PTO_INST RecordEvent TCOLARGMAX(TileDataOutVal& dstVal, TileDataOutIdx& dstIdx, TileDataIn& src, TileDataTmp& tmp,
                                 WaitEvents&... events) {
+    PTO_TRACE_INSTR(TCOLARGMAX, "OOII", dstVal, dstIdx, src, tmp);
     return profiled::TCOLARGMAX<active_profile, TileDataOutVal, TileDataOutIdx, TileDataIn, TileDataTmp>(
         dstVal, dstIdx, src, tmp, events...);
 }
@@ -1727,6 +1809,7 @@ PTO_INTERNAL RecordEvent TCOLARGMIN(TileDataOut& dst, TileDataIn& src, TileDataT
 
 template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
 PTO_INST RecordEvent TCOLARGMIN(TileDataOut& dst, TileDataIn& src, TileDataTmp& tmp, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TCOLARGMIN, "OII", dst, src, tmp);
     return profiled::TCOLARGMIN<active_profile, TileDataOut, TileDataIn, TileDataTmp>(dst, src, tmp, events...);
 }
 namespace profiled {
@@ -1750,6 +1833,7 @@ template <typename TileDataOutVal, typename TileDataOutIdx, typename TileDataIn,
           typename... WaitEvents, std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
 PTO_INST RecordEvent TCOLARGMIN(TileDataOutVal& dstVal, TileDataOutIdx& dstIdx, TileDataIn& src, TileDataTmp& tmp,
                                 WaitEvents&... events) {
+    PTO_TRACE_INSTR(TCOLARGMIN, "OOII", dstVal, dstIdx, src, tmp);
     return profiled::TCOLARGMIN<active_profile, TileDataOutVal, TileDataOutIdx, TileDataIn, TileDataTmp>(
         dstVal, dstIdx, src, tmp, events...);
 }
@@ -1770,6 +1854,7 @@ PTO_INTERNAL RecordEvent TROWEXPAND(TileDataDst& dst, TileDataSrc& src, WaitEven
 
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 PTO_INST RecordEvent TROWEXPAND(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TROWEXPAND, "OI", dst, src);
     return profiled::TROWEXPAND<active_profile, TileDataDst, TileDataSrc>(dst, src, events...);
 }
 
@@ -1789,6 +1874,7 @@ PTO_INTERNAL RecordEvent TCOLEXPAND(TileDataDst& dst, TileDataSrc& src, WaitEven
 
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 PTO_INST RecordEvent TCOLEXPAND(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TCOLEXPAND, "OI", dst, src);
     return profiled::TCOLEXPAND<active_profile, TileDataDst, TileDataSrc>(dst, src, events...);
 }
 
@@ -1810,6 +1896,7 @@ PTO_INTERNAL RecordEvent TROWEXPANDADD(TileDataDst& dst, TileDataSrc0& src0, Til
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TROWEXPANDADD(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TROWEXPANDADD, "OII", dst, src0, src1);
     return profiled::TROWEXPANDADD<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
 }
 namespace profiled {
@@ -1833,6 +1920,7 @@ template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, ty
           typename... WaitEvents>
 PTO_INST RecordEvent TROWEXPANDADD(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
                                    WaitEvents&... events) {
+    PTO_TRACE_INSTR(TROWEXPANDADD, "OIII", dst, src0, src1, tmp);
     return profiled::TROWEXPANDADD<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1, TileDataTmp>(
         dst, src0, src1, tmp, events...);
 }
@@ -1855,6 +1943,7 @@ PTO_INTERNAL RecordEvent TROWEXPANDSUB(TileDataDst& dst, TileDataSrc0& src0, Til
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TROWEXPANDSUB(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TROWEXPANDSUB, "OII", dst, src0, src1);
     return profiled::TROWEXPANDSUB<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
 }
 namespace profiled {
@@ -1878,6 +1967,7 @@ template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, ty
           typename... WaitEvents>
 PTO_INST RecordEvent TROWEXPANDSUB(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
                                    WaitEvents&... events) {
+    PTO_TRACE_INSTR(TROWEXPANDSUB, "OIII", dst, src0, src1, tmp);
     return profiled::TROWEXPANDSUB<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1, TileDataTmp>(
         dst, src0, src1, tmp, events...);
 }
@@ -1900,6 +1990,7 @@ PTO_INTERNAL RecordEvent TROWEXPANDMUL(TileDataDst& dst, TileDataSrc0& src0, Til
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TROWEXPANDMUL(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TROWEXPANDMUL, "OII", dst, src0, src1);
     return profiled::TROWEXPANDMUL<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
 }
 namespace profiled {
@@ -1923,6 +2014,7 @@ template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, ty
           typename... WaitEvents>
 PTO_INST RecordEvent TROWEXPANDMUL(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
                                    WaitEvents&... events) {
+    PTO_TRACE_INSTR(TROWEXPANDMUL, "OIII", dst, src0, src1, tmp);
     return profiled::TROWEXPANDMUL<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1, TileDataTmp>(
         dst, src0, src1, tmp, events...);
 }
@@ -1947,6 +2039,7 @@ PTO_INTERNAL RecordEvent TROWEXPANDDIV(TileDataDst& dst, TileDataSrc0& src0, Til
 template <auto PrecisionType = DivAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc0,
           typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TROWEXPANDDIV(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TROWEXPANDDIV, "OII", dst, src0, src1);
     return profiled::TROWEXPANDDIV<active_profile, PrecisionType, TileDataDst, TileDataSrc0, TileDataSrc1>(
         dst, src0, src1, events...);
 }
@@ -1974,6 +2067,7 @@ template <auto PrecisionType = DivAlgorithm::DEFAULT, typename TileDataDst, type
           typename TileDataSrc1, typename TileDataTmp, typename... WaitEvents>
 PTO_INST RecordEvent TROWEXPANDDIV(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
                                    WaitEvents&... events) {
+    PTO_TRACE_INSTR(TROWEXPANDDIV, "OIII", dst, src0, src1, tmp);
     return profiled::TROWEXPANDDIV<active_profile, PrecisionType, TileDataDst, TileDataSrc0, TileDataSrc1, TileDataTmp>(
         dst, src0, src1, tmp, events...);
 }
@@ -1996,6 +2090,7 @@ PTO_INTERNAL RecordEvent TROWEXPANDMAX(TileDataDst& dst, TileDataSrc0& src0, Til
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TROWEXPANDMAX(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TROWEXPANDMAX, "OII", dst, src0, src1);
     return profiled::TROWEXPANDMAX<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
 }
 namespace profiled {
@@ -2019,6 +2114,7 @@ template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, ty
           typename... WaitEvents>
 PTO_INST RecordEvent TROWEXPANDMAX(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
                                    WaitEvents&... events) {
+    PTO_TRACE_INSTR(TROWEXPANDMAX, "OIII", dst, src0, src1, tmp);
     return profiled::TROWEXPANDMAX<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1, TileDataTmp>(
         dst, src0, src1, tmp, events...);
 }
@@ -2041,6 +2137,7 @@ PTO_INTERNAL RecordEvent TROWEXPANDMIN(TileDataDst& dst, TileDataSrc0& src0, Til
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TROWEXPANDMIN(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TROWEXPANDMIN, "OII", dst, src0, src1);
     return profiled::TROWEXPANDMIN<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
 }
 namespace profiled {
@@ -2064,6 +2161,7 @@ template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, ty
           typename... WaitEvents>
 PTO_INST RecordEvent TROWEXPANDMIN(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
                                    WaitEvents&... events) {
+    PTO_TRACE_INSTR(TROWEXPANDMIN, "OIII", dst, src0, src1, tmp);
     return profiled::TROWEXPANDMIN<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1, TileDataTmp>(
         dst, src0, src1, tmp, events...);
 }
@@ -2086,6 +2184,7 @@ PTO_INTERNAL RecordEvent TROWEXPANDEXPDIF(TileDataDst& dst, TileDataSrc0& src0, 
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TROWEXPANDEXPDIF(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TROWEXPANDEXPDIF, "OII", dst, src0, src1);
     return profiled::TROWEXPANDEXPDIF<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1,
                                                                                                events...);
 }
@@ -2110,6 +2209,7 @@ template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, ty
           typename... WaitEvents>
 PTO_INST RecordEvent TROWEXPANDEXPDIF(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
                                       WaitEvents&... events) {
+    PTO_TRACE_INSTR(TROWEXPANDEXPDIF, "OIII", dst, src0, src1, tmp);
     return profiled::TROWEXPANDEXPDIF<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1, TileDataTmp>(
         dst, src0, src1, tmp, events...);
 }
@@ -2131,6 +2231,7 @@ PTO_INTERNAL RecordEvent TCOLEXPANDADD(TileDataDst& dst, TileDataSrc0& src0, Til
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TCOLEXPANDADD(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TCOLEXPANDADD, "OII", dst, src0, src1);
     return profiled::TCOLEXPANDADD<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
 }
 
@@ -2151,6 +2252,7 @@ PTO_INTERNAL RecordEvent TCOLEXPANDSUB(TileDataDst& dst, TileDataSrc0& src0, Til
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TCOLEXPANDSUB(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TCOLEXPANDSUB, "OII", dst, src0, src1);
     return profiled::TCOLEXPANDSUB<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
 }
 
@@ -2171,6 +2273,7 @@ PTO_INTERNAL RecordEvent TCOLEXPANDMUL(TileDataDst& dst, TileDataSrc0& src0, Til
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TCOLEXPANDMUL(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TCOLEXPANDMUL, "OII", dst, src0, src1);
     return profiled::TCOLEXPANDMUL<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
 }
 
@@ -2194,6 +2297,7 @@ PTO_INTERNAL RecordEvent TCOLEXPANDDIV(TileDataDst& dst, TileDataSrc0& src0, Til
 template <auto PrecisionType = DivAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc0,
           typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TCOLEXPANDDIV(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TCOLEXPANDDIV, "OII", dst, src0, src1);
     return profiled::TCOLEXPANDDIV<active_profile, PrecisionType, TileDataDst, TileDataSrc0, TileDataSrc1>(
         dst, src0, src1, events...);
 }
@@ -2215,6 +2319,7 @@ PTO_INTERNAL RecordEvent TCOLEXPANDMAX(TileDataDst& dst, TileDataSrc0& src0, Til
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TCOLEXPANDMAX(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TCOLEXPANDMAX, "OII", dst, src0, src1);
     return profiled::TCOLEXPANDMAX<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
 }
 
@@ -2235,6 +2340,7 @@ PTO_INTERNAL RecordEvent TCOLEXPANDMIN(TileDataDst& dst, TileDataSrc0& src0, Til
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TCOLEXPANDMIN(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TCOLEXPANDMIN, "OII", dst, src0, src1);
     return profiled::TCOLEXPANDMIN<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
 }
 
@@ -2255,6 +2361,7 @@ PTO_INTERNAL RecordEvent TCOLEXPANDEXPDIF(TileDataDst& dst, TileDataSrc0& src0, 
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TCOLEXPANDEXPDIF(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TCOLEXPANDEXPDIF, "OII", dst, src0, src1);
     return profiled::TCOLEXPANDEXPDIF<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1,
                                                                                                events...);
 }
@@ -2275,6 +2382,7 @@ PTO_INTERNAL RecordEvent TPAIRREDUCESUM(TileDataDst& dst, TileDataSrc0& src0, Wa
 
 template <typename TileDataDst, typename TileDataSrc0, typename... WaitEvents>
 PTO_INST RecordEvent TPAIRREDUCESUM(TileDataDst& dst, TileDataSrc0& src0, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TPAIRREDUCESUM, "OI", dst, src0);
     return profiled::TPAIRREDUCESUM<active_profile, TileDataDst, TileDataSrc0>(dst, src0, events...);
 }
 
@@ -2294,6 +2402,7 @@ PTO_INTERNAL RecordEvent TMATMUL(TileRes& cMatrix, TileLeft& aMatrix, TileRight&
 
 template <typename TileRes, typename TileLeft, typename TileRight, typename... WaitEvents>
 PTO_INST RecordEvent TMATMUL(TileRes& cMatrix, TileLeft& aMatrix, TileRight& bMatrix, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TMATMUL, "OII", cMatrix, aMatrix, bMatrix);
     return profiled::TMATMUL<active_profile, TileRes, TileLeft, TileRight>(cMatrix, aMatrix, bMatrix, events...);
 }
 namespace profiled {
@@ -2313,6 +2422,7 @@ PTO_INTERNAL RecordEvent TMATMUL(TileRes& cMatrix, TileLeft& aMatrix, TileRight&
 // Unit-flag phase (`AccPhase`, a scheduling hint); computes what the main form computes.
 template <AccPhase Phase, typename TileRes, typename TileLeft, typename TileRight, typename... WaitEvents>
 PTO_INST RecordEvent TMATMUL(TileRes& cMatrix, TileLeft& aMatrix, TileRight& bMatrix, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TMATMUL, "OII", cMatrix, aMatrix, bMatrix);
     return profiled::TMATMUL<active_profile, Phase, TileRes, TileLeft, TileRight>(cMatrix, aMatrix, bMatrix, events...);
 }
 
@@ -2334,6 +2444,7 @@ PTO_INTERNAL RecordEvent TMATMUL_ACC(TileRes& cOutMatrix, TileRes& cInMatrix, Ti
 template <typename TileRes, typename TileLeft, typename TileRight, typename... WaitEvents>
 PTO_INST RecordEvent TMATMUL_ACC(TileRes& cOutMatrix, TileRes& cInMatrix, TileLeft& aMatrix, TileRight& bMatrix,
                                  WaitEvents&... events) {
+    PTO_TRACE_INSTR(TMATMUL_ACC, "OIII", cOutMatrix, cInMatrix, aMatrix, bMatrix);
     return profiled::TMATMUL_ACC<active_profile, TileRes, TileLeft, TileRight>(cOutMatrix, cInMatrix, aMatrix, bMatrix,
                                                                                events...);
 }
@@ -2356,6 +2467,7 @@ PTO_INTERNAL RecordEvent TMATMUL_ACC(TileRes& cOutMatrix, TileRes& cInMatrix, Ti
 template <AccPhase Phase, typename TileRes, typename TileLeft, typename TileRight, typename... WaitEvents>
 PTO_INST RecordEvent TMATMUL_ACC(TileRes& cOutMatrix, TileRes& cInMatrix, TileLeft& aMatrix, TileRight& bMatrix,
                                  WaitEvents&... events) {
+    PTO_TRACE_INSTR(TMATMUL_ACC, "OIII", cOutMatrix, cInMatrix, aMatrix, bMatrix);
     return profiled::TMATMUL_ACC<active_profile, Phase, TileRes, TileLeft, TileRight>(cOutMatrix, cInMatrix, aMatrix,
                                                                                       bMatrix, events...);
 }
@@ -2377,6 +2489,7 @@ PTO_INTERNAL RecordEvent TMATMUL_ACC(TileRes& cMatrix, TileLeft& aMatrix, TileRi
 template <AccPhase Phase = AccPhase::Unspecified, typename TileRes, typename TileLeft, typename TileRight,
           typename... WaitEvents>
 PTO_INST RecordEvent TMATMUL_ACC(TileRes& cMatrix, TileLeft& aMatrix, TileRight& bMatrix, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TMATMUL_ACC, "OII", cMatrix, aMatrix, bMatrix);
     return profiled::TMATMUL_ACC<active_profile, Phase, TileRes, TileLeft, TileRight>(cMatrix, aMatrix, bMatrix,
                                                                                       events...);
 }
@@ -2400,6 +2513,7 @@ PTO_INTERNAL RecordEvent TMATMUL_BIAS(TileRes& cMatrix, TileLeft& aMatrix, TileR
 template <typename TileRes, typename TileLeft, typename TileRight, typename TileBias, typename... WaitEvents>
 PTO_INST RecordEvent TMATMUL_BIAS(TileRes& cMatrix, TileLeft& aMatrix, TileRight& bMatrix, TileBias& biasData,
                                   WaitEvents&... events) {
+    PTO_TRACE_INSTR(TMATMUL_BIAS, "OIII", cMatrix, aMatrix, bMatrix, biasData);
     return profiled::TMATMUL_BIAS<active_profile, TileRes, TileLeft, TileRight, TileBias>(cMatrix, aMatrix, bMatrix,
                                                                                           biasData, events...);
 }
@@ -2423,6 +2537,7 @@ template <AccPhase Phase, typename TileRes, typename TileLeft, typename TileRigh
           typename... WaitEvents>
 PTO_INST RecordEvent TMATMUL_BIAS(TileRes& cMatrix, TileLeft& aMatrix, TileRight& bMatrix, TileBias& biasData,
                                   WaitEvents&... events) {
+    PTO_TRACE_INSTR(TMATMUL_BIAS, "OIII", cMatrix, aMatrix, bMatrix, biasData);
     return profiled::TMATMUL_BIAS<active_profile, Phase, TileRes, TileLeft, TileRight, TileBias>(
         cMatrix, aMatrix, bMatrix, biasData, events...);
 }
@@ -2443,6 +2558,7 @@ PTO_INTERNAL RecordEvent TGEMV(TileRes& cMatrix, TileLeft& aMatrix, TileRight& b
 
 template <typename TileRes, typename TileLeft, typename TileRight, typename... WaitEvents>
 PTO_INST RecordEvent TGEMV(TileRes& cMatrix, TileLeft& aMatrix, TileRight& bMatrix, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TGEMV, "OII", cMatrix, aMatrix, bMatrix);
     return profiled::TGEMV<active_profile, TileRes, TileLeft, TileRight>(cMatrix, aMatrix, bMatrix, events...);
 }
 namespace profiled {
@@ -2462,6 +2578,7 @@ PTO_INTERNAL RecordEvent TGEMV(TileRes& cMatrix, TileLeft& aMatrix, TileRight& b
 // Unit-flag phase (`AccPhase`, a scheduling hint); computes what the main form computes.
 template <AccPhase Phase, typename TileRes, typename TileLeft, typename TileRight, typename... WaitEvents>
 PTO_INST RecordEvent TGEMV(TileRes& cMatrix, TileLeft& aMatrix, TileRight& bMatrix, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TGEMV, "OII", cMatrix, aMatrix, bMatrix);
     return profiled::TGEMV<active_profile, Phase, TileRes, TileLeft, TileRight>(cMatrix, aMatrix, bMatrix, events...);
 }
 
@@ -2483,6 +2600,7 @@ PTO_INTERNAL RecordEvent TGEMV_ACC(TileRes& cOutMatrix, TileRes& cInMatrix, Tile
 template <typename TileRes, typename TileLeft, typename TileRight, typename... WaitEvents>
 PTO_INST RecordEvent TGEMV_ACC(TileRes& cOutMatrix, TileRes& cInMatrix, TileLeft& aMatrix, TileRight& bMatrix,
                                WaitEvents&... events) {
+    PTO_TRACE_INSTR(TGEMV_ACC, "OIII", cOutMatrix, cInMatrix, aMatrix, bMatrix);
     return profiled::TGEMV_ACC<active_profile, TileRes, TileLeft, TileRight>(cOutMatrix, cInMatrix, aMatrix, bMatrix,
                                                                              events...);
 }
@@ -2505,6 +2623,7 @@ PTO_INTERNAL RecordEvent TGEMV_ACC(TileRes& cOutMatrix, TileRes& cInMatrix, Tile
 template <AccPhase Phase, typename TileRes, typename TileLeft, typename TileRight, typename... WaitEvents>
 PTO_INST RecordEvent TGEMV_ACC(TileRes& cOutMatrix, TileRes& cInMatrix, TileLeft& aMatrix, TileRight& bMatrix,
                                WaitEvents&... events) {
+    PTO_TRACE_INSTR(TGEMV_ACC, "OIII", cOutMatrix, cInMatrix, aMatrix, bMatrix);
     return profiled::TGEMV_ACC<active_profile, Phase, TileRes, TileLeft, TileRight>(cOutMatrix, cInMatrix, aMatrix,
                                                                                     bMatrix, events...);
 }
@@ -2528,6 +2647,7 @@ PTO_INTERNAL RecordEvent TGEMV_BIAS(TileRes& cMatrix, TileLeft& aMatrix, TileRig
 template <typename TileRes, typename TileLeft, typename TileRight, typename TileBias, typename... WaitEvents>
 PTO_INST RecordEvent TGEMV_BIAS(TileRes& cMatrix, TileLeft& aMatrix, TileRight& bMatrix, TileBias& biasData,
                                 WaitEvents&... events) {
+    PTO_TRACE_INSTR(TGEMV_BIAS, "OIII", cMatrix, aMatrix, bMatrix, biasData);
     return profiled::TGEMV_BIAS<active_profile, TileRes, TileLeft, TileRight, TileBias>(cMatrix, aMatrix, bMatrix,
                                                                                         biasData, events...);
 }
@@ -2551,6 +2671,7 @@ template <AccPhase Phase, typename TileRes, typename TileLeft, typename TileRigh
           typename... WaitEvents>
 PTO_INST RecordEvent TGEMV_BIAS(TileRes& cMatrix, TileLeft& aMatrix, TileRight& bMatrix, TileBias& biasData,
                                 WaitEvents&... events) {
+    PTO_TRACE_INSTR(TGEMV_BIAS, "OIII", cMatrix, aMatrix, bMatrix, biasData);
     return profiled::TGEMV_BIAS<active_profile, Phase, TileRes, TileLeft, TileRight, TileBias>(
         cMatrix, aMatrix, bMatrix, biasData, events...);
 }
@@ -2576,6 +2697,7 @@ template <typename TileRes, typename TileLeft, typename TileLeftScale, typename 
           typename... WaitEvents>
 PTO_INST RecordEvent TMATMUL_MX(TileRes& cMatrix, TileLeft& aMatrix, TileLeftScale& aScaleMatrix, TileRight& bMatrix,
                                 TileRightScale& bScaleMatrix, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TMATMUL_MX, "OIIII", cMatrix, aMatrix, aScaleMatrix, bMatrix, bScaleMatrix);
     return profiled::TMATMUL_MX<active_profile, TileRes, TileLeft, TileLeftScale, TileRight, TileRightScale>(
         cMatrix, aMatrix, aScaleMatrix, bMatrix, bScaleMatrix, events...);
 }
@@ -2600,6 +2722,7 @@ template <AccPhase Phase, typename TileRes, typename TileLeft, typename TileLeft
           typename TileRightScale, typename... WaitEvents>
 PTO_INST RecordEvent TMATMUL_MX(TileRes& cMatrix, TileLeft& aMatrix, TileLeftScale& aScaleMatrix, TileRight& bMatrix,
                                 TileRightScale& bScaleMatrix, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TMATMUL_MX, "OIIII", cMatrix, aMatrix, aScaleMatrix, bMatrix, bScaleMatrix);
     return profiled::TMATMUL_MX<active_profile, Phase, TileRes, TileLeft, TileLeftScale, TileRight, TileRightScale>(
         cMatrix, aMatrix, aScaleMatrix, bMatrix, bScaleMatrix, events...);
 }
@@ -2626,6 +2749,7 @@ template <typename TileRes, typename TileLeft, typename TileLeftScale, typename 
           typename... WaitEvents>
 PTO_INST RecordEvent TMATMUL_MX(TileRes& cOutMatrix, TileRes& cInMatrix, TileLeft& aMatrix, TileLeftScale& aScaleMatrix,
                                 TileRight& bMatrix, TileRightScale& bScaleMatrix, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TMATMUL_MX, "OIIIII", cOutMatrix, cInMatrix, aMatrix, aScaleMatrix, bMatrix, bScaleMatrix);
     return profiled::TMATMUL_MX<active_profile, TileRes, TileLeft, TileLeftScale, TileRight, TileRightScale>(
         cOutMatrix, cInMatrix, aMatrix, aScaleMatrix, bMatrix, bScaleMatrix, events...);
 }
@@ -2653,6 +2777,7 @@ template <AccPhase Phase, typename TileRes, typename TileLeft, typename TileLeft
           typename TileRightScale, typename... WaitEvents>
 PTO_INST RecordEvent TMATMUL_MX(TileRes& cOutMatrix, TileRes& cInMatrix, TileLeft& aMatrix, TileLeftScale& aScaleMatrix,
                                 TileRight& bMatrix, TileRightScale& bScaleMatrix, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TMATMUL_MX, "OIIIII", cOutMatrix, cInMatrix, aMatrix, aScaleMatrix, bMatrix, bScaleMatrix);
     return profiled::TMATMUL_MX<active_profile, Phase, TileRes, TileLeft, TileLeftScale, TileRight, TileRightScale>(
         cOutMatrix, cInMatrix, aMatrix, aScaleMatrix, bMatrix, bScaleMatrix, events...);
 }
@@ -2681,6 +2806,7 @@ template <typename TileRes, typename TileLeft, typename TileLeftScale, typename 
           typename TileBias, typename... WaitEvents>
 PTO_INST RecordEvent TMATMUL_MX(TileRes& cMatrix, TileLeft& aMatrix, TileLeftScale& aScaleMatrix, TileRight& bMatrix,
                                 TileRightScale& bScaleMatrix, TileBias& biasData, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TMATMUL_MX, "OIIIII", cMatrix, aMatrix, aScaleMatrix, bMatrix, bScaleMatrix, biasData);
     return profiled::TMATMUL_MX<active_profile, TileRes, TileLeft, TileLeftScale, TileRight, TileRightScale, TileBias>(
         cMatrix, aMatrix, aScaleMatrix, bMatrix, bScaleMatrix, biasData, events...);
 }
@@ -2710,6 +2836,7 @@ template <AccPhase Phase, typename TileRes, typename TileLeft, typename TileLeft
           typename TileRightScale, typename TileBias, typename... WaitEvents>
 PTO_INST RecordEvent TMATMUL_MX(TileRes& cMatrix, TileLeft& aMatrix, TileLeftScale& aScaleMatrix, TileRight& bMatrix,
                                 TileRightScale& bScaleMatrix, TileBias& biasData, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TMATMUL_MX, "OIIIII", cMatrix, aMatrix, aScaleMatrix, bMatrix, bScaleMatrix, biasData);
     return profiled::TMATMUL_MX<active_profile, Phase, TileRes, TileLeft, TileLeftScale, TileRight, TileRightScale,
                                 TileBias>(cMatrix, aMatrix, aScaleMatrix, bMatrix, bScaleMatrix, biasData, events...);
 }
@@ -2735,6 +2862,7 @@ template <typename TileRes, typename TileLeft, typename TileLeftScale, typename 
           typename... WaitEvents>
 PTO_INST RecordEvent TGEMV_MX(TileRes& cMatrix, TileLeft& aMatrix, TileLeftScale& aScaleMatrix, TileRight& bMatrix,
                               TileRightScale& bScaleMatrix, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TGEMV_MX, "OIIII", cMatrix, aMatrix, aScaleMatrix, bMatrix, bScaleMatrix);
     return profiled::TGEMV_MX<active_profile, TileRes, TileLeft, TileLeftScale, TileRight, TileRightScale>(
         cMatrix, aMatrix, aScaleMatrix, bMatrix, bScaleMatrix, events...);
 }
@@ -2759,6 +2887,7 @@ template <AccPhase Phase, typename TileRes, typename TileLeft, typename TileLeft
           typename TileRightScale, typename... WaitEvents>
 PTO_INST RecordEvent TGEMV_MX(TileRes& cMatrix, TileLeft& aMatrix, TileLeftScale& aScaleMatrix, TileRight& bMatrix,
                               TileRightScale& bScaleMatrix, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TGEMV_MX, "OIIII", cMatrix, aMatrix, aScaleMatrix, bMatrix, bScaleMatrix);
     return profiled::TGEMV_MX<active_profile, Phase, TileRes, TileLeft, TileLeftScale, TileRight, TileRightScale>(
         cMatrix, aMatrix, aScaleMatrix, bMatrix, bScaleMatrix, events...);
 }
@@ -2785,6 +2914,7 @@ template <typename TileRes, typename TileLeft, typename TileLeftScale, typename 
           typename... WaitEvents>
 PTO_INST RecordEvent TGEMV_MX(TileRes& cOutMatrix, TileRes& cInMatrix, TileLeft& aMatrix, TileLeftScale& aScaleMatrix,
                               TileRight& bMatrix, TileRightScale& bScaleMatrix, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TGEMV_MX, "OIIIII", cOutMatrix, cInMatrix, aMatrix, aScaleMatrix, bMatrix, bScaleMatrix);
     return profiled::TGEMV_MX<active_profile, TileRes, TileLeft, TileLeftScale, TileRight, TileRightScale>(
         cOutMatrix, cInMatrix, aMatrix, aScaleMatrix, bMatrix, bScaleMatrix, events...);
 }
@@ -2812,6 +2942,7 @@ template <AccPhase Phase, typename TileRes, typename TileLeft, typename TileLeft
           typename TileRightScale, typename... WaitEvents>
 PTO_INST RecordEvent TGEMV_MX(TileRes& cOutMatrix, TileRes& cInMatrix, TileLeft& aMatrix, TileLeftScale& aScaleMatrix,
                               TileRight& bMatrix, TileRightScale& bScaleMatrix, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TGEMV_MX, "OIIIII", cOutMatrix, cInMatrix, aMatrix, aScaleMatrix, bMatrix, bScaleMatrix);
     return profiled::TGEMV_MX<active_profile, Phase, TileRes, TileLeft, TileLeftScale, TileRight, TileRightScale>(
         cOutMatrix, cInMatrix, aMatrix, aScaleMatrix, bMatrix, bScaleMatrix, events...);
 }
@@ -2839,6 +2970,7 @@ template <typename TileRes, typename TileLeft, typename TileLeftScale, typename 
           typename TileBias, typename... WaitEvents>
 PTO_INST RecordEvent TGEMV_MX(TileRes& cMatrix, TileLeft& aMatrix, TileLeftScale& aScaleMatrix, TileRight& bMatrix,
                               TileRightScale& bScaleMatrix, TileBias& biasData, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TGEMV_MX, "OIIIII", cMatrix, aMatrix, aScaleMatrix, bMatrix, bScaleMatrix, biasData);
     return profiled::TGEMV_MX<active_profile, TileRes, TileLeft, TileLeftScale, TileRight, TileRightScale, TileBias>(
         cMatrix, aMatrix, aScaleMatrix, bMatrix, bScaleMatrix, biasData, events...);
 }
@@ -2867,6 +2999,7 @@ template <AccPhase Phase, typename TileRes, typename TileLeft, typename TileLeft
           typename TileRightScale, typename TileBias, typename... WaitEvents>
 PTO_INST RecordEvent TGEMV_MX(TileRes& cMatrix, TileLeft& aMatrix, TileLeftScale& aScaleMatrix, TileRight& bMatrix,
                               TileRightScale& bScaleMatrix, TileBias& biasData, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TGEMV_MX, "OIIIII", cMatrix, aMatrix, aScaleMatrix, bMatrix, bScaleMatrix, biasData);
     return profiled::TGEMV_MX<active_profile, Phase, TileRes, TileLeft, TileLeftScale, TileRight, TileRightScale,
                               TileBias>(cMatrix, aMatrix, aScaleMatrix, bMatrix, bScaleMatrix, biasData, events...);
 }
@@ -2887,6 +3020,7 @@ PTO_INTERNAL RecordEvent TLOAD(TileData& dst, GlobalData& src, WaitEvents&... ev
 
 template <typename TileData, typename GlobalData, typename... WaitEvents>
 PTO_INST RecordEvent TLOAD(TileData& dst, GlobalData& src, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TLOAD, "OI", dst, src);
     return profiled::TLOAD<active_profile, TileData, GlobalData>(dst, src, events...);
 }
 
@@ -2905,6 +3039,7 @@ PTO_INTERNAL RecordEvent TPREFETCH(TileData& dst, GlobalData& src) {
 
 template <typename TileData, typename GlobalData>
 PTO_INST RecordEvent TPREFETCH(TileData& dst, GlobalData& src) {
+    PTO_TRACE_INSTR(TPREFETCH, "OI", dst, src);
     return profiled::TPREFETCH<active_profile, TileData, GlobalData>(dst, src);
 }
 
@@ -2925,6 +3060,7 @@ PTO_INTERNAL comm::AsyncEvent TPREFETCH_ASYNC(GlobalData& srcGlobalData, Prefetc
 
 template <typename GlobalData, typename... WaitEvents, std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
 PTO_INST comm::AsyncEvent TPREFETCH_ASYNC(GlobalData& srcGlobalData, PrefetchAsyncContext& ctx, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TPREFETCH_ASYNC, "II", srcGlobalData, ctx);
     return profiled::TPREFETCH_ASYNC<active_profile, GlobalData>(srcGlobalData, ctx, events...);
 }
 
@@ -2945,6 +3081,7 @@ PTO_INTERNAL RecordEvent TSTORE(GlobalData& dst, TileData& src, WaitEvents&... e
 
 template <typename TileData, typename GlobalData, typename... WaitEvents>
 PTO_INST RecordEvent TSTORE(GlobalData& dst, TileData& src, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TSTORE, "OI", dst, src);
     return profiled::TSTORE<active_profile, TileData, GlobalData>(dst, src, events...);
 }
 namespace profiled {
@@ -2964,6 +3101,7 @@ PTO_INTERNAL RecordEvent TSTORE(GlobalData& dst, TileData& src, WaitEvents&... e
 // Unit-flag phase (`STPhase`, a scheduling hint); stores what the main form stores.
 template <STPhase Phase, typename TileData, typename GlobalData, typename... WaitEvents>
 PTO_INST RecordEvent TSTORE(GlobalData& dst, TileData& src, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TSTORE, "OI", dst, src);
     return profiled::TSTORE<active_profile, Phase, TileData, GlobalData>(dst, src, events...);
 }
 namespace profiled {
@@ -2983,6 +3121,7 @@ PTO_INTERNAL RecordEvent TSTORE(GlobalData& dst, TileData& src, WaitEvents&... e
 // Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
 template <typename TileData, typename GlobalData, AtomicType atomicType, typename... WaitEvents>
 PTO_INST RecordEvent TSTORE(GlobalData& dst, TileData& src, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TSTORE, "OI", dst, src);
     return profiled::TSTORE<active_profile, TileData, GlobalData, atomicType>(dst, src, events...);
 }
 namespace profiled {
@@ -3003,6 +3142,7 @@ PTO_INTERNAL RecordEvent TSTORE(GlobalData& dst, TileData& src, WaitEvents&... e
 // Unit-flag phase and atomic mode.
 template <STPhase Phase, typename TileData, typename GlobalData, AtomicType atomicType, typename... WaitEvents>
 PTO_INST RecordEvent TSTORE(GlobalData& dst, TileData& src, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TSTORE, "OI", dst, src);
     return profiled::TSTORE<active_profile, Phase, TileData, GlobalData, atomicType>(dst, src, events...);
 }
 namespace profiled {
@@ -3024,6 +3164,7 @@ PTO_INTERNAL RecordEvent TSTORE(GlobalData& dst, TileData& src, WaitEvents&... e
 template <typename TileData, typename GlobalData, AtomicType atomicType = AtomicType::AtomicNone,
           ReluPreMode reluPreMode, typename... WaitEvents>
 PTO_INST RecordEvent TSTORE(GlobalData& dst, TileData& src, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TSTORE, "OI", dst, src);
     return profiled::TSTORE<active_profile, TileData, GlobalData, atomicType, reluPreMode>(dst, src, events...);
 }
 namespace profiled {
@@ -3045,6 +3186,7 @@ PTO_INTERNAL RecordEvent TSTORE(GlobalData& dst, TileData& src, WaitEvents&... e
 template <STPhase Phase, typename TileData, typename GlobalData, AtomicType atomicType = AtomicType::AtomicNone,
           ReluPreMode reluPreMode, typename... WaitEvents>
 PTO_INST RecordEvent TSTORE(GlobalData& dst, TileData& src, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TSTORE, "OI", dst, src);
     return profiled::TSTORE<active_profile, Phase, TileData, GlobalData, atomicType, reluPreMode>(dst, src, events...);
 }
 namespace profiled {
@@ -3067,6 +3209,7 @@ PTO_INTERNAL RecordEvent TSTORE(GlobalData& dst, TileData& src, uint64_t preQuan
 template <typename TileData, typename GlobalData, AtomicType atomicType = AtomicType::AtomicNone,
           ReluPreMode reluPreMode = ReluPreMode::NoRelu, typename... WaitEvents>
 PTO_INST RecordEvent TSTORE(GlobalData& dst, TileData& src, uint64_t preQuantScalar, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TSTORE, "OII", dst, src, preQuantScalar);
     return profiled::TSTORE<active_profile, TileData, GlobalData, atomicType, reluPreMode>(dst, src, preQuantScalar,
                                                                                            events...);
 }
@@ -3091,6 +3234,7 @@ PTO_INTERNAL RecordEvent TSTORE(GlobalData& dst, TileData& src, uint64_t preQuan
 template <STPhase Phase, typename TileData, typename GlobalData, AtomicType atomicType = AtomicType::AtomicNone,
           ReluPreMode reluPreMode = ReluPreMode::NoRelu, typename... WaitEvents>
 PTO_INST RecordEvent TSTORE(GlobalData& dst, TileData& src, uint64_t preQuantScalar, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TSTORE, "OII", dst, src, preQuantScalar);
     return profiled::TSTORE<active_profile, Phase, TileData, GlobalData, atomicType, reluPreMode>(
         dst, src, preQuantScalar, events...);
 }
@@ -3116,6 +3260,7 @@ PTO_INTERNAL RecordEvent TSTORE_FP(GlobalData& dst, TileData& src, FpTileData& f
 template <typename TileData, typename GlobalData, typename FpTileData, AtomicType atomicType = AtomicType::AtomicNone,
           ReluPreMode reluPreMode = ReluPreMode::NoRelu, typename... WaitEvents>
 PTO_INST RecordEvent TSTORE_FP(GlobalData& dst, TileData& src, FpTileData& fp, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TSTORE_FP, "OII", dst, src, fp);
     return profiled::TSTORE_FP<active_profile, TileData, GlobalData, FpTileData, atomicType, reluPreMode>(dst, src, fp,
                                                                                                           events...);
 }
@@ -3140,6 +3285,7 @@ PTO_INTERNAL RecordEvent MGATHER(TileDst& dst, GlobalData& src, TileInd& indexes
 
 template <typename TileDst, typename GlobalData, typename TileInd, typename... WaitEvents>
 PTO_INST RecordEvent MGATHER(TileDst& dst, GlobalData& src, TileInd& indexes, WaitEvents&... events) {
+    PTO_TRACE_INSTR(MGATHER, "OII", dst, src, indexes);
     return profiled::MGATHER<active_profile, TileDst, GlobalData, TileInd>(dst, src, indexes, events...);
 }
 namespace profiled {
@@ -3163,6 +3309,7 @@ PTO_INTERNAL RecordEvent MGATHER(TileDst& dst, GlobalData& src, TileInd& indexes
 // Coalesce chosen explicitly (GatherOOB::Undefined).
 template <Coalesce CMode, typename TileDst, typename GlobalData, typename TileInd, typename... WaitEvents>
 PTO_INST RecordEvent MGATHER(TileDst& dst, GlobalData& src, TileInd& indexes, WaitEvents&... events) {
+    PTO_TRACE_INSTR(MGATHER, "OII", dst, src, indexes);
     return profiled::MGATHER<active_profile, CMode, TileDst, GlobalData, TileInd>(dst, src, indexes, events...);
 }
 namespace profiled {
@@ -3187,6 +3334,7 @@ PTO_INTERNAL RecordEvent MGATHER(TileDst& dst, GlobalData& src, TileInd& indexes
 template <Coalesce CMode, GatherOOB Mode, typename TileDst, typename GlobalData, typename TileInd,
           typename... WaitEvents>
 PTO_INST RecordEvent MGATHER(TileDst& dst, GlobalData& src, TileInd& indexes, WaitEvents&... events) {
+    PTO_TRACE_INSTR(MGATHER, "OII", dst, src, indexes);
     return profiled::MGATHER<active_profile, CMode, Mode, TileDst, GlobalData, TileInd>(dst, src, indexes, events...);
 }
 namespace profiled {
@@ -3208,6 +3356,7 @@ PTO_INTERNAL RecordEvent MGATHER(TileDst& dst, GlobalData& src, GlobalIdx& index
 // GM -> L1 form: the index is a GlobalTensor and a global scratch stages an element gather into a Mat (NZ) tile.
 template <Coalesce CMode, typename TileDst, typename GlobalData, typename GlobalIdx, typename GlobalScratch>
 PTO_INST RecordEvent MGATHER(TileDst& dst, GlobalData& src, GlobalIdx& indexes, GlobalScratch& scratch) {
+    PTO_TRACE_INSTR(MGATHER, "OIII", dst, src, indexes, scratch);
     return profiled::MGATHER<active_profile, CMode, TileDst, GlobalData, GlobalIdx, GlobalScratch>(dst, src, indexes,
                                                                                                    scratch);
 }
@@ -3231,6 +3380,7 @@ PTO_INTERNAL RecordEvent MGATHER(TileDst& dst, GlobalData& src, GlobalIdx& index
 template <Coalesce CMode, GatherOOB Mode, typename TileDst, typename GlobalData, typename GlobalIdx,
           typename GlobalScratch>
 PTO_INST RecordEvent MGATHER(TileDst& dst, GlobalData& src, GlobalIdx& indexes, GlobalScratch& scratch) {
+    PTO_TRACE_INSTR(MGATHER, "OIII", dst, src, indexes, scratch);
     return profiled::MGATHER<active_profile, CMode, Mode, TileDst, GlobalData, GlobalIdx, GlobalScratch>(
         dst, src, indexes, scratch);
 }
@@ -3254,6 +3404,7 @@ PTO_INTERNAL RecordEvent MGATHER(TileDst& dst, GlobalData& src, GlobalIdx& index
 template <Coalesce CMode, GatherOOB Mode, GatherExec Exec, typename TileDst, typename GlobalData, typename GlobalIdx,
           typename GlobalScratch>
 PTO_INST RecordEvent MGATHER(TileDst& dst, GlobalData& src, GlobalIdx& indexes, GlobalScratch& scratch) {
+    PTO_TRACE_INSTR(MGATHER, "OIII", dst, src, indexes, scratch);
     return profiled::MGATHER<active_profile, CMode, Mode, Exec, TileDst, GlobalData, GlobalIdx, GlobalScratch>(
         dst, src, indexes, scratch);
 }
@@ -3278,6 +3429,7 @@ PTO_INTERNAL RecordEvent MSCATTER(GlobalData& dst, TileSrc& src, TileInd& indexe
 
 template <typename GlobalData, typename TileSrc, typename TileInd, typename... WaitEvents>
 PTO_INST RecordEvent MSCATTER(GlobalData& dst, TileSrc& src, TileInd& indexes, WaitEvents&... events) {
+    PTO_TRACE_INSTR(MSCATTER, "OII", dst, src, indexes);
     return profiled::MSCATTER<active_profile, GlobalData, TileSrc, TileInd>(dst, src, indexes, events...);
 }
 namespace profiled {
@@ -3301,6 +3453,7 @@ PTO_INTERNAL RecordEvent MSCATTER(GlobalData& dst, TileSrc& src, TileInd& indexe
 // Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
 template <Coalesce Mode, typename GlobalData, typename TileSrc, typename TileInd, typename... WaitEvents>
 PTO_INST RecordEvent MSCATTER(GlobalData& dst, TileSrc& src, TileInd& indexes, WaitEvents&... events) {
+    PTO_TRACE_INSTR(MSCATTER, "OII", dst, src, indexes);
     return profiled::MSCATTER<active_profile, Mode, GlobalData, TileSrc, TileInd>(dst, src, indexes, events...);
 }
 namespace profiled {
@@ -3325,6 +3478,7 @@ PTO_INTERNAL RecordEvent MSCATTER(GlobalData& dst, TileSrc& src, TileInd& indexe
 template <Coalesce Mode, ScatterAtomicOp Atomic, typename GlobalData, typename TileSrc, typename TileInd,
           typename... WaitEvents>
 PTO_INST RecordEvent MSCATTER(GlobalData& dst, TileSrc& src, TileInd& indexes, WaitEvents&... events) {
+    PTO_TRACE_INSTR(MSCATTER, "OII", dst, src, indexes);
     return profiled::MSCATTER<active_profile, Mode, Atomic, GlobalData, TileSrc, TileInd>(dst, src, indexes, events...);
 }
 namespace profiled {
@@ -3349,6 +3503,7 @@ PTO_INTERNAL RecordEvent MSCATTER(GlobalData& dst, TileSrc& src, TileInd& indexe
 template <Coalesce Mode, ScatterAtomicOp Atomic, ScatterOOB Oob, typename GlobalData, typename TileSrc,
           typename TileInd, typename... WaitEvents>
 PTO_INST RecordEvent MSCATTER(GlobalData& dst, TileSrc& src, TileInd& indexes, WaitEvents&... events) {
+    PTO_TRACE_INSTR(MSCATTER, "OII", dst, src, indexes);
     return profiled::MSCATTER<active_profile, Mode, Atomic, Oob, GlobalData, TileSrc, TileInd>(dst, src, indexes,
                                                                                                events...);
 }
@@ -3374,6 +3529,7 @@ PTO_INTERNAL RecordEvent MSCATTER(GlobalData& dst, TileSrc& src, TileInd& indexe
 template <Coalesce Mode, ScatterAtomicOp Atomic, ScatterOOB Oob, ScatterConflict Conflict, typename GlobalData,
           typename TileSrc, typename TileInd, typename... WaitEvents>
 PTO_INST RecordEvent MSCATTER(GlobalData& dst, TileSrc& src, TileInd& indexes, WaitEvents&... events) {
+    PTO_TRACE_INSTR(MSCATTER, "OII", dst, src, indexes);
     return profiled::MSCATTER<active_profile, Mode, Atomic, Oob, Conflict, GlobalData, TileSrc, TileInd>(
         dst, src, indexes, events...);
 }
@@ -3395,6 +3551,7 @@ PTO_INTERNAL RecordEvent TMOV(DstTileData& dst, SrcTileData& src, WaitEvents&...
 
 template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
 PTO_INST RecordEvent TMOV(DstTileData& dst, SrcTileData& src, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TMOV, "OI", dst, src);
     return profiled::TMOV<active_profile, DstTileData, SrcTileData>(dst, src, events...);
 }
 namespace profiled {
@@ -3415,6 +3572,7 @@ PTO_INTERNAL RecordEvent TMOV(DstTileData& dst, SrcTileData& src, TmpTileData& t
 template <typename DstTileData, typename SrcTileData, typename TmpTileData, typename... WaitEvents,
           std::enable_if_t<is_tile_data_v<TmpTileData>, int> = 0>
 PTO_INST RecordEvent TMOV(DstTileData& dst, SrcTileData& src, TmpTileData& tmp, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TMOV, "OII", dst, src, tmp);
     return profiled::TMOV<active_profile, DstTileData, SrcTileData, TmpTileData>(dst, src, tmp, events...);
 }
 namespace profiled {
@@ -3435,6 +3593,7 @@ PTO_INTERNAL RecordEvent TMOV(DstTileData& dst, SrcTileData& src, TmpTileData& t
 template <int grp_axis, typename DstTileData, typename SrcTileData, typename TmpTileData, typename... WaitEvents,
           std::enable_if_t<is_tile_data_v<TmpTileData>, int> = 0>
 PTO_INST RecordEvent TMOV(DstTileData& dst, SrcTileData& src, TmpTileData& tmp, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TMOV, "OII", dst, src, tmp);
     return profiled::TMOV<active_profile, grp_axis, DstTileData, SrcTileData, TmpTileData>(dst, src, tmp, events...);
 }
 namespace profiled {
@@ -3453,6 +3612,7 @@ PTO_INTERNAL RecordEvent TMOV(DstTileData& dst, SrcTileData& src, WaitEvents&...
 // ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each moved element).
 template <typename DstTileData, typename SrcTileData, ReluPreMode reluMode, typename... WaitEvents>
 PTO_INST RecordEvent TMOV(DstTileData& dst, SrcTileData& src, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TMOV, "OI", dst, src);
     return profiled::TMOV<active_profile, DstTileData, SrcTileData, reluMode>(dst, src, events...);
 }
 namespace profiled {
@@ -3471,6 +3631,7 @@ PTO_INTERNAL RecordEvent TMOV(DstTileData& dst, SrcTileData& src, WaitEvents&...
 // Unit-flag phase (`STPhase`, a scheduling hint); moves what the main form moves.
 template <STPhase Phase, typename DstTileData, typename SrcTileData, typename... WaitEvents>
 PTO_INST RecordEvent TMOV(DstTileData& dst, SrcTileData& src, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TMOV, "OI", dst, src);
     return profiled::TMOV<active_profile, Phase, DstTileData, SrcTileData>(dst, src, events...);
 }
 namespace profiled {
@@ -3490,6 +3651,7 @@ PTO_INTERNAL RecordEvent TMOV(DstTileData& dst, SrcTileData& src, WaitEvents&...
 // Unit-flag phase and ReLU.
 template <STPhase Phase, typename DstTileData, typename SrcTileData, ReluPreMode reluMode, typename... WaitEvents>
 PTO_INST RecordEvent TMOV(DstTileData& dst, SrcTileData& src, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TMOV, "OI", dst, src);
     return profiled::TMOV<active_profile, Phase, DstTileData, SrcTileData, reluMode>(dst, src, events...);
 }
 namespace profiled {
@@ -3510,6 +3672,7 @@ PTO_INTERNAL RecordEvent TMOV(DstTileData& dst, SrcTileData& src, WaitEvents&...
 template <typename DstTileData, typename SrcTileData, AccToVecMode mode, ReluPreMode reluMode = ReluPreMode::NoRelu,
           typename... WaitEvents>
 PTO_INST RecordEvent TMOV(DstTileData& dst, SrcTileData& src, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TMOV, "OI", dst, src);
     return profiled::TMOV<active_profile, DstTileData, SrcTileData, mode, reluMode>(dst, src, events...);
 }
 namespace profiled {
@@ -3530,6 +3693,7 @@ PTO_INTERNAL RecordEvent TMOV(DstTileData& dst, SrcTileData& src, WaitEvents&...
 template <STPhase Phase, typename DstTileData, typename SrcTileData, AccToVecMode mode,
           ReluPreMode reluMode = ReluPreMode::NoRelu, typename... WaitEvents>
 PTO_INST RecordEvent TMOV(DstTileData& dst, SrcTileData& src, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TMOV, "OI", dst, src);
     return profiled::TMOV<active_profile, Phase, DstTileData, SrcTileData, mode, reluMode>(dst, src, events...);
 }
 namespace profiled {
@@ -3551,6 +3715,7 @@ PTO_INTERNAL RecordEvent TMOV(DstTileData& dst, SrcTileData& src, FpTileData& fp
 template <typename DstTileData, typename SrcTileData, typename FpTileData, AccToVecMode mode,
           ReluPreMode reluMode = ReluPreMode::NoRelu, typename... WaitEvents>
 PTO_INST RecordEvent TMOV(DstTileData& dst, SrcTileData& src, FpTileData& fp, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TMOV, "OII", dst, src, fp);
     return profiled::TMOV<active_profile, DstTileData, SrcTileData, FpTileData, mode, reluMode>(dst, src, fp,
                                                                                                 events...);
 }
@@ -3573,6 +3738,7 @@ PTO_INTERNAL RecordEvent TMOV(DstTileData& dst, SrcTileData& src, FpTileData& fp
 template <STPhase Phase, typename DstTileData, typename SrcTileData, typename FpTileData, AccToVecMode mode,
           ReluPreMode reluMode = ReluPreMode::NoRelu, typename... WaitEvents>
 PTO_INST RecordEvent TMOV(DstTileData& dst, SrcTileData& src, FpTileData& fp, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TMOV, "OII", dst, src, fp);
     return profiled::TMOV<active_profile, Phase, DstTileData, SrcTileData, FpTileData, mode, reluMode>(dst, src, fp,
                                                                                                        events...);
 }
@@ -3594,6 +3760,7 @@ PTO_INTERNAL RecordEvent TMOV(DstTileData& dst, SrcTileData& src, uint64_t preQu
 template <typename DstTileData, typename SrcTileData, ReluPreMode reluMode = ReluPreMode::NoRelu,
           typename... WaitEvents>
 PTO_INST RecordEvent TMOV(DstTileData& dst, SrcTileData& src, uint64_t preQuantScalar, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TMOV, "OII", dst, src, preQuantScalar);
     return profiled::TMOV<active_profile, DstTileData, SrcTileData, reluMode>(dst, src, preQuantScalar, events...);
 }
 namespace profiled {
@@ -3614,6 +3781,7 @@ PTO_INTERNAL RecordEvent TMOV(DstTileData& dst, SrcTileData& src, uint64_t preQu
 template <STPhase Phase, typename DstTileData, typename SrcTileData, ReluPreMode reluMode = ReluPreMode::NoRelu,
           typename... WaitEvents>
 PTO_INST RecordEvent TMOV(DstTileData& dst, SrcTileData& src, uint64_t preQuantScalar, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TMOV, "OII", dst, src, preQuantScalar);
     return profiled::TMOV<active_profile, Phase, DstTileData, SrcTileData, reluMode>(dst, src, preQuantScalar,
                                                                                      events...);
 }
@@ -3635,6 +3803,7 @@ PTO_INTERNAL RecordEvent TMOV(DstTileData& dst, SrcTileData& src, uint64_t preQu
 template <typename DstTileData, typename SrcTileData, AccToVecMode mode, ReluPreMode reluMode = ReluPreMode::NoRelu,
           typename... WaitEvents>
 PTO_INST RecordEvent TMOV(DstTileData& dst, SrcTileData& src, uint64_t preQuantScalar, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TMOV, "OII", dst, src, preQuantScalar);
     return profiled::TMOV<active_profile, DstTileData, SrcTileData, mode, reluMode>(dst, src, preQuantScalar,
                                                                                     events...);
 }
@@ -3656,6 +3825,7 @@ PTO_INTERNAL RecordEvent TMOV(DstTileData& dst, SrcTileData& src, uint64_t preQu
 template <STPhase Phase, typename DstTileData, typename SrcTileData, AccToVecMode mode,
           ReluPreMode reluMode = ReluPreMode::NoRelu, typename... WaitEvents>
 PTO_INST RecordEvent TMOV(DstTileData& dst, SrcTileData& src, uint64_t preQuantScalar, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TMOV, "OII", dst, src, preQuantScalar);
     return profiled::TMOV<active_profile, Phase, DstTileData, SrcTileData, mode, reluMode>(dst, src, preQuantScalar,
                                                                                            events...);
 }
@@ -3678,6 +3848,7 @@ PTO_INTERNAL RecordEvent TMOV_FP(DstTileData& dst, SrcTileData& src, FpTileData&
 template <typename DstTileData, typename SrcTileData, typename FpTileData, ReluPreMode reluMode = ReluPreMode::NoRelu,
           typename... WaitEvents>
 PTO_INST RecordEvent TMOV_FP(DstTileData& dst, SrcTileData& src, FpTileData& fp, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TMOV_FP, "OII", dst, src, fp);
     return profiled::TMOV_FP<active_profile, DstTileData, SrcTileData, FpTileData, reluMode>(dst, src, fp, events...);
 }
 namespace profiled {
@@ -3698,6 +3869,7 @@ PTO_INTERNAL RecordEvent TMOV_FP(DstTileData& dst, SrcTileData& src, FpTileData&
 template <STPhase Phase, typename DstTileData, typename SrcTileData, typename FpTileData,
           ReluPreMode reluMode = ReluPreMode::NoRelu, typename... WaitEvents>
 PTO_INST RecordEvent TMOV_FP(DstTileData& dst, SrcTileData& src, FpTileData& fp, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TMOV_FP, "OII", dst, src, fp);
     return profiled::TMOV_FP<active_profile, Phase, DstTileData, SrcTileData, FpTileData, reluMode>(dst, src, fp,
                                                                                                     events...);
 }
@@ -3723,6 +3895,7 @@ PTO_INTERNAL RecordEvent TTRANS(TileDataDst& dst, TileDataSrc& src, TileDataTmp&
 
 template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp, typename... WaitEvents>
 PTO_INST RecordEvent TTRANS(TileDataDst& dst, TileDataSrc& src, TileDataTmp& tmp, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TTRANS, "OII", dst, src, tmp);
     return profiled::TTRANS<active_profile, TileDataDst, TileDataSrc, TileDataTmp>(dst, src, tmp, events...);
 }
 
@@ -3750,6 +3923,7 @@ PTO_INTERNAL RecordEvent TEXTRACT(DstTileData& dst, SrcTileData& src, uint16_t i
 template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
 PTO_INST RecordEvent TEXTRACT(DstTileData& dst, SrcTileData& src, uint16_t indexRow = 0, uint16_t indexCol = 0,
                               WaitEvents&... events) {
+    PTO_TRACE_INSTR(TEXTRACT, "OIII", dst, src, indexRow, indexCol);
     return profiled::TEXTRACT<active_profile, DstTileData, SrcTileData>(dst, src, indexRow, indexCol, events...);
 }
 namespace profiled {
@@ -3770,6 +3944,7 @@ PTO_INTERNAL RecordEvent TEXTRACT(DstTileData& dst, SrcTileData& src, uint16_t i
 template <typename DstTileData, typename SrcTileData, ReluPreMode reluMode, typename... WaitEvents>
 PTO_INST RecordEvent TEXTRACT(DstTileData& dst, SrcTileData& src, uint16_t indexRow, uint16_t indexCol,
                               WaitEvents&... events) {
+    PTO_TRACE_INSTR(TEXTRACT, "OIII", dst, src, indexRow, indexCol);
     return profiled::TEXTRACT<active_profile, DstTileData, SrcTileData, reluMode>(dst, src, indexRow, indexCol,
                                                                                   events...);
 }
@@ -3794,6 +3969,7 @@ template <typename DstTileData, typename SrcTileData, AccToVecMode mode, ReluPre
           typename... WaitEvents>
 PTO_INST RecordEvent TEXTRACT(DstTileData& dst, SrcTileData& src, uint16_t indexRow, uint16_t indexCol,
                               WaitEvents&... events) {
+    PTO_TRACE_INSTR(TEXTRACT, "OIII", dst, src, indexRow, indexCol);
     return profiled::TEXTRACT<active_profile, DstTileData, SrcTileData, mode, reluMode>(dst, src, indexRow, indexCol,
                                                                                         events...);
 }
@@ -3818,6 +3994,7 @@ template <typename DstTileData, typename SrcTileData, ReluPreMode reluMode = Rel
           typename... WaitEvents>
 PTO_INST RecordEvent TEXTRACT(DstTileData& dst, SrcTileData& src, uint64_t preQuantScalar, uint16_t indexRow,
                               uint16_t indexCol, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TEXTRACT, "OIIII", dst, src, preQuantScalar, indexRow, indexCol);
     return profiled::TEXTRACT<active_profile, DstTileData, SrcTileData, reluMode>(dst, src, preQuantScalar, indexRow,
                                                                                   indexCol, events...);
 }
@@ -3842,6 +4019,7 @@ template <typename DstTileData, typename SrcTileData, AccToVecMode mode, ReluPre
           typename... WaitEvents>
 PTO_INST RecordEvent TEXTRACT(DstTileData& dst, SrcTileData& src, uint64_t preQuantScalar, uint16_t indexRow,
                               uint16_t indexCol, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TEXTRACT, "OIIII", dst, src, preQuantScalar, indexRow, indexCol);
     return profiled::TEXTRACT<active_profile, DstTileData, SrcTileData, mode, reluMode>(dst, src, preQuantScalar,
                                                                                         indexRow, indexCol, events...);
 }
@@ -3867,6 +4045,7 @@ template <typename DstTileData, typename SrcTileData, typename FpTileData, AccTo
           ReluPreMode reluMode = ReluPreMode::NoRelu, typename... WaitEvents>
 PTO_INST RecordEvent TEXTRACT(DstTileData& dst, SrcTileData& src, FpTileData& fp, uint16_t indexRow, uint16_t indexCol,
                               WaitEvents&... events) {
+    PTO_TRACE_INSTR(TEXTRACT, "OIIII", dst, src, fp, indexRow, indexCol);
     return profiled::TEXTRACT<active_profile, DstTileData, SrcTileData, FpTileData, mode, reluMode>(
         dst, src, fp, indexRow, indexCol, events...);
 }
@@ -3893,6 +4072,7 @@ template <typename Dst0TileData, typename Dst1TileData, typename SrcTileData, ty
 PTO_INST RecordEvent TEXTRACT(Dst0TileData& dst0, Dst1TileData& dst1, SrcTileData& src, uint16_t indexRow0 = 0,
                               uint16_t indexCol0 = 0, uint16_t indexRow1 = 0, uint16_t indexCol1 = 0,
                               WaitEvents&... events) {
+    PTO_TRACE_INSTR(TEXTRACT, "OOIIIII", dst0, dst1, src, indexRow0, indexCol0, indexRow1, indexCol1);
     return profiled::TEXTRACT<active_profile, Dst0TileData, Dst1TileData, SrcTileData>(
         dst0, dst1, src, indexRow0, indexCol0, indexRow1, indexCol1, events...);
 }
@@ -3919,6 +4099,7 @@ template <typename DstTileData, typename SrcTileData, typename FpTileData, ReluP
           typename... WaitEvents>
 PTO_INST RecordEvent TEXTRACT_FP(DstTileData& dst, SrcTileData& src, FpTileData& fp, uint16_t indexRow,
                                  uint16_t indexCol, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TEXTRACT_FP, "OIIII", dst, src, fp, indexRow, indexCol);
     return profiled::TEXTRACT_FP<active_profile, DstTileData, SrcTileData, FpTileData, reluMode>(dst, src, fp, indexRow,
                                                                                                  indexCol, events...);
 }
@@ -3943,6 +4124,7 @@ PTO_INTERNAL RecordEvent TINSERT(DstTileData& dst, SrcTileData& src, uint16_t in
 template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
 PTO_INST RecordEvent TINSERT(DstTileData& dst, SrcTileData& src, uint16_t indexRow, uint16_t indexCol,
                              WaitEvents&... events) {
+    PTO_TRACE_INSTR(TINSERT, "OIII", dst, src, indexRow, indexCol);
     return profiled::TINSERT<active_profile, DstTileData, SrcTileData>(dst, src, indexRow, indexCol, events...);
 }
 namespace profiled {
@@ -3964,6 +4146,7 @@ PTO_INTERNAL RecordEvent TINSERT(DstTileData& dst, SrcTileData& src, uint16_t in
 template <typename DstTileData, typename SrcTileData, ReluPreMode reluMode, typename... WaitEvents>
 PTO_INST RecordEvent TINSERT(DstTileData& dst, SrcTileData& src, uint16_t indexRow, uint16_t indexCol,
                              WaitEvents&... events) {
+    PTO_TRACE_INSTR(TINSERT, "OIII", dst, src, indexRow, indexCol);
     return profiled::TINSERT<active_profile, DstTileData, SrcTileData, reluMode>(dst, src, indexRow, indexCol,
                                                                                  events...);
 }
@@ -3989,6 +4172,7 @@ template <typename DstTileData, typename SrcTileData, AccToVecMode mode, ReluPre
           typename... WaitEvents>
 PTO_INST RecordEvent TINSERT(DstTileData& dst, SrcTileData& src, uint16_t indexRow, uint16_t indexCol,
                              WaitEvents&... events) {
+    PTO_TRACE_INSTR(TINSERT, "OIII", dst, src, indexRow, indexCol);
     return profiled::TINSERT<active_profile, DstTileData, SrcTileData, mode, reluMode>(dst, src, indexRow, indexCol,
                                                                                        events...);
 }
@@ -4014,6 +4198,7 @@ template <typename DstTileData, typename SrcTileData, ReluPreMode reluMode = Rel
           typename... WaitEvents>
 PTO_INST RecordEvent TINSERT(DstTileData& dst, SrcTileData& src, uint64_t preQuantScalar, uint16_t indexRow,
                              uint16_t indexCol, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TINSERT, "OIIII", dst, src, preQuantScalar, indexRow, indexCol);
     return profiled::TINSERT<active_profile, DstTileData, SrcTileData, reluMode>(dst, src, preQuantScalar, indexRow,
                                                                                  indexCol, events...);
 }
@@ -4039,6 +4224,7 @@ template <typename DstTileData, typename SrcTileData, AccToVecMode mode, ReluPre
           typename... WaitEvents>
 PTO_INST RecordEvent TINSERT(DstTileData& dst, SrcTileData& src, uint64_t preQuantScalar, uint16_t indexRow,
                              uint16_t indexCol, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TINSERT, "OIIII", dst, src, preQuantScalar, indexRow, indexCol);
     return profiled::TINSERT<active_profile, DstTileData, SrcTileData, mode, reluMode>(dst, src, preQuantScalar,
                                                                                        indexRow, indexCol, events...);
 }
@@ -4064,6 +4250,7 @@ template <typename DstTileData, typename SrcTileData, typename FpTileData, AccTo
           ReluPreMode reluMode = ReluPreMode::NoRelu, typename... WaitEvents>
 PTO_INST RecordEvent TINSERT(DstTileData& dst, SrcTileData& src, FpTileData& fp, uint16_t indexRow, uint16_t indexCol,
                              WaitEvents&... events) {
+    PTO_TRACE_INSTR(TINSERT, "OIIII", dst, src, fp, indexRow, indexCol);
     return profiled::TINSERT<active_profile, DstTileData, SrcTileData, FpTileData, mode, reluMode>(
         dst, src, fp, indexRow, indexCol, events...);
 }
@@ -4086,6 +4273,7 @@ PTO_INTERNAL RecordEvent TINSERT(DstTileData& dst, SrcTileData& src, uint16_t in
 template <TInsertMode mode, typename DstTileData, typename SrcTileData, typename... WaitEvents>
 PTO_INST RecordEvent TINSERT(DstTileData& dst, SrcTileData& src, uint16_t indexRow = 0, uint16_t indexCol = 0,
                              WaitEvents&... events) {
+    PTO_TRACE_INSTR(TINSERT, "OIII", dst, src, indexRow, indexCol);
     return profiled::TINSERT<active_profile, mode, DstTileData, SrcTileData>(dst, src, indexRow, indexCol, events...);
 }
 
@@ -4110,6 +4298,7 @@ template <typename DstTileData, typename SrcTileData, typename FpTileData, ReluP
           typename... WaitEvents>
 PTO_INST RecordEvent TINSERT_FP(DstTileData& dst, SrcTileData& src, FpTileData& fp, uint16_t indexRow,
                                 uint16_t indexCol, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TINSERT_FP, "OIIII", dst, src, fp, indexRow, indexCol);
     return profiled::TINSERT_FP<active_profile, DstTileData, SrcTileData, FpTileData, reluMode>(dst, src, fp, indexRow,
                                                                                                 indexCol, events...);
 }
@@ -4130,6 +4319,7 @@ PTO_INTERNAL RecordEvent TRESHAPE(TileDataOut& dst, TileDataIn& src, WaitEvents&
 
 template <typename TileDataOut, typename TileDataIn, typename... WaitEvents>
 PTO_INST RecordEvent TRESHAPE(TileDataOut& dst, TileDataIn& src, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TRESHAPE, "OI", dst, src);
     return profiled::TRESHAPE<active_profile, TileDataOut, TileDataIn>(dst, src, events...);
 }
 
@@ -4151,6 +4341,7 @@ PTO_INTERNAL RecordEvent TCONCAT(TileDataDst& dst, TileDataSrc0& src0, TileDataS
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents,
           std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
 PTO_INST RecordEvent TCONCAT(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TCONCAT, "OII", dst, src0, src1);
     return profiled::TCONCAT<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
 }
 namespace profiled {
@@ -4178,6 +4369,7 @@ template <typename DstTile, typename Src0Tile, typename Src1Tile, typename Src0I
                            int> = 0>
 PTO_INST RecordEvent TCONCAT(DstTile& dst, Src0Tile& src0, Src1Tile& src1, Src0IdxTile& src0Idx, Src1IdxTile& src1Idx,
                              WaitEvents&... events) {
+    PTO_TRACE_INSTR(TCONCAT, "OIIII", dst, src0, src1, src0Idx, src1Idx);
     return profiled::TCONCAT<active_profile, DstTile, Src0Tile, Src1Tile, Src0IdxTile, Src1IdxTile>(
         dst, src0, src1, src0Idx, src1Idx, events...);
 }
@@ -4207,6 +4399,7 @@ template <typename DstTile, typename Src0Tile, typename Src1Tile, typename DstId
           std::enable_if_t<is_tile_data_v<Src1IdxTile> && all_events_v<WaitEvents...>, int> = 0>
 PTO_INST RecordEvent TCONCAT(DstTile& dst, Src0Tile& src0, Src1Tile& src1, DstIdxTile& dstIdx, Src0IdxTile& src0Idx,
                              Src1IdxTile& src1Idx, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TCONCAT, "OIIIII", dst, src0, src1, dstIdx, src0Idx, src1Idx);
     return profiled::TCONCAT<active_profile, DstTile, Src0Tile, Src1Tile, DstIdxTile, Src0IdxTile, Src1IdxTile>(
         dst, src0, src1, dstIdx, src0Idx, src1Idx, events...);
 }
@@ -4229,6 +4422,7 @@ PTO_INTERNAL RecordEvent TFILLPAD(DstTileData& dst, SrcTileData& src, WaitEvents
 
 template <TFillPadMode mode = TFillPadMode::Normal, typename DstTileData, typename SrcTileData, typename... WaitEvents>
 PTO_INST RecordEvent TFILLPAD(DstTileData& dst, SrcTileData& src, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TFILLPAD, "OI", dst, src);
     return profiled::TFILLPAD<active_profile, mode, DstTileData, SrcTileData>(dst, src, events...);
 }
 namespace profiled {
@@ -4247,6 +4441,7 @@ PTO_INTERNAL RecordEvent TFILLPAD(TileData& dst, TileData& src, WaitEvents&... e
 // One tile type for both operands (upstream's `Mat` form, an NZ `Mat` tile on hardware): the pad value is the `PadVal` template argument.
 template <typename TileData, PadValue PadVal = PadValue::Zero, typename... WaitEvents>
 PTO_INST RecordEvent TFILLPAD(TileData& dst, TileData& src, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TFILLPAD, "OI", dst, src);
     return profiled::TFILLPAD<active_profile, TileData, PadVal>(dst, src, events...);
 }
 
@@ -4266,6 +4461,7 @@ PTO_INTERNAL RecordEvent TFILLPAD_INPLACE(DstTileData& dst, SrcTileData& src, Wa
 
 template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
 PTO_INST RecordEvent TFILLPAD_INPLACE(DstTileData& dst, SrcTileData& src, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TFILLPAD_INPLACE, "OI", dst, src);
     return profiled::TFILLPAD_INPLACE<active_profile, DstTileData, SrcTileData>(dst, src, events...);
 }
 
@@ -4285,6 +4481,7 @@ PTO_INTERNAL RecordEvent TFILLPAD_EXPAND(DstTileData& dst, SrcTileData& src, Wai
 
 template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
 PTO_INST RecordEvent TFILLPAD_EXPAND(DstTileData& dst, SrcTileData& src, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TFILLPAD_EXPAND, "OI", dst, src);
     return profiled::TFILLPAD_EXPAND<active_profile, DstTileData, SrcTileData>(dst, src, events...);
 }
 
@@ -4306,6 +4503,7 @@ PTO_INTERNAL RecordEvent TINTERLEAVE(TileDataDst& dst1, TileDataDst& dst0, TileD
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 PTO_INST RecordEvent TINTERLEAVE(TileDataDst& dst1, TileDataDst& dst0, TileDataSrc& src1, TileDataSrc& src0,
                                  WaitEvents&... events) {
+    PTO_TRACE_INSTR(TINTERLEAVE, "OOII", dst1, dst0, src1, src0);
     return profiled::TINTERLEAVE<active_profile, TileDataDst, TileDataSrc>(dst1, dst0, src1, src0, events...);
 }
 
@@ -4329,6 +4527,7 @@ PTO_INTERNAL RecordEvent TDEINTERLEAVE(TileDataDst& dst1, TileDataDst& dst0, Til
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 PTO_INST RecordEvent TDEINTERLEAVE(TileDataDst& dst1, TileDataDst& dst0, TileDataSrc& src1, TileDataSrc& src0,
                                    WaitEvents&... events) {
+    PTO_TRACE_INSTR(TDEINTERLEAVE, "OOII", dst1, dst0, src1, src0);
     return profiled::TDEINTERLEAVE<active_profile, TileDataDst, TileDataSrc>(dst1, dst0, src1, src0, events...);
 }
 namespace profiled {
@@ -4349,6 +4548,7 @@ PTO_INTERNAL RecordEvent TDEINTERLEAVE(TileDataDst& dst1, TileDataDst& dst0, Til
 // One source `src` holding the whole interleaved stream; each destination takes half its valid columns.
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 PTO_INST RecordEvent TDEINTERLEAVE(TileDataDst& dst1, TileDataDst& dst0, TileDataSrc& src, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TDEINTERLEAVE, "OOI", dst1, dst0, src);
     return profiled::TDEINTERLEAVE<active_profile, TileDataDst, TileDataSrc>(dst1, dst0, src, events...);
 }
 
@@ -4372,6 +4572,7 @@ template <typename TileData, typename ConvTileData, SetFmatrixMode FmatrixMode =
           typename... WaitEvents>
 PTO_INST RecordEvent TIMG2COL(TileData& dst, ConvTileData& src, uint16_t posM = 0, uint16_t posK = 0,
                               WaitEvents&... events) {
+    PTO_TRACE_INSTR(TIMG2COL, "OIII", dst, src, posM, posK);
     return profiled::TIMG2COL<active_profile, TileData, ConvTileData, FmatrixMode>(dst, src, posM, posK, events...);
 }
 
@@ -4392,6 +4593,7 @@ PTO_INTERNAL RecordEvent TCI(TileData& dst, T start, WaitEvents&... events) {
 
 template <typename TileData, typename T, int descending, typename... WaitEvents>
 PTO_INST RecordEvent TCI(TileData& dst, T start, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TCI, "OI", dst, start);
     return profiled::TCI<active_profile, TileData, T, descending>(dst, start, events...);
 }
 namespace profiled {
@@ -4412,6 +4614,7 @@ PTO_INTERNAL RecordEvent TCI(TileData& dst, T start, TileDataTmp& tmp, WaitEvent
 // With a scratch tile, which the A2A3 backend's vectorised path uses (at least 768 bytes for 32-bit and 1792 bytes for 16-bit element types); A5 and the CPU simulator ignore it.
 template <typename TileData, typename TileDataTmp, typename T, int descending, typename... WaitEvents>
 PTO_INST RecordEvent TCI(TileData& dst, T start, TileDataTmp& tmp, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TCI, "OII", dst, start, tmp);
     return profiled::TCI<active_profile, TileData, TileDataTmp, T, descending>(dst, start, tmp, events...);
 }
 
@@ -4431,6 +4634,7 @@ PTO_INTERNAL RecordEvent TTRI(TileData& dst, int diagonal, WaitEvents&... events
 
 template <typename TileData, int isUpperOrLower, typename... WaitEvents>
 PTO_INST RecordEvent TTRI(TileData& dst, int diagonal, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TTRI, "OI", dst, diagonal);
     return profiled::TTRI<active_profile, TileData, isUpperOrLower>(dst, diagonal, events...);
 }
 
@@ -4450,6 +4654,7 @@ PTO_INTERNAL RecordEvent TPARTADD(TileDataDst& dst, TileDataSrc0& src0, TileData
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TPARTADD(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TPARTADD, "OII", dst, src0, src1);
     return profiled::TPARTADD<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
 }
 
@@ -4469,6 +4674,7 @@ PTO_INTERNAL RecordEvent TPARTMUL(TileDataDst& dst, TileDataSrc0& src0, TileData
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TPARTMUL(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TPARTMUL, "OII", dst, src0, src1);
     return profiled::TPARTMUL<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
 }
 
@@ -4488,6 +4694,7 @@ PTO_INTERNAL RecordEvent TPARTMAX(TileDataDst& dst, TileDataSrc0& src0, TileData
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TPARTMAX(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TPARTMAX, "OII", dst, src0, src1);
     return profiled::TPARTMAX<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
 }
 
@@ -4507,6 +4714,7 @@ PTO_INTERNAL RecordEvent TPARTMIN(TileDataDst& dst, TileDataSrc0& src0, TileData
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TPARTMIN(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TPARTMIN, "OII", dst, src0, src1);
     return profiled::TPARTMIN<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
 }
 
@@ -4531,6 +4739,7 @@ template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, ty
           typename TileDataSrc0Idx, typename TileDataSrc1Idx, typename... WaitEvents>
 PTO_INST RecordEvent TPARTARGMAX(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataDstIdx& dstIdx,
                                  TileDataSrc0Idx& src0Idx, TileDataSrc1Idx& src1Idx, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TPARTARGMAX, "OIIOII", dst, src0, src1, dstIdx, src0Idx, src1Idx);
     return profiled::TPARTARGMAX<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1, TileDataDstIdx,
                                  TileDataSrc0Idx, TileDataSrc1Idx>(dst, src0, src1, dstIdx, src0Idx, src1Idx,
                                                                    events...);
@@ -4557,6 +4766,7 @@ template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, ty
           typename TileDataSrc0Idx, typename TileDataSrc1Idx, typename... WaitEvents>
 PTO_INST RecordEvent TPARTARGMIN(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataDstIdx& dstIdx,
                                  TileDataSrc0Idx& src0Idx, TileDataSrc1Idx& src1Idx, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TPARTARGMIN, "OIIOII", dst, src0, src1, dstIdx, src0Idx, src1Idx);
     return profiled::TPARTARGMIN<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1, TileDataDstIdx,
                                  TileDataSrc0Idx, TileDataSrc1Idx>(dst, src0, src1, dstIdx, src0Idx, src1Idx,
                                                                    events...);
@@ -4580,6 +4790,7 @@ PTO_INTERNAL RecordEvent TDEQUANT(TileDataDst& dst, TileDataSrc& src, TileDataPa
 template <typename TileDataDst, typename TileDataSrc, typename TileDataPara, typename... WaitEvents>
 PTO_INST RecordEvent TDEQUANT(TileDataDst& dst, TileDataSrc& src, TileDataPara& scale, TileDataPara& offset,
                               WaitEvents&... events) {
+    PTO_TRACE_INSTR(TDEQUANT, "OIII", dst, src, scale, offset);
     return profiled::TDEQUANT<active_profile, TileDataDst, TileDataSrc, TileDataPara>(dst, src, scale, offset,
                                                                                       events...);
 }
@@ -4601,6 +4812,7 @@ PTO_INTERNAL RecordEvent TSORT32(DstTileData& dst, SrcTileData& src, IdxTileData
 
 template <typename DstTileData, typename SrcTileData, typename IdxTileData>
 PTO_INST RecordEvent TSORT32(DstTileData& dst, SrcTileData& src, IdxTileData& idx) {
+    PTO_TRACE_INSTR(TSORT32, "OII", dst, src, idx);
     return profiled::TSORT32<active_profile, DstTileData, SrcTileData, IdxTileData>(dst, src, idx);
 }
 namespace profiled {
@@ -4618,6 +4830,7 @@ PTO_INTERNAL RecordEvent TSORT32(DstTileData& dst, SrcTileData& src, IdxTileData
 // With a scratch tile (`tmp`): on hardware the last block of a row whose valid columns are not a multiple of 32 is padded with negative infinity there.
 template <typename DstTileData, typename SrcTileData, typename IdxTileData, typename TmpTileData>
 PTO_INST RecordEvent TSORT32(DstTileData& dst, SrcTileData& src, IdxTileData& idx, TmpTileData& tmp) {
+    PTO_TRACE_INSTR(TSORT32, "OIII", dst, src, idx, tmp);
     return profiled::TSORT32<active_profile, DstTileData, SrcTileData, IdxTileData, TmpTileData>(dst, src, idx, tmp);
 }
 
@@ -4640,6 +4853,7 @@ PTO_INTERNAL RecordEvent TMRGSORT(DstTileData& dst, SrcTileData& src, uint32_t b
 
 template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
 PTO_INST RecordEvent TMRGSORT(DstTileData& dst, SrcTileData& src, uint32_t blockLen, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TMRGSORT, "OII", dst, src, blockLen);
     return profiled::TMRGSORT<active_profile, DstTileData, SrcTileData>(dst, src, blockLen, events...);
 }
 namespace profiled {
@@ -4673,6 +4887,7 @@ template <typename DstTileData, typename TmpTileData, typename Src0TileData, typ
 PTO_INST RecordEvent TMRGSORT(DstTileData& dst, MrgSortExecutedNumList& executedNumList, TmpTileData& tmp,
                               Src0TileData& src0, Src1TileData& src1, Src2TileData& src2, Src3TileData& src3,
                               WaitEvents&... events) {
+    PTO_TRACE_INSTR(TMRGSORT, "OOIIIII", dst, executedNumList, tmp, src0, src1, src2, src3);
     return profiled::TMRGSORT<active_profile, DstTileData, TmpTileData, Src0TileData, Src1TileData, Src2TileData,
                               Src3TileData, exhausted>(dst, executedNumList, tmp, src0, src1, src2, src3, events...);
 }
@@ -4703,6 +4918,7 @@ template <typename DstTileData, typename TmpTileData, typename Src0TileData, typ
           typename Src2TileData, bool exhausted, typename... WaitEvents>
 PTO_INST RecordEvent TMRGSORT(DstTileData& dst, MrgSortExecutedNumList& executedNumList, TmpTileData& tmp,
                               Src0TileData& src0, Src1TileData& src1, Src2TileData& src2, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TMRGSORT, "OOIIII", dst, executedNumList, tmp, src0, src1, src2);
     return profiled::TMRGSORT<active_profile, DstTileData, TmpTileData, Src0TileData, Src1TileData, Src2TileData,
                               exhausted>(dst, executedNumList, tmp, src0, src1, src2, events...);
 }
@@ -4732,6 +4948,7 @@ template <typename DstTileData, typename TmpTileData, typename Src0TileData, typ
           typename... WaitEvents>
 PTO_INST RecordEvent TMRGSORT(DstTileData& dst, MrgSortExecutedNumList& executedNumList, TmpTileData& tmp,
                               Src0TileData& src0, Src1TileData& src1, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TMRGSORT, "OOIII", dst, executedNumList, tmp, src0, src1);
     return profiled::TMRGSORT<active_profile, DstTileData, TmpTileData, Src0TileData, Src1TileData, exhausted>(
         dst, executedNumList, tmp, src0, src1, events...);
 }
@@ -4755,6 +4972,7 @@ PTO_INTERNAL RecordEvent TGATHER(TileDataD& dst, TileDataS0& src0, TileDataS1& s
 template <typename TileDataD, typename TileDataS0, typename TileDataS1, typename TileDataTmp, typename... WaitEvents>
 PTO_INST RecordEvent TGATHER(TileDataD& dst, TileDataS0& src0, TileDataS1& src1, TileDataTmp& tmp,
                              WaitEvents&... events) {
+    PTO_TRACE_INSTR(TGATHER, "OIII", dst, src0, src1, tmp);
     return profiled::TGATHER<active_profile, TileDataD, TileDataS0, TileDataS1, TileDataTmp>(dst, src0, src1, tmp,
                                                                                              events...);
 }
@@ -4782,6 +5000,7 @@ template <typename TileDataD, typename TileDataS, typename TileDataS1, typename 
           CmpMode cmpMode, typename... WaitEvents>
 PTO_INST RecordEvent TGATHER(TileDataD& dst, TileDataS& src0, TileDataS1& k_value, TileDataC& cdst, TileDataTmp& tmp,
                              int offset, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TGATHER, "OIIOII", dst, src0, k_value, cdst, tmp, offset);
     return profiled::TGATHER<active_profile, TileDataD, TileDataS, TileDataS1, TileDataC, TileDataTmp, cmpMode>(
         dst, src0, k_value, cdst, tmp, offset, events...);
 }
@@ -4807,6 +5026,7 @@ PTO_INTERNAL RecordEvent TGATHER(DstTileData& dst, SrcTileData& src, WaitEvents&
 template <typename DstTileData, typename SrcTileData, MaskPattern maskPattern = MaskPattern::P1111,
           auto gatherType = GatherAxis::GATHER_ROW, typename... WaitEvents>
 PTO_INST RecordEvent TGATHER(DstTileData& dst, SrcTileData& src, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TGATHER, "OI", dst, src);
     return profiled::TGATHER<active_profile, DstTileData, SrcTileData, maskPattern, gatherType>(dst, src, events...);
 }
 
@@ -4826,6 +5046,7 @@ PTO_INTERNAL RecordEvent TGATHERB(TileDataDst& dst, TileDataSrc& src, TileDataOf
 
 template <typename TileDataDst, typename TileDataSrc, typename TileDataOffset, typename... WaitEvents>
 PTO_INST RecordEvent TGATHERB(TileDataDst& dst, TileDataSrc& src, TileDataOffset& offset, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TGATHERB, "OII", dst, src, offset);
     return profiled::TGATHERB<active_profile, TileDataDst, TileDataSrc, TileDataOffset>(dst, src, offset, events...);
 }
 
@@ -4845,6 +5066,7 @@ PTO_INTERNAL RecordEvent TSCATTER(TileDataD& dst, TileDataS& src, TileDataI& ind
 
 template <typename TileDataD, typename TileDataS, typename TileDataI, typename... WaitEvents>
 PTO_INST RecordEvent TSCATTER(TileDataD& dst, TileDataS& src, TileDataI& indexes, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TSCATTER, "OII", dst, src, indexes);
     return profiled::TSCATTER<active_profile, TileDataD, TileDataS, TileDataI>(dst, src, indexes, events...);
 }
 namespace profiled {
@@ -4867,6 +5089,7 @@ PTO_INTERNAL RecordEvent TSCATTER(DstTileData& dst, SrcTileData& src, WaitEvents
 template <MaskPattern maskPattern = MaskPattern::P1111, auto ScatterType = ScatterAxis::SCATTER_ROW,
           typename DstTileData, typename SrcTileData, typename... WaitEvents>
 PTO_INST RecordEvent TSCATTER(DstTileData& dst, SrcTileData& src, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TSCATTER, "OI", dst, src);
     return profiled::TSCATTER<active_profile, maskPattern, ScatterType, DstTileData, SrcTileData>(dst, src, events...);
 }
 
@@ -4887,6 +5110,7 @@ PTO_INTERNAL RecordEvent THISTOGRAM(TileDataDst& dst, TileDataSrc& src, TileData
 
 template <HistByte byte, typename TileDataDst, typename TileDataSrc, typename TileDataIdx, typename... WaitEvents>
 PTO_INST RecordEvent THISTOGRAM(TileDataDst& dst, TileDataSrc& src, TileDataIdx& idx, WaitEvents&... events) {
+    PTO_TRACE_INSTR(THISTOGRAM, "OII", dst, src, idx);
     return profiled::THISTOGRAM<active_profile, byte, TileDataDst, TileDataSrc, TileDataIdx>(dst, src, idx, events...);
 }
 
@@ -4906,6 +5130,7 @@ PTO_INTERNAL RecordEvent TRANDOM(DstTile& dst, TRandomKey& key, TRandomCounter& 
 
 template <uint16_t Rounds = 10, typename DstTile, typename... WaitEvents>
 PTO_INST RecordEvent TRANDOM(DstTile& dst, TRandomKey& key, TRandomCounter& counter, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TRANDOM, "OII", dst, key, counter);
     return profiled::TRANDOM<active_profile, Rounds, DstTile>(dst, key, counter, events...);
 }
 
@@ -4933,6 +5158,7 @@ template <int grp_axis, auto mx_alg, typename TileDataOut = void, typename TileD
           typename... WaitEvents>
 PTO_INST RecordEvent TQUANT(TileDataOut& dst, TileDataSrc& src, TileDataExp* exp, TileDataMax* max,
                             TileDataScaling* scaling, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TQUANT, "OIOOO", dst, src, exp, max, scaling);
     return profiled::TQUANT<active_profile, grp_axis, mx_alg, TileDataOut, TileDataSrc, TileDataExp, TileDataMax,
                             TileDataScaling>(dst, src, exp, max, scaling, events...);
 }
@@ -4957,6 +5183,7 @@ template <auto quant_type, typename TileDataOut, typename TileDataSrc, typename 
           typename TileDataScaling, auto scale_alg = QuantScaleAlg::OCP, typename... WaitEvents>
 PTO_INST RecordEvent TQUANT(TileDataOut& dst, TileDataSrc& src, TileDataExp* exp, TileDataMax* max,
                             TileDataScaling* scaling, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TQUANT, "OIOOO", dst, src, exp, max, scaling);
     return profiled::TQUANT<active_profile, quant_type, TileDataOut, TileDataSrc, TileDataExp, TileDataMax,
                             TileDataScaling, scale_alg>(dst, src, exp, max, scaling, events...);
 }
@@ -4979,6 +5206,7 @@ template <auto quant_type, auto store_mode, typename TileDataOut, typename TileD
           typename TileDataMax, typename TileDataScaling, typename... WaitEvents>
 PTO_INST RecordEvent TQUANT(TileDataOut& dst, TileDataSrc& src, TileDataExp* exp, TileDataMax* max,
                             TileDataScaling* scaling, TileDataExp* exp_zz, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TQUANT, "OIOOOO", dst, src, exp, max, scaling, exp_zz);
     return profiled::TQUANT<active_profile, quant_type, store_mode, TileDataOut, TileDataSrc, TileDataExp, TileDataMax,
                             TileDataScaling>(dst, src, exp, max, scaling, exp_zz, events...);
 }
@@ -5007,6 +5235,7 @@ template <int grp_axis, auto mx_alg, bool interleave, typename TileDataOut = voi
           typename... WaitEvents>
 PTO_INST RecordEvent TQUANT(TileDataOut& dst, TileDataSrc& src, TileDataExp* exp, TileDataMax* max,
                             TileDataScaling* scaling, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TQUANT, "OIOOO", dst, src, exp, max, scaling);
     return profiled::TQUANT<active_profile, grp_axis, mx_alg, interleave, TileDataOut, TileDataSrc, TileDataExp,
                             TileDataMax, TileDataScaling>(dst, src, exp, max, scaling, events...);
 }
@@ -5030,6 +5259,7 @@ PTO_INTERNAL RecordEvent TQUANT(TileDataOut& dst, TileDataSrc& src, TileDataPara
 template <auto quant_type, typename TileDataOut, typename TileDataSrc, typename TileDataPara, typename... WaitEvents>
 PTO_INST RecordEvent TQUANT(TileDataOut& dst, TileDataSrc& src, TileDataPara& scale, TileDataPara* offset = nullptr,
                             WaitEvents&... events) {
+    PTO_TRACE_INSTR(TQUANT, "OIII", dst, src, scale, offset);
     return profiled::TQUANT<active_profile, quant_type, TileDataOut, TileDataSrc, TileDataPara>(dst, src, scale, offset,
                                                                                                 events...);
 }
@@ -5054,6 +5284,7 @@ template <auto quant_type, typename TileDataOut, typename TileDataSrc, typename 
           typename... WaitEvents>
 PTO_INST RecordEvent TQUANT(TileDataOut& dst, TileDataSrc& src, TileDataPara& scale, TileDataTmp& tmp,
                             TileDataPara* offset = nullptr, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TQUANT, "OIIII", dst, src, scale, tmp, offset);
     return profiled::TQUANT<active_profile, quant_type, TileDataOut, TileDataSrc, TileDataPara, TileDataTmp>(
         dst, src, scale, tmp, offset, events...);
 }
@@ -5072,6 +5303,7 @@ PTO_INTERNAL void TPRINT(TileData& src) {
 
 template <PrintFormat Format = PrintFormat::Width8_Precision4, typename TileData>
 PTO_INST void TPRINT(TileData& src) {
+    PTO_TRACE_INSTR(TPRINT, "I", src);
     profiled::TPRINT<active_profile, Format, TileData>(src);
 }
 namespace profiled {
@@ -5088,6 +5320,7 @@ PTO_INTERNAL void TPRINT(TileData& src, GlobalData& tmp) {
 // With a global-memory scratch `tmp` of at least `TileData::Numel` elements, through which A2A3 and A5 print an Acc or Mat tile.
 template <PrintFormat Format = PrintFormat::Width8_Precision4, typename TileData, typename GlobalData>
 PTO_INST void TPRINT(TileData& src, GlobalData& tmp) {
+    PTO_TRACE_INSTR(TPRINT, "II", src, tmp);
     profiled::TPRINT<active_profile, Format, TileData, GlobalData>(src, tmp);
 }
 
@@ -5105,6 +5338,7 @@ PTO_INTERNAL void TSYNC(WaitEvents&... events) {
 
 template <typename... WaitEvents>
 PTO_INST void TSYNC(WaitEvents&... events) {
+    PTO_TRACE_INSTR(TSYNC, "");
     profiled::TSYNC<active_profile>(events...);
 }
 namespace profiled {
@@ -5121,6 +5355,7 @@ PTO_INTERNAL void TSYNC() {
 // A barrier for one class of operations instead of waiting on events.
 template <Op OpCode>
 PTO_INST void TSYNC() {
+    PTO_TRACE_INSTR(TSYNC, "");
     profiled::TSYNC<active_profile, OpCode>();
 }
 
@@ -5148,6 +5383,7 @@ PTO_INTERNAL void TASSIGN(T& obj, AddrType addr) {
 
 template <typename T, typename AddrType>
 PTO_INST void TASSIGN(T& obj, AddrType addr) {
+    PTO_TRACE_INSTR(TASSIGN, "OI", obj, addr);
     profiled::TASSIGN<active_profile, T, AddrType>(obj, addr);
 }
 namespace profiled {
@@ -5165,6 +5401,7 @@ PTO_INTERNAL void TASSIGN(T& obj) {
 // The address as a template argument (tiles only), so that A2/A3 and A5 check the placement at compile time.
 template <std::size_t Addr, typename T>
 PTO_INST std::enable_if_t<is_tile_data_v<T> || is_conv_tile_v<T>> TASSIGN(T& obj) {
+    PTO_TRACE_INSTR(TASSIGN, "O", obj);
     profiled::TASSIGN<active_profile, Addr, T>(obj);
 }
 
@@ -5184,6 +5421,7 @@ PTO_INTERNAL RecordEvent TALIAS(TileDataDst& dst, TileDataSrc& src, WaitEvents&.
 
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 PTO_INST RecordEvent TALIAS(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TALIAS, "OI", dst, src);
     return profiled::TALIAS<active_profile, TileDataDst, TileDataSrc>(dst, src, events...);
 }
 
@@ -5205,6 +5443,7 @@ PTO_INTERNAL RecordEvent TSUBVIEW(TileDataDst& dst, TileDataSrc& src, uint16_t r
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 PTO_INST RecordEvent TSUBVIEW(TileDataDst& dst, TileDataSrc& src, uint16_t rowIdx, uint16_t colIdx,
                               WaitEvents&... events) {
+    PTO_TRACE_INSTR(TSUBVIEW, "OIII", dst, src, rowIdx, colIdx);
     return profiled::TSUBVIEW<active_profile, TileDataDst, TileDataSrc>(dst, src, rowIdx, colIdx, events...);
 }
 
@@ -5225,6 +5464,7 @@ PTO_INTERNAL RecordEvent SETFMATRIX(ConvTileData& src, WaitEvents&... events) {
 
 template <typename ConvTileData, SetFmatrixMode FmatrixMode = SetFmatrixMode::FMATRIX_A_MANUAL, typename... WaitEvents>
 PTO_INST RecordEvent SETFMATRIX(ConvTileData& src, WaitEvents&... events) {
+    PTO_TRACE_INSTR(SETFMATRIX, "I", src);
     return profiled::SETFMATRIX<active_profile, ConvTileData, FmatrixMode>(src, events...);
 }
 
@@ -5245,6 +5485,7 @@ PTO_INTERNAL RecordEvent SET_IMG2COL_RPT(ConvTileData& src, WaitEvents&... event
 
 template <typename ConvTileData, SetFmatrixMode FmatrixMode = SetFmatrixMode::FMATRIX_A_MANUAL, typename... WaitEvents>
 PTO_INST RecordEvent SET_IMG2COL_RPT(ConvTileData& src, WaitEvents&... events) {
+    PTO_TRACE_INSTR(SET_IMG2COL_RPT, "I", src);
     return profiled::SET_IMG2COL_RPT<active_profile, ConvTileData, FmatrixMode>(src, events...);
 }
 
@@ -5265,6 +5506,7 @@ PTO_INTERNAL RecordEvent SET_IMG2COL_PADDING(ConvTileData& src, WaitEvents&... e
 
 template <typename ConvTileData, SetFmatrixMode FmatrixMode = SetFmatrixMode::FMATRIX_A_MANUAL, typename... WaitEvents>
 PTO_INST RecordEvent SET_IMG2COL_PADDING(ConvTileData& src, WaitEvents&... events) {
+    PTO_TRACE_INSTR(SET_IMG2COL_PADDING, "I", src);
     return profiled::SET_IMG2COL_PADDING<active_profile, ConvTileData, FmatrixMode>(src, events...);
 }
 
@@ -5284,6 +5526,7 @@ PTO_INTERNAL RecordEvent TGET_SCALE_ADDR(TileDataOut& dst, TileDataIn& src, Wait
 
 template <typename TileDataOut, typename TileDataIn, typename... WaitEvents>
 PTO_INST RecordEvent TGET_SCALE_ADDR(TileDataOut& dst, TileDataIn& src, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TGET_SCALE_ADDR, "OI", dst, src);
     return profiled::TGET_SCALE_ADDR<active_profile, TileDataOut, TileDataIn>(dst, src, events...);
 }
 
@@ -5302,6 +5545,7 @@ PTO_INTERNAL void SYNCALL(GlobalData& gmWorkspace, int32_t usedCores = 0) {
 template <SyncAllMode Mode, SyncCoreType CoreType = SyncCoreType::AIVOnly, typename GlobalData,
           std::enable_if_t<is_global_data_v<GlobalData>, int> = 0>
 PTO_INST void SYNCALL(GlobalData& gmWorkspace, int32_t usedCores = 0) {
+    PTO_TRACE_INSTR(SYNCALL, "II", gmWorkspace, usedCores);
     profiled::SYNCALL<active_profile, Mode, CoreType, GlobalData>(gmWorkspace, usedCores);
 }
 namespace profiled {
@@ -5318,6 +5562,7 @@ PTO_INTERNAL void SYNCALL() {
 // The Hard mode without a workspace: the participant set's hardware barrier.
 template <SyncCoreType CoreType = SyncCoreType::AIVOnly>
 PTO_INST void SYNCALL() {
+    PTO_TRACE_INSTR(SYNCALL, "");
     profiled::SYNCALL<active_profile, CoreType>();
 }
 

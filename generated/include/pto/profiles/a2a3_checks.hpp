@@ -5539,6 +5539,84 @@ struct profile_a2a3 {
     }
 
     static void verify_SYNCALL() {}
+
+    // pto.tput (specs/ops/communication/tput.yaml)
+    template <auto atomicType, typename GlobalDstData, typename GlobalSrcData, typename TileData,
+              typename... WaitEvents>
+    static constexpr bool check_TPUT() {
+        return true;
+    }
+
+    template <typename TileData>
+    static void verify_TPUT([[maybe_unused]] const TileData& staging_tile_data) {}
+
+    // pto.tget (specs/ops/communication/tget.yaml)
+    template <typename GlobalDstData, typename GlobalSrcData, typename TileData, typename... WaitEvents>
+    static constexpr bool check_TGET() {
+        return true;
+    }
+
+    template <typename TileData>
+    static void verify_TGET([[maybe_unused]] const TileData& staging_tile_data) {}
+
+    // pto.tput_async (specs/ops/communication/tput_async.yaml)
+    template <auto engine, typename GlobalDstData, typename GlobalSrcData, typename... WaitEvents>
+    static constexpr bool check_TPUT_ASYNC() {
+        return true;
+    }
+
+    static void verify_TPUT_ASYNC() {}
+
+    // pto.tget_async (specs/ops/communication/tget_async.yaml)
+    template <auto engine, typename GlobalDstData, typename GlobalSrcData, typename... WaitEvents>
+    static constexpr bool check_TGET_ASYNC() {
+        return true;
+    }
+
+    static void verify_TGET_ASYNC() {}
+
+    // pto.tnotify (specs/ops/communication/tnotify.yaml)
+    template <typename GlobalSignalData, typename... WaitEvents>
+    static constexpr bool check_TNOTIFY() {
+        return true;
+    }
+
+    static void verify_TNOTIFY() {}
+
+    // pto.twait (specs/ops/communication/twait.yaml)
+    template <typename GlobalSignalData, typename... WaitEvents>
+    static constexpr bool check_TWAIT() {
+        return true;
+    }
+
+    static void verify_TWAIT() {}
+
+    // pto.ttest (specs/ops/communication/ttest.yaml)
+    template <typename GlobalSignalData, typename... WaitEvents>
+    static constexpr bool check_TTEST() {
+        return true;
+    }
+
+    static void verify_TTEST() {}
+
+    // pto.tbroadcast (specs/ops/communication/tbroadcast.yaml)
+    template <auto engine, typename ParallelGroupType, typename GlobalSrcData, typename TileData, typename... Args>
+    static constexpr bool check_TBROADCAST() {
+        return true;
+    }
+
+    template <typename TileData>
+    static void verify_TBROADCAST([[maybe_unused]] const TileData& staging_tile_data) {}
+
+    // pto.treduce (specs/ops/communication/treduce.yaml)
+    template <auto engine, typename ParallelGroupType, typename GlobalDstData, typename TileData, typename... Args>
+    static constexpr bool check_TREDUCE() {
+        return true;
+    }
+
+    template <typename TileData>
+    static void verify_TREDUCE([[maybe_unused]] const TileData& acc_tile_data,
+                               [[maybe_unused]] const TileData& recv_tile_data) {}
 };
 
 } // namespace pto

@@ -1,7 +1,7 @@
-// Public entry point for PTO kernels on the CPU simulator: the core types, the generated tile
-// intrinsics and vector ops (those two headers come from the generated include directory), and the
-// host-side compatibility layer (qualifiers, pipes and flags, ACL host API) that kernels and host
-// programs written for a PTO device use.
+// Public entry point for PTO kernels on the CPU simulator: the core types, the generated tile and
+// communication intrinsics and vector ops (those headers come from the generated include
+// directory), and the host-side compatibility layer (qualifiers, pipes and flags, ACL host API) that
+// kernels and host programs written for a PTO device use.
 #pragma once
 
 #include <pto/common/pto_core.hpp>
@@ -9,4 +9,7 @@
 #include <pto/common/cpu_stub.hpp>
 #include <pto/cpu/NPUMemoryModel.hpp>
 #include <pto/common/pto_instr.hpp>
+#if __has_include(<pto/comm/pto_comm_inst.hpp>)  // generated; a build with stand-in headers may lack it
+#include <pto/comm/pto_comm_inst.hpp>
+#endif
 #include <pto/vector/pto_vec.hpp>

@@ -1,0 +1,296 @@
+// What the communication ops do on the CPU simulator (namespace pto::sim::comm). Every rank is a
+// GlobalTensor of one process, so a remote write is a strided copy between two tensors, a signal is
+// an int32_t read and written atomically, and a collective loops over its group. The staging tiles
+// the ops take carry data through the unified buffer on a device; here the data moves directly.
+//
+// TWAIT spins until its comparison holds. A wait that no other core will ever satisfy is a
+// deadlock on a device; here it stops after PTO_CPU_SIM_TWAIT_MAX_SPINS polls (upstream's name,
+// 100000 by default, about 10 us apart; 0 waits for ever) with an error that names the signal, the
+// value it holds, the comparison it waited for and the kernel's call site.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+#include <type_traits>
+
+#include <pto/common/pto_enums.hpp>
+
+#include "comm_types.hpp"
+
+namespace pto::sim::comm {
+
+using pto::comm::NotifyOp;
+using pto::comm::ReduceOp;
+using pto::comm::WaitCmp;
+
+// The five extents of a tensor, and the element offset of a position in it.
+template <typename G>
+void extents(const G& g, int64_t (&shape)[5]) {
+    for (int d = 0; d < 5; ++d)
+        shape[d] = g.GetShape(d);
+}
+
+template <typename G>
+int64_t offset(const G& g, const int64_t (&at)[5]) {
+    int64_t o = 0;
+    for (int d = 0; d < 5; ++d)
+        o += at[d] * g.GetStride(d);
+    return o;
+}
+
+// Calls f(position) for every position of `shape`, the last dimension fastest.
+template <typename F>
+void for_each_position(const int64_t (&shape)[5], F&& f) {
+    for (int d = 0; d < 5; ++d)
+        if (shape[d] <= 0)
+            return;
+    int64_t at[5] = {0, 0, 0, 0, 0};
+    for (;;) {
+        f(at);
+        int d = 4;
+        while (d >= 0 && ++at[d] == shape[d])
+            at[d--] = 0;
+        if (d < 0)
+            return;
+    }
+}
+
+// dst += src as one indivisible update, so that ranks adding into one tensor from several threads
+// lose no addition: a native arithmetic type through std::atomic_ref, a 16-bit float under a lock.
+template <typename T>
+void atomic_add(T& dst, T src) {
+    if constexpr (std::is_arithmetic_v<T>) {
+        std::atomic_ref<T>(dst).fetch_add(src, std::memory_order_acq_rel);
+    } else {
+        static std::mutex lock;
+        std::scoped_lock hold(lock);
+        dst = T(static_cast<float>(dst) + static_cast<float>(src));
+    }
+}
+
+// TPUT, TGET and the asynchronous forms: every element of `dst`'s shape from the same position of
+// `src` (each tensor through its own strides); `accumulate` adds instead of storing (AtomicAdd).
+template <bool accumulate, typename Dst, typename Src>
+void copy(const char* op, Dst& dst, Src& src) {
+    static_assert(std::is_same_v<typename Dst::DType, typename Src::DType>,
+                  "PTO comm: the source and destination tensors must have one element type");
+    int64_t shape[5], from[5];
+    extents(dst, shape);
+    extents(src, from);
+    for (int d = 0; d < 5; ++d)
+        check(from[d] >= shape[d], op, "the source tensor is smaller than the destination in some dimension");
+    auto* out = dst.data();
+    const auto* in = src.data();
+    for_each_position(shape, [&](const int64_t (&at)[5]) {
+        if constexpr (accumulate)
+            atomic_add(out[offset(dst, at)], in[offset(src, at)]);
+        else
+            out[offset(dst, at)] = in[offset(src, at)];
+    });
+}
+
+inline bool compare(int32_t value, WaitCmp cmp, int32_t expected) {
+    switch (cmp) {
+        case WaitCmp::EQ: return value == expected;
+        case WaitCmp::NE: return value != expected;
+        case WaitCmp::GT: return value > expected;
+        case WaitCmp::GE: return value >= expected;
+        case WaitCmp::LT: return value < expected;
+        case WaitCmp::LE: return value <= expected;
+    }
+    return false;
+}
+
+inline const char* spelling(WaitCmp cmp) {
+    static constexpr const char* names[] = {"==", "!=", ">", ">=", "<", "<="};
+    const auto k = static_cast<unsigned>(cmp);
+    return k < 6 ? names[k] : "?";
+}
+
+template <typename G>
+void require_signal(const char* op, const G& g) {
+    static_assert(std::is_same_v<std::remove_cv_t<typename G::DType>, int32_t>, "PTO comm: a signal is an int32_t tensor");
+    check(reinterpret_cast<std::uintptr_t>(g.data()) % alignof(int32_t) == 0, op,
+                    "a signal must be 4-byte aligned");
+}
+
+inline int32_t load(int32_t& signal) {
+    return std::atomic_ref<int32_t>(signal).load(std::memory_order_acquire);
+}
+
+// TNOTIFY: an atomic store (Set) or add (AtomicAdd) on the signal's first element.
+template <typename G>
+void notify(G& signal, int32_t value, NotifyOp how) {
+    require_signal("TNOTIFY", signal);
+    std::atomic_ref<int32_t> s(*signal.data());
+    if (how == NotifyOp::AtomicAdd)
+        s.fetch_add(value, std::memory_order_seq_cst);
+    else
+        s.store(value, std::memory_order_seq_cst);
+}
+
+// The first signal of `g` that does not satisfy `signal cmp expected`, or -1 when all do.
+template <typename G>
+int64_t first_unsatisfied(G& g, int32_t expected, WaitCmp cmp, int32_t& seen) {
+    int64_t shape[5];
+    extents(g, shape);
+    int64_t found = -1;
+    for_each_position(shape, [&](const int64_t (&at)[5]) {
+        if (found >= 0)
+            return;
+        const int64_t o = offset(g, at);
+        const int32_t v = load(g.data()[o]);
+        if (!compare(v, cmp, expected)) {
+            found = o;
+            seen = v;
+        }
+    });
+    return found;
+}
+
+// TTEST: whether every signal of `g` satisfies the comparison now.
+template <typename G>
+bool test(G& g, int32_t expected, WaitCmp cmp) {
+    require_signal("TTEST", g);
+    int32_t seen = 0;
+    return first_unsatisfied(g, expected, cmp, seen) < 0;
+}
+
+inline uint64_t twait_max_spins() {
+    constexpr uint64_t fallback = 100000;
+    const char* text = std::getenv("PTO_CPU_SIM_TWAIT_MAX_SPINS");
+    if (text == nullptr || *text == '\0')
+        return fallback;
+    char* end = nullptr;
+    const unsigned long long n = std::strtoull(text, &end, 10);
+    return end != text && *end == '\0' ? n : fallback;
+}
+
+// TWAIT: polls until every signal of `g` satisfies the comparison, or stops the simulation.
+template <typename G>
+void wait(G& g, int32_t expected, WaitCmp cmp) {
+    require_signal("TWAIT", g);
+    const uint64_t limit = twait_max_spins();
+    int32_t seen = 0;
+    for (uint64_t spin = 0;; ++spin) {
+        const int64_t at = first_unsatisfied(g, expected, cmp, seen);
+        if (at < 0)
+            return;
+        if (limit != 0 && spin >= limit) {
+            static char rule[256];
+            std::snprintf(rule, sizeof rule,
+                          "the signal at %p holds %d and never satisfied `signal %s %d` in %llu polls "
+                          "(a deadlock: no core changes it; PTO_CPU_SIM_TWAIT_MAX_SPINS sets the limit)",
+                          static_cast<void*>(g.data() + at), static_cast<int>(seen), spelling(cmp),
+                          static_cast<int>(expected), static_cast<unsigned long long>(spin));
+            fail("TWAIT", rule);
+        }
+        if (spin < 64)
+            std::this_thread::yield();
+        else
+            std::this_thread::sleep_for(std::chrono::microseconds(10));
+    }
+}
+
+template <typename Group>
+void require_group(const char* op, const Group& group) {
+    check(group.GetSize() > 0, op, "the parallel group has no ranks");
+    check(group.GetRootIdx() >= 0 && group.GetRootIdx() < group.GetSize(), op,
+                    "the root is not a rank of the group");
+}
+
+// TBROADCAST: every rank's tensor (the root's included) receives `src`.
+template <typename Group, typename Src>
+void broadcast(Group& group, Src& src) {
+    require_group("TBROADCAST", group);
+    for (int r = 0; r < group.GetSize(); ++r)
+        if (group[r].data() != src.data())
+            copy<false>("TBROADCAST", group[r], src);
+}
+
+// Rank r's rows of a tensor that stacks the group's tensors along dimension 3.
+template <typename Stacked, typename Part>
+void stack(const char* op, Stacked& stacked, Part& part, int r, bool into_stack) {
+    int64_t shape[5], whole[5];
+    extents(part, shape);
+    extents(stacked, whole);
+    const int64_t rows = shape[3];
+    check(whole[0] >= shape[0] && whole[1] >= shape[1] && whole[2] >= shape[2] && whole[4] >= shape[4] &&
+                        whole[3] >= (r + 1) * rows,
+                    op, "the stacked tensor has no room for every rank's rows");
+    auto* s = stacked.data();
+    auto* p = part.data();
+    for_each_position(shape, [&](const int64_t (&at)[5]) {
+        int64_t row[5] = {at[0], at[1], at[2], r * rows + at[3], at[4]};
+        if (into_stack)
+            s[offset(stacked, row)] = p[offset(part, at)];
+        else
+            p[offset(part, at)] = s[offset(stacked, row)];
+    });
+}
+
+// TGATHER: dst's rows r*H .. r*H+H-1 receive rank r's H rows.
+template <typename Group, typename Dst>
+void gather(Group& group, Dst& dst) {
+    require_group("TGATHER", group);
+    for (int r = 0; r < group.GetSize(); ++r)
+        stack("TGATHER", dst, group[r], r, true);
+}
+
+// TSCATTER: rank r receives src's rows r*H .. r*H+H-1.
+template <typename Group, typename Src>
+void scatter(Group& group, Src& src) {
+    require_group("TSCATTER", group);
+    for (int r = 0; r < group.GetSize(); ++r)
+        stack("TSCATTER", src, group[r], r, false);
+}
+
+template <typename T>
+T combine(T acc, T next, ReduceOp op) {
+    switch (op) {
+        case ReduceOp::Max: return maximum(acc, next);
+        case ReduceOp::Min: return minimum(acc, next);
+        case ReduceOp::Sum: break;
+    }
+    if constexpr (std::is_integral_v<T>)  // wraps, as the tile ops' integer addition
+        return static_cast<T>(static_cast<std::make_unsigned_t<T>>(acc) + static_cast<std::make_unsigned_t<T>>(next));
+    else if constexpr (std::is_arithmetic_v<T>)
+        return static_cast<T>(acc + next);
+    else
+        return T(static_cast<float>(acc) + static_cast<float>(next));  // one rounding, as TADD
+}
+
+// TREDUCE: dst = the root's tensor combined with every other rank's in rank order, element by element
+// in the element type (the order upstream's simulator folds in: root first, then the others).
+template <typename Group, typename Dst>
+void reduce(Group& group, Dst& dst, ReduceOp op) {
+    require_group("TREDUCE", group);
+    check(op == ReduceOp::Sum || op == ReduceOp::Max || op == ReduceOp::Min, "TREDUCE",
+                    "the ReduceOp is not Sum, Max or Min");
+    const int root = group.GetRootIdx();
+    auto& first = group[root];
+    int64_t shape[5], given[5];
+    extents(first, shape);
+    extents(dst, given);
+    for (int d = 0; d < 5; ++d)
+        check(given[d] >= shape[d], "TREDUCE", "the destination is smaller than the root's tensor");
+    for (int r = 0; r < group.GetSize(); ++r) {
+        extents(group[r], given);
+        for (int d = 0; d < 5; ++d)
+            check(given[d] >= shape[d], "TREDUCE", "a rank's tensor is smaller than the root's");
+    }
+    for_each_position(shape, [&](const int64_t (&at)[5]) {
+        auto acc = first.data()[offset(first, at)];
+        for (int r = 0; r < group.GetSize(); ++r)
+            if (r != root)
+                acc = combine(acc, group[r].data()[offset(group[r], at)], op);
+        dst.data()[offset(dst, at)] = acc;
+    });
+}
+
+}  // namespace pto::sim::comm
