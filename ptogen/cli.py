@@ -172,6 +172,18 @@ def _list_filters(project: ProjectView, args: argparse.Namespace) -> Callable[[O
             return f"unknown element type {args.dtype}{did_you_mean(args.dtype, spellings)}"
         dtype = targets.dtype(args.dtype).name
     profiles = [args.profile] if args.profile else names
+    groupings = {}
+    for what, groups in (("category", targets.categories), ("unit", targets.units)):
+        given = getattr(args, what)
+        if given:
+            ids = [g.id for g in groups]
+            found = [g.id for g in groups if given.lower() in (g.id, g.title.lower())]
+            if not found:
+                return f"unknown {what} {given}{did_you_mean(given, ids)} (known: {', '.join(ids)})"
+            groupings[what] = found[0]
+
+    def grouped(op: OpView) -> bool:
+        return all(getattr(getattr(op, what), "id", None) == gid for what, gid in groupings.items())
 
     def admits(op: OpView) -> bool:
         # Some operand takes the type under one of the profiles (the page's element-type table).
@@ -182,6 +194,8 @@ def _list_filters(project: ProjectView, args: argparse.Namespace) -> Callable[[O
         if want_set is not None and op.spec.instruction_set != want_set:
             return False
         if args.profile and not op.available(args.profile):
+            return False
+        if not grouped(op):
             return False
         return dtype is None or admits(op)
 
@@ -445,6 +459,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--dtype", help="only the ops some operand of which takes this element type, e.g. bfloat16_t"
     )
+    p.add_argument("--category", help="only the ops of this category (targets.yaml `categories`), e.g. reduce")
+    p.add_argument("--unit", help="only the ops this unit runs (targets.yaml `units`), e.g. cube")
     p.set_defaults(func=cmd_list)
     p = sub.add_parser("cflags", help="compiler flags to build a kernel against the generated headers")
     p.add_argument("--profile", help="enforce this target profile's checks (A2A3, A5, CPU)")

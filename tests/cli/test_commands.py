@@ -131,10 +131,22 @@ def test_list_filters_by_set_profile_and_element_type(capsys: pytest.CaptureFixt
     assert "unknown element type bfloat_16 (did you mean 'bfloat16_t'?)" in capsys.readouterr().err
 
 
+def test_list_filters_by_category_and_unit(capsys: pytest.CaptureFixture[str]) -> None:
+    # Categories and units group op kinds across instruction sets (targets.yaml).
+    reduce = _list_rows(capsys, "--category", "reduce")
+    assert {"pto.trowsum", "pto.tcolmax", "pto.thistogram"} <= set(reduce) and "pto.tadd" not in reduce
+    cube = _list_rows(capsys, "--unit", "Cube")  # an id or a title
+    assert "pto.tmatmul" in cube and all(m.startswith(("pto.tmatmul", "pto.tgemv")) for m in cube)
+    assert main(["list", "--category", "matrix", "--unit", "vector"]) == 1  # no op is both
+    assert main(["list", "--category", "redcue"]) == 2
+    assert "unknown category redcue (did you mean 'reduce'?)" in capsys.readouterr().err
+
+
 def test_show_brief_gives_declarations_types_tiles_and_semantics(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["show", "tmatmul", "--brief"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("TMATMUL (pto.tmatmul): Matrix product")
+    assert "category: Matrix multiply; unit: Cube\n" in out
     assert "semantics: c[i,j] = sum(k, a[i,k] * b[k,j])" in out
     assert "PTO_INST RecordEvent TMATMUL(TileRes& cMatrix, TileLeft& aMatrix, TileRight& bMatrix" in out
     assert "  c: all: float int32_t\n" in out
