@@ -459,7 +459,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--dtype", help="only the ops some operand of which takes this element type, e.g. bfloat16_t"
     )
-    p.add_argument("--category", help="only the ops of this category (targets.yaml `categories`), e.g. reduce")
+    p.add_argument("--category", help="only the ops of this category (targets.yaml `categories`): reduce")
     p.add_argument("--unit", help="only the ops this unit runs (targets.yaml `units`), e.g. cube")
     p.set_defaults(func=cmd_list)
     p = sub.add_parser("cflags", help="compiler flags to build a kernel against the generated headers")
