@@ -24,6 +24,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from .cli import cflags, main
 from .opkinds import kind as kind_of
@@ -146,26 +147,33 @@ def synthetic_tree(root: Path, dst: Path, count: int) -> None:
     catalog.write_text(catalog.read_text().replace("instruction_sets:\n", "instruction_sets:\n" + entry, 1))
 
 
+def copy_originals(root: Path) -> dict[str, dict[str, Any]]:
+    """The resolved specs `scaled_tree` copies, by short name, in the order it copies them: every op
+    of the op kinds that have three or more, except those with enum attributes (which keep their
+    own names)."""
+    from collections import Counter
+
+    ops = load_specs(root / "specs", root).ops
+    sizes = Counter(op.spec.semantics.kind for op in ops)
+    resolved = {}
+    for op in ops:
+        data = resolve_file(root / op.path, root / "specs", root)[0]
+        if sizes[op.spec.semantics.kind] >= 3 and not any(o["kind"] == "attr" for o in data["operands"]):
+            resolved[op.spec.short] = data
+    return resolved
+
+
 def scaled_tree(root: Path, dst: Path, total: int) -> list[str]:
     """A project of at least `total` ops: the real specs, and copies of them under new mnemonics and
     intrinsic names (each in its original's instruction set), made from every real op in turn of
     the op kinds that have three or more (a kind of one or two ops may know its ops by name). An
     op whose copy the specs refuse (its name means something, as a register group's does) is left
     out. Returns the copies' short names."""
-    from collections import Counter
-
     from .errors import SpecError, SpecErrors
 
     _copy_project(root, dst, with_generated=False)
-    ops = load_specs(root / "specs", root).ops
-    sizes = Counter(op.spec.semantics.kind for op in ops)
-    resolved = {}
-    for op in ops:
-        data = resolve_file(root / op.path, root / "specs", root)[0]
-        # enum attributes keep their own names
-        if sizes[op.spec.semantics.kind] >= 3 and not any(o["kind"] == "attr" for o in data["operands"]):
-            resolved[op.spec.short] = data
-    real = len(ops)
+    resolved = copy_originals(root)
+    real = len(load_specs(root / "specs", root).ops)
     targets = (dst / "specs/targets.yaml").read_text()
     catalog = (dst / "templates/site/isa_catalog.yaml").read_text()
     while True:

@@ -392,7 +392,11 @@ def test_every_declaration_dispatches_as_upstream(profile: str, tmp_path: Path) 
     (stubs / "stub_impls.hpp").write_text(stub_impls())
     includes = PROJECT.backend_includes(prof)
     assert includes, "the generated backend selection names no header"
-    for path in includes:  # each header the generated pto_instr_impl.hpp includes is a stub
+    # The sets declared in headers of their own (pto::comm) select their backends too.
+    for iset in PROJECT.targets.instruction_sets:
+        if iset.header:
+            includes += PROJECT.backend_includes(prof, iset.header)
+    for path in includes:  # each header the generated backend selections include is a stub
         target = stubs / path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text('#pragma once\n#include "stub_impls.hpp"\n')
