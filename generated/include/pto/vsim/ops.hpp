@@ -21,13 +21,13 @@ inline void vadds(A_result& result, const A_input& input, const A_scalar& scalar
                   mode lanes_mode = MODE_ZEROING) {
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_input>, K>, "vadds: input and result must hold one element type");
+    constexpr bool r00_dtype = admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
+                                      pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>;
     static_assert(
-        admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16,
-               pto::vsim::i32, pto::vsim::u32>,
+        r00_dtype,
         "vadds [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
-                         pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>) {
+    if constexpr (r00_dtype) {
         using C = typename K::calc;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
@@ -49,13 +49,13 @@ inline void vsubs(A_result& result, const A_input& input, const A_scalar& scalar
                   mode lanes_mode = MODE_ZEROING) {
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_input>, K>, "vsubs: input and result must hold one element type");
+    constexpr bool r00_dtype = admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
+                                      pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>;
     static_assert(
-        admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16,
-               pto::vsim::i32, pto::vsim::u32>,
+        r00_dtype,
         "vsubs [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
-                         pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>) {
+    if constexpr (r00_dtype) {
         using C = typename K::calc;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
@@ -77,13 +77,13 @@ inline void vmuls(A_result& result, const A_input& input, const A_scalar& scalar
                   mode lanes_mode = MODE_ZEROING) {
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_input>, K>, "vmuls: input and result must hold one element type");
+    constexpr bool r00_dtype = admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
+                                      pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>;
     static_assert(
-        admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16,
-               pto::vsim::i32, pto::vsim::u32>,
+        r00_dtype,
         "vmuls [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
-                         pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>) {
+    if constexpr (r00_dtype) {
         using C = typename K::calc;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
@@ -105,13 +105,13 @@ inline void vmaxs(A_result& result, const A_input& input, const A_scalar& scalar
                   mode lanes_mode = MODE_ZEROING) {
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_input>, K>, "vmaxs: input and result must hold one element type");
+    constexpr bool r00_dtype = admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
+                                      pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>;
     static_assert(
-        admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16,
-               pto::vsim::i32, pto::vsim::u32>,
+        r00_dtype,
         "vmaxs [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
-                         pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>) {
+    if constexpr (r00_dtype) {
         using C = typename K::calc;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
@@ -133,13 +133,13 @@ inline void vmins(A_result& result, const A_input& input, const A_scalar& scalar
                   mode lanes_mode = MODE_ZEROING) {
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_input>, K>, "vmins: input and result must hold one element type");
+    constexpr bool r00_dtype = admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
+                                      pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>;
     static_assert(
-        admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16,
-               pto::vsim::i32, pto::vsim::u32>,
+        r00_dtype,
         "vmins [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
-                         pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>) {
+    if constexpr (r00_dtype) {
         using C = typename K::calc;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
@@ -161,12 +161,12 @@ inline void vands(A_result& result, const A_input& input, const A_scalar& scalar
                   mode lanes_mode = MODE_ZEROING) {
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_input>, K>, "vands: input and result must hold one element type");
-    static_assert(
-        admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>,
-        "vands [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    constexpr bool r00_dtype =
+        admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>;
+    static_assert(r00_dtype,
+                  "vands [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32,
-                         pto::vsim::u32>) {
+    if constexpr (r00_dtype) {
         using C = typename K::calc;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
@@ -188,12 +188,11 @@ inline void vors(A_result& result, const A_input& input, const A_scalar& scalar,
                  mode lanes_mode = MODE_ZEROING) {
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_input>, K>, "vors: input and result must hold one element type");
-    static_assert(
-        admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>,
-        "vors [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    constexpr bool r00_dtype =
+        admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>;
+    static_assert(r00_dtype, "vors [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32,
-                         pto::vsim::u32>) {
+    if constexpr (r00_dtype) {
         using C = typename K::calc;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
@@ -215,12 +214,12 @@ inline void vxors(A_result& result, const A_input& input, const A_scalar& scalar
                   mode lanes_mode = MODE_ZEROING) {
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_input>, K>, "vxors: input and result must hold one element type");
-    static_assert(
-        admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>,
-        "vxors [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    constexpr bool r00_dtype =
+        admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>;
+    static_assert(r00_dtype,
+                  "vxors [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32,
-                         pto::vsim::u32>) {
+    if constexpr (r00_dtype) {
         using C = typename K::calc;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
@@ -242,12 +241,12 @@ inline void vshls(A_result& result, const A_input& input, const A_scalar& scalar
                   mode lanes_mode = MODE_ZEROING) {
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_input>, K>, "vshls: input and result must hold one element type");
-    static_assert(
-        admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>,
-        "vshls [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    constexpr bool r00_dtype =
+        admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>;
+    static_assert(r00_dtype,
+                  "vshls [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32,
-                         pto::vsim::u32>) {
+    if constexpr (r00_dtype) {
         using C = typename K::calc;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
@@ -269,12 +268,12 @@ inline void vshrs(A_result& result, const A_input& input, const A_scalar& scalar
                   mode lanes_mode = MODE_ZEROING) {
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_input>, K>, "vshrs: input and result must hold one element type");
-    static_assert(
-        admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>,
-        "vshrs [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    constexpr bool r00_dtype =
+        admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>;
+    static_assert(r00_dtype,
+                  "vshrs [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32,
-                         pto::vsim::u32>) {
+    if constexpr (r00_dtype) {
         using C = typename K::calc;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
@@ -296,9 +295,10 @@ inline void vlrelu(A_result& result, const A_input& input, const A_scalar& scala
                    mode lanes_mode = MODE_ZEROING) {
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_input>, K>, "vlrelu: input and result must hold one element type");
-    static_assert(admits<K, pto::vsim::f16, pto::vsim::f32>, "vlrelu [CPU]: DType must be one of: half, float");
+    constexpr bool r00_dtype = admits<K, pto::vsim::f16, pto::vsim::f32>;
+    static_assert(r00_dtype, "vlrelu [CPU]: DType must be one of: half, float");
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (admits<K, pto::vsim::f16, pto::vsim::f32>) {
+    if constexpr (r00_dtype) {
         using C = typename K::calc;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
@@ -322,12 +322,12 @@ inline void vaddcs(vector_bool& carry, A_result& result, const A_lhs& lhs, const
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_lhs>, K>, "vaddcs: lhs and result must hold one element type");
     static_assert(std::is_same_v<kind_of<A_rhs>, K>, "vaddcs: rhs and result must hold one element type");
-    static_assert(
-        admits<K, pto::vsim::u8, pto::vsim::u16, pto::vsim::u32, pto::vsim::i8, pto::vsim::i16, pto::vsim::i32>,
-        "vaddcs [CPU]: DType must be one of: uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t");
+    constexpr bool r00_dtype =
+        admits<K, pto::vsim::u8, pto::vsim::u16, pto::vsim::u32, pto::vsim::i8, pto::vsim::i16, pto::vsim::i32>;
+    static_assert(r00_dtype,
+                  "vaddcs [CPU]: DType must be one of: uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t");
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (admits<K, pto::vsim::u8, pto::vsim::u16, pto::vsim::u32, pto::vsim::i8, pto::vsim::i16,
-                         pto::vsim::i32>) {
+    if constexpr (r00_dtype) {
         using C = typename K::calc;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
@@ -360,12 +360,12 @@ inline void vsubcs(vector_bool& borrow, A_result& result, const A_lhs& lhs, cons
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_lhs>, K>, "vsubcs: lhs and result must hold one element type");
     static_assert(std::is_same_v<kind_of<A_rhs>, K>, "vsubcs: rhs and result must hold one element type");
-    static_assert(
-        admits<K, pto::vsim::u8, pto::vsim::u16, pto::vsim::u32, pto::vsim::i8, pto::vsim::i16, pto::vsim::i32>,
-        "vsubcs [CPU]: DType must be one of: uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t");
+    constexpr bool r00_dtype =
+        admits<K, pto::vsim::u8, pto::vsim::u16, pto::vsim::u32, pto::vsim::i8, pto::vsim::i16, pto::vsim::i32>;
+    static_assert(r00_dtype,
+                  "vsubcs [CPU]: DType must be one of: uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t");
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (admits<K, pto::vsim::u8, pto::vsim::u16, pto::vsim::u32, pto::vsim::i8, pto::vsim::i16,
-                         pto::vsim::i32>) {
+    if constexpr (r00_dtype) {
         using C = typename K::calc;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
@@ -397,13 +397,12 @@ inline void vadd(A_result& result, const A_lhs& lhs, const A_rhs& rhs, const vec
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_lhs>, K>, "vadd: lhs and result must hold one element type");
     static_assert(std::is_same_v<kind_of<A_rhs>, K>, "vadd: rhs and result must hold one element type");
-    static_assert(admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
-                         pto::vsim::u16, pto::vsim::i32, pto::vsim::u32, pto::vsim::bf16>,
-                  "vadd [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, "
-                  "uint32_t, bfloat16_t");
+    constexpr bool r00_dtype = admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
+                                      pto::vsim::u16, pto::vsim::i32, pto::vsim::u32, pto::vsim::bf16>;
+    static_assert(r00_dtype, "vadd [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, "
+                             "int32_t, uint32_t, bfloat16_t");
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
-                         pto::vsim::u16, pto::vsim::i32, pto::vsim::u32, pto::vsim::bf16>) {
+    if constexpr (r00_dtype) {
         using C = typename K::calc;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
@@ -427,13 +426,12 @@ inline void vsub(A_result& result, const A_lhs& lhs, const A_rhs& rhs, const vec
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_lhs>, K>, "vsub: lhs and result must hold one element type");
     static_assert(std::is_same_v<kind_of<A_rhs>, K>, "vsub: rhs and result must hold one element type");
-    static_assert(admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
-                         pto::vsim::u16, pto::vsim::i32, pto::vsim::u32, pto::vsim::bf16>,
-                  "vsub [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, "
-                  "uint32_t, bfloat16_t");
+    constexpr bool r00_dtype = admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
+                                      pto::vsim::u16, pto::vsim::i32, pto::vsim::u32, pto::vsim::bf16>;
+    static_assert(r00_dtype, "vsub [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, "
+                             "int32_t, uint32_t, bfloat16_t");
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
-                         pto::vsim::u16, pto::vsim::i32, pto::vsim::u32, pto::vsim::bf16>) {
+    if constexpr (r00_dtype) {
         using C = typename K::calc;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
@@ -457,12 +455,12 @@ inline void vmul(A_result& result, const A_lhs& lhs, const A_rhs& rhs, const vec
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_lhs>, K>, "vmul: lhs and result must hold one element type");
     static_assert(std::is_same_v<kind_of<A_rhs>, K>, "vmul: rhs and result must hold one element type");
-    static_assert(admits<K, pto::vsim::f16, pto::vsim::bf16, pto::vsim::f32, pto::vsim::i16, pto::vsim::i32,
-                         pto::vsim::u16, pto::vsim::u32>,
+    constexpr bool r00_dtype = admits<K, pto::vsim::f16, pto::vsim::bf16, pto::vsim::f32, pto::vsim::i16,
+                                      pto::vsim::i32, pto::vsim::u16, pto::vsim::u32>;
+    static_assert(r00_dtype,
                   "vmul [CPU]: DType must be one of: half, bfloat16_t, float, int16_t, int32_t, uint16_t, uint32_t");
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (admits<K, pto::vsim::f16, pto::vsim::bf16, pto::vsim::f32, pto::vsim::i16, pto::vsim::i32,
-                         pto::vsim::u16, pto::vsim::u32>) {
+    if constexpr (r00_dtype) {
         using C = typename K::calc;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
@@ -486,10 +484,10 @@ inline void vdiv(A_result& result, const A_lhs& lhs, const A_rhs& rhs, const vec
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_lhs>, K>, "vdiv: lhs and result must hold one element type");
     static_assert(std::is_same_v<kind_of<A_rhs>, K>, "vdiv: rhs and result must hold one element type");
-    static_assert(admits<K, pto::vsim::f32, pto::vsim::f16, pto::vsim::bf16>,
-                  "vdiv [CPU]: DType must be one of: float, half, bfloat16_t");
+    constexpr bool r00_dtype = admits<K, pto::vsim::f32, pto::vsim::f16, pto::vsim::bf16>;
+    static_assert(r00_dtype, "vdiv [CPU]: DType must be one of: float, half, bfloat16_t");
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (admits<K, pto::vsim::f32, pto::vsim::f16, pto::vsim::bf16>) {
+    if constexpr (r00_dtype) {
         using C = typename K::calc;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
@@ -513,13 +511,12 @@ inline void vmax(A_result& result, const A_lhs& lhs, const A_rhs& rhs, const vec
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_lhs>, K>, "vmax: lhs and result must hold one element type");
     static_assert(std::is_same_v<kind_of<A_rhs>, K>, "vmax: rhs and result must hold one element type");
-    static_assert(admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
-                         pto::vsim::u16, pto::vsim::i32, pto::vsim::u32, pto::vsim::bf16>,
-                  "vmax [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, "
-                  "uint32_t, bfloat16_t");
+    constexpr bool r00_dtype = admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
+                                      pto::vsim::u16, pto::vsim::i32, pto::vsim::u32, pto::vsim::bf16>;
+    static_assert(r00_dtype, "vmax [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, "
+                             "int32_t, uint32_t, bfloat16_t");
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
-                         pto::vsim::u16, pto::vsim::i32, pto::vsim::u32, pto::vsim::bf16>) {
+    if constexpr (r00_dtype) {
         using C = typename K::calc;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
@@ -543,13 +540,12 @@ inline void vmin(A_result& result, const A_lhs& lhs, const A_rhs& rhs, const vec
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_lhs>, K>, "vmin: lhs and result must hold one element type");
     static_assert(std::is_same_v<kind_of<A_rhs>, K>, "vmin: rhs and result must hold one element type");
-    static_assert(admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
-                         pto::vsim::u16, pto::vsim::i32, pto::vsim::u32, pto::vsim::bf16>,
-                  "vmin [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, "
-                  "uint32_t, bfloat16_t");
+    constexpr bool r00_dtype = admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
+                                      pto::vsim::u16, pto::vsim::i32, pto::vsim::u32, pto::vsim::bf16>;
+    static_assert(r00_dtype, "vmin [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, "
+                             "int32_t, uint32_t, bfloat16_t");
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
-                         pto::vsim::u16, pto::vsim::i32, pto::vsim::u32, pto::vsim::bf16>) {
+    if constexpr (r00_dtype) {
         using C = typename K::calc;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
@@ -573,12 +569,11 @@ inline void vand(A_result& result, const A_lhs& lhs, const A_rhs& rhs, const vec
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_lhs>, K>, "vand: lhs and result must hold one element type");
     static_assert(std::is_same_v<kind_of<A_rhs>, K>, "vand: rhs and result must hold one element type");
-    static_assert(
-        admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>,
-        "vand [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    constexpr bool r00_dtype =
+        admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>;
+    static_assert(r00_dtype, "vand [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32,
-                         pto::vsim::u32>) {
+    if constexpr (r00_dtype) {
         using C = typename K::calc;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
@@ -602,12 +597,11 @@ inline void vor(A_result& result, const A_lhs& lhs, const A_rhs& rhs, const vect
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_lhs>, K>, "vor: lhs and result must hold one element type");
     static_assert(std::is_same_v<kind_of<A_rhs>, K>, "vor: rhs and result must hold one element type");
-    static_assert(
-        admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>,
-        "vor [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    constexpr bool r00_dtype =
+        admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>;
+    static_assert(r00_dtype, "vor [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32,
-                         pto::vsim::u32>) {
+    if constexpr (r00_dtype) {
         using C = typename K::calc;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
@@ -631,12 +625,11 @@ inline void vxor(A_result& result, const A_lhs& lhs, const A_rhs& rhs, const vec
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_lhs>, K>, "vxor: lhs and result must hold one element type");
     static_assert(std::is_same_v<kind_of<A_rhs>, K>, "vxor: rhs and result must hold one element type");
-    static_assert(
-        admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>,
-        "vxor [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    constexpr bool r00_dtype =
+        admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>;
+    static_assert(r00_dtype, "vxor [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32,
-                         pto::vsim::u32>) {
+    if constexpr (r00_dtype) {
         using C = typename K::calc;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
@@ -660,12 +653,11 @@ inline void vshl(A_result& result, const A_lhs& lhs, const A_rhs& rhs, const vec
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_lhs>, K>, "vshl: lhs and result must hold one element type");
     static_assert(std::is_same_v<kind_of<A_rhs>, K>, "vshl: rhs and result must hold one element type");
-    static_assert(
-        admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>,
-        "vshl [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    constexpr bool r00_dtype =
+        admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>;
+    static_assert(r00_dtype, "vshl [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32,
-                         pto::vsim::u32>) {
+    if constexpr (r00_dtype) {
         using C = typename K::calc;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
@@ -689,12 +681,11 @@ inline void vshr(A_result& result, const A_lhs& lhs, const A_rhs& rhs, const vec
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_lhs>, K>, "vshr: lhs and result must hold one element type");
     static_assert(std::is_same_v<kind_of<A_rhs>, K>, "vshr: rhs and result must hold one element type");
-    static_assert(
-        admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>,
-        "vshr [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    constexpr bool r00_dtype =
+        admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>;
+    static_assert(r00_dtype, "vshr [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32,
-                         pto::vsim::u32>) {
+    if constexpr (r00_dtype) {
         using C = typename K::calc;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
@@ -719,12 +710,12 @@ inline void vaddc(vector_bool& carry, A_result& result, const A_lhs& lhs, const 
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_lhs>, K>, "vaddc: lhs and result must hold one element type");
     static_assert(std::is_same_v<kind_of<A_rhs>, K>, "vaddc: rhs and result must hold one element type");
-    static_assert(
-        admits<K, pto::vsim::u8, pto::vsim::u16, pto::vsim::u32, pto::vsim::i8, pto::vsim::i16, pto::vsim::i32>,
-        "vaddc [CPU]: DType must be one of: uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t");
+    constexpr bool r00_dtype =
+        admits<K, pto::vsim::u8, pto::vsim::u16, pto::vsim::u32, pto::vsim::i8, pto::vsim::i16, pto::vsim::i32>;
+    static_assert(r00_dtype,
+                  "vaddc [CPU]: DType must be one of: uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t");
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (admits<K, pto::vsim::u8, pto::vsim::u16, pto::vsim::u32, pto::vsim::i8, pto::vsim::i16,
-                         pto::vsim::i32>) {
+    if constexpr (r00_dtype) {
         using C = typename K::calc;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
@@ -754,12 +745,12 @@ inline void vsubc(vector_bool& carry, A_result& result, const A_lhs& lhs, const 
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_lhs>, K>, "vsubc: lhs and result must hold one element type");
     static_assert(std::is_same_v<kind_of<A_rhs>, K>, "vsubc: rhs and result must hold one element type");
-    static_assert(
-        admits<K, pto::vsim::u8, pto::vsim::u16, pto::vsim::u32, pto::vsim::i8, pto::vsim::i16, pto::vsim::i32>,
-        "vsubc [CPU]: DType must be one of: uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t");
+    constexpr bool r00_dtype =
+        admits<K, pto::vsim::u8, pto::vsim::u16, pto::vsim::u32, pto::vsim::i8, pto::vsim::i16, pto::vsim::i32>;
+    static_assert(r00_dtype,
+                  "vsubc [CPU]: DType must be one of: uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t");
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (admits<K, pto::vsim::u8, pto::vsim::u16, pto::vsim::u32, pto::vsim::i8, pto::vsim::i16,
-                         pto::vsim::i32>) {
+    if constexpr (r00_dtype) {
         using C = typename K::calc;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
@@ -786,13 +777,13 @@ template <typename A_result, typename A_input>
 inline void vabs(A_result& result, const A_input& input, const vector_bool& mask, mode lanes_mode = MODE_MERGING) {
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_input>, K>, "vabs: input and result must hold one element type");
+    constexpr bool r00_dtype = admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
+                                      pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>;
     static_assert(
-        admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16,
-               pto::vsim::i32, pto::vsim::u32>,
+        r00_dtype,
         "vabs [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
-                         pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>) {
+    if constexpr (r00_dtype) {
         using C = typename K::calc;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
@@ -812,13 +803,13 @@ template <typename A_result, typename A_input>
 inline void vneg(A_result& result, const A_input& input, const vector_bool& mask, mode lanes_mode = MODE_MERGING) {
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_input>, K>, "vneg: input and result must hold one element type");
+    constexpr bool r00_dtype = admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
+                                      pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>;
     static_assert(
-        admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16,
-               pto::vsim::i32, pto::vsim::u32>,
+        r00_dtype,
         "vneg [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
-                         pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>) {
+    if constexpr (r00_dtype) {
         using C = typename K::calc;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
@@ -838,9 +829,10 @@ template <typename A_result, typename A_input>
 inline void vexp(A_result& result, const A_input& input, const vector_bool& mask, mode lanes_mode = MODE_MERGING) {
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_input>, K>, "vexp: input and result must hold one element type");
-    static_assert(admits<K, pto::vsim::f16, pto::vsim::f32>, "vexp [CPU]: DType must be one of: half, float");
+    constexpr bool r00_dtype = admits<K, pto::vsim::f16, pto::vsim::f32>;
+    static_assert(r00_dtype, "vexp [CPU]: DType must be one of: half, float");
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (admits<K, pto::vsim::f16, pto::vsim::f32>) {
+    if constexpr (r00_dtype) {
         using C = typename K::calc;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
@@ -860,9 +852,10 @@ template <typename A_result, typename A_input>
 inline void vln(A_result& result, const A_input& input, const vector_bool& mask, mode lanes_mode = MODE_MERGING) {
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_input>, K>, "vln: input and result must hold one element type");
-    static_assert(admits<K, pto::vsim::f16, pto::vsim::f32>, "vln [CPU]: DType must be one of: half, float");
+    constexpr bool r00_dtype = admits<K, pto::vsim::f16, pto::vsim::f32>;
+    static_assert(r00_dtype, "vln [CPU]: DType must be one of: half, float");
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (admits<K, pto::vsim::f16, pto::vsim::f32>) {
+    if constexpr (r00_dtype) {
         using C = typename K::calc;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
@@ -882,9 +875,10 @@ template <typename A_result, typename A_input>
 inline void vsqrt(A_result& result, const A_input& input, const vector_bool& mask, mode lanes_mode = MODE_MERGING) {
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_input>, K>, "vsqrt: input and result must hold one element type");
-    static_assert(admits<K, pto::vsim::f16, pto::vsim::f32>, "vsqrt [CPU]: DType must be one of: half, float");
+    constexpr bool r00_dtype = admits<K, pto::vsim::f16, pto::vsim::f32>;
+    static_assert(r00_dtype, "vsqrt [CPU]: DType must be one of: half, float");
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (admits<K, pto::vsim::f16, pto::vsim::f32>) {
+    if constexpr (r00_dtype) {
         using C = typename K::calc;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
@@ -904,9 +898,10 @@ template <typename A_result, typename A_input>
 inline void vrelu(A_result& result, const A_input& input, const vector_bool& mask, mode lanes_mode = MODE_MERGING) {
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_input>, K>, "vrelu: input and result must hold one element type");
-    static_assert(admits<K, pto::vsim::f16, pto::vsim::f32>, "vrelu [CPU]: DType must be one of: half, float");
+    constexpr bool r00_dtype = admits<K, pto::vsim::f16, pto::vsim::f32>;
+    static_assert(r00_dtype, "vrelu [CPU]: DType must be one of: half, float");
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (admits<K, pto::vsim::f16, pto::vsim::f32>) {
+    if constexpr (r00_dtype) {
         using C = typename K::calc;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
@@ -926,9 +921,10 @@ template <typename A_result, typename A_input>
 inline void vrec(A_result& result, const A_input& input, const vector_bool& mask, mode lanes_mode = MODE_MERGING) {
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_input>, K>, "vrec: input and result must hold one element type");
-    static_assert(admits<K, pto::vsim::f16, pto::vsim::f32>, "vrec [CPU]: DType must be one of: half, float");
+    constexpr bool r00_dtype = admits<K, pto::vsim::f16, pto::vsim::f32>;
+    static_assert(r00_dtype, "vrec [CPU]: DType must be one of: half, float");
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (admits<K, pto::vsim::f16, pto::vsim::f32>) {
+    if constexpr (r00_dtype) {
         using C = typename K::calc;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
@@ -948,9 +944,10 @@ template <typename A_result, typename A_input>
 inline void vrsqrt(A_result& result, const A_input& input, const vector_bool& mask, mode lanes_mode = MODE_MERGING) {
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_input>, K>, "vrsqrt: input and result must hold one element type");
-    static_assert(admits<K, pto::vsim::f16, pto::vsim::f32>, "vrsqrt [CPU]: DType must be one of: half, float");
+    constexpr bool r00_dtype = admits<K, pto::vsim::f16, pto::vsim::f32>;
+    static_assert(r00_dtype, "vrsqrt [CPU]: DType must be one of: half, float");
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (admits<K, pto::vsim::f16, pto::vsim::f32>) {
+    if constexpr (r00_dtype) {
         using C = typename K::calc;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
@@ -970,12 +967,11 @@ template <typename A_result, typename A_input>
 inline void vnot(A_result& result, const A_input& input, const vector_bool& mask, mode lanes_mode = MODE_MERGING) {
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_input>, K>, "vnot: input and result must hold one element type");
-    static_assert(
-        admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>,
-        "vnot [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    constexpr bool r00_dtype =
+        admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>;
+    static_assert(r00_dtype, "vnot [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32,
-                         pto::vsim::u32>) {
+    if constexpr (r00_dtype) {
         using C = typename K::calc;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
@@ -995,13 +991,12 @@ template <typename A_result, typename A_input>
 inline void vmov(A_result& result, const A_input& input, const vector_bool& mask, mode lanes_mode = MODE_MERGING) {
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_input>, K>, "vmov: input and result must hold one element type");
-    static_assert(admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
-                         pto::vsim::u16, pto::vsim::i32, pto::vsim::u32, pto::vsim::bf16>,
-                  "vmov [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, "
-                  "uint32_t, bfloat16_t");
+    constexpr bool r00_dtype = admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
+                                      pto::vsim::u16, pto::vsim::i32, pto::vsim::u32, pto::vsim::bf16>;
+    static_assert(r00_dtype, "vmov [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, "
+                             "int32_t, uint32_t, bfloat16_t");
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
-                         pto::vsim::u16, pto::vsim::i32, pto::vsim::u32, pto::vsim::bf16>) {
+    if constexpr (r00_dtype) {
         using C = typename K::calc;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
