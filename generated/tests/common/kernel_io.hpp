@@ -61,6 +61,38 @@ void same_bytes(const char* what, const std::vector<unsigned char>& want, const 
     }
 }
 
+// A vector-register case's files: a register as its N lanes of T, a predicate as one byte per lane
+// (a lane of T is active when its first byte's predicate bit is).
+template <typename T, int N, typename Reg>
+void load_reg(const std::string& file, Reg& reg) {
+    T lanes[N];
+    load(file.c_str(), lanes, N);
+    std::memcpy(reg.bytes, lanes, sizeof lanes);
+}
+
+template <typename T, int N, typename Reg>
+void store_reg(const std::string& file, const Reg& reg) {
+    T lanes[N];
+    std::memcpy(lanes, reg.bytes, sizeof lanes);
+    store(file.c_str(), lanes, N);
+}
+
+template <typename T, int N, typename Pred>
+void load_pred(const std::string& file, Pred& pred) {
+    unsigned char bytes[N];
+    load(file.c_str(), bytes, N);
+    for (int i = 0; i < N; ++i)
+        pred.set_lane(i, sizeof(T), bytes[i] != 0);
+}
+
+template <typename T, int N, typename Pred>
+void store_pred(const std::string& file, const Pred& pred) {
+    unsigned char bytes[N];
+    for (int i = 0; i < N; ++i)
+        bytes[i] = pred.lane(i, sizeof(T)) ? 1 : 0;
+    store(file.c_str(), bytes, N);
+}
+
 // One case of an op's table: c<k>@<PROFILE> (a runtime case) or rf_<profile>_<rule> (a runtime-fail case).
 struct Entry {
     const char* id;

@@ -28,39 +28,16 @@ using V = pto::vsim::vector_of<pto::vsim::f16>;
 // Whether each mask pattern's cases run under MODE_MERGING (else MODE_ZEROING).
 constexpr bool merging[] = {false, false, false, false, true, true};
 
-void load_reg(const std::string& file, V& reg) {
-    T lanes[N];
-    load(file.c_str(), lanes, N);
-    std::memcpy(reg.bytes, lanes, sizeof lanes);
-}
-void store_reg(const std::string& file, const V& reg) {
-    T lanes[N];
-    std::memcpy(lanes, reg.bytes, sizeof lanes);
-    store(file.c_str(), lanes, N);
-}
-void load_pred(const std::string& file, vector_bool& pred) {
-    unsigned char bytes[N];
-    load(file.c_str(), bytes, N);
-    for (int i = 0; i < N; ++i)
-        pred.set_lane(i, sizeof(T), bytes[i] != 0);
-}
-void store_pred(const std::string& file, const vector_bool& pred) {
-    unsigned char bytes[N];
-    for (int i = 0; i < N; ++i)
-        bytes[i] = pred.lane(i, sizeof(T)) ? 1 : 0;
-    store(file.c_str(), bytes, N);
-}
-
 void run_case(int k) {
     const std::string c = "c" + std::to_string(k) + "_";
     V result;
-    load_reg(c + "result.bin", result);
+    load_reg<T, N>(c + "result.bin", result);
     V input;
-    load_reg(c + "input.bin", input);
+    load_reg<T, N>(c + "input.bin", input);
     vector_bool mask;
-    load_pred(c + "mask.bin", mask);
+    load_pred<T, N>(c + "mask.bin", mask);
     vrec(result, input, mask, merging[(k - 0) / 4] ? MODE_MERGING : MODE_ZEROING);
-    store_reg(c + "result.out", result);
+    store_reg<T, N>(c + "result.out", result);
 }
 
 } // namespace lanes_half
@@ -75,39 +52,16 @@ using V = pto::vsim::vector_of<pto::vsim::f32>;
 // Whether each mask pattern's cases run under MODE_MERGING (else MODE_ZEROING).
 constexpr bool merging[] = {false, false, false, false, true, true};
 
-void load_reg(const std::string& file, V& reg) {
-    T lanes[N];
-    load(file.c_str(), lanes, N);
-    std::memcpy(reg.bytes, lanes, sizeof lanes);
-}
-void store_reg(const std::string& file, const V& reg) {
-    T lanes[N];
-    std::memcpy(lanes, reg.bytes, sizeof lanes);
-    store(file.c_str(), lanes, N);
-}
-void load_pred(const std::string& file, vector_bool& pred) {
-    unsigned char bytes[N];
-    load(file.c_str(), bytes, N);
-    for (int i = 0; i < N; ++i)
-        pred.set_lane(i, sizeof(T), bytes[i] != 0);
-}
-void store_pred(const std::string& file, const vector_bool& pred) {
-    unsigned char bytes[N];
-    for (int i = 0; i < N; ++i)
-        bytes[i] = pred.lane(i, sizeof(T)) ? 1 : 0;
-    store(file.c_str(), bytes, N);
-}
-
 void run_case(int k) {
     const std::string c = "c" + std::to_string(k) + "_";
     V result;
-    load_reg(c + "result.bin", result);
+    load_reg<T, N>(c + "result.bin", result);
     V input;
-    load_reg(c + "input.bin", input);
+    load_reg<T, N>(c + "input.bin", input);
     vector_bool mask;
-    load_pred(c + "mask.bin", mask);
+    load_pred<T, N>(c + "mask.bin", mask);
     vrec(result, input, mask, merging[(k - 24) / 4] ? MODE_MERGING : MODE_ZEROING);
-    store_reg(c + "result.out", result);
+    store_reg<T, N>(c + "result.out", result);
 }
 
 } // namespace lanes_float

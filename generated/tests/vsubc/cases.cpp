@@ -28,44 +28,21 @@ using V = pto::vsim::vector_of<pto::vsim::i8>;
 // Whether each mask pattern's cases run under MODE_MERGING (else MODE_ZEROING).
 constexpr bool merging[] = {false, false, false, false, true, true};
 
-void load_reg(const std::string& file, V& reg) {
-    T lanes[N];
-    load(file.c_str(), lanes, N);
-    std::memcpy(reg.bytes, lanes, sizeof lanes);
-}
-void store_reg(const std::string& file, const V& reg) {
-    T lanes[N];
-    std::memcpy(lanes, reg.bytes, sizeof lanes);
-    store(file.c_str(), lanes, N);
-}
-void load_pred(const std::string& file, vector_bool& pred) {
-    unsigned char bytes[N];
-    load(file.c_str(), bytes, N);
-    for (int i = 0; i < N; ++i)
-        pred.set_lane(i, sizeof(T), bytes[i] != 0);
-}
-void store_pred(const std::string& file, const vector_bool& pred) {
-    unsigned char bytes[N];
-    for (int i = 0; i < N; ++i)
-        bytes[i] = pred.lane(i, sizeof(T)) ? 1 : 0;
-    store(file.c_str(), bytes, N);
-}
-
 void run_case(int k) {
     const std::string c = "c" + std::to_string(k) + "_";
     vector_bool carry;
-    load_pred(c + "carry.bin", carry);
+    load_pred<T, N>(c + "carry.bin", carry);
     V result;
-    load_reg(c + "result.bin", result);
+    load_reg<T, N>(c + "result.bin", result);
     V lhs;
-    load_reg(c + "lhs.bin", lhs);
+    load_reg<T, N>(c + "lhs.bin", lhs);
     V rhs;
-    load_reg(c + "rhs.bin", rhs);
+    load_reg<T, N>(c + "rhs.bin", rhs);
     vector_bool mask;
-    load_pred(c + "mask.bin", mask);
+    load_pred<T, N>(c + "mask.bin", mask);
     vsubc(carry, result, lhs, rhs, mask, merging[(k - 0) / 4] ? MODE_MERGING : MODE_ZEROING);
-    store_pred(c + "carry.out", carry);
-    store_reg(c + "result.out", result);
+    store_pred<T, N>(c + "carry.out", carry);
+    store_reg<T, N>(c + "result.out", result);
 }
 
 } // namespace lanes_int8_t
@@ -80,44 +57,21 @@ using V = pto::vsim::vector_of<pto::vsim::u8>;
 // Whether each mask pattern's cases run under MODE_MERGING (else MODE_ZEROING).
 constexpr bool merging[] = {false, false, false, false, true, true};
 
-void load_reg(const std::string& file, V& reg) {
-    T lanes[N];
-    load(file.c_str(), lanes, N);
-    std::memcpy(reg.bytes, lanes, sizeof lanes);
-}
-void store_reg(const std::string& file, const V& reg) {
-    T lanes[N];
-    std::memcpy(lanes, reg.bytes, sizeof lanes);
-    store(file.c_str(), lanes, N);
-}
-void load_pred(const std::string& file, vector_bool& pred) {
-    unsigned char bytes[N];
-    load(file.c_str(), bytes, N);
-    for (int i = 0; i < N; ++i)
-        pred.set_lane(i, sizeof(T), bytes[i] != 0);
-}
-void store_pred(const std::string& file, const vector_bool& pred) {
-    unsigned char bytes[N];
-    for (int i = 0; i < N; ++i)
-        bytes[i] = pred.lane(i, sizeof(T)) ? 1 : 0;
-    store(file.c_str(), bytes, N);
-}
-
 void run_case(int k) {
     const std::string c = "c" + std::to_string(k) + "_";
     vector_bool carry;
-    load_pred(c + "carry.bin", carry);
+    load_pred<T, N>(c + "carry.bin", carry);
     V result;
-    load_reg(c + "result.bin", result);
+    load_reg<T, N>(c + "result.bin", result);
     V lhs;
-    load_reg(c + "lhs.bin", lhs);
+    load_reg<T, N>(c + "lhs.bin", lhs);
     V rhs;
-    load_reg(c + "rhs.bin", rhs);
+    load_reg<T, N>(c + "rhs.bin", rhs);
     vector_bool mask;
-    load_pred(c + "mask.bin", mask);
+    load_pred<T, N>(c + "mask.bin", mask);
     vsubc(carry, result, lhs, rhs, mask, merging[(k - 24) / 3] ? MODE_MERGING : MODE_ZEROING);
-    store_pred(c + "carry.out", carry);
-    store_reg(c + "result.out", result);
+    store_pred<T, N>(c + "carry.out", carry);
+    store_reg<T, N>(c + "result.out", result);
 }
 
 } // namespace lanes_uint8_t
@@ -132,44 +86,21 @@ using V = pto::vsim::vector_of<pto::vsim::i16>;
 // Whether each mask pattern's cases run under MODE_MERGING (else MODE_ZEROING).
 constexpr bool merging[] = {false, false, false, false, true, true};
 
-void load_reg(const std::string& file, V& reg) {
-    T lanes[N];
-    load(file.c_str(), lanes, N);
-    std::memcpy(reg.bytes, lanes, sizeof lanes);
-}
-void store_reg(const std::string& file, const V& reg) {
-    T lanes[N];
-    std::memcpy(lanes, reg.bytes, sizeof lanes);
-    store(file.c_str(), lanes, N);
-}
-void load_pred(const std::string& file, vector_bool& pred) {
-    unsigned char bytes[N];
-    load(file.c_str(), bytes, N);
-    for (int i = 0; i < N; ++i)
-        pred.set_lane(i, sizeof(T), bytes[i] != 0);
-}
-void store_pred(const std::string& file, const vector_bool& pred) {
-    unsigned char bytes[N];
-    for (int i = 0; i < N; ++i)
-        bytes[i] = pred.lane(i, sizeof(T)) ? 1 : 0;
-    store(file.c_str(), bytes, N);
-}
-
 void run_case(int k) {
     const std::string c = "c" + std::to_string(k) + "_";
     vector_bool carry;
-    load_pred(c + "carry.bin", carry);
+    load_pred<T, N>(c + "carry.bin", carry);
     V result;
-    load_reg(c + "result.bin", result);
+    load_reg<T, N>(c + "result.bin", result);
     V lhs;
-    load_reg(c + "lhs.bin", lhs);
+    load_reg<T, N>(c + "lhs.bin", lhs);
     V rhs;
-    load_reg(c + "rhs.bin", rhs);
+    load_reg<T, N>(c + "rhs.bin", rhs);
     vector_bool mask;
-    load_pred(c + "mask.bin", mask);
+    load_pred<T, N>(c + "mask.bin", mask);
     vsubc(carry, result, lhs, rhs, mask, merging[(k - 42) / 4] ? MODE_MERGING : MODE_ZEROING);
-    store_pred(c + "carry.out", carry);
-    store_reg(c + "result.out", result);
+    store_pred<T, N>(c + "carry.out", carry);
+    store_reg<T, N>(c + "result.out", result);
 }
 
 } // namespace lanes_int16_t
@@ -184,44 +115,21 @@ using V = pto::vsim::vector_of<pto::vsim::u16>;
 // Whether each mask pattern's cases run under MODE_MERGING (else MODE_ZEROING).
 constexpr bool merging[] = {false, false, false, false, true, true};
 
-void load_reg(const std::string& file, V& reg) {
-    T lanes[N];
-    load(file.c_str(), lanes, N);
-    std::memcpy(reg.bytes, lanes, sizeof lanes);
-}
-void store_reg(const std::string& file, const V& reg) {
-    T lanes[N];
-    std::memcpy(lanes, reg.bytes, sizeof lanes);
-    store(file.c_str(), lanes, N);
-}
-void load_pred(const std::string& file, vector_bool& pred) {
-    unsigned char bytes[N];
-    load(file.c_str(), bytes, N);
-    for (int i = 0; i < N; ++i)
-        pred.set_lane(i, sizeof(T), bytes[i] != 0);
-}
-void store_pred(const std::string& file, const vector_bool& pred) {
-    unsigned char bytes[N];
-    for (int i = 0; i < N; ++i)
-        bytes[i] = pred.lane(i, sizeof(T)) ? 1 : 0;
-    store(file.c_str(), bytes, N);
-}
-
 void run_case(int k) {
     const std::string c = "c" + std::to_string(k) + "_";
     vector_bool carry;
-    load_pred(c + "carry.bin", carry);
+    load_pred<T, N>(c + "carry.bin", carry);
     V result;
-    load_reg(c + "result.bin", result);
+    load_reg<T, N>(c + "result.bin", result);
     V lhs;
-    load_reg(c + "lhs.bin", lhs);
+    load_reg<T, N>(c + "lhs.bin", lhs);
     V rhs;
-    load_reg(c + "rhs.bin", rhs);
+    load_reg<T, N>(c + "rhs.bin", rhs);
     vector_bool mask;
-    load_pred(c + "mask.bin", mask);
+    load_pred<T, N>(c + "mask.bin", mask);
     vsubc(carry, result, lhs, rhs, mask, merging[(k - 66) / 3] ? MODE_MERGING : MODE_ZEROING);
-    store_pred(c + "carry.out", carry);
-    store_reg(c + "result.out", result);
+    store_pred<T, N>(c + "carry.out", carry);
+    store_reg<T, N>(c + "result.out", result);
 }
 
 } // namespace lanes_uint16_t
@@ -236,44 +144,21 @@ using V = pto::vsim::vector_of<pto::vsim::i32>;
 // Whether each mask pattern's cases run under MODE_MERGING (else MODE_ZEROING).
 constexpr bool merging[] = {false, false, false, false, true, true};
 
-void load_reg(const std::string& file, V& reg) {
-    T lanes[N];
-    load(file.c_str(), lanes, N);
-    std::memcpy(reg.bytes, lanes, sizeof lanes);
-}
-void store_reg(const std::string& file, const V& reg) {
-    T lanes[N];
-    std::memcpy(lanes, reg.bytes, sizeof lanes);
-    store(file.c_str(), lanes, N);
-}
-void load_pred(const std::string& file, vector_bool& pred) {
-    unsigned char bytes[N];
-    load(file.c_str(), bytes, N);
-    for (int i = 0; i < N; ++i)
-        pred.set_lane(i, sizeof(T), bytes[i] != 0);
-}
-void store_pred(const std::string& file, const vector_bool& pred) {
-    unsigned char bytes[N];
-    for (int i = 0; i < N; ++i)
-        bytes[i] = pred.lane(i, sizeof(T)) ? 1 : 0;
-    store(file.c_str(), bytes, N);
-}
-
 void run_case(int k) {
     const std::string c = "c" + std::to_string(k) + "_";
     vector_bool carry;
-    load_pred(c + "carry.bin", carry);
+    load_pred<T, N>(c + "carry.bin", carry);
     V result;
-    load_reg(c + "result.bin", result);
+    load_reg<T, N>(c + "result.bin", result);
     V lhs;
-    load_reg(c + "lhs.bin", lhs);
+    load_reg<T, N>(c + "lhs.bin", lhs);
     V rhs;
-    load_reg(c + "rhs.bin", rhs);
+    load_reg<T, N>(c + "rhs.bin", rhs);
     vector_bool mask;
-    load_pred(c + "mask.bin", mask);
+    load_pred<T, N>(c + "mask.bin", mask);
     vsubc(carry, result, lhs, rhs, mask, merging[(k - 84) / 4] ? MODE_MERGING : MODE_ZEROING);
-    store_pred(c + "carry.out", carry);
-    store_reg(c + "result.out", result);
+    store_pred<T, N>(c + "carry.out", carry);
+    store_reg<T, N>(c + "result.out", result);
 }
 
 } // namespace lanes_int32_t
@@ -288,44 +173,21 @@ using V = pto::vsim::vector_of<pto::vsim::u32>;
 // Whether each mask pattern's cases run under MODE_MERGING (else MODE_ZEROING).
 constexpr bool merging[] = {false, false, false, false, true, true};
 
-void load_reg(const std::string& file, V& reg) {
-    T lanes[N];
-    load(file.c_str(), lanes, N);
-    std::memcpy(reg.bytes, lanes, sizeof lanes);
-}
-void store_reg(const std::string& file, const V& reg) {
-    T lanes[N];
-    std::memcpy(lanes, reg.bytes, sizeof lanes);
-    store(file.c_str(), lanes, N);
-}
-void load_pred(const std::string& file, vector_bool& pred) {
-    unsigned char bytes[N];
-    load(file.c_str(), bytes, N);
-    for (int i = 0; i < N; ++i)
-        pred.set_lane(i, sizeof(T), bytes[i] != 0);
-}
-void store_pred(const std::string& file, const vector_bool& pred) {
-    unsigned char bytes[N];
-    for (int i = 0; i < N; ++i)
-        bytes[i] = pred.lane(i, sizeof(T)) ? 1 : 0;
-    store(file.c_str(), bytes, N);
-}
-
 void run_case(int k) {
     const std::string c = "c" + std::to_string(k) + "_";
     vector_bool carry;
-    load_pred(c + "carry.bin", carry);
+    load_pred<T, N>(c + "carry.bin", carry);
     V result;
-    load_reg(c + "result.bin", result);
+    load_reg<T, N>(c + "result.bin", result);
     V lhs;
-    load_reg(c + "lhs.bin", lhs);
+    load_reg<T, N>(c + "lhs.bin", lhs);
     V rhs;
-    load_reg(c + "rhs.bin", rhs);
+    load_reg<T, N>(c + "rhs.bin", rhs);
     vector_bool mask;
-    load_pred(c + "mask.bin", mask);
+    load_pred<T, N>(c + "mask.bin", mask);
     vsubc(carry, result, lhs, rhs, mask, merging[(k - 108) / 3] ? MODE_MERGING : MODE_ZEROING);
-    store_pred(c + "carry.out", carry);
-    store_reg(c + "result.out", result);
+    store_pred<T, N>(c + "carry.out", carry);
+    store_reg<T, N>(c + "result.out", result);
 }
 
 } // namespace lanes_uint32_t

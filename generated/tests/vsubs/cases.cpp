@@ -28,41 +28,18 @@ using V = pto::vsim::vector_of<pto::vsim::f16>;
 // Whether each mask pattern's cases run under MODE_MERGING (else MODE_ZEROING).
 constexpr bool merging[] = {false, false, false, false, true, true};
 
-void load_reg(const std::string& file, V& reg) {
-    T lanes[N];
-    load(file.c_str(), lanes, N);
-    std::memcpy(reg.bytes, lanes, sizeof lanes);
-}
-void store_reg(const std::string& file, const V& reg) {
-    T lanes[N];
-    std::memcpy(lanes, reg.bytes, sizeof lanes);
-    store(file.c_str(), lanes, N);
-}
-void load_pred(const std::string& file, vector_bool& pred) {
-    unsigned char bytes[N];
-    load(file.c_str(), bytes, N);
-    for (int i = 0; i < N; ++i)
-        pred.set_lane(i, sizeof(T), bytes[i] != 0);
-}
-void store_pred(const std::string& file, const vector_bool& pred) {
-    unsigned char bytes[N];
-    for (int i = 0; i < N; ++i)
-        bytes[i] = pred.lane(i, sizeof(T)) ? 1 : 0;
-    store(file.c_str(), bytes, N);
-}
-
 void run_case(int k) {
     const std::string c = "c" + std::to_string(k) + "_";
     V result;
-    load_reg(c + "result.bin", result);
+    load_reg<T, N>(c + "result.bin", result);
     V input;
-    load_reg(c + "input.bin", input);
+    load_reg<T, N>(c + "input.bin", input);
     T scalar{};
     load((c + "scalar.bin").c_str(), &scalar, 1);
     vector_bool mask;
-    load_pred(c + "mask.bin", mask);
+    load_pred<T, N>(c + "mask.bin", mask);
     vsubs(result, input, scalar, mask, merging[(k - 0) / 4] ? MODE_MERGING : MODE_ZEROING);
-    store_reg(c + "result.out", result);
+    store_reg<T, N>(c + "result.out", result);
 }
 
 } // namespace lanes_half
@@ -77,41 +54,18 @@ using V = pto::vsim::vector_of<pto::vsim::f32>;
 // Whether each mask pattern's cases run under MODE_MERGING (else MODE_ZEROING).
 constexpr bool merging[] = {false, false, false, false, true, true};
 
-void load_reg(const std::string& file, V& reg) {
-    T lanes[N];
-    load(file.c_str(), lanes, N);
-    std::memcpy(reg.bytes, lanes, sizeof lanes);
-}
-void store_reg(const std::string& file, const V& reg) {
-    T lanes[N];
-    std::memcpy(lanes, reg.bytes, sizeof lanes);
-    store(file.c_str(), lanes, N);
-}
-void load_pred(const std::string& file, vector_bool& pred) {
-    unsigned char bytes[N];
-    load(file.c_str(), bytes, N);
-    for (int i = 0; i < N; ++i)
-        pred.set_lane(i, sizeof(T), bytes[i] != 0);
-}
-void store_pred(const std::string& file, const vector_bool& pred) {
-    unsigned char bytes[N];
-    for (int i = 0; i < N; ++i)
-        bytes[i] = pred.lane(i, sizeof(T)) ? 1 : 0;
-    store(file.c_str(), bytes, N);
-}
-
 void run_case(int k) {
     const std::string c = "c" + std::to_string(k) + "_";
     V result;
-    load_reg(c + "result.bin", result);
+    load_reg<T, N>(c + "result.bin", result);
     V input;
-    load_reg(c + "input.bin", input);
+    load_reg<T, N>(c + "input.bin", input);
     T scalar{};
     load((c + "scalar.bin").c_str(), &scalar, 1);
     vector_bool mask;
-    load_pred(c + "mask.bin", mask);
+    load_pred<T, N>(c + "mask.bin", mask);
     vsubs(result, input, scalar, mask, merging[(k - 24) / 4] ? MODE_MERGING : MODE_ZEROING);
-    store_reg(c + "result.out", result);
+    store_reg<T, N>(c + "result.out", result);
 }
 
 } // namespace lanes_float
@@ -126,41 +80,18 @@ using V = pto::vsim::vector_of<pto::vsim::i8>;
 // Whether each mask pattern's cases run under MODE_MERGING (else MODE_ZEROING).
 constexpr bool merging[] = {false, false, false, false, true, true};
 
-void load_reg(const std::string& file, V& reg) {
-    T lanes[N];
-    load(file.c_str(), lanes, N);
-    std::memcpy(reg.bytes, lanes, sizeof lanes);
-}
-void store_reg(const std::string& file, const V& reg) {
-    T lanes[N];
-    std::memcpy(lanes, reg.bytes, sizeof lanes);
-    store(file.c_str(), lanes, N);
-}
-void load_pred(const std::string& file, vector_bool& pred) {
-    unsigned char bytes[N];
-    load(file.c_str(), bytes, N);
-    for (int i = 0; i < N; ++i)
-        pred.set_lane(i, sizeof(T), bytes[i] != 0);
-}
-void store_pred(const std::string& file, const vector_bool& pred) {
-    unsigned char bytes[N];
-    for (int i = 0; i < N; ++i)
-        bytes[i] = pred.lane(i, sizeof(T)) ? 1 : 0;
-    store(file.c_str(), bytes, N);
-}
-
 void run_case(int k) {
     const std::string c = "c" + std::to_string(k) + "_";
     V result;
-    load_reg(c + "result.bin", result);
+    load_reg<T, N>(c + "result.bin", result);
     V input;
-    load_reg(c + "input.bin", input);
+    load_reg<T, N>(c + "input.bin", input);
     T scalar{};
     load((c + "scalar.bin").c_str(), &scalar, 1);
     vector_bool mask;
-    load_pred(c + "mask.bin", mask);
+    load_pred<T, N>(c + "mask.bin", mask);
     vsubs(result, input, scalar, mask, merging[(k - 48) / 4] ? MODE_MERGING : MODE_ZEROING);
-    store_reg(c + "result.out", result);
+    store_reg<T, N>(c + "result.out", result);
 }
 
 } // namespace lanes_int8_t
@@ -175,41 +106,18 @@ using V = pto::vsim::vector_of<pto::vsim::u8>;
 // Whether each mask pattern's cases run under MODE_MERGING (else MODE_ZEROING).
 constexpr bool merging[] = {false, false, false, false, true, true};
 
-void load_reg(const std::string& file, V& reg) {
-    T lanes[N];
-    load(file.c_str(), lanes, N);
-    std::memcpy(reg.bytes, lanes, sizeof lanes);
-}
-void store_reg(const std::string& file, const V& reg) {
-    T lanes[N];
-    std::memcpy(lanes, reg.bytes, sizeof lanes);
-    store(file.c_str(), lanes, N);
-}
-void load_pred(const std::string& file, vector_bool& pred) {
-    unsigned char bytes[N];
-    load(file.c_str(), bytes, N);
-    for (int i = 0; i < N; ++i)
-        pred.set_lane(i, sizeof(T), bytes[i] != 0);
-}
-void store_pred(const std::string& file, const vector_bool& pred) {
-    unsigned char bytes[N];
-    for (int i = 0; i < N; ++i)
-        bytes[i] = pred.lane(i, sizeof(T)) ? 1 : 0;
-    store(file.c_str(), bytes, N);
-}
-
 void run_case(int k) {
     const std::string c = "c" + std::to_string(k) + "_";
     V result;
-    load_reg(c + "result.bin", result);
+    load_reg<T, N>(c + "result.bin", result);
     V input;
-    load_reg(c + "input.bin", input);
+    load_reg<T, N>(c + "input.bin", input);
     T scalar{};
     load((c + "scalar.bin").c_str(), &scalar, 1);
     vector_bool mask;
-    load_pred(c + "mask.bin", mask);
+    load_pred<T, N>(c + "mask.bin", mask);
     vsubs(result, input, scalar, mask, merging[(k - 72) / 3] ? MODE_MERGING : MODE_ZEROING);
-    store_reg(c + "result.out", result);
+    store_reg<T, N>(c + "result.out", result);
 }
 
 } // namespace lanes_uint8_t
@@ -224,41 +132,18 @@ using V = pto::vsim::vector_of<pto::vsim::i16>;
 // Whether each mask pattern's cases run under MODE_MERGING (else MODE_ZEROING).
 constexpr bool merging[] = {false, false, false, false, true, true};
 
-void load_reg(const std::string& file, V& reg) {
-    T lanes[N];
-    load(file.c_str(), lanes, N);
-    std::memcpy(reg.bytes, lanes, sizeof lanes);
-}
-void store_reg(const std::string& file, const V& reg) {
-    T lanes[N];
-    std::memcpy(lanes, reg.bytes, sizeof lanes);
-    store(file.c_str(), lanes, N);
-}
-void load_pred(const std::string& file, vector_bool& pred) {
-    unsigned char bytes[N];
-    load(file.c_str(), bytes, N);
-    for (int i = 0; i < N; ++i)
-        pred.set_lane(i, sizeof(T), bytes[i] != 0);
-}
-void store_pred(const std::string& file, const vector_bool& pred) {
-    unsigned char bytes[N];
-    for (int i = 0; i < N; ++i)
-        bytes[i] = pred.lane(i, sizeof(T)) ? 1 : 0;
-    store(file.c_str(), bytes, N);
-}
-
 void run_case(int k) {
     const std::string c = "c" + std::to_string(k) + "_";
     V result;
-    load_reg(c + "result.bin", result);
+    load_reg<T, N>(c + "result.bin", result);
     V input;
-    load_reg(c + "input.bin", input);
+    load_reg<T, N>(c + "input.bin", input);
     T scalar{};
     load((c + "scalar.bin").c_str(), &scalar, 1);
     vector_bool mask;
-    load_pred(c + "mask.bin", mask);
+    load_pred<T, N>(c + "mask.bin", mask);
     vsubs(result, input, scalar, mask, merging[(k - 90) / 4] ? MODE_MERGING : MODE_ZEROING);
-    store_reg(c + "result.out", result);
+    store_reg<T, N>(c + "result.out", result);
 }
 
 } // namespace lanes_int16_t
@@ -273,41 +158,18 @@ using V = pto::vsim::vector_of<pto::vsim::u16>;
 // Whether each mask pattern's cases run under MODE_MERGING (else MODE_ZEROING).
 constexpr bool merging[] = {false, false, false, false, true, true};
 
-void load_reg(const std::string& file, V& reg) {
-    T lanes[N];
-    load(file.c_str(), lanes, N);
-    std::memcpy(reg.bytes, lanes, sizeof lanes);
-}
-void store_reg(const std::string& file, const V& reg) {
-    T lanes[N];
-    std::memcpy(lanes, reg.bytes, sizeof lanes);
-    store(file.c_str(), lanes, N);
-}
-void load_pred(const std::string& file, vector_bool& pred) {
-    unsigned char bytes[N];
-    load(file.c_str(), bytes, N);
-    for (int i = 0; i < N; ++i)
-        pred.set_lane(i, sizeof(T), bytes[i] != 0);
-}
-void store_pred(const std::string& file, const vector_bool& pred) {
-    unsigned char bytes[N];
-    for (int i = 0; i < N; ++i)
-        bytes[i] = pred.lane(i, sizeof(T)) ? 1 : 0;
-    store(file.c_str(), bytes, N);
-}
-
 void run_case(int k) {
     const std::string c = "c" + std::to_string(k) + "_";
     V result;
-    load_reg(c + "result.bin", result);
+    load_reg<T, N>(c + "result.bin", result);
     V input;
-    load_reg(c + "input.bin", input);
+    load_reg<T, N>(c + "input.bin", input);
     T scalar{};
     load((c + "scalar.bin").c_str(), &scalar, 1);
     vector_bool mask;
-    load_pred(c + "mask.bin", mask);
+    load_pred<T, N>(c + "mask.bin", mask);
     vsubs(result, input, scalar, mask, merging[(k - 114) / 3] ? MODE_MERGING : MODE_ZEROING);
-    store_reg(c + "result.out", result);
+    store_reg<T, N>(c + "result.out", result);
 }
 
 } // namespace lanes_uint16_t
@@ -322,41 +184,18 @@ using V = pto::vsim::vector_of<pto::vsim::i32>;
 // Whether each mask pattern's cases run under MODE_MERGING (else MODE_ZEROING).
 constexpr bool merging[] = {false, false, false, false, true, true};
 
-void load_reg(const std::string& file, V& reg) {
-    T lanes[N];
-    load(file.c_str(), lanes, N);
-    std::memcpy(reg.bytes, lanes, sizeof lanes);
-}
-void store_reg(const std::string& file, const V& reg) {
-    T lanes[N];
-    std::memcpy(lanes, reg.bytes, sizeof lanes);
-    store(file.c_str(), lanes, N);
-}
-void load_pred(const std::string& file, vector_bool& pred) {
-    unsigned char bytes[N];
-    load(file.c_str(), bytes, N);
-    for (int i = 0; i < N; ++i)
-        pred.set_lane(i, sizeof(T), bytes[i] != 0);
-}
-void store_pred(const std::string& file, const vector_bool& pred) {
-    unsigned char bytes[N];
-    for (int i = 0; i < N; ++i)
-        bytes[i] = pred.lane(i, sizeof(T)) ? 1 : 0;
-    store(file.c_str(), bytes, N);
-}
-
 void run_case(int k) {
     const std::string c = "c" + std::to_string(k) + "_";
     V result;
-    load_reg(c + "result.bin", result);
+    load_reg<T, N>(c + "result.bin", result);
     V input;
-    load_reg(c + "input.bin", input);
+    load_reg<T, N>(c + "input.bin", input);
     T scalar{};
     load((c + "scalar.bin").c_str(), &scalar, 1);
     vector_bool mask;
-    load_pred(c + "mask.bin", mask);
+    load_pred<T, N>(c + "mask.bin", mask);
     vsubs(result, input, scalar, mask, merging[(k - 132) / 4] ? MODE_MERGING : MODE_ZEROING);
-    store_reg(c + "result.out", result);
+    store_reg<T, N>(c + "result.out", result);
 }
 
 } // namespace lanes_int32_t
@@ -371,41 +210,18 @@ using V = pto::vsim::vector_of<pto::vsim::u32>;
 // Whether each mask pattern's cases run under MODE_MERGING (else MODE_ZEROING).
 constexpr bool merging[] = {false, false, false, false, true, true};
 
-void load_reg(const std::string& file, V& reg) {
-    T lanes[N];
-    load(file.c_str(), lanes, N);
-    std::memcpy(reg.bytes, lanes, sizeof lanes);
-}
-void store_reg(const std::string& file, const V& reg) {
-    T lanes[N];
-    std::memcpy(lanes, reg.bytes, sizeof lanes);
-    store(file.c_str(), lanes, N);
-}
-void load_pred(const std::string& file, vector_bool& pred) {
-    unsigned char bytes[N];
-    load(file.c_str(), bytes, N);
-    for (int i = 0; i < N; ++i)
-        pred.set_lane(i, sizeof(T), bytes[i] != 0);
-}
-void store_pred(const std::string& file, const vector_bool& pred) {
-    unsigned char bytes[N];
-    for (int i = 0; i < N; ++i)
-        bytes[i] = pred.lane(i, sizeof(T)) ? 1 : 0;
-    store(file.c_str(), bytes, N);
-}
-
 void run_case(int k) {
     const std::string c = "c" + std::to_string(k) + "_";
     V result;
-    load_reg(c + "result.bin", result);
+    load_reg<T, N>(c + "result.bin", result);
     V input;
-    load_reg(c + "input.bin", input);
+    load_reg<T, N>(c + "input.bin", input);
     T scalar{};
     load((c + "scalar.bin").c_str(), &scalar, 1);
     vector_bool mask;
-    load_pred(c + "mask.bin", mask);
+    load_pred<T, N>(c + "mask.bin", mask);
     vsubs(result, input, scalar, mask, merging[(k - 156) / 3] ? MODE_MERGING : MODE_ZEROING);
-    store_reg(c + "result.out", result);
+    store_reg<T, N>(c + "result.out", result);
 }
 
 } // namespace lanes_uint32_t
