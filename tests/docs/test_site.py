@@ -363,9 +363,32 @@ def browser(served: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[o
             args=CHROMIUM_FLAGS,
             viewport={"width": 1280, "height": 900},
         )
+        ctx.add_init_script(SEARCH_PROBE)
         yield ctx
         ctx.close()
 
+
+# Counts the queries the page sends to the search worker and the answers it gets back, so a test
+# knows when the results shown answer the whole query (the worker answers each typed prefix in turn).
+SEARCH_PROBE = """
+(() => {
+  const Native = window.Worker;
+  const probe = (window.__ptoSearch = { sent: [], answered: 0 });
+  window.Worker = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener("message", (ev) => {
+        const data = ev.data && ev.data.data;
+        if (data && Array.isArray(data.items)) probe.answered += 1;
+      });
+    }
+    postMessage(message, ...rest) {
+      if (message && typeof message.data === "string") probe.sent.push(message.data);
+      return super.postMessage(message, ...rest);
+    }
+  };
+})();
+"""
 
 # (page, its menu entry, previous page, next page) as the nav and targets.yaml order give them.
 BROWSER_PAGES = [
@@ -730,12 +753,19 @@ def _search(page: object, query: str) -> list[str]:
         return pages
 
     # The worker answers each keystroke's prefix ("r", "re", ...) in turn, so the first results
-    # shown may belong to a shorter query. Read until two reads a second apart agree.
+    # shown may belong to a shorter query: wait for the answer to the whole query, then until the
+    # list drawn from it stops changing.
+    page.wait_for_function(  # type: ignore[attr-defined]
+        "q => { const p = window.__ptoSearch;"
+        " return p.sent.length > 0 && p.sent[p.sent.length - 1] === q && p.answered >= p.sent.length; }",
+        arg=query,
+        timeout=60_000,
+    )
     previous, current = None, listed()
-    for _ in range(30):
+    for _ in range(50):
         if current == previous:
             break
-        page.wait_for_timeout(1000)  # type: ignore[attr-defined]
+        page.wait_for_timeout(150)  # type: ignore[attr-defined]
         previous, current = current, listed()
     return current
 
