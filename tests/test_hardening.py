@@ -3,14 +3,17 @@ fault (exit 3), or is harmless; generated/ is switched atomically, under a lock.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
+import io
 import json
 import os
 import re
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -347,24 +350,20 @@ def test_signals_are_named() -> None:
 # ------------------------------------------------------------------ 6. import faults
 
 
-def _import(tmp_path: Path, page: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "ptogen.cli",
-            "--root",
-            str(ROOT),
-            "import",
-            str(page),
-            "--out",
-            str(tmp_path / "o"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+@dataclass
+class Imported:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def _import(tmp_path: Path, page: Path) -> Imported:
+    """`ptogen import` in this process (the exit status and output a shell would see; one real
+    process is run by tests/spec/test_bad_specs.py): the specs load once per worker, not per call."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["--root", str(ROOT), "import", str(page), "--out", str(tmp_path / "o")])
+    return Imported(code, out.getvalue(), err.getvalue())
 
 
 def test_import_of_a_binary_page_is_one_line(tmp_path: Path) -> None:
