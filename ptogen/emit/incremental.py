@@ -256,9 +256,11 @@ def full(layout: Layout, inputs: Inputs, store: Store) -> Result:
     from ..lower.views import ProjectView
     from ..spec.load import load_specs
     from .render import check_unique, environment, plan, render_jobs
+    from .site import check_catalog, load_catalog
 
     specs = load_specs(layout.specs, layout.root)
     project = ProjectView(specs)
+    check_catalog(project, load_catalog(layout.templates))  # an input error: stop before rendering
     # An op unit found in the store is taken whole, so its tests are not planned again (most of a
     # `gen` after a one-spec edit). Its entry must list the op's other outputs, which `plan` gives,
     # and the test files `test_paths` names; one that does not is planned and rendered again.

@@ -233,9 +233,9 @@ def _catalog_set_of(op: OpView, catalog: list[CatalogSet]) -> CatalogSet | None:
     return next((c for c in catalog if f"{c.group}/ops/{c.id}" == op.iset.doc_dir), None)
 
 
-def coverage(project: ProjectView, catalog: list[CatalogSet]) -> list[CoverageSet]:
-    """Every catalogued set with its ops; a specified op the catalog does not list is an error,
-    since the coverage page would silently leave it out."""
+def check_catalog(project: ProjectView, catalog: list[CatalogSet]) -> None:
+    """A specified op the catalog does not list is an error, since the coverage page would silently
+    leave it out (checked before anything is rendered)."""
     for op in project.ops:
         entry = _catalog_set_of(op, catalog)
         if entry is None or op.spec.mnemonic not in entry.ops:
@@ -248,6 +248,11 @@ def coverage(project: ProjectView, catalog: list[CatalogSet]) -> list[CoverageSe
                 f"{op.spec.mnemonic} ({op.path}) is specified but not listed under its instruction set "
                 f"{op.iset.doc_dir}",
             )
+
+
+def coverage(project: ProjectView, catalog: list[CatalogSet]) -> list[CoverageSet]:
+    """Every catalogued set with its ops."""
+    check_catalog(project, catalog)
     by_mnemonic = {o.spec.mnemonic: o for o in project.ops}
     vocabulary = [d.name for d in project.targets.dtypes]
     result: list[CoverageSet] = []
