@@ -50,6 +50,18 @@ class PageContext:
         self.type_lists = list(type_lists)
         self.unplaced = unplaced if unplaced is not None else []  # facts of the page no rule can place
         self.form_tiles = form_tiles or {}  # the data tiles each further declaration passes
+        self._bare: list[tuple[PageLine, list[int] | None, bool]] | None = None
+
+    def bare_lines(self) -> list[tuple[PageLine, list[int] | None, bool]]:
+        """Each line without its forms and warning notes, with the forms it names and whether it
+        warns: split once per page, not once per rule kind that reads it."""
+        if self._bare is None:
+            self._bare = []
+            for line in self.lines:
+                text, forms = split_forms(line.text)
+                text, warns = split_warns(text)
+                self._bare.append((PageLine(line.group, text), forms, warns))
+        return self._bare
 
     def for_forms(self, forms: list[int]) -> PageContext:
         """The page as a line limited to `forms` sees it: their tiles are its data tiles."""

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
-from .page import PageContext, PageLine, split_forms, split_warns
+from .page import PageContext, PageLine
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -229,12 +229,8 @@ class Recognised:
     @classmethod
     def from_page(cls, page: PageContext) -> list[dict[str, Any]]:
         out = []
-        for line in page.lines:
-            text, forms = split_forms(line.text)
-            text, warns = split_warns(text)
-            found = cls.recognise(
-                PageLine(line.group, text), page if forms is None else page.for_forms(forms)
-            )
+        for (bare, forms, warns), line in zip(page.bare_lines(), page.lines, strict=True):
+            found = cls.recognise(bare, page if forms is None else page.for_forms(forms))
             if found is not None:
                 limited = {"forms": forms} if forms is not None else {}
                 warning = {"warns": True} if warns else {}
