@@ -399,6 +399,8 @@ EXACT: tuple[str, ...] = (
     "vector/ops/unary-vector-ops/vrsqrt.md",
     "vector/ops/unary-vector-ops/vnot.md",
     "vector/ops/unary-vector-ops/vmov.md",
+    "vector/ops/unary-vector-ops/vbcnt.md",
+    "vector/ops/unary-vector-ops/vcls.md",
     "tile/ops/sync-and-config/subview.md",
     "TSUBVIEW.md",
     "tile/ops/sync-and-config/talias.md",

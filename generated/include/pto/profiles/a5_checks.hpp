@@ -2297,6 +2297,28 @@ struct profile_a5 {
         return r00_dtype;
     }
 
+    // pto.vbcnt (specs/ops/unary_vector/vbcnt.yaml)
+    template <typename V_result, typename V_input>
+    static constexpr bool check_vbcnt() {
+        constexpr bool r00_dtype =
+            sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r00_dtype,
+                      "vbcnt [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        return r00_dtype;
+    }
+
+    // pto.vcls (specs/ops/unary_vector/vcls.yaml)
+    template <typename V_result, typename V_input>
+    static constexpr bool check_vcls() {
+        constexpr bool r00_dtype =
+            sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r00_dtype,
+                      "vcls [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        return r00_dtype;
+    }
+
     // pto.vmov (specs/ops/unary_vector/vmov.yaml)
     template <typename V_result, typename V_input>
     static constexpr bool check_vmov() {
