@@ -259,6 +259,7 @@ def plan(
         ("include/pto/profiles/profile_select.hpp", "cpp/profile_select.hpp.j2", {}),
         ("include/pto/vector/pto_vec.hpp", "cpp/pto_vec.hpp.j2", {}),
         ("include/pto/vsim/ops.hpp", "cpp/vsim_ops.hpp.j2", {}),
+        ("include/pto/vsim/reduce.hpp", "cpp/vsim_reduce.hpp.j2", {}),
         (f"{TEST_SUPPORT}/kernel_io.hpp", "tests/kernel_io.hpp.j2", {}),
     ]
     for header, impl, namespace in project.namespaced_headers:  # intrinsics declared apart (pto::comm)

@@ -109,8 +109,9 @@ class OpCpp:
                 "name": name,
                 "kind": self.op.operand(name).kind,
                 "type": "pto::vreg<T, N>" if self.op.operand(name).kind == "vreg" else "pto::mask<N>",
-                "cpp": self.expr_of(node),
-                "numpy": semantics.to_numpy(node, self.op.enums_of),
+                # A reduction's C++ is its kind's fold (pto/vsim/reduce.hpp), not a lane expression.
+                "cpp": "" if self.op.kind.folds_lanes else self.expr_of(node),
+                "numpy": semantics.to_numpy(node, self.op.enums_of, self.op.kind.reduce_axis(self.op)),
             }
             for name, node in outs
         ]

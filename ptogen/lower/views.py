@@ -1177,6 +1177,16 @@ class ProjectView:
         return [o for o in self.ops if o.is_vector]
 
     @property
+    def lane_ops(self) -> list[OpView]:
+        """The vector ops that compute one result per lane (pto/vsim/ops.hpp, pto_vec.hpp)."""
+        return [o for o in self.vector_ops if not o.kind.folds_lanes]
+
+    @property
+    def fold_ops(self) -> list[OpView]:
+        """The vector ops that fold lanes into fewer results (pto/vsim/reduce.hpp)."""
+        return [o for o in self.vector_ops if o.kind.folds_lanes]
+
+    @property
     def profiles(self) -> list[ProfileDef]:
         return list(self.targets.profiles)
 

@@ -48,6 +48,7 @@ def registry() -> dict[str, OpKind]:
     from .img2col import Img2col, Img2colConfig
     from .indexed import Indexed
     from .lane import VectorLane
+    from .lane_reduce import GroupReduce, PairReduce, VectorReduce
     from .matmul import Matmul
     from .move import Move
     from .partial import Partial
@@ -100,6 +101,9 @@ def registry() -> dict[str, OpKind]:
             Img2col(),
             Img2colConfig(),
             Builtin(),
+            VectorReduce(),
+            GroupReduce(),
+            PairReduce(),
         )
     }
 

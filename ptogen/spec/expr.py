@@ -56,6 +56,10 @@ FUNCTIONS: dict[str, tuple[int, str, str, str]] = {
     # range, a float rounded to nearest even, NaN to 0 for integers) and continued in the compute
     # type: the saturating conversion of a fused op (TADDRELUCONV's `convert`).
     "saturated": (1, "", "rm.saturated", r"\mathrm{sat}_T"),
+    # Integer bit counts: the set bits of the pattern (vbcnt), and the leading bits equal to the
+    # most significant one, that bit included (vcls: 0 and -1 give the width).
+    "popcount": (1, "sim::popcount", "rm.popcount", r"\mathrm{popcount}"),
+    "cls": (1, "sim::cls", "rm.cls", r"\mathrm{cls}"),
 }
 
 # Functions the simulator computes with one <cmath> library call per element (no vector form): a

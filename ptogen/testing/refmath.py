@@ -103,6 +103,27 @@ def invert(a: Array) -> Array:
     return np.invert(np.asarray(a))
 
 
+def popcount(a: Array) -> Array:
+    """Set bits of each integer's two's complement pattern, in the integer's own type."""
+    a = np.asarray(a)
+    u = a.view(np.dtype(f"u{a.dtype.itemsize}"))
+    return np.array([bin(int(x)).count("1") for x in u.ravel()], dtype=a.dtype).reshape(a.shape)
+
+
+def cls(a: Array) -> Array:
+    """Leading bits equal to the most significant one, that bit included (0 and -1 give the width)."""
+    a = np.asarray(a)
+    bits = a.dtype.itemsize * 8
+    u = a.view(np.dtype(f"u{a.dtype.itemsize}"))
+    out = []
+    for x in u.ravel():
+        x = int(x)
+        if x >> (bits - 1):
+            x = ~x & ((1 << bits) - 1)
+        out.append(bits - x.bit_length())
+    return np.array(out, dtype=a.dtype).reshape(a.shape)
+
+
 def absolute(a: Array) -> Array:
     return np.abs(np.asarray(a))
 

@@ -85,6 +85,22 @@ def test_saturated_converts_with_saturation_in_all_three_outputs() -> None:
     assert refmath.saturated(np.float16, np.array([7e4], dtype=np.float32)).tolist() == [65504.0]
 
 
+def test_bit_counts_in_all_three_outputs() -> None:
+    """`popcount(x)` and `cls(x)` (vbcnt, vcls): one parse tree gives the page's function, the
+    simulator's helper and the reference's count, over the element's own width."""
+    for fn in ("popcount", "cls"):
+        node = expr.parse(f"{fn}(a)", {"a"})
+        assert expr.to_latex(node, lambda n: n) == rf"\mathrm{{{fn}}}(a)"
+        assert expr.to_cpp(node, lambda n: n, "C") == f"sim::{fn}<C>(a)"
+        assert expr.to_numpy(node) == f"rm.{fn}(a)"
+    assert refmath.popcount(np.array([0, -1, 5, -128], dtype=np.int8)).tolist() == [0, 8, 2, 1]
+    assert refmath.popcount(np.array([0xFFFF], dtype=np.uint16)).tolist() == [16]
+    # the sign bit counts: 0 and -1 give the width, 1 one less, the extremes one
+    ints = np.array([0, -1, 1, -2, 127, -128, 63], dtype=np.int8)
+    assert refmath.cls(ints).tolist() == [8, 8, 7, 7, 1, 1, 2]
+    assert refmath.cls(np.array([0x80000000, 0x7FFFFFFF, 0], dtype=np.uint32)).tolist() == [1, 1, 32]
+
+
 def test_folds_run_in_order_in_the_operand_type() -> None:
     # float32 left-to-right: 1e8 + 1 + 1 ... stays 1e8, unlike a pairwise or wider sum.
     x = np.array([[1e8] + [1.0] * 16], dtype=np.float32)

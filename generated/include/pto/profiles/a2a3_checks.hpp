@@ -2248,6 +2248,28 @@ struct profile_a2a3 {
         return r00_dtype;
     }
 
+    // pto.vbcnt (specs/ops/unary_vector/vbcnt.yaml)
+    template <typename V_result, typename V_input>
+    static constexpr bool check_vbcnt() {
+        constexpr bool r00_dtype =
+            sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r00_dtype,
+                      "vbcnt [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        return r00_dtype;
+    }
+
+    // pto.vcls (specs/ops/unary_vector/vcls.yaml)
+    template <typename V_result, typename V_input>
+    static constexpr bool check_vcls() {
+        constexpr bool r00_dtype =
+            sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r00_dtype,
+                      "vcls [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        return r00_dtype;
+    }
+
     // pto.vmov (specs/ops/unary_vector/vmov.yaml)
     template <typename V_result, typename V_input>
     static constexpr bool check_vmov() {
@@ -2257,6 +2279,81 @@ struct profile_a2a3 {
                                                     uint16_t, int32_t, uint32_t, bfloat16_t>;
         static_assert(r00_dtype, "vmov [A2A3]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, "
                                  "int32_t, uint32_t, bfloat16_t");
+        return r00_dtype;
+    }
+
+    // pto.vcadd (specs/ops/reduction_vector/vcadd.yaml)
+    template <typename V_result, typename V_input>
+    static constexpr bool check_vcadd() {
+        constexpr bool r00_dtype =
+            sim::is_one_of_v<typename V_result::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
+            sim::is_one_of_v<typename V_input::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>;
+        static_assert(r00_dtype,
+                      "vcadd [A2A3]: DType must be one of: half, float, int16_t, int32_t, uint16_t, uint32_t");
+        return r00_dtype;
+    }
+
+    // pto.vcmax (specs/ops/reduction_vector/vcmax.yaml)
+    template <typename V_result, typename V_input>
+    static constexpr bool check_vcmax() {
+        constexpr bool r00_dtype =
+            sim::is_one_of_v<typename V_result::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
+            sim::is_one_of_v<typename V_input::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>;
+        static_assert(r00_dtype,
+                      "vcmax [A2A3]: DType must be one of: half, float, int16_t, int32_t, uint16_t, uint32_t");
+        return r00_dtype;
+    }
+
+    // pto.vcmin (specs/ops/reduction_vector/vcmin.yaml)
+    template <typename V_result, typename V_input>
+    static constexpr bool check_vcmin() {
+        constexpr bool r00_dtype =
+            sim::is_one_of_v<typename V_result::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
+            sim::is_one_of_v<typename V_input::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>;
+        static_assert(r00_dtype,
+                      "vcmin [A2A3]: DType must be one of: half, float, int16_t, int32_t, uint16_t, uint32_t");
+        return r00_dtype;
+    }
+
+    // pto.vcgadd (specs/ops/reduction_vector/vcgadd.yaml)
+    template <typename V_result, typename V_input>
+    static constexpr bool check_vcgadd() {
+        constexpr bool r00_dtype =
+            sim::is_one_of_v<typename V_result::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
+            sim::is_one_of_v<typename V_input::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>;
+        static_assert(r00_dtype,
+                      "vcgadd [A2A3]: DType must be one of: half, float, int16_t, int32_t, uint16_t, uint32_t");
+        return r00_dtype;
+    }
+
+    // pto.vcgmax (specs/ops/reduction_vector/vcgmax.yaml)
+    template <typename V_result, typename V_input>
+    static constexpr bool check_vcgmax() {
+        constexpr bool r00_dtype =
+            sim::is_one_of_v<typename V_result::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
+            sim::is_one_of_v<typename V_input::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>;
+        static_assert(r00_dtype,
+                      "vcgmax [A2A3]: DType must be one of: half, float, int16_t, int32_t, uint16_t, uint32_t");
+        return r00_dtype;
+    }
+
+    // pto.vcgmin (specs/ops/reduction_vector/vcgmin.yaml)
+    template <typename V_result, typename V_input>
+    static constexpr bool check_vcgmin() {
+        constexpr bool r00_dtype =
+            sim::is_one_of_v<typename V_result::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
+            sim::is_one_of_v<typename V_input::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>;
+        static_assert(r00_dtype,
+                      "vcgmin [A2A3]: DType must be one of: half, float, int16_t, int32_t, uint16_t, uint32_t");
+        return r00_dtype;
+    }
+
+    // pto.vcpadd (specs/ops/reduction_vector/vcpadd.yaml)
+    template <typename V_result, typename V_input>
+    static constexpr bool check_vcpadd() {
+        constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float> &&
+                                   sim::is_one_of_v<typename V_input::DType, half, float>;
+        static_assert(r00_dtype, "vcpadd [A2A3]: DType must be one of: half, float");
         return r00_dtype;
     }
 

@@ -2159,6 +2159,28 @@ struct profile_cpu {
         return r00_dtype;
     }
 
+    // pto.vbcnt (specs/ops/unary_vector/vbcnt.yaml)
+    template <typename V_result, typename V_input>
+    static constexpr bool check_vbcnt() {
+        constexpr bool r00_dtype =
+            sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r00_dtype,
+                      "vbcnt [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        return r00_dtype;
+    }
+
+    // pto.vcls (specs/ops/unary_vector/vcls.yaml)
+    template <typename V_result, typename V_input>
+    static constexpr bool check_vcls() {
+        constexpr bool r00_dtype =
+            sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
+        static_assert(r00_dtype,
+                      "vcls [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        return r00_dtype;
+    }
+
     // pto.vmov (specs/ops/unary_vector/vmov.yaml)
     template <typename V_result, typename V_input>
     static constexpr bool check_vmov() {
@@ -2168,6 +2190,81 @@ struct profile_cpu {
                                                     uint16_t, int32_t, uint32_t, bfloat16_t>;
         static_assert(r00_dtype, "vmov [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, "
                                  "int32_t, uint32_t, bfloat16_t");
+        return r00_dtype;
+    }
+
+    // pto.vcadd (specs/ops/reduction_vector/vcadd.yaml)
+    template <typename V_result, typename V_input>
+    static constexpr bool check_vcadd() {
+        constexpr bool r00_dtype =
+            sim::is_one_of_v<typename V_result::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
+            sim::is_one_of_v<typename V_input::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>;
+        static_assert(r00_dtype,
+                      "vcadd [CPU]: DType must be one of: half, float, int16_t, int32_t, uint16_t, uint32_t");
+        return r00_dtype;
+    }
+
+    // pto.vcmax (specs/ops/reduction_vector/vcmax.yaml)
+    template <typename V_result, typename V_input>
+    static constexpr bool check_vcmax() {
+        constexpr bool r00_dtype =
+            sim::is_one_of_v<typename V_result::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
+            sim::is_one_of_v<typename V_input::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>;
+        static_assert(r00_dtype,
+                      "vcmax [CPU]: DType must be one of: half, float, int16_t, int32_t, uint16_t, uint32_t");
+        return r00_dtype;
+    }
+
+    // pto.vcmin (specs/ops/reduction_vector/vcmin.yaml)
+    template <typename V_result, typename V_input>
+    static constexpr bool check_vcmin() {
+        constexpr bool r00_dtype =
+            sim::is_one_of_v<typename V_result::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
+            sim::is_one_of_v<typename V_input::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>;
+        static_assert(r00_dtype,
+                      "vcmin [CPU]: DType must be one of: half, float, int16_t, int32_t, uint16_t, uint32_t");
+        return r00_dtype;
+    }
+
+    // pto.vcgadd (specs/ops/reduction_vector/vcgadd.yaml)
+    template <typename V_result, typename V_input>
+    static constexpr bool check_vcgadd() {
+        constexpr bool r00_dtype =
+            sim::is_one_of_v<typename V_result::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
+            sim::is_one_of_v<typename V_input::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>;
+        static_assert(r00_dtype,
+                      "vcgadd [CPU]: DType must be one of: half, float, int16_t, int32_t, uint16_t, uint32_t");
+        return r00_dtype;
+    }
+
+    // pto.vcgmax (specs/ops/reduction_vector/vcgmax.yaml)
+    template <typename V_result, typename V_input>
+    static constexpr bool check_vcgmax() {
+        constexpr bool r00_dtype =
+            sim::is_one_of_v<typename V_result::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
+            sim::is_one_of_v<typename V_input::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>;
+        static_assert(r00_dtype,
+                      "vcgmax [CPU]: DType must be one of: half, float, int16_t, int32_t, uint16_t, uint32_t");
+        return r00_dtype;
+    }
+
+    // pto.vcgmin (specs/ops/reduction_vector/vcgmin.yaml)
+    template <typename V_result, typename V_input>
+    static constexpr bool check_vcgmin() {
+        constexpr bool r00_dtype =
+            sim::is_one_of_v<typename V_result::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
+            sim::is_one_of_v<typename V_input::DType, half, float, int16_t, int32_t, uint16_t, uint32_t>;
+        static_assert(r00_dtype,
+                      "vcgmin [CPU]: DType must be one of: half, float, int16_t, int32_t, uint16_t, uint32_t");
+        return r00_dtype;
+    }
+
+    // pto.vcpadd (specs/ops/reduction_vector/vcpadd.yaml)
+    template <typename V_result, typename V_input>
+    static constexpr bool check_vcpadd() {
+        constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float> &&
+                                   sim::is_one_of_v<typename V_input::DType, half, float>;
+        static_assert(r00_dtype, "vcpadd [CPU]: DType must be one of: half, float");
         return r00_dtype;
     }
 

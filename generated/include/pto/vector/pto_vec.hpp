@@ -1025,6 +1025,60 @@ PTO_INTERNAL pto::vreg<T, N> vnot(const vreg<T, N>& result_in, const vreg<T, N>&
     return profiled::vnot<active_profile, T, N>(result_in, input, mask);
 }
 
+// pto.vbcnt (specs/ops/unary_vector/vbcnt.yaml) on active lanes:
+//   result = popcount(input)
+// Inactive lanes keep the value of the incoming result.
+namespace profiled {
+template <typename Profile, typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vbcnt(const vreg<T, N>& result_in, const vreg<T, N>& input, const mask<N>& mask) {
+    pto::vreg<T, N> result = result_in;
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (Profile::template check_vbcnt<vreg<T, N>, vreg<T, N>>()) {
+        using C = sim::compute_t<T>;
+        for (int i = 0; i < N; ++i) {
+            if (!mask.lane[i])
+                continue;
+            const C input_v = static_cast<C>(input.lane[i]);
+            result.lane[i] = sim::narrow<T>(sim::popcount<C>(input_v));
+        }
+    }
+    return result;
+}
+} // namespace profiled
+
+// Under the selected target profile.
+template <typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vbcnt(const vreg<T, N>& result_in, const vreg<T, N>& input, const mask<N>& mask) {
+    return profiled::vbcnt<active_profile, T, N>(result_in, input, mask);
+}
+
+// pto.vcls (specs/ops/unary_vector/vcls.yaml) on active lanes:
+//   result = cls(input)
+// Inactive lanes keep the value of the incoming result.
+namespace profiled {
+template <typename Profile, typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vcls(const vreg<T, N>& result_in, const vreg<T, N>& input, const mask<N>& mask) {
+    pto::vreg<T, N> result = result_in;
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (Profile::template check_vcls<vreg<T, N>, vreg<T, N>>()) {
+        using C = sim::compute_t<T>;
+        for (int i = 0; i < N; ++i) {
+            if (!mask.lane[i])
+                continue;
+            const C input_v = static_cast<C>(input.lane[i]);
+            result.lane[i] = sim::narrow<T>(sim::cls<C>(input_v));
+        }
+    }
+    return result;
+}
+} // namespace profiled
+
+// Under the selected target profile.
+template <typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vcls(const vreg<T, N>& result_in, const vreg<T, N>& input, const mask<N>& mask) {
+    return profiled::vcls<active_profile, T, N>(result_in, input, mask);
+}
+
 // pto.vmov (specs/ops/unary_vector/vmov.yaml) on active lanes:
 //   result = input
 // Inactive lanes keep the value of the incoming result.

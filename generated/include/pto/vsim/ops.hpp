@@ -984,6 +984,55 @@ inline void vnot(A_result& result, const A_input& input, const vector_bool& mask
     }
 }
 
+// pto.vbcnt (specs/ops/unary_vector/vbcnt.yaml) on active lanes:
+//   result = popcount(input)
+// An inactive lane keeps the destination's value unless the call names another mode.
+template <typename A_result, typename A_input>
+inline void vbcnt(A_result& result, const A_input& input, const vector_bool& mask, mode lanes_mode = MODE_MERGING) {
+    using K = kind_of<A_result>;
+    static_assert(std::is_same_v<kind_of<A_input>, K>, "vbcnt: input and result must hold one element type");
+    constexpr bool r00_dtype =
+        admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>;
+    static_assert(r00_dtype,
+                  "vbcnt [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (r00_dtype) {
+        using C = typename K::calc;
+        // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
+        auto& result_r = pto::vsim::image(result);
+        const auto input_r = pto::vsim::image(input);
+        const pred mask_p = mask;
+        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
+            const C input_v = input_r.read(i);
+            return static_cast<C>(sim::popcount<C>(input_v));
+        });
+    }
+}
+
+// pto.vcls (specs/ops/unary_vector/vcls.yaml) on active lanes:
+//   result = cls(input)
+// An inactive lane keeps the destination's value unless the call names another mode.
+template <typename A_result, typename A_input>
+inline void vcls(A_result& result, const A_input& input, const vector_bool& mask, mode lanes_mode = MODE_MERGING) {
+    using K = kind_of<A_result>;
+    static_assert(std::is_same_v<kind_of<A_input>, K>, "vcls: input and result must hold one element type");
+    constexpr bool r00_dtype =
+        admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>;
+    static_assert(r00_dtype, "vcls [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (r00_dtype) {
+        using C = typename K::calc;
+        // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
+        auto& result_r = pto::vsim::image(result);
+        const auto input_r = pto::vsim::image(input);
+        const pred mask_p = mask;
+        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
+            const C input_v = input_r.read(i);
+            return static_cast<C>(sim::cls<C>(input_v));
+        });
+    }
+}
+
 // pto.vmov (specs/ops/unary_vector/vmov.yaml) on active lanes:
 //   result = input
 // An inactive lane keeps the destination's value unless the call names another mode.
@@ -1017,6 +1066,8 @@ using pto::vsim::ops::vaddcs;
 using pto::vsim::ops::vadds;
 using pto::vsim::ops::vand;
 using pto::vsim::ops::vands;
+using pto::vsim::ops::vbcnt;
+using pto::vsim::ops::vcls;
 using pto::vsim::ops::vdiv;
 using pto::vsim::ops::vexp;
 using pto::vsim::ops::vln;

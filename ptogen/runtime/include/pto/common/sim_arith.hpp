@@ -2,6 +2,7 @@
 // integer operations wrap modulo 2^bits (as the hardware does) instead of overflowing.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -70,6 +71,22 @@ constexpr C bit_xor(C a, C b) {
 template <typename C>
 constexpr C bit_not(C a) {
     return static_cast<C>(~a);
+}
+// Set bits of an integer's two's complement pattern (vbcnt).
+template <typename C>
+constexpr C popcount(C a) {
+    static_assert(std::is_integral_v<C>, "popcount: integer lanes only");
+    return static_cast<C>(std::popcount(static_cast<std::make_unsigned_t<C>>(a)));
+}
+// Leading bits equal to the most significant one, that bit included (vcls): 0 and -1 give the
+// width, 1 gives the width less one. An unsigned pattern is read the same way.
+template <typename C>
+constexpr C cls(C a) {
+    static_assert(std::is_integral_v<C>, "cls: integer lanes only");
+    using U = std::make_unsigned_t<C>;
+    const U u = static_cast<U>(a);
+    const U top = static_cast<U>(u >> (sizeof(C) * 8 - 1));
+    return static_cast<C>(std::countl_zero(top ? static_cast<U>(~u) : u));
 }
 // Shift counts outside [0, bits) give 0 (left, logical right) or the sign fill (arithmetic right).
 template <typename C>
