@@ -26,17 +26,19 @@ class DTypeRow:
 
 @dataclass(frozen=True)
 class PairMatrix:
-    """For one profile: which (row operand type, column operand type) pairs are legal."""
+    """The legal pairs of two operands' element types (TCVT's conversions) over the profiles whose
+    rules tabulate them: each pair with the profiles that accept it."""
 
-    profile: str
-    row_operands: list[str]
-    col_operands: list[str]
-    rows: list[str]
+    row_operand: str
+    col_operand: str
+    profiles: list[str]  # the profiles whose rules tabulate the pairs, in the targets' order
+    rows: list[str]  # the row operand's types on any of them, in the vocabulary's order
     cols: list[str]
-    legal: frozenset[tuple[str, str]]
+    legal: dict[tuple[str, str], list[str]]  # (row type, column type) -> the profiles accepting it
+    unrestricted: list[str]  # the profiles that offer the op and tabulate no pairs
 
-    def cell(self, row: str, col: str) -> bool:
-        return (row, col) in self.legal
+    def marks(self, row: str, col: str) -> list[str]:
+        return self.legal.get((row, col), [])
 
 
 @dataclass(frozen=True)
@@ -159,18 +161,26 @@ class Glance:
         return list(dict.fromkeys(names))  # overloads may each declare an operand of the same name
 
     def pair_matrices(self) -> list[PairMatrix]:
-        """Per profile, the legal pairs of the two operands a rule tabulates (TCVT's conversions),
-        each checked by the same static rules as a kernel would be."""
-        out: list[PairMatrix] = []
+        """One matrix per pair of operands a rule tabulates (TCVT's conversions), over every profile
+        that tabulates them, each pair marked with the profiles whose static rules accept it."""
+        found: dict[tuple[str, str], dict[str, tuple[list[str], list[str]]]] = {}
         for p in self.profiles:
             tabulated = [part(rv.rule, Tabulated) for rv in self.op.rules_for(p, static=True)]
-            pairs = {t.tabulated_operands() for t in tabulated} - {None}
-            for row_op, col_op in sorted(x for x in pairs if x is not None):
-                rows, cols = self.types(p, row_op), self.types(p, col_op)
-                legal = frozenset(
-                    (r, c) for r in rows for c in cols if self._admits(p, {row_op: r, col_op: c})
-                )
-                out.append(PairMatrix(p, [row_op], [col_op], rows, cols, legal))
+            for pair in sorted({x for t in tabulated if (x := t.tabulated_operands()) is not None}):
+                found.setdefault(pair, {})[p] = (self.types(p, pair[0]), self.types(p, pair[1]))
+        out: list[PairMatrix] = []
+        order = [d.name for d in self.op.targets.dtypes]
+        for (row_op, col_op), per_profile in found.items():
+            rows = [d for d in order if any(d in r for r, _ in per_profile.values())]
+            cols = [d for d in order if any(d in c for _, c in per_profile.values())]
+            legal: dict[tuple[str, str], list[str]] = {}
+            for p, (p_rows, p_cols) in per_profile.items():
+                for r in p_rows:
+                    for c in p_cols:
+                        if self._admits(p, {row_op: r, col_op: c}):
+                            legal.setdefault((r, c), []).append(p)
+            free = [p for p in self.profiles if self.op.available(p) and p not in per_profile]
+            out.append(PairMatrix(row_op, col_op, list(per_profile), rows, cols, legal, free))
         return out
 
     def tuple_tables(self) -> list[TupleTable]:
