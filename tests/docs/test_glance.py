@@ -99,6 +99,31 @@ def test_the_tcvt_matrix_marks_each_pair_with_the_profiles_that_accept_it() -> N
     assert "CPU Simulator: every pair of its element types" in glance
 
 
+def _table(glance: str, heading: str) -> list[list[str]]:
+    """The rows of the glance's table under the line that starts with `heading`, as cells."""
+    block = glance.split(heading, 1)[1].split("\n\n", 2)[1]
+    return [[c.strip() for c in line.split("|")[1:-1]] for line in block.splitlines()[2:]]
+
+
+def test_a_form_that_passes_a_global_tensor_shows_no_tile_rules() -> None:
+    """MGATHER's GM -> L1 declarations (4-6) take a GlobalTensor index and run without the tile rules:
+    their rows show no index tile and no shared rule, in the type table and the locations table."""
+    glance = _glance(DOCS / "tile/ops/memory-and-data-movement/mgather.md")
+    for heading in ("Element types each profile admits", "Tile locations and layouts"):
+        rows = _table(glance, heading)
+        assert [r[:2] for r in rows] == [["1-3", "`dst`"], ["1-3", "`indexes`"], ["4-6", "`dst`"]], heading
+        assert rows[2][2:] == ["any", "any", "any"], heading
+    places = _table(glance, "Tile locations and layouts")
+    assert places[1][2:] == ["location `Vec`, layout row-major", "location `Vec`", "any"]
+
+
+def test_the_locations_table_has_a_row_per_operand_group_of_each_declaration() -> None:
+    glance = _glance(next(DOCS.glob("tile/ops/*/tgather.md")))
+    rows = _table(glance, "Tile locations and layouts")
+    assert {r[0] for r in rows} == {"1", "2", "3"}  # TGATHER's three forms take different operands
+    assert ["1", "`src0`, `src1`", "location `Vec`", "location `Vec`", "any"] in rows
+
+
 KERNEL = """
 #include <pto/pto-inst.hpp>
 using namespace pto;
