@@ -3,7 +3,7 @@ category, unit, element types and tile locations per profile), computed from the
 profile checks, and what its row shows when opened (formula, constraints, forms).
 
 The page is static HTML that a small script filters, sorts and opens in the browser, so it works
-offline and over file:// (no index to fetch).
+offline and over file://; what an opened row shows is a script of its own, loaded on the first open.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import cast
 
+from ..errors import GenerationError
 from ..lower.glance import Glance
 from ..lower.views import OpView, ProjectView, RuleView
 
@@ -97,6 +98,20 @@ def finder_rows(project: ProjectView) -> list[FinderRow]:
             FinderRow(op, _relative(op.doc_path), ref_href, dtypes, locations, short, _rules(op, project))
         )
     return rows
+
+
+def finder_type_names(project: ProjectView) -> dict[str, str]:
+    """Each element type's short spelling (what a row shows) to its C++ name (the row's tooltip), stated
+    once for the page rather than on every row."""
+    names: dict[str, str] = {}
+    for d in project.targets.dtypes:
+        if d.asm in names:
+            raise GenerationError(
+                f"{project.specs.targets_path}: element types {names[d.asm]} and {d.name} share the short "
+                f"spelling {d.asm}; the finder could not tell them apart"
+            )
+        names[d.asm] = d.name
+    return names
 
 
 @dataclass(frozen=True)

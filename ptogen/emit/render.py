@@ -22,7 +22,7 @@ from ..lower.views import ProjectView
 from ..spec.load import SpecSet
 from ..testing.manifest import TEST_SUPPORT
 from . import boxfig
-from .finder import LOCATIONS, finder_filters, finder_rows, inline_html
+from .finder import LOCATIONS, finder_filters, finder_rows, finder_type_names, inline_html
 from .format import format_cpp_many, write_atomic
 from .search import search_index_terms
 from .site import (
@@ -236,6 +236,7 @@ def environment(templates_dir: Path, bytecode_cache: Path | None = None) -> jinj
     env.globals["site_notes"] = notes_by_kind
     env.globals["site_finder"] = finder_rows
     env.globals["finder_filters"] = finder_filters
+    env.globals["finder_type_names"] = finder_type_names
     env.globals["site_search_terms"] = search_index_terms
     env.globals["box_panels"] = boxfig.panels
     env.globals["box_cell"] = boxfig.CELL

@@ -42,6 +42,7 @@ PAGES = [
     ("search_terms.json", "site/search_terms.json.j2"),
     ("docs/javascripts/search-worker.js", "site/search_worker.js.j2"),
     ("docs/javascripts/finder.js", "site/finder.js.j2"),
+    ("docs/javascripts/finder-more.js", "site/finder_more.js.j2"),
     ("docs/javascripts/mathjax-config.js", "site/mathjax-config.js.j2"),
     ("docs/stylesheets/extra.css", "site/extra.css.j2"),
 ]

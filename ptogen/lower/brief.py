@@ -65,3 +65,14 @@ class Brief:
     def placements(self) -> list[PlacementRow]:
         """Tile operands whose location or layout some profile fixes."""
         return [r for r in self.glance.placement_rows() if set(r.per_profile.values()) != {"any"}]
+
+    @property
+    def types_by_form(self) -> bool:
+        """Whether the declarations' type rows differ, so that each row names its declarations."""
+        return len({r.forms for r in self.type_rows}) > 1
+
+    @property
+    def placements_by_form(self) -> bool:
+        """Whether the declarations' tile rows differ (rows that fix nothing included, which the list
+        leaves out), so that each row names its declarations."""
+        return len({r.forms for r in self.glance.placement_rows()}) > 1

@@ -63,6 +63,10 @@ class FormBackend:
     # A C++ condition on the form's types under which it runs without the profile's rules (which
     # cannot speak about those types); None: it is always checked.
     unchecked_when: str | None = None
+    # Operands the form passes as GlobalTensors where the main declaration takes tiles (MGATHER's
+    # GM -> L1 forms, their index): the pages show no tile facts for them, and the op's common rules,
+    # which speak of tiles, are not the form's.
+    global_operands: tuple[str, ...] = ()
 
 
 class KindBackend:

@@ -8,7 +8,9 @@ Everything here is read off the op's rules as the profile checks enforce them (`
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import TypeVar
 
 from ..kind_api import FormViewAPI, OpViewAPI
 from ..rules.parts import Placed, Tabulated, TypeListing, part
@@ -26,17 +28,19 @@ class DTypeRow:
 
 @dataclass(frozen=True)
 class PairMatrix:
-    """For one profile: which (row operand type, column operand type) pairs are legal."""
+    """The legal pairs of two operands' element types (TCVT's conversions) over the profiles whose
+    rules tabulate them: each pair with the profiles that accept it."""
 
-    profile: str
-    row_operands: list[str]
-    col_operands: list[str]
-    rows: list[str]
+    row_operand: str
+    col_operand: str
+    profiles: list[str]  # the profiles whose rules tabulate the pairs, in the targets' order
+    rows: list[str]  # the row operand's types on any of them, in the vocabulary's order
     cols: list[str]
-    legal: frozenset[tuple[str, str]]
+    legal: dict[tuple[str, str], list[str]]  # (row type, column type) -> the profiles accepting it
+    unrestricted: list[str]  # the profiles that offer the op and tabulate no pairs
 
-    def cell(self, row: str, col: str) -> bool:
-        return (row, col) in self.legal
+    def marks(self, row: str, col: str) -> list[str]:
+        return self.legal.get((row, col), [])
 
 
 @dataclass(frozen=True)
@@ -54,11 +58,15 @@ class TupleTable:
 
 @dataclass(frozen=True)
 class PlacementRow:
-    """Tile operands with the same placement on every profile, and that placement per profile."""
+    """Tile operands of one declaration with the same placement on every profile, and that placement
+    per profile."""
 
     operands: list[str]
     per_profile: dict[str, str]
+    forms: str = "1"  # the declarations, numbered from 1 as the page numbers them ("1, 4-8")
 
+
+_Row = TypeVar("_Row", "DTypeRow", "PlacementRow")
 
 # How the placement facts read, in this order.
 _ASPECTS = ("Location", "Layout")
@@ -88,7 +96,7 @@ class Glance:
         rule names it, any type compiles."""
         if not self.op.available(profile):
             return []
-        common = form.index == 0 or self.op.kind.unchecked_when(self.op, form) != "true"
+        common = self._checks_common(form)
         mains = self._main_operands(form, operand) if common else []
         found: set[str] = set()
         named = False
@@ -106,6 +114,15 @@ class Glance:
                 found |= {d for d in named_here[0] if all(d in x for x in named_here[1:])}
         return [d.name for d in self.op.targets.dtypes if d.name in found] if named else None
 
+    def _checks_common(self, form: FormViewAPI) -> bool:
+        """Whether a declaration runs the op's common rules on what it passes: not when its kind runs
+        it without them (TGATHER's other forms), nor when it passes a GlobalTensor where they name a
+        tile (MGATHER's GM -> L1 forms, which the rules cannot speak of)."""
+        if form.index == 0:
+            return True
+        backend = self.op.kind.form_backend(self.op, form)
+        return backend.unchecked_when != "true" and not backend.global_operands
+
     def _main_operands(self, form: FormViewAPI, operand: str) -> list[str]:
         """The main declaration's tile operands whose argument, in this declaration, is `operand`."""
         carried = {p.name for p in form.params if p.operand == operand}
@@ -122,9 +139,8 @@ class Glance:
     def dtype_rows(self) -> list[DTypeRow]:
         """Per declaration (a vector op has one), its tile operands grouped by equal types;
         declarations whose rows are the same share them."""
-        groups: list[tuple[list[int], list[DTypeRow]]] = []
-        forms: list[FormViewAPI | None] = [*self.op.forms] or [None]
-        for form in forms:
+
+        def rows_of(form: FormViewAPI | None) -> list[DTypeRow]:
             mine: list[DTypeRow] = []
             for operand in self._form_tiles(form):
                 per = {
@@ -136,17 +152,24 @@ class Glance:
                     same.operands.append(operand)
                 else:
                     mine.append(DTypeRow([operand], per))
+            return mine
+
+        return [replace(row, forms=numbers) for numbers, rows in self._by_form(rows_of) for row in rows]
+
+    def _by_form(self, rows_of: Callable[[FormViewAPI | None], list[_Row]]) -> list[tuple[str, list[_Row]]]:
+        """Each declaration's rows (a vector op's one set), declarations with the same rows together
+        under their numbers ("1, 4-8")."""
+        groups: list[tuple[list[int], list[_Row]]] = []
+        forms: list[FormViewAPI | None] = [*self.op.forms] or [None]
+        for form in forms:
+            mine = rows_of(form)
             number = 1 if form is None else form.index + 1
             shared = next((g for g in groups if g[1] == mine), None)
             if shared is not None:
                 shared[0].append(number)
             else:
                 groups.append(([number], mine))
-        return [
-            DTypeRow(row.operands, row.per_profile, _numbers(numbers))
-            for numbers, rows in groups
-            for row in rows
-        ]
+        return [(_numbers(numbers), rows) for numbers, rows in groups]
 
     def _form_tiles(self, form: FormViewAPI | None) -> list[str]:
         """The tile (or register) operands a declaration takes, in the op's order of operands."""
@@ -155,22 +178,31 @@ class Glance:
         taken = {p.operand for p in form.params if p.operand} | {
             t.operand for t in form.template if t.operand
         }
+        taken -= set(self.op.kind.form_backend(self.op, form).global_operands)
         names = [o.name for o in self.op.spec.every_operand if o.kind in ("tile", "vreg") and o.name in taken]
         return list(dict.fromkeys(names))  # overloads may each declare an operand of the same name
 
     def pair_matrices(self) -> list[PairMatrix]:
-        """Per profile, the legal pairs of the two operands a rule tabulates (TCVT's conversions),
-        each checked by the same static rules as a kernel would be."""
-        out: list[PairMatrix] = []
+        """One matrix per pair of operands a rule tabulates (TCVT's conversions), over every profile
+        that tabulates them, each pair marked with the profiles whose static rules accept it."""
+        found: dict[tuple[str, str], dict[str, tuple[list[str], list[str]]]] = {}
         for p in self.profiles:
             tabulated = [part(rv.rule, Tabulated) for rv in self.op.rules_for(p, static=True)]
-            pairs = {t.tabulated_operands() for t in tabulated} - {None}
-            for row_op, col_op in sorted(x for x in pairs if x is not None):
-                rows, cols = self.types(p, row_op), self.types(p, col_op)
-                legal = frozenset(
-                    (r, c) for r in rows for c in cols if self._admits(p, {row_op: r, col_op: c})
-                )
-                out.append(PairMatrix(p, [row_op], [col_op], rows, cols, legal))
+            for pair in sorted({x for t in tabulated if (x := t.tabulated_operands()) is not None}):
+                found.setdefault(pair, {})[p] = (self.types(p, pair[0]), self.types(p, pair[1]))
+        out: list[PairMatrix] = []
+        order = [d.name for d in self.op.targets.dtypes]
+        for (row_op, col_op), per_profile in found.items():
+            rows = [d for d in order if any(d in r for r, _ in per_profile.values())]
+            cols = [d for d in order if any(d in c for _, c in per_profile.values())]
+            legal: dict[tuple[str, str], list[str]] = {}
+            for p, (p_rows, p_cols) in per_profile.items():
+                for r in p_rows:
+                    for c in p_cols:
+                        if self._admits(p, {row_op: r, col_op: c}):
+                            legal.setdefault((r, c), []).append(p)
+            free = [p for p in self.profiles if self.op.available(p) and p not in per_profile]
+            out.append(PairMatrix(row_op, col_op, list(per_profile), rows, cols, legal, free))
         return out
 
     def tuple_tables(self) -> list[TupleTable]:
@@ -218,26 +250,49 @@ class Glance:
         fixed = {self.placement(profile, t).get("Location") for t in tiles}
         return None if None in fixed else sorted(x for x in fixed if x is not None)
 
+    def form_placement(self, profile: str, form: FormViewAPI, operand: str) -> dict[str, str]:
+        """What the profile's static rules fix about where one declaration's tile operand lives: the
+        declaration's own rules and, when it runs them, the op's rules on the main operands whose
+        argument this operand is."""
+        facts: dict[str, str] = {}
+        if self._checks_common(form):
+            for main in [operand] if form.index == 0 else self._main_operands(form, operand):
+                for aspect, value in self.placement(profile, main).items():
+                    facts.setdefault(aspect, value)
+        if form.index:
+            for rv in form.rules_for(profile, static=True):
+                fact = part(rv.rule, Placed).placement()
+                if fact is not None and operand in rv.rule.rule_operands:
+                    facts.setdefault(fact[0], fact[1])
+        return facts
+
     def placement_rows(self) -> list[PlacementRow]:
-        """Per tile operand and profile: the location and layout its rules demand ("any" if none)."""
-        out: list[PlacementRow] = []
-        for o in self.op.operands:
-            if o.kind != "tile":
-                continue
-            per: dict[str, str] = {}
-            for p in self.profiles:
-                if not self.op.available(p):
-                    per[p] = "unavailable"
-                    continue
-                facts = self.placement(p, o.name)
-                ordered = sorted(facts.items(), key=lambda kv: (_ASPECTS + (kv[0],)).index(kv[0]))
-                per[p] = ", ".join(_spell(k, v) for k, v in ordered) or "any"
-            same = next((r for r in out if r.per_profile == per), None)
-            if same is not None:
-                same.operands.append(o.name)
-            else:
-                out.append(PlacementRow([o.name], per))
-        return out
+        """Per declaration, its tile operands grouped by equal placements: the location and layout
+        their rules demand on each profile ("any" if none); declarations whose rows are the same
+        share them."""
+
+        def rows_of(form: FormViewAPI | None) -> list[PlacementRow]:
+            mine: list[PlacementRow] = []
+            tiles = self._form_tiles(form)
+            main = [o.name for o in self.op.operands if o.kind == "tile"]
+            own = [o.name for o in self.op.spec.every_operand if o.kind == "tile" and o.name not in main]
+            for name in [t for t in main if t in tiles] + [t for t in tiles if t in own]:
+                per: dict[str, str] = {}
+                for p in self.profiles:
+                    if not self.op.available(p):
+                        per[p] = "unavailable"
+                        continue
+                    facts = self.placement(p, name) if form is None else self.form_placement(p, form, name)
+                    ordered = sorted(facts.items(), key=lambda kv: (_ASPECTS + (kv[0],)).index(kv[0]))
+                    per[p] = ", ".join(_spell(k, v) for k, v in ordered) or "any"
+                same = next((r for r in mine if r.per_profile == per), None)
+                if same is not None:
+                    same.operands.append(name)
+                else:
+                    mine.append(PlacementRow([name], per))
+            return mine
+
+        return [replace(row, forms=numbers) for numbers, rows in self._by_form(rows_of) for row in rows]
 
 
 def _numbers(numbers: list[int]) -> str:

@@ -409,7 +409,13 @@ class Indexed(NamesOperand):
     unchecked_reason = "a GlobalTensor index (GM -> L1 gather): the profile rules speak of tiles"
 
     def form_backend(self, op: OpViewAPI, form: FormViewAPI) -> FormBackend:
-        return FormBackend(unchecked_when=f"!is_tile_data_v<{self.index_type(op, form)}>")
+        # A form with a GlobalTensor of its own (the scratch) is a GM -> L1 form: its index is a
+        # GlobalTensor too.
+        gm_to_l1 = any(o.kind == "global" for o in form.own)
+        return FormBackend(
+            unchecked_when=f"!is_tile_data_v<{self.index_type(op, form)}>",
+            global_operands=(self.index_tile(op),) if gm_to_l1 else (),
+        )
 
     # ----------------------------------------------------------------- tests
     def table_layouts(self, op: OpViewAPI, profile: str) -> list[str]:

@@ -160,6 +160,12 @@ def test_show_brief_gives_declarations_types_tiles_and_semantics(capsys: pytest.
     out = capsys.readouterr().out
     assert "semantics: dst = src0 + src1" in out
     assert "  dst, src0, src1: A2A3: half float int16_t int32_t; A5: half bfloat16_t" in out
+    # Declarations whose rows differ are named: MGATHER's GM -> L1 forms take no index tile and run
+    # without the tile rules.
+    assert main(["show", "mgather", "--brief"]) == 0
+    out = capsys.readouterr().out
+    assert "  declarations 4-6: dst: all: any\n" in out and "declarations 4-6: indexes" not in out
+    assert "  declarations 1-3: dst: A2A3: location Vec; A5: location Vec; CPU: any\n" in out
 
 
 def test_test_names_the_op_meant_without_listing_every_op(capsys: pytest.CaptureFixture[str]) -> None:

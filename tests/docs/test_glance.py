@@ -72,24 +72,56 @@ def test_profile_columns_hold_each_profiles_own_types() -> None:
     assert "`int32_t`" not in a2a3 and "`int32_t`" in cpu  # the guide's profile-check sample
 
 
-def _matrix(glance: str, title: str) -> dict[tuple[str, str], bool]:
-    block = glance.split(f"Legal pairs on {title} ", 1)[1].split("\n\n", 2)[1]
+def _matrix(glance: str) -> dict[tuple[str, str], set[str]]:
+    """TCVT's pair matrix: (row type, column type) -> the titles of the profiles marked there. The
+    columns name the types by their short spelling, the C++ name in the tooltip."""
+    block = glance.split("Legal pairs (", 1)[1].split("\n\n", 2)[1]
     lines = [line for line in block.splitlines() if line.startswith("|")]
-    cols = [c.strip(" `") for c in lines[0].split("|")[2:-1]]
+    cols = re.findall(r'<abbr title="([^"]+)">', lines[0])
     out = {}
     for line in lines[2:]:
         cells = [c.strip() for c in line.split("|")[1:-1]]
         for col, mark in zip(cols, cells[1:], strict=True):
-            out[(cells[0].strip("`"), col)] = mark == "✓"
+            out[(cells[0].strip("`"), col)] = set() if mark == "·" else set(mark.split("<br>"))
     return out
 
 
-def test_the_tcvt_matrix_is_the_pair_table_of_each_profile() -> None:
+def test_the_tcvt_matrix_marks_each_pair_with_the_profiles_that_accept_it() -> None:
     glance = _glance(DOCS / "tile/ops/elementwise-tile-tile/tcvt.md")
-    a2a3 = _matrix(glance, "A2/A3")
-    assert a2a3[("half", "int8_t")] and not a2a3[("float", "int8_t")] and a2a3[("int8_t", "half")]
-    assert sum(a2a3.values()) == 6 + 5 + 2 + 2 + 4 + 2 + 1 + 1  # the rows of tcvt.yaml's A2A3 pairs
-    assert "Legal pairs on CPU Simulator" not in glance  # every pair converts on the simulator
+    assert glance.count("Legal pairs (") == 1  # one matrix, a mark per profile
+    marks = _matrix(glance)
+    a2a3 = {pair for pair, titles in marks.items() if "A2/A3" in titles}
+    assert ("half", "int8_t") in a2a3 and ("float", "int8_t") not in a2a3 and ("int8_t", "half") in a2a3
+    assert len(a2a3) == 6 + 5 + 2 + 2 + 4 + 2 + 1 + 1  # the rows of tcvt.yaml's A2A3 pairs
+    assert marks[("int8_t", "int32_t")] == {"A5"} and marks[("half", "float")] == {"A2/A3", "A5"}
+    # every pair converts on the simulator, which the text says instead of marking every cell
+    assert "CPU Simulator" not in set().union(*marks.values())
+    assert "CPU Simulator: every pair of its element types" in glance
+
+
+def _table(glance: str, heading: str) -> list[list[str]]:
+    """The rows of the glance's table under the line that starts with `heading`, as cells."""
+    block = glance.split(heading, 1)[1].split("\n\n", 2)[1]
+    return [[c.strip() for c in line.split("|")[1:-1]] for line in block.splitlines()[2:]]
+
+
+def test_a_form_that_passes_a_global_tensor_shows_no_tile_rules() -> None:
+    """MGATHER's GM -> L1 declarations (4-6) take a GlobalTensor index and run without the tile rules:
+    their rows show no index tile and no shared rule, in the type table and the locations table."""
+    glance = _glance(DOCS / "tile/ops/memory-and-data-movement/mgather.md")
+    for heading in ("Element types each profile admits", "Tile locations and layouts"):
+        rows = _table(glance, heading)
+        assert [r[:2] for r in rows] == [["1-3", "`dst`"], ["1-3", "`indexes`"], ["4-6", "`dst`"]], heading
+        assert rows[2][2:] == ["any", "any", "any"], heading
+    places = _table(glance, "Tile locations and layouts")
+    assert places[1][2:] == ["location `Vec`, layout row-major", "location `Vec`", "any"]
+
+
+def test_the_locations_table_has_a_row_per_operand_group_of_each_declaration() -> None:
+    glance = _glance(next(DOCS.glob("tile/ops/*/tgather.md")))
+    rows = _table(glance, "Tile locations and layouts")
+    assert {r[0] for r in rows} == {"1", "2", "3"}  # TGATHER's three forms take different operands
+    assert ["1", "`src0`, `src1`", "location `Vec`", "location `Vec`", "any"] in rows
 
 
 KERNEL = """
@@ -109,7 +141,7 @@ _BYTES = {"half": 2, "float": 4, "int8_t": 1, "int32_t": 4}
 @pytest.mark.parametrize(("src", "dst"), [("half", "int8_t"), ("float", "int8_t"), ("int32_t", "half")])
 def test_a_cell_of_the_matrix_is_what_the_a2a3_checks_decide(src: str, dst: str, tmp_path: Path) -> None:
     cxx = require(COMPILERS[0])
-    legal = _matrix(_glance(DOCS / "tile/ops/elementwise-tile-tile/tcvt.md"), "A2/A3")[(src, dst)]
+    legal = "A2/A3" in _matrix(_glance(DOCS / "tile/ops/elementwise-tile-tile/tcvt.md"))[(src, dst)]
     source = tmp_path / "k.cpp"
     source.write_text(KERNEL.format(src=src, dst=dst, scols=32 // _BYTES[src], dcols=32 // _BYTES[dst]))
     argv = [
