@@ -272,11 +272,18 @@ def builtin_cflags(layout: Layout) -> list[str]:
         "-ffp-contract=off",
         f"-idirafter{layout.generated_include}",
         f"-idirafter{RUNTIME_INCLUDE}",
-        # The other tree's host prelude first (its qualifiers, element types and stubs), then the builtins.
+        # <stdfloat> where the standard library has none (searched after the system's headers).
+        f"-idirafter{RUNTIME_INCLUDE / 'pto/vsim/host'}",
+        # A distinct bfloat16_t (host_types.hpp), the other tree's host prelude (its qualifiers, element
+        # types and stubs), the builtins, then what A5 headers use without including (a5_prelude.hpp).
+        "-include",
+        "pto/vsim/host_types.hpp",
         "-include",
         "pto/common/cpu_stub.hpp",
         "-include",
         "pto/vsim/builtins.hpp",
+        "-include",
+        "pto/vsim/a5_prelude.hpp",
     ]
 
 
@@ -406,6 +413,12 @@ def cmd_docs(args: argparse.Namespace) -> int:
         return EXIT_SPEC
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}  # Material's end-of-life notice is no warning
     return subprocess.run(docs_argv(layout, args.action, args.mkdocs_args), env=env, check=False).returncode
+
+
+def cmd_a5_check(args: argparse.Namespace) -> int:
+    from .a5check import run_cli
+
+    return run_cli(_layout(args), args)
 
 
 def cmd_upstream_st(args: argparse.Namespace) -> int:
@@ -543,6 +556,9 @@ def parser() -> argparse.ArgumentParser:
     from .upstream_st import add_parser
 
     add_parser(sub).set_defaults(func=cmd_upstream_st)
+    from .a5check import add_parser as add_a5_parser
+
+    add_a5_parser(sub).set_defaults(func=cmd_a5_check)
     return ap
 
 
