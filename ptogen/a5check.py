@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .buildsys import builtin_cflags
 from .paths import Layout
 from .testing.manifest import RuntimeGroup
 
@@ -43,8 +44,6 @@ def a5_headers(upstream: Path) -> list[str]:
 
 
 def compile_flags(layout: Layout, upstream: Path) -> list[str]:
-    from .cli import builtin_cflags
-
     return [*builtin_cflags(layout), "-Wno-switch", f"-I{upstream / 'include'}"]
 
 

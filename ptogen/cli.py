@@ -258,33 +258,6 @@ def cmd_build_dir(args: argparse.Namespace) -> int:
     write = buildsys.cmake_dir if args.command == "cmake-dir" else buildsys.pkgconfig_dir
     print(write(layout, profiles))
     return 0
-def builtin_cflags(layout: Layout) -> list[str]:
-    """Flags that put the vector builtin simulation on a compile line ahead of another include tree
-    (upstream's `include/`, given with -I): that tree's host configuration (`__CPU_SIM`; C++23 for
-    its `std::bfloat16_t`), this tree searched only after it (-idirafter: its files never shadow the
-    other's, and only `pto/vsim/` and the std-only arithmetic are reached), and the builtins
-    force-included after that tree's host prelude, as a device compiler provides them without an
-    include. Registers are reinterpreted between element types, hence no strict aliasing."""
-    return [
-        "-std=c++2b",  # C++23, spelled so that older compilers take it too
-        "-D__CPU_SIM",
-        "-fno-strict-aliasing",
-        "-ffp-contract=off",
-        f"-idirafter{layout.generated_include}",
-        f"-idirafter{RUNTIME_INCLUDE}",
-        # <stdfloat> where the standard library has none (searched after the system's headers).
-        f"-idirafter{RUNTIME_INCLUDE / 'pto/vsim/host'}",
-        # A distinct bfloat16_t (host_types.hpp), the other tree's host prelude (its qualifiers, element
-        # types and stubs), the builtins, then what A5 headers use without including (a5_prelude.hpp).
-        "-include",
-        "pto/vsim/host_types.hpp",
-        "-include",
-        "pto/common/cpu_stub.hpp",
-        "-include",
-        "pto/vsim/builtins.hpp",
-        "-include",
-        "pto/vsim/a5_prelude.hpp",
-    ]
 
 
 def cmd_cflags(args: argparse.Namespace) -> int:
@@ -294,6 +267,8 @@ def cmd_cflags(args: argparse.Namespace) -> int:
             print("ptogen cflags: --builtins takes no --profile (builtins check the simulated profile)",
                   file=sys.stderr)
             return EXIT_SPEC
+        from .buildsys import builtin_cflags
+
         print(" ".join(builtin_cflags(layout)))
         return 0
     if args.profile:

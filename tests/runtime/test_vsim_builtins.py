@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ptogen.cli import builtin_cflags
+from ptogen.buildsys import builtin_cflags
 from ptogen.paths import RUNTIME_INCLUDE, Layout
 
 from ..compilers import COMPILERS, cxx_argv, require
