@@ -10,3 +10,23 @@
 #if defined(__clang__) && __clang_major__ >= 17 && __cplusplus >= 202302L && !defined(__STDCPP_BFLOAT16_T__)
 #define __STDCPP_BFLOAT16_T__ 1
 #endif
+
+// Clang lowers a float -> __bf16 conversion to a call of `__truncsfbf2`, which libgcc provides only
+// from GCC 13 on. A weak definition (round to nearest even, NaN kept quiet) links where the library
+// has none and yields to the library's where it has one.
+#if defined(__clang__) && defined(__x86_64__) && __clang_major__ >= 17
+#include <cstdint>
+#include <cstring>
+extern "C" __attribute__((weak)) __bf16 __truncsfbf2(float value) {
+    std::uint32_t bits;
+    std::memcpy(&bits, &value, sizeof bits);
+    std::uint16_t half_bits;
+    if ((bits & 0x7fffffffu) > 0x7f800000u)
+        half_bits = static_cast<std::uint16_t>((bits >> 16) | 0x40u);
+    else
+        half_bits = static_cast<std::uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+    __bf16 out;
+    std::memcpy(&out, &half_bits, sizeof out);
+    return out;
+}
+#endif
