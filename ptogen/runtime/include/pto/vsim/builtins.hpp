@@ -11,3 +11,4 @@
 #include <pto/vsim/barrier.hpp>
 #include <pto/vsim/predicate.hpp>
 #include <pto/vsim/loadstore.hpp>
+#include <pto/vsim/rearrange.hpp>
