@@ -62,6 +62,8 @@ def registry() -> dict[str, OpKind]:
     from .transfer import Transfer
     from .transpose import Transpose
     from .view import View
+    from .vmem import VectorMemory
+    from .vmove import VectorMove
 
     return {
         k.name: k
@@ -100,6 +102,8 @@ def registry() -> dict[str, OpKind]:
             Img2col(),
             Img2colConfig(),
             Builtin(),
+            VectorMemory(),
+            VectorMove(),
         )
     }
 
