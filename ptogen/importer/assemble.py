@@ -8,7 +8,7 @@ from typing import Any
 
 from ..spec.model import Targets
 from . import sections
-from .builtins import read_builtin, scalar_operands
+from .builtins import read_builtin, scalar_operands, shows_builtin
 from .constraints import read_constraints
 from .forms import Form, read_intrinsic
 from .instruction_set import identify
@@ -37,7 +37,10 @@ def read_spec(
     spec: dict[str, Any] = {"mnemonic": mnemonic, "instruction_set": iset.id, "summary": summary}
     spec["mechanism"] = sections.mechanism(page, summary)
     builtin = None
-    if iset.kind == "scalar":  # a runtime builtin: scalar operands, a C++ call instead of an intrinsic
+    if iset.kind == "scalar" or shows_builtin(facts):
+        # a runtime builtin (a scalar page's, or a vector page's register-model call): its arguments
+        # are the operands, a C++ call stands for an intrinsic
+        vector = False
         intrinsic, forms = None, []
         operands = scalar_operands(facts, unplaced)
         builtin = read_builtin(facts, operands, mnemonic, unplaced)

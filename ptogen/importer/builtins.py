@@ -19,9 +19,12 @@ _ROLES = ("dst", "src", "scalar", "tmp", "mask", "attr")
 _SIGNATURE = re.compile(r"^(?P<returns>\w+) (?P<name>\w+)\((?P<params>.*)\);$")
 _CPP_IDENT = re.compile(r"^[A-Za-z_]\w*$")
 # What a parameter's type may be spelt as: a typedef (`pipe_t`, `uint64_t`) or a fundamental type.
-_CPP_TYPE = re.compile(r"^(?:\w+_t|bool|char|short|int|long|unsigned|float|double)$")
+_CPP_TYPE = re.compile(
+    r"^(?:const )?(?:\w+_t|bool|char|short|int|long|unsigned|float|double|[A-Za-z_]\w*(?:::\w+)+|vector_\w+)"
+    r"(?:\*&|[&*])?$"
+)
 # An example argument the spec can hold: a (qualified) name or an integer, not an expression.
-_CONSTANT = re.compile(r"^(?:-?[0-9]+|[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)$")
+_CONSTANT = re.compile(r"^(?:\{\}|-?[0-9]+|[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)$")
 
 
 def operand_name(cell: str) -> str:
@@ -94,6 +97,11 @@ def read_builtin(
     return {"name": name, "header": header, "params": params}
 
 
+def shows_builtin(facts: PageFacts) -> bool:
+    """Whether the page declares a plain runtime function (`void vlds(vector_f32& dst, ...);`)."""
+    return _declared(facts) is not None
+
+
 def _declared(facts: PageFacts) -> tuple[str, list[tuple[str, str]]] | None:
     """The name and (type, name) parameters of the page's `void NAME(T a, ...);` declaration."""
     for sig in facts.signatures:
@@ -102,8 +110,10 @@ def _declared(facts: PageFacts) -> tuple[str, list[tuple[str, str]]] | None:
             continue
         params = []
         for p in split_top_level(m["params"]):
-            typ, _, pname = p.rpartition(" ")
-            params.append((typ.strip(), pname))
+            # the name is the trailing identifier (`const float*ptr` once the page's text is normalised)
+            typed = re.match(r"^(?P<type>.*?[\s&*])(?P<name>\w+)$", p.strip())
+            typ, pname = (typed["type"], typed["name"]) if typed else ("", p)
+            params.append((" ".join(typ.split()), pname))
         return m["name"], params
     return None
 

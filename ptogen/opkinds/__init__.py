@@ -63,6 +63,8 @@ def registry() -> dict[str, OpKind]:
     from .transfer import Transfer
     from .transpose import Transpose
     from .view import View
+    from .vmem import VectorMemory
+    from .vmove import VectorMove
 
     return {
         k.name: k
@@ -104,6 +106,8 @@ def registry() -> dict[str, OpKind]:
             VectorReduce(),
             GroupReduce(),
             PairReduce(),
+            VectorMemory(),
+            VectorMove(),
         )
     }
 

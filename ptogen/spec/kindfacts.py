@@ -48,6 +48,9 @@ class KindFacts:
     # Its expressions may name a context operand that stands for several tensors (a communication
     # op's parallel group of ranks).
     reads_groups: bool = False
+    # Its ops are functions of the hand-written runtime (`builtin:`) at any level, as every scalar
+    # page's op is: the vector register model's loads and stores.
+    runtime_calls: bool = False
 
 
 class SpecKind:

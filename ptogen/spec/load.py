@@ -464,7 +464,8 @@ def check_op(
             )
         )
     vector = op_kind.lanes if op_kind is not None else iset is not None and iset.kind == "vector"
-    builtin = iset is not None and iset.kind == "scalar"
+    runtime_calls = op_kind is not None and op_kind.facts.runtime_calls
+    builtin = iset is not None and (iset.kind == "scalar" or runtime_calls)
     value_kinds = {"vreg", "scalar"} if vector else {"tile", "scalar", "global", "events"}
     if op_kind is not None and op_kind.facts.reads_groups:
         value_kinds = value_kinds | {"context"}

@@ -17,7 +17,9 @@ from .fields import (
     Code,
     CodeSpan,
     CppConstant,
+    CppExample,
     CppIdent,
+    CppParamType,
     CppQualified,
     FiniteFloat,
     InlineText,
@@ -702,9 +704,14 @@ class BuiltinParam(Strict):
     """One parameter of a builtin function."""
 
     name: CppIdent
-    type: TypeName = Field(description="its C++ type as the runtime declares it, e.g. pipe_t or bool")
+    type: CppParamType = Field(
+        description="its C++ type as the runtime declares it, e.g. pipe_t, bool, vector_f32& or const float*"
+    )
     operand: Name = Field(description="the operand this parameter carries")
-    example: CppConstant = Field(description="an argument the generated tests pass, e.g. PIPE_MTE2")
+    example: CppExample = Field(
+        description="an argument the generated tests pass, e.g. PIPE_MTE2; `{}` for a value-initialised "
+        "variable (a register a reference parameter binds to)"
+    )
 
 
 class Builtin(Strict):

@@ -96,6 +96,8 @@ def test_list(capsys: pytest.CaptureFixture[str]) -> None:
         "Pipeline Sync",
         "Communication",
         "Reduction Instructions",
+        "Vector Load Store",
+        "Data Rearrangement",
     }
     used = {s for s in sets if any(s in line for line in lines)}
     assert lines[-1] == f"{len(OP_SPECS)} ops in {len(used)} instruction sets"

@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
     alignas(32) static unsigned char ub[4096] = {};
     if (mode == "unsupported_load") {
         vector_f32 v;
-        vlds(v, reinterpret_cast<float*>(ub), 0, UNPK_B16);
+        vlds(v, reinterpret_cast<float*>(ub), 0, SPLT4CHN_B8);
         std::puts("survived");
         return 0;
     }
@@ -118,4 +118,4 @@ def test_patterns_counts_loads_and_stores(program: Path) -> None:
 def test_a_distribution_the_simulation_lacks_stops_it(program: Path) -> None:
     run = subprocess.run([str(program), "unsupported_load"], capture_output=True, text=True, timeout=60)
     assert run.returncode != 0 and "survived" not in run.stdout
-    assert run.stderr.startswith("PTO runtime error: vlds: the simulation has the NORM and BRC"), run.stderr
+    assert run.stderr.startswith("PTO runtime error: vlds: the simulation has no SPLT4CHN"), run.stderr

@@ -1,10 +1,36 @@
-// Vector loads and stores between UB and a register, as A5 vector code calls them:
-// vlds(dst, ptr, offset, dist) and vsts(src, ptr, offset, dist, mask), the offset in elements of the
-// pointer's type. With POST_UPDATE the access is at `ptr` and `ptr` then moves on by `offset`.
-// Distributions: NORM (256 contiguous bytes) and BRC_B8/B16/B32 (one element broadcast to every lane)
-// for loads; NORM_B8/B16/B32 (the active lanes of that width, contiguous) for stores, also spelt as
-// upstream's `std::integral_constant<DistVST, ...>` (DIST_NORM: the width of the pointer's type).
-// Other distributions are refused at compile time, naming the builtin.
+// Vector loads and stores between UB and registers, as A5 vector code calls them. Offsets count
+// elements of the pointer's type; with POST_UPDATE the access is at `ptr` and `ptr` then moves on by
+// `offset` (or, for the unaligned stores, by what was stored).
+//
+// Loads, vlds(dst, ptr, offset, dist) and vlds(dst0, dst1, ptr, offset, DINTLV_*):
+//   NORM         256 contiguous bytes
+//   BRC_Bw       one w-bit element repeated in every lane
+//   US_Bw        128 bytes, each w-bit element into two neighbouring lanes
+//   DS_Bw        every second w-bit element of 512 bytes
+//   UNPK_Bw      128 bytes, each w-bit element zero-extended into a lane of 2w bits
+//   UNPK4_B8     64 bytes, each byte zero-extended into a 32-bit lane
+//   DINTLV_Bw    512 bytes of w-bit elements: the even ones into dst0, the odd ones into dst1 (with one
+//                destination, the even ones)
+//   BLK          one 32-byte block, repeated in each of the register's eight blocks
+//   E2B_Bw       eight w-bit elements, each repeated over one 32-byte block of lanes
+// Stores, vsts(src, ptr, offset, dist, mask) and vsts(src0, src1, ptr, offset, INTLV_*, mask): the
+// mask is read at the source's lane width (a lane is active when its first byte's bit is set).
+//   NORM_Bw      the active w-bit lanes, contiguous
+//   ONEPT_Bw     lane 0 alone, when active
+//   PK_Bw        the low half of each active w-bit lane, packed (w = 16, 32, 64)
+//   PK4_B32      the low byte of each active 32-bit lane, packed
+//   INTLV_Bw     src0 and src1 interleaved element by element; an active lane i writes both
+//                src0[i] and src1[i]
+// also spelt as upstream's `std::integral_constant<DistVST, ...>` (DIST_NORM and DIST_ONEPT: the width
+// of the pointer's type). Distributions with no A5 caller (SPLT*, MRG*, BRC_BLK) stop the run with a
+// message naming the builtin.
+//
+// Unaligned streams keep their state in a `vector_align` (`UnalignReg`): vldas primes a load stream and
+// vldus loads 256 bytes from any address of it; vstus and vstur append elements to a store stream, which
+// writes each 32-byte block as it fills and keeps the tail until vstas or vstar flushes it. vstur
+// stores the count the last vsqz(..., MODE_STORED) left. Gathers and scatters (vgather2, vgather2_bc,
+// vscatter) address UB by the element offsets of an index register, one request per index lane; an
+// element narrower than the index lane is zero-extended into it (gather) or truncated from it (scatter).
 #pragma once
 
 #include <cstdint>
@@ -19,53 +45,20 @@
 namespace pto::vsim {
 
 template <typename X>
+concept register_like = is_reg<X> || requires { typename std::remove_cvref_t<X>::RegType; };
+
+template <typename X>
 inline unsigned char* bytes_of(X& reg) {
     return image(reg).bytes;
 }
-
-inline void load(unsigned char* dst, const unsigned char* at, load_dist dist) {
-    switch (dist) {
-    case load_dist::norm: std::memcpy(dst, at, VL); return;
-    case load_dist::brc_b8:
-        for (int i = 0; i < VL; ++i)
-            dst[i] = at[0];
-        return;
-    case load_dist::brc_b16:
-        for (int i = 0; i < VL; i += 2)
-            std::memcpy(dst + i, at, 2);
-        return;
-    case load_dist::brc_b32:
-        for (int i = 0; i < VL; i += 4)
-            std::memcpy(dst + i, at, 4);
-        return;
-    default: break;
-    }
-    std::abort();  // the overloads below admit no other distribution
-}
-
-inline constexpr bool simulated(load_dist d) {
-    return d == load_dist::norm || d == load_dist::brc_b8 || d == load_dist::brc_b16 || d == load_dist::brc_b32;
-}
-
-inline int store_width(store_dist d) {
-    return d == store_dist::norm_b8 ? 1 : d == store_dist::norm_b16 ? 2 : d == store_dist::norm_b32 ? 4 : 0;
-}
-
-inline void store(unsigned char* at, const unsigned char* src, int width, const pred& mask) {
-    for (int i = 0; i < VL / width; ++i)
-        if (mask.lane(i, width))
-            std::memcpy(at + i * width, src + i * width, width);
+template <typename X>
+inline const unsigned char* bytes_of(const X& reg) {
+    return image(const_cast<X&>(reg)).bytes;
 }
 
 template <typename T>
-constexpr int dist_width(DistVST d) {
-    switch (d) {
-    case DistVST::DIST_NORM_B8: return 1;
-    case DistVST::DIST_NORM_B16: return 2;
-    case DistVST::DIST_NORM_B32: return 4;
-    case DistVST::DIST_NORM: return sizeof(T) <= 4 ? static_cast<int>(sizeof(T)) : 0;
-    default: return 0;
-    }
+inline unsigned char* raw(T* p) {
+    return reinterpret_cast<unsigned char*>(const_cast<std::remove_cv_t<T>*>(p));
 }
 
 [[noreturn]] inline void refuse(const char* what) {
@@ -73,49 +66,335 @@ constexpr int dist_width(DistVST d) {
     std::abort();
 }
 
-} // namespace pto::vsim
-
-template <typename R, typename T>
-inline void vlds(R& dst, const T* ptr, std::int32_t offset, pto::vsim::load_dist dist) {
-    if (!pto::vsim::simulated(dist))
-        pto::vsim::refuse("vlds: the simulation has the NORM and BRC_B8/B16/B32 distributions only");
-    pto::vsim::load(pto::vsim::bytes_of(dst), reinterpret_cast<const unsigned char*>(ptr + offset), dist);
+// Zero-extends the first `from` bytes of `src` into a lane of `to` bytes.
+inline void widen(unsigned char* dst, const unsigned char* src, int from, int to) {
+    std::memcpy(dst, src, from);
+    std::memset(dst + from, 0, to - from);
 }
 
-template <typename R, typename T>
+inline void spread(unsigned char* dst, const unsigned char* at, int w, int from, int lanes, int copies) {
+    for (int i = 0; i < lanes; ++i)
+        for (int c = 0; c < copies; ++c)
+            std::memcpy(dst + (i * copies + c) * w, at + i * from, w);
+}
+
+// One destination: false for a distribution the simulation does not have.
+inline bool load(unsigned char* dst, const unsigned char* at, load_dist dist) {
+    switch (dist) {
+    case load_dist::norm: std::memcpy(dst, at, VL); return true;
+    case load_dist::brc_b8: spread(dst, at, 1, 0, 1, VL); return true;
+    case load_dist::brc_b16: spread(dst, at, 2, 0, 1, VL / 2); return true;
+    case load_dist::brc_b32: spread(dst, at, 4, 0, 1, VL / 4); return true;
+    case load_dist::us_b8: spread(dst, at, 1, 1, VL / 2, 2); return true;
+    case load_dist::us_b16: spread(dst, at, 2, 2, VL / 4, 2); return true;
+    case load_dist::ds_b8: spread(dst, at, 1, 2, VL, 1); return true;
+    case load_dist::ds_b16: spread(dst, at, 2, 4, VL / 2, 1); return true;
+    case load_dist::dintlv_b8: spread(dst, at, 1, 2, VL, 1); return true;
+    case load_dist::dintlv_b16: spread(dst, at, 2, 4, VL / 2, 1); return true;
+    case load_dist::dintlv_b32: spread(dst, at, 4, 8, VL / 4, 1); return true;
+    case load_dist::blk:
+        for (int b = 0; b < VL; b += 32)
+            std::memcpy(dst + b, at, 32);
+        return true;
+    case load_dist::e2b_b16:
+        for (int k = 0; k < 8; ++k)
+            spread(dst + k * 32, at + k * 2, 2, 0, 1, 16);
+        return true;
+    case load_dist::e2b_b32:
+        for (int k = 0; k < 8; ++k)
+            spread(dst + k * 32, at + k * 4, 4, 0, 1, 8);
+        return true;
+    case load_dist::unpk_b8:
+    case load_dist::unpk_b16:
+    case load_dist::unpk_b32:
+    case load_dist::unpk4_b8: {
+        const int from = dist == load_dist::unpk_b16 ? 2 : dist == load_dist::unpk_b32 ? 4 : 1;
+        const int to = dist == load_dist::unpk4_b8 ? 4 : 2 * from;
+        for (int i = 0; i < VL / to; ++i)
+            widen(dst + i * to, at + i * from, from, to);
+        return true;
+    }
+    default: return false;
+    }
+}
+
+constexpr int dintlv_width(load_dist d) {
+    return d == load_dist::dintlv_b8 ? 1 : d == load_dist::dintlv_b16 ? 2 : d == load_dist::dintlv_b32 ? 4 : 0;
+}
+
+// The store distributions: the source lane width, what each active lane writes and where.
+struct store_shape {
+    int lane = 0;    // source lane width in bytes (0: not simulated)
+    int keep = 0;    // bytes of each lane written
+    bool one = false;  // lane 0 only
+};
+
+constexpr store_shape shape_of(store_dist d) {
+    switch (d) {
+    case store_dist::norm_b8: return {1, 1};
+    case store_dist::norm_b16: return {2, 2};
+    case store_dist::norm_b32: return {4, 4};
+    case store_dist::onept_b8: return {1, 1, true};
+    case store_dist::onept_b16: return {2, 2, true};
+    case store_dist::onept_b32: return {4, 4, true};
+    case store_dist::pk_b16: return {2, 1};
+    case store_dist::pk_b32: return {4, 2};
+    case store_dist::pk_b64: return {8, 4};
+    case store_dist::pk4_b32: return {4, 1};
+    default: return {};
+    }
+}
+
+constexpr int intlv_width(store_dist d) {
+    return d == store_dist::intlv_b8 ? 1 : d == store_dist::intlv_b16 ? 2 : d == store_dist::intlv_b32 ? 4 : 0;
+}
+
+inline void store(unsigned char* at, const unsigned char* src, store_shape s, const pred& mask) {
+    const int lanes = s.one ? 1 : VL / s.lane;
+    for (int i = 0; i < lanes; ++i)
+        if (mask.lane(i, s.lane))
+            std::memcpy(at + i * s.keep, src + i * s.lane, s.keep);
+}
+
+inline void store_interleaved(unsigned char* at, const unsigned char* a, const unsigned char* b, int w,
+                              const pred& mask) {
+    for (int i = 0; i < VL / w; ++i)
+        if (mask.lane(i, w)) {
+            std::memcpy(at + 2 * i * w, a + i * w, w);
+            std::memcpy(at + (2 * i + 1) * w, b + i * w, w);
+        }
+}
+
+template <typename T>
+constexpr store_dist store_dist_of(DistVST d) {
+    constexpr int w = static_cast<int>(sizeof(T));
+    switch (d) {
+    case DistVST::DIST_NORM:
+        return w == 1 ? store_dist::norm_b8 : w == 2 ? store_dist::norm_b16 : store_dist::norm_b32;
+    case DistVST::DIST_ONEPT:
+        return w == 1 ? store_dist::onept_b8 : w == 2 ? store_dist::onept_b16 : store_dist::onept_b32;
+    default: return static_cast<store_dist>(static_cast<int>(d));  // the enumerators share their order
+    }
+}
+
+template <typename T>
+constexpr bool simulated_store(DistVST d) {
+    if ((d == DistVST::DIST_NORM || d == DistVST::DIST_ONEPT) && sizeof(T) > 4)
+        return false;
+    const store_dist s = store_dist_of<T>(d);
+    return intlv_width(s) == 0 && shape_of(s).lane != 0;
+}
+
+// The count the last vsqz(..., MODE_STORED) left for vstur, in bytes.
+inline int& squeezed_bytes() {
+    static thread_local int bytes = 0;
+    return bytes;
+}
+
+// Store streams: append bytes, write each 32-byte block of UB as it fills, keep the tail.
+inline void stream_append(align& a, unsigned char* at, const unsigned char* src, int n, const char* who) {
+    if (n < 0 || n > VL) {
+        std::fprintf(stderr, "PTO runtime error: %s: %d bytes is more than one register\n", who, n);
+        std::abort();
+    }
+    const auto addr = reinterpret_cast<std::uintptr_t>(at);
+    if (a.count == 0)
+        a.base = addr;
+    else if (a.base + static_cast<std::uintptr_t>(a.count) != addr)
+        refuse("vector_align: an unaligned store continues at an address other than where its stream ended; "
+               "flush the stream with vstas or vstar first");
+    std::memcpy(a.bytes + a.count, src, n);
+    a.count += n;
+    const std::uintptr_t end = a.base + static_cast<std::uintptr_t>(a.count);
+    const int full = static_cast<int>((end & ~std::uintptr_t{31}) > a.base ? (end & ~std::uintptr_t{31}) - a.base : 0);
+    if (full > 0) {
+        std::memcpy(reinterpret_cast<unsigned char*>(a.base), a.bytes, full);
+        std::memmove(a.bytes, a.bytes + full, a.count - full);
+        a.count -= full;
+        a.base += full;
+    }
+}
+
+inline void stream_flush(align& a, const unsigned char* at, const char* who) {
+    if (a.count > 0 && a.base + static_cast<std::uintptr_t>(a.count) != reinterpret_cast<std::uintptr_t>(at)) {
+        std::fprintf(stderr, "PTO runtime error: %s: the flush address is not where the store stream ended\n", who);
+        std::abort();
+    }
+    if (a.count > 0)
+        std::memcpy(reinterpret_cast<unsigned char*>(a.base), a.bytes, a.count);
+    a.count = 0;
+    a.base = 0;
+}
+
+template <typename R, typename I, typename T>
+inline void gather(R& dst, const T* base, const I& index, const pred& mask) {
+    using K = kind_of<I>;
+    auto& idx = image(const_cast<I&>(index));
+    unsigned char* out = bytes_of(dst);
+    static_assert(sizeof(T) <= K::width, "vgather2: the element is wider than a lane of the index register");
+    for (int i = 0; i < VL / K::width; ++i) {
+        if (mask.lane(i, K::width))
+            widen(out + i * K::width, reinterpret_cast<const unsigned char*>(base + idx.get(i)), sizeof(T), K::width);
+        else
+            std::memset(out + i * K::width, 0, K::width);
+    }
+}
+
+} // namespace pto::vsim
+
+// ----------------------------------------------------------------------------------------- loads
+
+template <pto::vsim::register_like R, typename T>
+inline void vlds(R& dst, const T* ptr, std::int32_t offset, pto::vsim::load_dist dist) {
+    if (!pto::vsim::load(pto::vsim::bytes_of(dst), reinterpret_cast<const unsigned char*>(ptr + offset), dist))
+        pto::vsim::refuse("vlds: the simulation has no SPLT4CHN, SPLT2CHN or BRC_BLK distribution");
+}
+
+template <pto::vsim::register_like R, typename T>
 inline void vlds(R& dst, T*& ptr, std::int32_t offset, pto::vsim::load_dist dist, pto::vsim::post) {
     vlds(dst, static_cast<const T*>(ptr), 0, dist);
     ptr += offset;
 }
 
-template <typename R, typename T>
-inline void vsts(const R& src, T* ptr, std::int32_t offset, pto::vsim::store_dist dist, const vector_bool& mask) {
-    const int width = pto::vsim::store_width(dist);
-    if (width == 0)
-        pto::vsim::refuse("vsts: the simulation has the NORM_B8/B16/B32 distributions only");
-    auto& image = pto::vsim::image(const_cast<R&>(src));
-    pto::vsim::store(reinterpret_cast<unsigned char*>(ptr + offset), image.bytes, width, mask);
+template <pto::vsim::register_like R0, pto::vsim::register_like R1, typename T>
+inline void vlds(R0& dst0, R1& dst1, const T* ptr, std::int32_t offset, pto::vsim::load_dist dist) {
+    const int w = pto::vsim::dintlv_width(dist);
+    if (w == 0)
+        pto::vsim::refuse("vlds: two destinations take a DINTLV_B8/B16/B32 distribution");
+    const auto* at = reinterpret_cast<const unsigned char*>(ptr + offset);
+    unsigned char* even = pto::vsim::bytes_of(dst0);
+    unsigned char* odd = pto::vsim::bytes_of(dst1);
+    for (int i = 0; i < pto::vsim::VL / w; ++i) {
+        std::memcpy(even + i * w, at + 2 * i * w, w);
+        std::memcpy(odd + i * w, at + (2 * i + 1) * w, w);
+    }
 }
 
-template <typename R, typename T>
+template <pto::vsim::register_like R0, pto::vsim::register_like R1, typename T>
+inline void vlds(R0& dst0, R1& dst1, T*& ptr, std::int32_t offset, pto::vsim::load_dist dist, pto::vsim::post) {
+    vlds(dst0, dst1, static_cast<const T*>(ptr), 0, dist);
+    ptr += offset;
+}
+
+// Unaligned loads: vldas primes the stream at any address, vldus reads 256 bytes from one.
+template <typename T>
+inline void vldas(vector_align& state, const T* ptr) {
+    state.primed = true;
+    state.base = reinterpret_cast<std::uintptr_t>(ptr) & ~std::uintptr_t{31};
+}
+
+template <pto::vsim::register_like R, typename T>
+inline void vldus(R& dst, vector_align& state, const T* ptr) {
+    if (!state.primed)
+        pto::vsim::refuse("vldus: the alignment state was not primed by vldas");
+    std::memcpy(pto::vsim::bytes_of(dst), ptr, pto::vsim::VL);
+    state.base = reinterpret_cast<std::uintptr_t>(ptr + pto::vsim::VL / sizeof(T)) & ~std::uintptr_t{31};
+}
+
+// ----------------------------------------------------------------------------------------- stores
+
+template <pto::vsim::register_like R, typename T>
+inline void vsts(const R& src, T* ptr, std::int32_t offset, pto::vsim::store_dist dist, const vector_bool& mask) {
+    const pto::vsim::store_shape s = pto::vsim::shape_of(dist);
+    if (s.lane == 0)
+        pto::vsim::refuse("vsts: one source takes NORM, ONEPT, PK or PK4 distributions; the simulation has no MRG*");
+    pto::vsim::store(pto::vsim::raw(ptr + offset), pto::vsim::bytes_of(src), s, mask);
+}
+
+template <pto::vsim::register_like R, typename T>
 inline void vsts(const R& src, T*& ptr, std::int32_t offset, pto::vsim::store_dist dist, const vector_bool& mask,
                  pto::vsim::post) {
     vsts(src, ptr, 0, dist, mask);
     ptr += offset;
 }
 
-template <typename R, typename T, DistVST D>
-inline void vsts(const R& src, T* ptr, std::int32_t offset, std::integral_constant<DistVST, D>,
+template <pto::vsim::register_like R0, pto::vsim::register_like R1, typename T>
+inline void vsts(const R0& src0, const R1& src1, T* ptr, std::int32_t offset, pto::vsim::store_dist dist,
                  const vector_bool& mask) {
-    constexpr int width = pto::vsim::dist_width<T>(D);
-    static_assert(width != 0, "vsts: the simulation has the DIST_NORM and DIST_NORM_B8/B16/B32 distributions only");
-    auto& image = pto::vsim::image(const_cast<R&>(src));
-    pto::vsim::store(reinterpret_cast<unsigned char*>(ptr + offset), image.bytes, width, mask);
+    const int w = pto::vsim::intlv_width(dist);
+    if (w == 0)
+        pto::vsim::refuse("vsts: two sources take an INTLV_B8/B16/B32 distribution");
+    pto::vsim::store_interleaved(pto::vsim::raw(ptr + offset), pto::vsim::bytes_of(src0), pto::vsim::bytes_of(src1),
+                                 w, mask);
 }
 
-template <typename R, typename T, DistVST D>
+template <pto::vsim::register_like R0, pto::vsim::register_like R1, typename T>
+inline void vsts(const R0& src0, const R1& src1, T*& ptr, std::int32_t offset, pto::vsim::store_dist dist,
+                 const vector_bool& mask, pto::vsim::post) {
+    vsts(src0, src1, ptr, 0, dist, mask);
+    ptr += offset;
+}
+
+template <pto::vsim::register_like R, typename T, DistVST D>
+inline void vsts(const R& src, T* ptr, std::int32_t offset, std::integral_constant<DistVST, D>,
+                 const vector_bool& mask) {
+    static_assert(pto::vsim::simulated_store<T>(D),
+                  "vsts: one source takes DIST_NORM, DIST_ONEPT (8- to 32-bit elements), NORM, ONEPT, PK or PK4");
+    vsts(src, ptr, offset, pto::vsim::store_dist_of<T>(D), mask);
+}
+
+template <pto::vsim::register_like R, typename T, DistVST D>
 inline void vsts(const R& src, T*& ptr, std::int32_t offset, std::integral_constant<DistVST, D> d,
                  const vector_bool& mask, pto::vsim::post) {
     vsts(src, ptr, 0, d, mask);
     ptr += offset;
+}
+
+// Unaligned stores: vstus appends `count` elements of the register's lane type, vstur the count the
+// last vsqz(..., MODE_STORED) left; both move `ptr` past what they appended. vstas and vstar write the
+// tail the stream still holds (vstas at ptr + offset, vstar at ptr: where the stream ended).
+template <pto::vsim::register_like R, typename T>
+inline void vstus(vector_align& state, std::uint32_t count, const R& src, T*& ptr, pto::vsim::post) {
+    const int bytes = static_cast<int>(count) * pto::vsim::kind_of<R>::width;
+    pto::vsim::stream_append(state, pto::vsim::raw(ptr), pto::vsim::bytes_of(src), bytes, "vstus");
+    ptr = reinterpret_cast<T*>(pto::vsim::raw(ptr) + bytes);
+}
+
+template <pto::vsim::register_like R, typename T>
+inline void vstur(vector_align& state, const R& src, T*& ptr, pto::vsim::post) {
+    const int bytes = pto::vsim::squeezed_bytes();
+    pto::vsim::stream_append(state, pto::vsim::raw(ptr), pto::vsim::bytes_of(src), bytes, "vstur");
+    ptr = reinterpret_cast<T*>(pto::vsim::raw(ptr) + bytes);
+}
+
+template <typename T>
+inline void vstas(vector_align& state, T* ptr, std::int32_t offset) {
+    pto::vsim::stream_flush(state, pto::vsim::raw(ptr + offset), "vstas");
+}
+
+template <typename T>
+inline void vstas(vector_align& state, T*& ptr, std::int32_t offset, pto::vsim::post) {
+    vstas(state, static_cast<T*>(ptr), offset);
+    ptr += offset;
+}
+
+template <typename T>
+inline void vstar(vector_align& state, T* ptr) {
+    pto::vsim::stream_flush(state, pto::vsim::raw(ptr), "vstar");
+}
+
+// ----------------------------------------------------------------------------------------- gathers
+
+// dst lane i = ptr[index[i]] for each active lane, lanes of the index register's width; inactive
+// lanes are zero. vgather2_bc is the same request under its backward-compatible name.
+template <pto::vsim::register_like R, typename T, pto::vsim::register_like I>
+inline void vgather2(R& dst, const T* ptr, const I& index, const vector_bool& mask) {
+    pto::vsim::gather(dst, ptr, index, mask);
+}
+
+template <pto::vsim::register_like R, typename T, pto::vsim::register_like I>
+inline void vgather2_bc(R& dst, const T* ptr, const I& index, const vector_bool& mask) {
+    pto::vsim::gather(dst, ptr, index, mask);
+}
+
+// ptr[index[i]] = src lane i (its low sizeof(T) bytes) for each active lane, in lane order.
+template <pto::vsim::register_like R, typename T, pto::vsim::register_like I>
+inline void vscatter(const R& src, T* ptr, const I& index, const vector_bool& mask) {
+    using K = pto::vsim::kind_of<I>;
+    static_assert(sizeof(T) <= K::width, "vscatter: the element is wider than a lane of the index register");
+    auto& idx = pto::vsim::image(const_cast<I&>(index));
+    const unsigned char* in = pto::vsim::bytes_of(src);
+    for (int i = 0; i < pto::vsim::VL / K::width; ++i)
+        if (mask.lane(i, K::width))
+            std::memcpy(pto::vsim::raw(ptr + idx.get(i)), in + i * K::width, sizeof(T));
 }

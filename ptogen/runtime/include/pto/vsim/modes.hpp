@@ -48,28 +48,38 @@ inline constexpr pto::vsim::mode MODE_MERGING = pto::vsim::mode::merging;
 inline constexpr pto::vsim::mode MODE_STORED = pto::vsim::mode::stored;
 inline constexpr pto::vsim::post POST_UPDATE = pto::vsim::post::update;
 
-inline constexpr pto::vsim::load_dist NORM = pto::vsim::load_dist::norm;
-inline constexpr pto::vsim::load_dist BRC_B8 = pto::vsim::load_dist::brc_b8;
-inline constexpr pto::vsim::load_dist BRC_B16 = pto::vsim::load_dist::brc_b16;
-inline constexpr pto::vsim::load_dist BRC_B32 = pto::vsim::load_dist::brc_b32;
-inline constexpr pto::vsim::load_dist US_B8 = pto::vsim::load_dist::us_b8;
-inline constexpr pto::vsim::load_dist US_B16 = pto::vsim::load_dist::us_b16;
-inline constexpr pto::vsim::load_dist DS_B8 = pto::vsim::load_dist::ds_b8;
-inline constexpr pto::vsim::load_dist DS_B16 = pto::vsim::load_dist::ds_b16;
-inline constexpr pto::vsim::load_dist UNPK_B8 = pto::vsim::load_dist::unpk_b8;
-inline constexpr pto::vsim::load_dist UNPK_B16 = pto::vsim::load_dist::unpk_b16;
-inline constexpr pto::vsim::load_dist UNPK_B32 = pto::vsim::load_dist::unpk_b32;
-inline constexpr pto::vsim::load_dist UNPK4_B8 = pto::vsim::load_dist::unpk4_b8;
-inline constexpr pto::vsim::load_dist DINTLV_B8 = pto::vsim::load_dist::dintlv_b8;
-inline constexpr pto::vsim::load_dist DINTLV_B16 = pto::vsim::load_dist::dintlv_b16;
-inline constexpr pto::vsim::load_dist DINTLV_B32 = pto::vsim::load_dist::dintlv_b32;
-inline constexpr pto::vsim::load_dist BLK = pto::vsim::load_dist::blk;
-inline constexpr pto::vsim::load_dist E2B_B16 = pto::vsim::load_dist::e2b_b16;
-inline constexpr pto::vsim::load_dist E2B_B32 = pto::vsim::load_dist::e2b_b32;
-inline constexpr pto::vsim::load_dist BRC_BLK = pto::vsim::load_dist::brc_blk;
-inline constexpr pto::vsim::load_dist SPLT4CHN_B8 = pto::vsim::load_dist::splt4chn_b8;
-inline constexpr pto::vsim::load_dist SPLT2CHN_B8 = pto::vsim::load_dist::splt2chn_b8;
-inline constexpr pto::vsim::load_dist SPLT2CHN_B16 = pto::vsim::load_dist::splt2chn_b16;
+// Each load distribution token is a type of its own that converts to `load_dist`: A5 code picks one
+// by type (`using D = decltype(BRC_B8); constexpr D d{};`), and a value-initialised enum would be NORM.
+namespace pto::vsim {
+template <load_dist D>
+struct load_token {
+    static constexpr load_dist value = D;
+    constexpr operator load_dist() const { return D; }
+};
+} // namespace pto::vsim
+
+inline constexpr pto::vsim::load_token<pto::vsim::load_dist::norm> NORM{};
+inline constexpr pto::vsim::load_token<pto::vsim::load_dist::brc_b8> BRC_B8{};
+inline constexpr pto::vsim::load_token<pto::vsim::load_dist::brc_b16> BRC_B16{};
+inline constexpr pto::vsim::load_token<pto::vsim::load_dist::brc_b32> BRC_B32{};
+inline constexpr pto::vsim::load_token<pto::vsim::load_dist::us_b8> US_B8{};
+inline constexpr pto::vsim::load_token<pto::vsim::load_dist::us_b16> US_B16{};
+inline constexpr pto::vsim::load_token<pto::vsim::load_dist::ds_b8> DS_B8{};
+inline constexpr pto::vsim::load_token<pto::vsim::load_dist::ds_b16> DS_B16{};
+inline constexpr pto::vsim::load_token<pto::vsim::load_dist::unpk_b8> UNPK_B8{};
+inline constexpr pto::vsim::load_token<pto::vsim::load_dist::unpk_b16> UNPK_B16{};
+inline constexpr pto::vsim::load_token<pto::vsim::load_dist::unpk_b32> UNPK_B32{};
+inline constexpr pto::vsim::load_token<pto::vsim::load_dist::unpk4_b8> UNPK4_B8{};
+inline constexpr pto::vsim::load_token<pto::vsim::load_dist::dintlv_b8> DINTLV_B8{};
+inline constexpr pto::vsim::load_token<pto::vsim::load_dist::dintlv_b16> DINTLV_B16{};
+inline constexpr pto::vsim::load_token<pto::vsim::load_dist::dintlv_b32> DINTLV_B32{};
+inline constexpr pto::vsim::load_token<pto::vsim::load_dist::blk> BLK{};
+inline constexpr pto::vsim::load_token<pto::vsim::load_dist::e2b_b16> E2B_B16{};
+inline constexpr pto::vsim::load_token<pto::vsim::load_dist::e2b_b32> E2B_B32{};
+inline constexpr pto::vsim::load_token<pto::vsim::load_dist::brc_blk> BRC_BLK{};
+inline constexpr pto::vsim::load_token<pto::vsim::load_dist::splt4chn_b8> SPLT4CHN_B8{};
+inline constexpr pto::vsim::load_token<pto::vsim::load_dist::splt2chn_b8> SPLT2CHN_B8{};
+inline constexpr pto::vsim::load_token<pto::vsim::load_dist::splt2chn_b16> SPLT2CHN_B16{};
 
 inline constexpr pto::vsim::store_dist NORM_B8 = pto::vsim::store_dist::norm_b8;
 inline constexpr pto::vsim::store_dist NORM_B16 = pto::vsim::store_dist::norm_b16;

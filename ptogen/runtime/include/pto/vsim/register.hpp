@@ -131,6 +131,7 @@ struct align {
     alignas(32) unsigned char bytes[2 * VL]{};
     int count = 0;           // bytes held
     std::uintptr_t base = 0;  // address the held bytes belong at
+    bool primed = false;      // a load stream was primed (vldas)
 };
 
 // Address register (`AddrReg`): an element offset the address-generating builtins advance.

@@ -1,0 +1,293 @@
+"""The register model's loads, stores and rearrangements (pto/vsim/loadstore.hpp, rearrange.hpp) in
+the call shapes upstream's A5 backend uses: every load distribution it passes (unpack, deinterleave
+into two registers, block and element-to-block broadcasts, up- and downsampling), the packing,
+one-point and interleaving stores, the unaligned load and store streams with their alignment state
+(the tail held until a flush), gathers and scatters by an index register, and vintlv, vdintlv, vsqz
+(its stored count feeding vstur) and vpack. Expected values are written out per lane here, from the
+distribution tables in the header's comment, not computed by the simulation."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from ..compilers import COMPILERS, build_program, require
+
+PROGRAM = r"""
+#include <pto/vsim/builtins.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+static int failures = 0;
+#define CHECK(c) do { if (!(c)) { std::printf("FAIL line %d: %s\n", __LINE__, #c); ++failures; } } while (0)
+
+alignas(64) static unsigned char ub[16384];
+static uint8_t b(int k) { return static_cast<uint8_t>(k * 7 + 3); }
+template <typename T> static T at(int byte) { T v; std::memcpy(&v, ub + byte, sizeof v); return v; }
+
+template <typename R>
+struct Wrapped {
+    using RegType = R;
+    R reg;
+    operator RegType&() { return reg; }
+};
+
+static vector_bool first(int n, int width) {
+    vector_bool p;
+    for (int i = 0; i < 256 / width; ++i)
+        p.set_lane(i, width, i < n);
+    return p;
+}
+
+static void loads() {
+    const uint8_t* p8 = ub;
+    const uint16_t* p16 = reinterpret_cast<const uint16_t*>(ub);
+    const uint32_t* p32 = reinterpret_cast<const uint32_t*>(ub);
+    vector_u8 x8;
+    vlds(x8, p8, 5, US_B8);
+    CHECK(x8.get(0) == b(5) && x8.get(1) == b(5) && x8.get(254) == b(5 + 127) && x8.get(255) == b(5 + 127));
+    vlds(x8, p8, 3, DS_B8);
+    CHECK(x8.get(0) == b(3) && x8.get(1) == b(5) && x8.get(255) == b(3 + 510));
+    vector_u16 x16;
+    vlds(x16, p16, 4, US_B16);
+    CHECK(x16.get(0) == p16[4] && x16.get(1) == p16[4] && x16.get(127) == p16[4 + 63]);
+    vlds(x16, p16, 4, DS_B16);
+    CHECK(x16.get(1) == p16[6] && x16.get(127) == p16[4 + 254]);
+    vlds(x16, p8, 7, UNPK_B8);  // a byte per 16-bit lane, zero-extended
+    CHECK(x16.get(0) == b(7) && x16.get(127) == b(7 + 127));
+    vector_u32 x32;
+    vlds(x32, p16, 2, UNPK_B16);
+    CHECK(x32.get(0) == p16[2] && x32.get(63) == p16[2 + 63]);
+    vlds(x32, p8, 9, UNPK4_B8);
+    CHECK(x32.get(0) == b(9) && x32.get(63) == b(9 + 63));
+    vector_u64 x64;
+    vlds(x64, p32, 1, UNPK_B32);
+    CHECK(x64.get(0) == p32[1] && x64.get(31) == p32[32]);
+    vector_u32 even, odd;
+    vlds(even, odd, p32, 8, DINTLV_B32);
+    CHECK(even.get(0) == p32[8] && odd.get(0) == p32[9]);
+    CHECK(even.get(63) == p32[8 + 126] && odd.get(63) == p32[8 + 127]);
+    vector_u8 e8, o8;
+    vlds(e8, o8, p8, 0, DINTLV_B8);
+    CHECK(e8.get(255) == b(510) && o8.get(255) == b(511));
+    vector_u16 e16, o16;
+    const uint16_t* q16 = p16;
+    vlds(e16, o16, q16, 256, DINTLV_B16, POST_UPDATE);
+    CHECK(e16.get(3) == p16[6] && o16.get(3) == p16[7] && q16 == p16 + 256);
+    vlds(x32, p32, 8, DINTLV_B32);  // one destination: the even elements
+    CHECK(x32.get(63) == p32[8 + 126]);
+    vector_f32 f;
+    const float* pf = reinterpret_cast<const float*>(ub);
+    vlds(f, pf, 16, BLK);  // one 32-byte block in each of the eight
+    CHECK(f.get(0) == pf[16] && f.get(7) == pf[23] && f.get(8) == pf[16] && f.get(63) == pf[23]);
+    vlds(x16, p16, 8, E2B_B16);  // eight elements, each over 16 lanes
+    CHECK(x16.get(0) == p16[8] && x16.get(15) == p16[8] && x16.get(16) == p16[9] && x16.get(127) == p16[15]);
+    vlds(x32, p32, 8, E2B_B32);
+    CHECK(x32.get(7) == p32[8] && x32.get(8) == p32[9] && x32.get(63) == p32[15]);
+    // A distribution picked by type, as A5 code does: a value-initialised token is that distribution.
+    using Brc = std::conditional_t<true, decltype(BRC_B32), decltype(NORM)>;
+    constexpr Brc brc{};
+    vlds(x32, p32, 3, brc);
+    CHECK(x32.get(0) == p32[3] && x32.get(63) == p32[3]);
+}
+
+static void stores() {
+    uint8_t* o8 = ub + 8192;
+    std::memset(o8, 0xEE, 4096);
+    vector_u32 w;
+    for (int i = 0; i < 64; ++i)
+        w.set(i, 0xA0B0C000u + static_cast<uint32_t>(i));
+    uint32_t* o32 = reinterpret_cast<uint32_t*>(o8);
+    vsts(w, o32, 4, ONEPT_B32, first(64, 4));  // lane 0 alone
+    CHECK(o32[4] == 0xA0B0C000u && o32[5] == 0xEEEEEEEEu);
+    vsts(w, o32, 6, ONEPT_B32, first(0, 4));  // an inactive lane 0 writes nothing
+    CHECK(o32[6] == 0xEEEEEEEEu);
+    vsts(w, o32, 8, std::integral_constant<DistVST, DistVST::DIST_ONEPT>(), first(1, 4));
+    CHECK(o32[8] == 0xA0B0C000u && o32[9] == 0xEEEEEEEEu);
+    uint16_t* o16 = reinterpret_cast<uint16_t*>(o8 + 512);
+    vsts(w, o16, 0, PK_B32, first(10, 4));  // the low 16 bits of each active lane
+    CHECK(o16[0] == 0xC000 && o16[9] == 0xC009 && o16[10] == 0xEEEE);
+    vsts(w, o16, 64, std::integral_constant<DistVST, DistVST::DIST_PK_B32>(), first(64, 4));
+    CHECK(o16[64 + 63] == 0xC03F && o16[128] == 0xEEEE);
+    uint8_t* p8 = o8 + 1024;
+    vsts(w, p8, 0, PK4_B32, first(5, 4));
+    CHECK(p8[0] == 0x00 && p8[4] == 0x04 && p8[5] == 0xEE);
+    vector_u16 h;
+    for (int i = 0; i < 128; ++i)
+        h.set(i, static_cast<uint16_t>(0x5500 + i));
+    vsts(h, p8, 64, PK_B16, first(100, 2));
+    CHECK(p8[64] == 0x00 && p8[64 + 99] == 99 && p8[64 + 100] == 0xEE);
+    vector_u64 d;
+    for (int i = 0; i < 32; ++i)
+        d.set(i, 0x1111111100000000ull + static_cast<uint64_t>(i));
+    uint32_t* q32 = reinterpret_cast<uint32_t*>(o8 + 2048);
+    vsts(d, q32, 0, PK_B64, first(6, 4));  // a 64-bit lane is active by its first byte: 3 lanes
+    CHECK(q32[0] == 0 && q32[2] == 2 && q32[3] == 0xEEEEEEEEu);
+    vector_s32 lo, hi;
+    for (int i = 0; i < 64; ++i) {
+        lo.set(i, i);
+        hi.set(i, -i);
+    }
+    int32_t* s32 = reinterpret_cast<int32_t*>(o8 + 3072);
+    int32_t* cursor = s32;
+    vsts(lo, hi, cursor, 20, INTLV_B32, first(10, 4), POST_UPDATE);
+    CHECK(s32[0] == 0 && s32[1] == 0 && s32[18] == 9 && s32[19] == -9 && s32[20] == int32_t(0xEEEEEEEE));
+    CHECK(cursor == s32 + 20);
+}
+
+static void unaligned() {
+    float* f = reinterpret_cast<float*>(ub);
+    vector_align u;
+    vector_f32 x;
+    vldas(u, f + 3);
+    vldus(x, u, f + 3);
+    CHECK(std::memcmp(x.bytes, f + 3, 256) == 0);
+    float* out = reinterpret_cast<float*>(ub + 12288);
+    for (int i = 0; i < 128; ++i)
+        out[i] = -1.0f;
+    vector_f32 v;
+    for (int i = 0; i < 64; ++i)
+        v.write(i, static_cast<float>(i));
+    vector_align s;
+    float* p = out + 1;
+    vstus(s, 5u, v, p, POST_UPDATE);
+    CHECK(p == out + 6 && out[1] == -1.0f);  // no 32-byte block is full yet: the bytes are held
+    vstus(s, 10u, v, p, POST_UPDATE);
+    CHECK(p == out + 16 && out[1] == 0.0f && out[5] == 4.0f && out[6] == 0.0f && out[15] == 9.0f);
+    vstus(s, 3u, v, p, POST_UPDATE);
+    CHECK(out[16] == -1.0f);
+    vstas(s, p, 0, POST_UPDATE);
+    CHECK(out[16] == 0.0f && out[18] == 2.0f && out[19] == -1.0f && out[0] == -1.0f);
+    // vsqz's stored count feeds vstur; vstar writes the tail.
+    vector_u32 src, packed;
+    vector_bool every3;
+    for (int i = 0; i < 64; ++i) {
+        src.set(i, 100u + static_cast<uint32_t>(i));
+        every3.set_lane(i, 4, i % 3 == 0);
+    }
+    vsqz(packed, src, every3, MODE_STORED);
+    CHECK(packed.get(0) == 100 && packed.get(21) == 163 && packed.get(22) == 0);
+    uint32_t* o = reinterpret_cast<uint32_t*>(out + 64);
+    uint32_t* q = o;
+    vstur(s, packed, q, POST_UPDATE);
+    vstar(s, q);
+    CHECK(q == o + 22 && o[0] == 100 && o[21] == 163 && o[22] == 0xBF800000u);
+    vsqz(packed, src, first(2, 4));  // without MODE_STORED the count stays
+    vstur(s, packed, q, POST_UPDATE);
+    CHECK(q == o + 44);
+}
+
+static void gathers() {
+    const float* f = reinterpret_cast<const float*>(ub);
+    vector_u32 idx;
+    for (int i = 0; i < 64; ++i)
+        idx.set(i, static_cast<uint32_t>((i * 5) % 200));
+    vector_f32 g;
+    for (int i = 0; i < 64; ++i)
+        g.write(i, 7.0f);
+    vgather2(g, f, idx, first(10, 4));
+    CHECK(g.get(9) == f[45] && g.get(1) == f[5] && g.get(10) == 0.0f);
+    vector_u16 i16, g16;
+    for (int i = 0; i < 128; ++i)
+        i16.set(i, static_cast<uint16_t>(300 - i));
+    Wrapped<vector_u16> wi;  // an index register behind a wrapper, as A5's RegTensor<uint16_t>
+    wi.reg = i16;
+    vgather2(g16, ub, wi, first(128, 2));
+    CHECK(g16.get(0) == b(300) && g16.get(127) == b(173));
+    vector_u32 g32;
+    const uint16_t* p16 = reinterpret_cast<const uint16_t*>(ub);
+    vgather2_bc(g32, p16, idx, first(64, 4));  // 16-bit elements into 32-bit lanes, zero-extended
+    CHECK(g32.get(3) == p16[15] && g32.get(63) == p16[(63 * 5) % 200]);
+    uint8_t* dst = ub + 14336;
+    std::memset(dst, 0xEE, 512);
+    vector_u16 vals;
+    for (int i = 0; i < 128; ++i)
+        vals.set(i, static_cast<uint16_t>(0x7700 + i));
+    vscatter(vals, dst, i16, first(3, 2));  // the low byte of each lane, at its index
+    CHECK(dst[300] == 0 && dst[299] == 1 && dst[298] == 2 && dst[297] == 0xEE);
+}
+
+static void rearrange() {
+    vector_s32 a, c, low, high;
+    for (int i = 0; i < 64; ++i) {
+        a.set(i, i);
+        c.set(i, 1000 + i);
+    }
+    vintlv(low, high, a, c);
+    CHECK(low.get(0) == 0 && low.get(1) == 1000 && low.get(63) == 1031);
+    CHECK(high.get(0) == 32 && high.get(63) == 1063);
+    vector_s32 e, o;
+    vdintlv(e, o, low, high);
+    CHECK(std::memcmp(e.bytes, a.bytes, 256) == 0 && std::memcmp(o.bytes, c.bytes, 256) == 0);
+    vintlv(a, c, a, c);  // in place
+    CHECK(std::memcmp(a.bytes, low.bytes, 256) == 0 && std::memcmp(c.bytes, high.bytes, 256) == 0);
+    vector_u32 wide;
+    for (int i = 0; i < 64; ++i)
+        wide.set(i, 0xABCD0000u + static_cast<uint32_t>(i));
+    vector_u16 narrow;
+    for (int i = 0; i < 128; ++i)
+        narrow.set(i, 0xFFFF);
+    vpack(narrow, wide, LOWER);
+    CHECK(narrow.get(0) == 0 && narrow.get(63) == 63 && narrow.get(64) == 0);
+    vpack(narrow, wide, HIGHER);
+    CHECK(narrow.get(0) == 0 && narrow.get(64) == 0 && narrow.get(127) == 63);
+}
+
+int main(int argc, char** argv) {
+    for (int k = 0; k < 16384; ++k)
+        ub[k] = b(k);
+    const std::string mode = argc > 1 ? argv[1] : "";
+    if (mode == "unprimed") {
+        vector_align u;
+        vector_f32 x;
+        vldus(x, u, reinterpret_cast<float*>(ub));
+        std::puts("survived");
+        return 0;
+    }
+    if (mode == "flush_elsewhere") {
+        vector_align s;
+        vector_f32 v;
+        float* p = reinterpret_cast<float*>(ub) + 1;
+        vstus(s, 3u, v, p, POST_UPDATE);
+        vstar(s, p + 1);
+        std::puts("survived");
+        return 0;
+    }
+    loads();
+    stores();
+    unaligned();
+    gathers();
+    rearrange();
+    std::printf("%d failures\n", failures);
+    return failures == 0 ? 0 : 1;
+}
+"""
+
+
+@pytest.fixture(scope="module", params=COMPILERS)
+def program(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_program(require(request.param), PROGRAM, tmp_path_factory.mktemp("vsim_ls"), "ls")
+
+
+def test_distributions_streams_gathers_and_rearrangements(program: Path) -> None:
+    run = subprocess.run([str(program)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "0 failures" in run.stdout
+
+
+@pytest.mark.parametrize(
+    ("mode", "message"),
+    [
+        ("unprimed", "vldus: the alignment state was not primed by vldas"),
+        ("flush_elsewhere", "vstar: the flush address is not where the store stream ended"),
+    ],
+)
+def test_a_broken_unaligned_stream_stops_the_run(program: Path, mode: str, message: str) -> None:
+    run = subprocess.run([str(program), mode], capture_output=True, text=True, timeout=60)
+    assert run.returncode != 0 and "survived" not in run.stdout
+    assert run.stderr.startswith(f"PTO runtime error: {message}"), run.stderr
