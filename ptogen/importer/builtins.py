@@ -19,7 +19,10 @@ _ROLES = ("dst", "src", "scalar", "tmp", "mask", "attr")
 _SIGNATURE = re.compile(r"^(?P<returns>\w+) (?P<name>\w+)\((?P<params>.*)\);$")
 _CPP_IDENT = re.compile(r"^[A-Za-z_]\w*$")
 # What a parameter's type may be spelt as: a typedef (`pipe_t`, `uint64_t`) or a fundamental type.
-_CPP_TYPE = re.compile(r"^(?:\w+_t|bool|char|short|int|long|unsigned|float|double)$")
+_CPP_TYPE = re.compile(r"^(?:\w+_t|vector_bool|bool|char|short|int|long|unsigned|float|double)$")
+_PARAM = re.compile(r"^(?P<type>.*?[\s&])\s*(?P<name>\w+)$")
+# A call whose result a variable holds: `pset_b32(pattern)`.
+_RETURNED = re.compile(r"^(?P<fn>[A-Za-z_]\w*)\((?P<args>.*)\)$")
 # An example argument the spec can hold: a (qualified) name or an integer, not an expression.
 _CONSTANT = re.compile(r"^(?:-?[0-9]+|[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)$")
 
@@ -30,10 +33,18 @@ def operand_name(cell: str) -> str:
 
 
 def scalar_operands(facts: PageFacts, unplaced: list[str]) -> list[dict[str, Any]]:
-    """One scalar operand per row of the page's Inputs table."""
+    """One operand per row of the page's Inputs table, then one per predicate row of its Expected
+    Outputs table (a predicate builtin's results; the other builtins' results are not operands). A
+    row typed `!pto.mask<...>` is a predicate register (kind `mask`), any other a scalar."""
     operands: list[dict[str, Any]] = []
-    for row in read_table(_first_table(facts.inputs)):
+    rows = [(row, "scalar") for row in read_table(_first_table(facts.inputs))]
+    rows += [(row, "dst") for row in read_table(_first_table(facts.outputs))]
+    for row, default_role in rows:
         name = operand_name(row["name"])
+        typ = row.get("type") or "i64"
+        mask = typ.startswith("!pto.mask")
+        if default_role == "dst" and not mask:
+            continue
         if not OPERAND_NAME.match(name) or any(o["name"] == name for o in operands):
             unplaced.append(f"operand row {row['name']!r} does not name an operand")
             continue
@@ -41,9 +52,9 @@ def scalar_operands(facts: PageFacts, unplaced: list[str]) -> list[dict[str, Any
         operands.append(
             {
                 "name": name,
-                "kind": "scalar",
-                "role": role if role in _ROLES else "scalar",
-                "asm_type": row.get("type") or "i64",
+                "kind": "mask" if mask else "scalar",
+                "role": role if role in _ROLES else default_role,
+                "asm_type": typ,
                 "description": row.get("description") or name,
             }
         )
@@ -63,10 +74,20 @@ def read_builtin(
     (the operands are reordered to the parameters' order when the page lists them otherwise)."""
     name = mnemonic.removeprefix("pto.")
     declared = _declared(facts)
+    returns = "void"
     if declared is not None:
-        name = declared[0]
+        name, _, returns = declared
     variables = {v: (t, value) for t, v, value in facts.call_variables}
     call = next((args for fn, args in facts.calls if fn == name), None)
+    if call is None:  # a builtin that returns its result: `vector_bool mask = pset_b32(pattern);`
+        call = next(
+            (
+                m["args"]
+                for *_, value in facts.call_variables
+                if (m := _RETURNED.match(value)) and m["fn"] == name
+            ),
+            None,
+        )
     if declared is None and call is None and facts.calls:
         name, call = facts.calls[0]
     params: list[dict[str, Any]] = []
@@ -79,32 +100,48 @@ def read_builtin(
         for arg in split_top_level(call):
             typ, value = variables.get(arg, ("", arg))
             params.append({"name": arg if _CPP_IDENT.match(arg) else "", "type": typ, "example": value})
+    for p in params:  # `vector_bool& dst`: the call writes the argument
+        if p["type"].endswith("&"):
+            p["type"], p["ref"] = p["type"].removesuffix("&").strip(), True
     _match(params, operands, unplaced)
+    if returns != "void":  # the returned operand is the first, a destination no parameter carries
+        carried = {p["operand"] for p in params}
+        result = next((o for o in operands if o["role"] == "dst" and o["name"] not in carried), None)
+        if result is not None:
+            operands.remove(result)
+            operands.insert(0, result)
     for p in params:
         if not _CPP_TYPE.match(p["type"] or ""):
             unplaced.append(f"builtin parameter {p['name']!r}: no C++ type on the page; `int` stands for it")
             p["type"] = "int"
-        if not _CONSTANT.match(p["example"]):
+        if p["example"] == "" and p["type"] == "vector_bool":
+            del p["example"]  # a predicate register: value-initialised
+        elif not _CONSTANT.match(p["example"]):
             unplaced.append(f"builtin parameter {p['name']!r}: no plain example argument; 0 stands in")
             p["example"] = "0"
     header = facts.header
     if header is None:
         unplaced.append(f"the page names no header of `{name}`: `builtin.header` set to {RUNTIME_HEADER}")
         header = RUNTIME_HEADER
-    return {"name": name, "header": header, "params": params}
+    out: dict[str, Any] = {"name": name, "header": header, "params": params}
+    if returns != "void":
+        out["returns"] = returns
+    return out
 
 
-def _declared(facts: PageFacts) -> tuple[str, list[tuple[str, str]]] | None:
-    """The name and (type, name) parameters of the page's `void NAME(T a, ...);` declaration."""
+def _declared(facts: PageFacts) -> tuple[str, list[tuple[str, str]], str] | None:
+    """The name, (type, name) parameters and return type of the page's `RET NAME(T a, ...);`
+    declaration."""
     for sig in facts.signatures:
         m = _SIGNATURE.match(" ".join(sig.replace(",", ", ").split()))
-        if m is None or m["returns"] != "void":
+        if m is None:
             continue
         params = []
         for p in split_top_level(m["params"]):
-            typ, _, pname = p.rpartition(" ")
+            typed = _PARAM.match(p.strip())  # the normalised spelling drops the space after `&`
+            typ, pname = (typed["type"], typed["name"]) if typed else ("", p.strip())
             params.append((typ.strip(), pname))
-        return m["name"], params
+        return m["name"], params, m["returns"]
     return None
 
 

@@ -229,7 +229,10 @@ _DECL_START = re.compile(r"^(?:template\b|(?:[\w:<>*&]+\s+)+[\w:]+\s*\()(?!.*\w\
 
 # "Declaration 2. " before an overload's summary: the page numbers the declarations it shows.
 _DECL_NUMBER = re.compile(r"^Declaration \d+\.\s*")
-_CALL_VARIABLE = re.compile(r"^(?P<type>[A-Za-z_][\w:]*)\s+(?P<name>\w+)\s*=\s*(?P<value>[^;=]+);$")
+# `T name = value;`, or `T name{};` (value-initialised: the value read is "").
+_CALL_VARIABLE = re.compile(
+    r"^(?P<type>[A-Za-z_][\w:]*)\s+(?P<name>\w+)\s*(?:=\s*(?P<value>[^;=]+)|\{\})\s*;$"
+)
 _CALL = re.compile(r"^(?P<fn>[a-z_]\w*)\((?P<args>[^;]*)\);$")
 
 
@@ -238,7 +241,7 @@ def _read_call(ln: Line, ctx: Ctx) -> bool:
     text = ln.text.strip()
     m = _CALL_VARIABLE.match(text)
     if m and ln.fenced:
-        ctx.facts.call_variables.append((m["type"], m["name"], " ".join(m["value"].split())))
+        ctx.facts.call_variables.append((m["type"], m["name"], " ".join((m["value"] or "").split())))
     elif (c := _CALL.match(text)) and ln.fenced:
         ctx.facts.calls.append((c["fn"], " ".join(c["args"].split())))
     else:

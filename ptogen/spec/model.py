@@ -703,8 +703,15 @@ class BuiltinParam(Strict):
 
     name: CppIdent
     type: TypeName = Field(description="its C++ type as the runtime declares it, e.g. pipe_t or bool")
+    ref: bool = Field(
+        default=False, description="passed by reference: the call writes the argument (a result, a count)"
+    )
     operand: Name = Field(description="the operand this parameter carries")
-    example: CppConstant = Field(description="an argument the generated tests pass, e.g. PIPE_MTE2")
+    example: CppConstant | None = Field(
+        default=None,
+        description="an argument the generated tests pass, e.g. PIPE_MTE2; none: a value-initialised "
+        "variable of the type (a predicate register)",
+    )
 
 
 class Builtin(Strict):
@@ -712,7 +719,11 @@ class Builtin(Strict):
     the spec states its declaration, and the generated tests call it as the spec declares it."""
 
     name: CppIdent
-    returns: Literal["void"] = "void"
+    returns: TypeName = Field(
+        default="void",
+        description="its return type; a builtin that returns a value (vector_bool) returns its first "
+        "operand, a destination no parameter carries",
+    )
     params: list[BuiltinParam]
     header: Annotated[str, Field(pattern=r"^pto(/[a-z0-9_]+)+\.hpp$")] = Field(
         description="the runtime header that declares it (under ptogen/runtime/include), "

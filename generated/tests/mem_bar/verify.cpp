@@ -16,15 +16,18 @@ static_assert(std::is_same_v<decltype(&mem_bar), void (*)(mem_bar_t)>,
 
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
-    mem_bar(VST_VLD);
+    mem_bar_t type = VST_VLD;
+    mem_bar(type);
 }
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
-    mem_bar(VST_VLD);
+    mem_bar_t type = VST_VLD;
+    mem_bar(type);
 }
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
-    mem_bar(VST_VLD);
+    mem_bar_t type = VST_VLD;
+    mem_bar(type);
 }

@@ -16,15 +16,24 @@ static_assert(std::is_same_v<decltype(&set_flag), void (*)(pipe_t, pipe_t, event
 
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
-    set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+    pipe_t src = PIPE_MTE2;
+    pipe_t dst = PIPE_V;
+    event_t id = EVENT_ID0;
+    set_flag(src, dst, id);
 }
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
-    set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+    pipe_t src = PIPE_MTE2;
+    pipe_t dst = PIPE_V;
+    event_t id = EVENT_ID0;
+    set_flag(src, dst, id);
 }
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
-    set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+    pipe_t src = PIPE_MTE2;
+    pipe_t dst = PIPE_V;
+    event_t id = EVENT_ID0;
+    set_flag(src, dst, id);
 }

@@ -1,7 +1,11 @@
-// Predicate generation, as A5 vector code calls it: pset_b8/b16/b32(PAT_*) and pge_b8/b16/b32(PAT_*)
-// set a pattern of lanes of 1, 2 or 4 bytes; plt_b8/b16/b32(n, POST_UPDATE) sets the first n lanes
-// (all of them when n exceeds the lane count) and takes the lanes it set off n, so a loop over a row
-// of n elements gets a full predicate per register and the remainder in the last one.
+// Predicate builtins, as A5 vector code calls them.
+// Generation: pset_b8/b16/b32(PAT_*) and pge_b8/b16/b32(PAT_*) set a pattern of lanes of 1, 2 or 4
+// bytes; plt_b8/b16/b32(n, POST_UPDATE) sets the first n lanes (all of them when n exceeds the lane
+// count) and takes the lanes it set off n, so a loop over a row of n elements gets a full predicate
+// per register and the remainder in the last one.
+// Algebra: pand, por, pxor, pnot and psel work bit by bit on the 256-bit image, so one call serves
+// every lane width; ppack and punpack halve or double the bits per lane (b32 -> b16 -> b8 and back);
+// pintlv_bN and pdintlv_bN interleave or deinterleave whole lanes of N bits.
 #pragma once
 
 #include <cstdint>
@@ -62,32 +66,128 @@ inline vector_bool first_lanes(std::uint32_t& n) {
     return out;
 }
 
+// Lanes of Width bits of two predicates as one sequence of 2L lanes: interleaved (a0 b0 a1 b1 ...),
+// whose first half goes to `lo` and second to `hi`; or, deinterleaving, a then b, whose even lanes go
+// to `lo` and odd lanes to `hi`. Each lane moves all its bits.
+template <int Width>
+inline void interleave(pred& lo, pred& hi, const pred& a, const pred& b, bool deinterleave) {
+    constexpr int lanes = VL / Width;
+    pred out[2]{};
+    for (int o = 0; o < 2; ++o)
+        for (int j = 0; j < lanes; ++j) {
+            const int k = deinterleave ? 2 * j + o : o * lanes + j;  // position in the sequence
+            const bool from_b = deinterleave ? k >= lanes : k % 2 == 1;
+            const int lane = deinterleave ? k % lanes : k / 2;
+            for (int bit = 0; bit < Width; ++bit)
+                out[o].set_bit(j * Width + bit, (from_b ? b : a).bit(lane * Width + bit));
+        }
+    lo = out[0];
+    hi = out[1];
+}
+
+// ppack: bit 2k of the source becomes bit k of the selected half (each lane keeps half its bits), the
+// other half cleared. punpack: bit k of the selected half becomes bits 2k and 2k + 1 (each lane's bits
+// doubled).
+inline pred pack(const pred& src, half_sel part) {
+    constexpr int half = VL / 2;
+    const int base = part == half_sel::higher ? half : 0;
+    pred out{};
+    for (int k = 0; k < half; ++k)
+        out.set_bit(base + k, src.bit(2 * k));
+    return out;
+}
+
+inline pred unpack(const pred& src, half_sel part) {
+    const int base = part == half_sel::higher ? VL / 2 : 0;
+    pred out{};
+    for (int k = 0; k < VL; ++k)
+        out.set_bit(k, src.bit(base + k / 2));
+    return out;
+}
+
+template <typename F>
+inline pred bitwise(const pred& a, const pred& b, F f) {
+    pred out{};
+    for (int i = 0; i < PL; ++i)
+        out.bits[i] = static_cast<unsigned char>(f(a.bits[i], b.bits[i]));
+    return out;
+}
+
 } // namespace pto::vsim
 
-inline vector_bool pset_b8(pto::vsim::pattern p) {
+using pred_pattern_t = pto::vsim::pattern;   // PAT_* tokens of pset and pge
+using post_update_t = pto::vsim::post;       // POST_UPDATE of plt
+using pred_part_t = pto::vsim::half_sel;     // LOWER or HIGHER of ppack and punpack
+
+inline vector_bool pset_b8(pred_pattern_t p) {
     return pto::vsim::pattern_predicate<1>(p);
 }
-inline vector_bool pset_b16(pto::vsim::pattern p) {
+inline vector_bool pset_b16(pred_pattern_t p) {
     return pto::vsim::pattern_predicate<2>(p);
 }
-inline vector_bool pset_b32(pto::vsim::pattern p) {
+inline vector_bool pset_b32(pred_pattern_t p) {
     return pto::vsim::pattern_predicate<4>(p);
 }
-inline vector_bool pge_b8(pto::vsim::pattern p) {
+inline vector_bool pge_b8(pred_pattern_t p) {
     return pto::vsim::pattern_predicate<1>(p);
 }
-inline vector_bool pge_b16(pto::vsim::pattern p) {
+inline vector_bool pge_b16(pred_pattern_t p) {
     return pto::vsim::pattern_predicate<2>(p);
 }
-inline vector_bool pge_b32(pto::vsim::pattern p) {
+inline vector_bool pge_b32(pred_pattern_t p) {
     return pto::vsim::pattern_predicate<4>(p);
 }
-inline vector_bool plt_b8(std::uint32_t& n, pto::vsim::post) {
+inline vector_bool plt_b8(uint32_t& n, post_update_t) {
     return pto::vsim::first_lanes<1>(n);
 }
-inline vector_bool plt_b16(std::uint32_t& n, pto::vsim::post) {
+inline vector_bool plt_b16(uint32_t& n, post_update_t) {
     return pto::vsim::first_lanes<2>(n);
 }
-inline vector_bool plt_b32(std::uint32_t& n, pto::vsim::post) {
+inline vector_bool plt_b32(uint32_t& n, post_update_t) {
     return pto::vsim::first_lanes<4>(n);
+}
+
+// The governing predicate (the last operand of pand, por, pxor and pnot) does not change the result:
+// the pages say so, and every call in upstream's A5 backend gives the same lanes either way.
+inline void pand(vector_bool& dst, vector_bool src0, vector_bool src1, vector_bool) {
+    dst = {pto::vsim::bitwise(src0, src1, [](unsigned a, unsigned b) { return a & b; })};
+}
+inline void por(vector_bool& dst, vector_bool src0, vector_bool src1, vector_bool) {
+    dst = {pto::vsim::bitwise(src0, src1, [](unsigned a, unsigned b) { return a | b; })};
+}
+inline void pxor(vector_bool& dst, vector_bool src0, vector_bool src1, vector_bool) {
+    dst = {pto::vsim::bitwise(src0, src1, [](unsigned a, unsigned b) { return a ^ b; })};
+}
+inline void pnot(vector_bool& dst, vector_bool src, vector_bool) {
+    dst = {pto::vsim::bitwise(src, src, [](unsigned a, unsigned) { return ~a; })};
+}
+// Lane by lane (bit by bit): src0 where sel is set, src1 where it is clear.
+inline void psel(vector_bool& dst, vector_bool src0, vector_bool src1, vector_bool sel) {
+    const pto::vsim::pred taken = pto::vsim::bitwise(src0, sel, [](unsigned a, unsigned s) { return a & s; });
+    const pto::vsim::pred kept = pto::vsim::bitwise(src1, sel, [](unsigned b, unsigned s) { return b & ~s; });
+    dst = {pto::vsim::bitwise(taken, kept, [](unsigned a, unsigned b) { return a | b; })};
+}
+inline void ppack(vector_bool& dst, vector_bool src, pred_part_t part) {
+    dst = {pto::vsim::pack(src, part)};
+}
+inline void punpack(vector_bool& dst, vector_bool src, pred_part_t part) {
+    dst = {pto::vsim::unpack(src, part)};
+}
+inline void pintlv_b8(vector_bool& dst0, vector_bool& dst1, vector_bool src0, vector_bool src1) {
+    pto::vsim::interleave<1>(dst0, dst1, src0, src1, false);
+}
+inline void pintlv_b16(vector_bool& dst0, vector_bool& dst1, vector_bool src0, vector_bool src1) {
+    pto::vsim::interleave<2>(dst0, dst1, src0, src1, false);
+}
+inline void pintlv_b32(vector_bool& dst0, vector_bool& dst1, vector_bool src0, vector_bool src1) {
+    pto::vsim::interleave<4>(dst0, dst1, src0, src1, false);
+}
+inline void pdintlv_b8(vector_bool& dst0, vector_bool& dst1, vector_bool src0, vector_bool src1) {
+    pto::vsim::interleave<1>(dst0, dst1, src0, src1, true);
+}
+inline void pdintlv_b16(vector_bool& dst0, vector_bool& dst1, vector_bool src0, vector_bool src1) {
+    pto::vsim::interleave<2>(dst0, dst1, src0, src1, true);
+}
+inline void pdintlv_b32(vector_bool& dst0, vector_bool& dst1, vector_bool src0, vector_bool src1) {
+    pto::vsim::interleave<4>(dst0, dst1, src0, src1, true);
 }
