@@ -57,8 +57,9 @@ int main() {
         if (op == "pset" || op == "pge") {
             std::cin >> width >> a;
             const pred_pattern_t p = pattern_named(a);
-            const vector_bool r = op == "pset" ? (width == 1 ? pset_b8(p) : width == 2 ? pset_b16(p) : pset_b32(p))
-                                               : (width == 1 ? pge_b8(p) : width == 2 ? pge_b16(p) : pge_b32(p));
+            const vector_bool r = op == "pset"
+                ? (width == 1 ? pset_b8(p) : width == 2 ? pset_b16(p) : pset_b32(p))
+                : (width == 1 ? pge_b8(p) : width == 2 ? pge_b16(p) : pge_b32(p));
             print(r);
         } else if (op == "plt") {
             uint32_t n = 0;
@@ -106,8 +107,23 @@ int main() {
 
 BITS = 256  # one predicate bit per register byte
 WIDTHS = (1, 2, 4)  # bytes per lane: b8, b16, b32
-PATTERNS = ("PAT_ALL", "PAT_ALLF", "PAT_VL1", "PAT_VL2", "PAT_VL3", "PAT_VL4", "PAT_VL8", "PAT_VL16", "PAT_VL32",
-            "PAT_VL64", "PAT_VL128", "PAT_M3", "PAT_M4", "PAT_H", "PAT_Q")
+PATTERNS = (
+    "PAT_ALL",
+    "PAT_ALLF",
+    "PAT_VL1",
+    "PAT_VL2",
+    "PAT_VL3",
+    "PAT_VL4",
+    "PAT_VL8",
+    "PAT_VL16",
+    "PAT_VL32",
+    "PAT_VL64",
+    "PAT_VL128",
+    "PAT_M3",
+    "PAT_M4",
+    "PAT_H",
+    "PAT_Q",
+)
 
 Pred = list[bool]
 
@@ -124,8 +140,14 @@ def from_lanes(lanes: list[bool], width: int) -> Pred:
 def pattern(width: int, name: str) -> Pred:
     """The lanes the pattern names, as the spec's constraints say."""
     n = BITS // width
-    first: dict[str, range] = {"PAT_ALL": range(n), "PAT_ALLF": range(0), "PAT_M3": range(n - n % 3),
-                               "PAT_M4": range(n - n % 4), "PAT_H": range(n // 2, n), "PAT_Q": range(n - n // 4, n)}
+    first: dict[str, range] = {
+        "PAT_ALL": range(n),
+        "PAT_ALLF": range(0),
+        "PAT_M3": range(n - n % 3),
+        "PAT_M4": range(n - n % 4),
+        "PAT_H": range(n // 2, n),
+        "PAT_Q": range(n - n // 4, n),
+    }
     if name.startswith("PAT_VL"):
         count = int(name.removeprefix("PAT_VL"))
         first[name] = range(count if count <= n else 0)  # longer than the register: no lane
@@ -174,12 +196,20 @@ def cases() -> list[tuple[str, str]]:
         lanes = BITS // w
         for n in (0, 1, 3, lanes - 1, lanes, lanes + 1, 2 * lanes + 5, 1000, 0xFFFFFFFF):
             taken = min(n, lanes)
-            out.append((f"plt {w} {n}", f"{hexed(from_lanes([i < taken for i in range(lanes)], w))} {n - taken}"))
+            out.append(
+                (f"plt {w} {n}", f"{hexed(from_lanes([i < taken for i in range(lanes)], w))} {n - taken}")
+            )
     for _ in range(12):
         a, b, m = rand(), rand(), rand()
-        out.append((f"pand {hexed(a)} {hexed(b)} {hexed(m)}", hexed([x and y for x, y in zip(a, b, strict=True)])))
-        out.append((f"por {hexed(a)} {hexed(b)} {hexed(m)}", hexed([x or y for x, y in zip(a, b, strict=True)])))
-        out.append((f"pxor {hexed(a)} {hexed(b)} {hexed(m)}", hexed([x != y for x, y in zip(a, b, strict=True)])))
+        out.append(
+            (f"pand {hexed(a)} {hexed(b)} {hexed(m)}", hexed([x and y for x, y in zip(a, b, strict=True)]))
+        )
+        out.append(
+            (f"por {hexed(a)} {hexed(b)} {hexed(m)}", hexed([x or y for x, y in zip(a, b, strict=True)]))
+        )
+        out.append(
+            (f"pxor {hexed(a)} {hexed(b)} {hexed(m)}", hexed([x != y for x, y in zip(a, b, strict=True)]))
+        )
         out.append((f"pnot {hexed(a)} {hexed(m)}", hexed([not x for x in a])))
         sel = [x if s else y for x, y, s in zip(a, b, m, strict=True)]
         out.append((f"psel {hexed(a)} {hexed(b)} {hexed(m)}", hexed(sel)))
@@ -202,13 +232,20 @@ def program(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
 def test_every_predicate_builtin_matches_the_pages(program: Path) -> None:
     planned = cases()
     run = subprocess.run(
-        [str(program)], input="\n".join(r for r, _ in planned) + "\n", capture_output=True, text=True, timeout=60
+        [str(program)],
+        input="\n".join(r for r, _ in planned) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert run.returncode == 0, run.stderr
     replies = run.stdout.splitlines()
     assert len(replies) == len(planned)
-    wrong = [f"{r.split()[0]} #{k}: got {got}, expected {want}"
-             for k, ((r, want), got) in enumerate(zip(planned, replies, strict=True)) if got != want]
+    wrong = [
+        f"{r.split()[0]} #{k}: got {got}, expected {want}"
+        for k, ((r, want), got) in enumerate(zip(planned, replies, strict=True))
+        if got != want
+    ]
     assert not wrong, f"{len(wrong)} of {len(planned)} differ:\n" + "\n".join(wrong[:5])
 
 
