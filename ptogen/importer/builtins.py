@@ -19,8 +19,8 @@ _ROLES = ("dst", "src", "scalar", "tmp", "mask", "attr")
 _SIGNATURE = re.compile(r"^(?P<returns>\w+) (?P<name>\w+)\((?P<params>.*)\);$")
 _CPP_IDENT = re.compile(r"^[A-Za-z_]\w*$")
 # What a parameter's type may be spelt as: a typedef (`pipe_t`, `uint64_t`) or a fundamental type.
-_CPP_TYPE = re.compile(r"^(?:\w+_t|vector_bool|bool|char|short|int|long|unsigned|float|double)$")
-_PARAM = re.compile(r"^(?P<type>.*?[\s&])\s*(?P<name>\w+)$")
+_CPP_TYPE = re.compile(r"^(?:\w+_t\*?|vector_\w+|bool|char|short|int|long|unsigned|float|double)$")
+_PARAM = re.compile(r"^(?P<type>.*?[\s&*])\s*(?P<name>\w+)$")
 # A call whose result a variable holds: `pset_b32(pattern)`.
 _RETURNED = re.compile(r"^(?P<fn>[A-Za-z_]\w*)\((?P<args>.*)\)$")
 # An example argument the spec can hold: a (qualified) name or an integer, not an expression.
@@ -37,7 +37,7 @@ def scalar_operands(facts: PageFacts, unplaced: list[str]) -> list[dict[str, Any
     Outputs table (a predicate builtin's results; the other builtins' results are not operands). A
     row typed `!pto.mask<...>` is a predicate register (kind `mask`), any other a scalar."""
     operands: list[dict[str, Any]] = []
-    rows = [(row, "scalar") for row in read_table(_first_table(facts.inputs))]
+    rows = [(row, "src") for row in read_table(_first_table(facts.inputs))]
     rows += [(row, "dst") for row in read_table(_first_table(facts.outputs))]
     for row, default_role in rows:
         name = operand_name(row["name"])
@@ -49,6 +49,7 @@ def scalar_operands(facts: PageFacts, unplaced: list[str]) -> list[dict[str, Any
             unplaced.append(f"operand row {row['name']!r} does not name an operand")
             continue
         role = row.get("role", "")
+        default_role = default_role if mask else "scalar"  # an input predicate is a source
         operands.append(
             {
                 "name": name,
@@ -80,14 +81,17 @@ def read_builtin(
     variables = {v: (t, value) for t, v, value in facts.call_variables}
     call = next((args for fn, args in facts.calls if fn == name), None)
     if call is None:  # a builtin that returns its result: `vector_bool mask = pset_b32(pattern);`
-        call = next(
+        returned = next(
             (
-                m["args"]
-                for *_, value in facts.call_variables
+                (typ, m["args"])
+                for typ, _, value in facts.call_variables
                 if (m := _RETURNED.match(value)) and m["fn"] == name
             ),
             None,
         )
+        if returned is not None:
+            call = returned[1]
+            returns = returns if declared is not None else returned[0]  # no declaration: the variable's type
     if declared is None and call is None and facts.calls:
         name, call = facts.calls[0]
     params: list[dict[str, Any]] = []
@@ -95,7 +99,11 @@ def read_builtin(
         examples = split_top_level(call) if call is not None else []
         for k, (typ, pname) in enumerate(declared[1]):
             arg = examples[k] if k < len(examples) else ""
-            params.append({"name": pname, "type": typ, "example": variables.get(arg, ("", arg))[1]})
+            value = variables.get(arg, ("", arg))[1]
+            # `T name{};`: a value-initialised variable, the spec's parameter without an example
+            params.append(
+                {"name": pname, "type": typ, "example": None if arg in variables and not value else value}
+            )
     elif call is not None:
         for arg in split_top_level(call):
             typ, value = variables.get(arg, ("", arg))
@@ -103,6 +111,8 @@ def read_builtin(
     for p in params:  # `vector_bool& dst`: the call writes the argument
         if p["type"].endswith("&"):
             p["type"], p["ref"] = p["type"].removesuffix("&").strip(), True
+        elif declared is None and p["type"] == "vector_bool" and p["name"].startswith("dst"):
+            p["ref"] = True  # a call without a declaration: the predicate it names `dst` is its result
     _match(params, operands, unplaced)
     if returns != "void":  # the returned operand is the first, a destination no parameter carries
         carried = {p["operand"] for p in params}
@@ -114,8 +124,8 @@ def read_builtin(
         if not _CPP_TYPE.match(p["type"] or ""):
             unplaced.append(f"builtin parameter {p['name']!r}: no C++ type on the page; `int` stands for it")
             p["type"] = "int"
-        if p["example"] == "" and p["type"] == "vector_bool":
-            del p["example"]  # a predicate register: value-initialised
+        if p["example"] is None:
+            del p["example"]
         elif not _CONSTANT.match(p["example"]):
             unplaced.append(f"builtin parameter {p['name']!r}: no plain example argument; 0 stands in")
             p["example"] = "0"
@@ -149,7 +159,11 @@ def _match(params: list[dict[str, Any]], operands: list[dict[str, Any]], unplace
     """Each parameter's operand: the one of the same (snake_case) name or name prefix, else the one
     at its place; the operands are put in the parameters' order."""
     if not params:  # no C++ on the page: one parameter per operand, named after it
-        params.extend({"name": o["name"], "type": o["asm_type"], "example": ""} for o in operands)
+        results = [o for o in operands if o["role"] == "dst"]  # a builtin's results come first
+        params.extend(
+            {"name": o["name"], "type": o["asm_type"], "example": ""}
+            for o in results + [o for o in operands if o not in results]
+        )
         unplaced.append("the page shows no C++ call: `builtin` made from the operands; check it")
     by_name = {o["name"]: o for o in operands}
     picked: list[dict[str, Any]] = []
@@ -158,8 +172,9 @@ def _match(params: list[dict[str, Any]], operands: list[dict[str, Any]], unplace
         found = by_name.get(key) or next(
             (o for n, o in by_name.items() if n.startswith(key) or key.startswith(n)), None
         )
-        if found is None or found in picked:
-            found = next((o for o in operands[k:] + operands if o not in picked), None)
+        if found is None or found in picked:  # the first operand left that the parameter's type fits
+            left = [o for o in operands[k:] + operands if o not in picked]
+            found = next((o for o in left if _fits(p, o)), left[0] if left else None)
         if found is None:  # the call passes more than the operand table lists
             found = {
                 "name": snake(p["name"]) or f"arg{k}",
@@ -174,3 +189,11 @@ def _match(params: list[dict[str, Any]], operands: list[dict[str, Any]], unplace
         p["name"] = p["name"] or found["name"]
         picked.append(found)
     operands[:] = picked + [o for o in operands if o not in picked]
+
+
+def _fits(param: dict[str, Any], operand: dict[str, Any]) -> bool:
+    """Whether a parameter may carry an operand: a predicate register a `mask` operand (a reference
+    one the result), any other type a scalar."""
+    if param["type"] != "vector_bool":
+        return operand["kind"] != "mask"
+    return operand["kind"] == "mask" and (operand["role"] == "dst") == bool(param.get("ref"))

@@ -229,9 +229,11 @@ _DECL_START = re.compile(r"^(?:template\b|(?:[\w:<>*&]+\s+)+[\w:]+\s*\()(?!.*\w\
 
 # "Declaration 2. " before an overload's summary: the page numbers the declarations it shows.
 _DECL_NUMBER = re.compile(r"^Declaration \d+\.\s*")
-# `T name = value;`, or `T name{};` (value-initialised: the value read is "").
+# `T name = value;`, or `T name{};` and `T name;` (no value: the value read is ""); a UB pointer may
+# carry its `__ubuf__` qualifier (`__ubuf__ uint32_t *base;`).
 _CALL_VARIABLE = re.compile(
-    r"^(?P<type>[A-Za-z_][\w:]*)\s+(?P<name>\w+)\s*(?:=\s*(?P<value>[^;=]+)|\{\})\s*;$"
+    r"^(?:__ubuf__\s+)?(?!return\b)(?P<type>[A-Za-z_][\w:]*)\s*(?P<ptr>\*)?\s*(?P<name>\w+)\s*"
+    r"(?:=\s*(?P<value>[^;=]+)|\{\})?\s*;$"
 )
 _CALL = re.compile(r"^(?P<fn>[a-z_]\w*)\((?P<args>[^;]*)\);$")
 
@@ -241,7 +243,8 @@ def _read_call(ln: Line, ctx: Ctx) -> bool:
     text = ln.text.strip()
     m = _CALL_VARIABLE.match(text)
     if m and ln.fenced:
-        ctx.facts.call_variables.append((m["type"], m["name"], " ".join((m["value"] or "").split())))
+        typ = m["type"] + (m["ptr"] or "")
+        ctx.facts.call_variables.append((typ, m["name"], " ".join((m["value"] or "").split())))
     elif (c := _CALL.match(text)) and ln.fenced:
         ctx.facts.calls.append((c["fn"], " ".join(c["args"].split())))
     else:

@@ -76,8 +76,9 @@ class Builtin(NamesOperand):
 
 
 class PredicateBuiltin(Builtin):
-    """Predicate builtins (kind `predicate_builtin`): the scalar unit's free functions that make and
-    combine predicate registers (`pset_b32(PAT_ALL)`, `plt_b32(n, POST_UPDATE)`, `pand(dst, a, b, pg)`).
+    """Predicate builtins (kind `predicate_builtin`): the scalar unit's free functions that make,
+    combine, load and store predicate registers (`pset_b32(PAT_ALL)`, `plt_b32(n, POST_UPDATE)`,
+    `pand(dst, a, b, pg)`, `psts(p, ub, 0, PK)`).
     They are builtins as above whose operands include predicate registers (kind `mask`), and which
     may return their result; the lanes they set are the register model's (pto/vsim/predicate.hpp),
     tested beside it in tests/runtime/."""
@@ -91,7 +92,11 @@ class PredicateBuiltin(Builtin):
         return OPERANDS if page.level == "scalar" and page.has("mask") else None
 
     def complete_import(self, semantics: dict[str, Any], operands: list[dict[str, Any]]) -> None:
-        semantics["expr"] = semantics["domain"]  # it names the predicate it writes
+        semantics["expr"] = semantics["domain"]  # it names its first operand, as the spec does
+
+    def writes_domain(self, spec: OpSpec) -> bool:
+        # a predicate store writes UB, not a register: its first operand is the predicate it reads
+        return any(o.role == "dst" for o in spec.operands)
 
     def check_operands(self, spec: OpSpec) -> list[tuple[tuple[str | int, ...], str]]:
         if spec.builtin is None or not any(o.kind == "mask" for o in spec.operands):

@@ -702,7 +702,9 @@ class BuiltinParam(Strict):
     """One parameter of a builtin function."""
 
     name: CppIdent
-    type: TypeName = Field(description="its C++ type as the runtime declares it, e.g. pipe_t or bool")
+    type: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*\*?$")] = Field(
+        description="its C++ type as the runtime declares it, e.g. pipe_t, bool or uint32_t* (a UB pointer)"
+    )
     ref: bool = Field(
         default=False, description="passed by reference: the call writes the argument (a result, a count)"
     )

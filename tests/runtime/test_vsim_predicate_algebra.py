@@ -1,8 +1,9 @@
 """The predicate builtins (pto/vsim/predicate.hpp) against a model of the pages in Python: every
 pattern at every lane width, plt's first-n lanes and post-update, the bitwise algebra under a
-governing predicate, psel, ppack/punpack of each half, and (de)interleaving at each width, on random
-256-bit images. One program serves every case: it reads requests on stdin and prints each result's
-bits, so the cases cost one compile per compiler."""
+governing predicate, psel, ppack/punpack of each half, (de)interleaving at each width, and the loads
+and stores of each distribution, offset form and post-update, on random 256-bit images. One program
+serves every case: it reads requests on stdin and prints each result's bits, so the cases cost one
+compile per compiler."""
 
 from __future__ import annotations
 
@@ -48,13 +49,73 @@ static pred_pattern_t pattern_named(const std::string& name) {
     std::exit(2);
 }
 
-// One request per line: an op, its lane width in bytes where it has one, then its arguments.
-int main() {
+static pred_dist_t dist_named(const std::string& name) {
+    if (name == "NORM")
+        return NORM;
+    return name == "PK" ? PK : name == "US" ? US : DS;
+}
+
+// A store into, or a load from, 128 bytes of UB; `name` picks the builtin and its offset's form.
+static void transfer(const std::string& op, const std::string& name, const std::string& dist, int off,
+                     const std::string& data) {
+    alignas(32) static uint32_t ub[32];
+    std::memset(ub, 0, sizeof ub);
+    uint32_t* base = ub;
+    vector_address areg{};
+    areg.offset = off;
+    const pred_dist_t d = dist_named(dist);
+    if (op == "st") {
+        const vector_bool p = read_pred(data);
+        if (name == "psts") psts(p, base, off, d);
+        else if (name == "psti") psti(p, base, off, d);
+        else if (name == "pst") pst(p, base, areg, d);
+        else if (name == "psts_post") psts(p, base, off, d, POST_UPDATE);
+        else psti(p, base, off, d, POST_UPDATE);
+        const auto* bytes = reinterpret_cast<const unsigned char*>(ub);
+        for (std::size_t i = 0; i < sizeof ub; ++i)
+            std::printf("%02x", bytes[i]);
+    } else {
+        auto* bytes = reinterpret_cast<unsigned char*>(ub);
+        for (std::size_t i = 0; i < sizeof ub; ++i)
+            bytes[i] = static_cast<unsigned char>(std::stoul(data.substr(2 * i, 2), nullptr, 16));
+        vector_bool p;
+        if (name == "plds") plds(p, base, off, d);
+        else if (name == "pldi") pldi(p, base, off, d);
+        else if (name == "pld") pld(p, base, areg, d);
+        else if (name == "plds_post") plds(p, base, off, d, POST_UPDATE);
+        else pldi(p, base, off, d, POST_UPDATE);
+        print(p);
+    }
+    const auto moved = reinterpret_cast<unsigned char*>(base) - reinterpret_cast<unsigned char*>(ub);
+    std::printf(" %d", static_cast<int>(moved));
+}
+
+// One request per line: an op, its lane width in bytes where it has one, then its arguments. With an
+// argument, the program makes the one call that named argument stands for (the refused forms).
+int main(int argc, char** argv) {
+    const std::string refused = argc > 1 ? argv[1] : "";
+    alignas(32) static uint32_t ub[16] = {};
+    vector_bool any{};
+    if (refused == "DS") plds(any, ub, 0, DS);
+    if (refused == "US") psts(any, ub, 0, US);
+    if (refused == "pstu") {
+        vector_align state;
+        uint32_t* at = ub;
+        pstu(state, any, at);
+    }
+    if (!refused.empty()) {
+        std::puts("survived");
+        return 0;
+    }
     std::string op;
     while (std::cin >> op) {
         int width = 0;
         std::string a, b, c;
-        if (op == "pset" || op == "pge") {
+        if (op == "st" || op == "ld") {
+            int off = 0;
+            std::cin >> a >> b >> off >> c;
+            transfer(op, a, b, off, c);
+        } else if (op == "pset" || op == "pge") {
             std::cin >> width >> a;
             const pred_pattern_t p = pattern_named(a);
             const vector_bool r = op == "pset"
@@ -181,6 +242,46 @@ def unpack(src: Pred, part: str) -> Pred:
     return [half[k // 2] for k in range(BITS)]
 
 
+UB = 128  # bytes of the buffer a transfer case stores into or loads from
+
+
+def stored(name: str, dist: str, off: int, p: Pred) -> str:
+    """The buffer after a store, then how far the pointer moved (POST_UPDATE forms)."""
+    at = off if name.startswith("psts") else 8 * off  # psts: bytes; psti, pst: 8-byte units
+    post = name.endswith("_post")
+    if dist == "NORM":
+        data = bytes.fromhex(hexed(p))
+    else:  # PK: bit 2k -> bit k, 16 bytes
+        data = bytes.fromhex(hexed([p[2 * k] for k in range(BITS // 2)] + [False] * (BITS // 2)))[:16]
+    buf = bytearray(UB)
+    start = 0 if post else at
+    buf[start : start + len(data)] = data
+    return f"{buf.hex()} {at if post else 0}"
+
+
+def loaded(name: str, dist: str, off: int, buf: bytes) -> str:
+    at = off if name.startswith("plds") else 8 * off  # plds: bytes; pldi, pld: 8-byte units
+    post = name.endswith("_post")
+    start = 0 if post else at
+    bits = [bool(buf[start + k // 8] >> (k % 8) & 1) for k in range(BITS)]
+    p = bits if dist == "NORM" else [bits[k // 2] for k in range(BITS)]  # US: 16 bytes, each bit doubled
+    return f"{hexed(p)} {at if post else 0}"
+
+
+def transfer_cases(rng: random.Random) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    for _ in range(4):
+        p = [rng.random() < 0.5 for _ in range(BITS)]
+        buf = bytes(rng.randrange(256) for _ in range(UB))
+        for name, off in (("psts", 40), ("psti", 5), ("pst", 3), ("psts_post", 24), ("psti_post", 2)):
+            for dist in ("NORM", "PK"):
+                out.append((f"st {name} {dist} {off} {hexed(p)}", stored(name, dist, off, p)))
+        for name, off in (("plds", 48), ("pldi", 7), ("pld", 2), ("plds_post", 16), ("pldi_post", 3)):
+            for dist in ("NORM", "US"):
+                out.append((f"ld {name} {dist} {off} {buf.hex()}", loaded(name, dist, off, buf)))
+    return out
+
+
 def cases() -> list[tuple[str, str]]:
     """(request, expected reply) pairs."""
     rng = random.Random(20260601)
@@ -221,7 +322,7 @@ def cases() -> list[tuple[str, str]]:
             out.append((f"pintlv {w} {hexed(a)} {hexed(b)}", f"{hexed(lo)} {hexed(hi)}"))
             lo, hi = deinterleave(w, a, b)
             out.append((f"pdintlv {w} {hexed(a)} {hexed(b)}", f"{hexed(lo)} {hexed(hi)}"))
-    return out
+    return out + transfer_cases(rng)
 
 
 @pytest.fixture(scope="module", params=COMPILERS)
@@ -261,3 +362,19 @@ def test_the_a5_call_shapes_give_the_lanes_their_code_expects() -> None:
     even, _ = deinterleave(1, b32, from_lanes(more, 4))
     assert even == from_lanes(lanes + more, 2)
     assert unpack(from_lanes(lanes + more, 2), "LOWER") == b32
+
+
+@pytest.mark.parametrize(
+    ("form", "message"),
+    [
+        ("DS", "plds: the simulation loads NORM and US (the pages do not say what DS loads)"),
+        ("US", "psts: a store distribution is NORM or PK"),
+        ("pstu", "pstu: the simulation has no streaming predicate store (its page defines none)"),
+    ],
+)
+def test_a_transfer_the_pages_leave_undefined_stops_the_program(
+    program: Path, form: str, message: str
+) -> None:
+    run = subprocess.run([str(program), form], capture_output=True, text=True, timeout=60)
+    assert run.returncode != 0 and "survived" not in run.stdout
+    assert run.stderr == f"PTO runtime error: {message}\n"

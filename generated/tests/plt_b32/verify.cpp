@@ -8,8 +8,11 @@
 using namespace pto;
 #include <pto/vsim/predicate.hpp>
 
-// The runtime declares the builtin as the spec states it.
-static_assert(std::is_same_v<decltype(&plt_b32), vector_bool (*)(uint32_t&, post_update_t)>,
+// The runtime declares the builtin as the spec states it: the cast picks that declaration among the
+// builtin's overloads, and the concept is false when there is none.
+template <typename F>
+concept declares_plt_b32 = requires { static_cast<F>(&plt_b32); };
+static_assert(declares_plt_b32<vector_bool (*)(uint32_t&, post_update_t)>,
               "plt_b32: the runtime's declaration differs from the spec's "
               "(specs/ops/predicate_generation_and_algebra/plt_b32.yaml)");
 

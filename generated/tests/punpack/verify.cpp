@@ -8,8 +8,11 @@
 using namespace pto;
 #include <pto/vsim/predicate.hpp>
 
-// The runtime declares the builtin as the spec states it.
-static_assert(std::is_same_v<decltype(&punpack), void (*)(vector_bool&, vector_bool, pred_part_t)>,
+// The runtime declares the builtin as the spec states it: the cast picks that declaration among the
+// builtin's overloads, and the concept is false when there is none.
+template <typename F>
+concept declares_punpack = requires { static_cast<F>(&punpack); };
+static_assert(declares_punpack<void (*)(vector_bool&, vector_bool, pred_part_t)>,
               "punpack: the runtime's declaration differs from the spec's "
               "(specs/ops/predicate_generation_and_algebra/punpack.yaml)");
 

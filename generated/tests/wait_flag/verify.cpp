@@ -8,8 +8,11 @@
 using namespace pto;
 #include <pto/common/cpu_stub.hpp>
 
-// The runtime declares the builtin as the spec states it.
-static_assert(std::is_same_v<decltype(&wait_flag), void (*)(pipe_t, pipe_t, event_t)>,
+// The runtime declares the builtin as the spec states it: the cast picks that declaration among the
+// builtin's overloads, and the concept is false when there is none.
+template <typename F>
+concept declares_wait_flag = requires { static_cast<F>(&wait_flag); };
+static_assert(declares_wait_flag<void (*)(pipe_t, pipe_t, event_t)>,
               "wait_flag: the runtime's declaration differs from the spec's (specs/ops/pipeline_sync/wait_flag.yaml)");
 
 // expected-no-diagnostics

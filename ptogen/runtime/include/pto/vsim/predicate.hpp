@@ -6,9 +6,16 @@
 // Algebra: pand, por, pxor, pnot and psel work bit by bit on the 256-bit image, so one call serves
 // every lane width; ppack and punpack halve or double the bits per lane (b32 -> b16 -> b8 and back);
 // pintlv_bN and pdintlv_bN interleave or deinterleave whole lanes of N bits.
+// Loads and stores: plds/psts (a byte offset), pldi/psti (an offset in 8-byte units), pld/pst (an
+// address register in 8-byte units) move a predicate between UB and the register, NORM as its 32
+// bytes, US (loads) reading 16 bytes and doubling each bit, PK (stores) writing every other bit as 16
+// bytes; with POST_UPDATE the access is at `base` and `base` then moves on by the offset.
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 
 #include <pto/vsim/modes.hpp>
 #include <pto/vsim/register.hpp>
@@ -113,7 +120,54 @@ inline pred bitwise(const pred& a, const pred& b, F f) {
     return out;
 }
 
+// The distribution token of a predicate load or store: NORM (the vector loads' token) or one of the
+// predicate tokens PK, US and DS, as A5 code passes either.
+struct pred_dist_t {
+    enum class kind : std::uint8_t { norm, pk, us, ds, other } value;
+    // only NORM of the vector loads' tokens names a predicate transfer
+    constexpr pred_dist_t(load_dist d) : value(d == load_dist::norm ? kind::norm : kind::other) {}
+    constexpr pred_dist_t(pred_dist d)
+        : value(d == pred_dist::pk ? kind::pk : d == pred_dist::us ? kind::us : kind::ds) {}
+};
+
+[[noreturn]] inline void pred_refuse(const char* builtin, const char* what) {
+    std::fprintf(stderr, "PTO runtime error: %s: %s\n", builtin, what);
+    std::abort();
+}
+
+inline void pred_load(const char* builtin, pred& dst, const void* at, pred_dist_t dist) {
+    const auto* in = static_cast<const unsigned char*>(at);
+    pred out{};
+    switch (dist.value) {
+    case pred_dist_t::kind::norm: std::memcpy(out.bits, in, PL); break;
+    case pred_dist_t::kind::us:  // 16 bytes, bit k -> bits 2k and 2k + 1
+        for (int k = 0; k < VL; ++k)
+            out.set_bit(k, (in[k / 16] >> ((k / 2) % 8)) & 1u);
+        break;
+    default: pred_refuse(builtin, "the simulation loads NORM and US (the pages do not say what DS loads)");
+    }
+    dst = out;
+}
+
+inline void pred_store(const char* builtin, void* at, const pred& src, pred_dist_t dist) {
+    auto* out = static_cast<unsigned char*>(at);
+    switch (dist.value) {
+    case pred_dist_t::kind::norm: std::memcpy(out, src.bits, PL); return;
+    case pred_dist_t::kind::pk:  // bit 2k -> bit k of 16 bytes
+        for (int i = 0; i < PL / 2; ++i) {
+            unsigned byte = 0;
+            for (int b = 0; b < 8; ++b)
+                byte |= static_cast<unsigned>(src.bit(2 * (8 * i + b))) << b;
+            out[i] = static_cast<unsigned char>(byte);
+        }
+        return;
+    default: pred_refuse(builtin, "a store distribution is NORM or PK");
+    }
+}
+
 } // namespace pto::vsim
+
+using pred_dist_t = pto::vsim::pred_dist_t;  // NORM, US or DS (loads); NORM or PK (stores)
 
 using pred_pattern_t = pto::vsim::pattern;   // PAT_* tokens of pset and pge
 using post_update_t = pto::vsim::post;       // POST_UPDATE of plt
@@ -190,4 +244,45 @@ inline void pdintlv_b16(vector_bool& dst0, vector_bool& dst1, vector_bool src0, 
 }
 inline void pdintlv_b32(vector_bool& dst0, vector_bool& dst1, vector_bool src0, vector_bool src1) {
     pto::vsim::interleave<4>(dst0, dst1, src0, src1, true);
+}
+
+// Loads and stores. The UB pointer is `__ubuf__ uint32_t*` in A5 code (the qualifier is empty here).
+inline void plds(vector_bool& dst, uint32_t* base, int32_t offset, pred_dist_t dist) {
+    pto::vsim::pred_load("plds", dst, reinterpret_cast<unsigned char*>(base) + offset, dist);
+}
+inline void plds(vector_bool& dst, uint32_t*& base, int32_t offset, pred_dist_t dist, post_update_t) {
+    plds(dst, base, 0, dist);
+    base = reinterpret_cast<uint32_t*>(reinterpret_cast<unsigned char*>(base) + offset);
+}
+inline void psts(vector_bool src, uint32_t* base, int32_t offset, pred_dist_t dist) {
+    pto::vsim::pred_store("psts", reinterpret_cast<unsigned char*>(base) + offset, src, dist);
+}
+inline void psts(vector_bool src, uint32_t*& base, int32_t offset, pred_dist_t dist, post_update_t) {
+    psts(src, base, 0, dist);
+    base = reinterpret_cast<uint32_t*>(reinterpret_cast<unsigned char*>(base) + offset);
+}
+inline void pldi(vector_bool& dst, uint32_t* base, int32_t offset, pred_dist_t dist) {
+    pto::vsim::pred_load("pldi", dst, reinterpret_cast<unsigned char*>(base) + 8 * offset, dist);
+}
+inline void pldi(vector_bool& dst, uint32_t*& base, int32_t offset, pred_dist_t dist, post_update_t) {
+    pldi(dst, base, 0, dist);
+    base = reinterpret_cast<uint32_t*>(reinterpret_cast<unsigned char*>(base) + 8 * offset);
+}
+inline void psti(vector_bool src, uint32_t* base, int32_t offset, pred_dist_t dist) {
+    pto::vsim::pred_store("psti", reinterpret_cast<unsigned char*>(base) + 8 * offset, src, dist);
+}
+inline void psti(vector_bool src, uint32_t*& base, int32_t offset, pred_dist_t dist, post_update_t) {
+    psti(src, base, 0, dist);
+    base = reinterpret_cast<uint32_t*>(reinterpret_cast<unsigned char*>(base) + 8 * offset);
+}
+inline void pld(vector_bool& dst, uint32_t* base, vector_address offset, pred_dist_t dist) {
+    pto::vsim::pred_load("pld", dst, reinterpret_cast<unsigned char*>(base) + 8 * offset.offset, dist);
+}
+inline void pst(vector_bool src, uint32_t* base, vector_address offset, pred_dist_t dist) {
+    pto::vsim::pred_store("pst", reinterpret_cast<unsigned char*>(base) + 8 * offset.offset, src, dist);
+}
+// The streaming store's alignment state is not defined by its page (its formula XORs the state with the
+// predicate and stores nothing) and no A5 code calls it: the simulation stops rather than guess.
+inline void pstu(vector_align&, vector_bool, uint32_t*&) {
+    pto::vsim::pred_refuse("pstu", "the simulation has no streaming predicate store (its page defines none)");
 }
