@@ -15,6 +15,14 @@ NO_RUNTIME_CASES = {
         op: "a scalar builtin of the runtime (tests/opkinds/test_builtin.py runs it)"
         for op in ("set_flag", "wait_flag", "pipe_barrier", "mem_bar")
     },
+    **{
+        op: "a scalar builtin of the runtime (tests/runtime/test_vsim_predicate_algebra.py runs it)"
+        for op in (
+            *(f"{f}_{w}" for f in ("pset", "pge", "plt", "pintlv", "pdintlv") for w in ("b8", "b16", "b32")),
+            *("ppack", "punpack", "pand", "por", "pxor", "pnot", "psel"),
+            *("plds", "pld", "pldi", "psts", "pst", "psti", "pstu"),
+        )
+    },
     "tbroadcast": "its results are a group's tensors, not one operand (tests/runtime/test_comm.py runs it)",
     **{
         op: "a builtin of the vector register model (tests/runtime/test_vsim_loadstore.py runs it)"

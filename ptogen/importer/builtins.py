@@ -23,6 +23,9 @@ _CPP_TYPE = re.compile(
     r"^(?:const )?(?:\w+_t|bool|char|short|int|long|unsigned|float|double|[A-Za-z_]\w*(?:::\w+)+|vector_\w+)"
     r"(?:\*&|[&*])?$"
 )
+_PARAM = re.compile(r"^(?P<type>.*?[\s&*])\s*(?P<name>\w+)$")
+# A call whose result a variable holds: `pset_b32(pattern)`.
+_RETURNED = re.compile(r"^(?P<fn>[A-Za-z_]\w*)\((?P<args>.*)\)$")
 # An example argument the spec can hold: a (qualified) name or an integer, not an expression.
 _CONSTANT = re.compile(r"^(?:\{\}|-?[0-9]+|[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)$")
 
@@ -33,20 +36,29 @@ def operand_name(cell: str) -> str:
 
 
 def scalar_operands(facts: PageFacts, unplaced: list[str]) -> list[dict[str, Any]]:
-    """One scalar operand per row of the page's Inputs table."""
+    """One operand per row of the page's Inputs table, then one per predicate row of its Expected
+    Outputs table (a predicate builtin's results; the other builtins' results are not operands). A
+    row typed `!pto.mask<...>` is a predicate register (kind `mask`), any other a scalar."""
     operands: list[dict[str, Any]] = []
-    for row in read_table(_first_table(facts.inputs)):
+    rows = [(row, "src") for row in read_table(_first_table(facts.inputs))]
+    rows += [(row, "dst") for row in read_table(_first_table(facts.outputs))]
+    for row, default_role in rows:
         name = operand_name(row["name"])
+        typ = row.get("type") or "i64"
+        mask = typ.startswith("!pto.mask")
+        if default_role == "dst" and not mask:
+            continue
         if not OPERAND_NAME.match(name) or any(o["name"] == name for o in operands):
             unplaced.append(f"operand row {row['name']!r} does not name an operand")
             continue
         role = row.get("role", "")
+        default_role = default_role if mask else "scalar"  # an input predicate is a source
         operands.append(
             {
                 "name": name,
-                "kind": "scalar",
-                "role": role if role in _ROLES else "scalar",
-                "asm_type": row.get("type") or "i64",
+                "kind": "mask" if mask else "scalar",
+                "role": role if role in _ROLES else default_role,
+                "asm_type": typ,
                 "description": row.get("description") or name,
             }
         )
@@ -66,10 +78,23 @@ def read_builtin(
     (the operands are reordered to the parameters' order when the page lists them otherwise)."""
     name = mnemonic.removeprefix("pto.")
     declared = _declared(facts)
+    returns = "void"
     if declared is not None:
-        name = declared[0]
+        name, _, returns = declared
     variables = {v: (t, value) for t, v, value in facts.call_variables}
     call = next((args for fn, args in facts.calls if fn == name), None)
+    if call is None:  # a builtin that returns its result: `vector_bool mask = pset_b32(pattern);`
+        returned = next(
+            (
+                (typ, m["args"])
+                for typ, _, value in facts.call_variables
+                if (m := _RETURNED.match(value)) and m["fn"] == name
+            ),
+            None,
+        )
+        if returned is not None:
+            call = returned[1]
+            returns = returns if declared is not None else returned[0]  # no declaration: the variable's type
     if declared is None and call is None and facts.calls:
         name, call = facts.calls[0]
     params: list[dict[str, Any]] = []
@@ -77,24 +102,42 @@ def read_builtin(
         examples = split_top_level(call) if call is not None else []
         for k, (typ, pname) in enumerate(declared[1]):
             arg = examples[k] if k < len(examples) else ""
-            params.append({"name": pname, "type": typ, "example": variables.get(arg, ("", arg))[1]})
+            value = variables.get(arg, ("", arg))[1]
+            # `T name{};`: a value-initialised variable, the spec's parameter without an example
+            params.append(
+                {"name": pname, "type": typ, "example": None if arg in variables and not value else value}
+            )
     elif call is not None:
         for arg in split_top_level(call):
             typ, value = variables.get(arg, ("", arg))
             params.append({"name": arg if _CPP_IDENT.match(arg) else "", "type": typ, "example": value})
+    for p in params:  # a call without a declaration: the predicate it names `dst` is its result
+        if declared is None and p["type"] == "vector_bool" and p["name"].startswith("dst"):
+            p["type"] += "&"
     _match(params, operands, unplaced)
+    if returns != "void":  # the returned operand is the first, a destination no parameter carries
+        carried = {p["operand"] for p in params}
+        result = next((o for o in operands if o["role"] == "dst" and o["name"] not in carried), None)
+        if result is not None:
+            operands.remove(result)
+            operands.insert(0, result)
     for p in params:
         if not _CPP_TYPE.match(p["type"] or ""):
             unplaced.append(f"builtin parameter {p['name']!r}: no C++ type on the page; `int` stands for it")
             p["type"] = "int"
-        if not _CONSTANT.match(p["example"]):
+        if p["example"] is None:
+            del p["example"]
+        elif not _CONSTANT.match(p["example"]):
             unplaced.append(f"builtin parameter {p['name']!r}: no plain example argument; 0 stands in")
             p["example"] = "0"
     header = facts.header
     if header is None:
         unplaced.append(f"the page names no header of `{name}`: `builtin.header` set to {RUNTIME_HEADER}")
         header = RUNTIME_HEADER
-    return {"name": name, "header": header, "params": params}
+    out: dict[str, Any] = {"name": name, "header": header, "params": params}
+    if returns != "void":
+        out["returns"] = returns
+    return out
 
 
 def shows_builtin(facts: PageFacts) -> bool:
@@ -102,19 +145,20 @@ def shows_builtin(facts: PageFacts) -> bool:
     return _declared(facts) is not None
 
 
-def _declared(facts: PageFacts) -> tuple[str, list[tuple[str, str]]] | None:
-    """The name and (type, name) parameters of the page's `void NAME(T a, ...);` declaration."""
+def _declared(facts: PageFacts) -> tuple[str, list[tuple[str, str]], str] | None:
+    """The name, (type, name) parameters and return type of the page's `RET NAME(T a, ...);`
+    declaration."""
     for sig in facts.signatures:
         m = _SIGNATURE.match(" ".join(sig.replace(",", ", ").split()))
-        if m is None or m["returns"] != "void":
+        if m is None:
             continue
         params = []
         for p in split_top_level(m["params"]):
             # the name is the trailing identifier (`const float*ptr` once the page's text is normalised)
-            typed = re.match(r"^(?P<type>.*?[\s&*])(?P<name>\w+)$", p.strip())
-            typ, pname = (typed["type"], typed["name"]) if typed else ("", p)
+            typed = _PARAM.match(p.strip())
+            typ, pname = (typed["type"], typed["name"]) if typed else ("", p.strip())
             params.append((" ".join(typ.split()), pname))
-        return m["name"], params
+        return m["name"], params, m["returns"]
     return None
 
 
@@ -122,7 +166,11 @@ def _match(params: list[dict[str, Any]], operands: list[dict[str, Any]], unplace
     """Each parameter's operand: the one of the same (snake_case) name or name prefix, else the one
     at its place; the operands are put in the parameters' order."""
     if not params:  # no C++ on the page: one parameter per operand, named after it
-        params.extend({"name": o["name"], "type": o["asm_type"], "example": ""} for o in operands)
+        results = [o for o in operands if o["role"] == "dst"]  # a builtin's results come first
+        params.extend(
+            {"name": o["name"], "type": o["asm_type"], "example": ""}
+            for o in results + [o for o in operands if o not in results]
+        )
         unplaced.append("the page shows no C++ call: `builtin` made from the operands; check it")
     by_name = {o["name"]: o for o in operands}
     picked: list[dict[str, Any]] = []
@@ -131,8 +179,9 @@ def _match(params: list[dict[str, Any]], operands: list[dict[str, Any]], unplace
         found = by_name.get(key) or next(
             (o for n, o in by_name.items() if n.startswith(key) or key.startswith(n)), None
         )
-        if found is None or found in picked:
-            found = next((o for o in operands[k:] + operands if o not in picked), None)
+        if found is None or found in picked:  # the first operand left that the parameter's type fits
+            left = [o for o in operands[k:] + operands if o not in picked]
+            found = next((o for o in left if _fits(p, o)), left[0] if left else None)
         if found is None:  # the call passes more than the operand table lists
             found = {
                 "name": snake(p["name"]) or f"arg{k}",
@@ -147,3 +196,11 @@ def _match(params: list[dict[str, Any]], operands: list[dict[str, Any]], unplace
         p["name"] = p["name"] or found["name"]
         picked.append(found)
     operands[:] = picked + [o for o in operands if o not in picked]
+
+
+def _fits(param: dict[str, Any], operand: dict[str, Any]) -> bool:
+    """Whether a parameter may carry an operand: a predicate register a `mask` operand (a reference
+    one the result), any other type a scalar."""
+    if param["type"].removesuffix("&") != "vector_bool":
+        return operand["kind"] != "mask"
+    return operand["kind"] == "mask" and (operand["role"] == "dst") == param["type"].endswith("&")

@@ -229,8 +229,11 @@ _DECL_START = re.compile(r"^(?:template\b|(?:[\w:<>*&]+\s+)+[\w:]+\s*\()(?!.*\w\
 
 # "Declaration 2. " before an overload's summary: the page numbers the declarations it shows.
 _DECL_NUMBER = re.compile(r"^Declaration \d+\.\s*")
+# `T name = value;`, or `T name{};` and `T name;` (no value: the value read is ""); the type may be
+# const or a pointer, and a UB pointer may carry its `__ubuf__` qualifier (`__ubuf__ uint32_t *base;`).
 _CALL_VARIABLE = re.compile(
-    r"^(?P<type>(?:const\s+)?[A-Za-z_][\w:]*\s*\*?)\s*(?<=[\s*])(?P<name>\w+)\s*=\s*(?P<value>[^;=]+);$"
+    r"^(?:__ubuf__\s+)?(?!return\b)(?P<type>(?:const\s+)?[A-Za-z_][\w:]*(?:\s*\*)?)\s*(?<=[\s*])(?P<name>\w+)\s*"
+    r"(?:=\s*(?P<value>[^;=]+)|\{\})?\s*;$"
 )
 _CALL = re.compile(r"^(?P<fn>[a-z_]\w*)\((?P<args>[^;]*)\);$")
 
@@ -240,8 +243,8 @@ def _read_call(ln: Line, ctx: Ctx) -> bool:
     text = ln.text.strip()
     m = _CALL_VARIABLE.match(text)
     if m and ln.fenced:
-        typ = " ".join(m["type"].split())
-        ctx.facts.call_variables.append((typ, m["name"], " ".join(m["value"].split())))
+        typ = " ".join(m["type"].split()).replace(" *", "*")
+        ctx.facts.call_variables.append((typ, m["name"], " ".join((m["value"] or "").split())))
     elif (c := _CALL.match(text)) and ln.fenced:
         ctx.facts.calls.append((c["fn"], " ".join(c["args"].split())))
     else:

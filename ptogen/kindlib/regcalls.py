@@ -37,10 +37,16 @@ class RegisterCall(NamesOperand):
     # ----------------------------------------------------------------- import
     def recognise(self, page: PageOp) -> int | None:
         # a vector page read as a builtin call: its operands are the call's arguments
-        if page.level != "vector" or set(page.operand_kinds) != {"scalar"}:
+        # (a predicate argument reads as a `mask` operand; here every argument is a scalar operand)
+        if page.level != "vector" or not set(page.operand_kinds) <= {"scalar", "mask"}:
             return None
         # its own generated pages say which kind of register builtin they show
         return OPERANDS if page.intro.startswith(self.domain_starts) else DOMAIN
+
+    def complete_import(self, semantics: dict[str, Any], operands: list[dict[str, Any]]) -> None:
+        for o in operands:  # the call's arguments, predicate registers included
+            if o["kind"] == "mask":
+                o["kind"], o["role"] = "scalar", "scalar"
 
     def import_domain(self, operands: list[dict[str, Any]]) -> str | None:
         return next((o["name"] for o in operands), None)

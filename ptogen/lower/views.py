@@ -321,6 +321,12 @@ class OpView:
         return self.spec.builtin
 
     @property
+    def builtin_result(self) -> str | None:
+        """The operand a builtin returns (its first, a destination no parameter carries), or None."""
+        b = self.spec.builtin
+        return self.spec.operands[0].name if b is not None and b.returns != "void" else None
+
+    @property
     def result_operands(self) -> list[str]:
         """Operands the op writes: its domain, then a lane op's extra outputs."""
         return [self.domain, *self.spec.semantics.extra_outputs]

@@ -35,7 +35,7 @@ def registry() -> dict[str, OpKind]:
     of the two a program imports first."""
     from .barrier import Barrier
     from .bind import Bind
-    from .builtin import Builtin
+    from .builtin import Builtin, PredicateBuiltin
     from .comm import Comm
     from .convert import Convert
     from .debug_print import DebugPrint
@@ -108,6 +108,7 @@ def registry() -> dict[str, OpKind]:
             PairReduce(),
             VectorMemory(),
             VectorMove(),
+            PredicateBuiltin(),
         )
     }
 

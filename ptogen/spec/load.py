@@ -477,7 +477,7 @@ def check_op(
         allowed = (
             {"vreg", "scalar", "mask", "attr"}
             if vector
-            else {"scalar"}
+            else {"scalar", "mask"}
             if builtin
             else {"tile", "scalar", "attr", "global", "context", "events"}
         )
@@ -545,8 +545,18 @@ def check_op(
         problems.append((("intrinsic",), "tile ops need their C++ intrinsic"))
     if spec.builtin is not None:
         carried = [p.operand for p in spec.builtin.params]
-        if carried != list(operands):
-            problems.append((("builtin", "params"), "the parameters carry the operands, in their order"))
+        returned = spec.builtin.returns != "void"
+        if carried != list(operands)[1 if returned else 0 :]:
+            problems.append(
+                (
+                    ("builtin", "params"),
+                    "the parameters carry the operands, in their order (after the returned first one)"
+                    if returned
+                    else "the parameters carry the operands, in their order",
+                )
+            )
+        if returned and spec.operands[0].role != "dst":
+            problems.append((("builtin", "returns"), "a builtin returns its first operand, a `dst`"))
         if spec.semantics.domain != spec.operands[0].name:
             problems.append((("semantics", "domain"), "a builtin's domain is its first operand"))
     if spec.intrinsic is not None:

@@ -709,8 +709,9 @@ class BuiltinParam(Strict):
     )
     operand: Name = Field(description="the operand this parameter carries")
     example: CppExample = Field(
-        description="an argument the generated tests pass, e.g. PIPE_MTE2; `{}` for a value-initialised "
-        "variable (a register a reference parameter binds to)"
+        default="{}",
+        description="an argument the generated tests pass, e.g. PIPE_MTE2; `{}` (the default) for a "
+        "value-initialised variable (a register a reference parameter binds to)",
     )
 
 
@@ -719,7 +720,11 @@ class Builtin(Strict):
     the spec states its declaration, and the generated tests call it as the spec declares it."""
 
     name: CppIdent
-    returns: Literal["void"] = "void"
+    returns: TypeName = Field(
+        default="void",
+        description="its return type; a builtin that returns a value (vector_bool) returns its first "
+        "operand, a destination no parameter carries",
+    )
     params: list[BuiltinParam]
     header: Annotated[str, Field(pattern=r"^pto(/[a-z0-9_]+)+\.hpp$")] = Field(
         description="the runtime header that declares it (under ptogen/runtime/include), "

@@ -19,15 +19,18 @@ static_assert(mem_bar_declared_as<void (*)(mem_bar_t)>,
 
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
-    mem_bar(VST_VLD);
+    mem_bar_t type = VST_VLD;
+    mem_bar(type);
 }
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
-    mem_bar(VST_VLD);
+    mem_bar_t type = VST_VLD;
+    mem_bar(type);
 }
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
-    mem_bar(VST_VLD);
+    mem_bar_t type = VST_VLD;
+    mem_bar(type);
 }

@@ -20,15 +20,18 @@ static_assert(
 
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
-    pipe_barrier(PIPE_ALL);
+    pipe_t pipe = PIPE_ALL;
+    pipe_barrier(pipe);
 }
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
-    pipe_barrier(PIPE_ALL);
+    pipe_t pipe = PIPE_ALL;
+    pipe_barrier(pipe);
 }
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
-    pipe_barrier(PIPE_ALL);
+    pipe_t pipe = PIPE_ALL;
+    pipe_barrier(pipe);
 }

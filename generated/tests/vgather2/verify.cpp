@@ -23,7 +23,11 @@ void legal_a2a3() {
     vector_f32 dst;
     vector_u32 index;
     vector_bool mask;
-    vgather2(dst, static_cast<const float*>(nullptr), index, mask);
+    vector_f32 dst{};
+    const float* ptr = nullptr;
+    const vector_u32 index{};
+    const vector_bool mask{};
+    vgather2(dst, ptr, index, mask);
 }
 
 // legal twin: every rule of the profile holds
@@ -31,7 +35,11 @@ void legal_a5() {
     vector_f32 dst;
     vector_u32 index;
     vector_bool mask;
-    vgather2(dst, static_cast<const float*>(nullptr), index, mask);
+    vector_f32 dst{};
+    const float* ptr = nullptr;
+    const vector_u32 index{};
+    const vector_bool mask{};
+    vgather2(dst, ptr, index, mask);
 }
 
 // legal twin: every rule of the profile holds
@@ -39,5 +47,9 @@ void legal_cpu() {
     vector_f32 dst;
     vector_u32 index;
     vector_bool mask;
-    vgather2(dst, static_cast<const float*>(nullptr), index, mask);
+    vector_f32 dst{};
+    const float* ptr = nullptr;
+    const vector_u32 index{};
+    const vector_bool mask{};
+    vgather2(dst, ptr, index, mask);
 }

@@ -23,7 +23,11 @@ void legal_a2a3() {
     vector_u32 dst;
     vector_u32 index;
     vector_bool mask;
-    vgather2_bc(dst, static_cast<const uint16_t*>(nullptr), index, mask);
+    vector_u32 dst{};
+    const uint16_t* ptr = nullptr;
+    const vector_u32 index{};
+    const vector_bool mask{};
+    vgather2_bc(dst, ptr, index, mask);
 }
 
 // legal twin: every rule of the profile holds
@@ -31,7 +35,11 @@ void legal_a5() {
     vector_u32 dst;
     vector_u32 index;
     vector_bool mask;
-    vgather2_bc(dst, static_cast<const uint16_t*>(nullptr), index, mask);
+    vector_u32 dst{};
+    const uint16_t* ptr = nullptr;
+    const vector_u32 index{};
+    const vector_bool mask{};
+    vgather2_bc(dst, ptr, index, mask);
 }
 
 // legal twin: every rule of the profile holds
@@ -39,5 +47,9 @@ void legal_cpu() {
     vector_u32 dst;
     vector_u32 index;
     vector_bool mask;
-    vgather2_bc(dst, static_cast<const uint16_t*>(nullptr), index, mask);
+    vector_u32 dst{};
+    const uint16_t* ptr = nullptr;
+    const vector_u32 index{};
+    const vector_bool mask{};
+    vgather2_bc(dst, ptr, index, mask);
 }

@@ -23,6 +23,10 @@ void legal_a2a3() {
     vector_s32 high;
     vector_s32 a;
     vector_s32 b;
+    vector_s32 low{};
+    vector_s32 high{};
+    const vector_s32 a{};
+    const vector_s32 b{};
     vintlv(low, high, a, b);
 }
 
@@ -32,6 +36,10 @@ void legal_a5() {
     vector_s32 high;
     vector_s32 a;
     vector_s32 b;
+    vector_s32 low{};
+    vector_s32 high{};
+    const vector_s32 a{};
+    const vector_s32 b{};
     vintlv(low, high, a, b);
 }
 
@@ -41,5 +49,9 @@ void legal_cpu() {
     vector_s32 high;
     vector_s32 a;
     vector_s32 b;
+    vector_s32 low{};
+    vector_s32 high{};
+    const vector_s32 a{};
+    const vector_s32 b{};
     vintlv(low, high, a, b);
 }

@@ -20,17 +20,23 @@ static_assert(vldas_declared_as<void (*)(vector_align&, const float*)>,
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
     vector_align state;
-    vldas(state, static_cast<const float*>(nullptr));
+    vector_align state{};
+    const float* ptr = nullptr;
+    vldas(state, ptr);
 }
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
     vector_align state;
-    vldas(state, static_cast<const float*>(nullptr));
+    vector_align state{};
+    const float* ptr = nullptr;
+    vldas(state, ptr);
 }
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
     vector_align state;
-    vldas(state, static_cast<const float*>(nullptr));
+    vector_align state{};
+    const float* ptr = nullptr;
+    vldas(state, ptr);
 }

@@ -20,17 +20,29 @@ static_assert(vlds_declared_as<void (*)(vector_f32&, const float*, int32_t, pto:
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
     vector_f32 dst;
-    vlds(dst, static_cast<const float*>(nullptr), 0, NORM);
+    vector_f32 dst{};
+    const float* ptr = nullptr;
+    int32_t offset = 0;
+    pto::vsim::load_dist dist = NORM;
+    vlds(dst, ptr, offset, dist);
 }
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
     vector_f32 dst;
-    vlds(dst, static_cast<const float*>(nullptr), 0, NORM);
+    vector_f32 dst{};
+    const float* ptr = nullptr;
+    int32_t offset = 0;
+    pto::vsim::load_dist dist = NORM;
+    vlds(dst, ptr, offset, dist);
 }
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
     vector_f32 dst;
-    vlds(dst, static_cast<const float*>(nullptr), 0, NORM);
+    vector_f32 dst{};
+    const float* ptr = nullptr;
+    int32_t offset = 0;
+    pto::vsim::load_dist dist = NORM;
+    vlds(dst, ptr, offset, dist);
 }

@@ -21,19 +21,28 @@ static_assert(vldus_declared_as<void (*)(vector_f32&, vector_align&, const float
 void legal_a2a3() {
     vector_f32 dst;
     vector_align state;
-    vldus(dst, state, static_cast<const float*>(nullptr));
+    vector_f32 dst{};
+    vector_align state{};
+    const float* ptr = nullptr;
+    vldus(dst, state, ptr);
 }
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
     vector_f32 dst;
     vector_align state;
-    vldus(dst, state, static_cast<const float*>(nullptr));
+    vector_f32 dst{};
+    vector_align state{};
+    const float* ptr = nullptr;
+    vldus(dst, state, ptr);
 }
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
     vector_f32 dst;
     vector_align state;
-    vldus(dst, state, static_cast<const float*>(nullptr));
+    vector_f32 dst{};
+    vector_align state{};
+    const float* ptr = nullptr;
+    vldus(dst, state, ptr);
 }

@@ -21,19 +21,28 @@ static_assert(vpack_declared_as<void (*)(vector_u16&, const vector_u32&, pto::vs
 void legal_a2a3() {
     vector_u16 dst;
     vector_u32 src;
-    vpack(dst, src, LOWER);
+    vector_u16 dst{};
+    const vector_u32 src{};
+    pto::vsim::half_sel part = LOWER;
+    vpack(dst, src, part);
 }
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
     vector_u16 dst;
     vector_u32 src;
-    vpack(dst, src, LOWER);
+    vector_u16 dst{};
+    const vector_u32 src{};
+    pto::vsim::half_sel part = LOWER;
+    vpack(dst, src, part);
 }
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
     vector_u16 dst;
     vector_u32 src;
-    vpack(dst, src, LOWER);
+    vector_u16 dst{};
+    const vector_u32 src{};
+    pto::vsim::half_sel part = LOWER;
+    vpack(dst, src, part);
 }

@@ -23,7 +23,11 @@ void legal_a2a3() {
     vector_u16 src;
     vector_u16 index;
     vector_bool mask;
-    vscatter(src, static_cast<uint8_t*>(nullptr), index, mask);
+    const vector_u16 src{};
+    uint8_t* ptr = nullptr;
+    const vector_u16 index{};
+    const vector_bool mask{};
+    vscatter(src, ptr, index, mask);
 }
 
 // legal twin: every rule of the profile holds
@@ -31,7 +35,11 @@ void legal_a5() {
     vector_u16 src;
     vector_u16 index;
     vector_bool mask;
-    vscatter(src, static_cast<uint8_t*>(nullptr), index, mask);
+    const vector_u16 src{};
+    uint8_t* ptr = nullptr;
+    const vector_u16 index{};
+    const vector_bool mask{};
+    vscatter(src, ptr, index, mask);
 }
 
 // legal twin: every rule of the profile holds
@@ -39,5 +47,9 @@ void legal_cpu() {
     vector_u16 src;
     vector_u16 index;
     vector_bool mask;
-    vscatter(src, static_cast<uint8_t*>(nullptr), index, mask);
+    const vector_u16 src{};
+    uint8_t* ptr = nullptr;
+    const vector_u16 index{};
+    const vector_bool mask{};
+    vscatter(src, ptr, index, mask);
 }

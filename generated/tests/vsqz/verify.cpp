@@ -22,7 +22,11 @@ void legal_a2a3() {
     vector_u32 dst;
     vector_u32 src;
     vector_bool mask;
-    vsqz(dst, src, mask, MODE_STORED);
+    vector_u32 dst{};
+    const vector_u32 src{};
+    const vector_bool mask{};
+    pto::vsim::mode mode = MODE_STORED;
+    vsqz(dst, src, mask, mode);
 }
 
 // legal twin: every rule of the profile holds
@@ -30,7 +34,11 @@ void legal_a5() {
     vector_u32 dst;
     vector_u32 src;
     vector_bool mask;
-    vsqz(dst, src, mask, MODE_STORED);
+    vector_u32 dst{};
+    const vector_u32 src{};
+    const vector_bool mask{};
+    pto::vsim::mode mode = MODE_STORED;
+    vsqz(dst, src, mask, mode);
 }
 
 // legal twin: every rule of the profile holds
@@ -38,5 +46,9 @@ void legal_cpu() {
     vector_u32 dst;
     vector_u32 src;
     vector_bool mask;
-    vsqz(dst, src, mask, MODE_STORED);
+    vector_u32 dst{};
+    const vector_u32 src{};
+    const vector_bool mask{};
+    pto::vsim::mode mode = MODE_STORED;
+    vsqz(dst, src, mask, mode);
 }

@@ -20,17 +20,23 @@ static_assert(vstar_declared_as<void (*)(vector_align&, uint32_t*)>,
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
     vector_align state;
-    vstar(state, static_cast<uint32_t*>(nullptr));
+    vector_align state{};
+    uint32_t* ptr = nullptr;
+    vstar(state, ptr);
 }
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
     vector_align state;
-    vstar(state, static_cast<uint32_t*>(nullptr));
+    vector_align state{};
+    uint32_t* ptr = nullptr;
+    vstar(state, ptr);
 }
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
     vector_align state;
-    vstar(state, static_cast<uint32_t*>(nullptr));
+    vector_align state{};
+    uint32_t* ptr = nullptr;
+    vstar(state, ptr);
 }

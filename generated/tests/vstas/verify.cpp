@@ -20,17 +20,26 @@ static_assert(vstas_declared_as<void (*)(vector_align&, float*, int32_t)>,
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
     vector_align state;
-    vstas(state, static_cast<float*>(nullptr), 0);
+    vector_align state{};
+    float* ptr = nullptr;
+    int32_t offset = 0;
+    vstas(state, ptr, offset);
 }
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
     vector_align state;
-    vstas(state, static_cast<float*>(nullptr), 0);
+    vector_align state{};
+    float* ptr = nullptr;
+    int32_t offset = 0;
+    vstas(state, ptr, offset);
 }
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
     vector_align state;
-    vstas(state, static_cast<float*>(nullptr), 0);
+    vector_align state{};
+    float* ptr = nullptr;
+    int32_t offset = 0;
+    vstas(state, ptr, offset);
 }

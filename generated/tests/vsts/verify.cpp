@@ -21,19 +21,34 @@ static_assert(vsts_declared_as<void (*)(const vector_f32&, float*, int32_t, pto:
 void legal_a2a3() {
     vector_f32 src;
     vector_bool mask;
-    vsts(src, static_cast<float*>(nullptr), 0, NORM_B32, mask);
+    const vector_f32 src{};
+    float* ptr = nullptr;
+    int32_t offset = 0;
+    pto::vsim::store_dist dist = NORM_B32;
+    const vector_bool mask{};
+    vsts(src, ptr, offset, dist, mask);
 }
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
     vector_f32 src;
     vector_bool mask;
-    vsts(src, static_cast<float*>(nullptr), 0, NORM_B32, mask);
+    const vector_f32 src{};
+    float* ptr = nullptr;
+    int32_t offset = 0;
+    pto::vsim::store_dist dist = NORM_B32;
+    const vector_bool mask{};
+    vsts(src, ptr, offset, dist, mask);
 }
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
     vector_f32 src;
     vector_bool mask;
-    vsts(src, static_cast<float*>(nullptr), 0, NORM_B32, mask);
+    const vector_f32 src{};
+    float* ptr = nullptr;
+    int32_t offset = 0;
+    pto::vsim::store_dist dist = NORM_B32;
+    const vector_bool mask{};
+    vsts(src, ptr, offset, dist, mask);
 }

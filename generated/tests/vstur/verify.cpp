@@ -22,7 +22,11 @@ void legal_a2a3() {
     vector_align state;
     vector_u32 src;
     uint32_t* ptr;
-    vstur(state, src, ptr, POST_UPDATE);
+    vector_align state{};
+    const vector_u32 src{};
+    uint32_t* ptr{};
+    pto::vsim::post mode = POST_UPDATE;
+    vstur(state, src, ptr, mode);
 }
 
 // legal twin: every rule of the profile holds
@@ -30,7 +34,11 @@ void legal_a5() {
     vector_align state;
     vector_u32 src;
     uint32_t* ptr;
-    vstur(state, src, ptr, POST_UPDATE);
+    vector_align state{};
+    const vector_u32 src{};
+    uint32_t* ptr{};
+    pto::vsim::post mode = POST_UPDATE;
+    vstur(state, src, ptr, mode);
 }
 
 // legal twin: every rule of the profile holds
@@ -38,5 +46,9 @@ void legal_cpu() {
     vector_align state;
     vector_u32 src;
     uint32_t* ptr;
-    vstur(state, src, ptr, POST_UPDATE);
+    vector_align state{};
+    const vector_u32 src{};
+    uint32_t* ptr{};
+    pto::vsim::post mode = POST_UPDATE;
+    vstur(state, src, ptr, mode);
 }

@@ -22,7 +22,12 @@ void legal_a2a3() {
     vector_align state;
     vector_f32 src;
     float* ptr;
-    vstus(state, 0, src, ptr, POST_UPDATE);
+    vector_align state{};
+    uint32_t count = 0;
+    const vector_f32 src{};
+    float* ptr{};
+    pto::vsim::post mode = POST_UPDATE;
+    vstus(state, count, src, ptr, mode);
 }
 
 // legal twin: every rule of the profile holds
@@ -30,7 +35,12 @@ void legal_a5() {
     vector_align state;
     vector_f32 src;
     float* ptr;
-    vstus(state, 0, src, ptr, POST_UPDATE);
+    vector_align state{};
+    uint32_t count = 0;
+    const vector_f32 src{};
+    float* ptr{};
+    pto::vsim::post mode = POST_UPDATE;
+    vstus(state, count, src, ptr, mode);
 }
 
 // legal twin: every rule of the profile holds
@@ -38,5 +48,10 @@ void legal_cpu() {
     vector_align state;
     vector_f32 src;
     float* ptr;
-    vstus(state, 0, src, ptr, POST_UPDATE);
+    vector_align state{};
+    uint32_t count = 0;
+    const vector_f32 src{};
+    float* ptr{};
+    pto::vsim::post mode = POST_UPDATE;
+    vstus(state, count, src, ptr, mode);
 }

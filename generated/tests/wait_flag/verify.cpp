@@ -19,15 +19,24 @@ static_assert(wait_flag_declared_as<void (*)(pipe_t, pipe_t, event_t)>,
 
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
-    wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+    pipe_t src = PIPE_MTE2;
+    pipe_t dst = PIPE_V;
+    event_t id = EVENT_ID0;
+    wait_flag(src, dst, id);
 }
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
-    wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+    pipe_t src = PIPE_MTE2;
+    pipe_t dst = PIPE_V;
+    event_t id = EVENT_ID0;
+    wait_flag(src, dst, id);
 }
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
-    wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+    pipe_t src = PIPE_MTE2;
+    pipe_t dst = PIPE_V;
+    event_t id = EVENT_ID0;
+    wait_flag(src, dst, id);
 }
