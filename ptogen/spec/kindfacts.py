@@ -48,6 +48,9 @@ class KindFacts:
     # Its expressions may name a context operand that stands for several tensors (a communication
     # op's parallel group of ranks).
     reads_groups: bool = False
+    # Functions of the kind's own its expressions may apply (name -> number of arguments): the
+    # collectives' row blocks of a group (`stacked(group)`, `split(src)`).
+    functions: tuple[tuple[str, int], ...] = ()
 
 
 class SpecKind:
