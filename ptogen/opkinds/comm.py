@@ -307,7 +307,7 @@ class Comm(OpKind):
                     if legal:
                         return out
             return out
-        if action == "copy" and not legal:  # strided windows of both tensors, and one contiguous row
+        if action in ("copy", "stack", "split") and not legal:  # strided windows, one contiguous row
             geometries = [(4, 8, 12, 16), (1, 64, 64, 64), (7, 5, 5, 9)]
         else:
             geometries = [(4, 8, 12, 16)]

@@ -59,30 +59,29 @@ void case_0([[maybe_unused]] Prof profile) {
     store("c0_dst_global_data.out", dst_global_data_buf.get(), 144);
 }
 
-// case 1 (int32_t): stack int32_t 4x8 through row strides 12 and 16
+// case 1 (float): stack float 1x64 through row strides 64 and 64
 void case_1([[maybe_unused]] Prof profile) {
-    using Tile_staging_tile_data = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_staging_tile_data = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_staging_tile_data staging_tile_data;
     TASSIGN(staging_tile_data, 0x0);
     load("c1_staging_tile_data.bin", staging_tile_data.data(), 32);
-    auto dst_global_data_buf = std::make_unique<int32_t[]>(144);
-    using Global_dst_global_data =
-        GlobalTensor<int32_t, Shape<1, 1, 1, 12, 8>, Stride<144, 144, 144, 12, 1>, Layout::ND>;
+    auto dst_global_data_buf = std::make_unique<float[]>(192);
+    using Global_dst_global_data = GlobalTensor<float, Shape<1, 1, 1, 3, 64>, Stride<192, 192, 192, 64, 1>, Layout::ND>;
     Global_dst_global_data dst_global_data(dst_global_data_buf.get());
 
-    load("c1_dst_global_data.bin", dst_global_data_buf.get(), 144);
-    auto rank0_buf = std::make_unique<int32_t[]>(64);
-    using Global_rank0 = GlobalTensor<int32_t, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    load("c1_dst_global_data.bin", dst_global_data_buf.get(), 192);
+    auto rank0_buf = std::make_unique<float[]>(64);
+    using Global_rank0 = GlobalTensor<float, Shape<1, 1, 1, 1, 64>, Stride<64, 64, 64, 64, 1>, Layout::ND>;
     Global_rank0 rank0(rank0_buf.get());
 
     load("c1_rank0.bin", rank0_buf.get(), 64);
-    auto rank1_buf = std::make_unique<int32_t[]>(64);
-    using Global_rank1 = GlobalTensor<int32_t, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    auto rank1_buf = std::make_unique<float[]>(64);
+    using Global_rank1 = GlobalTensor<float, Shape<1, 1, 1, 1, 64>, Stride<64, 64, 64, 64, 1>, Layout::ND>;
     Global_rank1 rank1(rank1_buf.get());
 
     load("c1_rank1.bin", rank1_buf.get(), 64);
-    auto rank2_buf = std::make_unique<int32_t[]>(64);
-    using Global_rank2 = GlobalTensor<int32_t, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    auto rank2_buf = std::make_unique<float[]>(64);
+    using Global_rank2 = GlobalTensor<float, Shape<1, 1, 1, 1, 64>, Stride<64, 64, 64, 64, 1>, Layout::ND>;
     Global_rank2 rank2(rank2_buf.get());
 
     load("c1_rank2.bin", rank2_buf.get(), 64);
@@ -99,35 +98,35 @@ void case_1([[maybe_unused]] Prof profile) {
         comm::profiled::TGATHER<profile_cpu>(parallel_group, dst_global_data, staging_tile_data);
         break;
     }
-    store("c1_dst_global_data.out", dst_global_data_buf.get(), 144);
+    store("c1_dst_global_data.out", dst_global_data_buf.get(), 192);
 }
 
-// case 2 (half): stack half 4x8 through row strides 12 and 16
+// case 2 (float): stack float 7x5 through row strides 5 and 9
 void case_2([[maybe_unused]] Prof profile) {
-    using Tile_staging_tile_data = Tile<TileType::Vec, half, 4, 16, BLayout::RowMajor, 4, 8>;
+    using Tile_staging_tile_data = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_staging_tile_data staging_tile_data;
     TASSIGN(staging_tile_data, 0x0);
-    load("c2_staging_tile_data.bin", staging_tile_data.data(), 64);
-    auto dst_global_data_buf = std::make_unique<half[]>(144);
-    using Global_dst_global_data = GlobalTensor<half, Shape<1, 1, 1, 12, 8>, Stride<144, 144, 144, 12, 1>, Layout::ND>;
+    load("c2_staging_tile_data.bin", staging_tile_data.data(), 32);
+    auto dst_global_data_buf = std::make_unique<float[]>(105);
+    using Global_dst_global_data = GlobalTensor<float, Shape<1, 1, 1, 21, 5>, Stride<105, 105, 105, 5, 1>, Layout::ND>;
     Global_dst_global_data dst_global_data(dst_global_data_buf.get());
 
-    load("c2_dst_global_data.bin", dst_global_data_buf.get(), 144);
-    auto rank0_buf = std::make_unique<half[]>(64);
-    using Global_rank0 = GlobalTensor<half, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    load("c2_dst_global_data.bin", dst_global_data_buf.get(), 105);
+    auto rank0_buf = std::make_unique<float[]>(63);
+    using Global_rank0 = GlobalTensor<float, Shape<1, 1, 1, 7, 5>, Stride<63, 63, 63, 9, 1>, Layout::ND>;
     Global_rank0 rank0(rank0_buf.get());
 
-    load("c2_rank0.bin", rank0_buf.get(), 64);
-    auto rank1_buf = std::make_unique<half[]>(64);
-    using Global_rank1 = GlobalTensor<half, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    load("c2_rank0.bin", rank0_buf.get(), 63);
+    auto rank1_buf = std::make_unique<float[]>(63);
+    using Global_rank1 = GlobalTensor<float, Shape<1, 1, 1, 7, 5>, Stride<63, 63, 63, 9, 1>, Layout::ND>;
     Global_rank1 rank1(rank1_buf.get());
 
-    load("c2_rank1.bin", rank1_buf.get(), 64);
-    auto rank2_buf = std::make_unique<half[]>(64);
-    using Global_rank2 = GlobalTensor<half, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    load("c2_rank1.bin", rank1_buf.get(), 63);
+    auto rank2_buf = std::make_unique<float[]>(63);
+    using Global_rank2 = GlobalTensor<float, Shape<1, 1, 1, 7, 5>, Stride<63, 63, 63, 9, 1>, Layout::ND>;
     Global_rank2 rank2(rank2_buf.get());
 
-    load("c2_rank2.bin", rank2_buf.get(), 64);
+    load("c2_rank2.bin", rank2_buf.get(), 63);
     Global_rank0 parallel_group_ranks[] = {rank0, rank1, rank2};
     comm::ParallelGroup<Global_rank0> parallel_group(parallel_group_ranks, 3, 1);
     switch (profile) {
@@ -141,13 +140,274 @@ void case_2([[maybe_unused]] Prof profile) {
         comm::profiled::TGATHER<profile_cpu>(parallel_group, dst_global_data, staging_tile_data);
         break;
     }
-    store("c2_dst_global_data.out", dst_global_data_buf.get(), 144);
+    store("c2_dst_global_data.out", dst_global_data_buf.get(), 105);
+}
+
+// case 3 (int32_t): stack int32_t 4x8 through row strides 12 and 16
+void case_3([[maybe_unused]] Prof profile) {
+    using Tile_staging_tile_data = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    Tile_staging_tile_data staging_tile_data;
+    TASSIGN(staging_tile_data, 0x0);
+    load("c3_staging_tile_data.bin", staging_tile_data.data(), 32);
+    auto dst_global_data_buf = std::make_unique<int32_t[]>(144);
+    using Global_dst_global_data =
+        GlobalTensor<int32_t, Shape<1, 1, 1, 12, 8>, Stride<144, 144, 144, 12, 1>, Layout::ND>;
+    Global_dst_global_data dst_global_data(dst_global_data_buf.get());
+
+    load("c3_dst_global_data.bin", dst_global_data_buf.get(), 144);
+    auto rank0_buf = std::make_unique<int32_t[]>(64);
+    using Global_rank0 = GlobalTensor<int32_t, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    Global_rank0 rank0(rank0_buf.get());
+
+    load("c3_rank0.bin", rank0_buf.get(), 64);
+    auto rank1_buf = std::make_unique<int32_t[]>(64);
+    using Global_rank1 = GlobalTensor<int32_t, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    Global_rank1 rank1(rank1_buf.get());
+
+    load("c3_rank1.bin", rank1_buf.get(), 64);
+    auto rank2_buf = std::make_unique<int32_t[]>(64);
+    using Global_rank2 = GlobalTensor<int32_t, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    Global_rank2 rank2(rank2_buf.get());
+
+    load("c3_rank2.bin", rank2_buf.get(), 64);
+    Global_rank0 parallel_group_ranks[] = {rank0, rank1, rank2};
+    comm::ParallelGroup<Global_rank0> parallel_group(parallel_group_ranks, 3, 1);
+    switch (profile) {
+    case Prof::A2A3:
+        comm::profiled::TGATHER<profile_a2a3>(parallel_group, dst_global_data, staging_tile_data);
+        break;
+    case Prof::A5:
+        comm::profiled::TGATHER<profile_a5>(parallel_group, dst_global_data, staging_tile_data);
+        break;
+    case Prof::CPU:
+        comm::profiled::TGATHER<profile_cpu>(parallel_group, dst_global_data, staging_tile_data);
+        break;
+    }
+    store("c3_dst_global_data.out", dst_global_data_buf.get(), 144);
+}
+
+// case 4 (int32_t): stack int32_t 1x64 through row strides 64 and 64
+void case_4([[maybe_unused]] Prof profile) {
+    using Tile_staging_tile_data = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    Tile_staging_tile_data staging_tile_data;
+    TASSIGN(staging_tile_data, 0x0);
+    load("c4_staging_tile_data.bin", staging_tile_data.data(), 32);
+    auto dst_global_data_buf = std::make_unique<int32_t[]>(192);
+    using Global_dst_global_data =
+        GlobalTensor<int32_t, Shape<1, 1, 1, 3, 64>, Stride<192, 192, 192, 64, 1>, Layout::ND>;
+    Global_dst_global_data dst_global_data(dst_global_data_buf.get());
+
+    load("c4_dst_global_data.bin", dst_global_data_buf.get(), 192);
+    auto rank0_buf = std::make_unique<int32_t[]>(64);
+    using Global_rank0 = GlobalTensor<int32_t, Shape<1, 1, 1, 1, 64>, Stride<64, 64, 64, 64, 1>, Layout::ND>;
+    Global_rank0 rank0(rank0_buf.get());
+
+    load("c4_rank0.bin", rank0_buf.get(), 64);
+    auto rank1_buf = std::make_unique<int32_t[]>(64);
+    using Global_rank1 = GlobalTensor<int32_t, Shape<1, 1, 1, 1, 64>, Stride<64, 64, 64, 64, 1>, Layout::ND>;
+    Global_rank1 rank1(rank1_buf.get());
+
+    load("c4_rank1.bin", rank1_buf.get(), 64);
+    auto rank2_buf = std::make_unique<int32_t[]>(64);
+    using Global_rank2 = GlobalTensor<int32_t, Shape<1, 1, 1, 1, 64>, Stride<64, 64, 64, 64, 1>, Layout::ND>;
+    Global_rank2 rank2(rank2_buf.get());
+
+    load("c4_rank2.bin", rank2_buf.get(), 64);
+    Global_rank0 parallel_group_ranks[] = {rank0, rank1, rank2};
+    comm::ParallelGroup<Global_rank0> parallel_group(parallel_group_ranks, 3, 1);
+    switch (profile) {
+    case Prof::A2A3:
+        comm::profiled::TGATHER<profile_a2a3>(parallel_group, dst_global_data, staging_tile_data);
+        break;
+    case Prof::A5:
+        comm::profiled::TGATHER<profile_a5>(parallel_group, dst_global_data, staging_tile_data);
+        break;
+    case Prof::CPU:
+        comm::profiled::TGATHER<profile_cpu>(parallel_group, dst_global_data, staging_tile_data);
+        break;
+    }
+    store("c4_dst_global_data.out", dst_global_data_buf.get(), 192);
+}
+
+// case 5 (int32_t): stack int32_t 7x5 through row strides 5 and 9
+void case_5([[maybe_unused]] Prof profile) {
+    using Tile_staging_tile_data = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    Tile_staging_tile_data staging_tile_data;
+    TASSIGN(staging_tile_data, 0x0);
+    load("c5_staging_tile_data.bin", staging_tile_data.data(), 32);
+    auto dst_global_data_buf = std::make_unique<int32_t[]>(105);
+    using Global_dst_global_data =
+        GlobalTensor<int32_t, Shape<1, 1, 1, 21, 5>, Stride<105, 105, 105, 5, 1>, Layout::ND>;
+    Global_dst_global_data dst_global_data(dst_global_data_buf.get());
+
+    load("c5_dst_global_data.bin", dst_global_data_buf.get(), 105);
+    auto rank0_buf = std::make_unique<int32_t[]>(63);
+    using Global_rank0 = GlobalTensor<int32_t, Shape<1, 1, 1, 7, 5>, Stride<63, 63, 63, 9, 1>, Layout::ND>;
+    Global_rank0 rank0(rank0_buf.get());
+
+    load("c5_rank0.bin", rank0_buf.get(), 63);
+    auto rank1_buf = std::make_unique<int32_t[]>(63);
+    using Global_rank1 = GlobalTensor<int32_t, Shape<1, 1, 1, 7, 5>, Stride<63, 63, 63, 9, 1>, Layout::ND>;
+    Global_rank1 rank1(rank1_buf.get());
+
+    load("c5_rank1.bin", rank1_buf.get(), 63);
+    auto rank2_buf = std::make_unique<int32_t[]>(63);
+    using Global_rank2 = GlobalTensor<int32_t, Shape<1, 1, 1, 7, 5>, Stride<63, 63, 63, 9, 1>, Layout::ND>;
+    Global_rank2 rank2(rank2_buf.get());
+
+    load("c5_rank2.bin", rank2_buf.get(), 63);
+    Global_rank0 parallel_group_ranks[] = {rank0, rank1, rank2};
+    comm::ParallelGroup<Global_rank0> parallel_group(parallel_group_ranks, 3, 1);
+    switch (profile) {
+    case Prof::A2A3:
+        comm::profiled::TGATHER<profile_a2a3>(parallel_group, dst_global_data, staging_tile_data);
+        break;
+    case Prof::A5:
+        comm::profiled::TGATHER<profile_a5>(parallel_group, dst_global_data, staging_tile_data);
+        break;
+    case Prof::CPU:
+        comm::profiled::TGATHER<profile_cpu>(parallel_group, dst_global_data, staging_tile_data);
+        break;
+    }
+    store("c5_dst_global_data.out", dst_global_data_buf.get(), 105);
+}
+
+// case 6 (half): stack half 4x8 through row strides 12 and 16
+void case_6([[maybe_unused]] Prof profile) {
+    using Tile_staging_tile_data = Tile<TileType::Vec, half, 4, 16, BLayout::RowMajor, 4, 8>;
+    Tile_staging_tile_data staging_tile_data;
+    TASSIGN(staging_tile_data, 0x0);
+    load("c6_staging_tile_data.bin", staging_tile_data.data(), 64);
+    auto dst_global_data_buf = std::make_unique<half[]>(144);
+    using Global_dst_global_data = GlobalTensor<half, Shape<1, 1, 1, 12, 8>, Stride<144, 144, 144, 12, 1>, Layout::ND>;
+    Global_dst_global_data dst_global_data(dst_global_data_buf.get());
+
+    load("c6_dst_global_data.bin", dst_global_data_buf.get(), 144);
+    auto rank0_buf = std::make_unique<half[]>(64);
+    using Global_rank0 = GlobalTensor<half, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    Global_rank0 rank0(rank0_buf.get());
+
+    load("c6_rank0.bin", rank0_buf.get(), 64);
+    auto rank1_buf = std::make_unique<half[]>(64);
+    using Global_rank1 = GlobalTensor<half, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    Global_rank1 rank1(rank1_buf.get());
+
+    load("c6_rank1.bin", rank1_buf.get(), 64);
+    auto rank2_buf = std::make_unique<half[]>(64);
+    using Global_rank2 = GlobalTensor<half, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    Global_rank2 rank2(rank2_buf.get());
+
+    load("c6_rank2.bin", rank2_buf.get(), 64);
+    Global_rank0 parallel_group_ranks[] = {rank0, rank1, rank2};
+    comm::ParallelGroup<Global_rank0> parallel_group(parallel_group_ranks, 3, 1);
+    switch (profile) {
+    case Prof::A2A3:
+        comm::profiled::TGATHER<profile_a2a3>(parallel_group, dst_global_data, staging_tile_data);
+        break;
+    case Prof::A5:
+        comm::profiled::TGATHER<profile_a5>(parallel_group, dst_global_data, staging_tile_data);
+        break;
+    case Prof::CPU:
+        comm::profiled::TGATHER<profile_cpu>(parallel_group, dst_global_data, staging_tile_data);
+        break;
+    }
+    store("c6_dst_global_data.out", dst_global_data_buf.get(), 144);
+}
+
+// case 7 (half): stack half 1x64 through row strides 64 and 64
+void case_7([[maybe_unused]] Prof profile) {
+    using Tile_staging_tile_data = Tile<TileType::Vec, half, 4, 16, BLayout::RowMajor, 4, 8>;
+    Tile_staging_tile_data staging_tile_data;
+    TASSIGN(staging_tile_data, 0x0);
+    load("c7_staging_tile_data.bin", staging_tile_data.data(), 64);
+    auto dst_global_data_buf = std::make_unique<half[]>(192);
+    using Global_dst_global_data = GlobalTensor<half, Shape<1, 1, 1, 3, 64>, Stride<192, 192, 192, 64, 1>, Layout::ND>;
+    Global_dst_global_data dst_global_data(dst_global_data_buf.get());
+
+    load("c7_dst_global_data.bin", dst_global_data_buf.get(), 192);
+    auto rank0_buf = std::make_unique<half[]>(64);
+    using Global_rank0 = GlobalTensor<half, Shape<1, 1, 1, 1, 64>, Stride<64, 64, 64, 64, 1>, Layout::ND>;
+    Global_rank0 rank0(rank0_buf.get());
+
+    load("c7_rank0.bin", rank0_buf.get(), 64);
+    auto rank1_buf = std::make_unique<half[]>(64);
+    using Global_rank1 = GlobalTensor<half, Shape<1, 1, 1, 1, 64>, Stride<64, 64, 64, 64, 1>, Layout::ND>;
+    Global_rank1 rank1(rank1_buf.get());
+
+    load("c7_rank1.bin", rank1_buf.get(), 64);
+    auto rank2_buf = std::make_unique<half[]>(64);
+    using Global_rank2 = GlobalTensor<half, Shape<1, 1, 1, 1, 64>, Stride<64, 64, 64, 64, 1>, Layout::ND>;
+    Global_rank2 rank2(rank2_buf.get());
+
+    load("c7_rank2.bin", rank2_buf.get(), 64);
+    Global_rank0 parallel_group_ranks[] = {rank0, rank1, rank2};
+    comm::ParallelGroup<Global_rank0> parallel_group(parallel_group_ranks, 3, 1);
+    switch (profile) {
+    case Prof::A2A3:
+        comm::profiled::TGATHER<profile_a2a3>(parallel_group, dst_global_data, staging_tile_data);
+        break;
+    case Prof::A5:
+        comm::profiled::TGATHER<profile_a5>(parallel_group, dst_global_data, staging_tile_data);
+        break;
+    case Prof::CPU:
+        comm::profiled::TGATHER<profile_cpu>(parallel_group, dst_global_data, staging_tile_data);
+        break;
+    }
+    store("c7_dst_global_data.out", dst_global_data_buf.get(), 192);
+}
+
+// case 8 (half): stack half 7x5 through row strides 5 and 9
+void case_8([[maybe_unused]] Prof profile) {
+    using Tile_staging_tile_data = Tile<TileType::Vec, half, 4, 16, BLayout::RowMajor, 4, 8>;
+    Tile_staging_tile_data staging_tile_data;
+    TASSIGN(staging_tile_data, 0x0);
+    load("c8_staging_tile_data.bin", staging_tile_data.data(), 64);
+    auto dst_global_data_buf = std::make_unique<half[]>(105);
+    using Global_dst_global_data = GlobalTensor<half, Shape<1, 1, 1, 21, 5>, Stride<105, 105, 105, 5, 1>, Layout::ND>;
+    Global_dst_global_data dst_global_data(dst_global_data_buf.get());
+
+    load("c8_dst_global_data.bin", dst_global_data_buf.get(), 105);
+    auto rank0_buf = std::make_unique<half[]>(63);
+    using Global_rank0 = GlobalTensor<half, Shape<1, 1, 1, 7, 5>, Stride<63, 63, 63, 9, 1>, Layout::ND>;
+    Global_rank0 rank0(rank0_buf.get());
+
+    load("c8_rank0.bin", rank0_buf.get(), 63);
+    auto rank1_buf = std::make_unique<half[]>(63);
+    using Global_rank1 = GlobalTensor<half, Shape<1, 1, 1, 7, 5>, Stride<63, 63, 63, 9, 1>, Layout::ND>;
+    Global_rank1 rank1(rank1_buf.get());
+
+    load("c8_rank1.bin", rank1_buf.get(), 63);
+    auto rank2_buf = std::make_unique<half[]>(63);
+    using Global_rank2 = GlobalTensor<half, Shape<1, 1, 1, 7, 5>, Stride<63, 63, 63, 9, 1>, Layout::ND>;
+    Global_rank2 rank2(rank2_buf.get());
+
+    load("c8_rank2.bin", rank2_buf.get(), 63);
+    Global_rank0 parallel_group_ranks[] = {rank0, rank1, rank2};
+    comm::ParallelGroup<Global_rank0> parallel_group(parallel_group_ranks, 3, 1);
+    switch (profile) {
+    case Prof::A2A3:
+        comm::profiled::TGATHER<profile_a2a3>(parallel_group, dst_global_data, staging_tile_data);
+        break;
+    case Prof::A5:
+        comm::profiled::TGATHER<profile_a5>(parallel_group, dst_global_data, staging_tile_data);
+        break;
+    case Prof::CPU:
+        comm::profiled::TGATHER<profile_cpu>(parallel_group, dst_global_data, staging_tile_data);
+        break;
+    }
+    store("c8_dst_global_data.out", dst_global_data_buf.get(), 105);
 }
 
 const Entry entries[] = {
     {"c0@A2A3", case_0, Prof::A2A3}, {"c0@A5", case_0, Prof::A5}, {"c0@CPU", case_0, Prof::CPU},
     {"c1@A2A3", case_1, Prof::A2A3}, {"c1@A5", case_1, Prof::A5}, {"c1@CPU", case_1, Prof::CPU},
     {"c2@A2A3", case_2, Prof::A2A3}, {"c2@A5", case_2, Prof::A5}, {"c2@CPU", case_2, Prof::CPU},
+    {"c3@A2A3", case_3, Prof::A2A3}, {"c3@A5", case_3, Prof::A5}, {"c3@CPU", case_3, Prof::CPU},
+    {"c4@A2A3", case_4, Prof::A2A3}, {"c4@A5", case_4, Prof::A5}, {"c4@CPU", case_4, Prof::CPU},
+    {"c5@A2A3", case_5, Prof::A2A3}, {"c5@A5", case_5, Prof::A5}, {"c5@CPU", case_5, Prof::CPU},
+    {"c6@A2A3", case_6, Prof::A2A3}, {"c6@A5", case_6, Prof::A5}, {"c6@CPU", case_6, Prof::CPU},
+    {"c7@A2A3", case_7, Prof::A2A3}, {"c7@A5", case_7, Prof::A5}, {"c7@CPU", case_7, Prof::CPU},
+    {"c8@A2A3", case_8, Prof::A2A3}, {"c8@A5", case_8, Prof::A5}, {"c8@CPU", case_8, Prof::CPU},
 };
 
 } // namespace
