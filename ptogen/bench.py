@@ -159,7 +159,7 @@ def copy_originals(root: Path) -> dict[str, dict[str, Any]]:
     for op in ops:
         data = resolve_file(root / op.path, root / "specs", root)[0]
         if sizes[op.spec.semantics.kind] >= 3 and not any(o["kind"] == "attr" for o in data["operands"]):
-            resolved[op.spec.short] = data
+            resolved[op.spec.stem] = data
     return resolved
 
 
@@ -447,9 +447,9 @@ def bench_simulator(
     with tempfile.TemporaryDirectory(prefix="ptogen-sim-") as tmp:
         for loaded in specs.ops:
             spec = loaded.spec
-            if only is not None and spec.short not in only:
+            if only is not None and spec.stem not in only:
                 continue
-            entry = manifest[spec.short]
+            entry = manifest[spec.stem]
             if spec.intrinsic is None or any(o.kind == "attr" for o in spec.operands):
                 continue
             if not kind_of(spec.semantics.kind).whole_tile_bench or any(o.broadcast for o in spec.operands):
@@ -491,9 +491,9 @@ def bench_simulator(
                 plain=plain,
                 plain_setup=plain_setup,
             )
-            path = Path(tmp) / f"{spec.short}.cpp"
+            path = Path(tmp) / f"{spec.stem}.cpp"
             path.write_text(source)
-            exe = Path(tmp) / spec.short
+            exe = Path(tmp) / spec.stem
             build = subprocess.run(
                 [cxx, "-O3", "-std=c++20", *cflags(layout, None), "-Wno-unused", str(path), "-o", str(exe)],
                 capture_output=True,
@@ -501,11 +501,11 @@ def bench_simulator(
                 check=False,
             )
             if build.returncode != 0:
-                print(f"  skipped {spec.short}: benchmark program does not build", file=sys.stderr)
+                print(f"  skipped {spec.stem}: benchmark program does not build", file=sys.stderr)
                 continue
             out = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split()
             sim, loop = float(out[0]), float(out[1])
-            rows.append((spec.short, reps * edge * edge / sim, reps * edge * edge / max(loop, 1e-9)))
+            rows.append((spec.stem, reps * edge * edge / sim, reps * edge * edge / max(loop, 1e-9)))
     return rows
 
 

@@ -106,7 +106,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     try:
         op = specs.op(args.op)
     except KeyError:
-        names = [o.spec.short for o in specs.ops]
+        names = [o.spec.key for o in specs.ops]
         print(
             f"ptogen show: unknown op {args.op}{did_you_mean(args.op.lower().removeprefix('pto.'), names)}",
             file=sys.stderr,

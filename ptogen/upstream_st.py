@@ -370,15 +370,15 @@ def _gtest_problem(cxx: str, work: Path) -> str:
 
 def covered_ops(layout: Layout) -> list[str]:
     """Lower-case C++ names of every op the specs define (what `ptogen list` prints)."""
-    return list(_mnemonics(layout).values())
+    return list(dict.fromkeys(_mnemonics(layout).values()))  # the tile and comm TGATHER: one name
 
 
 def _mnemonics(layout: Layout) -> dict[str, str]:
-    """Each op's mnemonic without `pto.` -> its lower-case C++ name (`subview` -> `tsubview`)."""
+    """Each op's key (its mnemonic without `pto.`) -> its lower-case C++ name (`subview` -> `tsubview`)."""
     from .lower.views import ProjectView
     from .spec.load import load_specs
 
-    return {op.spec.short: op.name.lower() for op in ProjectView(load_specs(layout.specs, layout.root)).ops}
+    return {op.spec.key: op.name.lower() for op in ProjectView(load_specs(layout.specs, layout.root)).ops}
 
 
 def select_ops(
@@ -400,7 +400,7 @@ def run_cli(layout: Layout, args: argparse.Namespace) -> int:
     if not (upstream / TESTCASE_DIR).is_dir() or not (upstream / "tests/common").is_dir():
         return _usage(f"{upstream} is not an upstream checkout (no {TESTCASE_DIR} and tests/common)")
     aliases = _mnemonics(layout)
-    ops, unknown = select_ops(list(aliases.values()), args.ops, aliases)
+    ops, unknown = select_ops(list(dict.fromkeys(aliases.values())), args.ops, aliases)
     # A name that is no op may name an upstream test directory (`setgetval`): run it as it is.
     named = [
         CaseDir(u, upstream / TESTCASE_DIR / u)

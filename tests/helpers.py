@@ -51,3 +51,18 @@ def edit(project: Path, rel: str, old: str, new: str) -> int:
     line = text[: text.index(old)].count("\n") + 1
     path.write_text(text.replace(old, new, 1))
     return line
+
+
+def generated_pages() -> list[tuple[Path, str, Path]]:
+    """(spec file, its op kind, page) for the generated pages of every op: its instruction-set page,
+    and the reference-layout page of an op with an intrinsic (the comm TGATHER's under comm/)."""
+    from ptogen.lower.views import ProjectView
+    from ptogen.spec.load import load_specs
+
+    cases = []
+    for op in ProjectView(load_specs(ROOT / "specs", ROOT)).ops:
+        for rel in [op.doc_path, *([op.ref_doc_path] if op.intrinsic is not None else [])]:
+            page = ROOT / "generated" / rel
+            if page.is_file():
+                cases.append((ROOT / op.path, op.spec.semantics.kind, page))
+    return sorted(cases)

@@ -45,5 +45,5 @@ def test_scaled_tree_copies_real_ops_under_new_names(tmp_path: Path) -> None:
     copies = scaled_tree(ROOT, tmp_path, len(list((ROOT / "specs/ops").rglob("*.yaml"))) + 3)
     assert len(copies) == 3
     specs = load_specs(tmp_path / "specs", tmp_path)
-    names = {op.spec.short for op in specs.ops}
+    names = {op.spec.key for op in specs.ops}
     assert set(copies) <= names and len(names) == len(specs.ops)

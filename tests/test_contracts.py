@@ -27,9 +27,9 @@ from ptogen.importer import kinds
 from ptogen.importer.build import ImportProblem, import_page
 from ptogen.opkinds import KINDS, PageOp
 from ptogen.rules import RULE_KINDS, RuleBase, kind_name
-from ptogen.spec.load import load_specs, resolve_file
+from ptogen.spec.load import load_specs
 
-from .helpers import ROOT
+from .helpers import ROOT, generated_pages
 
 PACKAGE = ROOT / "ptogen"
 KINDLIB = PACKAGE / "kindlib"  # what op kinds share (the families' bases among it)
@@ -527,14 +527,7 @@ def test_the_template_check_finds_spec_reads(tmp_path: Path) -> None:
 
 def _own_pages() -> list[tuple[str, str, Path]]:
     """(op, its spec's `semantics.kind`, page) for both generated pages of every op."""
-    cases = []
-    for spec in sorted((ROOT / "specs/ops").glob("*/*.yaml")):
-        data = resolve_file(spec, ROOT / "specs", ROOT)[0]  # with its class filled in
-        ref = (data.get("intrinsic") or {}).get("name", spec.stem.upper())
-        for page in [*sorted(DOCS.glob(f"*/ops/*/{spec.stem}.md")), DOCS / f"{ref}.md"]:
-            if page.is_file():
-                cases.append((spec.stem, data["semantics"]["kind"], page))
-    return cases
+    return [(spec.stem, kind, page) for spec, kind, page in generated_pages()]
 
 
 @functools.cache

@@ -60,7 +60,7 @@ def examples_source(project: ProjectView) -> str:
                 first -= len(before.splitlines())
             # Includes stay blank lines, so that the lines keep their numbers.
             body = "\n".join("" if x.startswith("#include") else x for x in lines)
-            space = f"example_{op.spec.short}_{i}"
+            space = f"example_{op.spec.stem}_{i}"
             blocks.append(f'namespace {space} {{\n#line {max(first, 1)} "{file}"\n{body}\n}}\n')
     return "\n".join(includes) + "\n" + "".join(blocks)
 

@@ -23,7 +23,10 @@ def identify(
         unplaced.append(f"the page names no mnemonic in its title; {mnemonic} taken from its file name")
     mnemonic = _syntax_mnemonic(facts, mnemonic)
     try:
-        return mnemonic, _instruction_set(facts, targets, mnemonic, name_hint)
+        iset = _instruction_set(facts, targets, mnemonic, name_hint)
+        # an op whose name another set's op has too is keyed with its set's namespace (pto.comm.tgather)
+        qualified = f"pto.{iset.namespace}.{mnemonic.rsplit('.', 1)[1]}"
+        return (qualified if iset.namespace and qualified in iset.order else mnemonic), iset
     except ImportProblem as exc:  # the title (or the "is part of" line) names the op and its set
         exc.line = exc.line or facts.where.get("title") or facts.where.get("instruction_set")
         raise
@@ -62,6 +65,10 @@ def _instruction_set(facts: PageFacts, targets: Targets, mnemonic: str, path: st
     where = Path(path).parent if path else None
     for s in targets.instruction_sets:  # an op page filed under a set's directory belongs to it
         if where is not None and where.as_posix().endswith(s.doc_dir):
+            return s
+    for s in targets.instruction_sets:  # a reference page filed under a set's namespace (comm/TGATHER.md)
+        qualified = f"pto.{s.namespace}.{mnemonic.rsplit('.', 1)[1]}"
+        if where is not None and s.namespace and where.name == s.namespace and qualified in s.order:
             return s
     for s in targets.instruction_sets:  # a reference page beside the op page's tree, or linking it
         sibling = where / s.doc_dir / f"{mnemonic.split('.', 1)[1].replace('_', '-')}.md" if where else None

@@ -52,3 +52,8 @@ def complete(kind: str, semantics: dict[str, Any], operands: list[dict[str, Any]
 def reads_groups(kind: str) -> bool:
     """Whether the kind's expressions may name a group operand (`KindFacts.reads_groups`)."""
     return KINDS[kind].facts.reads_groups
+
+
+def functions(kind: str) -> dict[str, int]:
+    """The functions of the kind's own its expressions may apply (name -> number of arguments)."""
+    return dict(KINDS[kind].facts.functions)

@@ -43,6 +43,7 @@ def read_semantics(
     if kinds.reads_groups(kind):  # a context that stands for several tensors (a group of ranks)
         names |= {o["name"] for o in operands if o["kind"] == "context"}
     attrs = attr_arity(facts.math, {o["name"] for o in operands if o["kind"] == "attr"}) if facts.math else {}
+    attrs |= kinds.functions(kind)
     expr, extra = _element_math(facts, kind, names, attrs, unplaced)
     if expr is None:
         first = next((o["name"] for o in operands if o["role"] in ("src", "scalar")), dst)

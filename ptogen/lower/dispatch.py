@@ -27,10 +27,13 @@ class Call:
     roles: str | None
     template_args: list[str]
     args: list[str]
+    # `::pto::comm::` for an op whose name another namespace's op has too: the call is qualified, as
+    # upstream's is, so that argument-dependent lookup cannot find the other op's `_IMPL`
+    scope: str = ""
 
     @property
     def function(self) -> str:
-        return self.impl if self.call == "helper" else f"{self.impl}_IMPL"
+        return self.impl if self.call == "helper" else f"{self.scope}{self.impl}_IMPL"
 
     @property
     def statement(self) -> str:
@@ -54,7 +57,9 @@ def resolve(form: FormViewAPI) -> Call:
     values = [t.name for t in form.template if t.kind == "value"]
     args = d.args if d.args is not None else [p.name for p in form.params if not p.events]
     targs = d.template_args if d.template_args is not None else values
-    return Call(d.impl or form.op.name, d.call, d.roles, list(targs), list(args))
+    qualifier = form.op.spec.qualifier
+    scope = f"::pto::{qualifier}::" if qualifier else ""
+    return Call(d.impl or form.op.name, d.call, d.roles, list(targs), list(args), scope)
 
 
 def _rename(expr: str, names: dict[str, str]) -> str:
@@ -206,7 +211,7 @@ def adapter(form: FormViewAPI, owner: Any = None) -> Adapter | None:
             template.append(AdapterTParam(t.name, "typename"))
     kind = target_op.kind
     return Adapter(
-        call.function,
+        f"{call.impl}_IMPL",  # defined in the op's own namespace: unqualified
         template,
         fparams,
         form.impl_name if owner is None else f"{owner.name}_impl",

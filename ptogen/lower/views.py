@@ -343,12 +343,25 @@ class OpView:
         return self.spec.intrinsic.name if self.spec.intrinsic else self.spec.short.upper()
 
     @property
+    def stem(self) -> str:
+        """The op's name in file names and test ids shared by every set (tgather, comm_tgather)."""
+        return self.spec.stem
+
+    @property
     def doc_path(self) -> str:
         return _doc_path(self.spec, self.targets)
 
     @property
     def ref_doc_path(self) -> str:
-        return f"docs/isa/{self.upper}.md"
+        """The reference-layout page; a qualified key's under its namespace, as upstream's manual has
+        it (docs/isa/comm/TGATHER.md beside the tile op's docs/isa/TGATHER.md)."""
+        where = f"{self.spec.qualifier}/" if self.spec.qualifier else ""
+        return f"docs/isa/{where}{self.upper}.md"
+
+    @property
+    def figure_path(self) -> str:
+        where = f"{self.spec.qualifier}/" if self.spec.qualifier else ""
+        return f"docs/isa/figures/{where}{self.upper}.svg"
 
     @property
     def sim_header(self) -> str:
@@ -1118,7 +1131,7 @@ def _page(doc_dir: str, short: str) -> str:
 
 def _page_of(mnemonic: str, targets: Targets) -> str:
     doc_dir = next(s.doc_dir for s in targets.instruction_sets if mnemonic in s.order)
-    return _page(doc_dir, mnemonic.removeprefix("pto."))
+    return _page(doc_dir, mnemonic.rsplit(".", 1)[1])
 
 
 def _doc_path(spec: OpSpec, targets: Targets) -> str:

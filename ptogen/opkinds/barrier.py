@@ -3,9 +3,12 @@ arrived. The main declaration takes a GlobalTensor workspace (the Soft mode's ar
 core count and the mode (`SyncAllMode`); a further declaration is the hardware barrier without them.
 The participant set (`SyncCoreType`) is a template argument with a default.
 
-The CPU simulator runs one core: both forms return at once and leave the workspace unchanged, as
-upstream's CPU simulator does. The tests call every declaration with every mode and participant
-set under each profile and check that the workspace's bytes are untouched.
+On the CPU simulator both forms wait for every core (thread) of the running LaunchKernelMultiCore
+launch (pto/cpu/execution_context.hpp), bounded: a launched core that returns without arriving stops
+the barrier with its call site; outside a launch they return at once. Either way the workspace is
+left unchanged, as upstream's CPU simulator leaves it. The tests call every declaration with every
+mode and participant set under each profile and check that the workspace's bytes are untouched; the
+runtime's multi-core test runs the barrier across launched cores (under ThreadSanitizer too).
 """
 
 from __future__ import annotations

@@ -53,7 +53,7 @@ class OpKind(SpecKind, PageReader, KindMath, KindBackend, KindTests):
             *sim,
             (op.doc_path, "docs/op_page.md.j2", {"op": op}),
             (op.ref_doc_path, "docs/ref_page.md.j2", {"op": op}),
-            (f"docs/isa/figures/{op.upper}.svg", "docs/figure.svg.j2", {"op": op}),
+            (op.figure_path, "docs/figure.svg.j2", {"op": op}),
         ]
 
 

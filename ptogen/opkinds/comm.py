@@ -8,7 +8,10 @@ copies, atomic signal updates and loops over the group. A spec's expression says
 - `op(signal, value)` over a `NotifyOp` attribute, the signal written (TNOTIFY): the enum's
   expression is the signal's new value, stored or added atomically;
 - `cmp(signal, value)` over a `WaitCmp` attribute, the signal read (TWAIT, TTEST): the condition a
-  wait waits for or a test reports, over every signal of the tensor.
+  wait waits for or a test reports, over every signal of the tensor;
+- `stacked(group)` (TGATHER): the group's tensors one after another along dimension 3, rank r's H rows
+  at rows r*H..r*H+H-1; `split(src, group)` (TSCATTER), the reverse: `src`'s rows in as many equal
+  blocks as the group has ranks, rank r receiving block r.
 """
 
 from __future__ import annotations
@@ -52,6 +55,8 @@ SESSION_TYPES = ("AsyncSession",)
 HOLDING = {"EQ": 0, "NE": 1, "GT": 1, "GE": 0, "LT": -1, "LE": 0}
 FAILING = {"EQ": 1, "NE": 0, "GT": 0, "GE": -1, "LT": 0, "LE": 1}
 FOLD = {"Sum": np.add, "Max": np.maximum, "Min": np.minimum}
+# The row-block functions and the collective each states.
+STACKING = {"stacked": "stack", "split": "split"}
 
 
 def _numbered(case: RuntimeCase, index: int) -> RuntimeCase:
@@ -76,15 +81,20 @@ def _tex(name: str) -> str:
 
 class Comm(OpKind):
     name: ClassVar[str] = "comm"
-    facts: ClassVar[KindFacts] = KindFacts(overloads_keep_values=False, reads_groups=True)
+    facts: ClassVar[KindFacts] = KindFacts(
+        overloads_keep_values=False, reads_groups=True, functions=(("stacked", 1), ("split", 2))
+    )
 
     # ----------------------------------------------------------------- spec checks
     def check_expr(self, expr: Node) -> list[str]:
         if expr.op == "name" or (expr.op == "apply" and len(expr.args) == 2):
             return []
+        if expr.op == "apply" and expr.value in STACKING and all(a.op == "name" for a in expr.args):
+            return []
         return [
-            "a comm op's expression names the tensor it copies (`src`) or applies its attribute to a "
-            "signal or a group (`op(signal, value)`)"
+            "a comm op's expression names the tensor it copies (`src`), applies its attribute to a "
+            "signal or a group (`op(signal, value)`), or stacks a group's tensors (`stacked(group)`, "
+            "`split(src, group)`)"
         ]
 
     def check_operands(self, spec: OpSpec) -> list[tuple[tuple[str | int, ...], str]]:
@@ -97,10 +107,12 @@ class Comm(OpKind):
     # ----------------------------------------------------------------- what an op does
     @staticmethod
     def action(op: OpViewAPI) -> str:
-        """`copy`, `broadcast`, `notify`, `reduce`, `wait` or `test`, from the spec's expression,
-        its domain and its declaration."""
+        """`copy`, `broadcast`, `stack`, `split`, `notify`, `reduce`, `wait` or `test`, from the
+        spec's expression, its domain and its declaration."""
         expr = op.loaded.expr
         kinds = {o.name: o.kind for o in op.spec.operands}
+        if expr.op == "apply" and expr.value in STACKING:
+            return STACKING[str(expr.value)]
         if expr.op == "name":
             return "broadcast" if kinds[op.domain] == "context" else "copy"
         if op.operand(op.domain).role == "dst":
@@ -113,6 +125,14 @@ class Comm(OpKind):
         """The operand the expression reads first: the tensor copied, the signal, the group."""
         expr = op.loaded.expr
         return str(expr.value if expr.op == "name" else expr.args[0].value)
+
+    def runtime_call(self, op: OpViewAPI) -> str:
+        """The function of pto/comm/sim_comm.hpp a collective that stacks or splits runs."""
+        return {"stack": "gather", "split": "scatter"}[self.action(op)]
+
+    def group(self, op: OpViewAPI) -> str:
+        """The parallel group a collective reads (TREDUCE, TGATHER) or writes."""
+        return self.source(op) if self.action(op) in ("reduce", "stack") else op.domain
 
     @staticmethod
     def attr(op: OpViewAPI) -> str:
@@ -146,6 +166,11 @@ class Comm(OpKind):
     def import_formulas(self, math: str) -> list[tuple[str | None, str]]:
         # `math` is one of `math`'s shapes below; each is read back as element notation.
         element = math.replace("^{(r)}", "").replace("_{d}", "_{i,j}")
+        name, rows = r"(\\mathrm\{[^}]*\})", r"_\{d \+ rH e_3\}"
+        if m := re.fullmatch(rf"{name}{rows} = {name}\^\{{\(r\)\}}_\{{d\}}", math):  # gather
+            return [(None, rf"{m[1]}_{{i,j}} = \mathrm{{stacked}}({m[2]}_{{i,j}})")]
+        if m := re.fullmatch(rf"{name}\^\{{\(r\)\}}_\{{d\}} = {name}{rows}", math):  # scatter
+            return [(None, rf"{m[1]}_{{i,j}} = \mathrm{{split}}({m[2]}_{{i,j}}, {m[1]}_{{i,j}})")]
         if m := re.fullmatch(r"(\\mathrm\{[^}]*\}) \\leftarrow (.*)", math):  # notify
             lhs, rhs = m.groups()
             return [(None, f"{lhs}_{{i,j}} = " + rhs.replace(f"{lhs},", f"{lhs}_{{i,j}},"))]
@@ -161,11 +186,13 @@ class Comm(OpKind):
         return [(None, element)]
 
     def complete_import(self, semantics: dict[str, Any], operands: list[dict[str, Any]]) -> None:
-        # A reduction reads its group (`op(group, group)`) and writes a tensor; a page without an
-        # operand table takes the first parameter, the group, for the destination.
+        # A reduction reads its group (`op(group, group)`) and a gather too (`stacked(group)`), and
+        # each writes a tensor; a page without an operand table takes the first parameter, the
+        # group, for the destination.
         domain = semantics["domain"]
         kinds = {o["name"]: o["kind"] for o in operands}
-        if kinds.get(domain) != "context" or f"({domain}, {domain})" not in semantics["expr"]:
+        reads = f"({domain}, {domain})" in semantics["expr"] or semantics["expr"] == f"stacked({domain})"
+        if kinds.get(domain) != "context" or not reads:
             return
         target = next(o for o in operands if o["kind"] == "global")
         semantics["domain"] = target["name"]
@@ -182,6 +209,10 @@ class Comm(OpKind):
             return rf"{dst}_{{d}} = {src}_{{d}}"
         if action == "broadcast":
             return rf"{dst}^{{(r)}}_{{d}} = {src}_{{d}}"
+        if action == "stack":
+            return rf"{dst}_{{d + rH e_3}} = {src}^{{(r)}}_{{d}}"
+        if action == "split":
+            return rf"{dst}^{{(r)}}_{{d}} = {src}_{{d + rH e_3}}"
         attr = _tex(self.attr(op))
         if action == "reduce":
             first, second = rf"{src}^{{(r_0)}}_{{d}}", rf"{src}^{{(r_1)}}_{{d}}"
@@ -276,7 +307,7 @@ class Comm(OpKind):
                     if legal:
                         return out
             return out
-        if action == "copy" and not legal:  # strided windows of both tensors, and one contiguous row
+        if action in ("copy", "stack", "split") and not legal:  # strided windows, one contiguous row
             geometries = [(4, 8, 12, 16), (1, 64, 64, 64), (7, 5, 5, 9)]
         else:
             geometries = [(4, 8, 12, 16)]
@@ -305,9 +336,15 @@ class Comm(OpKind):
         intr = op.spec.intrinsic
         assert intr is not None
         src = self.source(op)
-        globs = [GlobalDecl(op.domain, dtype, rows, cols, ld_dst), GlobalDecl(src, dtype, rows, cols, ld_src)]
+        # the stacked tensor of a gather or scatter holds every rank's rows
+        stacked = {"stack": op.domain, "split": src}.get(action)
+        globs = [
+            GlobalDecl(n, dtype, RANKS * rows if n == stacked else rows, cols, ld)
+            for n, ld in ((op.domain, ld_dst), (src, ld_src))
+        ]
+        group = self.group(op)
+        ranks: list[GlobalDecl] = []
         if action != "copy":  # the group's tensors are ranks of one type; the group is declared
-            group = self.source(op) if action == "reduce" else op.domain
             ranks = [GlobalDecl(f"rank{r}", dtype, rows, cols, ld_src) for r in range(RANKS)]
             rank_type = global_type_name("rank0")
             globs = [g for g in globs if g.name != group] + ranks
@@ -322,7 +359,6 @@ class Comm(OpKind):
             args = [self._arg(op, p, mode, legal) for p in intr.params if not p.events]
             before: list[str] = []
             if action != "copy" and not legal:
-                group = self.source(op) if action == "reduce" else op.domain
                 names = ", ".join(f"rank{r}" for r in range(RANKS))
                 before = [
                     f"{rank_type} {group}_ranks[] = {{{names}}};",
@@ -332,6 +368,8 @@ class Comm(OpKind):
                 continue  # its results are the group's tensors, not one the case stores: compiled only
             label = f"{action} {dtype} {rows}x{cols} through row strides {ld_dst} and {ld_src}"
             label += f", {mode}" if mode else ""
+            # a scatter's results are the group's tensors: each rank's buffer is stored
+            stored = [(f"c{{k}}_rank{r}.out", f"rank{r}_buf.get()", g.size) for r, g in enumerate(ranks)]
             out.append(
                 RuntimeCase(
                     0,
@@ -344,6 +382,7 @@ class Comm(OpKind):
                     globs,
                     contexts,
                     before_call=before,
+                    stored=stored if action == "split" else [],
                     forms=[],
                 )
             )
@@ -400,6 +439,18 @@ class Comm(OpKind):
                 want = bufs[domain].copy()
                 src = next(n for n in case.globals if n != domain)
                 _window(want, case.globals[domain])[...] = _window(bufs[src], case.globals[src])
+            elif action == "stack":  # rank r's rows land at rows r*H.. of dst
+                want = bufs[domain].copy()
+                rank, h = case.globals["rank0"], case.globals["rank0"].rows
+                for r in range(RANKS):
+                    _window(want, case.globals[domain])[r * h : (r + 1) * h] = _window(bufs[f"rank{r}"], rank)
+            elif action == "split":  # rank r receives rows r*H.. of src
+                src = next(n for n in case.globals if not n.startswith("rank"))
+                rank, h = case.globals["rank0"], case.globals["rank0"].rows
+                for r in range(RANKS):
+                    got = bufs[f"rank{r}"].copy()
+                    _window(got, rank)[...] = _window(bufs[src], case.globals[src])[r * h : (r + 1) * h]
+                    checks.append(same_bits(f"c{k}_rank{r}.out", got, label, f"rank {r}'s rows"))
             else:  # reduce: the root's tensor first, then the others by rank, in the element type
                 ranks = [bufs[f"rank{r}"] for r in range(RANKS)]
                 order = [ROOT, *(r for r in range(RANKS) if r != ROOT)]
@@ -411,7 +462,8 @@ class Comm(OpKind):
                 _window(want, case.globals[domain])[...] = acc
             for name, buf in bufs.items():
                 buf.tofile(data / f"c{k}_{name}.bin")
-            checks.append(same_bits(f"c{k}_{domain}.out", want, label, f"{action} result"))
+            if action != "split":
+                checks.append(same_bits(f"c{k}_{domain}.out", want, label, f"{action} result"))
         return checks
 
     # ----------------------------------------------------------------- backend
@@ -422,10 +474,12 @@ class Comm(OpKind):
 
     def sim_args(self, op: OpViewAPI, form: Any) -> list[str]:
         action = self.action(op)
-        if action in ("copy", "broadcast"):
+        if action in ("copy", "broadcast", "split"):
             # the two ends, then a mode chosen at run time; staging tiles and sessions carry nothing
             modes = [p.name for p in form.params if p.attr]
             return [form.arg(op.domain), form.arg(self.source(op)), *modes]
         if action == "reduce":
             return [form.arg(self.source(op)), form.arg(op.domain), form.arg(self.attr(op))]
+        if action == "stack":
+            return [form.arg(self.source(op)), form.arg(op.domain)]
         return [form.arg(op.domain), form.arg(self.scalar(op)), form.arg(self.attr(op))]

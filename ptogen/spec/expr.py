@@ -666,6 +666,8 @@ def to_numpy(node: Node, enums: dict[str, str] | None = None, axis: int | None =
             if axis is None:
                 raise ExprError("this op kind does not reduce")
             return f"{REDUCERS[str(n.value)][1]}({go(n.args[0])}, axis={axis})"
+        if n.op == "apply" and str(n.value) not in (enums or {}):  # a function of the op kind's own
+            return f"rm.{n.value}({', '.join(go(a) for a in n.args)})"
         if n.op == "apply":
             enum = (enums or {})[str(n.value)]
             return f"apply_{enum}(C, {n.value}, {', '.join(go(a) for a in n.args)})"

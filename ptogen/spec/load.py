@@ -59,9 +59,11 @@ class SpecSet:
         return sorted(found, key=lambda op: order.index(op.spec.mnemonic))
 
     def op(self, name: str) -> LoadedOp:
+        """The op a name selects: its key (tgather, comm.tgather, either with `pto.`) or its file stem
+        (comm_tgather)."""
         key = name.lower().removeprefix("pto.")
         for op in self.ops:
-            if op.spec.short == key:
+            if key in (op.spec.key, op.spec.stem):
                 return op
         raise KeyError(name)
 
@@ -317,7 +319,10 @@ def _parse_enum_cases(targets: Targets, doc: LoadedDoc) -> dict[str, dict[str, s
 def _expr_scope(spec: OpSpec, targets: Targets) -> tuple[set[str], dict[str, int]]:
     """Operand names an op's expression may read, and attributes it may apply (with arity)."""
     enums = {e.name: e for e in targets.enums}
-    attrs = {}
+    from ..opkinds import KINDS  # the registry of op kinds (it depends on nothing of this module)
+
+    kind = KINDS.get(spec.semantics.kind)
+    attrs = dict(kind.facts.functions) if kind is not None else {}
     for o in spec.operands:
         if o.kind == "attr" and o.enum in enums and enums[o.enum].apply is not None:
             attrs[o.name] = len(enums[o.enum].apply.params)  # type: ignore[union-attr]
@@ -389,7 +394,9 @@ def _check_unique(ops: list[LoadedOp]) -> list[SpecError]:
     for op in ops:
         keys = [("mnemonic", op.spec.mnemonic)]
         if op.spec.intrinsic is not None:
-            keys.append(("intrinsic.name", op.spec.intrinsic.name))
+            # a qualified key's intrinsic lives in its own namespace (pto::comm::TGATHER)
+            where = f"{op.spec.qualifier}::" if op.spec.qualifier else ""
+            keys.append(("intrinsic.name", where + op.spec.intrinsic.name))
         for field, value in keys:
             if value in seen:
                 line = op.source.line_of(tuple(field.split(".")))
@@ -422,6 +429,15 @@ def check_op(
                 ("instruction_set",),
                 f"unknown instruction set {spec.instruction_set!r}"
                 f"{did_you_mean(spec.instruction_set, known_sets)} (known: {', '.join(known_sets)})",
+            )
+        )
+    elif spec.qualifier is not None and spec.qualifier != iset.namespace:
+        problems.append(
+            (
+                ("mnemonic",),
+                f"{spec.mnemonic} is qualified by {spec.qualifier!r}, but instruction set {iset.id} declares "
+                f"{'namespace ' + repr(iset.namespace) if iset.namespace else 'no namespace'}; a key names "
+                "its own set's namespace",
             )
         )
     elif spec.mnemonic not in iset.order:

@@ -120,7 +120,7 @@ class InstructionSetDef(Strict):
     doc_dir: Annotated[str, Field(pattern=r"^[a-z0-9_-]+(/[a-z0-9_-]+)*$")]
     index_page: Annotated[str, Field(pattern=r"^[a-z0-9_-]+(/[a-z0-9_-]+)*\.md$")]
     summary: Prose
-    order: list[Annotated[str, Field(pattern=r"^pto\.[a-z][a-z0-9_]*$")]] = Field(
+    order: list[Annotated[str, Field(pattern=r"^pto\.([a-z][a-z0-9_]*\.)?[a-z][a-z0-9_]*$")]] = Field(
         description="canonical order of the set's mnemonics; index pages and previous/next links follow it"
     )
 
@@ -815,7 +815,14 @@ class Variant(Strict):
 class OpSpec(Strict):
     """One instruction, mirroring its documentation page."""
 
-    mnemonic: Annotated[str, Field(pattern=r"^pto\.[a-z][a-z0-9_]*$")]
+    mnemonic: Annotated[
+        str,
+        Field(
+            pattern=r"^pto\.([a-z][a-z0-9_]*\.)?[a-z][a-z0-9_]*$",
+            description="the op's key: `pto.<name>`, or `pto.<namespace>.<name>` for an op of a set with a "
+            "C++ namespace whose name another set's op has too (`pto.comm.tgather` beside `pto.tgather`)",
+        ),
+    ]
     instruction_set: Name
     summary: InlineText
     mechanism: Prose
@@ -841,7 +848,24 @@ class OpSpec(Strict):
 
     @property
     def short(self) -> str:
+        """The name the op is spelled by in assembly and on its page (tgather)."""
+        return self.mnemonic.rsplit(".", 1)[1]
+
+    @property
+    def qualifier(self) -> str | None:
+        """The namespace a qualified key names (comm for pto.comm.tgather), else None."""
+        parts = self.mnemonic.split(".")
+        return parts[1] if len(parts) == 3 else None
+
+    @property
+    def key(self) -> str:
+        """The op's identity without `pto.` (tgather, comm.tgather): what commands select ops by."""
         return self.mnemonic.split(".", 1)[1]
+
+    @property
+    def stem(self) -> str:
+        """The op's name in file names shared by every set (tgather, comm_tgather)."""
+        return self.key.replace(".", "_")
 
     def operand(self, name: str) -> Operand:
         return next(o for o in self.operands if o.name == name)

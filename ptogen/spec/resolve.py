@@ -200,7 +200,7 @@ def camel(name: str, words: list[str]) -> str:
 
 
 def op_names(mnemonic: str, words: list[str]) -> dict[str, str]:
-    short = mnemonic.split(".", 1)[-1]
+    short = mnemonic.rsplit(".", 1)[-1]
     return {
         "short": short,
         "SHORT": short.upper(),

@@ -290,7 +290,7 @@ class OpTests:
 
     @property
     def dir(self) -> str:
-        return f"tests/{self.op.spec.short}"
+        return f"tests/{self.op.spec.stem}"
 
     def executable(self) -> CasesFile | None:
         """The op's one cases executable: every runtime case, instantiated under every profile that
@@ -930,7 +930,7 @@ def project_manifest(project: ProjectViewAPI) -> ProjectManifest:
     return ProjectManifest(
         [p.name for p in project.profiles],
         {d.name: DTypeInfo(d.numpy, d.kind, d.bits) for d in project.targets.dtypes},
-        {op.spec.short: f"{OpTests(op).dir}/manifest.json" for op in project.ops},
+        {op.spec.stem: f"{OpTests(op).dir}/manifest.json" for op in project.ops},
     )
 
 

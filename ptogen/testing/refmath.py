@@ -22,6 +22,16 @@ def _is_int(x: Array) -> bool:
     return np.issubdtype(np.asarray(x).dtype, np.integer)
 
 
+def stacked(group: Any) -> Array:
+    """A parallel group's tensors (rows x cols each) one under the other, rank 0 first (TGATHER)."""
+    return np.concatenate(list(group), axis=-2)
+
+
+def split(src: Array, group: Any) -> list[Array]:
+    """`src`'s rows in as many equal blocks as the group has ranks, block r for rank r (TSCATTER)."""
+    return np.split(src, len(group), axis=-2)
+
+
 def select(cond: Array, a: Array, b: Array) -> Array:
     arr_a, arr_b = np.asarray(a), np.asarray(b)
     out: Any = np.where(cond, arr_a, arr_b)

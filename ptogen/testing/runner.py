@@ -401,7 +401,7 @@ class Runner:
             return names
         chosen = []
         for want in self.settings.ops:
-            key = want.lower().removeprefix("pto.")
+            key = want.lower().removeprefix("pto.").replace(".", "_")  # a qualified key: its file stem
             if key not in names:
                 # A near miss names the op meant; the list of every op is `ptogen list`'s job.
                 hint = did_you_mean(key, names) or f" ({len(names)} ops; `ptogen list` names them)"

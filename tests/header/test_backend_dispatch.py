@@ -104,28 +104,34 @@ MACROS = _DECL.module  # type: ignore[attr-defined]
 
 
 def stub_impls() -> str:
-    """A recording function for every `_IMPL` signature the CPU backend defines."""
-    out = ["#pragma once", '#include "stub_record.hpp"', "namespace pto {"]
-    seen: set[str] = set()
-    for op in PROJECT.header_ops("pto/common/pto_instr.hpp"):
-        for a in op.adapters:
-            if a.key in seen:
-                continue
-            seen.add(a.key)
-            tparams = ", ".join(str(MACROS.tparam(t)) for t in a.template)
-            params = ", ".join(str(MACROS.param(p)) for p in a.params)
-            targs = ", ".join(
-                f"stub::type<{t.name}>()" if t.kind == "typename" else f"stub::value({t.name})"
-                for t in a.template[: a.explicit]
-            )
-            ids = ", ".join(f"stub::id({p.name})" for p in a.params)
-            guard = f" requires({a.requires})" if a.requires else ""  # as the CPU backend's adapter
-            ret = "return {};" if op.impl_returns != "void" else ""  # a default-constructed result
-            out.append(
-                f"template <{tparams}>{guard}\ninline {op.impl_returns} {a.function}({params}) {{\n"
-                f'    stub::calls.push_back({{"{a.function}", {{{targs}}}, {{{ids}}}}});{ret}\n}}'
-            )
-    out.append("}  // namespace pto")
+    """A recording function for every `_IMPL` signature the CPU backend defines, in the namespace
+    of its header's ops (pto, or pto::comm for the sets declared apart)."""
+    out = ["#pragma once", '#include "stub_record.hpp"']
+    headers = [("pto/common/pto_instr.hpp", "pto")] + [
+        (s.header, f"pto::{s.namespace}") for s in PROJECT.targets.instruction_sets if s.header
+    ]
+    for header, namespace in headers:
+        out.append(f"namespace {namespace} {{")
+        seen: set[str] = set()
+        for op in PROJECT.header_ops(header):
+            for a in op.adapters:
+                if a.key in seen:
+                    continue
+                seen.add(a.key)
+                tparams = ", ".join(str(MACROS.tparam(t)) for t in a.template)
+                params = ", ".join(str(MACROS.param(p)) for p in a.params)
+                targs = ", ".join(
+                    f"stub::type<{t.name}>()" if t.kind == "typename" else f"stub::value({t.name})"
+                    for t in a.template[: a.explicit]
+                )
+                ids = ", ".join(f"stub::id({p.name})" for p in a.params)
+                guard = f" requires({a.requires})" if a.requires else ""  # as the CPU backend's adapter
+                ret = "return {};" if op.impl_returns != "void" else ""  # a default-constructed result
+                out.append(
+                    f"template <{tparams}>{guard}\ninline {op.impl_returns} {a.function}({params}) {{\n"
+                    f'    stub::calls.push_back({{"{a.function}", {{{targs}}}, {{{ids}}}}});{ret}\n}}'
+                )
+        out.append(f"}}  // namespace {namespace}")
     return "\n".join(out) + "\n"
 
 

@@ -3,6 +3,7 @@ compiling example of every spec builds."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -47,7 +48,7 @@ def _legal_kernel_body(op: str) -> str:
     text = (LAYOUT.out / "tests" / op / "verify.cpp").read_text()
     body = text.split(f"void legal_{profile}() {{", 1)[1].split("\n}\n", 1)[0]
     # The verify file names the profile of each call; here the intrinsic itself is called.
-    return body.replace(f"profiled::{op.upper()}<profile_{profile}>(", f"{op.upper()}(")
+    return re.sub(rf"\bprofiled::(\w+)<profile_{profile}>\(", r"\1(", body)
 
 
 @pytest.mark.parametrize("compiler", COMPILERS)
@@ -55,7 +56,7 @@ def test_each_tile_intrinsic_instantiates(compiler: str, tmp_path: Path) -> None
     """Every tile intrinsic the default profile offers instantiated once in one program, which then
     runs (TADDRELUCONV, not offered on the CPU, has no legal kernel there)."""
     tile_ops = [
-        op.spec.short for op in SPECS.ops if op.spec.intrinsic is not None and _offered_by_default(op)
+        op.spec.stem for op in SPECS.ops if op.spec.intrinsic is not None and _offered_by_default(op)
     ]
     functions = "".join(f"static void call_{op}() {{{_legal_kernel_body(op)}}}\n" for op in tile_ops)
     calls = "".join(f"    call_{op}();\n" for op in tile_ops)
@@ -116,7 +117,7 @@ def test_spec_examples_compile(compiler: str, tmp_path: Path) -> None:
         lines = code.splitlines()
         includes += [line for line in lines if line.startswith("#include") and line not in includes]
         body = "\n".join(line for line in lines if not line.startswith("#include"))
-        space = f"example_{op.spec.short}_{index}"
+        space = f"example_{op.spec.stem}_{index}"
         blocks.append(f'namespace {space} {{\n#line 1 "{op.path}: examples[{index}]"\n{body}\n}}\n')
         calls.append(f"    {space}::example();\n")
     source = (
@@ -139,7 +140,7 @@ def test_an_event_reaches_the_main_form(compiler: str, tmp_path: Path) -> None:
     so the public declarations leave `TROWEXPANDADD(dst, src0, src1, event)` to partial ordering,
     which picks the scratch-tile form; the profiled twins' guards take the call to the main form."""
     ops = [
-        op.spec.short
+        op.spec.stem
         for op in SPECS.ops
         if op.spec.intrinsic is not None
         and op.spec.intrinsic.overloads

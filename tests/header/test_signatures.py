@@ -9,6 +9,7 @@ import pytest
 
 from ptogen.importer.declarations import declaration_shapes
 from ptogen.importer.pagefacts import normalise_signature, parse_file
+from ptogen.lower.views import ProjectView
 from ptogen.spec.load import load_specs
 
 from ..helpers import ROOT
@@ -19,17 +20,19 @@ DOCUMENTED = {
     for line in (ROOT / "tests/fixtures/documented_signatures.txt").read_text().splitlines()
     if line and not line.startswith("#")
 }
-# The public intrinsics: what follows each op's `namespace profiled { ... }` implementation.
-HEADER = re.sub(
-    r"namespace profiled \{.*?\} // namespace profiled",
-    "",
-    "".join(
-        (ROOT / "generated/include/pto" / h).read_text()
-        for h in ("common/pto_instr.hpp", "comm/pto_comm_inst.hpp")
-    ),
-    flags=re.S,
-)
+# The public intrinsics of each header: what follows each op's `namespace profiled { ... }`
+# implementation (the comm TGATHER's in pto_comm_inst.hpp, the tile op's in pto_instr.hpp).
+HEADERS = {
+    h: re.sub(
+        r"namespace profiled \{.*?\} // namespace profiled",
+        "",
+        (ROOT / "generated/include" / h).read_text(),
+        flags=re.S,
+    )
+    for h in ("pto/common/pto_instr.hpp", "pto/comm/pto_comm_inst.hpp")
+}
 TILE_OPS = [op for op in SPECS.ops if op.spec.intrinsic is not None]
+VIEWS = [op for op in ProjectView(SPECS).ops if op.spec.intrinsic is not None]
 # Pages that document no declaration, or one the header does not have (TSTORE's page adds an
 # `AtomicType` parameter); their spec follows the implementation and says so in `notes`.
 UNDOCUMENTED = {"pto.taxpy", "pto.tstore", "pto.tsubreluconv"}  # TSUBRELUCONV has no page
@@ -42,12 +45,12 @@ def without_guard(declaration: str) -> str:
     return re.sub(r",std::enable_if_t<.*?,int>=0>", ">", declaration)
 
 
-def header_declaration(name: str) -> str:
+def header_declaration(name: str, header: str) -> str:
     match = re.search(
         r"(template\s*<[^{;]*?>\s*PTO_\w+\s+(?:RecordEvent|comm::AsyncEvent|AsyncEvent|bool|void)\s+"
         + name
         + r"\s*\([^)]*\))\s*\{",
-        HEADER,
+        HEADERS[header],
     )
     assert match, f"{name} is not defined in pto_instr.hpp or pto_comm_inst.hpp"
     return without_guard(normalise_signature(match.group(1) + ";"))
@@ -73,12 +76,12 @@ def test_fixture_covers_every_tile_op() -> None:
         assert any("This spec chooses the" in " ".join(n.split()) for n in op.spec.notes)
 
 
-@pytest.mark.parametrize("op", TILE_OPS, ids=[op.spec.short for op in TILE_OPS])
+@pytest.mark.parametrize("op", VIEWS, ids=[op.spec.key for op in VIEWS])
 def test_generated_signature_is_the_documented_one(op) -> None:  # type: ignore[no-untyped-def]
     intr = op.spec.intrinsic
-    declared = header_declaration(intr.name)
-    ref_page = parse_file(ROOT / "generated/docs/isa" / f"{intr.name}.md").signature
-    op_page = next((ROOT / "generated/docs/isa").glob(f"*/ops/*/{op.spec.short}.md"))
+    declared = header_declaration(intr.name, op.iset.header or "pto/common/pto_instr.hpp")
+    ref_page = parse_file(ROOT / "generated" / op.ref_doc_path).signature
+    op_page = ROOT / "generated" / op.doc_path
     assert without_guard(ref_page) == declared == without_guard(parse_file(op_page).signature)
     if op.spec.mnemonic not in UNDOCUMENTED and not follows_upstream_header(op):
         assert declared == DOCUMENTED[op.spec.mnemonic]

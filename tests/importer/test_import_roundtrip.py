@@ -15,7 +15,7 @@ import yaml
 from ptogen.importer.build import import_page
 from ptogen.spec.load import load_specs, resolve_file
 
-from ..helpers import ROOT
+from ..helpers import ROOT, generated_pages
 
 YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -184,6 +184,10 @@ EXACT: tuple[str, ...] = (
     "TBROADCAST.md",
     "comm/ops/communication/treduce.md",
     "TREDUCE.md",
+    "comm/ops/communication/tgather.md",
+    "comm/TGATHER.md",
+    "comm/ops/communication/tscatter.md",
+    "comm/TSCATTER.md",
     "tile/ops/layout-and-rearrangement/timg2col.md",
     "TIMG2COL.md",
     "tile/ops/sync-and-config/setfmatrix.md",
@@ -553,19 +557,12 @@ def normalise(spec: dict[str, Any], layout: str, exact: bool = True) -> dict[str
 
 
 def _cases() -> list[tuple[Path, Path]]:
-    cases = []
-    for spec in sorted((ROOT / "specs/ops").glob("*/*.yaml")):
-        op = spec.stem
-        # The spec file as written (no classes: none names an intrinsic), so collection stays quick.
-        intrinsic = yaml.load(spec.read_text(encoding="utf-8"), Loader=YAML_LOADER).get("intrinsic") or {}
-        ref = intrinsic.get("name", op.upper())  # the reference page is named after the intrinsic
-        for page in [*sorted(DOCS.glob(f"*/ops/*/{op}.md")), DOCS / f"{ref}.md"]:
-            if page.is_file():
-                cases.append((spec, page))
-    return cases
+    return [(spec, page) for spec, _, page in generated_pages()]
 
 
 CASES = _cases()
+# The reference-layout pages: named after the intrinsic, upper case
+REF_PAGES = {page for _, page in CASES if page.stem.isupper()}
 
 
 @pytest.fixture(scope="module")
@@ -590,7 +587,7 @@ def _imported(page: Path) -> str:
 
 
 def _both(spec: Path, page: Path, targets: Any, exact: bool) -> tuple[dict[str, Any], dict[str, Any]]:
-    layout = "ref" if page.parent == DOCS else "op"
+    layout = "ref" if page in REF_PAGES else "op"
     original = resolve_file(spec, ROOT / "specs", ROOT)[0]  # with its class and sets filled in
     imported = json.loads(_imported(page))
     if not exact:

@@ -13,7 +13,7 @@ from ..helpers import ROOT
 
 SPECS = load_specs(ROOT / "specs", ROOT)
 PROJECT = ProjectView(SPECS)
-OPS = {o.spec.short: o for o in PROJECT.ops}
+OPS = {o.spec.stem: o for o in PROJECT.ops}
 PAGE = PageContext([], {"A2A3", "A5", "CPU"}, ["dst", "src"], True)
 
 

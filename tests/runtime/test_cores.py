@@ -64,8 +64,35 @@ static void launch() {
     CHECK(wrong.load() == 0);
     CHECK((seen == std::set<std::tuple<unsigned, unsigned, unsigned, unsigned>>{
                       {0, 0, 2, 2}, {0, 1, 2, 2}, {1, 0, 2, 2}, {1, 1, 2, 2}}));
-    // The launching thread is the single core again.
-    CHECK(get_block_idx() == 0 && get_subblockid() == 0 && get_subblockdim() == 1 && get_block_num() == 1);
+    // The launching thread is the single core again; outside a launch get_block_num() answers the
+    // configured core count, as upstream's simulator does.
+    CHECK(get_block_idx() == 0 && get_subblockid() == 0 && get_subblockdim() == 1);
+    CHECK(get_block_num() == cpu_sim::GetConfiguredCoreCount());
+}
+
+// SYNCALL waits for every core of the launch: what each core wrote before a barrier, every core reads
+// after it, with no other synchronisation (ThreadSanitizer reports the reads if the barrier orders
+// nothing). Outside a launch it returns at once.
+static void syncall_across_cores() {
+    static unsigned slots[6];
+    std::atomic<int> wrong{0};
+    cpu_sim::KernelLaunchOptions options;
+    options.explicit_block_count = 3;
+    options.subblocks_per_block = 2;
+    cpu_sim::LaunchKernelMultiCore(options, nullptr, [&] {
+        const unsigned me = get_block_idx() * 2 + get_subblockid();
+        for (unsigned round = 1; round <= 3; ++round) {
+            slots[me] = round * 10 + me;
+            SYNCALL();
+            for (unsigned c = 0; c < 6; ++c)
+                wrong += slots[c] != round * 10 + c;
+            float workspace[8] = {};
+            GlobalTensor<float, Shape<1, 1, 1, 1, 8>, Stride<1, 1, 1, 1, 1>> ws(workspace);
+            SYNCALL<SyncAllMode::Soft>(ws);  // nobody writes a slot before everybody has read them
+        }
+    });
+    CHECK(wrong.load() == 0);
+    SYNCALL();
 }
 
 static void scoped_and_reset() {
@@ -169,7 +196,22 @@ int main(int argc, char** argv) {
         std::puts("survived");
         return 0;
     }
+    if (mode == "block_num") {
+        std::printf("%u\n", get_block_num());
+        return 0;
+    }
+    if (mode == "early_return") {  // block 1 returns before the barrier block 0 waits at
+        cpu_sim::KernelLaunchOptions options;
+        options.explicit_block_count = 2;
+        cpu_sim::LaunchKernelMultiCore(options, nullptr, [] {
+            if (get_block_idx() == 0)
+                SYNCALL();
+        });
+        std::puts("survived");
+        return 0;
+    }
     launch();
+    syncall_across_cores();
     scoped_and_reset();
     target_follows_init();
     core_counts();
@@ -190,6 +232,27 @@ def test_cores_have_their_own_context_memories_and_flags(program: Path) -> None:
     result = subprocess.run([str(program)], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.splitlines() == ["printf 3", "0 failures"]
+
+
+def test_get_block_num_outside_a_launch_is_the_configured_core_count(program: Path) -> None:
+    """Upstream's simulator answers PTO_CPU_SIM_NUM_CORES (4 when unset) outside a launch too."""
+    env = {k: v for k, v in os.environ.items() if k != "PTO_CPU_SIM_NUM_CORES"}
+    plain = subprocess.run([str(program), "block_num"], capture_output=True, text=True, timeout=60, env=env)
+    six = subprocess.run(
+        [str(program), "block_num"], capture_output=True, text=True, timeout=60,
+        env={**env, "PTO_CPU_SIM_NUM_CORES": "6"},
+    )  # fmt: skip
+    assert (plain.stdout, six.stdout) == ("4\n", "6\n"), plain.stderr + six.stderr
+
+
+def test_a_barrier_a_core_returned_from_ends_with_the_call_site(program: Path) -> None:
+    """Block 1 returns without reaching SYNCALL: block 0's barrier can never complete. It stops at
+    once (no timeout), naming the op, the cores and the kernel's call site, instead of hanging."""
+    result = subprocess.run([str(program), "early_return"], capture_output=True, text=True, timeout=60)
+    assert result.returncode != 0 and "survived" not in result.stdout
+    assert "SYNCALL: a core of the launch returned from the kernel without reaching the" in result.stderr
+    assert "cores_arrived = 1, cores_launched = 2" in result.stderr
+    assert f"at {program.name}.cpp" in result.stderr, result.stderr  # the call site (no -g: an offset)
 
 
 UNMATCHED = "wait_flag: no set_flag with the same pipes and event id precedes it on this core"

@@ -383,4 +383,104 @@ PTO_INST RecordEvent TREDUCE(ParallelGroupType& parallelGroup, GlobalDstData& ds
         parallelGroup, dstGlobalData, accTileData, pingTileData, pongTileData, op, args...);
 }
 
+// pto.comm.tgather (specs/ops/communication/comm_tgather.yaml)
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, CollEngine engine = CollEngine::AIV, typename ParallelGroupType, typename GlobalDstData,
+          typename TileData, typename... Args, std::enable_if_t<all_events_v<Args...>, int> = 0>
+PTO_INTERNAL RecordEvent TGATHER(ParallelGroupType& parallelGroup, GlobalDstData& dstGlobalData,
+                                 TileData& stagingTileData, Args&... args) {
+    if constexpr (Profile::template check_TGATHER<engine, ParallelGroupType, GlobalDstData, TileData, Args...>()) {
+        WaitAllEvents(args...);
+        Profile::verify_TGATHER(stagingTileData);
+        ::pto::comm::TGATHER_IMPL(parallelGroup, dstGlobalData, stagingTileData);
+    }
+    return {};
+}
+} // namespace profiled
+
+template <CollEngine engine = CollEngine::AIV, typename ParallelGroupType, typename GlobalDstData, typename TileData,
+          typename... Args>
+PTO_INST RecordEvent TGATHER(ParallelGroupType& parallelGroup, GlobalDstData& dstGlobalData, TileData& stagingTileData,
+                             Args&... args) {
+    PTO_TRACE_INSTR(TGATHER, "IOI", parallelGroup, dstGlobalData, stagingTileData);
+    return profiled::TGATHER<active_profile, engine, ParallelGroupType, GlobalDstData, TileData>(
+        parallelGroup, dstGlobalData, stagingTileData, args...);
+}
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, CollEngine engine = CollEngine::AIV, typename ParallelGroupType, typename GlobalDstData,
+          typename TileData, typename... Args,
+          std::enable_if_t<is_tile_data_v<TileData> && all_events_v<Args...>, int> = 0>
+PTO_INTERNAL RecordEvent TGATHER(ParallelGroupType& parallelGroup, GlobalDstData& dstGlobalData, TileData& pingTile,
+                                 TileData& pongTile, Args&... args) {
+    if constexpr (Profile::template check_TGATHER<engine, ParallelGroupType, GlobalDstData, TileData, Args...>()) {
+        WaitAllEvents(args...);
+        Profile::verify_TGATHER(pingTile);
+        ::pto::comm::TGATHER_IMPL(parallelGroup, dstGlobalData, pingTile, pongTile);
+    }
+    return {};
+}
+} // namespace profiled
+
+// Ping-pong staging: a second tile, `pongTile`, of the first one's type at a non-overlapping offset, so the load of one chunk overlaps the store of the one before.
+template <CollEngine engine = CollEngine::AIV, typename ParallelGroupType, typename GlobalDstData, typename TileData,
+          typename... Args>
+PTO_INST RecordEvent TGATHER(ParallelGroupType& parallelGroup, GlobalDstData& dstGlobalData, TileData& pingTile,
+                             TileData& pongTile, Args&... args) {
+    PTO_TRACE_INSTR(TGATHER, "IOII", parallelGroup, dstGlobalData, pingTile, pongTile);
+    return profiled::TGATHER<active_profile, engine, ParallelGroupType, GlobalDstData, TileData>(
+        parallelGroup, dstGlobalData, pingTile, pongTile, args...);
+}
+
+// pto.comm.tscatter (specs/ops/communication/comm_tscatter.yaml)
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, CollEngine engine = CollEngine::AIV, typename ParallelGroupType, typename GlobalSrcData,
+          typename TileData, typename... Args, std::enable_if_t<all_events_v<Args...>, int> = 0>
+PTO_INTERNAL RecordEvent TSCATTER(ParallelGroupType& parallelGroup, GlobalSrcData& srcGlobalData,
+                                  TileData& stagingTileData, Args&... args) {
+    if constexpr (Profile::template check_TSCATTER<engine, ParallelGroupType, GlobalSrcData, TileData, Args...>()) {
+        WaitAllEvents(args...);
+        Profile::verify_TSCATTER(stagingTileData);
+        ::pto::comm::TSCATTER_IMPL(parallelGroup, srcGlobalData, stagingTileData);
+    }
+    return {};
+}
+} // namespace profiled
+
+template <CollEngine engine = CollEngine::AIV, typename ParallelGroupType, typename GlobalSrcData, typename TileData,
+          typename... Args>
+PTO_INST RecordEvent TSCATTER(ParallelGroupType& parallelGroup, GlobalSrcData& srcGlobalData, TileData& stagingTileData,
+                              Args&... args) {
+    PTO_TRACE_INSTR(TSCATTER, "OII", parallelGroup, srcGlobalData, stagingTileData);
+    return profiled::TSCATTER<active_profile, engine, ParallelGroupType, GlobalSrcData, TileData>(
+        parallelGroup, srcGlobalData, stagingTileData, args...);
+}
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, CollEngine engine = CollEngine::AIV, typename ParallelGroupType, typename GlobalSrcData,
+          typename TileData, typename... Args,
+          std::enable_if_t<is_tile_data_v<TileData> && all_events_v<Args...>, int> = 0>
+PTO_INTERNAL RecordEvent TSCATTER(ParallelGroupType& parallelGroup, GlobalSrcData& srcGlobalData, TileData& pingTile,
+                                  TileData& pongTile, Args&... args) {
+    if constexpr (Profile::template check_TSCATTER<engine, ParallelGroupType, GlobalSrcData, TileData, Args...>()) {
+        WaitAllEvents(args...);
+        Profile::verify_TSCATTER(pingTile);
+        ::pto::comm::TSCATTER_IMPL(parallelGroup, srcGlobalData, pingTile, pongTile);
+    }
+    return {};
+}
+} // namespace profiled
+
+// Ping-pong staging: a second tile, `pongTile`, of the first one's type at a non-overlapping offset, so the load of one chunk overlaps the store of the one before.
+template <CollEngine engine = CollEngine::AIV, typename ParallelGroupType, typename GlobalSrcData, typename TileData,
+          typename... Args>
+PTO_INST RecordEvent TSCATTER(ParallelGroupType& parallelGroup, GlobalSrcData& srcGlobalData, TileData& pingTile,
+                              TileData& pongTile, Args&... args) {
+    PTO_TRACE_INSTR(TSCATTER, "OIII", parallelGroup, srcGlobalData, pingTile, pongTile);
+    return profiled::TSCATTER<active_profile, engine, ParallelGroupType, GlobalSrcData, TileData>(
+        parallelGroup, srcGlobalData, pingTile, pongTile, args...);
+}
+
 } // namespace pto::comm

@@ -15,6 +15,8 @@
 #include <pto/comm/a2a3/TTest.hpp>
 #include <pto/comm/a2a3/TBroadCast.hpp>
 #include <pto/comm/a2a3/TReduce.hpp>
+#include <pto/comm/a2a3/TGather.hpp>
+#include <pto/comm/a2a3/TScatter.hpp>
 #elif defined(PTO_NPU_ARCH_A5)
 #include <pto/comm/a5/TPut.hpp>
 #include <pto/comm/a5/TGet.hpp>
@@ -25,6 +27,8 @@
 #include <pto/comm/a5/TTest.hpp>
 #include <pto/comm/a5/TBroadCast.hpp>
 #include <pto/comm/a5/TReduce.hpp>
+#include <pto/comm/a5/TGather.hpp>
+#include <pto/comm/a5/TScatter.hpp>
 #else // __CPU_SIM, or a host build that names no NPU target
 #include <pto/cpu/comm/TPut.hpp>
 #include <pto/cpu/comm/TGet.hpp>
@@ -33,4 +37,6 @@
 #include <pto/cpu/comm/TTest.hpp>
 #include <pto/cpu/comm/TBroadcast.hpp>
 #include <pto/cpu/comm/TReduce.hpp>
+#include <pto/cpu/comm/TGather.hpp>
+#include <pto/cpu/comm/TScatter.hpp>
 #endif

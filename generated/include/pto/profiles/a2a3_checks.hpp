@@ -5709,6 +5709,24 @@ struct profile_a2a3 {
     template <typename TileData>
     static void verify_TREDUCE([[maybe_unused]] const TileData& acc_tile_data,
                                [[maybe_unused]] const TileData& recv_tile_data) {}
+
+    // pto.comm.tgather (specs/ops/communication/comm_tgather.yaml)
+    template <auto engine, typename ParallelGroupType, typename GlobalDstData, typename TileData, typename... Args>
+    static constexpr bool check_TGATHER() {
+        return true;
+    }
+
+    template <typename TileData>
+    static void verify_TGATHER([[maybe_unused]] const TileData& staging_tile_data) {}
+
+    // pto.comm.tscatter (specs/ops/communication/comm_tscatter.yaml)
+    template <auto engine, typename ParallelGroupType, typename GlobalSrcData, typename TileData, typename... Args>
+    static constexpr bool check_TSCATTER() {
+        return true;
+    }
+
+    template <typename TileData>
+    static void verify_TSCATTER([[maybe_unused]] const TileData& staging_tile_data) {}
 };
 
 } // namespace pto

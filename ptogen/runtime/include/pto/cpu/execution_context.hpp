@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -29,12 +31,26 @@
 
 namespace pto::cpu_sim {
 
+// The cores of one LaunchKernelMultiCore launch as SYNCALL sees them: how many there are, how many
+// wait at the barrier now, how many have returned from the kernel (and so never arrive again).
+struct LaunchGroup {
+    explicit LaunchGroup(std::uint32_t n) : cores(n) {}
+    std::mutex mutex;
+    std::condition_variable changed;
+    const std::uint32_t cores;
+    std::uint32_t arrived = 0;
+    std::uint32_t finished = 0;
+    std::uint64_t generation = 0;  // barriers completed
+};
+
 struct ExecutionContext {
     std::uint32_t block_idx = 0;
     std::uint32_t subblock_id = 0;
     std::uint32_t subblock_dim = 1;
-    // The blocks of the running launch; a thread outside a launch is the only one.
-    std::uint32_t block_num = 1;
+    // The blocks of the running launch; 0 outside a launch (get_block_num() then answers the
+    // configured core count, as upstream's simulator does).
+    std::uint32_t block_num = 0;
+    LaunchGroup* launch = nullptr;  // the running launch's cores; null outside a launch
 };
 
 inline thread_local ExecutionContext execution_context{};
@@ -227,6 +243,13 @@ void LaunchKernelMultiCore(const KernelLaunchOptions& options, void* /*stream*/,
             : ResolveActiveCoreCount(options.requested_cores, options.total_work_items, options.work_quantum);
     std::vector<std::thread> cores;
     cores.reserve(blocks * subblocks);
+    LaunchGroup group(blocks * subblocks);
+    // A core that returns (or throws) never reaches another barrier: the cores waiting at one learn it.
+    const auto finish = [&group] {
+        std::scoped_lock lock(group.mutex);
+        ++group.finished;
+        group.changed.notify_all();
+    };
 #if defined(__cpp_exceptions)
     std::exception_ptr first_error;
     std::mutex error_mutex;
@@ -237,6 +260,7 @@ void LaunchKernelMultiCore(const KernelLaunchOptions& options, void* /*stream*/,
                 reset_execution_context();
                 set_execution_context(core / subblocks, core % subblocks, subblocks);
                 execution_context.block_num = blocks;
+                execution_context.launch = &group;
                 CoreFlags::Instance().ClearHere();
                 kernel();
                 reset_execution_context();
@@ -245,6 +269,7 @@ void LaunchKernelMultiCore(const KernelLaunchOptions& options, void* /*stream*/,
             try {
                 run();
             } catch (...) {
+                reset_execution_context();
                 std::scoped_lock lock(error_mutex);
                 if (first_error == nullptr)
                     first_error = std::current_exception();
@@ -252,6 +277,7 @@ void LaunchKernelMultiCore(const KernelLaunchOptions& options, void* /*stream*/,
 #else
             run();  // without exceptions a failing core ends the process (sim::fail)
 #endif
+            finish();
         });
     }
     for (auto& core : cores)
@@ -260,6 +286,38 @@ void LaunchKernelMultiCore(const KernelLaunchOptions& options, void* /*stream*/,
     if (first_error != nullptr)
         std::rethrow_exception(first_error);
 #endif
+}
+
+// How a core's wait at its launch's barrier ended.
+enum class BarrierWait { Passed, CoreReturned, TimedOut };
+
+// The cores of the running launch meet: each waits until every core of the launch has arrived. The
+// wait is bounded: it ends (CoreReturned) as soon as the cores not yet arrived have all returned from
+// the kernel, which then can never arrive, or after PTO_CPU_SIM_SYNCALL_TIMEOUT_MS (10000 by
+// default). `arrived` and `cores` say how many had arrived of how many. Outside a launch the one
+// core is every core: it passes at once.
+inline BarrierWait WaitForLaunchedCores(std::uint32_t& arrived, std::uint32_t& cores) {
+    LaunchGroup* group = execution_context.launch;
+    if (group == nullptr)
+        return BarrierWait::Passed;
+    std::unique_lock lock(group->mutex);
+    const std::uint64_t generation = group->generation;
+    cores = group->cores;
+    if (++group->arrived == group->cores) {
+        group->arrived = 0;
+        ++group->generation;
+        group->changed.notify_all();
+        return BarrierWait::Passed;
+    }
+    const auto limit = std::chrono::milliseconds(ReadEnvU32("PTO_CPU_SIM_SYNCALL_TIMEOUT_MS", 10000));
+    const auto stuck = [&] { return group->finished > 0 && group->arrived + group->finished >= group->cores; };
+    group->changed.wait_for(lock, limit, [&] { return group->generation != generation || stuck(); });
+    if (group->generation != generation)
+        return BarrierWait::Passed;
+    arrived = group->arrived;
+    const BarrierWait why = stuck() ? BarrierWait::CoreReturned : BarrierWait::TimedOut;
+    --group->arrived;  // this core leaves the barrier: the simulation stops
+    return why;
 }
 
 }  // namespace pto::cpu_sim
@@ -279,7 +337,8 @@ inline std::uint32_t get_subblockdim() {
     return pto::cpu_sim::current_context().subblock_dim;
 }
 inline std::uint32_t get_block_num() {
-    return pto::cpu_sim::execution_context.block_num;
+    const std::uint32_t launched = pto::cpu_sim::execution_context.block_num;
+    return launched != 0 ? launched : pto::cpu_sim::GetConfiguredCoreCount();
 }
 inline std::uint32_t get_coreid() {
     return get_block_idx();
