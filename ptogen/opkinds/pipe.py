@@ -21,7 +21,7 @@ converts them.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -31,7 +31,16 @@ from ..importer.contract import OPERANDS, PageOp
 from ..lower.contract import FormBackend
 from ..spec.kindfacts import KindFacts
 from ..testing.golden import Check, GoldenContext, inputs, logical, same_bits
-from ..testing.plan import Call, CompileCase, GlobalDecl, OpTests, RuntimeCase, RuntimeKernel, TileDecl
+from ..testing.plan import (
+    Call,
+    CompileCase,
+    GlobalDecl,
+    OpTests,
+    RuntimeCase,
+    RuntimeKernel,
+    TileDecl,
+    plan_rule_cases,
+)
 from .base import NamesOperand
 
 if TYPE_CHECKING:
@@ -160,6 +169,9 @@ class Pipe(NamesOperand):
         tests.includes.extend(["thread", "vector"])
         # The legal twin per profile: the first scenario's call (the rules the pages state are the
         # runtime's static_asserts, tested with the kind).
+        if self.step(op) == QUANT_VECTOR:  # a tile alone: the common planner breaks its rules
+            plan_rule_cases(project, op, tests)
+            return
         first = plan[0]
         pipe = first.pipe_type(1)
         call = first.call(self.step(op))
@@ -179,6 +191,10 @@ class Pipe(NamesOperand):
                     contexts=contexts,
                 )
             )
+
+    def shaped_tile(self, op: OpViewAPI, tile: TileDecl) -> TileDecl:
+        # The only tile the common planner declares, SET_QUANT_VECTOR's: a row of Scaling words.
+        return replace(tile, loc="Scaling", rows=1, valid_rows=1)
 
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
         checks: list[Check] = []

@@ -7,37 +7,50 @@
 
 using namespace pto;
 
-// expected-no-diagnostics
-
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
-    using Tile_cube = Tile<TileType::Mat, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_cube cube;
-    using Tile_vec0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_vec0 vec0;
-    using Tile_words = Tile<TileType::Scaling, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
-    Tile_words words;
-    profiled::SET_QUANT_VECTOR<profile_a2a3, Tile_words>(words);
+    using Tile_fp_tile = Tile<TileType::Scaling, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp_tile fp_tile;
+    profiled::SET_QUANT_VECTOR<profile_a2a3>(fp_tile);
 }
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
-    using Tile_cube = Tile<TileType::Mat, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_cube cube;
-    using Tile_vec0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_vec0 vec0;
-    using Tile_words = Tile<TileType::Scaling, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
-    Tile_words words;
-    profiled::SET_QUANT_VECTOR<profile_a5, Tile_words>(words);
+    using Tile_fp_tile = Tile<TileType::Scaling, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp_tile fp_tile;
+    profiled::SET_QUANT_VECTOR<profile_a5>(fp_tile);
 }
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
-    using Tile_cube = Tile<TileType::Mat, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_cube cube;
-    using Tile_vec0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_vec0 vec0;
-    using Tile_words = Tile<TileType::Scaling, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
-    Tile_words words;
-    profiled::SET_QUANT_VECTOR<profile_cpu, Tile_words>(words);
+    using Tile_fp_tile = Tile<TileType::Scaling, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp_tile fp_tile;
+    profiled::SET_QUANT_VECTOR<profile_cpu>(fp_tile);
+}
+
+// breaks rule 00_dtype (dtype) of the A2A3 profile
+// expected-error@*:* {{SET_QUANT_VECTOR [A2A3]: DType must be one of: uint64_t}}
+void fail_a2a3_00_dtype() {
+    using Tile_fp_tile = Tile<TileType::Scaling, int32_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp_tile fp_tile;
+    // expected-note@+1 {{requested here}}
+    profiled::SET_QUANT_VECTOR<profile_a2a3>(fp_tile);
+}
+
+// breaks rule 00_dtype (dtype) of the A5 profile
+// expected-error@*:* {{SET_QUANT_VECTOR [A5]: DType must be one of: uint64_t}}
+void fail_a5_00_dtype() {
+    using Tile_fp_tile = Tile<TileType::Scaling, int32_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp_tile fp_tile;
+    // expected-note@+1 {{requested here}}
+    profiled::SET_QUANT_VECTOR<profile_a5>(fp_tile);
+}
+
+// breaks rule 00_dtype (dtype) of the CPU profile
+// expected-error@*:* {{SET_QUANT_VECTOR [CPU]: DType must be one of: uint64_t}}
+void fail_cpu_00_dtype() {
+    using Tile_fp_tile = Tile<TileType::Scaling, int32_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp_tile fp_tile;
+    // expected-note@+1 {{requested here}}
+    profiled::SET_QUANT_VECTOR<profile_cpu>(fp_tile);
 }

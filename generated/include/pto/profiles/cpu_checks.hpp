@@ -5178,7 +5178,9 @@ struct profile_cpu {
     // pto.set_quant_vector (specs/ops/sync_and_config/set_quant_vector.yaml)
     template <typename FpTileData, typename... WaitEvents>
     static constexpr bool check_SET_QUANT_VECTOR() {
-        return true;
+        constexpr bool r00_dtype = sim::is_one_of_v<typename FpTileData::DType, uint64_t>;
+        static_assert(r00_dtype, "SET_QUANT_VECTOR [CPU]: DType must be one of: uint64_t");
+        return r00_dtype;
     }
 
     template <typename FpTileData>

@@ -542,8 +542,9 @@ void write_c2v(Pipe& pipe, TileT& tile) {
     constexpr bool relu = TConfig::ReluMode == ReluPreMode::NormalRelu;
     const std::size_t rows = split<Split>() ? TileT::Rows : static_cast<std::size_t>(tile.GetValidRow());
     const std::size_t cols = split<Split>() ? TileT::Cols : static_cast<std::size_t>(tile.GetValidCol());
-    check(rows * cols * sizeof(D) <= Pipe::LOCAL_SLOT_STORAGE_SIZE || pipe.fifo.GM_SLOT_BUFFER != nullptr, "TPUSH",
-          "the tile does not fit the pipe's slot");
+    if (rows * cols * sizeof(D) > Pipe::RingFiFo::SLOT_SIZE * (split<Split>() ? 2 : 1))
+        fail("TPUSH", "the cube tile's valid region does not fit the pipe's SlotSize", "bytes", rows * cols * sizeof(D),
+             "SlotSize", Pipe::RingFiFo::SLOT_SIZE);
     auto* out = reinterpret_cast<D*>(pipe.slot_bytes(pipe.prod.tileIndex, pipe.prod.entryOffset));
     for (std::size_t r = 0; r < rows; ++r)
         for (std::size_t c = 0; c < cols; ++c)
@@ -609,9 +610,33 @@ bool idle_second_lane(std::uint32_t lane) {
         return lane != 0 && !(Pipe::is_no_split && get_subblockdim() >= 2);
 }
 
+// A slot holds what one consumer reads (cube to vector: one vector core's share of the tile), so a
+// tile whose static shape cannot fit is a compile error; an unsplit cube tile's valid region is
+// checked when it is pushed. The producer and consumer locations the pages give per direction are
+// profile rules (the CPU profile accepts what upstream's simulator moves).
+template <typename Pipe, typename TileT, TileSplitAxis Split, std::size_t ElementBytes>
+constexpr void check_producer() {
+    constexpr std::size_t tile = TileT::Rows * TileT::Cols * ElementBytes;
+    if constexpr (produced_flow<Pipe, TileT>() == Flow::V2C)
+        static_assert(tile * (split<Split>() ? 2 : 1) <= Pipe::RingFiFo::SLOT_SIZE,
+                      "TPUSH: the vector cores' whole tile does not fit the pipe's SlotSize");
+    else if constexpr (split<Split>())
+        static_assert(tile / 2 <= Pipe::RingFiFo::SLOT_SIZE,
+                      "TPUSH: a vector core's half of the tile does not fit the pipe's SlotSize");
+}
+
+template <typename Pipe, typename TileT>
+constexpr void check_consumer() {
+    static_assert(TileT::Rows * TileT::Cols * sizeof(typename TileT::DType) <= Pipe::RingFiFo::SLOT_SIZE,
+                  "TPOP: the consumer's tile does not fit the pipe's SlotSize");
+}
+
 // TPUSH of a tile (TConfig: the cube's fix-pipe; `lane` -1: the calling core's sub-block).
 template <typename Pipe, typename TileT, typename TConfig, TileSplitAxis Split>
 void push(Pipe& pipe, TileT& tile, int explicit_lane = -1) {
+    using Written = std::conditional_t<TileT::Loc == TileType::Vec, typename TileT::DType,
+                                       FixpipeConsDType_t<TConfig::QuantPre, typename TileT::DType>>;
+    check_producer<Pipe, TileT, Split, sizeof(Written)>();
     constexpr Flow flow = produced_flow<Pipe, TileT>();
     const std::uint32_t lane = lane_of(explicit_lane);
     if constexpr (!split<Split>() && flow == Flow::V2C) {
@@ -632,6 +657,7 @@ void push(Pipe& pipe, TileT& tile, int explicit_lane = -1) {
 // TPOP into a tile.
 template <typename Pipe, typename TileT, TileSplitAxis Split>
 void pop(Pipe& pipe, TileT& tile, int explicit_lane = -1) {
+    check_consumer<Pipe, TileT>();
     constexpr Flow flow = consumed_flow<Pipe, TileT>();
     const std::uint32_t lane = flow == Flow::C2V ? lane_of(explicit_lane) : 0u;
     if (flow == Flow::C2V && idle_second_lane<Pipe, Split>(lane)) {
