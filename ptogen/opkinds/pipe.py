@@ -91,7 +91,9 @@ class Pipe(NamesOperand):
         return OPERANDS if page.intro.startswith(PIPE_DOMAIN) else None
 
     def import_domain(self, operands: list[dict[str, Any]]) -> str | None:
-        return next((o["name"] for o in operands if o["kind"] == "context"), None)
+        # What the op writes (the pipe, the popped tile, the bound tensor); a register setter's operand.
+        written = next((o["name"] for o in operands if o["role"] == "dst"), None)
+        return written or next((o["name"] for o in operands), None)
 
     def check_operands(self, spec: OpSpec) -> list[tuple[tuple[str | int, ...], str]]:
         pipes = [o for o in spec.operands if o.kind == "context"]

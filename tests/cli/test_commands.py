@@ -95,6 +95,7 @@ def test_list(capsys: pytest.CaptureFixture[str]) -> None:
         "Irregular And Complex",
         "Pipeline Sync",
         "Communication",
+        "System Scheduling",
     }
     used = {s for s in sets if any(s in line for line in lines)}
     assert lines[-1] == f"{len(OP_SPECS)} ops in {len(used)} instruction sets"
