@@ -364,6 +364,9 @@ class Scenario:
         before, after = self.code(k, step_)
         size = {t.name: t.rows * t.cols * BYTES[t.dtype] for t in tiles}
         stored = [(f"c{k}_{t}.pop", f"got_{t}.data()", self.pushes * size[t]) for t, _ in self.consumers()]
+        # The producers' tiles after the run: a push reads its tile and leaves it alone.
+        units = {t.name: t.rows * t.cols for t in tiles}
+        stored += [(f"c{k}_{t}.kept", f"{t}.data()", units[t]) for t, _ in self.producers()]
         scalars: dict[str, float | int] = {"pre_quant_scalar": self.scale} if step_ == QUANT_SCALAR else {}
         return RuntimeCase(
             k,
@@ -500,6 +503,11 @@ class Scenario:
             want = np.concatenate(pops)
             what = f"{label} ({self.label}), {name}"
             checks.append(same_bits(f"c{k}_{name}.pop", want, what, f"popped {name}"))
+        for name, _ in self.producers():
+            bumped = arrays[name] + np.asarray(self.pushes - 1, dtype=arrays[name].dtype)
+            after = bumped if self.pushes > 1 else arrays[name]  # + 0 would turn -0.0 into 0.0
+            what = f"{label} ({self.label}), {name} after the pushes"
+            checks.append(same_bits(f"c{k}_{name}.kept", after, what, f"pushed {name}"))
         return checks
 
     def whole(self, arrays: dict[str, np.ndarray]) -> np.ndarray:
@@ -642,6 +650,28 @@ SCENARIOS: dict[str, list[Scenario]] = {
             16,
             quant="DEQF16",
             scale=3.0,
+            form="config",
+        ),
+        S(
+            "DEQF16, scale 0.25",
+            "c2v",
+            "TILE_NO_SPLIT",
+            "int32_t",
+            8,
+            16,
+            quant="DEQF16",
+            scale=0.25,
+            form="config",
+        ),
+        S(
+            "DEQF16, scale 1.5",
+            "c2v",
+            "TILE_NO_SPLIT",
+            "int32_t",
+            8,
+            16,
+            quant="DEQF16",
+            scale=1.5,
             form="config",
         ),
     ],

@@ -57,6 +57,7 @@ void case_0([[maybe_unused]] Prof profile) {
     TPUSH<P, Tile_cube, FixpipeParams<LayoutMode_t::NZ2ND, QuantMode_t::DEQF16>>(pipe, cube);
     consumer_vec0.join();
     store("c0_vec0.pop", got_vec0.data(), 512);
+    store("c0_cube.kept", cube.data(), 256);
 }
 
 // case 1 (pipes): DEQF16, scale 3
@@ -97,11 +98,96 @@ void case_1([[maybe_unused]] Prof profile) {
     TPUSH<P, Tile_cube, FixpipeParams<LayoutMode_t::NZ2ND, QuantMode_t::DEQF16>>(pipe, cube);
     consumer_vec0.join();
     store("c1_vec0.pop", got_vec0.data(), 512);
+    store("c1_cube.kept", cube.data(), 256);
+}
+
+// case 2 (pipes): DEQF16, scale 0.25
+void case_2([[maybe_unused]] Prof profile) {
+    using Tile_cube = Tile<TileType::Mat, int32_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_cube cube;
+    TASSIGN(cube, 0x0);
+    load("c2_cube.bin", cube.data(), 128);
+    using Tile_vec0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_vec0 vec0;
+    TASSIGN(vec0, 0x0);
+    load("c2_vec0.bin", vec0.data(), 128);
+    float pre_quant_scalar_value;
+    load("c2_pre_quant_scalar.bin", &pre_quant_scalar_value, 1);
+    using P = TPipe<22, Direction::DIR_C2V, 8 * 16 * sizeof(half), 2>;
+    P::reset_for_cpu_sim();
+    P pipe(nullptr, 0x0, 0x0);
+    std::vector<unsigned char> got_vec0;
+    std::thread consumer_vec0([&] {
+        cpu_sim::ScopedExecutionContext core(0, 0, 1);
+        TPOP<P, Tile_vec0, TileSplitAxis::TILE_NO_SPLIT>(pipe, vec0);
+        got_vec0.insert(got_vec0.end(), reinterpret_cast<const unsigned char*>(vec0.data()),
+                        reinterpret_cast<const unsigned char*>(vec0.data() + vec0.Numel));
+        TFREE<P, TileSplitAxis::TILE_NO_SPLIT>(pipe);
+    });
+    cpu_sim::ScopedExecutionContext core(0, 0, 1);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::SET_QUANT_SCALAR<profile_a2a3, half>(pre_quant_scalar_value);
+        break;
+    case Prof::A5:
+        profiled::SET_QUANT_SCALAR<profile_a5, half>(pre_quant_scalar_value);
+        break;
+    case Prof::CPU:
+        profiled::SET_QUANT_SCALAR<profile_cpu, half>(pre_quant_scalar_value);
+        break;
+    }
+    TPUSH<P, Tile_cube, FixpipeParams<LayoutMode_t::NZ2ND, QuantMode_t::DEQF16>>(pipe, cube);
+    consumer_vec0.join();
+    store("c2_vec0.pop", got_vec0.data(), 256);
+    store("c2_cube.kept", cube.data(), 128);
+}
+
+// case 3 (pipes): DEQF16, scale 1.5
+void case_3([[maybe_unused]] Prof profile) {
+    using Tile_cube = Tile<TileType::Mat, int32_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_cube cube;
+    TASSIGN(cube, 0x0);
+    load("c3_cube.bin", cube.data(), 128);
+    using Tile_vec0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_vec0 vec0;
+    TASSIGN(vec0, 0x0);
+    load("c3_vec0.bin", vec0.data(), 128);
+    float pre_quant_scalar_value;
+    load("c3_pre_quant_scalar.bin", &pre_quant_scalar_value, 1);
+    using P = TPipe<23, Direction::DIR_C2V, 8 * 16 * sizeof(half), 2>;
+    P::reset_for_cpu_sim();
+    P pipe(nullptr, 0x0, 0x0);
+    std::vector<unsigned char> got_vec0;
+    std::thread consumer_vec0([&] {
+        cpu_sim::ScopedExecutionContext core(0, 0, 1);
+        TPOP<P, Tile_vec0, TileSplitAxis::TILE_NO_SPLIT>(pipe, vec0);
+        got_vec0.insert(got_vec0.end(), reinterpret_cast<const unsigned char*>(vec0.data()),
+                        reinterpret_cast<const unsigned char*>(vec0.data() + vec0.Numel));
+        TFREE<P, TileSplitAxis::TILE_NO_SPLIT>(pipe);
+    });
+    cpu_sim::ScopedExecutionContext core(0, 0, 1);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::SET_QUANT_SCALAR<profile_a2a3, half>(pre_quant_scalar_value);
+        break;
+    case Prof::A5:
+        profiled::SET_QUANT_SCALAR<profile_a5, half>(pre_quant_scalar_value);
+        break;
+    case Prof::CPU:
+        profiled::SET_QUANT_SCALAR<profile_cpu, half>(pre_quant_scalar_value);
+        break;
+    }
+    TPUSH<P, Tile_cube, FixpipeParams<LayoutMode_t::NZ2ND, QuantMode_t::DEQF16>>(pipe, cube);
+    consumer_vec0.join();
+    store("c3_vec0.pop", got_vec0.data(), 256);
+    store("c3_cube.kept", cube.data(), 128);
 }
 
 const Entry entries[] = {
     {"c0@A2A3", case_0, Prof::A2A3}, {"c0@A5", case_0, Prof::A5}, {"c0@CPU", case_0, Prof::CPU},
     {"c1@A2A3", case_1, Prof::A2A3}, {"c1@A5", case_1, Prof::A5}, {"c1@CPU", case_1, Prof::CPU},
+    {"c2@A2A3", case_2, Prof::A2A3}, {"c2@A5", case_2, Prof::A5}, {"c2@CPU", case_2, Prof::CPU},
+    {"c3@A2A3", case_3, Prof::A2A3}, {"c3@A5", case_3, Prof::A5}, {"c3@CPU", case_3, Prof::CPU},
 };
 
 } // namespace

@@ -59,6 +59,7 @@ void case_0([[maybe_unused]] Prof profile) {
     TPUSH<P, Tile_cube, FixpipeParams<LayoutMode_t::NZ2ND, QuantMode_t::VDEQF16>>(pipe, cube);
     consumer_vec0.join();
     store("c0_vec0.pop", got_vec0.data(), 512);
+    store("c0_cube.kept", cube.data(), 256);
 }
 
 const Entry entries[] = {

@@ -62,6 +62,7 @@ void case_0([[maybe_unused]] Prof profile) {
     TPUSH<P, Global_slot, TileSplitAxis::TILE_NO_SPLIT>(pipe, slot);
     consumer_vec0.join();
     store("c0_vec0.pop", got_vec0.data(), 1024);
+    store("c0_cube.kept", cube.data(), 256);
 }
 
 const Entry entries[] = {

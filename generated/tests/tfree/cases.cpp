@@ -68,6 +68,7 @@ void case_0([[maybe_unused]] Prof profile) {
     TFREE<P, TileSplitAxis::TILE_NO_SPLIT>(pipe);
     producer_cube.join();
     store("c0_vec0.pop", got_vec0.data(), 768);
+    store("c0_cube.kept", cube.data(), 64);
 }
 
 // case 1 (pipes): without a split axis
@@ -112,6 +113,7 @@ void case_1([[maybe_unused]] Prof profile) {
     TFREE<P>(pipe);
     producer_cube.join();
     store("c1_vec0.pop", got_vec0.data(), 512);
+    store("c1_cube.kept", cube.data(), 64);
 }
 
 // case 2 (pipes): GM form
@@ -166,6 +168,7 @@ void case_2([[maybe_unused]] Prof profile) {
     TFREE<P, Global_slot, TileSplitAxis::TILE_NO_SPLIT>(pipe, slot);
     producer_cube.join();
     store("c2_vec0.pop", got_vec0.data(), 512);
+    store("c2_cube.kept", cube.data(), 64);
 }
 
 const Entry entries[] = {

@@ -68,6 +68,7 @@ void case_0([[maybe_unused]] Prof profile) {
     consumer_vec1.join();
     store("c0_vec0.pop", got_vec0.data(), 512);
     store("c0_vec1.pop", got_vec1.data(), 512);
+    store("c0_cube.kept", cube.data(), 256);
 }
 
 // case 1 (pipes): vector to cube, rows split
@@ -114,6 +115,8 @@ void case_1([[maybe_unused]] Prof profile) {
     producer_vec0.join();
     producer_vec1.join();
     store("c1_cube.pop", got_cube.data(), 1024);
+    store("c1_vec0.kept", vec0.data(), 128);
+    store("c1_vec1.kept", vec1.data(), 128);
 }
 
 // case 2 (pipes): no-split pipe, two vector cores: the second gets zeros
@@ -165,6 +168,7 @@ void case_2([[maybe_unused]] Prof profile) {
     consumer_vec1.join();
     store("c2_vec0.pop", got_vec0.data(), 1024);
     store("c2_vec1.pop", got_vec1.data(), 1024);
+    store("c2_cube.kept", cube.data(), 256);
 }
 
 // case 3 (pipes): tile first
@@ -202,6 +206,7 @@ void case_3([[maybe_unused]] Prof profile) {
     TFREE<P>(pipe);
     producer_cube.join();
     store("c3_vec0.pop", got_vec0.data(), 1024);
+    store("c3_cube.kept", cube.data(), 256);
 }
 
 // case 4 (pipes): rows split, sub-block ids given
@@ -253,6 +258,7 @@ void case_4([[maybe_unused]] Prof profile) {
     consumer_vec1.join();
     store("c4_vec0.pop", got_vec0.data(), 512);
     store("c4_vec1.pop", got_vec1.data(), 512);
+    store("c4_cube.kept", cube.data(), 256);
 }
 
 // case 5 (pipes): GM form
@@ -298,6 +304,7 @@ void case_5([[maybe_unused]] Prof profile) {
     TFREE<P, Global_slot, TileSplitAxis::TILE_NO_SPLIT>(pipe, slot);
     producer_cube.join();
     store("c5_vec0.pop", got_vec0.data(), 1024);
+    store("c5_cube.kept", cube.data(), 256);
 }
 
 const Entry entries[] = {

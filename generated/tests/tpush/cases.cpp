@@ -54,6 +54,7 @@ void case_0([[maybe_unused]] Prof profile) {
     }
     consumer_vec0.join();
     store("c0_vec0.pop", got_vec0.data(), 1024);
+    store("c0_cube.kept", cube.data(), 256);
 }
 
 // case 1 (pipes): cube to vector, rows split, GM slots, column-major cube tile
@@ -106,6 +107,7 @@ void case_1([[maybe_unused]] Prof profile) {
     consumer_vec1.join();
     store("c1_vec0.pop", got_vec0.data(), 512);
     store("c1_vec1.pop", got_vec1.data(), 512);
+    store("c1_cube.kept", cube.data(), 256);
 }
 
 // case 2 (pipes): vector to cube, columns split, sub-block ids given
@@ -152,6 +154,8 @@ void case_2([[maybe_unused]] Prof profile) {
     producer_vec1.join();
     consumer_cube.join();
     store("c2_cube.pop", got_cube.data(), 1024);
+    store("c2_vec0.kept", vec0.data(), 128);
+    store("c2_vec1.kept", vec1.data(), 128);
 }
 
 // case 3 (pipes): tile first, three tiles through a one-slot ring
@@ -203,6 +207,7 @@ void case_3([[maybe_unused]] Prof profile) {
     TPUSH<Tile_cube, P>(cube, pipe);
     consumer_vec0.join();
     store("c3_vec0.pop", got_vec0.data(), 768);
+    store("c3_cube.kept", cube.data(), 64);
 }
 
 // case 4 (pipes): fix-pipe F322F16 with ReLU
@@ -244,6 +249,7 @@ void case_4([[maybe_unused]] Prof profile) {
     }
     consumer_vec0.join();
     store("c4_vec0.pop", got_vec0.data(), 512);
+    store("c4_cube.kept", cube.data(), 256);
 }
 
 // case 5 (pipes): GM form, after TALLOC
@@ -289,6 +295,7 @@ void case_5([[maybe_unused]] Prof profile) {
     }
     consumer_vec0.join();
     store("c5_vec0.pop", got_vec0.data(), 1024);
+    store("c5_cube.kept", cube.data(), 256);
 }
 
 const Entry entries[] = {
