@@ -49,20 +49,22 @@ def build_program(cxx: str, source: str, work: Path, name: str, extra: list[str]
     return exe
 
 
-def build_shared_program(cxx: str, source: str, tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
+def build_shared_program(
+    cxx: str, source: str, tmp_path_factory: pytest.TempPathFactory, name: str, extra: list[str] | None = None
+) -> Path:
     """`build_program` once per session: pytest-xdist's workers share the session's base directory
     and take turns on a lock, so a module-scoped program is compiled once, not once per worker."""
     import fcntl
     import os
 
     if not os.environ.get("PYTEST_XDIST_WORKER"):
-        return build_program(cxx, source, tmp_path_factory.mktemp(name), name)
+        return build_program(cxx, source, tmp_path_factory.mktemp(name), name, extra)
     shared = tmp_path_factory.getbasetemp().parent / f"program-{name}"
     shared.mkdir(exist_ok=True)
     with open(shared / "lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         exe = shared / name
         if not (shared / "built").exists():
-            build_program(cxx, source, shared, name)
+            build_program(cxx, source, shared, name, extra)
             (shared / "built").write_text("ok\n")
     return exe

@@ -866,10 +866,23 @@ class FormSpelling:
             return ""
         own_tiles = self.tile_slots
         if own_tiles:
-            return " && ".join(f"is_tile_data_v<{t}>" for t in own_tiles) + f" && all_events_v<{pack}...>"
-        if self.index == 0 and any(f.tile_slots for f in forms):
-            return f"all_events_v<{pack}...>"
-        return ""
+            terms = [f"is_tile_data_v<{t}>" for t in own_tiles] + [f"all_events_v<{pack}...>"]
+        elif self.index == 0 and any(f.tile_slots for f in forms):
+            terms = [f"all_events_v<{pack}...>"]
+        else:
+            terms = []
+        # A public guard before the pack tells forms of one shape apart (a tile or a tensor); the
+        # twins of such forms need it too.
+        if self.guard_before_pack:
+            terms = [t for t in self.guard.split(" && ") if t not in terms] + terms
+        return " && ".join(terms)
+
+    @property
+    def guard_before_pack(self) -> bool:
+        """Whether upstream's guard precedes the events pack in the template head (it ends it else)."""
+        intr = self.op.spec.intrinsic
+        assert intr is not None
+        return (intr.overloads[self.index - 1] if self.index else intr).guard_before_pack
 
     @property
     def tile_slots(self) -> list[str]:

@@ -52,6 +52,7 @@ def registry() -> dict[str, OpKind]:
     from .matmul import Matmul
     from .move import Move
     from .partial import Partial
+    from .pipe import Pipe
     from .predicate import Predicate
     from .quant import Quant
     from .random import Random
@@ -75,6 +76,7 @@ def registry() -> dict[str, OpKind]:
             VectorLane(),
             RowReduce(),
             ColReduce(),
+            Pipe(),  # before Barrier and Transfer: its domain paragraph outranks a pipe page's operands
             Comm(),  # before Transfer: its pages' paragraph outranks their GlobalTensor operands
             Barrier(),  # before Transfer: a workspace and a count but no tile is a barrier's page
             Transfer(),

@@ -46,7 +46,7 @@ class KindFacts:
     # calls the types of their operands select (ConvTile operands), checked by the variant's own rules.
     variant_names: tuple[str, ...] = ()
     # Its expressions may name a context operand that stands for several tensors (a communication
-    # op's parallel group of ranks).
+    # op's parallel group of ranks) or for state shared between cores (a pipe's ring of slots).
     reads_groups: bool = False
     # Its ops are functions of the hand-written runtime (`builtin:`) at any level, as every scalar
     # page's op is: the vector register model's loads and stores.

@@ -621,6 +621,11 @@ GUARD_DESCRIPTION = (
     "Empty (the default): no guard, as most of upstream's declarations"
 )
 
+GUARD_PLACE_DESCRIPTION = (
+    "the guard stands before the events pack instead of ending the template head, as upstream's pipe "
+    "intrinsics place it (`TileSplitAxis Split, std::enable_if_t<...> = 0, typename... WaitEvents`)"
+)
+
 
 class Overload(Strict):
     """A further C++ declaration of the same intrinsic, with the same element semantics unless
@@ -668,6 +673,7 @@ class Overload(Strict):
         "is_conv_tile_v<T>>` return type",
     )
     guard: list[CppIdent] = Field(default_factory=list, description=GUARD_DESCRIPTION)
+    guard_before_pack: bool = Field(default=False, description=GUARD_PLACE_DESCRIPTION)
     dispatch: Dispatch = Field(default_factory=Dispatch)
 
 
@@ -692,6 +698,7 @@ class Intrinsic(Strict):
         default_factory=list, description="further declarations of the intrinsic (upstream's header)"
     )
     guard: list[CppIdent] = Field(default_factory=list, description=GUARD_DESCRIPTION)
+    guard_before_pack: bool = Field(default=False, description=GUARD_PLACE_DESCRIPTION)
     dispatch: Dispatch = Field(default_factory=Dispatch)
     backend_headers: dict[ProfileName, BackendHeader] = Field(
         default_factory=dict,

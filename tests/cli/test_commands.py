@@ -100,6 +100,7 @@ def test_list(capsys: pytest.CaptureFixture[str]) -> None:
         "Data Rearrangement",
         "Predicate Generation And Algebra",
         "Predicate Load Store",
+        "System Scheduling",
     }
     used = {s for s in sets if any(s in line for line in lines)}
     assert lines[-1] == f"{len(OP_SPECS)} ops in {len(used)} instruction sets"

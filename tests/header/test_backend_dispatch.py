@@ -254,7 +254,7 @@ def program(profile: str) -> tuple[str, int, list[str]]:
     for op in PROJECT.header_ops("pto/common/pto_instr.hpp"):
         tests = plan_op(PROJECT, op)
         kernel = next((k for k in tests.runtime if profile in k.profiles), None)
-        if kernel is None:
+        if kernel is None or op.spec.short in PIPE_OPS:
             skipped.append(op.spec.short)
             continue
         case = kernel.cases[0]
@@ -377,6 +377,10 @@ int main() {{
 
 # Ops a profile offers whose test plan has no runtime case under it, so nothing here calls them:
 # those with compile cases only (helpers.NO_RUNTIME_CASES), and these.
+# The pipe ops: their cases run several cores on threads around the call (the pipe is their own
+# statement), which the stub backends cannot run; `ptogen diff-header` and
+# tests/cli/test_diff_header.py compare their dispatch with upstream's.
+PIPE_OPS = {"talloc", "tpush", "tpop", "tfree", "set_quant_scalar", "set_quant_vector"}
 NO_CASE_UNDER_NPU = {
     "tinsert_fp": "on A2A3 and A5 the planner finds no call of the page's vector-quantised pairs that "
     "its tiles meet (its compile cases cover the rules there; the CPU profile runs it)",
@@ -426,6 +430,9 @@ def test_every_declaration_dispatches_as_upstream(profile: str, tmp_path: Path) 
     unexplained = [
         n
         for n in skipped
-        if ops[n].available(profile) and n not in NO_RUNTIME_CASES and n not in NO_CASE_UNDER_NPU
+        if ops[n].available(profile)
+        and n not in NO_RUNTIME_CASES
+        and n not in NO_CASE_UNDER_NPU
+        and n not in PIPE_OPS
     ]
     assert checked >= 90 and not unexplained, (checked, unexplained)

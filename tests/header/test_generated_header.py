@@ -42,6 +42,9 @@ def test_header_compiles_for_every_profile(compiler: str, profile: str, tmp_path
     _build(compiler, "#include <pto/pto-inst.hpp>\nint main() { return 0; }\n", tmp_path, profile)
 
 
+PIPE_OPS = {op.spec.short for op in SPECS.ops if op.spec.semantics.kind == "pipe"}
+
+
 def _legal_kernel_body(op: str) -> str:
     """The body of the op's generated legal kernel for the default profile (one intrinsic call)."""
     profile = SPECS.targets.default_profile.lower()
@@ -59,7 +62,10 @@ def test_each_tile_intrinsic_instantiates(compiler: str, tmp_path: Path) -> None
         op.spec.stem for op in SPECS.ops if op.spec.intrinsic is not None and _offered_by_default(op)
     ]
     functions = "".join(f"static void call_{op}() {{{_legal_kernel_body(op)}}}\n" for op in tile_ops)
-    calls = "".join(f"    call_{op}();\n" for op in tile_ops)
+    # A pipe's pop waits for a producer on another core: the pipe ops are instantiated here and run by
+    # their own cases (tests/opkinds/test_pipe.py and their generated ones).
+    calls = "".join(f"    call_{op}();\n" for op in tile_ops if op not in PIPE_OPS)
+    calls += "".join(f"    (void)&call_{op};\n" for op in tile_ops if op in PIPE_OPS)
     source = (
         f"#include <pto/pto-inst.hpp>\n#include <cstdio>\nusing namespace pto;\n{functions}"
         f'int main() {{\n{calls}    std::printf("%d\\n", {len(tile_ops)});\n    return 0;\n}}\n'
@@ -147,6 +153,7 @@ def test_an_event_reaches_the_main_form(compiler: str, tmp_path: Path) -> None:
         and op.spec.intrinsic.params[-1].events
         and op.spec.intrinsic.tmp_in_events is None
         and op.spec.semantics.kind != "sync"
+        and op.spec.short not in PIPE_OPS  # a pop waits for another core's push (see above)
     ]
     assert {"trowexpandadd", "tcolsum", "tcvt", "tcolargmax", "tcmps"} <= set(ops), ops
     bodies = {op: _legal_kernel_body(op).rstrip().removesuffix(");") + ", ev);" for op in ops}

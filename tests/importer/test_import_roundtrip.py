@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from ptogen.importer.build import import_page
+from ptogen.importer.problem import ImportProblem
 from ptogen.spec.load import load_specs, resolve_file
 
 from ..helpers import ROOT, generated_pages
@@ -113,11 +114,16 @@ NOT_READ_BACK_ON: dict[str, tuple[str, ...]] = {
     # TDEINTERLEAVE's one-source declaration passes its `src` for `src0` and drops `src1`.
     "tile/ops/layout-and-rearrangement/tdeinterleave.md": _DROPPING,
     "TDEINTERLEAVE.md": _DROPPING,
+    # SET_QUANT_VECTOR's element-type rule on its parameter tile is read as the register setter's,
+    # which the pipe kind's import does not keep.
+    "tile/ops/sync-and-config/set_quant_vector.md": ("constraints",),
 }
 
 
 # Pages that round-trip in full, every fact compared (NOT_READ_BACK_YET included).
 EXACT: tuple[str, ...] = (
+    "tile/ops/sync-and-config/set_quant_scalar.md",
+    "SET_QUANT_SCALAR.md",
     "scalar/ops/pipeline-sync/set_flag.md",
     "scalar/ops/pipeline-sync/wait_flag.md",
     "scalar/ops/pipeline-sync/pipe_barrier.md",
@@ -600,10 +606,34 @@ def _both(spec: Path, page: Path, targets: Any, exact: bool) -> tuple[dict[str, 
     return normalise(imported, layout, exact), normalise(original, layout, exact)
 
 
+# Pages `ptogen import` cannot read back yet at all, each with what stops it; the test below fails
+# when one starts to import, so the list stays current. The pipe ops' pages: their operands are a
+# pipe (a context) and at most one tile, tensor or scalar, and the importer, which reads a page's
+# operand table without the kind's rule of which operand the op writes, refuses the roles it reads.
+_PIPE_PAGE = "the pipe op's operand roles are not read back (the importer refuses the destination it reads)"
+NOT_IMPORTABLE_YET: dict[str, str] = {
+    page: _PIPE_PAGE
+    for op, ref in (
+        ("system/ops/system-scheduling/talloc.md", "TALLOC.md"),
+        ("system/ops/system-scheduling/tpush.md", "TPUSH.md"),
+        ("system/ops/system-scheduling/tpop.md", "TPOP.md"),
+        ("system/ops/system-scheduling/tfree.md", "TFREE.md"),
+    )
+    for page in (op, ref)
+}
+NOT_IMPORTABLE_YET["SET_QUANT_VECTOR.md"] = (
+    "the reference layout has no operand table, so the parameter tile is read as a destination"
+)
+
+
 @pytest.mark.parametrize(("spec", "page"), CASES, ids=[c[1].relative_to(DOCS).as_posix() for c in CASES])
 def test_generated_page_imports_to_its_spec(spec: Path, page: Path, targets: Any) -> None:
     """The page reads back to its spec; a page that reads back in full is listed in EXACT (so it
     cannot slip back), and one that does not is not (so the list stays current)."""
+    if page.relative_to(DOCS).as_posix() in NOT_IMPORTABLE_YET:
+        with pytest.raises(ImportProblem):
+            import_page(page, targets)
+        return
     listed = page.relative_to(DOCS).as_posix() in EXACT
     again, original = _both(spec, page, targets, exact=listed)
     assert again == original

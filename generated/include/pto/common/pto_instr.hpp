@@ -5566,4 +5566,307 @@ PTO_INST void SYNCALL() {
     profiled::SYNCALL<active_profile, CoreType>();
 }
 
+// pto.set_quant_scalar (specs/ops/sync_and_config/set_quant_scalar.yaml)
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename OutType, typename... WaitEvents>
+PTO_INTERNAL RecordEvent SET_QUANT_SCALAR(float preQuantScalar, WaitEvents&... events) {
+    if constexpr (Profile::template check_SET_QUANT_SCALAR<OutType, WaitEvents...>()) {
+        WaitAllEvents(events...);
+        Profile::verify_SET_QUANT_SCALAR();
+        SET_QUANT_SCALAR_IMPL<OutType>(preQuantScalar);
+    }
+    return {};
+}
+} // namespace profiled
+
+template <typename OutType, typename... WaitEvents>
+PTO_INST RecordEvent SET_QUANT_SCALAR(float preQuantScalar, WaitEvents&... events) {
+    PTO_TRACE_INSTR(SET_QUANT_SCALAR, "I", preQuantScalar);
+    return profiled::SET_QUANT_SCALAR<active_profile, OutType>(preQuantScalar, events...);
+}
+
+// pto.set_quant_vector (specs/ops/sync_and_config/set_quant_vector.yaml)
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename FpTileData, typename... WaitEvents>
+PTO_INTERNAL RecordEvent SET_QUANT_VECTOR(FpTileData& fpTile, WaitEvents&... events) {
+    if constexpr (Profile::template check_SET_QUANT_VECTOR<FpTileData, WaitEvents...>()) {
+        WaitAllEvents(events...);
+        Profile::verify_SET_QUANT_VECTOR(fpTile);
+        SET_QUANT_VECTOR_IMPL<FpTileData>(fpTile);
+    }
+    return {};
+}
+} // namespace profiled
+
+template <typename FpTileData, typename... WaitEvents>
+PTO_INST RecordEvent SET_QUANT_VECTOR(FpTileData& fpTile, WaitEvents&... events) {
+    PTO_TRACE_INSTR(SET_QUANT_VECTOR, "I", fpTile);
+    return profiled::SET_QUANT_VECTOR<active_profile, FpTileData>(fpTile, events...);
+}
+
+// pto.talloc (specs/ops/system_scheduling/talloc.yaml)
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename Pipe, typename GlobalData, TileSplitAxis Split, typename... WaitEvents,
+          std::enable_if_t<is_global_data_v<GlobalData>, int> = 0>
+PTO_INTERNAL RecordEvent TALLOC(Pipe& pipe, GlobalData& gmTensor, WaitEvents&... events) {
+    if constexpr (Profile::template check_TALLOC<Pipe, GlobalData, Split, WaitEvents...>()) {
+        WaitAllEvents(events...);
+        Profile::verify_TALLOC();
+        TALLOC_IMPL<Pipe, GlobalData, Split>(pipe, gmTensor);
+    }
+    return {};
+}
+} // namespace profiled
+
+template <typename Pipe, typename GlobalData, TileSplitAxis Split,
+          std::enable_if_t<is_global_data_v<GlobalData>, int> = 0, typename... WaitEvents>
+PTO_INST RecordEvent TALLOC(Pipe& pipe, GlobalData& gmTensor, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TALLOC, "IO", pipe, gmTensor);
+    return profiled::TALLOC<active_profile, Pipe, GlobalData, Split>(pipe, gmTensor, events...);
+}
+
+// pto.tpush (specs/ops/system_scheduling/tpush.yaml)
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename Pipe, typename TileProd, TileSplitAxis Split, typename... WaitEvents,
+          std::enable_if_t<is_tile_data_v<TileProd>, int> = 0>
+PTO_INTERNAL RecordEvent TPUSH(Pipe& pipe, TileProd& tile, WaitEvents&... events) {
+    if constexpr (Profile::template check_TPUSH<Pipe, TileProd, Split, WaitEvents...>()) {
+        WaitAllEvents(events...);
+        Profile::verify_TPUSH(tile);
+        TPUSH_IMPL<Pipe, TileProd, Split>(pipe, tile);
+    }
+    return {};
+}
+} // namespace profiled
+
+template <typename Pipe, typename TileProd, TileSplitAxis Split, std::enable_if_t<is_tile_data_v<TileProd>, int> = 0,
+          typename... WaitEvents>
+PTO_INST RecordEvent TPUSH(Pipe& pipe, TileProd& tile, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TPUSH, "OI", pipe, tile);
+    return profiled::TPUSH<active_profile, Pipe, TileProd, Split>(pipe, tile, events...);
+}
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename Pipe, typename TileProd, TileSplitAxis Split, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TPUSH(Pipe& pipe, TileProd& tile, int32_t subBlockId, WaitEvents&... events) {
+    if constexpr (Profile::template check_TPUSH<Pipe, TileProd, Split, WaitEvents...>()) {
+        WaitAllEvents(events...);
+        Profile::verify_TPUSH(tile);
+        TPUSH_IMPL<Pipe, TileProd, Split>(pipe, tile, subBlockId);
+    }
+    return {};
+}
+} // namespace profiled
+
+// With the vector core's sub-block id given explicitly instead of read from the core it runs on.
+template <typename Pipe, typename TileProd, TileSplitAxis Split, typename... WaitEvents>
+PTO_INST RecordEvent TPUSH(Pipe& pipe, TileProd& tile, int32_t subBlockId, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TPUSH, "OII", pipe, tile, subBlockId);
+    return profiled::TPUSH<active_profile, Pipe, TileProd, Split>(pipe, tile, subBlockId, events...);
+}
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileData, typename Pipe, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TPUSH(TileData& tile, Pipe& pipe, WaitEvents&... events) {
+    if constexpr (Profile::template check_TPUSH<Pipe, TileData, TileSplitAxis::TILE_NO_SPLIT, WaitEvents...>()) {
+        WaitAllEvents(events...);
+        Profile::verify_TPUSH(tile);
+        TPUSH_IMPL<TileData, Pipe>(tile, pipe);
+    }
+    return {};
+}
+} // namespace profiled
+
+// Tile first, without a split axis: pushes as `TileSplitAxis::TILE_NO_SPLIT`.
+template <typename TileData, typename Pipe, typename... WaitEvents>
+PTO_INST RecordEvent TPUSH(TileData& tile, Pipe& pipe, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TPUSH, "IO", tile, pipe);
+    return profiled::TPUSH<active_profile, TileData, Pipe>(tile, pipe, events...);
+}
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename Pipe, typename GlobalData, TileSplitAxis Split, typename... WaitEvents,
+          std::enable_if_t<is_global_data_v<GlobalData>, int> = 0>
+PTO_INTERNAL RecordEvent TPUSH(Pipe& pipe, GlobalData& gmTensor, WaitEvents&... events) {
+    if constexpr (Profile::template check_TPUSH<Pipe, GlobalData, Split, WaitEvents...>()) {
+        WaitAllEvents(events...);
+        Profile::verify_TPUSH(gmTensor);
+        TPUSH_IMPL<Pipe, GlobalData, Split>(pipe, gmTensor);
+    }
+    return {};
+}
+} // namespace profiled
+
+// Publishes the GM slot `TALLOC` bound `gmTensor` to; the producer wrote its contents, the push copies nothing.
+template <typename Pipe, typename GlobalData, TileSplitAxis Split,
+          std::enable_if_t<is_global_data_v<GlobalData>, int> = 0, typename... WaitEvents>
+PTO_INST RecordEvent TPUSH(Pipe& pipe, GlobalData& gmTensor, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TPUSH, "OI", pipe, gmTensor);
+    return profiled::TPUSH<active_profile, Pipe, GlobalData, Split>(pipe, gmTensor, events...);
+}
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename Pipe, typename TileProd, typename TConfig, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TPUSH(Pipe& pipe, TileProd& tile, WaitEvents&... events) {
+    if constexpr (Profile::template check_TPUSH<Pipe, TileProd, TileSplitAxis::TILE_NO_SPLIT, WaitEvents...>()) {
+        WaitAllEvents(events...);
+        Profile::verify_TPUSH(tile);
+        TPUSH_IMPL<Pipe, TileProd, TConfig>(pipe, tile);
+    }
+    return {};
+}
+} // namespace profiled
+
+// Cube to vector through the fix-pipe as `TConfig` (a `FixpipeParams<LayoutMode, QuantPre, ReluMode, ...>`) configures it: the consumer's element type, quantisation and ReLU.
+template <typename Pipe, typename TileProd, typename TConfig, typename... WaitEvents>
+PTO_INST RecordEvent TPUSH(Pipe& pipe, TileProd& tile, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TPUSH, "OI", pipe, tile);
+    return profiled::TPUSH<active_profile, Pipe, TileProd, TConfig>(pipe, tile, events...);
+}
+
+// pto.tpop (specs/ops/system_scheduling/tpop.yaml)
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename Pipe, typename TileCons, TileSplitAxis Split, typename... WaitEvents,
+          std::enable_if_t<is_tile_data_v<TileCons>, int> = 0>
+PTO_INTERNAL RecordEvent TPOP(Pipe& pipe, TileCons& tile, WaitEvents&... events) {
+    if constexpr (Profile::template check_TPOP<Pipe, TileCons, Split, WaitEvents...>()) {
+        WaitAllEvents(events...);
+        Profile::verify_TPOP(tile);
+        TPOP_IMPL<Pipe, TileCons, Split>(pipe, tile);
+    }
+    return {};
+}
+} // namespace profiled
+
+template <typename Pipe, typename TileCons, TileSplitAxis Split, std::enable_if_t<is_tile_data_v<TileCons>, int> = 0,
+          typename... WaitEvents>
+PTO_INST RecordEvent TPOP(Pipe& pipe, TileCons& tile, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TPOP, "IO", pipe, tile);
+    return profiled::TPOP<active_profile, Pipe, TileCons, Split>(pipe, tile, events...);
+}
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename Pipe, typename TileCons, TileSplitAxis Split, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TPOP(Pipe& pipe, TileCons& tile, int32_t subBlockId, WaitEvents&... events) {
+    if constexpr (Profile::template check_TPOP<Pipe, TileCons, Split, WaitEvents...>()) {
+        WaitAllEvents(events...);
+        Profile::verify_TPOP(tile);
+        TPOP_IMPL<Pipe, TileCons, Split>(pipe, tile, subBlockId);
+    }
+    return {};
+}
+} // namespace profiled
+
+// With the vector core's sub-block id given explicitly instead of read from the core it runs on.
+template <typename Pipe, typename TileCons, TileSplitAxis Split, typename... WaitEvents>
+PTO_INST RecordEvent TPOP(Pipe& pipe, TileCons& tile, int32_t subBlockId, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TPOP, "IOI", pipe, tile, subBlockId);
+    return profiled::TPOP<active_profile, Pipe, TileCons, Split>(pipe, tile, subBlockId, events...);
+}
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileData, typename Pipe, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TPOP(TileData& tile, Pipe& pipe, WaitEvents&... events) {
+    if constexpr (Profile::template check_TPOP<Pipe, TileData, TileSplitAxis::TILE_NO_SPLIT, WaitEvents...>()) {
+        WaitAllEvents(events...);
+        Profile::verify_TPOP(tile);
+        TPOP_IMPL(tile, pipe);
+    }
+    return {};
+}
+} // namespace profiled
+
+// Tile first, without a split axis: pops as `TileSplitAxis::TILE_NO_SPLIT`.
+template <typename TileData, typename Pipe, typename... WaitEvents>
+PTO_INST RecordEvent TPOP(TileData& tile, Pipe& pipe, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TPOP, "OI", tile, pipe);
+    return profiled::TPOP<active_profile, TileData, Pipe>(tile, pipe, events...);
+}
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename Pipe, typename GlobalData, TileSplitAxis Split, typename... WaitEvents,
+          std::enable_if_t<is_global_data_v<GlobalData>, int> = 0>
+PTO_INTERNAL RecordEvent TPOP(Pipe& pipe, GlobalData& gmTensor, WaitEvents&... events) {
+    if constexpr (Profile::template check_TPOP<Pipe, GlobalData, Split, WaitEvents...>()) {
+        WaitAllEvents(events...);
+        Profile::verify_TPOP(gmTensor);
+        TPOP_IMPL<Pipe, GlobalData, Split>(pipe, gmTensor);
+    }
+    return {};
+}
+} // namespace profiled
+
+// Binds `gmTensor` to the next published slot of the pipe's GM buffer instead of copying it into a tile.
+template <typename Pipe, typename GlobalData, TileSplitAxis Split,
+          std::enable_if_t<is_global_data_v<GlobalData>, int> = 0, typename... WaitEvents>
+PTO_INST RecordEvent TPOP(Pipe& pipe, GlobalData& gmTensor, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TPOP, "IO", pipe, gmTensor);
+    return profiled::TPOP<active_profile, Pipe, GlobalData, Split>(pipe, gmTensor, events...);
+}
+
+// pto.tfree (specs/ops/system_scheduling/tfree.yaml)
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename Pipe, TileSplitAxis Split, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TFREE(Pipe& pipe, WaitEvents&... events) {
+    if constexpr (Profile::template check_TFREE<Pipe, Split, WaitEvents...>()) {
+        WaitAllEvents(events...);
+        Profile::verify_TFREE();
+        TFREE_IMPL<Pipe, Split>(pipe);
+    }
+    return {};
+}
+} // namespace profiled
+
+template <typename Pipe, TileSplitAxis Split, typename... WaitEvents>
+PTO_INST RecordEvent TFREE(Pipe& pipe, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TFREE, "O", pipe);
+    return profiled::TFREE<active_profile, Pipe, Split>(pipe, events...);
+}
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename Pipe, typename GlobalData, TileSplitAxis Split, typename... WaitEvents,
+          std::enable_if_t<is_global_data_v<GlobalData>, int> = 0>
+PTO_INTERNAL RecordEvent TFREE(Pipe& pipe, GlobalData& gmTensor, WaitEvents&... events) {
+    if constexpr (Profile::template check_TFREE<Pipe, Split, WaitEvents...>()) {
+        WaitAllEvents(events...);
+        Profile::verify_TFREE();
+        TFREE_IMPL<Pipe, GlobalData, Split>(pipe, gmTensor);
+    }
+    return {};
+}
+} // namespace profiled
+
+// Releases the slot a `GlobalTensor` was bound to by `TPOP(Pipe&, GlobalData&)`; the tensor only selects the form.
+template <typename Pipe, typename GlobalData, TileSplitAxis Split,
+          std::enable_if_t<is_global_data_v<GlobalData>, int> = 0, typename... WaitEvents>
+PTO_INST RecordEvent TFREE(Pipe& pipe, GlobalData& gmTensor, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TFREE, "OI", pipe, gmTensor);
+    return profiled::TFREE<active_profile, Pipe, GlobalData, Split>(pipe, gmTensor, events...);
+}
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename Pipe, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TFREE(Pipe& pipe, WaitEvents&... events) {
+    if constexpr (Profile::template check_TFREE<Pipe, TileSplitAxis::TILE_NO_SPLIT, WaitEvents...>()) {
+        WaitAllEvents(events...);
+        Profile::verify_TFREE();
+        TFREE_IMPL<Pipe>(pipe);
+    }
+    return {};
+}
+} // namespace profiled
+
+// Without `Split`: frees as `TileSplitAxis::TILE_NO_SPLIT`.
+template <typename Pipe, typename... WaitEvents>
+PTO_INST RecordEvent TFREE(Pipe& pipe, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TFREE, "O", pipe);
+    return profiled::TFREE<active_profile, Pipe>(pipe, events...);
+}
+
 } // namespace pto

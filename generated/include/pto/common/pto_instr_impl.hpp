@@ -112,6 +112,10 @@
 #include <pto/npu/a2a3/SetImg2colRpt.hpp>
 #include <pto/npu/a2a3/SetImg2colPadding.hpp>
 #include <pto/npu/a2a3/SyncAll.hpp>
+#include <pto/npu/a2a3/SetQuantScalar.hpp>
+#include <pto/npu/a2a3/SetQuantVector.hpp>
+#include <pto/npu/a2a3/TPush.hpp>
+#include <pto/npu/a2a3/TPop.hpp>
 #elif defined(PTO_NPU_ARCH_A5)
 #include <pto/npu/a5/TAddS.hpp>
 #include <pto/npu/a5/TAxpy.hpp>
@@ -226,6 +230,10 @@
 #include <pto/npu/a5/SetImg2colPadding.hpp>
 #include <pto/npu/a5/TGetScaleAddr.hpp>
 #include <pto/npu/a5/SyncAll.hpp>
+#include <pto/npu/a5/SetQuantScalar.hpp>
+#include <pto/npu/a5/SetQuantVector.hpp>
+#include <pto/npu/a5/TPush.hpp>
+#include <pto/npu/a5/TPop.hpp>
 #else // __CPU_SIM, or a host build that names no NPU target
 #include <pto/cpu/TBinSOps.hpp>
 #include <pto/cpu/ElementTileScalarOp.h>
@@ -306,4 +314,8 @@
 #include <pto/cpu/SetImg2colPadding.hpp>
 #include <pto/cpu/TGetScaleAddr.hpp>
 #include <pto/cpu/SyncAll.hpp>
+#include <pto/cpu/SetQuantScalar.hpp>
+#include <pto/cpu/SetQuantVector.hpp>
+#include <pto/cpu/TPush.hpp>
+#include <pto/cpu/TPop.hpp>
 #endif

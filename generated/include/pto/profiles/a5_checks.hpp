@@ -6019,6 +6019,25 @@ struct profile_a5 {
 
     static void verify_SYNCALL() {}
 
+    // pto.set_quant_scalar (specs/ops/sync_and_config/set_quant_scalar.yaml)
+    template <typename OutType, typename... WaitEvents>
+    static constexpr bool check_SET_QUANT_SCALAR() {
+        return true;
+    }
+
+    static void verify_SET_QUANT_SCALAR() {}
+
+    // pto.set_quant_vector (specs/ops/sync_and_config/set_quant_vector.yaml)
+    template <typename FpTileData, typename... WaitEvents>
+    static constexpr bool check_SET_QUANT_VECTOR() {
+        constexpr bool r00_dtype = sim::is_one_of_v<typename FpTileData::DType, uint64_t>;
+        static_assert(r00_dtype, "SET_QUANT_VECTOR [A5]: DType must be one of: uint64_t");
+        return r00_dtype;
+    }
+
+    template <typename FpTileData>
+    static void verify_SET_QUANT_VECTOR([[maybe_unused]] const FpTileData& fp_tile) {}
+
     // pto.tput (specs/ops/communication/tput.yaml)
     template <auto atomicType, typename GlobalDstData, typename GlobalSrcData, typename TileData,
               typename... WaitEvents>
@@ -6114,6 +6133,40 @@ struct profile_a5 {
 
     template <typename TileData>
     static void verify_TSCATTER([[maybe_unused]] const TileData& staging_tile_data) {}
+
+    // pto.talloc (specs/ops/system_scheduling/talloc.yaml)
+    template <typename Pipe, typename GlobalData, TileSplitAxis Split, typename... WaitEvents>
+    static constexpr bool check_TALLOC() {
+        return true;
+    }
+
+    static void verify_TALLOC() {}
+
+    // pto.tpush (specs/ops/system_scheduling/tpush.yaml)
+    template <typename Pipe, typename TileProd, TileSplitAxis Split, typename... WaitEvents>
+    static constexpr bool check_TPUSH() {
+        return true;
+    }
+
+    template <typename TileProd>
+    static void verify_TPUSH([[maybe_unused]] const TileProd& tile) {}
+
+    // pto.tpop (specs/ops/system_scheduling/tpop.yaml)
+    template <typename Pipe, typename TileCons, TileSplitAxis Split, typename... WaitEvents>
+    static constexpr bool check_TPOP() {
+        return true;
+    }
+
+    template <typename TileCons>
+    static void verify_TPOP([[maybe_unused]] const TileCons& tile) {}
+
+    // pto.tfree (specs/ops/system_scheduling/tfree.yaml)
+    template <typename Pipe, TileSplitAxis Split, typename... WaitEvents>
+    static constexpr bool check_TFREE() {
+        return true;
+    }
+
+    static void verify_TFREE() {}
 };
 
 } // namespace pto

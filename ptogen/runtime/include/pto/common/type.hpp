@@ -8,7 +8,11 @@
 // The op enums are generated; the runtime's core also builds on its own (its tests do).
 #if __has_include(<pto/common/pto_enums.hpp>)
 #include <pto/common/pto_enums.hpp>
+// The fix-pipe configuration a cube-to-vector push takes (it names the generated ReluPreMode).
+#include <pto/common/fixpipe.hpp>
 #endif
+// The pipe vocabulary the pipe intrinsics' declarations name (TileSplitAxis, Direction, ...).
+#include <pto/common/fifo.hpp>
 
 // Host code names the 16-bit floats outside namespace pto: aclFloat16 is the host API's spelling of
 // binary16, and kernels say half/bfloat16_t without qualification. All of them are the simulator's

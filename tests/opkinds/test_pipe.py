@@ -1,0 +1,189 @@
+"""The pipe op kind (ptogen/opkinds/pipe.py, ptogen/runtime/include/pto/cpu/pipe.hpp) beyond its
+generated cases: a cube core and two vector cores launched as threads stream tiles both ways through
+pipes; a wait that no core ends (a pop with no producer, a push into a full ring nobody drains) stops
+in bounded time naming the pipe, the core, the op and its call site; a tile that cannot fit a slot
+does not compile; the multi-core program runs clean under ThreadSanitizer."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from ..compilers import COMPILERS, SIM_FLAGS, build_program, build_shared_program, cxx_argv, require
+from ..helpers import ROOT
+from ..runtime.test_cores import tsan_available
+
+PROGRAM = r"""
+#include <pto/pto-inst.hpp>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+using namespace pto;
+
+using Whole = Tile<TileType::Mat, float, 16, 16>;
+using Half = Tile<TileType::Vec, float, 8, 16>;
+using Down = TPipe<40, Direction::DIR_C2V, 8 * 16 * sizeof(float), 2>;  // cube to vector, rows split
+using Up = TPipe<41, Direction::DIR_V2C, 16 * 16 * sizeof(float), 2>;   // vector to cube, rows split
+constexpr int kRounds = 6;
+
+static int failures = 0;
+#define CHECK(c) do { if (!(c)) { ++failures; std::printf("FAIL line %d: %s\n", __LINE__, #c); } } while (0)
+
+// One block of a cube core and its two vector cores: the cube pushes kRounds tiles down, each vector
+// core doubles its half and pushes it back, the cube checks the whole tile it pops.
+static void round_trip() {
+    Down::reset_for_cpu_sim();
+    Up::reset_for_cpu_sim();
+    cpu_sim::KernelLaunchOptions options;
+    options.kernel_name = "round_trip";
+    options.explicit_block_count = 1;
+    options.subblocks_per_block = 3;  // sub-block 2 plays the cube core
+    std::atomic<int> wrong{0};
+    cpu_sim::LaunchKernelMultiCore(options, nullptr, [&] {
+        Down down;
+        Up up;
+        if (get_subblockid() == 2) {
+            cpu_sim::ScopedExecutionContext cube(0, 0, 1);
+            Whole out, back;
+            TASSIGN(out, 0x0);
+            TASSIGN(back, 0x400);
+            for (int r = 0; r < kRounds; ++r) {
+                for (int e = 0; e < Whole::Numel; ++e)
+                    out.data()[e] = static_cast<float>(r * 1000 + e);
+                TPUSH<Down, Whole, TileSplitAxis::TILE_UP_DOWN>(down, out);
+                TPOP<Up, Whole, TileSplitAxis::TILE_UP_DOWN>(up, back);
+                for (int e = 0; e < Whole::Numel; ++e)
+                    if (back.data()[e] != 2.0f * static_cast<float>(r * 1000 + e))
+                        ++wrong;
+                TFREE<Up, TileSplitAxis::TILE_UP_DOWN>(up);
+            }
+            return;
+        }
+        cpu_sim::ScopedExecutionContext vector(0, get_subblockid(), 2);
+        Half half;
+        TASSIGN(half, 0x0);
+        for (int r = 0; r < kRounds; ++r) {
+            TPOP<Down, Half, TileSplitAxis::TILE_UP_DOWN>(down, half);
+            TFREE<Down, TileSplitAxis::TILE_UP_DOWN>(down);
+            for (int e = 0; e < Half::Numel; ++e)
+                half.data()[e] *= 2.0f;
+            TPUSH<Up, Half, TileSplitAxis::TILE_UP_DOWN>(up, half);
+        }
+    });
+    CHECK(wrong.load() == 0);
+}
+
+int main(int argc, char** argv) {
+    const std::string what = argc > 1 ? argv[1] : "";
+    if (what == "pop_with_no_producer") {
+        Down::reset_for_cpu_sim();
+        Down pipe;
+        Half half;
+        cpu_sim::ScopedExecutionContext vector(0, 1, 2);
+        TPOP<Down, Half, TileSplitAxis::TILE_UP_DOWN>(pipe, half);  // NO PRODUCER
+        std::puts("survived");
+        return 0;
+    }
+    if (what == "push_into_full_ring") {
+        Down::reset_for_cpu_sim();
+        Down pipe;
+        Whole whole;
+        for (int i = 0; i < 3; ++i)
+            TPUSH<Down, Whole, TileSplitAxis::TILE_UP_DOWN>(pipe, whole);  // RING FULL
+        std::puts("survived");
+        return 0;
+    }
+    round_trip();
+    std::printf("%d failures\n", failures);
+    return failures == 0 ? 0 : 1;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_shared_program(
+        require(COMPILERS[0]), PROGRAM, tmp_path_factory, "p", ["-g", "-DPTO_SIM_CALL_SITE"]
+    )
+
+
+def run(program: Path, what: str = "") -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PTO_CPU_SIM_PIPE_MAX_WAIT_MS": "200"}
+    return subprocess.run([str(program), what], capture_output=True, text=True, timeout=60, env=env)
+
+
+def test_cube_and_vector_cores_stream_tiles_both_ways(program: Path) -> None:
+    out = run(program)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.stdout.splitlines() == ["0 failures"]
+
+
+@pytest.mark.parametrize(
+    ("what", "op", "site", "waiting"),
+    [
+        ("pop_with_no_producer", "TPOP", "NO PRODUCER", "no producer pushed a slot for the pop"),
+        ("push_into_full_ring", "TPUSH", "RING FULL", "no slot became free for the push"),
+    ],
+)
+def test_a_wait_no_core_ends_stops_naming_the_pipe_core_and_call_site(
+    program: Path, what: str, op: str, site: str, waiting: str
+) -> None:
+    start = time.monotonic()
+    out = run(program, what)
+    assert time.monotonic() - start < 30
+    assert out.returncode != 0 and "survived" not in out.stdout
+    first = out.stderr.splitlines()[0]
+    assert first.startswith(f"PTO runtime error: {op}: pipe TPipe<40, 1, 512, 2>"), first
+    core = "block 0, sub-block 1 of 2" if op == "TPOP" else "block 0, sub-block 0 of 1"
+    assert core in first and waiting in first and "within 200 ms" in first, first
+    assert "PTO_CPU_SIM_PIPE_MAX_WAIT_MS" in first
+    if shutil.which("addr2line"):
+        line = next(i for i, t in enumerate(PROGRAM.splitlines(), 1) if site in t)
+        assert f"p.cpp:{line}" in out.stderr, out.stderr
+
+
+TOO_BIG = r"""
+#include <pto/pto-inst.hpp>
+using namespace pto;
+int main() {
+    using Pipe = TPipe<42, Direction::DIR_C2V, 8 * 16 * sizeof(float), 2>;
+    Pipe pipe;
+    Tile<TileType::Vec, float, 16, 16> whole;  // twice the slot
+    TPOP<Pipe, decltype(whole), TileSplitAxis::TILE_NO_SPLIT>(pipe, whole);
+}
+"""
+
+
+@pytest.mark.thorough  # a compile of the whole header for one message: CI runs it
+def test_a_tile_that_cannot_fit_a_slot_does_not_compile(tmp_path: Path) -> None:
+    src = tmp_path / "big.cpp"
+    src.write_text(TOO_BIG)
+    includes = [f"-I{ROOT / 'generated/include'}", f"-I{ROOT / 'ptogen/runtime/include'}"]
+    built = subprocess.run(
+        [*cxx_argv(require(COMPILERS[0])), *SIM_FLAGS, *includes, "-fsyntax-only", str(src)],
+        capture_output=True,
+        text=True,
+    )
+    assert built.returncode != 0
+    assert "TPOP: the consumer's tile does not fit the pipe's SlotSize" in built.stderr
+
+
+@pytest.mark.thorough  # a sanitised build of the program per compiler: CI runs it
+@pytest.mark.parametrize("compiler", COMPILERS)
+def test_pipes_race_free_under_thread_sanitizer(compiler: str, tmp_path: Path) -> None:
+    cxx = require(compiler)
+    if not tsan_available(cxx, tmp_path):
+        reason = f"{compiler} cannot build -fsanitize=thread programs here"
+        if os.environ.get("CI"):
+            pytest.fail(f"{reason} (CI is set)")
+        pytest.skip(reason)
+    exe = build_program(cxx, PROGRAM, tmp_path, "pipes_tsan", ["-fsanitize=thread", "-O1", "-g"])
+    out = subprocess.run([str(exe)], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "WARNING: ThreadSanitizer" not in out.stderr, out.stderr
