@@ -12,3 +12,4 @@
 #include <pto/vsim/predicate.hpp>
 #include <pto/vsim/loadstore.hpp>
 #include <pto/vsim/reduce.hpp>
+#include <pto/vsim/convert.hpp>
