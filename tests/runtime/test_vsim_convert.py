@@ -1,7 +1,8 @@
-"""vcvt in the builtin spelling (pto/vsim/convert.hpp): the call shapes upstream's A5 backend uses
+"""vcvt and vtrc in the builtin spelling (pto/vsim/convert.hpp): the call shapes upstream's A5 backend uses
 (rounding as a token or a `Round*Type` object, saturation and part in any order), lane placement of
 narrowing and widening conversions (PART_EVEN/ODD, P0-P3), inactive and unused lanes, every rounding
-mode, saturation, NaN and signed zero. f32 to f16 under R is also checked against numpy over a sweep."""
+mode, saturation, NaN and signed zero; vtrc's rounding in place and its inactive lanes. f32 to f16
+under R is also checked against numpy over a sweep."""
 
 from __future__ import annotations
 
@@ -175,17 +176,44 @@ int main(int argc, char** argv) {
     vcvt(i32, hh, all16, ROUND_R, PART_ODD);
     CHECK(i32.read(0) == -300);
 
+    // vtrc: an integer value in the lane's own type; inactive lanes zero unless MODE_MERGING.
+    vector_f32 t;
+    const float tv[] = {2.5f, -2.5f, -0.25f, 1e30f, NAN, 7.75f};
+    for (int i = 0; i < 6; ++i)
+        t.write(i, tv[i]);
+    vector_f32 tr;
+    vtrc(tr, t, ROUND_F, all32);
+    CHECK(tr.read(0) == 2.0f && tr.read(1) == -3.0f && tr.read(2) == -1.0f && tr.read(3) == 1e30f);
+    CHECK(std::isnan(tr.read(4)) && tr.read(5) == 7.0f);
+    vtrc(tr, t, ROUND_Z, all32, MODE_ZEROING);
+    CHECK(tr.read(1) == -2.0f && tr.read(2) == 0.0f && std::signbit(tr.read(2)));
+    vtrc(tr, t, RoundRType(), all32);
+    CHECK(tr.read(0) == 2.0f && tr.read(1) == -2.0f && tr.read(5) == 8.0f);
+    uint32_t two = 2;
+    tr.write(3, 5.0f);
+    vtrc(tr, t, ROUND_C, plt_b32(two, POST_UPDATE), MODE_MERGING);
+    CHECK(tr.read(0) == 3.0f && tr.read(1) == -2.0f && tr.read(3) == 5.0f);
+    vtrc(tr, t, ROUND_A, plt_b32(two = 2, POST_UPDATE));
+    CHECK(tr.read(0) == 3.0f && tr.read(1) == -3.0f && tr.read(3) == 0.0f);
+    vector_f16 th;
+    th.write(0, -1.5f);
+    vtrc(th, th, ROUND_A, all16);
+    CHECK(th.read(0) == -2.0f);
+
     std::printf("%d failures\n", failures);
     return failures == 0 ? 0 : 1;
 }
 """
 
-BAD_PAIR = r"""
+# Calls the CPU profile rejects, one per rule; one program, so one compile reports both.
+REJECTED = r"""
 #include <pto/vsim/builtins.hpp>
 int main() {
     vector_f32 x;
     vector_u16 y;
     vcvt(y, x, pset_b32(PAT_ALL), ROUND_R, PART_EVEN);
+    vector_s32 z;
+    vtrc(z, z, ROUND_R, pset_b32(PAT_ALL));
 }
 """
 
@@ -221,7 +249,8 @@ def test_call_shapes_modes_parts_edges_and_a_numpy_sweep(program: Path) -> None:
     assert run.stderr.startswith("PTO runtime error: vcvt: the part names a lane"), run.stderr
 
 
-def test_a_pair_the_page_does_not_list_is_a_compile_error(tmp_path: Path) -> None:
+def test_a_pair_the_page_does_not_list_and_vtrc_on_integers_are_compile_errors(tmp_path: Path) -> None:
     with pytest.raises(AssertionError) as failure:
-        build_program(require(COMPILERS[0]), BAD_PAIR, tmp_path, "bad")
+        build_program(require(COMPILERS[0]), REJECTED, tmp_path, "rejected")
     assert "vcvt [CPU]: the source and destination element types must be a pair" in str(failure.value)
+    assert "vtrc [CPU]: dst and src must hold one float type" in str(failure.value)

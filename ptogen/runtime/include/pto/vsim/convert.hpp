@@ -1,9 +1,9 @@
-// vcvt, the vector conversion builtin, in every call shape A5 vector code uses: after the mask come
-// up to three tokens in any order, a rounding (`ROUND_R` .. `ROUND_O`, or a `__cce_simd::Round*Type`
-// object such as `RoundRType()`), a saturation (`RS_ENABLE`, `RS_DISABLE`) and a part (`PART_EVEN`,
-// `PART_ODD`, `PART_P0` .. `PART_P3`). The element conversion is TCVT's (pto/common/sim_round.hpp and
-// the rounding functions of sim_arith.hpp), so the two levels round alike. Choices the page leaves
-// open, as decided here:
+// vcvt and vtrc, the vector conversion builtins. vcvt takes every call shape A5 vector code uses:
+// after the mask come up to three tokens in any order, a rounding (`ROUND_R` .. `ROUND_O`, or a
+// `__cce_simd::Round*Type` object such as `RoundRType()`), a saturation (`RS_ENABLE`, `RS_DISABLE`)
+// and a part (`PART_EVEN`, `PART_ODD`, `PART_P0` .. `PART_P3`). The element conversion is TCVT's
+// (pto/common/sim_round.hpp and the rounding functions of sim_arith.hpp), so the two levels round
+// alike. Choices the page leaves open, as decided here:
 // - Lanes: a conversion between equal widths maps lane i to lane i. A narrowing one (r = 2 or 4
 //   source bytes per destination byte) writes source lane i to destination lane r*i + part and zeroes
 //   the destination's other lanes, so that two or four parts combine with vor (the page's pattern);
@@ -32,6 +32,7 @@
 
 #include <pto/common/sim_arith.hpp>
 #include <pto/common/sim_round.hpp>
+#include <pto/vsim/lanes.hpp>
 #include <pto/vsim/modes.hpp>
 #include <pto/vsim/register.hpp>
 
@@ -63,7 +64,8 @@ inline void take(options& o, sat s) {
 }
 inline void take(options& o, part p) {
     // EVEN and ODD are parts 0 and 1 of two, P0 .. P3 parts 0 .. 3 of four.
-    o.part = p == part::even || p == part::odd ? static_cast<int>(p) : static_cast<int>(p) - static_cast<int>(part::p0);
+    const int k = static_cast<int>(p);
+    o.part = p == part::even || p == part::odd ? k : k - static_cast<int>(part::p0);
 }
 template <typename T>
     requires requires { T::value; }
@@ -72,8 +74,9 @@ inline void take(options& o, T) {
 }
 
 template <typename X>
-inline constexpr bool is_token = std::is_same_v<X, round> || std::is_same_v<X, sat> || std::is_same_v<X, part> ||
-                                 requires { std::remove_cvref_t<X>::value; };
+inline constexpr bool is_rounding = std::is_same_v<X, round> || requires { std::remove_cvref_t<X>::value; };
+template <typename X>
+inline constexpr bool is_token = is_rounding<X> || std::is_same_v<X, sat> || std::is_same_v<X, part>;
 
 [[noreturn]] inline void stop(const char* what) {
     std::fprintf(stderr, "PTO runtime error: vcvt: %s\n", what);
@@ -231,6 +234,29 @@ inline void vcvt(A_dst& dst, const A_src& src, const vector_bool& mask, Tokens..
     }
 }
 
+// vtrc(dst, src, rounding, mask[, mode]): each active float lane rounded to an integer value in its
+// own type, the rounding a token or a `Round*Type` object as for vcvt. The page names no mask;
+// A5 code passes one, and an inactive lane is zero as vcvt's, the set's other page, says
+// (MODE_MERGING keeps it, MODE_ZEROING is what A5 code names).
+template <typename A_dst, typename A_src, typename Rounding>
+    requires cvt::is_rounding<Rounding>
+inline void vtrc(A_dst& dst, const A_src& src, Rounding rounding, const vector_bool& mask,
+                 mode lanes_mode = MODE_ZEROING) {
+    using K = kind_of<A_dst>;
+    constexpr bool r00_dtype = std::is_same_v<kind_of<A_src>, K> && admits<K, f16, f32, bf16>;
+    static_assert(r00_dtype, "vtrc [CPU]: dst and src must hold one float type: half, float or bfloat16_t");
+    if constexpr (r00_dtype) {
+        cvt::options o;
+        cvt::take(o, rounding);
+        const auto in = image(src);
+        each_lane(image(dst), mask, lanes_mode, [&](int i) {
+            const float x = in.read(i);
+            return x != x ? x : static_cast<float>(cvt::integral(o.rnd, static_cast<double>(x)));
+        });
+    }
+}
+
 } // namespace pto::vsim
 
 using pto::vsim::vcvt;
+using pto::vsim::vtrc;
