@@ -1,8 +1,8 @@
 """vcvt and vtrc in the builtin spelling (pto/vsim/convert.hpp): the call shapes upstream's A5 backend uses
 (rounding as a token or a `Round*Type` object, saturation and part in any order), lane placement of
 narrowing and widening conversions (PART_EVEN/ODD, P0-P3), inactive and unused lanes, every rounding
-mode, saturation, NaN and signed zero; vtrc's rounding in place and its inactive lanes. f32 to f16
-under R is also checked against numpy over a sweep."""
+mode, saturation, NaN and signed zero; vtrc's rounding in place and its inactive lanes; vci's index
+lanes. f32 to f16 under R is also checked against numpy over a sweep."""
 
 from __future__ import annotations
 
@@ -200,6 +200,19 @@ int main(int argc, char** argv) {
     vtrc(th, th, ROUND_A, all16);
     CHECK(th.read(0) == -2.0f);
 
+    // vci: start + i (or start - i) in every lane, wrapping in the lane's type; no mask.
+    vector_s32 idx;
+    vci(idx, 5);
+    CHECK(idx.read(0) == 5 && idx.read(63) == 68);
+    vci(idx, 5, DEC_ORDER);
+    CHECK(idx.read(1) == 4 && idx.read(63) == -58);
+    vector_s8& bytes = reinterpret_cast<vector_s8&>(idx);
+    vci(bytes, static_cast<int8_t>(100), INC_ORDER);
+    CHECK(bytes.read(27) == 127 && bytes.read(28) == -128);
+    vector_u16 ui;
+    vci(ui, 1, DEC_ORDER);
+    CHECK(ui.read(1) == 0 && ui.read(2) == 65535);
+
     std::printf("%d failures\n", failures);
     return failures == 0 ? 0 : 1;
 }
@@ -214,6 +227,7 @@ int main() {
     vcvt(y, x, pset_b32(PAT_ALL), ROUND_R, PART_EVEN);
     vector_s32 z;
     vtrc(z, z, ROUND_R, pset_b32(PAT_ALL));
+    vci(x, 0.0f);
 }
 """
 
@@ -249,8 +263,9 @@ def test_call_shapes_modes_parts_edges_and_a_numpy_sweep(program: Path) -> None:
     assert run.stderr.startswith("PTO runtime error: vcvt: the part names a lane"), run.stderr
 
 
-def test_a_pair_the_page_does_not_list_and_vtrc_on_integers_are_compile_errors(tmp_path: Path) -> None:
+def test_types_the_pages_do_not_admit_are_compile_errors_naming_the_rule(tmp_path: Path) -> None:
     with pytest.raises(AssertionError) as failure:
         build_program(require(COMPILERS[0]), REJECTED, tmp_path, "rejected")
     assert "vcvt [CPU]: the source and destination element types must be a pair" in str(failure.value)
     assert "vtrc [CPU]: dst and src must hold one float type" in str(failure.value)
+    assert "vci [CPU]: DType must be one of: int8_t" in str(failure.value)

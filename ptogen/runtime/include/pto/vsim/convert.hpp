@@ -1,4 +1,4 @@
-// vcvt and vtrc, the vector conversion builtins. vcvt takes every call shape A5 vector code uses:
+// vcvt, vtrc and vci, the vector conversion builtins. vcvt takes every call shape A5 vector code uses:
 // after the mask come up to three tokens in any order, a rounding (`ROUND_R` .. `ROUND_O`, or a
 // `__cce_simd::Round*Type` object such as `RoundRType()`), a saturation (`RS_ENABLE`, `RS_DISABLE`)
 // and a part (`PART_EVEN`, `PART_ODD`, `PART_P0` .. `PART_P3`). The element conversion is TCVT's
@@ -256,7 +256,29 @@ inline void vtrc(A_dst& dst, const A_src& src, Rounding rounding, const vector_b
     }
 }
 
+// vci(dst, start[, order]): lane i of every lane holds start + i (INC_ORDER, the default A5 code relies
+// on when it passes none) or start - i (DEC_ORDER), wrapping in the lane's integer type as vadd does.
+// There is no mask: every lane is written. The page names integer lanes; A5 code fills 8-, 16- and
+// 32-bit ones, signed and unsigned through reinterpreting casts.
+template <typename A_dst, typename S>
+    requires std::is_arithmetic_v<S>
+inline void vci(A_dst& dst, S start, order ord = order::inc) {
+    using K = kind_of<A_dst>;
+    constexpr bool r00_dtype = admits<K, i8, u8, i16, u16, i32, u32>;
+    static_assert(r00_dtype, "vci [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    if constexpr (r00_dtype) {
+        using U = std::make_unsigned_t<typename K::bits>;
+        auto& out = image(dst);
+        const U base = static_cast<U>(start);
+        for (int i = 0; i < VL / K::width; ++i) {
+            const U step = static_cast<U>(i);
+            out.set(i, static_cast<typename K::bits>(ord == order::inc ? U(base + step) : U(base - step)));
+        }
+    }
+}
+
 } // namespace pto::vsim
 
+using pto::vsim::vci;
 using pto::vsim::vcvt;
 using pto::vsim::vtrc;
