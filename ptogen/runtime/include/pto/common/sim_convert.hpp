@@ -18,12 +18,9 @@
 
 #include "element_types.hpp"
 #include "packed_types.hpp"
+#include "sim_round.hpp"
 
 namespace pto::sim {
-
-// The exact value of any element type: x86's long double has a 64-bit significand, which holds
-// every 64-bit integer and every float, half and bfloat16_t value.
-using exact_t = long double;
 
 template <typename T>
 constexpr exact_t exact_value(T v) {
@@ -70,33 +67,12 @@ D near_guess(exact_t a) {
 }
 
 // Rounds the non-negative exact magnitude a (of a value with the given sign) to D as `integral`
-// decides: lo and hi are the neighbours of a in D; the position handed to `integral` is k + t
-// with k the parity of lo's last significand bit and t below, at or above one half as a is below,
-// at or above the midpoint, negated for negative values so that floor and ceil keep their sense.
+// decides (sim_round.hpp says how).
 template <typename D, typename F>
 D round_to_float(exact_t a, bool negative, F integral) {
-    const D guess = near_guess<D>(a);
-    float_bits_t<D> lo = magnitude_bits(guess);
-    const exact_t g = exact_value(from_magnitude_bits<D>(lo, false));
-    if (g == a)
-        return from_magnitude_bits<D>(lo, negative);
-    if (g > a)
-        lo = static_cast<float_bits_t<D>>(lo - 1);
-    const float_bits_t<D> hi = static_cast<float_bits_t<D>>(lo + 1);
-    const exact_t lo_v = exact_value(from_magnitude_bits<D>(lo, false));
-    // Past the largest finite value, rounding treats infinity as one more step of the last binade
-    // (IEEE 754), so values from half a step above the maximum on overflow to infinity.
-    exact_t hi_v = exact_value(from_magnitude_bits<D>(hi, false));
-    if (hi_v == std::numeric_limits<exact_t>::infinity())  // lo is the largest finite value
-        hi_v = lo_v + (lo_v - exact_value(from_magnitude_bits<D>(static_cast<float_bits_t<D>>(lo - 1), false)));
-    const exact_t mid = (lo_v + hi_v) / 2;
-    const double t = a < mid ? 0.25 : (a == mid ? 0.5 : 0.75);
-    const double k = static_cast<double>(lo & 1u);
-    const double q = integral(negative ? -(k + t) : (k + t));
-    // A mode that leaves the value unrounded (CAST_NONE) takes the conversion's own rounding:
-    // to nearest, ties to even.
-    const bool up = q != std::floor(q) ? (t > 0.5 || (t == 0.5 && k == 1)) : (negative ? -q : q) == k + 1;
-    return from_magnitude_bits<D>(up ? hi : lo, negative);
+    const auto value = [](float_bits_t<D> b) { return exact_value(from_magnitude_bits<D>(b, false)); };
+    const float_bits_t<D> bits = round_magnitude(a, negative, magnitude_bits(near_guess<D>(a)), value, integral);
+    return from_magnitude_bits<D>(bits, negative);
 }
 
 // Width of the signed integer a non-saturating float-to-integer conversion goes through: the

@@ -1,0 +1,271 @@
+"""vcvt and vtrc in the builtin spelling (pto/vsim/convert.hpp): the call shapes upstream's A5 backend uses
+(rounding as a token or a `Round*Type` object, saturation and part in any order), lane placement of
+narrowing and widening conversions (PART_EVEN/ODD, P0-P3), inactive and unused lanes, every rounding
+mode, saturation, NaN and signed zero; vtrc's rounding in place and its inactive lanes; vci's index
+lanes. f32 to f16 under R is also checked against numpy over a sweep."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ..compilers import COMPILERS, build_program, require
+
+PROGRAM = r"""
+#include <pto/vsim/builtins.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+using __cce_simd::RoundRType;
+
+template <typename T>
+struct RegTensor {  // A5's wrapper: a RegType and a conversion to it
+    using RegType = pto::vsim::vector_of<
+        std::conditional_t<std::is_same_v<T, float>, pto::vsim::f32, pto::vsim::i32>>;
+    RegType reg;
+    operator RegType&() { return reg; }
+};
+
+static int failures = 0;
+#define CHECK(c) do { if (!(c)) { std::printf("FAIL line %d: %s\n", __LINE__, #c); ++failures; } } while (0)
+
+static uint16_t h(const vector_f16& v, int i) { return v.get(i); }
+
+int main(int argc, char** argv) {
+    const std::string mode = argc > 1 ? argv[1] : "";
+    const vector_bool all32 = pset_b32(PAT_ALL), all16 = pset_b16(PAT_ALL), all8 = pset_b8(PAT_ALL);
+    if (mode == "sweep") {  // f32 -> f16 under R, PART_EVEN: bits of every converted lane
+        vector_f32 x;
+        vector_f16 y;
+        float v;
+        int n = 0;
+        while (std::fread(&v, sizeof v, 1, stdin) == 1) {
+            x.write(n++, v);
+            if (n == 64) {
+                vcvt(y, x, all32, ROUND_R, RS_DISABLE, PART_EVEN);
+                for (int i = 0; i < 64; ++i)
+                    std::printf("%u\n", y.get(2 * i));
+                n = 0;
+            }
+        }
+        return 0;
+    }
+    if (mode == "bad_part") {
+        vector_s16 y;
+        vector_s32 x;
+        vcvt(y, x, all32, RS_DISABLE, PART_P2);
+        std::puts("survived");
+        return 0;
+    }
+
+    // f32 -> s32: each rounding mode on 2.5, -2.5, 2.25; token or Round*Type object.
+    vector_f32 f;
+    const float fv[] = {2.5f, -2.5f, 2.25f, -0.0f, NAN, 3e9f, -3e9f, 1.5f};
+    for (int i = 0; i < 8; ++i)
+        f.write(i, fv[i]);
+    vector_s32 s;
+    vcvt(s, f, all32, RoundRType(), RS_DISABLE);
+    CHECK(s.read(0) == 2 && s.read(1) == -2 && s.read(2) == 2 && s.read(3) == 0);
+    CHECK(s.read(4) == 0 && s.read(5) == INT32_MAX && s.read(6) == INT32_MIN && s.read(7) == 2);
+    vcvt(s, f, all32, ROUND_A);
+    CHECK(s.read(0) == 3 && s.read(1) == -3 && s.read(2) == 2);
+    vcvt(s, f, all32, ROUND_F);
+    CHECK(s.read(0) == 2 && s.read(1) == -3 && s.read(2) == 2);
+    vcvt(s, f, all32, ROUND_C);
+    CHECK(s.read(0) == 3 && s.read(1) == -2 && s.read(2) == 3);
+    vcvt(s, f, all32, ROUND_Z, RS_ENABLE);
+    CHECK(s.read(0) == 2 && s.read(1) == -2 && s.read(2) == 2);
+    vcvt(s, f, all32, ROUND_O);
+    CHECK(s.read(0) == 3 && s.read(1) == -3 && s.read(2) == 3 && s.read(7) == 1);
+    vcvt(s, f, all32);  // no token: R
+    CHECK(s.read(0) == 2 && s.read(7) == 2);
+
+    // Inactive lanes are zero; a b32 mask of the first 3 lanes.
+    vector_s32 m;
+    for (int i = 0; i < 64; ++i)
+        m.write(i, 7);
+    uint32_t three = 3;
+    vcvt(m, f, plt_b32(three, POST_UPDATE), ROUND_R);
+    CHECK(m.read(2) == 2 && m.read(3) == 0 && m.read(63) == 0);
+
+    // f32 -> f16 narrowing: PART_EVEN to even lanes, PART_ODD to odd lanes, the other lanes zero.
+    vector_f32 a;
+    a.write(0, 1.0f);
+    a.write(1, -0.0f);
+    a.write(2, 1e6f);
+    a.write(3, NAN);
+    a.write(4, 1.0f + 1.0f / 2048.0f);  // halfway between two halves
+    vector_f16 e, o;
+    vcvt(e, a, all32, ROUND_R, RS_DISABLE, PART_EVEN);
+    vcvt(o, a, all32, RS_DISABLE, ROUND_R, PART_ODD);
+    CHECK(h(e, 0) == 0x3c00 && h(e, 1) == 0 && h(e, 2) == 0x8000 && h(e, 4) == 0x7c00);
+    CHECK((h(e, 6) & 0x7c00) == 0x7c00 && (h(e, 6) & 0x3ff) != 0);  // NaN stays NaN
+    CHECK(h(e, 8) == 0x3c00 && h(o, 1) == 0x3c00 && h(o, 0) == 0 && h(o, 3) == 0x8000);
+    vcvt(e, a, all32, ROUND_C, PART_EVEN);
+    CHECK(h(e, 8) == 0x3c01);
+    vcvt(e, a, all32, ROUND_A, PART_EVEN);
+    CHECK(h(e, 8) == 0x3c01);
+    vcvt(e, a, all32, ROUND_R, RS_ENABLE, PART_EVEN);  // saturation: the largest finite half
+    CHECK(h(e, 4) == 0x7bff);
+    // bf16 from f32 and back (widening reads the even or odd source lanes).
+    vector_bf16 b;
+    vcvt(b, a, all32, ROUND_R, PART_EVEN);
+    CHECK(b.get(0) == 0x3f80 && b.get(2) == 0x8000);
+    vector_f32 w;
+    vcvt(w, b, all16, PART_EVEN);
+    CHECK(w.read(0) == 1.0f && std::signbit(w.read(1)) && w.read(1) == 0.0f);
+    vcvt(w, e, all16, PART_ODD);
+    CHECK(w.read(0) == 0.0f);
+
+    // Integer narrowing: RS_ENABLE clamps, without it the value wraps; the 4:1 parts.
+    vector_s32 i32;
+    i32.write(0, 70000);
+    i32.write(1, -70000);
+    i32.write(2, 300);
+    vector_s16 i16;
+    vcvt(i16, i32, all32, RS_ENABLE, PART_EVEN);
+    CHECK(i16.read(0) == 32767 && i16.read(2) == -32768 && i16.read(4) == 300);
+    vcvt(i16, i32, all32, RS_DISABLE, PART_EVEN);
+    CHECK(i16.read(0) == static_cast<int16_t>(70000) && i16.read(2) == static_cast<int16_t>(-70000));
+    vector_u8 u8;
+    vcvt(u8, i32, all32, RS_ENABLE, PART_P0);
+    CHECK(u8.read(0) == 255 && u8.read(4) == 0 && u8.read(8) == 255 && u8.read(1) == 0);
+    vcvt(u8, i32, all32, RS_ENABLE, PART_P3);
+    CHECK(u8.read(3) == 255 && u8.read(11) == 255 && u8.read(0) == 0);
+    // Integer widening: u8 -> u32 P2 reads source lanes 4i + 2; s8 -> s16 keeps the sign.
+    for (int i = 0; i < 256; ++i)
+        u8.write(i, static_cast<uint8_t>(i));
+    vector_u32 u32;
+    vcvt(u32, u8, all8, PART_P2);
+    CHECK(u32.read(0) == 2 && u32.read(1) == 6 && u32.read(63) == 254);
+    vector_s8 s8;
+    s8.write(1, -5);
+    vcvt(i16, s8, all8, PART_ODD);
+    CHECK(i16.read(0) == -5);
+    // The mask of a widening conversion is at the source's width: odd source lane 1 off.
+    vector_bool odd_off = all8;
+    odd_off.set_lane(1, 1, false);
+    vcvt(i16, s8, odd_off, PART_ODD);
+    CHECK(i16.read(0) == 0);
+    // Integer to float rounds: 2^24 + 1 under R and C; s64 -> f32 through a RegTensor destination.
+    i32.write(0, (1 << 24) + 1);
+    vcvt(f, i32, all32, ROUND_R);
+    CHECK(f.read(0) == 16777216.0f);
+    vcvt(f, i32, all32, ROUND_C);
+    CHECK(f.read(0) == 16777218.0f);
+    vector_s64 i64;
+    i64.write(0, -3);
+    RegTensor<float> rt;
+    vcvt(rt, i64, pset_b32(PAT_ALL), RoundRType(), PART_EVEN);
+    CHECK(rt.reg.read(0) == -3.0f && rt.reg.read(1) == 0.0f);
+    // f16 -> s8 and u8 clamp (a float source always does); f16 -> s32 widening.
+    vector_f16 hh;
+    hh.write(0, 300.0f);
+    hh.write(1, -300.0f);
+    vcvt(s8, hh, all16, ROUND_R, RS_DISABLE, PART_EVEN);
+    CHECK(s8.read(0) == 127 && s8.read(2) == -128);
+    vcvt(u8, hh, all16, ROUND_R, PART_EVEN);
+    CHECK(u8.read(0) == 255 && u8.read(2) == 0);
+    vcvt(i32, hh, all16, ROUND_R, PART_ODD);
+    CHECK(i32.read(0) == -300);
+
+    // vtrc: an integer value in the lane's own type; inactive lanes zero unless MODE_MERGING.
+    vector_f32 t;
+    const float tv[] = {2.5f, -2.5f, -0.25f, 1e30f, NAN, 7.75f};
+    for (int i = 0; i < 6; ++i)
+        t.write(i, tv[i]);
+    vector_f32 tr;
+    vtrc(tr, t, ROUND_F, all32);
+    CHECK(tr.read(0) == 2.0f && tr.read(1) == -3.0f && tr.read(2) == -1.0f && tr.read(3) == 1e30f);
+    CHECK(std::isnan(tr.read(4)) && tr.read(5) == 7.0f);
+    vtrc(tr, t, ROUND_Z, all32, MODE_ZEROING);
+    CHECK(tr.read(1) == -2.0f && tr.read(2) == 0.0f && std::signbit(tr.read(2)));
+    vtrc(tr, t, RoundRType(), all32);
+    CHECK(tr.read(0) == 2.0f && tr.read(1) == -2.0f && tr.read(5) == 8.0f);
+    uint32_t two = 2;
+    tr.write(3, 5.0f);
+    vtrc(tr, t, ROUND_C, plt_b32(two, POST_UPDATE), MODE_MERGING);
+    CHECK(tr.read(0) == 3.0f && tr.read(1) == -2.0f && tr.read(3) == 5.0f);
+    vtrc(tr, t, ROUND_A, plt_b32(two = 2, POST_UPDATE));
+    CHECK(tr.read(0) == 3.0f && tr.read(1) == -3.0f && tr.read(3) == 0.0f);
+    vector_f16 th;
+    th.write(0, -1.5f);
+    vtrc(th, th, ROUND_A, all16);
+    CHECK(th.read(0) == -2.0f);
+
+    // vci: start + i (or start - i) in every lane, wrapping in the lane's type; no mask.
+    vector_s32 idx;
+    vci(idx, 5);
+    CHECK(idx.read(0) == 5 && idx.read(63) == 68);
+    vci(idx, 5, DEC_ORDER);
+    CHECK(idx.read(1) == 4 && idx.read(63) == -58);
+    vector_s8& bytes = reinterpret_cast<vector_s8&>(idx);
+    vci(bytes, static_cast<int8_t>(100), INC_ORDER);
+    CHECK(bytes.read(27) == 127 && bytes.read(28) == -128);
+    vector_u16 ui;
+    vci(ui, 1, DEC_ORDER);
+    CHECK(ui.read(1) == 0 && ui.read(2) == 65535);
+
+    std::printf("%d failures\n", failures);
+    return failures == 0 ? 0 : 1;
+}
+"""
+
+# Calls the CPU profile rejects, one per rule; one program, so one compile reports both.
+REJECTED = r"""
+#include <pto/vsim/builtins.hpp>
+int main() {
+    vector_f32 x;
+    vector_u16 y;
+    vcvt(y, x, pset_b32(PAT_ALL), ROUND_R, PART_EVEN);
+    vector_s32 z;
+    vtrc(z, z, ROUND_R, pset_b32(PAT_ALL));
+    vci(x, 0.0f);
+}
+"""
+
+
+@pytest.fixture(scope="module", params=COMPILERS)
+def program(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_program(require(request.param), PROGRAM, tmp_path_factory.mktemp("vsim_cvt"), "cvt")
+
+
+def test_call_shapes_modes_parts_edges_and_a_numpy_sweep(program: Path) -> None:
+    # One test, so that one worker builds the program.
+    run = subprocess.run([str(program)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "0 failures" in run.stdout
+
+    rng = np.random.default_rng(7)
+    bits = rng.integers(0, 2**32, size=64 * 64, dtype=np.uint64).astype(np.uint32)
+    # Magnitudes around half's range (subnormals to overflow) as well as arbitrary floats.
+    scaled = (rng.standard_normal(64 * 64) * np.exp2(rng.uniform(-26, 17, 64 * 64))).astype(np.float32)
+    inputs = np.concatenate([bits.view(np.float32), scaled])
+    run = subprocess.run([str(program), "sweep"], input=inputs.tobytes(), capture_output=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    got = np.array(run.stdout.split(), dtype=np.uint16)
+    with np.errstate(over="ignore", invalid="ignore"):
+        want = inputs.astype(np.float16).view(np.uint16)
+    nan = np.isnan(inputs)
+    assert np.array_equal(got[~nan], want[~nan])
+    assert np.all((got[nan] & 0x7C00) == 0x7C00) and np.all((got[nan] & 0x3FF) != 0)
+
+    # A part past the conversion's width ratio stops the simulation with the builtin's name.
+    run = subprocess.run([str(program), "bad_part"], capture_output=True, text=True, timeout=60)
+    assert run.returncode != 0 and "survived" not in run.stdout
+    assert run.stderr.startswith("PTO runtime error: vcvt: the part names a lane"), run.stderr
+
+
+def test_types_the_pages_do_not_admit_are_compile_errors_naming_the_rule(tmp_path: Path) -> None:
+    with pytest.raises(AssertionError) as failure:
+        build_program(require(COMPILERS[0]), REJECTED, tmp_path, "rejected")
+    assert "vcvt [CPU]: the source and destination element types must be a pair" in str(failure.value)
+    assert "vtrc [CPU]: dst and src must hold one float type" in str(failure.value)
+    assert "vci [CPU]: DType must be one of: int8_t" in str(failure.value)
