@@ -20,9 +20,6 @@ static_assert(
 
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
-    vector_f32 dst;
-    vector_u32 index;
-    vector_bool mask;
     vector_f32 dst{};
     const float* ptr = nullptr;
     const vector_u32 index{};
@@ -32,9 +29,6 @@ void legal_a2a3() {
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
-    vector_f32 dst;
-    vector_u32 index;
-    vector_bool mask;
     vector_f32 dst{};
     const float* ptr = nullptr;
     const vector_u32 index{};
@@ -44,9 +38,6 @@ void legal_a5() {
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
-    vector_f32 dst;
-    vector_u32 index;
-    vector_bool mask;
     vector_f32 dst{};
     const float* ptr = nullptr;
     const vector_u32 index{};

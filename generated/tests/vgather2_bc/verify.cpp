@@ -20,9 +20,6 @@ static_assert(
 
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
-    vector_u32 dst;
-    vector_u32 index;
-    vector_bool mask;
     vector_u32 dst{};
     const uint16_t* ptr = nullptr;
     const vector_u32 index{};
@@ -32,9 +29,6 @@ void legal_a2a3() {
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
-    vector_u32 dst;
-    vector_u32 index;
-    vector_bool mask;
     vector_u32 dst{};
     const uint16_t* ptr = nullptr;
     const vector_u32 index{};
@@ -44,9 +38,6 @@ void legal_a5() {
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
-    vector_u32 dst;
-    vector_u32 index;
-    vector_bool mask;
     vector_u32 dst{};
     const uint16_t* ptr = nullptr;
     const vector_u32 index{};

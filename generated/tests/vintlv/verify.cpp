@@ -19,10 +19,6 @@ static_assert(vintlv_declared_as<void (*)(vector_s32&, vector_s32&, const vector
 
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
-    vector_s32 low;
-    vector_s32 high;
-    vector_s32 a;
-    vector_s32 b;
     vector_s32 low{};
     vector_s32 high{};
     const vector_s32 a{};
@@ -32,10 +28,6 @@ void legal_a2a3() {
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
-    vector_s32 low;
-    vector_s32 high;
-    vector_s32 a;
-    vector_s32 b;
     vector_s32 low{};
     vector_s32 high{};
     const vector_s32 a{};
@@ -45,10 +37,6 @@ void legal_a5() {
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
-    vector_s32 low;
-    vector_s32 high;
-    vector_s32 a;
-    vector_s32 b;
     vector_s32 low{};
     vector_s32 high{};
     const vector_s32 a{};

@@ -19,7 +19,6 @@ static_assert(vlds_declared_as<void (*)(vector_f32&, const float*, int32_t, pto:
 
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
-    vector_f32 dst;
     vector_f32 dst{};
     const float* ptr = nullptr;
     int32_t offset = 0;
@@ -29,7 +28,6 @@ void legal_a2a3() {
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
-    vector_f32 dst;
     vector_f32 dst{};
     const float* ptr = nullptr;
     int32_t offset = 0;
@@ -39,7 +37,6 @@ void legal_a5() {
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
-    vector_f32 dst;
     vector_f32 dst{};
     const float* ptr = nullptr;
     int32_t offset = 0;

@@ -19,8 +19,6 @@ static_assert(vldus_declared_as<void (*)(vector_f32&, vector_align&, const float
 
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
-    vector_f32 dst;
-    vector_align state;
     vector_f32 dst{};
     vector_align state{};
     const float* ptr = nullptr;
@@ -29,8 +27,6 @@ void legal_a2a3() {
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
-    vector_f32 dst;
-    vector_align state;
     vector_f32 dst{};
     vector_align state{};
     const float* ptr = nullptr;
@@ -39,8 +35,6 @@ void legal_a5() {
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
-    vector_f32 dst;
-    vector_align state;
     vector_f32 dst{};
     vector_align state{};
     const float* ptr = nullptr;

@@ -19,8 +19,6 @@ static_assert(vpack_declared_as<void (*)(vector_u16&, const vector_u32&, pto::vs
 
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
-    vector_u16 dst;
-    vector_u32 src;
     vector_u16 dst{};
     const vector_u32 src{};
     pto::vsim::half_sel part = LOWER;
@@ -29,8 +27,6 @@ void legal_a2a3() {
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
-    vector_u16 dst;
-    vector_u32 src;
     vector_u16 dst{};
     const vector_u32 src{};
     pto::vsim::half_sel part = LOWER;
@@ -39,8 +35,6 @@ void legal_a5() {
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
-    vector_u16 dst;
-    vector_u32 src;
     vector_u16 dst{};
     const vector_u32 src{};
     pto::vsim::half_sel part = LOWER;

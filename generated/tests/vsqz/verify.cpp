@@ -19,9 +19,6 @@ static_assert(vsqz_declared_as<void (*)(vector_u32&, const vector_u32&, const ve
 
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
-    vector_u32 dst;
-    vector_u32 src;
-    vector_bool mask;
     vector_u32 dst{};
     const vector_u32 src{};
     const vector_bool mask{};
@@ -31,9 +28,6 @@ void legal_a2a3() {
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
-    vector_u32 dst;
-    vector_u32 src;
-    vector_bool mask;
     vector_u32 dst{};
     const vector_u32 src{};
     const vector_bool mask{};
@@ -43,9 +37,6 @@ void legal_a5() {
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
-    vector_u32 dst;
-    vector_u32 src;
-    vector_bool mask;
     vector_u32 dst{};
     const vector_u32 src{};
     const vector_bool mask{};

@@ -19,7 +19,6 @@ static_assert(vstar_declared_as<void (*)(vector_align&, uint32_t*)>,
 
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
-    vector_align state;
     vector_align state{};
     uint32_t* ptr = nullptr;
     vstar(state, ptr);
@@ -27,7 +26,6 @@ void legal_a2a3() {
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
-    vector_align state;
     vector_align state{};
     uint32_t* ptr = nullptr;
     vstar(state, ptr);
@@ -35,7 +33,6 @@ void legal_a5() {
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
-    vector_align state;
     vector_align state{};
     uint32_t* ptr = nullptr;
     vstar(state, ptr);

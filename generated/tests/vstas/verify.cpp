@@ -19,7 +19,6 @@ static_assert(vstas_declared_as<void (*)(vector_align&, float*, int32_t)>,
 
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
-    vector_align state;
     vector_align state{};
     float* ptr = nullptr;
     int32_t offset = 0;
@@ -28,7 +27,6 @@ void legal_a2a3() {
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
-    vector_align state;
     vector_align state{};
     float* ptr = nullptr;
     int32_t offset = 0;
@@ -37,7 +35,6 @@ void legal_a5() {
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
-    vector_align state;
     vector_align state{};
     float* ptr = nullptr;
     int32_t offset = 0;

@@ -19,8 +19,6 @@ static_assert(vsts_declared_as<void (*)(const vector_f32&, float*, int32_t, pto:
 
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
-    vector_f32 src;
-    vector_bool mask;
     const vector_f32 src{};
     float* ptr = nullptr;
     int32_t offset = 0;
@@ -31,8 +29,6 @@ void legal_a2a3() {
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
-    vector_f32 src;
-    vector_bool mask;
     const vector_f32 src{};
     float* ptr = nullptr;
     int32_t offset = 0;
@@ -43,8 +39,6 @@ void legal_a5() {
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
-    vector_f32 src;
-    vector_bool mask;
     const vector_f32 src{};
     float* ptr = nullptr;
     int32_t offset = 0;

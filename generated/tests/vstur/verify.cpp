@@ -19,9 +19,6 @@ static_assert(vstur_declared_as<void (*)(vector_align&, const vector_u32&, uint3
 
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
-    vector_align state;
-    vector_u32 src;
-    uint32_t* ptr;
     vector_align state{};
     const vector_u32 src{};
     uint32_t* ptr{};
@@ -31,9 +28,6 @@ void legal_a2a3() {
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
-    vector_align state;
-    vector_u32 src;
-    uint32_t* ptr;
     vector_align state{};
     const vector_u32 src{};
     uint32_t* ptr{};
@@ -43,9 +37,6 @@ void legal_a5() {
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
-    vector_align state;
-    vector_u32 src;
-    uint32_t* ptr;
     vector_align state{};
     const vector_u32 src{};
     uint32_t* ptr{};

@@ -19,9 +19,6 @@ static_assert(vstus_declared_as<void (*)(vector_align&, uint32_t, const vector_f
 
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
-    vector_align state;
-    vector_f32 src;
-    float* ptr;
     vector_align state{};
     uint32_t count = 0;
     const vector_f32 src{};
@@ -32,9 +29,6 @@ void legal_a2a3() {
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
-    vector_align state;
-    vector_f32 src;
-    float* ptr;
     vector_align state{};
     uint32_t count = 0;
     const vector_f32 src{};
@@ -45,9 +39,6 @@ void legal_a5() {
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
-    vector_align state;
-    vector_f32 src;
-    float* ptr;
     vector_align state{};
     uint32_t count = 0;
     const vector_f32 src{};
