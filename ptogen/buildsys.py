@@ -110,3 +110,32 @@ def pkgconfig_dir(layout: Layout, profiles: list[str]) -> Path:
     for p in profiles:
         _write(top / f"ptogen-{p.lower()}.pc", _pc_file(layout, f"ptogen-{p.lower()}", p))
     return top
+
+
+def builtin_cflags(layout: Layout) -> list[str]:
+    """Flags that put the vector builtin simulation on a compile line ahead of another include tree
+    (upstream's `include/`, given with -I): that tree's host configuration (`__CPU_SIM`; C++23 for
+    its `std::bfloat16_t`), this tree searched only after it (-idirafter: its files never shadow the
+    other's, and only `pto/vsim/` and the std-only arithmetic are reached), and the builtins
+    force-included after that tree's host prelude, as a device compiler provides them without an
+    include. Registers are reinterpreted between element types, hence no strict aliasing."""
+    return [
+        "-std=c++2b",  # C++23, spelled so that older compilers take it too
+        "-D__CPU_SIM",
+        "-fno-strict-aliasing",
+        "-ffp-contract=off",
+        f"-idirafter{layout.generated_include}",
+        f"-idirafter{RUNTIME_INCLUDE}",
+        # <stdfloat> where the standard library has none (searched after the system's headers).
+        f"-idirafter{RUNTIME_INCLUDE / 'pto/vsim/host'}",
+        # A distinct bfloat16_t (host_types.hpp), the other tree's host prelude (its qualifiers, element
+        # types and stubs), the builtins, then what A5 headers use without including (a5_prelude.hpp).
+        "-include",
+        "pto/vsim/host_types.hpp",
+        "-include",
+        "pto/common/cpu_stub.hpp",
+        "-include",
+        "pto/vsim/builtins.hpp",
+        "-include",
+        "pto/vsim/a5_prelude.hpp",
+    ]

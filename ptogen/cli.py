@@ -258,26 +258,6 @@ def cmd_build_dir(args: argparse.Namespace) -> int:
     write = buildsys.cmake_dir if args.command == "cmake-dir" else buildsys.pkgconfig_dir
     print(write(layout, profiles))
     return 0
-def builtin_cflags(layout: Layout) -> list[str]:
-    """Flags that put the vector builtin simulation on a compile line ahead of another include tree
-    (upstream's `include/`, given with -I): that tree's host configuration (`__CPU_SIM`; C++23 for
-    its `std::bfloat16_t`), this tree searched only after it (-idirafter: its files never shadow the
-    other's, and only `pto/vsim/` and the std-only arithmetic are reached), and the builtins
-    force-included after that tree's host prelude, as a device compiler provides them without an
-    include. Registers are reinterpreted between element types, hence no strict aliasing."""
-    return [
-        "-std=c++2b",  # C++23, spelled so that older compilers take it too
-        "-D__CPU_SIM",
-        "-fno-strict-aliasing",
-        "-ffp-contract=off",
-        f"-idirafter{layout.generated_include}",
-        f"-idirafter{RUNTIME_INCLUDE}",
-        # The other tree's host prelude first (its qualifiers, element types and stubs), then the builtins.
-        "-include",
-        "pto/common/cpu_stub.hpp",
-        "-include",
-        "pto/vsim/builtins.hpp",
-    ]
 
 
 def cmd_cflags(args: argparse.Namespace) -> int:
@@ -287,6 +267,8 @@ def cmd_cflags(args: argparse.Namespace) -> int:
             print("ptogen cflags: --builtins takes no --profile (builtins check the simulated profile)",
                   file=sys.stderr)
             return EXIT_SPEC
+        from .buildsys import builtin_cflags
+
         print(" ".join(builtin_cflags(layout)))
         return 0
     if args.profile:
@@ -406,6 +388,12 @@ def cmd_docs(args: argparse.Namespace) -> int:
         return EXIT_SPEC
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}  # Material's end-of-life notice is no warning
     return subprocess.run(docs_argv(layout, args.action, args.mkdocs_args), env=env, check=False).returncode
+
+
+def cmd_a5_check(args: argparse.Namespace) -> int:
+    from .a5check import run_cli
+
+    return run_cli(_layout(args), args)
 
 
 def cmd_upstream_st(args: argparse.Namespace) -> int:
@@ -543,6 +531,9 @@ def parser() -> argparse.ArgumentParser:
     from .upstream_st import add_parser
 
     add_parser(sub).set_defaults(func=cmd_upstream_st)
+    from .a5check import add_parser as add_a5_parser
+
+    add_a5_parser(sub).set_defaults(func=cmd_a5_check)
     return ap
 
 

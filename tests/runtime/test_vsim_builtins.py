@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ptogen.cli import builtin_cflags
+from ptogen.buildsys import builtin_cflags
 from ptogen.paths import RUNTIME_INCLUDE, Layout
 
 from ..compilers import COMPILERS, cxx_argv, require
@@ -152,3 +152,48 @@ def test_builtin_flags_search_the_other_tree_first(tmp_path: Path) -> None:
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert build.returncode == 0, build.stderr[-3000:]
+
+
+DEVICE_SCALAR = r"""
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+static_assert(CeilDivision(10u, 4u) == 3 && CeilDivision(8, 4) == 2 && CeilDivision(7u, 0u) == 0);
+static_assert(min(3u, 5u) == 3 && max(-2, 7) == 7);
+
+int main(int argc, char** argv) {
+    set_intra_block(PIPE_MTE2, 16);  // one signal to AIV1's semaphore 16, taken by one wait
+    wait_intra_block(PIPE_V, 16);
+    if (argc > 1 && std::strcmp(argv[1], "unsignalled") == 0)
+        wait_intra_block(PIPE_V, 16);
+    if (argc > 1 && std::strcmp(argv[1], "range") == 0)
+        set_intra_block(PIPE_MTE2, 32);
+    std::puts("ok");
+    return 0;
+}
+"""
+
+
+def test_client_builds_get_the_device_compilers_scalar_builtins(tmp_path: Path) -> None:
+    """`cflags --builtins` brings the integer helpers and the intra-block semaphores A5 code calls
+    without an include; a wait nothing signalled, or an id out of 0..31, stops naming the builtin."""
+    other = tmp_path / "include"
+    (other / "pto/common").mkdir(parents=True)
+    (other / "pto/common/cpu_stub.hpp").write_text(
+        "#pragma once\nusing pipe_t = int;\nconst pipe_t PIPE_V = 1;\nconst pipe_t PIPE_MTE2 = 3;\n"
+    )
+    src = tmp_path / "client.cpp"
+    src.write_text(DEVICE_SCALAR)
+    exe = tmp_path / "client"
+    compiler = require(COMPILERS[0])
+    build = subprocess.run(
+        [*cxx_argv(compiler), *builtin_cflags(LAYOUT), f"-I{other}", str(src), "-o", str(exe)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert build.returncode == 0, build.stderr[-3000:]
+    assert subprocess.run([str(exe)], capture_output=True, text=True, check=False).stdout == "ok\n"
+    never = subprocess.run([str(exe), "unsignalled"], capture_output=True, text=True, check=False)
+    assert never.returncode != 0 and "wait_intra_block: semaphore 16 was never signalled" in never.stderr
+    wide = subprocess.run([str(exe), "range"], capture_output=True, text=True, check=False)
+    assert wide.returncode != 0 and "set_intra_block: semaphore id 32 is out of range" in wide.stderr

@@ -1845,12 +1845,11 @@ struct profile_a2a3 {
     template <typename V_result, typename V_input>
     static constexpr bool check_vadds() {
         constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t,
-                                                    uint16_t, int32_t, uint32_t> &&
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t> &&
                                    sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t,
-                                                    uint16_t, int32_t, uint32_t>;
-        static_assert(
-            r00_dtype,
-            "vadds [A2A3]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t>;
+        static_assert(r00_dtype, "vadds [A2A3]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, "
+                                 "int32_t, uint32_t, bfloat16_t");
         return r00_dtype;
     }
 
@@ -1858,12 +1857,11 @@ struct profile_a2a3 {
     template <typename V_result, typename V_input>
     static constexpr bool check_vsubs() {
         constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t,
-                                                    uint16_t, int32_t, uint32_t> &&
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t> &&
                                    sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t,
-                                                    uint16_t, int32_t, uint32_t>;
-        static_assert(
-            r00_dtype,
-            "vsubs [A2A3]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t>;
+        static_assert(r00_dtype, "vsubs [A2A3]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, "
+                                 "int32_t, uint32_t, bfloat16_t");
         return r00_dtype;
     }
 
@@ -1871,12 +1869,11 @@ struct profile_a2a3 {
     template <typename V_result, typename V_input>
     static constexpr bool check_vmuls() {
         constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t,
-                                                    uint16_t, int32_t, uint32_t> &&
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t> &&
                                    sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t,
-                                                    uint16_t, int32_t, uint32_t>;
-        static_assert(
-            r00_dtype,
-            "vmuls [A2A3]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t>;
+        static_assert(r00_dtype, "vmuls [A2A3]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, "
+                                 "int32_t, uint32_t, bfloat16_t");
         return r00_dtype;
     }
 
@@ -1884,12 +1881,11 @@ struct profile_a2a3 {
     template <typename V_result, typename V_input>
     static constexpr bool check_vmaxs() {
         constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t,
-                                                    uint16_t, int32_t, uint32_t> &&
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t> &&
                                    sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t,
-                                                    uint16_t, int32_t, uint32_t>;
-        static_assert(
-            r00_dtype,
-            "vmaxs [A2A3]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t>;
+        static_assert(r00_dtype, "vmaxs [A2A3]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, "
+                                 "int32_t, uint32_t, bfloat16_t");
         return r00_dtype;
     }
 
@@ -1897,12 +1893,11 @@ struct profile_a2a3 {
     template <typename V_result, typename V_input>
     static constexpr bool check_vmins() {
         constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t,
-                                                    uint16_t, int32_t, uint32_t> &&
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t> &&
                                    sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t,
-                                                    uint16_t, int32_t, uint32_t>;
-        static_assert(
-            r00_dtype,
-            "vmins [A2A3]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t>;
+        static_assert(r00_dtype, "vmins [A2A3]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, "
+                                 "int32_t, uint32_t, bfloat16_t");
         return r00_dtype;
     }
 

@@ -1895,12 +1895,11 @@ struct profile_a5 {
     template <typename V_result, typename V_input>
     static constexpr bool check_vadds() {
         constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t,
-                                                    uint16_t, int32_t, uint32_t> &&
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t> &&
                                    sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t,
-                                                    uint16_t, int32_t, uint32_t>;
-        static_assert(
-            r00_dtype,
-            "vadds [A5]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t>;
+        static_assert(r00_dtype, "vadds [A5]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, "
+                                 "int32_t, uint32_t, bfloat16_t");
         return r00_dtype;
     }
 
@@ -1908,12 +1907,11 @@ struct profile_a5 {
     template <typename V_result, typename V_input>
     static constexpr bool check_vsubs() {
         constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t,
-                                                    uint16_t, int32_t, uint32_t> &&
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t> &&
                                    sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t,
-                                                    uint16_t, int32_t, uint32_t>;
-        static_assert(
-            r00_dtype,
-            "vsubs [A5]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t>;
+        static_assert(r00_dtype, "vsubs [A5]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, "
+                                 "int32_t, uint32_t, bfloat16_t");
         return r00_dtype;
     }
 
@@ -1921,12 +1919,11 @@ struct profile_a5 {
     template <typename V_result, typename V_input>
     static constexpr bool check_vmuls() {
         constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t,
-                                                    uint16_t, int32_t, uint32_t> &&
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t> &&
                                    sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t,
-                                                    uint16_t, int32_t, uint32_t>;
-        static_assert(
-            r00_dtype,
-            "vmuls [A5]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t>;
+        static_assert(r00_dtype, "vmuls [A5]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, "
+                                 "int32_t, uint32_t, bfloat16_t");
         return r00_dtype;
     }
 
@@ -1934,12 +1931,11 @@ struct profile_a5 {
     template <typename V_result, typename V_input>
     static constexpr bool check_vmaxs() {
         constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t,
-                                                    uint16_t, int32_t, uint32_t> &&
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t> &&
                                    sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t,
-                                                    uint16_t, int32_t, uint32_t>;
-        static_assert(
-            r00_dtype,
-            "vmaxs [A5]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t>;
+        static_assert(r00_dtype, "vmaxs [A5]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, "
+                                 "int32_t, uint32_t, bfloat16_t");
         return r00_dtype;
     }
 
@@ -1947,12 +1943,11 @@ struct profile_a5 {
     template <typename V_result, typename V_input>
     static constexpr bool check_vmins() {
         constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t,
-                                                    uint16_t, int32_t, uint32_t> &&
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t> &&
                                    sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t,
-                                                    uint16_t, int32_t, uint32_t>;
-        static_assert(
-            r00_dtype,
-            "vmins [A5]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t>;
+        static_assert(r00_dtype, "vmins [A5]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, "
+                                 "int32_t, uint32_t, bfloat16_t");
         return r00_dtype;
     }
 

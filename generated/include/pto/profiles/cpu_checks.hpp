@@ -1756,12 +1756,11 @@ struct profile_cpu {
     template <typename V_result, typename V_input>
     static constexpr bool check_vadds() {
         constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t,
-                                                    uint16_t, int32_t, uint32_t> &&
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t> &&
                                    sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t,
-                                                    uint16_t, int32_t, uint32_t>;
-        static_assert(
-            r00_dtype,
-            "vadds [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t>;
+        static_assert(r00_dtype, "vadds [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, "
+                                 "int32_t, uint32_t, bfloat16_t");
         return r00_dtype;
     }
 
@@ -1769,12 +1768,11 @@ struct profile_cpu {
     template <typename V_result, typename V_input>
     static constexpr bool check_vsubs() {
         constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t,
-                                                    uint16_t, int32_t, uint32_t> &&
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t> &&
                                    sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t,
-                                                    uint16_t, int32_t, uint32_t>;
-        static_assert(
-            r00_dtype,
-            "vsubs [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t>;
+        static_assert(r00_dtype, "vsubs [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, "
+                                 "int32_t, uint32_t, bfloat16_t");
         return r00_dtype;
     }
 
@@ -1782,12 +1780,11 @@ struct profile_cpu {
     template <typename V_result, typename V_input>
     static constexpr bool check_vmuls() {
         constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t,
-                                                    uint16_t, int32_t, uint32_t> &&
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t> &&
                                    sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t,
-                                                    uint16_t, int32_t, uint32_t>;
-        static_assert(
-            r00_dtype,
-            "vmuls [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t>;
+        static_assert(r00_dtype, "vmuls [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, "
+                                 "int32_t, uint32_t, bfloat16_t");
         return r00_dtype;
     }
 
@@ -1795,12 +1792,11 @@ struct profile_cpu {
     template <typename V_result, typename V_input>
     static constexpr bool check_vmaxs() {
         constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t,
-                                                    uint16_t, int32_t, uint32_t> &&
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t> &&
                                    sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t,
-                                                    uint16_t, int32_t, uint32_t>;
-        static_assert(
-            r00_dtype,
-            "vmaxs [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t>;
+        static_assert(r00_dtype, "vmaxs [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, "
+                                 "int32_t, uint32_t, bfloat16_t");
         return r00_dtype;
     }
 
@@ -1808,12 +1804,11 @@ struct profile_cpu {
     template <typename V_result, typename V_input>
     static constexpr bool check_vmins() {
         constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t,
-                                                    uint16_t, int32_t, uint32_t> &&
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t> &&
                                    sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t,
-                                                    uint16_t, int32_t, uint32_t>;
-        static_assert(
-            r00_dtype,
-            "vmins [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+                                                    uint16_t, int32_t, uint32_t, bfloat16_t>;
+        static_assert(r00_dtype, "vmins [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, "
+                                 "int32_t, uint32_t, bfloat16_t");
         return r00_dtype;
     }
 

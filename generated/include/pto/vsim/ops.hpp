@@ -22,10 +22,9 @@ inline void vadds(A_result& result, const A_input& input, const A_scalar& scalar
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_input>, K>, "vadds: input and result must hold one element type");
     constexpr bool r00_dtype = admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
-                                      pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>;
-    static_assert(
-        r00_dtype,
-        "vadds [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+                                      pto::vsim::u16, pto::vsim::i32, pto::vsim::u32, pto::vsim::bf16>;
+    static_assert(r00_dtype, "vadds [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, "
+                             "int32_t, uint32_t, bfloat16_t");
     // A call the profile rejects reports its rules and instantiates nothing else.
     if constexpr (r00_dtype) {
         using C = typename K::calc;
@@ -50,10 +49,9 @@ inline void vsubs(A_result& result, const A_input& input, const A_scalar& scalar
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_input>, K>, "vsubs: input and result must hold one element type");
     constexpr bool r00_dtype = admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
-                                      pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>;
-    static_assert(
-        r00_dtype,
-        "vsubs [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+                                      pto::vsim::u16, pto::vsim::i32, pto::vsim::u32, pto::vsim::bf16>;
+    static_assert(r00_dtype, "vsubs [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, "
+                             "int32_t, uint32_t, bfloat16_t");
     // A call the profile rejects reports its rules and instantiates nothing else.
     if constexpr (r00_dtype) {
         using C = typename K::calc;
@@ -78,10 +76,9 @@ inline void vmuls(A_result& result, const A_input& input, const A_scalar& scalar
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_input>, K>, "vmuls: input and result must hold one element type");
     constexpr bool r00_dtype = admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
-                                      pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>;
-    static_assert(
-        r00_dtype,
-        "vmuls [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+                                      pto::vsim::u16, pto::vsim::i32, pto::vsim::u32, pto::vsim::bf16>;
+    static_assert(r00_dtype, "vmuls [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, "
+                             "int32_t, uint32_t, bfloat16_t");
     // A call the profile rejects reports its rules and instantiates nothing else.
     if constexpr (r00_dtype) {
         using C = typename K::calc;
@@ -106,10 +103,9 @@ inline void vmaxs(A_result& result, const A_input& input, const A_scalar& scalar
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_input>, K>, "vmaxs: input and result must hold one element type");
     constexpr bool r00_dtype = admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
-                                      pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>;
-    static_assert(
-        r00_dtype,
-        "vmaxs [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+                                      pto::vsim::u16, pto::vsim::i32, pto::vsim::u32, pto::vsim::bf16>;
+    static_assert(r00_dtype, "vmaxs [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, "
+                             "int32_t, uint32_t, bfloat16_t");
     // A call the profile rejects reports its rules and instantiates nothing else.
     if constexpr (r00_dtype) {
         using C = typename K::calc;
@@ -134,10 +130,9 @@ inline void vmins(A_result& result, const A_input& input, const A_scalar& scalar
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_input>, K>, "vmins: input and result must hold one element type");
     constexpr bool r00_dtype = admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16,
-                                      pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>;
-    static_assert(
-        r00_dtype,
-        "vmins [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+                                      pto::vsim::u16, pto::vsim::i32, pto::vsim::u32, pto::vsim::bf16>;
+    static_assert(r00_dtype, "vmins [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, "
+                             "int32_t, uint32_t, bfloat16_t");
     // A call the profile rejects reports its rules and instantiates nothing else.
     if constexpr (r00_dtype) {
         using C = typename K::calc;

@@ -74,8 +74,10 @@ inline constexpr pto::vsim::barrier VV_ALL = pto::vsim::barrier::vv_all;
 inline constexpr pto::vsim::barrier SPR_AR = pto::vsim::barrier::spr_ar;
 
 // The fixpipe quantisation modes the device compiler declares and A5 headers name in their type
-// tables (common.hpp). Fixpipe is not part of the vector simulation: the enum only has to exist.
-enum class QuantMode_t : std::uint8_t {
+// tables (common.hpp). Fixpipe is not part of the vector simulation: the enum only has to exist. It
+// is unscoped, as the device compiler's is: A5 code packs a mode into register fields with integer
+// operators (`quantPre & 0x1f`, pto/common/arch/register/tstore_common.hpp).
+enum QuantMode_t : std::uint8_t {
     NoQuant, F322F16, F322BF16, QF322B8_PRE, QF322HIF8_PRE, QF322F16_PRE, QF322BF16_PRE, QF322F32_PRE,
     QF322FP8_PRE, VQF322FP8_PRE, REQ8, DEQF16, QS322BF16_PRE, VQF322B8_PRE, VQF322HIF8_PRE, VQF322F16_PRE,
     VQF322BF16_PRE, VQF322F32_PRE, VREQ8, VDEQF16, VQS322BF16_PRE

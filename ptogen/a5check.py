@@ -1,0 +1,370 @@
+"""`ptogen a5-check UPSTREAM_DIR`: upstream's A5 backend as a client of the builtin simulation.
+
+With `--compile-only` it counts the A5 headers (`include/pto/npu/a5/**.hpp`) that compile on their
+own under `ptogen cflags --builtins`. Without it, each op whose `<NAME>_IMPL` an A5 header defines
+runs its generated test cases (tests/<op>/cases.cpp, the inputs `ptogen test` writes) twice: over the
+CPU simulator and over the A5 implementation, and the results must be the same bits (any NaN matches
+any NaN). The A5 build swaps the kernel's `<pto/pto-inst.hpp>` for a small header that includes the
+op's A5 header, upstream's tile type and TASSIGN over a simulated unified buffer, and sends the A5
+profile's calls of the op to `<NAME>_IMPL`; the other profiles' calls are never run. One line per op
+and element types, then the totals; the exit status is 1 when any result differs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures as cf
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .buildsys import builtin_cflags
+from .paths import Layout
+from .testing.manifest import RuntimeGroup
+
+A5_DIR = "include/pto/npu/a5"
+PROFILE = "A5"
+UB_BYTES = 256 * 1024  # A5's unified buffer; the kernels' tile addresses lie within it
+# An A5 code path may read a little past a tile (a full register at its last row): room after the UB.
+UB_SLACK = 4096
+_UNDECLARED = re.compile(r"use of undeclared identifier '(\w+)'")
+_NO_MEMBER = re.compile(r"no (?:template|type) named '(\w+)'|unknown type name '(\w+)'")
+_UNDEFINED = re.compile(r"undefined reference to `([^']+)'")
+
+
+def a5_headers(upstream: Path) -> list[str]:
+    root = upstream / "include"
+    return sorted(p.relative_to(root).as_posix() for p in (upstream / A5_DIR).rglob("*.hpp"))
+
+
+def compile_flags(layout: Layout, upstream: Path) -> list[str]:
+    return [*builtin_cflags(layout), "-Wno-switch", f"-I{upstream / 'include'}"]
+
+
+def first_blocker(diag: str) -> str:
+    """The reason a build failed, in one phrase: the first builtin or type it lacks, else the first
+    error line."""
+    for line in diag.splitlines():
+        if "error:" not in line and "undefined reference" not in line:
+            continue
+        if m := _UNDECLARED.search(line):
+            return f"missing builtin {m.group(1)}"
+        if m := _NO_MEMBER.search(line):
+            return f"missing type {m.group(1) or m.group(2)}"
+        if m := _UNDEFINED.search(line):
+            return f"undefined {m.group(1)[:80]}"
+        return line.split("error:", 1)[-1].strip()[:100]
+    return diag.strip().splitlines()[-1][:100] if diag.strip() else "no diagnostic"
+
+
+def _compile(cxx: str, flags: list[str], source: Path, out: Path | None) -> tuple[bool, str]:
+    argv = [cxx, *flags, str(source), *(["-o", str(out)] if out else ["-fsyntax-only"])]
+    proc = subprocess.run(argv, capture_output=True, text=True, check=False)
+    return proc.returncode == 0, proc.stderr
+
+
+def compile_headers(layout: Layout, upstream: Path, cxx: str, jobs: int) -> list[tuple[str, str | None]]:
+    """Each A5 header, compiled alone: (header, None) when it compiles, else (header, the blocker)."""
+    flags = compile_flags(layout, upstream)
+    with tempfile.TemporaryDirectory(prefix="ptogen-a5-") as tmp:
+
+        def one(header: str) -> tuple[str, str | None]:
+            src = Path(tmp) / (header.replace("/", "_") + ".cpp")
+            src.write_text(f"#include <{header}>\n", encoding="utf-8")
+            ok, diag = _compile(cxx, flags, src, None)
+            return header, None if ok else first_blocker(diag)
+
+        with cf.ThreadPoolExecutor(max_workers=jobs) as pool:
+            return list(pool.map(one, a5_headers(upstream)))
+
+
+# ----------------------------------------------------------------------------- the run
+
+
+# How the x86-64 demangler spells the element types in a function's template arguments.
+DEMANGLED = {
+    "int8_t": "signed char", "uint8_t": "unsigned char", "int16_t": "short", "uint16_t": "unsigned short",
+    "int32_t": "int", "uint32_t": "unsigned int", "int64_t": "long", "uint64_t": "unsigned long",
+    "half": "_Float16", "bfloat16_t": "__bf16", "float": "float",
+}  # fmt: skip
+
+
+def unlinked_groups(groups: list[RuntimeGroup], diag: str) -> dict[str, str]:
+    """Group id -> the missing function that names one of its element types, for a link failure."""
+    out: dict[str, str] = {}
+    for symbol in _UNDEFINED.findall(diag):
+        # Its template arguments only (a parameter list names index types too).
+        template = symbol[symbol.find("<") + 1 : symbol.rfind(">(")] if ">(" in symbol else ""
+        args = {a.strip() for a in re.split(r"[<>,]", template)}
+        for g in groups:
+            if g.group not in out and any(DEMANGLED.get(d) in args for d in g.dtypes.values()):
+                out[g.group] = f"undefined {symbol[:80]}"
+    return out
+
+
+def impl_header(upstream: Path, name: str, headers: list[str]) -> str | None:
+    """The A5 header that defines `<name>_IMPL` (a top-level header before one in a subdirectory)."""
+    pattern = re.compile(rf"^[\w \t:<>]*\b(?:void|auto)\s+{name}_IMPL\s*\(", re.M)
+    for header in sorted(headers, key=lambda h: (h.count("/"), h)):
+        if pattern.search((upstream / "include" / header).read_text(encoding="utf-8", errors="replace")):
+            return header
+    return None
+
+
+def shim_header(header: str, name: str) -> str:
+    """The `<pto/pto-inst.hpp>` an A5 build of one op's cases includes instead of the simulator's."""
+    return f"""// generated by ptogen a5-check for {name}: the A5 implementation behind the kernel's calls
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <type_traits>
+#include <pto/common/pto_tile.hpp>
+#include <pto/npu/a5/TAssign.hpp>
+#include <{header}>
+namespace pto {{
+struct profile_a2a3 {{}};
+struct profile_a5 {{}};
+struct profile_cpu {{}};
+inline std::byte* a5check_ub() {{
+    alignas(256) static std::byte ub[{UB_BYTES + UB_SLACK}];
+    return ub;
+}}
+template <typename T>
+void TASSIGN(T& tile, std::uintptr_t addr) {{
+    TASSIGN_IMPL(tile, reinterpret_cast<std::uintptr_t>(a5check_ub()) + addr);
+}}
+namespace profiled {{
+template <typename P, typename... A>
+void {name}(A&&... a) {{
+    if constexpr (std::is_same_v<P, profile_a5>) {{
+        {name}_IMPL(a...);
+    }} else {{
+        std::fprintf(stderr, "a5-check: only the A5 profile's cases run\\n");
+        std::exit(5);
+    }}
+}}
+}} // namespace profiled
+}} // namespace pto
+"""
+
+
+@dataclass
+class OpResult:
+    op: str
+    lines: list[tuple[str, str, str]] = field(default_factory=list)  # (dtypes, status, detail)
+
+
+def differences(got: np.ndarray, want: np.ndarray) -> np.ndarray:
+    """Where two results differ: in their bits, except that any NaN matches any NaN."""
+    from .testing.golden import is_float
+
+    width = got.dtype.itemsize
+    bits = (got.view(np.uint8).reshape(-1, width) != want.view(np.uint8).reshape(-1, width)).any(axis=1)
+    if is_float(got.dtype):
+        bits &= ~(np.isnan(got.astype(np.float64)) & np.isnan(want.astype(np.float64)))
+    return bits
+
+
+class Checker:
+    def __init__(self, layout: Layout, upstream: Path, cxx: str, cache: Path):
+        from .testing import runner as r
+
+        self.layout, self.upstream, self.cxx, self.cache = layout, upstream, cxx, cache
+        # The simulator's kernels share `ptogen test`'s build cache.
+        self.settings = r.Settings(layout=layout, compilers=[cxx])
+        self.runner = r.Runner(self.settings)
+        self.compiler = r.find_compiler(cxx)
+        self.headers = a5_headers(upstream)
+        from .spec.load import load_specs
+
+        units = load_specs(layout.specs, layout.root).targets.units
+        # The vector unit's op kinds: cube, MTE and scalar ops are not the vector backend's.
+        self.vector_kinds = {k for u in units if u.id == "vector" for k in u.kinds}
+
+    def ops(self, wanted: list[str]) -> list[str]:
+        names = self.runner.select_ops() if not wanted else [w.lower().removeprefix("pto.") for w in wanted]
+        return [
+            n
+            for n in names
+            if self.runner.manifest.ops[n].executable
+            and self.runner.manifest.ops[n].kind in self.vector_kinds
+            and self._a5_groups(n)
+            and impl_header(self.upstream, n.upper(), self.headers)
+        ]
+
+    def _a5_groups(self, op: str) -> list[RuntimeGroup]:
+        return [
+            g
+            for g in self.runner.manifest.ops[op].runtime
+            if isinstance(g, RuntimeGroup) and PROFILE in g.profiles
+        ]
+
+    def _a5_build(self, op: str, name: str, header: str, source: Path) -> tuple[Path | None, str]:
+        work = self.cache / "a5" / op
+        (work / "pto").mkdir(parents=True, exist_ok=True)
+        (work / "pto" / "pto-inst.hpp").write_text(shim_header(header, name), encoding="utf-8")
+        flags = [*compile_flags(self.layout, self.upstream), "-O1", f"-I{self.layout.out / 'tests/common'}"]
+        # The kernel's <pto/pto-inst.hpp> is the one above, not the upstream tree's.
+        flags.insert(flags.index(f"-I{self.upstream / 'include'}"), f"-I{work}")
+        exe = work / f"{source.stem}.a5"
+        ok, diag = _compile(self.cxx, flags, source, exe)
+        return (exe if ok else None), diag
+
+    def _sliced(self, op: str, keep: set[int]) -> Path:
+        from .testing import tiers
+
+        entry = self.runner.manifest.ops[op].to_json()
+        source = self.layout.out / str(self.runner.manifest.ops[op].executable)
+        runtime = {int(c["index"]) for g in entry["runtime"] for c in g["cases"]}
+        vector = {k for g in entry["vector"] for k in tiers.vector_case_ids(g)}
+        whole = source.read_text(encoding="utf-8")
+        text = tiers.slice_cases_source(whole, keep, runtime, vector, source.name)
+        path = self.cache / "a5" / op / f"cases_{min(keep)}.cpp"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        return path
+
+    def check(self, op: str) -> OpResult:
+        res = OpResult(op)
+        entry = self.runner.manifest.ops[op]
+        name = op.upper()
+        header = impl_header(self.upstream, name, self.headers)
+        groups = self._a5_groups(op)
+        label = lambda g: ", ".join(sorted(set(g.dtypes.values())))  # noqa: E731
+        if header is None:
+            res.lines.append(("", "no A5 code", f"no A5 header defines {name}_IMPL"))
+            return res
+        source = self.layout.out / str(entry.executable)
+        cpu, diag = self.runner.builder.build(self.compiler, source)
+        if cpu is None:
+            res.lines.append(("", "fail", f"the simulator's cases do not build: {first_blocker(diag)}"))
+            return res
+        whole, diag = self._a5_build(op, name, header, source)
+        unlinked: dict[str, str] = {}
+        if whole is None and "undefined reference" in diag:
+            # An element type whose A5 code is not compiled in: the program is built again without
+            # the groups of the types its missing functions name.
+            unlinked = unlinked_groups(groups, diag)
+            rest = {c.index for g in groups if g.group not in unlinked for c in g.cases}
+            if unlinked and rest:
+                whole, diag = self._a5_build(op, name, header, self._sliced(op, rest))
+        # A builtin or type missing is missing for every group; anything else (a static assertion of
+        # one instantiation, a link failure) may be one group's: then each group is built on its own.
+        each = whole is None and not first_blocker(diag).startswith("missing ")
+        for g in groups:
+            exe, why = whole, unlinked.get(g.group) or first_blocker(diag)
+            if each and g.group not in unlinked:
+                exe, group_diag = self._a5_build(
+                    op, name, header, self._sliced(op, {c.index for c in g.cases})
+                )
+                why = first_blocker(group_diag)
+            if exe is None or g.group in unlinked:
+                res.lines.append((label(g), "not built", why))
+                continue
+            res.lines.append((label(g), *self._run_group(op, g, cpu, exe)))
+        return res
+
+    def _run_group(self, op: str, g: RuntimeGroup, cpu: Path, a5: Path) -> tuple[str, str]:
+        """Run one group's cases on both builds from the same inputs; (status, detail)."""
+        from .opkinds import KINDS
+        from .testing.golden import GoldenContext
+
+        entry = self.runner.manifest.ops[op]
+        with tempfile.TemporaryDirectory(prefix="ptogen-a5-run-") as tmp:
+            sim_dir, a5_dir = Path(tmp) / "sim", Path(tmp) / "a5"
+            sim_dir.mkdir()
+            gx = GoldenContext(op, entry, self.runner.manifest.dtypes, g, self.runner.reference(op), op)
+            KINDS[entry.kind].prepare_cases(gx, sim_dir)
+            shutil.copytree(sim_dir, a5_dir)
+            ids = [f"c{c.index}@{PROFILE}" for c in g.cases]
+            for who, exe, data in (("the simulator", cpu, sim_dir), ("the A5 code", a5, a5_dir)):
+                proc = subprocess.run(
+                    [str(exe), str(data), *ids],
+                    capture_output=True, text=True, check=False, timeout=self.settings.timeout,
+                )  # fmt: skip
+                if proc.returncode != 0:
+                    return "fail", f"{who} stopped: {proc.stderr.strip()[:200]}"
+            bad = [d for c in g.cases for d in self._compare(g, c.index, c.label, sim_dir, a5_dir)]
+        return ("differs", "; ".join(bad[:2])) if bad else ("match", f"{len(g.cases)} cases")
+
+    def _compare(self, g: RuntimeGroup, index: int, label: str, sim: Path, a5: Path) -> list[str]:
+        from .testing.golden import np_dtype
+
+        out = []
+        for want_file in sorted(sim.glob(f"c{index}_*.out")):
+            operand = want_file.stem.split("_", 1)[1]
+            dtype = g.dtypes.get(operand)
+            dt = np_dtype(self.runner.manifest.dtypes[dtype].numpy) if dtype else np.dtype(np.uint8)
+            want = np.fromfile(want_file, dtype=dt)
+            got = np.fromfile(a5 / want_file.name, dtype=dt)
+            if want.shape != got.shape:
+                out.append(f"case {index} {operand}: {got.size} elements, not {want.size}")
+                continue
+            diff = differences(got, want)
+            if diff.any():
+                i = int(np.flatnonzero(diff)[0])
+                out.append(
+                    f"case {index} ({label}) {operand}: {int(diff.sum())} of {diff.size} differ, "
+                    f"first [{i}] A5 {got[i]!r}, simulator {want[i]!r}"
+                )
+        return out
+
+
+def run_cli(layout: Layout, args: argparse.Namespace) -> int:
+    upstream: Path = args.upstream.resolve()
+    if not (upstream / A5_DIR).is_dir():
+        print(f"ptogen a5-check: {upstream} has no {A5_DIR} (give the root of an upstream pto-isa tree)")
+        return 2
+    cxx = args.cxx or "clang++-19"
+    if shutil.which(cxx) is None:
+        print(f"ptogen a5-check: compiler {cxx} not found (--cxx; clang++ 17 or later)")
+        return 2
+    jobs = args.jobs or os.cpu_count() or 1
+    if args.compile_only:
+        results = compile_headers(layout, upstream, cxx, jobs)
+        for header, blocker in results:
+            print(f"{header:55} {'compiles' if blocker is None else 'fails: ' + blocker}")
+        ok = sum(1 for _, b in results if b is None)
+        print(f"{ok} of {len(results)} A5 headers compile")
+        return 0
+    cache = args.build_dir or Path(tempfile.gettempdir()) / "ptogen-a5-check"
+    checker = Checker(layout, upstream, cxx, cache)
+    try:
+        ops = checker.ops(args.ops)
+    except KeyError as exc:
+        print(f"ptogen a5-check: {exc.args[0]}")
+        return 2
+    counts: dict[str, int] = {}
+    with cf.ThreadPoolExecutor(max_workers=jobs) as pool:
+        for res in pool.map(checker.check, ops):
+            for dtypes, status, detail in res.lines:
+                counts[status] = counts.get(status, 0) + 1
+                print(f"{res.op:14} {dtypes:28} {status:10} {detail}", flush=True)
+    print("total: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())) + f" ({len(ops)} ops)")
+    return 1 if counts.get("differs", 0) or counts.get("fail", 0) else 0
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
+    p = sub.add_parser(
+        "a5-check",
+        help="run upstream's A5 backend on the builtin simulation against the CPU simulator",
+    )
+    p.add_argument("upstream", type=Path, metavar="UPSTREAM_DIR", help="root of an upstream pto-isa tree")
+    p.add_argument("ops", nargs="*", help="ops to check (default: every op an A5 header implements)")
+    p.add_argument(
+        "--compile-only",
+        action="store_true",
+        help="only count the A5 headers that compile on their own, naming each one's blocker",
+    )
+    p.add_argument("--cxx", help="compiler (default: clang++-19)")
+    p.add_argument("-j", "--jobs", type=int, default=0, help="builds in parallel (default: CPU count)")
+    p.add_argument("--build-dir", type=Path, help="where to build (default: $TMPDIR/ptogen-a5-check)")
+    return p

@@ -1,0 +1,157 @@
+"""`ptogen a5-check`: upstream's A5 backend over the builtin simulation, against the CPU simulator.
+
+The pieces that need no upstream tree (how results are compared, how a failed build is named, which
+header implements an op) run always; the runs over upstream's A5 headers need an upstream checkout
+(PTOGEN_UPSTREAM) and clang++-19, and skip otherwise."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from ptogen.a5check import differences, first_blocker, impl_header, run_cli, unlinked_groups
+from ptogen.paths import Layout
+from ptogen.testing.manifest import RuntimeGroup
+
+from ..helpers import ROOT
+
+UPSTREAM = os.environ.get("PTOGEN_UPSTREAM")
+CXX = "clang++-19"
+needs_upstream = pytest.mark.skipif(
+    not UPSTREAM or shutil.which(CXX) is None,
+    reason="set PTOGEN_UPSTREAM to an upstream checkout (and install clang++-19) to run its A5 backend",
+)
+
+
+def test_differences_compare_bits_and_let_any_nan_match_any_nan() -> None:
+    nan2 = np.array([0x7E01], dtype=np.uint16).view(np.float16)[0]  # another NaN payload
+    got = np.array([1.0, np.nan, 0.0, 2.0], dtype=np.float16)
+    want = np.array([1.0, nan2, -0.0, 2.0], dtype=np.float16)
+    assert differences(got, want).tolist() == [False, False, True, False]  # a signed zero differs
+    bf = np.array([1.5, np.nan], dtype=ml_dtypes.bfloat16)
+    assert not differences(bf, bf.copy()).any()
+    ints = np.array([3, -4], dtype=np.int32)
+    assert differences(ints, np.array([3, 4], dtype=np.int32)).tolist() == [False, True]
+
+
+def test_a_failed_build_is_named_by_its_first_missing_builtin() -> None:
+    diag = (
+        "x.hpp:3:5: warning: unused\n"
+        "TSel.hpp:45:17: error: use of undeclared identifier 'plds'; did you mean 'vlds'?\n"
+        "TSel.hpp:50:1: error: use of undeclared identifier 'pnot'\n"
+    )
+    assert first_blocker(diag) == "missing builtin plds"
+    assert first_blocker("a.hpp:1:1: error: unknown type name 'MaskReg'\n") == "missing type MaskReg"
+    assert (
+        first_blocker("a.hpp:1:1: error: static assertion failed: only f32\n")
+        == "static assertion failed: only f32"
+    )
+
+
+def test_a_link_failure_names_the_groups_of_the_types_it_misses() -> None:
+    groups = [
+        RuntimeGroup("g0", {"dst": "int64_t", "src0": "int64_t"}, ["A5"], []),
+        RuntimeGroup("g1", {"dst": "uint32_t", "src0": "uint32_t"}, ["A5"], []),
+        RuntimeGroup("g2", {"dst": "uint64_t", "src0": "uint64_t"}, ["A5"], []),
+    ]
+    diag = (
+        "cases.cpp:(.text+0x78): undefined reference to `void pto::Int64Binary<(pto::Int64Op)0, long, 16u, "
+        "16u, 16u>(long*, long*, long*, unsigned int, unsigned int)'\n"
+    )
+    # The parameter list's `unsigned int` is not a template argument: uint32_t's group is not named.
+    assert list(unlinked_groups(groups, diag)) == ["g0"]
+
+
+def test_the_header_that_defines_an_ops_impl_is_found(tmp_path: Path) -> None:
+    a5 = tmp_path / "include/pto/npu/a5"
+    (a5 / "custom").mkdir(parents=True)
+    (a5 / "TBinOp.hpp").write_text("template <typename T>\nvoid Helper(T);\n")
+    (a5 / "TAdd.hpp").write_text(
+        "template <typename D, typename S>\nPTO_INTERNAL void TADD_IMPL(D& d, S& s)\n{}\n"
+    )
+    (a5 / "custom/TAdd2.hpp").write_text("PTO_INTERNAL void TADD_IMPL(int);\n")
+    (a5 / "TAddS.hpp").write_text("PTO_INTERNAL void TADDS_IMPL(int);\n// calls TADD_IMPL(dst, src)\n")
+    headers = [
+        "pto/npu/a5/TAddS.hpp",
+        "pto/npu/a5/TBinOp.hpp",
+        "pto/npu/a5/custom/TAdd2.hpp",
+        "pto/npu/a5/TAdd.hpp",
+    ]
+    assert impl_header(tmp_path, "TADD", headers) == "pto/npu/a5/TAdd.hpp"
+    assert impl_header(tmp_path, "TSUB", headers) is None
+
+
+def _a5_check(*args: str, upstream: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, "-m", "ptogen.cli", "a5-check", upstream or str(UPSTREAM), *args],
+        capture_output=True, text=True, check=False, cwd=ROOT, env=env, timeout=900,
+    )  # fmt: skip
+
+
+def test_a_tree_without_an_a5_backend_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = argparse.Namespace(
+        upstream=tmp_path, ops=["tadd"], compile_only=False, cxx=None, jobs=1, build_dir=None
+    )
+    assert run_cli(Layout.make(root=ROOT), args) == 2
+    assert "has no include/pto/npu/a5" in capsys.readouterr().out
+
+
+@needs_upstream
+def test_the_a5_backend_matches_the_simulator_on_tadd() -> None:
+    proc = _a5_check("tadd", "-j", "2")
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    lines = {tuple(line.split()[:3]) for line in proc.stdout.splitlines()}
+    for dtype in ("half", "bfloat16_t", "float", "int8_t", "int16_t", "int32_t", "uint32_t"):
+        assert ("tadd", dtype, "match") in lines, proc.stdout
+
+
+@needs_upstream
+def test_a_wrong_a5_result_is_reported_and_fails(tmp_path: Path) -> None:
+    """An upstream tree whose TADD subtracts (every other file the real one's) differs on every case."""
+    real = Path(str(UPSTREAM)) / "include"
+    fake = tmp_path / "include"
+    a5 = fake / "pto/npu/a5"
+    a5.mkdir(parents=True)
+    for entry in (real / "pto").iterdir():
+        if entry.name != "npu":
+            (fake / "pto" / entry.name).symlink_to(entry)
+    for entry in (real / "pto/npu").iterdir():
+        if entry.name != "a5":
+            (fake / "pto/npu" / entry.name).symlink_to(entry)
+    for entry in (real / "pto/npu/a5").iterdir():
+        if entry.name != "TAdd.hpp":
+            (a5 / entry.name).symlink_to(entry)
+    text = (real / "pto/npu/a5/TAdd.hpp").read_text(encoding="utf-8")
+    assert "vadd(" in text
+    (a5 / "TAdd.hpp").write_text(text.replace("vadd(", "vsub("), encoding="utf-8")
+    proc = _a5_check("tadd", "-j", "2", "--build-dir", str(tmp_path / "build"), upstream=str(tmp_path))
+    assert proc.returncode == 1, proc.stdout[-3000:]
+    assert "tadd           float                        differs    case " in proc.stdout, proc.stdout
+    total = proc.stdout.splitlines()[-1]
+    assert total.startswith("total: ") and " differs" in total, total
+
+
+@needs_upstream
+def test_compile_only_counts_the_a5_headers_that_compile() -> None:
+    proc = _a5_check("--compile-only", "-j", "2")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    last = proc.stdout.splitlines()[-1]
+    ok, total = int(last.split()[0]), int(last.split()[2])
+    assert total == len(list((Path(str(UPSTREAM)) / "include/pto/npu/a5").rglob("*.hpp")))
+    # The vector-only binary ops compile on the builtins as they stand.
+    assert "pto/npu/a5/TAdd.hpp" in proc.stdout and ok >= 60
+    for line in proc.stdout.splitlines()[:-1]:
+        assert line.split()[1] in ("compiles", "fails:"), line
+    assert any(
+        line.split()[0] == "pto/npu/a5/TAdd.hpp" and line.split()[1] == "compiles"
+        for line in proc.stdout.splitlines()
+    )
