@@ -23,6 +23,17 @@ NO_RUNTIME_CASES = {
             *("plds", "pld", "pldi", "psts", "pst", "psti", "pstu"),
         )
     },
+    **{
+        op: "a scalar builtin of the runtime (tests/runtime/test_cross_core.py runs it)"
+        for op in (
+            "get_buf",
+            "rls_buf",
+            "set_cross_core",
+            "wait_flag_dev",
+            "set_intra_block",
+            "wait_intra_core",
+        )
+    },
     "tbroadcast": "its results are a group's tensors, not one operand (tests/runtime/test_comm.py runs it)",
     **{
         op: "a builtin of the vector register model (tests/runtime/test_vsim_loadstore.py runs it)"

@@ -279,3 +279,6 @@ inline float aclFloat16ToFloat(pto::half value) {
 inline pto::half aclFloatToFloat16(float value) {
     return pto::half(value);
 }
+
+// The cross-core and buffer-slot builtins of the pipeline-sync pages.
+#include <pto/common/cross_core.hpp>

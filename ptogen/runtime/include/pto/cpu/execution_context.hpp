@@ -20,6 +20,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -192,6 +193,71 @@ class CoreFlags {
     std::map<Core, std::array<int, pipes * pipes * ids>> pending_;
 };
 
+// The semaphores the cores of one block (a cluster: its sub-blocks) signal each other with, per
+// family (the A2A3 cross-core events, the A5 intra-block ids), and each core's held buffer slots
+// (get_buf / rls_buf). A launch starts with none; a wait sleeps until another core of its block
+// signals, or gives up after a bound (the device would wait forever), so a broken protocol ends
+// with an error instead of a hang.
+class ClusterSemaphores {
+  public:
+    static ClusterSemaphores& Instance() {
+        static ClusterSemaphores semaphores;
+        return semaphores;
+    }
+    void Signal(int family, std::uint64_t id) {
+        {
+            std::scoped_lock lock(mutex_);
+            ++counts_[{current_context().block_idx, family, id}];
+        }
+        changed_.notify_all();
+    }
+    // Takes one signal; false when none came within `bound` (at once when the block has one core).
+    bool Take(int family, std::uint64_t id, std::chrono::milliseconds bound) {
+        const ExecutionContext context = current_context();
+        const Key key{context.block_idx, family, id};
+        std::unique_lock lock(mutex_);
+        const auto pending = [&] { return counts_[key] > 0; };
+        const bool alone = context.subblock_dim <= 1;
+        if (!(alone ? pending() : changed_.wait_for(lock, bound, pending)))
+            return false;
+        --counts_[key];
+        return true;
+    }
+    // Marks buffer `id` held by `pipe` on the calling core; the holder before, or -1 when it was free.
+    int Acquire(std::uint64_t id, int pipe) {
+        std::scoped_lock lock(mutex_);
+        auto [slot, fresh] = held_.try_emplace(Here(id), pipe);
+        return fresh ? -1 : slot->second;
+    }
+    // Frees buffer `id` of the calling core; its holder, or -1 when it was free.
+    int Release(std::uint64_t id) {
+        std::scoped_lock lock(mutex_);
+        const auto slot = held_.find(Here(id));
+        if (slot == held_.end())
+            return -1;
+        const int holder = slot->second;
+        held_.erase(slot);
+        return holder;
+    }
+    void Clear() {
+        std::scoped_lock lock(mutex_);
+        counts_.clear();
+        held_.clear();
+    }
+
+  private:
+    using Key = std::tuple<std::uint32_t, int, std::uint64_t>;
+    using Slot = std::tuple<std::uint32_t, std::uint32_t, std::uint64_t>;
+    static Slot Here(std::uint64_t id) {
+        const ExecutionContext context = current_context();
+        return {context.block_idx, context.subblock_id, id};
+    }
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    std::map<Key, std::uint32_t> counts_;
+    std::map<Slot, int> held_;
+};
+
 // A number from the environment, or `fallback` when it is unset, not a decimal number, or 0.
 inline std::uint32_t ReadEnvU32(const char* name, std::uint32_t fallback) {
     const char* value = std::getenv(name);
@@ -250,6 +316,7 @@ void LaunchKernelMultiCore(const KernelLaunchOptions& options, void* /*stream*/,
         ++group.finished;
         group.changed.notify_all();
     };
+    ClusterSemaphores::Instance().Clear();
 #if defined(__cpp_exceptions)
     std::exception_ptr first_error;
     std::mutex error_mutex;
