@@ -13,3 +13,4 @@
 #include <pto/vsim/loadstore.hpp>
 #include <pto/vsim/reduce.hpp>
 #include <pto/vsim/rearrange.hpp>
+#include <pto/vsim/select.hpp>
