@@ -65,6 +65,7 @@ def registry() -> dict[str, OpKind]:
     from .view import View
     from .vmem import VectorMemory
     from .vmove import VectorMove
+    from .vselect import VectorSelect
 
     return {
         k.name: k
@@ -108,6 +109,7 @@ def registry() -> dict[str, OpKind]:
             PairReduce(),
             VectorMemory(),
             VectorMove(),
+            VectorSelect(),
         )
     }
 

@@ -98,6 +98,8 @@ def test_list(capsys: pytest.CaptureFixture[str]) -> None:
         "Reduction Instructions",
         "Vector Load Store",
         "Data Rearrangement",
+        "Compare And Select",
+        "Vector Predicate And Materialization",
     }
     used = {s for s in sets if any(s in line for line in lines)}
     assert lines[-1] == f"{len(OP_SPECS)} ops in {len(used)} instruction sets"
