@@ -42,6 +42,10 @@ NO_RUNTIME_CASES = {
             *("vstus", "vstur", "vstas", "vstar", "vintlv", "vdintlv", "vsqz", "vpack"),
         )
     },
+    **{
+        op: "a builtin of the vector register model (tests/runtime/test_vsim_select.py runs it)"
+        for op in ("vcmp", "vcmps", "vsel", "vselr", "vbr", "vdup")
+    },
 }
 
 

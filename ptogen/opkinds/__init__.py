@@ -66,6 +66,7 @@ def registry() -> dict[str, OpKind]:
     from .view import View
     from .vmem import VectorMemory
     from .vmove import VectorMove
+    from .vselect import VectorSelect
 
     return {
         k.name: k
@@ -111,6 +112,7 @@ def registry() -> dict[str, OpKind]:
             VectorMemory(),
             VectorMove(),
             PredicateBuiltin(),
+            VectorSelect(),
         )
     }
 

@@ -101,6 +101,8 @@ def test_list(capsys: pytest.CaptureFixture[str]) -> None:
         "Predicate Generation And Algebra",
         "Predicate Load Store",
         "System Scheduling",
+        "Compare And Select",
+        "Vector Predicate And Materialization",
     }
     used = {s for s in sets if any(s in line for line in lines)}
     assert lines[-1] == f"{len(OP_SPECS)} ops in {len(used)} instruction sets"

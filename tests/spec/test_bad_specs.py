@@ -378,7 +378,8 @@ def test_exit_code_and_stderr_through_a_real_process(project: Path) -> None:
 
 
 def test_a_category_naming_an_unknown_op_kind(spec_project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    line = edit(spec_project, "specs/targets.yaml", "kinds: [predicate]}", "kinds: [predicat]}")
+    targets = "specs/targets.yaml"
+    line = edit(spec_project, targets, "kinds: [predicate, vselect]}", "kinds: [predicat, vselect]}")
     code, errors = run_gen(spec_project, capsys)
     assert code == 2
     assert errors == [

@@ -14,3 +14,4 @@
 #include <pto/vsim/reduce.hpp>
 #include <pto/vsim/rearrange.hpp>
 #include <pto/vsim/convert.hpp>
+#include <pto/vsim/select.hpp>
