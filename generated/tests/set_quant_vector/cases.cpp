@@ -62,10 +62,96 @@ void case_0([[maybe_unused]] Prof profile) {
     store("c0_cube.kept", cube.data(), 256);
 }
 
+// case 1 (pipes): VDEQF16, eight rows
+void case_1([[maybe_unused]] Prof profile) {
+    using Tile_cube = Tile<TileType::Mat, int32_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_cube cube;
+    TASSIGN(cube, 0x0);
+    load("c1_cube.bin", cube.data(), 128);
+    using Tile_vec0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_vec0 vec0;
+    TASSIGN(vec0, 0x0);
+    load("c1_vec0.bin", vec0.data(), 128);
+    using Tile_words = Tile<TileType::Scaling, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_words words;
+    TASSIGN(words, 0x0);
+    load("c1_words.bin", words.data(), 16);
+    using P = TPipe<21, Direction::DIR_C2V, 8 * 16 * sizeof(half), 2>;
+    P::reset_for_cpu_sim();
+    P pipe(nullptr, 0x0, 0x0);
+    std::vector<unsigned char> got_vec0;
+    std::thread consumer_vec0([&] {
+        cpu_sim::ScopedExecutionContext core(0, 0, 1);
+        TPOP<P, Tile_vec0, TileSplitAxis::TILE_NO_SPLIT>(pipe, vec0);
+        got_vec0.insert(got_vec0.end(), reinterpret_cast<const unsigned char*>(vec0.data()),
+                        reinterpret_cast<const unsigned char*>(vec0.data() + vec0.Numel));
+        TFREE<P, TileSplitAxis::TILE_NO_SPLIT>(pipe);
+    });
+    cpu_sim::ScopedExecutionContext core(0, 0, 1);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::SET_QUANT_VECTOR<profile_a2a3, Tile_words>(words);
+        break;
+    case Prof::A5:
+        profiled::SET_QUANT_VECTOR<profile_a5, Tile_words>(words);
+        break;
+    case Prof::CPU:
+        profiled::SET_QUANT_VECTOR<profile_cpu, Tile_words>(words);
+        break;
+    }
+    TPUSH<P, Tile_cube, FixpipeParams<LayoutMode_t::NZ2ND, QuantMode_t::VDEQF16>>(pipe, cube);
+    consumer_vec0.join();
+    store("c1_vec0.pop", got_vec0.data(), 256);
+    store("c1_cube.kept", cube.data(), 128);
+}
+
+// case 2 (pipes): VDEQF16, 32 columns
+void case_2([[maybe_unused]] Prof profile) {
+    using Tile_cube = Tile<TileType::Mat, int32_t, 16, 32, BLayout::RowMajor, 16, 32>;
+    Tile_cube cube;
+    TASSIGN(cube, 0x0);
+    load("c2_cube.bin", cube.data(), 512);
+    using Tile_vec0 = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, 16, 32>;
+    Tile_vec0 vec0;
+    TASSIGN(vec0, 0x0);
+    load("c2_vec0.bin", vec0.data(), 512);
+    using Tile_words = Tile<TileType::Scaling, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_words words;
+    TASSIGN(words, 0x0);
+    load("c2_words.bin", words.data(), 32);
+    using P = TPipe<22, Direction::DIR_C2V, 16 * 32 * sizeof(half), 2>;
+    P::reset_for_cpu_sim();
+    P pipe(nullptr, 0x0, 0x0);
+    std::vector<unsigned char> got_vec0;
+    std::thread consumer_vec0([&] {
+        cpu_sim::ScopedExecutionContext core(0, 0, 1);
+        TPOP<P, Tile_vec0, TileSplitAxis::TILE_NO_SPLIT>(pipe, vec0);
+        got_vec0.insert(got_vec0.end(), reinterpret_cast<const unsigned char*>(vec0.data()),
+                        reinterpret_cast<const unsigned char*>(vec0.data() + vec0.Numel));
+        TFREE<P, TileSplitAxis::TILE_NO_SPLIT>(pipe);
+    });
+    cpu_sim::ScopedExecutionContext core(0, 0, 1);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::SET_QUANT_VECTOR<profile_a2a3, Tile_words>(words);
+        break;
+    case Prof::A5:
+        profiled::SET_QUANT_VECTOR<profile_a5, Tile_words>(words);
+        break;
+    case Prof::CPU:
+        profiled::SET_QUANT_VECTOR<profile_cpu, Tile_words>(words);
+        break;
+    }
+    TPUSH<P, Tile_cube, FixpipeParams<LayoutMode_t::NZ2ND, QuantMode_t::VDEQF16>>(pipe, cube);
+    consumer_vec0.join();
+    store("c2_vec0.pop", got_vec0.data(), 1024);
+    store("c2_cube.kept", cube.data(), 512);
+}
+
 const Entry entries[] = {
-    {"c0@A2A3", case_0, Prof::A2A3},
-    {"c0@A5", case_0, Prof::A5},
-    {"c0@CPU", case_0, Prof::CPU},
+    {"c0@A2A3", case_0, Prof::A2A3}, {"c0@A5", case_0, Prof::A5}, {"c0@CPU", case_0, Prof::CPU},
+    {"c1@A2A3", case_1, Prof::A2A3}, {"c1@A5", case_1, Prof::A5}, {"c1@CPU", case_1, Prof::CPU},
+    {"c2@A2A3", case_2, Prof::A2A3}, {"c2@A5", case_2, Prof::A5}, {"c2@CPU", case_2, Prof::CPU},
 };
 
 } // namespace

@@ -6,6 +6,9 @@
 
 #include <pto/common/pto_core.hpp>
 #include <pto/common/type.hpp>
+// The fix-pipe configuration a cube-to-vector push takes (it names the generated ReluPreMode, so it
+// comes after the op enums are complete, not from type.hpp, which the enums' own includes reach).
+#include <pto/common/fixpipe.hpp>
 #include <pto/common/cpu_stub.hpp>
 #include <pto/cpu/NPUMemoryModel.hpp>
 #include <pto/common/pto_instr.hpp>

@@ -8,8 +8,6 @@
 // The op enums are generated; the runtime's core also builds on its own (its tests do).
 #if __has_include(<pto/common/pto_enums.hpp>)
 #include <pto/common/pto_enums.hpp>
-// The fix-pipe configuration a cube-to-vector push takes (it names the generated ReluPreMode).
-#include <pto/common/fixpipe.hpp>
 #endif
 // The pipe vocabulary the pipe intrinsics' declarations name (TileSplitAxis, Direction, ...).
 #include <pto/common/fifo.hpp>
