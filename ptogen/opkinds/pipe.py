@@ -625,9 +625,15 @@ SCENARIOS: dict[str, list[Scenario]] = {
             form="reversed",
         ),
         S("GM form", "c2v", "TILE_NO_SPLIT", "uint32_t", 8, 8, slots=1, pushes=2, gm=True, form="gm"),
+        S("four tiles through a two-slot ring", "c2v", "TILE_NO_SPLIT", "uint32_t", 8, 16, slots=2, pushes=4),
+        S("vector to cube, two tiles", "v2c", "TILE_NO_SPLIT", "uint32_t", 16, 16, slots=1, pushes=2),
     ],
     ALLOC: [
-        S("GM slot, written through the tensor", "c2v", "TILE_NO_SPLIT", "float", 16, 16, gm=True, form="gm")
+        S("GM slot, written through the tensor", "c2v", "TILE_NO_SPLIT", "float", 16, 16, gm=True, form="gm"),
+        S("GM slot, 8 rows", "c2v", "TILE_NO_SPLIT", "float", 8, 16, gm=True, form="gm"),
+        S("GM slot, int32_t", "c2v", "TILE_NO_SPLIT", "int32_t", 16, 16, gm=True, form="gm"),
+        S("GM slot, 32 columns", "c2v", "TILE_NO_SPLIT", "float", 8, 32, gm=True, form="gm"),
+        S("GM slot, half", "c2v", "TILE_NO_SPLIT", "half", 16, 16, gm=True, form="gm"),
     ],
     QUANT_SCALAR: [
         S(

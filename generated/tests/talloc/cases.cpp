@@ -65,10 +65,196 @@ void case_0([[maybe_unused]] Prof profile) {
     store("c0_cube.kept", cube.data(), 256);
 }
 
+// case 1 (pipes): GM slot, 8 rows
+void case_1([[maybe_unused]] Prof profile) {
+    using Tile_cube = Tile<TileType::Mat, float, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_cube cube;
+    TASSIGN(cube, 0x0);
+    load("c1_cube.bin", cube.data(), 128);
+    using Tile_vec0 = Tile<TileType::Vec, float, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_vec0 vec0;
+    TASSIGN(vec0, 0x0);
+    load("c1_vec0.bin", vec0.data(), 128);
+    auto slot_buf = std::make_unique<float[]>(128);
+    using Global_slot = GlobalTensor<float, Shape<1, 1, 1, 8, 16>, Stride<128, 128, 128, 16, 1>, Layout::ND>;
+    Global_slot slot(slot_buf.get());
+
+    load("c1_slot.bin", slot_buf.get(), 128);
+    using P = TPipe<21, Direction::DIR_C2V, 8 * 16 * sizeof(float), 2>;
+    P::reset_for_cpu_sim();
+    std::vector<unsigned char> slots((2 + 1) * P::LOCAL_SLOT_STORAGE_SIZE);
+    P pipe(slots.data(), 0x0, 0x0);
+    std::vector<unsigned char> got_vec0;
+    std::thread consumer_vec0([&] {
+        cpu_sim::ScopedExecutionContext core(0, 0, 1);
+        TPOP<P, Global_slot, TileSplitAxis::TILE_NO_SPLIT>(pipe, slot);
+        got_vec0.insert(got_vec0.end(), reinterpret_cast<const unsigned char*>(slot.data()),
+                        reinterpret_cast<const unsigned char*>(slot.data() + 128));
+        TFREE<P, Global_slot, TileSplitAxis::TILE_NO_SPLIT>(pipe, slot);
+    });
+    cpu_sim::ScopedExecutionContext core(0, 0, 1);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TALLOC<profile_a2a3, P, Global_slot, TileSplitAxis::TILE_NO_SPLIT>(pipe, slot);
+        break;
+    case Prof::A5:
+        profiled::TALLOC<profile_a5, P, Global_slot, TileSplitAxis::TILE_NO_SPLIT>(pipe, slot);
+        break;
+    case Prof::CPU:
+        profiled::TALLOC<profile_cpu, P, Global_slot, TileSplitAxis::TILE_NO_SPLIT>(pipe, slot);
+        break;
+    }
+    TSTORE(slot, cube);
+    TPUSH<P, Global_slot, TileSplitAxis::TILE_NO_SPLIT>(pipe, slot);
+    consumer_vec0.join();
+    store("c1_vec0.pop", got_vec0.data(), 512);
+    store("c1_cube.kept", cube.data(), 128);
+}
+
+// case 2 (pipes): GM slot, int32_t
+void case_2([[maybe_unused]] Prof profile) {
+    using Tile_cube = Tile<TileType::Mat, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_cube cube;
+    TASSIGN(cube, 0x0);
+    load("c2_cube.bin", cube.data(), 256);
+    using Tile_vec0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_vec0 vec0;
+    TASSIGN(vec0, 0x0);
+    load("c2_vec0.bin", vec0.data(), 256);
+    auto slot_buf = std::make_unique<int32_t[]>(256);
+    using Global_slot = GlobalTensor<int32_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_slot slot(slot_buf.get());
+
+    load("c2_slot.bin", slot_buf.get(), 256);
+    using P = TPipe<22, Direction::DIR_C2V, 16 * 16 * sizeof(int32_t), 2>;
+    P::reset_for_cpu_sim();
+    std::vector<unsigned char> slots((2 + 1) * P::LOCAL_SLOT_STORAGE_SIZE);
+    P pipe(slots.data(), 0x0, 0x0);
+    std::vector<unsigned char> got_vec0;
+    std::thread consumer_vec0([&] {
+        cpu_sim::ScopedExecutionContext core(0, 0, 1);
+        TPOP<P, Global_slot, TileSplitAxis::TILE_NO_SPLIT>(pipe, slot);
+        got_vec0.insert(got_vec0.end(), reinterpret_cast<const unsigned char*>(slot.data()),
+                        reinterpret_cast<const unsigned char*>(slot.data() + 256));
+        TFREE<P, Global_slot, TileSplitAxis::TILE_NO_SPLIT>(pipe, slot);
+    });
+    cpu_sim::ScopedExecutionContext core(0, 0, 1);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TALLOC<profile_a2a3, P, Global_slot, TileSplitAxis::TILE_NO_SPLIT>(pipe, slot);
+        break;
+    case Prof::A5:
+        profiled::TALLOC<profile_a5, P, Global_slot, TileSplitAxis::TILE_NO_SPLIT>(pipe, slot);
+        break;
+    case Prof::CPU:
+        profiled::TALLOC<profile_cpu, P, Global_slot, TileSplitAxis::TILE_NO_SPLIT>(pipe, slot);
+        break;
+    }
+    TSTORE(slot, cube);
+    TPUSH<P, Global_slot, TileSplitAxis::TILE_NO_SPLIT>(pipe, slot);
+    consumer_vec0.join();
+    store("c2_vec0.pop", got_vec0.data(), 1024);
+    store("c2_cube.kept", cube.data(), 256);
+}
+
+// case 3 (pipes): GM slot, 32 columns
+void case_3([[maybe_unused]] Prof profile) {
+    using Tile_cube = Tile<TileType::Mat, float, 8, 32, BLayout::RowMajor, 8, 32>;
+    Tile_cube cube;
+    TASSIGN(cube, 0x0);
+    load("c3_cube.bin", cube.data(), 256);
+    using Tile_vec0 = Tile<TileType::Vec, float, 8, 32, BLayout::RowMajor, 8, 32>;
+    Tile_vec0 vec0;
+    TASSIGN(vec0, 0x0);
+    load("c3_vec0.bin", vec0.data(), 256);
+    auto slot_buf = std::make_unique<float[]>(256);
+    using Global_slot = GlobalTensor<float, Shape<1, 1, 1, 8, 32>, Stride<256, 256, 256, 32, 1>, Layout::ND>;
+    Global_slot slot(slot_buf.get());
+
+    load("c3_slot.bin", slot_buf.get(), 256);
+    using P = TPipe<23, Direction::DIR_C2V, 8 * 32 * sizeof(float), 2>;
+    P::reset_for_cpu_sim();
+    std::vector<unsigned char> slots((2 + 1) * P::LOCAL_SLOT_STORAGE_SIZE);
+    P pipe(slots.data(), 0x0, 0x0);
+    std::vector<unsigned char> got_vec0;
+    std::thread consumer_vec0([&] {
+        cpu_sim::ScopedExecutionContext core(0, 0, 1);
+        TPOP<P, Global_slot, TileSplitAxis::TILE_NO_SPLIT>(pipe, slot);
+        got_vec0.insert(got_vec0.end(), reinterpret_cast<const unsigned char*>(slot.data()),
+                        reinterpret_cast<const unsigned char*>(slot.data() + 256));
+        TFREE<P, Global_slot, TileSplitAxis::TILE_NO_SPLIT>(pipe, slot);
+    });
+    cpu_sim::ScopedExecutionContext core(0, 0, 1);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TALLOC<profile_a2a3, P, Global_slot, TileSplitAxis::TILE_NO_SPLIT>(pipe, slot);
+        break;
+    case Prof::A5:
+        profiled::TALLOC<profile_a5, P, Global_slot, TileSplitAxis::TILE_NO_SPLIT>(pipe, slot);
+        break;
+    case Prof::CPU:
+        profiled::TALLOC<profile_cpu, P, Global_slot, TileSplitAxis::TILE_NO_SPLIT>(pipe, slot);
+        break;
+    }
+    TSTORE(slot, cube);
+    TPUSH<P, Global_slot, TileSplitAxis::TILE_NO_SPLIT>(pipe, slot);
+    consumer_vec0.join();
+    store("c3_vec0.pop", got_vec0.data(), 1024);
+    store("c3_cube.kept", cube.data(), 256);
+}
+
+// case 4 (pipes): GM slot, half
+void case_4([[maybe_unused]] Prof profile) {
+    using Tile_cube = Tile<TileType::Mat, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_cube cube;
+    TASSIGN(cube, 0x0);
+    load("c4_cube.bin", cube.data(), 256);
+    using Tile_vec0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_vec0 vec0;
+    TASSIGN(vec0, 0x0);
+    load("c4_vec0.bin", vec0.data(), 256);
+    auto slot_buf = std::make_unique<half[]>(256);
+    using Global_slot = GlobalTensor<half, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_slot slot(slot_buf.get());
+
+    load("c4_slot.bin", slot_buf.get(), 256);
+    using P = TPipe<24, Direction::DIR_C2V, 16 * 16 * sizeof(half), 2>;
+    P::reset_for_cpu_sim();
+    std::vector<unsigned char> slots((2 + 1) * P::LOCAL_SLOT_STORAGE_SIZE);
+    P pipe(slots.data(), 0x0, 0x0);
+    std::vector<unsigned char> got_vec0;
+    std::thread consumer_vec0([&] {
+        cpu_sim::ScopedExecutionContext core(0, 0, 1);
+        TPOP<P, Global_slot, TileSplitAxis::TILE_NO_SPLIT>(pipe, slot);
+        got_vec0.insert(got_vec0.end(), reinterpret_cast<const unsigned char*>(slot.data()),
+                        reinterpret_cast<const unsigned char*>(slot.data() + 256));
+        TFREE<P, Global_slot, TileSplitAxis::TILE_NO_SPLIT>(pipe, slot);
+    });
+    cpu_sim::ScopedExecutionContext core(0, 0, 1);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TALLOC<profile_a2a3, P, Global_slot, TileSplitAxis::TILE_NO_SPLIT>(pipe, slot);
+        break;
+    case Prof::A5:
+        profiled::TALLOC<profile_a5, P, Global_slot, TileSplitAxis::TILE_NO_SPLIT>(pipe, slot);
+        break;
+    case Prof::CPU:
+        profiled::TALLOC<profile_cpu, P, Global_slot, TileSplitAxis::TILE_NO_SPLIT>(pipe, slot);
+        break;
+    }
+    TSTORE(slot, cube);
+    TPUSH<P, Global_slot, TileSplitAxis::TILE_NO_SPLIT>(pipe, slot);
+    consumer_vec0.join();
+    store("c4_vec0.pop", got_vec0.data(), 512);
+    store("c4_cube.kept", cube.data(), 256);
+}
+
 const Entry entries[] = {
-    {"c0@A2A3", case_0, Prof::A2A3},
-    {"c0@A5", case_0, Prof::A5},
-    {"c0@CPU", case_0, Prof::CPU},
+    {"c0@A2A3", case_0, Prof::A2A3}, {"c0@A5", case_0, Prof::A5}, {"c0@CPU", case_0, Prof::CPU},
+    {"c1@A2A3", case_1, Prof::A2A3}, {"c1@A5", case_1, Prof::A5}, {"c1@CPU", case_1, Prof::CPU},
+    {"c2@A2A3", case_2, Prof::A2A3}, {"c2@A5", case_2, Prof::A5}, {"c2@CPU", case_2, Prof::CPU},
+    {"c3@A2A3", case_3, Prof::A2A3}, {"c3@A5", case_3, Prof::A5}, {"c3@CPU", case_3, Prof::CPU},
+    {"c4@A2A3", case_4, Prof::A2A3}, {"c4@A5", case_4, Prof::A5}, {"c4@CPU", case_4, Prof::CPU},
 };
 
 } // namespace

@@ -171,10 +171,116 @@ void case_2([[maybe_unused]] Prof profile) {
     store("c2_cube.kept", cube.data(), 64);
 }
 
+// case 3 (pipes): four tiles through a two-slot ring
+void case_3([[maybe_unused]] Prof profile) {
+    using Tile_cube = Tile<TileType::Mat, uint32_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_cube cube;
+    TASSIGN(cube, 0x0);
+    load("c3_cube.bin", cube.data(), 128);
+    using Tile_vec0 = Tile<TileType::Vec, uint32_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_vec0 vec0;
+    TASSIGN(vec0, 0x0);
+    load("c3_vec0.bin", vec0.data(), 128);
+    using P = TPipe<23, Direction::DIR_C2V, 8 * 16 * sizeof(uint32_t), 2>;
+    P::reset_for_cpu_sim();
+    P pipe(nullptr, 0x0, 0x0);
+    std::vector<unsigned char> got_vec0;
+    std::thread producer_cube([&] {
+        cpu_sim::ScopedExecutionContext core(0, 0, 1);
+        TPUSH<P, Tile_cube, TileSplitAxis::TILE_NO_SPLIT>(pipe, cube);
+        for (int e = 0; e < cube.Numel; ++e)
+            cube.data()[e] += 1;
+        TPUSH<P, Tile_cube, TileSplitAxis::TILE_NO_SPLIT>(pipe, cube);
+        for (int e = 0; e < cube.Numel; ++e)
+            cube.data()[e] += 1;
+        TPUSH<P, Tile_cube, TileSplitAxis::TILE_NO_SPLIT>(pipe, cube);
+        for (int e = 0; e < cube.Numel; ++e)
+            cube.data()[e] += 1;
+        TPUSH<P, Tile_cube, TileSplitAxis::TILE_NO_SPLIT>(pipe, cube);
+    });
+    cpu_sim::ScopedExecutionContext core(0, 0, 1);
+    TPOP<P, Tile_vec0, TileSplitAxis::TILE_NO_SPLIT>(pipe, vec0);
+    got_vec0.insert(got_vec0.end(), reinterpret_cast<const unsigned char*>(vec0.data()),
+                    reinterpret_cast<const unsigned char*>(vec0.data() + vec0.Numel));
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TFREE<profile_a2a3, P, TileSplitAxis::TILE_NO_SPLIT>(pipe);
+        break;
+    case Prof::A5:
+        profiled::TFREE<profile_a5, P, TileSplitAxis::TILE_NO_SPLIT>(pipe);
+        break;
+    case Prof::CPU:
+        profiled::TFREE<profile_cpu, P, TileSplitAxis::TILE_NO_SPLIT>(pipe);
+        break;
+    }
+    TPOP<P, Tile_vec0, TileSplitAxis::TILE_NO_SPLIT>(pipe, vec0);
+    got_vec0.insert(got_vec0.end(), reinterpret_cast<const unsigned char*>(vec0.data()),
+                    reinterpret_cast<const unsigned char*>(vec0.data() + vec0.Numel));
+    TFREE<P, TileSplitAxis::TILE_NO_SPLIT>(pipe);
+    TPOP<P, Tile_vec0, TileSplitAxis::TILE_NO_SPLIT>(pipe, vec0);
+    got_vec0.insert(got_vec0.end(), reinterpret_cast<const unsigned char*>(vec0.data()),
+                    reinterpret_cast<const unsigned char*>(vec0.data() + vec0.Numel));
+    TFREE<P, TileSplitAxis::TILE_NO_SPLIT>(pipe);
+    TPOP<P, Tile_vec0, TileSplitAxis::TILE_NO_SPLIT>(pipe, vec0);
+    got_vec0.insert(got_vec0.end(), reinterpret_cast<const unsigned char*>(vec0.data()),
+                    reinterpret_cast<const unsigned char*>(vec0.data() + vec0.Numel));
+    TFREE<P, TileSplitAxis::TILE_NO_SPLIT>(pipe);
+    producer_cube.join();
+    store("c3_vec0.pop", got_vec0.data(), 2048);
+    store("c3_cube.kept", cube.data(), 128);
+}
+
+// case 4 (pipes): vector to cube, two tiles
+void case_4([[maybe_unused]] Prof profile) {
+    using Tile_cube = Tile<TileType::Mat, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_cube cube;
+    TASSIGN(cube, 0x0);
+    load("c4_cube.bin", cube.data(), 256);
+    using Tile_vec0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_vec0 vec0;
+    TASSIGN(vec0, 0x0);
+    load("c4_vec0.bin", vec0.data(), 256);
+    using P = TPipe<24, Direction::DIR_V2C, 16 * 16 * sizeof(uint32_t), 1>;
+    P::reset_for_cpu_sim();
+    P pipe(nullptr, 0x0, 0x0);
+    std::vector<unsigned char> got_cube;
+    std::thread producer_vec0([&] {
+        cpu_sim::ScopedExecutionContext core(0, 0, 1);
+        TPUSH<P, Tile_vec0, TileSplitAxis::TILE_NO_SPLIT>(pipe, vec0);
+        for (int e = 0; e < vec0.Numel; ++e)
+            vec0.data()[e] += 1;
+        TPUSH<P, Tile_vec0, TileSplitAxis::TILE_NO_SPLIT>(pipe, vec0);
+    });
+    cpu_sim::ScopedExecutionContext core(0, 0, 1);
+    TPOP<P, Tile_cube, TileSplitAxis::TILE_NO_SPLIT>(pipe, cube);
+    got_cube.insert(got_cube.end(), reinterpret_cast<const unsigned char*>(cube.data()),
+                    reinterpret_cast<const unsigned char*>(cube.data() + cube.Numel));
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TFREE<profile_a2a3, P, TileSplitAxis::TILE_NO_SPLIT>(pipe);
+        break;
+    case Prof::A5:
+        profiled::TFREE<profile_a5, P, TileSplitAxis::TILE_NO_SPLIT>(pipe);
+        break;
+    case Prof::CPU:
+        profiled::TFREE<profile_cpu, P, TileSplitAxis::TILE_NO_SPLIT>(pipe);
+        break;
+    }
+    TPOP<P, Tile_cube, TileSplitAxis::TILE_NO_SPLIT>(pipe, cube);
+    got_cube.insert(got_cube.end(), reinterpret_cast<const unsigned char*>(cube.data()),
+                    reinterpret_cast<const unsigned char*>(cube.data() + cube.Numel));
+    TFREE<P, TileSplitAxis::TILE_NO_SPLIT>(pipe);
+    producer_vec0.join();
+    store("c4_cube.pop", got_cube.data(), 2048);
+    store("c4_vec0.kept", vec0.data(), 256);
+}
+
 const Entry entries[] = {
     {"c0@A2A3", case_0, Prof::A2A3}, {"c0@A5", case_0, Prof::A5}, {"c0@CPU", case_0, Prof::CPU},
     {"c1@A2A3", case_1, Prof::A2A3}, {"c1@A5", case_1, Prof::A5}, {"c1@CPU", case_1, Prof::CPU},
     {"c2@A2A3", case_2, Prof::A2A3}, {"c2@A5", case_2, Prof::A5}, {"c2@CPU", case_2, Prof::CPU},
+    {"c3@A2A3", case_3, Prof::A2A3}, {"c3@A5", case_3, Prof::A5}, {"c3@CPU", case_3, Prof::CPU},
+    {"c4@A2A3", case_4, Prof::A2A3}, {"c4@A5", case_4, Prof::A5}, {"c4@CPU", case_4, Prof::CPU},
 };
 
 } // namespace

@@ -8,7 +8,9 @@
 #include <pto/common/type.hpp>
 // The fix-pipe configuration a cube-to-vector push takes (it names the generated ReluPreMode, so it
 // comes after the op enums are complete, not from type.hpp, which the enums' own includes reach).
+#if __has_include(<pto/common/pto_enums.hpp>)  // generated; the runtime's core also builds alone
 #include <pto/common/fixpipe.hpp>
+#endif
 #include <pto/common/cpu_stub.hpp>
 #include <pto/cpu/NPUMemoryModel.hpp>
 #include <pto/common/pto_instr.hpp>
