@@ -321,6 +321,20 @@ class OpView:
         return self.spec.builtin
 
     @property
+    def builtin_variables(self) -> list[str]:
+        """A builtin's arguments as the generated calls declare them: each parameter's variable, of its
+        type without the reference a parameter may bind (`vector_f32& dst` takes `vector_f32 dst{}`),
+        holding its example value."""
+        b = self.spec.builtin
+        if b is None:
+            return []
+        return [
+            f"{re.sub(r'&$', '', p.type.strip()).rstrip()} {p.name}"
+            + ("{}" if p.example == "{}" else f" = {p.example}")
+            for p in b.params
+        ]
+
+    @property
     def builtin_result(self) -> str | None:
         """The operand a builtin returns (its first, a destination no parameter carries), or None."""
         b = self.spec.builtin
