@@ -2,7 +2,8 @@
 (rounding as a token or a `Round*Type` object, saturation and part in any order), lane placement of
 narrowing and widening conversions (PART_EVEN/ODD, P0-P3), inactive and unused lanes, every rounding
 mode, saturation, NaN and signed zero; vtrc's rounding in place and its inactive lanes; vci's index
-lanes. f32 to f16 under R is also checked against numpy over a sweep."""
+lanes; vbitcast's and pbitcast's bit copies. f32 to f16 under R is also checked against numpy over a
+sweep."""
 
 from __future__ import annotations
 
@@ -212,6 +213,23 @@ int main(int argc, char** argv) {
     vector_u16 ui;
     vci(ui, 1, DEC_ORDER);
     CHECK(ui.read(1) == 0 && ui.read(2) == 65535);
+
+    // vbitcast copies the bits under the destination's type; pbitcast copies a predicate's bits.
+    vector_f32 fb;
+    fb.write(0, -0.0f);
+    fb.write(1, NAN);
+    fb.write(63, 1.0f);
+    vector_s32 sb;
+    vbitcast(sb, fb);
+    CHECK(sb.read(0) == INT32_MIN && sb.read(63) == 0x3f800000);
+    CHECK(std::memcmp(sb.bytes, fb.bytes, sizeof sb.bytes) == 0);
+    vector_u16 hb;
+    vbitcast(hb, fb);
+    CHECK(hb.read(1) == 0x8000 && hb.read(0) == 0 && hb.read(127) == 0x3f80);
+    vector_bool p16 = pset_b16(PAT_VL8), p32;
+    pbitcast(p32, p16);
+    CHECK(std::memcmp(p32.bits, p16.bits, sizeof p32.bits) == 0);
+    CHECK(p32.lane(3, 4) && !p32.lane(4, 4));  // 8 b16 lanes read as 4 b32 lanes
 
     std::printf("%d failures\n", failures);
     return failures == 0 ? 0 : 1;
