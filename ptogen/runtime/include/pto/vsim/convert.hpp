@@ -222,9 +222,7 @@ inline void vcvt(A_dst& dst, const A_src& src, const vector_bool& mask, Tokens..
 }
 
 // vtrc(dst, src, rounding, mask[, mode]): each active float lane rounded to an integer value in its
-// own type, the rounding a token or a `Round*Type` object as for vcvt. The page names no mask;
-// A5 code passes one, and an inactive lane is zero as vcvt's, the set's other page, says
-// (MODE_MERGING keeps it, MODE_ZEROING is what A5 code names).
+// own type, the rounding a token or a `Round*Type` object as for vcvt (mask and mode: vtrc's spec).
 template <typename A_dst, typename A_src, typename Rounding>
     requires cvt::is_rounding<Rounding>
 inline void vtrc(A_dst& dst, const A_src& src, Rounding rounding, const vector_bool& mask,
@@ -243,10 +241,8 @@ inline void vtrc(A_dst& dst, const A_src& src, Rounding rounding, const vector_b
     }
 }
 
-// vci(dst, start[, order]): lane i of every lane holds start + i (INC_ORDER, the default A5 code relies
-// on when it passes none) or start - i (DEC_ORDER), wrapping in the lane's integer type as vadd does.
-// There is no mask: every lane is written. The page names integer lanes; A5 code fills 8-, 16- and
-// 32-bit ones, signed and unsigned through reinterpreting casts.
+// vci(dst, start[, order]): lane i holds start + i (INC_ORDER) or start - i (DEC_ORDER), wrapping in the
+// lane's integer type; no mask (vci's spec).
 template <typename A_dst, typename S>
     requires std::is_arithmetic_v<S>
 inline void vci(A_dst& dst, S start, order ord = order::inc) {
