@@ -46,6 +46,14 @@ NO_RUNTIME_CASES = {
         op: "a builtin of the vector register model (tests/runtime/test_vsim_select.py runs it)"
         for op in ("vcmp", "vcmps", "vsel", "vselr", "vbr", "vdup")
     },
+    **{
+        op: "a builtin of the vector register model (tests/runtime/test_vsim_select.py runs it)"
+        for op in ("vselrv2",)
+    },
+    **{
+        op: "a builtin of the vector register model (tests/runtime/test_vsim_convert.py runs it)"
+        for op in ("vcvt", "vtrc", "vci", "vbitcast", "pbitcast")
+    },
 }
 
 

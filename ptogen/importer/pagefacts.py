@@ -181,6 +181,8 @@ _SYNTAX_BUCKET = {"PTO Assembly Form": "pto_asm", "AS Level 1 (SSA)": "ssa", "AS
 # `pipe_barrier "PIPE_*"`).
 _SYNTAX_LINE = re.compile(r'^(?:%|pto\.\w|[a-z][\w.]*\s+(?:%|ins\(|#pto\.)|[a-z]\w*(?:\[|\s+"))')
 _SYNC_LABEL = re.compile(r"^Synchronous form\s*:?$", re.IGNORECASE)
+# An SSA line that stops before its ` : types` (they follow on the next line, which opens with `:`).
+_SPLIT_SSA = re.compile(r"^%[\w, %]*=\s*pto\.\w+\b(?!.* : )")
 _SYNTAX_BOILERPLATE = re.compile(r"^(?:Textual spelling\b|PTO-AS form\s*:)", re.IGNORECASE)
 
 
@@ -202,22 +204,39 @@ def _shape_form(line: str) -> str:
     return "ssa" if re.match(r"^%[\w, %]*=\s*pto\.", line) else "pto_asm"
 
 
+def _add_syntax(text: str, number: int, form: str | None, ctx: Ctx) -> None:
+    bucket = ctx.facts.syntax[form or _shape_form(text)]
+    ctx.facts.where.setdefault(f"syntax.{form or _shape_form(text)}", number)
+    if text not in bucket:  # the ASM examples repeat lines already given under Syntax
+        bucket.append(text)
+
+
 def _read_syntax(section: Section, ctx: Ctx) -> None:
     form = _SYNTAX_BUCKET.get(section.heading)
+    pending: tuple[str, int] | None = None  # an SSA line whose types follow on the next line
     for ln in content_lines(section.lines):
         text = " ".join(ln.text.split())
+        if pending is not None:
+            if text.startswith(": "):
+                _add_syntax(f"{pending[0]} {text}", pending[1], form, ctx)
+                pending = None
+                ln.placed = True
+                continue
+            _add_syntax(*pending, form, ctx)
+            pending = None
         if text.startswith("#"):  # a code comment may switch the form, and is never a syntax line
             form = _syntax_form_of(text) or form
         elif _SYNC_LABEL.match(text):
             form = "pto_asm"
+        elif _SPLIT_SSA.match(text):
+            pending = (text, ln.number)
         elif _SYNTAX_LINE.match(text):
-            bucket = ctx.facts.syntax[form or _shape_form(text)]
-            ctx.facts.where.setdefault(f"syntax.{form or _shape_form(text)}", ln.number)
-            if text not in bucket:  # the ASM examples repeat lines already given under Syntax
-                bucket.append(text)
+            _add_syntax(text, ln.number, form, ctx)
         elif not _SYNTAX_BOILERPLATE.match(text):
             continue
         ln.placed = True
+    if pending is not None:
+        _add_syntax(*pending, form, ctx)
 
 
 # --- C++ intrinsic -------------------------------------------------------------------------------

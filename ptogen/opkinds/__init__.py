@@ -63,6 +63,7 @@ def registry() -> dict[str, OpKind]:
     from .sync import Sync
     from .transfer import Transfer
     from .transpose import Transpose
+    from .vconvert import VectorConvert
     from .view import View
     from .vmem import VectorMemory
     from .vmove import VectorMove
@@ -113,6 +114,7 @@ def registry() -> dict[str, OpKind]:
             VectorMove(),
             PredicateBuiltin(),
             VectorSelect(),
+            VectorConvert(),
         )
     }
 

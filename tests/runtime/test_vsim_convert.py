@@ -2,7 +2,8 @@
 (rounding as a token or a `Round*Type` object, saturation and part in any order), lane placement of
 narrowing and widening conversions (PART_EVEN/ODD, P0-P3), inactive and unused lanes, every rounding
 mode, saturation, NaN and signed zero; vtrc's rounding in place and its inactive lanes; vci's index
-lanes. f32 to f16 under R is also checked against numpy over a sweep."""
+lanes; vbitcast's and pbitcast's bit copies. f32 to f16 under R is also checked against numpy over a
+sweep, and every admitted pair under each rounding, saturation and part against a model of the spec."""
 
 from __future__ import annotations
 
@@ -38,6 +39,75 @@ static int failures = 0;
 
 static uint16_t h(const vector_f16& v, int i) { return v.get(i); }
 
+// The pair sweep: every admitted pair, each rounding (integer results), saturation and part, on edge
+// values and pseudo-random ones, under a mask of pseudo-random bits. Each call prints its tokens, the
+// source, the mask and the destination as hex; the test computes the destination itself.
+static uint64_t lcg = 0x9e3779b97f4a7c15ull;
+static uint32_t next_random() {
+    lcg = lcg * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<uint32_t>(lcg >> 32);
+}
+static void hex(const unsigned char* p, int n) {
+    for (int i = 0; i < n; ++i)
+        std::printf("%02x", p[i]);
+}
+template <typename R>
+static void fill(R& src) {
+    using K = typename R::kind;
+    constexpr int lanes = R::lanes;
+    if constexpr (K::is_float) {
+        const float edges[] = {0.0f, -0.0f, 0.5f, -0.5f, 1.5f, 2.5f, -2.5f, 127.5f, -128.5f, 255.5f, 256.0f,
+                               -129.0f, 32767.5f, -32768.5f, 65504.0f, 65519.0f, 65520.0f, -1e10f, 1e10f,
+                               3e9f, -3e9f, INFINITY, -INFINITY, NAN, 1e-8f, -1e-40f, 70000.7f, 2147483648.0f,
+                               -2147483904.0f, 1.00048828125f, 3.0000002f, 16777217.0f, 1e30f, -65535.0f};
+        for (int i = 0; i < lanes; ++i) {
+            const uint32_t r = next_random();
+            const float digits = static_cast<float>(static_cast<int32_t>(r % 2000001u) - 1000000) / 1000.0f;
+            const float v = std::ldexp(digits, static_cast<int>(r >> 27) - 12);
+            src.write(i, i < static_cast<int>(sizeof edges / sizeof edges[0]) ? edges[i] : v);
+        }
+    } else {
+        const int64_t edges[] = {0,     1,     -1,        2,         127,      128,       -128,       -129,
+                                 255,   256,   32767,     32768,     -32768,   -32769,    65535,      65536,
+                                 INT32_MAX, INT32_MIN, 16777217, -16777217, 2147483520, 4294967295};
+        for (int i = 0; i < lanes; ++i) {
+            const uint64_t r = (uint64_t{next_random()} << 32) | next_random();
+            const bool edge = i < static_cast<int>(sizeof edges / sizeof edges[0]);
+            src.set(i, static_cast<typename K::bits>(edge ? edges[i] : static_cast<int64_t>(r)));
+        }
+    }
+}
+template <typename D, typename S>
+static void sweep(const char* name) {
+    S src;
+    fill(src);
+    vector_bool m;
+    for (auto& b : m.bits)
+        b = static_cast<unsigned char>(next_random() | 0x11);  // mostly active
+    constexpr int ws = S::kind::width, wd = D::kind::width;
+    constexpr int ratio = ws > wd ? ws / wd : wd / ws;
+    const pto::vsim::round rounds[] = {ROUND_R, ROUND_A, ROUND_F, ROUND_C, ROUND_Z};
+    const int n_rounds = D::kind::is_float || !S::kind::is_float ? 1 : 5;
+    const pto::vsim::part two[] = {PART_EVEN, PART_ODD}, four[] = {PART_P0, PART_P1, PART_P2, PART_P3};
+    for (int k = 0; k < n_rounds; ++k)
+        for (const pto::vsim::sat sat : {RS_DISABLE, RS_ENABLE})
+            for (int part = 0; part < ratio; ++part) {
+                D dst;
+                std::memset(dst.bytes, 0xab, sizeof dst.bytes);  // every lane is written, used or not
+                if (ratio == 1)
+                    vcvt(dst, src, m, rounds[k], sat);
+                else
+                    vcvt(dst, src, m, rounds[k], sat, ratio == 2 ? two[part] : four[part]);
+                std::printf("%s %d %d %d ", name, k, sat == RS_ENABLE, part);
+                hex(src.bytes, sizeof src.bytes);
+                std::putchar(' ');
+                hex(m.bits, sizeof m.bits);
+                std::putchar(' ');
+                hex(dst.bytes, sizeof dst.bytes);
+                std::putchar('\n');
+            }
+}
+
 int main(int argc, char** argv) {
     const std::string mode = argc > 1 ? argv[1] : "";
     const vector_bool all32 = pset_b32(PAT_ALL), all16 = pset_b16(PAT_ALL), all8 = pset_b8(PAT_ALL);
@@ -55,6 +125,45 @@ int main(int argc, char** argv) {
                 n = 0;
             }
         }
+        return 0;
+    }
+    if (mode == "pairs") {
+        sweep<vector_s64, vector_f32>("f32:s64");
+        sweep<vector_s32, vector_f32>("f32:s32");
+        sweep<vector_s16, vector_f32>("f32:s16");
+        sweep<vector_f16, vector_f32>("f32:f16");
+        sweep<vector_bf16, vector_f32>("f32:bf16");
+        sweep<vector_s32, vector_f16>("f16:s32");
+        sweep<vector_s16, vector_f16>("f16:s16");
+        sweep<vector_s8, vector_f16>("f16:s8");
+        sweep<vector_u8, vector_f16>("f16:u8");
+        sweep<vector_f32, vector_f16>("f16:f32");
+        sweep<vector_s32, vector_bf16>("bf16:s32");
+        sweep<vector_f32, vector_bf16>("bf16:f32");
+        sweep<vector_f16, vector_u8>("u8:f16");
+        sweep<vector_u16, vector_u8>("u8:u16");
+        sweep<vector_u32, vector_u8>("u8:u32");
+        sweep<vector_f16, vector_s8>("s8:f16");
+        sweep<vector_s16, vector_s8>("s8:s16");
+        sweep<vector_s32, vector_s8>("s8:s32");
+        sweep<vector_u8, vector_u16>("u16:u8");
+        sweep<vector_u32, vector_u16>("u16:u32");
+        sweep<vector_f16, vector_s16>("s16:f16");
+        sweep<vector_f32, vector_s16>("s16:f32");
+        sweep<vector_u8, vector_s16>("s16:u8");
+        sweep<vector_u32, vector_s16>("s16:u32");
+        sweep<vector_s32, vector_s16>("s16:s32");
+        sweep<vector_f32, vector_u32>("u32:f32");
+        sweep<vector_u8, vector_u32>("u32:u8");
+        sweep<vector_u16, vector_u32>("u32:u16");
+        sweep<vector_s16, vector_u32>("u32:s16");
+        sweep<vector_f32, vector_s32>("s32:f32");
+        sweep<vector_u8, vector_s32>("s32:u8");
+        sweep<vector_u16, vector_s32>("s32:u16");
+        sweep<vector_s16, vector_s32>("s32:s16");
+        sweep<vector_s64, vector_s32>("s32:s64");
+        sweep<vector_s32, vector_s64>("s64:s32");
+        sweep<vector_f32, vector_s64>("s64:f32");
         return 0;
     }
     if (mode == "bad_part") {
@@ -213,6 +322,23 @@ int main(int argc, char** argv) {
     vci(ui, 1, DEC_ORDER);
     CHECK(ui.read(1) == 0 && ui.read(2) == 65535);
 
+    // vbitcast copies the bits under the destination's type; pbitcast copies a predicate's bits.
+    vector_f32 fb;
+    fb.write(0, -0.0f);
+    fb.write(1, NAN);
+    fb.write(63, 1.0f);
+    vector_s32 sb;
+    vbitcast(sb, fb);
+    CHECK(sb.read(0) == INT32_MIN && sb.read(63) == 0x3f800000);
+    CHECK(std::memcmp(sb.bytes, fb.bytes, sizeof sb.bytes) == 0);
+    vector_u16 hb;
+    vbitcast(hb, fb);
+    CHECK(hb.read(1) == 0x8000 && hb.read(0) == 0 && hb.read(127) == 0x3f80);
+    vector_bool p16 = pset_b16(PAT_VL8), p32;
+    pbitcast(p32, p16);
+    CHECK(std::memcmp(p32.bits, p16.bits, sizeof p32.bits) == 0);
+    CHECK(p32.lane(3, 4) && !p32.lane(4, 4));  // 8 b16 lanes read as 4 b32 lanes
+
     std::printf("%d failures\n", failures);
     return failures == 0 ? 0 : 1;
 }
@@ -230,6 +356,108 @@ int main() {
     vci(x, 0.0f);
 }
 """
+
+
+# Element types of the sweep: numpy storage, and whether the lanes hold floats (bf16 as its bits).
+TYPES = {
+    **{"f32": (np.float32, True), "f16": (np.float16, True), "bf16": (np.uint16, True)},
+    **{"s64": (np.int64, False), "s32": (np.int32, False), "s16": (np.int16, False), "s8": (np.int8, False)},
+    **{"u32": (np.uint32, False), "u16": (np.uint16, False), "u8": (np.uint8, False)},
+}
+LARGEST = {"f16": 0x7BFF, "bf16": 0x7F7F, "f32": 0x7F7FFFFF}
+
+
+def _values(name: str, raw: bytes) -> np.ndarray:
+    """A register's lanes as float64 (floats, exactly) or int64 / uint64 (integers)."""
+    store, is_float = TYPES[name]
+    lanes = np.frombuffer(raw, dtype=store)
+    if name == "bf16":
+        return (lanes.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    return lanes.astype(np.float64) if is_float else lanes.astype(np.uint64 if name == "u32" else np.int64)
+
+
+def _to_integer(x: np.ndarray, src_float: bool, dst: str, rnd: int, sat: bool) -> np.ndarray:
+    """The spec's integer result: a float source rounded by the mode and always clamped (NaN to 0); an
+    integer one clamped under RS_ENABLE, else wrapped."""
+    info = np.iinfo(TYPES[dst][0])
+    if src_float:
+        away = lambda v: np.sign(v) * np.floor(np.abs(v) + 0.5)  # noqa: E731
+        with np.errstate(invalid="ignore"):
+            rounded = [np.rint, away, np.floor, np.ceil, np.trunc][rnd](x)
+        ints = []
+        for v in rounded:
+            if v != v:
+                ints.append(0)
+            elif abs(v) == np.inf:
+                ints.append(info.max if v > 0 else info.min)
+            else:
+                ints.append(min(max(int(v), info.min), info.max))
+        return np.array(ints, dtype=object)
+    values = [int(v) for v in x]
+    if sat:
+        return np.array([min(max(v, info.min), info.max) for v in values], dtype=object)
+    span = 1 << info.bits  # wrapping: only the destination's bits are kept (the caller keeps them)
+    return np.array([v % span for v in values], dtype=object)
+
+
+def _to_float_bits(x: np.ndarray, src: str, dst: str, sat: bool) -> np.ndarray:
+    """The spec's float result under ROUND_R, as the destination's bits: IEEE nearest-even (numpy's casts;
+    bf16 rounds f32's bits); RS_ENABLE turns an infinity into the largest finite value."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        # a float source is an f32 value exactly; an integer one is rounded once, to the destination
+        wide = x.astype(np.float64) if dst == "f16" and not TYPES[src][1] else x.astype(np.float32)
+        if dst == "f32":
+            out = wide.astype(np.float32).view(np.uint32).astype(np.int64)
+        elif dst == "f16":
+            out = wide.astype(np.float16).view(np.uint16).astype(np.int64)
+        else:
+            b = wide.view(np.uint32).astype(np.int64)
+            out = (b + 0x7FFF + ((b >> 16) & 1)) >> 16
+    infinity = {"f32": 0x7F800000, "f16": 0x7C00, "bf16": 0x7F80}[dst]
+    sign = {"f32": 1 << 31, "f16": 0x8000, "bf16": 0x8000}[dst]
+    if sat:
+        out = np.where((out & ~sign) == infinity, (out & sign) | LARGEST[dst], out)
+    return out
+
+
+def _check_call(line: str) -> str | None:
+    """Recompute one sweep call's destination from its source and mask; the first mismatch, or None."""
+    name, rnd, sat, part, src_hex, mask_hex, dst_hex = line.split()
+    src, dst = name.split(":")
+    ws, wd = np.dtype(TYPES[src][0]).itemsize, np.dtype(TYPES[dst][0]).itemsize
+    x = _values(src, bytes.fromhex(src_hex))
+    mask = np.unpackbits(np.frombuffer(bytes.fromhex(mask_hex), dtype=np.uint8), bitorder="little")
+    got = np.frombuffer(bytes.fromhex(dst_hex), dtype=TYPES[dst][0])
+    got_bits = got.view({1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[wd]).astype(np.uint64)
+    ratio, p = max(ws, wd) // min(ws, wd), int(part)
+    n = 256 // max(ws, wd)
+    j = np.arange(n)
+    si = j if ws >= wd else ratio * j + p
+    di = (j if ws == wd else ratio * j + p) if ws >= wd else j
+    active = mask[si * ws] == 1
+    src_float, dst_float = TYPES[src][1], TYPES[dst][1]
+    if dst_float:
+        want = _to_float_bits(x[si], src, dst, sat == "1")
+    else:
+        want = _to_integer(x[si], src_float, dst, int(rnd), sat == "1")
+        want = np.array([v % (1 << (8 * wd)) for v in want], dtype=np.uint64)
+    expect = np.zeros(256 // wd, dtype=np.uint64)
+    expect[di[active]] = np.asarray(want, dtype=np.uint64)[active]
+    if dst_float:  # any NaN for a NaN
+        nan_got = np.isnan(_values(dst, bytes.fromhex(dst_hex)))
+        nan_want = np.zeros(256 // wd, dtype=bool)
+        nan_want[di[active]] = np.isnan(x[si][active])
+        if not np.array_equal(nan_got, nan_want):
+            return f"{name} rnd {rnd} sat {sat} part {part}: NaN lanes differ"
+        expect[nan_want] = got_bits[nan_want]
+    bad = np.nonzero(expect != got_bits)[0]
+    if bad.size:
+        k = int(bad[0])
+        call = f"{name} rnd {rnd} sat {sat} part {part}"
+        return f"{call}: lane {k} is {got_bits[k]:#x}, expected {expect[k]:#x}"
+    return None
+
+
 
 
 @pytest.fixture(scope="module", params=COMPILERS)
@@ -261,6 +489,14 @@ def test_call_shapes_modes_parts_edges_and_a_numpy_sweep(program: Path) -> None:
     run = subprocess.run([str(program), "bad_part"], capture_output=True, text=True, timeout=60)
     assert run.returncode != 0 and "survived" not in run.stdout
     assert run.stderr.startswith("PTO runtime error: vcvt: the part names a lane"), run.stderr
+
+    # Every admitted pair, each rounding of an integer result, saturation and part, lane by lane.
+    run = subprocess.run([str(program), "pairs"], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert len({line.split()[0] for line in lines}) == 36
+    problems = [p for p in map(_check_call, lines) if p]
+    assert not problems, "\n".join(problems[:10])
 
 
 def test_types_the_pages_do_not_admit_are_compile_errors_naming_the_rule(tmp_path: Path) -> None:

@@ -1,7 +1,7 @@
 """Compare, select and broadcast builtins of the register model (pto/vsim/select.hpp), in the call
 shapes upstream's A5 backend uses, checked lane by lane: compares clear inactive lanes and treat NaN as
-unordered, vsel writes every lane from the source the mask picks, vselr gathers by index, vdup keeps
-or zeroes inactive lanes by mode, vbr fills the register."""
+unordered, vsel writes every lane from the source the mask picks, vselr and vselrv2 gather by index,
+vdup keeps or zeroes inactive lanes by mode, vbr fills the register."""
 
 from __future__ import annotations
 
@@ -106,6 +106,13 @@ int main() {
     }
     vselr(gathered, wide, wide_idx);
     CHECK(gathered.read(0) == 630 && gathered.read(63) == 0 && gathered.read(10) == 530);
+    // vselrv2: vselr's result under its other encoding, wrapping alike.
+    vector_u32 gathered2;
+    vselrv2(gathered2, wide, wide_idx);
+    CHECK(gathered2.read(0) == 630 && gathered2.read(63) == 0 && gathered2.read(10) == 530);
+    vector_u8 out2;
+    vselrv2(out2, src, idx);
+    CHECK(out2.read(0) == 255 && out2.read(1) == 251 && out2.read(64) == 255);
 
     // vdup: active lanes take the scalar; inactive ones zero or keep their value.
     vector_s32 z;

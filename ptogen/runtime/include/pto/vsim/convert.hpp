@@ -1,24 +1,10 @@
-// vcvt, vtrc and vci, the vector conversion builtins. vcvt takes every call shape A5 vector code uses:
-// after the mask come up to three tokens in any order, a rounding (`ROUND_R` .. `ROUND_O`, or a
-// `__cce_simd::Round*Type` object such as `RoundRType()`), a saturation (`RS_ENABLE`, `RS_DISABLE`)
-// and a part (`PART_EVEN`, `PART_ODD`, `PART_P0` .. `PART_P3`). The element conversion is TCVT's
-// (pto/common/sim_round.hpp and the rounding functions of sim_arith.hpp), so the two levels round
-// alike. Choices the page leaves open, as decided here:
-// - Lanes: a conversion between equal widths maps lane i to lane i. A narrowing one (r = 2 or 4
-//   source bytes per destination byte) writes source lane i to destination lane r*i + part and zeroes
-//   the destination's other lanes, so that two or four parts combine with vor (the page's pattern);
-//   a widening one reads source lane r*i + part into destination lane i. No part token means
-//   PART_EVEN (P0), the placement A5 code relies on when it passes none.
-// - The mask is at the source's lane width (the page): a lane whose source element is inactive is
-//   zero in the destination.
-// - Rounding: R when no token is given (the page). ROUND_O picks the odd one of the two neighbours
-//   of an inexact value, as TCVT's CAST_ODD does; ROUND_H is on no page and stops the simulation.
-// - Saturation: RS_ENABLE clamps an integer result to the destination's range and a float result
-//   that overflows to the largest finite value. Without it an integer narrowing wraps (A5's
-//   PyTorch-aligned non-saturating TCVT relies on that) and a float narrowing overflows to infinity.
-//   A float-to-integer conversion always clamps, NaN giving 0 (the hardware's converter has no
-//   wrapping form the pages or the A5 code show). The control-register saturation bits that A5's
-//   TCVT sets around RS_DISABLE calls are not read.
+// vcvt, vtrc, vci, vbitcast and pbitcast, the vector conversion builtins, in every call shape A5 vector
+// code uses: after vcvt's mask come up to three tokens in any order, a rounding (`ROUND_R` .. `ROUND_O`,
+// or a `__cce_simd::Round*Type` object such as `RoundRType()`), a saturation (`RS_ENABLE`,
+// `RS_DISABLE`) and a part (`PART_EVEN`, `PART_ODD`, `PART_P0` .. `PART_P3`). The element conversion is
+// TCVT's (pto/common/sim_round.hpp and the rounding functions of sim_arith.hpp), so the two levels round
+// alike. Lane placement, inactive lanes, rounding, saturation and the admitted types are decided in the
+// specs (specs/ops/conversion_ops/), whose notes say which source each choice follows.
 #pragma once
 
 #include <algorithm>
@@ -27,6 +13,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -235,9 +222,7 @@ inline void vcvt(A_dst& dst, const A_src& src, const vector_bool& mask, Tokens..
 }
 
 // vtrc(dst, src, rounding, mask[, mode]): each active float lane rounded to an integer value in its
-// own type, the rounding a token or a `Round*Type` object as for vcvt. The page names no mask;
-// A5 code passes one, and an inactive lane is zero as vcvt's, the set's other page, says
-// (MODE_MERGING keeps it, MODE_ZEROING is what A5 code names).
+// own type, the rounding a token or a `Round*Type` object as for vcvt (mask and mode: vtrc's spec).
 template <typename A_dst, typename A_src, typename Rounding>
     requires cvt::is_rounding<Rounding>
 inline void vtrc(A_dst& dst, const A_src& src, Rounding rounding, const vector_bool& mask,
@@ -256,10 +241,8 @@ inline void vtrc(A_dst& dst, const A_src& src, Rounding rounding, const vector_b
     }
 }
 
-// vci(dst, start[, order]): lane i of every lane holds start + i (INC_ORDER, the default A5 code relies
-// on when it passes none) or start - i (DEC_ORDER), wrapping in the lane's integer type as vadd does.
-// There is no mask: every lane is written. The page names integer lanes; A5 code fills 8-, 16- and
-// 32-bit ones, signed and unsigned through reinterpreting casts.
+// vci(dst, start[, order]): lane i holds start + i (INC_ORDER) or start - i (DEC_ORDER), wrapping in the
+// lane's integer type; no mask (vci's spec).
 template <typename A_dst, typename S>
     requires std::is_arithmetic_v<S>
 inline void vci(A_dst& dst, S start, order ord = order::inc) {
@@ -277,8 +260,21 @@ inline void vci(A_dst& dst, S start, order ord = order::inc) {
     }
 }
 
+// vbitcast(dst, src): dst takes src's bits, whatever the two element types (every register is one
+// 256-byte image); pbitcast does the same for a predicate, whose image has no granularity of its own.
+// A5 code spells the same reinterpretation as a reference cast, `(vector_u8&)reg`, which needs no call.
+template <typename A_dst, typename A_src>
+inline void vbitcast(A_dst& dst, const A_src& src) {
+    std::memcpy(image(dst).bytes, image(src).bytes, VL);
+}
+inline void pbitcast(vector_bool& dst, const vector_bool& src) {
+    dst = src;
+}
+
 } // namespace pto::vsim
 
+using pto::vsim::pbitcast;
+using pto::vsim::vbitcast;
 using pto::vsim::vci;
 using pto::vsim::vcvt;
 using pto::vsim::vtrc;

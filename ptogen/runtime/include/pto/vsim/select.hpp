@@ -3,6 +3,7 @@
 //   vcmps_<op>(p, a, s, mask)         the same against a scalar
 //   vsel(d, a, b, mask)               d[i] = mask lane i ? a[i] : b[i], every lane
 //   vselr(d, src, idx)                d[i] = src[idx[i]] (a lane gather; see below)
+//   vselrv2(d, src, idx)              the same gather, vselr's other encoding
 //   vdup(d, s, mask, MODE)            d[i] = s on active lanes, the mode decides the others
 //   vdup(d, v, mask, POS_LOWEST, MODE)  the same with lane 0 (POS_HIGHEST: the last lane) of v
 //   vbr(d, s)                         every lane of d = s
@@ -82,19 +83,37 @@ inline void vsel(A_d& dst, const A_a& a, const A_b& b, const vector_bool& mask) 
         d_r.set(i, mask.lane(i, K::width) ? a_r.get(i) : b_r.get(i));
 }
 
-// The A5 backend calls vselr as a table lookup (byte shuffles through `RegTensor<uint8_t>` casts):
-// an index past the last lane wraps, as only its low bits address a lane.
+namespace pto::vsim::select_ops {
 template <typename A_d, typename A_s, typename A_i>
-inline void vselr(A_d& dst, const A_s& src, const A_i& idx) {
-    using pto::vsim::select_ops::same_kind;
-    static_assert(same_kind<A_d, A_s>, "vselr: source and result must hold one element type");
-    static_assert(pto::vsim::kind_of<A_i>::width == pto::vsim::kind_of<A_d>::width && !pto::vsim::kind_of<A_i>::is_float,
-                  "vselr: the index register must hold unsigned lanes of the result's width");
+inline void gather(A_d& dst, const A_s& src, const A_i& idx) {
     auto& d_r = pto::vsim::image(dst);
     const auto s_r = pto::vsim::image(src);
     const auto i_r = pto::vsim::image(idx);
     for (int i = 0; i < d_r.lanes; ++i)
         d_r.set(i, s_r.get(static_cast<int>(static_cast<unsigned long long>(i_r.get(i)) % d_r.lanes)));
+}
+template <typename A_d, typename A_i>
+inline constexpr bool index_fits =
+    pto::vsim::kind_of<A_i>::width == pto::vsim::kind_of<A_d>::width && !pto::vsim::kind_of<A_i>::is_float;
+} // namespace pto::vsim::select_ops
+
+// The A5 backend calls vselr as a table lookup (byte shuffles through `RegTensor<uint8_t>` casts):
+// an index past the last lane wraps, as only its low bits address a lane.
+template <typename A_d, typename A_s, typename A_i>
+inline void vselr(A_d& dst, const A_s& src, const A_i& idx) {
+    using namespace pto::vsim::select_ops;
+    static_assert(same_kind<A_d, A_s>, "vselr: source and result must hold one element type");
+    static_assert(index_fits<A_d, A_i>, "vselr: the index register must hold unsigned lanes of the result's width");
+    gather(dst, src, idx);
+}
+
+// vselrv2 keeps vselr's visible result under another encoding (its page): the same gather.
+template <typename A_d, typename A_s, typename A_i>
+inline void vselrv2(A_d& dst, const A_s& src, const A_i& idx) {
+    namespace ops = pto::vsim::select_ops;
+    static_assert(ops::same_kind<A_d, A_s> && ops::index_fits<A_d, A_i>,
+                  "vselrv2: source and result must hold one element type, the index unsigned lanes of its width");
+    ops::gather(dst, src, idx);
 }
 
 template <typename A_d, typename S>
