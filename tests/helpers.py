@@ -54,6 +54,10 @@ NO_RUNTIME_CASES = {
         op: "a builtin of the vector register model (tests/runtime/test_vsim_convert.py runs it)"
         for op in ("vcvt", "vtrc", "vci", "vbitcast", "pbitcast")
     },
+    **{
+        op: "a builtin of the vector register model (tests/runtime/test_vsim_loadstore.py runs it)"
+        for op in ("vintlvv2", "vdintlvv2", "vperm", "vshift", "vslide", "vusqz", "vsunpack", "vzunpack")
+    },
 }
 
 

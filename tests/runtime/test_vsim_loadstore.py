@@ -2,9 +2,11 @@
 the call shapes upstream's A5 backend uses: every load distribution it passes (unpack, deinterleave
 into two registers, block and element-to-block broadcasts, up- and downsampling), the packing,
 one-point and interleaving stores, the unaligned load and store streams with their alignment state
-(the tail held until a flush), gathers and scatters by an index register, and vintlv, vdintlv, vsqz
-(its stored count feeding vstur) and vpack. Expected values are written out per lane here, from the
-distribution tables in the header's comment, not computed by the simulation."""
+(the tail held until a flush), gathers and scatters by an index register, and the rearrangements:
+vintlv, vdintlv and their one-result forms, vsqz (its stored count feeding vstur) and vusqz, vperm,
+vslide, vshift, vpack, vsunpack and vzunpack, at every lane width, with the calls that break their
+rules refused at compile time. Expected values are written out per lane here, from the tables in the
+headers' comments, not computed by the simulation."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from ..compilers import COMPILERS, build_program, require
+from ..compilers import COMPILERS, SIM_FLAGS, build_program, cxx_argv, require
 
 PROGRAM = r"""
 #include <pto/vsim/builtins.hpp>
@@ -236,6 +238,148 @@ static void rearrange() {
     CHECK(narrow.get(0) == 0 && narrow.get(63) == 63 && narrow.get(64) == 0);
     vpack(narrow, wide, HIGHER);
     CHECK(narrow.get(0) == 0 && narrow.get(64) == 0 && narrow.get(127) == 63);
+
+    // One half of a pair (vintlvv2, vdintlvv2), a lookup (vperm), slides and shifts, at every lane width
+    // (they move bits: a float register is one of these widths). Lane k of x holds x(k), of y y(k).
+    auto widths = [](auto proto) {
+        using R = decltype(proto);
+        using T = typename R::bits_t;
+        constexpr int n = R::lanes;
+        auto x = [](int k) { return static_cast<T>(k * 37 + 11); };
+        auto y = [](int k) { return static_cast<T>(k * 53 + 200); };
+        R a, c, d, zero;
+        for (int k = 0; k < n; ++k) {
+            a.set(k, x(k));
+            c.set(k, y(k));
+        }
+        bool ok = true;
+        vintlvv2(d, a, c, LOWER);  // the stream x0 y0 x1 y1 ..., its first n elements
+        for (int i = 0; i < n; ++i)
+            ok &= d.get(i) == (i % 2 == 0 ? x(i / 2) : y(i / 2));
+        vintlvv2(d, a, c, HIGHER);
+        for (int i = 0; i < n; ++i)
+            ok &= d.get(i) == (i % 2 == 0 ? x(n / 2 + i / 2) : y(n / 2 + i / 2));
+        vdintlvv2(d, a, c, LOWER);  // the even elements of the stream a then c
+        for (int i = 0; i < n; ++i)
+            ok &= d.get(i) == (i < n / 2 ? x(2 * i) : y(2 * i - n));
+        vdintlvv2(d, a, c, HIGHER);
+        for (int i = 0; i < n; ++i)
+            ok &= d.get(i) == (i < n / 2 ? x(2 * i + 1) : y(2 * i + 1 - n));
+        using I = typename pto::vsim::vector_for<std::conditional_t<sizeof(T) == 1, pto::vsim::u8,
+            std::conditional_t<sizeof(T) == 2, pto::vsim::u16,
+            std::conditional_t<sizeof(T) == 4, pto::vsim::u32, pto::vsim::u64>>>>::type;
+        I idx;
+        for (int i = 0; i < n; ++i)  // reversed, and every third index past the last lane
+            idx.set(i, static_cast<typename I::bits_t>(n - 1 - i + (i % 3 == 0 ? 2 * n : 0)));
+        vperm(d, a, idx);
+        for (int i = 0; i < n; ++i)
+            ok &= d.get(i) == x(n - 1 - i);
+        for (int amount : {0, 1, 5, n - 1, n}) {
+            vshift(d, a, static_cast<std::int16_t>(amount));
+            for (int i = 0; i < n; ++i)
+                ok &= d.get(i) == (i >= amount ? x(i - amount) : T(0));
+            vslide(d, a, c, static_cast<std::int16_t>(amount));  // the window of c then a at n - amount
+            for (int i = 0; i < n; ++i)
+                ok &= d.get(i) == (i >= amount ? x(i - amount) : y(n - amount + i));
+            R s;
+            vslide(s, a, zero, static_cast<std::int16_t>(amount));  // vshift is vslide with zeros behind
+            vshift(d, a, static_cast<std::int16_t>(amount));
+            ok &= std::memcmp(s.bytes, d.bytes, 256) == 0;
+        }
+        d = a;
+        vperm(d, d, idx);  // in place
+        ok &= d.get(0) == x(n - 1);
+        vslide(d, d, c, 2);
+        ok &= d.get(0) == y(n - 2) && d.get(2) == x(n - 1);
+        return ok;
+    };
+    CHECK(widths(vector_u8{}));
+    CHECK(widths(vector_s16{}));
+    CHECK(widths(vector_f16{}));
+    CHECK(widths(vector_bf16{}));
+    CHECK(widths(vector_u32{}));
+    CHECK(widths(vector_f32{}));
+    CHECK(widths(vector_s64{}));
+    // The A6 call shape: both halves of one register's deinterleave, as bf16.
+    vector_bf16 m, lo16, hi16;
+    for (int i = 0; i < 128; ++i)
+        m.write(i, static_cast<float>(i));
+    vdintlvv2(lo16, m, m, LOWER);
+    vdintlvv2(hi16, m, m, HIGHER);
+    CHECK(lo16.read(0) == 0.0f && lo16.read(63) == 126.0f && lo16.read(64) == 0.0f);
+    CHECK(hi16.read(0) == 1.0f && hi16.read(127) == 127.0f);
+    // vperm with a signed index: its low bits address the lane (-1 is the last).
+    vector_f32 fs, fd;
+    vector_s32 sidx;
+    for (int i = 0; i < 64; ++i) {
+        fs.write(i, 0.5f * static_cast<float>(i));
+        sidx.set(i, -1 - i);
+    }
+    vperm(fd, fs, sidx);
+    CHECK(fd.read(0) == 31.5f && fd.read(63) == 0.0f);
+
+    // vusqz: lane i counts the active lanes below it, at 8, 16 and 32 bits.
+    auto every3_b32 = [] {
+        vector_bool p;
+        for (int i = 0; i < 64; ++i)
+            p.set_lane(i, 4, i % 3 == 0);
+        return p;
+    };
+    vector_u32 count32;
+    vusqz(count32, every3_b32());
+    for (int i = 0; i < 64; ++i)
+        CHECK(count32.get(i) == static_cast<uint32_t>((i + 2) / 3));
+    vector_u8 count8;
+    vusqz(count8, pset_b8(PAT_ALL));
+    CHECK(count8.get(0) == 0 && count8.get(1) == 1 && count8.get(255) == 255);
+    vector_s16 count16;
+    vusqz(count16, first(10, 2));
+    CHECK(count16.get(0) == 0 && count16.get(10) == 10 && count16.get(127) == 10);
+    // The page's expansion: squeeze, then vusqz's counts as a lookup into the squeezed register, and
+    // a select that zeroes the lanes the mask leaves out, gives each kept lane back in its place.
+    vector_u32 src3, packed3, counts3, spread3, back3, none3;
+    for (int i = 0; i < 64; ++i)
+        src3.set(i, 500u + static_cast<uint32_t>(i));
+    vsqz(packed3, src3, every3_b32());
+    vusqz(counts3, every3_b32());
+    vperm(spread3, packed3, counts3);
+    vsel(back3, spread3, none3, every3_b32());
+    for (int i = 0; i < 64; ++i)
+        CHECK(back3.get(i) == (i % 3 == 0 ? 500u + static_cast<uint32_t>(i) : 0u));
+
+    // vsunpack sign-extends and vzunpack zero-extends one half of the lanes, whatever the registers'
+    // signedness: 8 to 16, 16 to 32 and 32 to 64 bits.
+    vector_u8 n8;
+    for (int i = 0; i < 256; ++i)
+        n8.set(i, static_cast<uint8_t>(i * 5 + 1));
+    vector_s16 s16;
+    vector_u16 u16;
+    vsunpack(s16, n8, LOWER);
+    vzunpack(u16, n8, HIGHER);
+    for (int i = 0; i < 128; ++i) {
+        CHECK(s16.get(i) == static_cast<int8_t>(i * 5 + 1));
+        CHECK(u16.get(i) == static_cast<uint8_t>((128 + i) * 5 + 1));
+    }
+    vector_s16 n16;
+    for (int i = 0; i < 128; ++i)
+        n16.set(i, static_cast<int16_t>(i % 2 == 0 ? -300 * i : 300 * i));
+    vector_u32 w32;
+    vsunpack(w32, n16, HIGHER);
+    CHECK(w32.get(0) == static_cast<uint32_t>(-19200) && w32.get(1) == 19500u);
+    vector_s32 z32;
+    vzunpack(z32, n16, LOWER);
+    CHECK(z32.get(2) == 65536 - 600 && z32.get(3) == 900 && z32.get(63) == 18900);
+    vector_s32 n32;
+    for (int i = 0; i < 64; ++i)
+        n32.set(i, i == 40 ? INT32_MIN : -i);
+    vector_s64 s64;
+    vector_u64 u64;
+    vsunpack(s64, n32, HIGHER);
+    vzunpack(u64, n32, HIGHER);
+    CHECK(s64.get(8) == INT32_MIN && s64.get(31) == -63 && u64.get(8) == 0x80000000ull);
+    CHECK(u64.get(31) == 0xFFFFFFC1ull && u64.get(0) == 0xFFFFFFE0ull);
+    vsunpack(s64, n32, LOWER);
+    CHECK(s64.get(0) == 0 && s64.get(31) == -31);
 }
 
 int main(int argc, char** argv) {
@@ -255,6 +399,15 @@ int main(int argc, char** argv) {
         float* p = reinterpret_cast<float*>(ub) + 1;
         vstus(s, 3u, v, p, POST_UPDATE);
         vstar(s, p + 1);
+        std::puts("survived");
+        return 0;
+    }
+    if (mode == "shift_too_far" || mode == "slide_back") {
+        vector_s32 d, v;
+        if (mode == "shift_too_far")
+            vshift(d, v, 65);
+        else
+            vslide((vector_u8&)d, (vector_u8&)v, (vector_u8&)v, -1);
         std::puts("survived");
         return 0;
     }
@@ -285,9 +438,71 @@ def test_distributions_streams_gathers_and_rearrangements(program: Path) -> None
     [
         ("unprimed", "vldus: the alignment state was not primed by vldas"),
         ("flush_elsewhere", "vstar: the flush address is not where the store stream ended"),
+        ("shift_too_far", "vshift: the amount 65 is outside 0 .. 64 (the register's lanes)"),
+        ("slide_back", "vslide: the amount -1 is outside 0 .. 256 (the register's lanes)"),
     ],
 )
 def test_a_broken_unaligned_stream_stops_the_run(program: Path, mode: str, message: str) -> None:
     run = subprocess.run([str(program), mode], capture_output=True, text=True, timeout=60)
     assert run.returncode != 0 and "survived" not in run.stdout
     assert run.stderr.startswith(f"PTO runtime error: {message}"), run.stderr
+
+
+# Each call breaks one rule of a rearrangement builtin: the registers' widths or element kinds.
+REFUSED = r"""
+#include <pto/vsim/rearrange.hpp>
+
+void refused() {
+    vector_u16 h;
+    vector_u32 w;
+    vector_f32 f;
+    vector_s64 d;
+    vintlvv2(h, w, w, LOWER);
+    vdintlvv2(w, h, w, HIGHER);
+    vperm(h, w, w);
+    vperm(f, f, f);
+    vshift(h, w, 1);
+    vslide(w, w, h, 1);
+    vusqz(f, vector_bool{});
+    vusqz(d, vector_bool{});
+    vsunpack(w, w, LOWER);
+    vzunpack(f, h, LOWER);
+}
+"""
+
+REFUSED_MESSAGES = (
+    "vintlvv2: the sources and the result have one element width",
+    "vdintlvv2: the sources and the result have one element width",
+    "vperm: the source and the result have one element width",
+    "vperm: the index register holds integer lanes of the source's width",
+    "vshift: the source and the result have one element width",
+    "vslide: the sources and the result have one element width",
+    "vusqz: the result holds integer lanes of 8, 16 or 32 bits",
+    "vsunpack: integer lanes of 8, 16 or 32 bits, widened to a result of twice their width",
+    "vzunpack: integer lanes of 8, 16 or 32 bits, widened to a result of twice their width",
+)
+
+
+@pytest.mark.parametrize("compiler", COMPILERS)
+def test_a_rearrangement_the_pages_do_not_admit_does_not_compile(compiler: str, tmp_path: Path) -> None:
+    from ..helpers import ROOT
+
+    (tmp_path / "refused.cpp").write_text(REFUSED, encoding="utf-8")
+    built = subprocess.run(
+        [
+            *cxx_argv(require(compiler)),
+            *SIM_FLAGS,
+            "-fsyntax-only",
+            f"-I{ROOT / 'ptogen/runtime/include'}",
+            str(tmp_path / "refused.cpp"),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert built.returncode != 0
+    missing = [m for m in REFUSED_MESSAGES if m not in built.stderr]
+    assert not missing, built.stderr
+    # one error per call, each naming its rule: no call breaks a rule it was not written for
+    errors = [line for line in built.stderr.splitlines() if "error:" in line]
+    assert len(errors) == 10, built.stderr
+    assert sum(line.count(m) for line in errors for m in REFUSED_MESSAGES) == 10, built.stderr
