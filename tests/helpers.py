@@ -46,6 +46,10 @@ NO_RUNTIME_CASES = {
         op: "a builtin of the vector register model (tests/runtime/test_vsim_select.py runs it)"
         for op in ("vcmp", "vcmps", "vsel", "vselr", "vbr", "vdup")
     },
+    **{
+        op: "a builtin of the vector register model (tests/runtime/test_vsim_loadstore.py runs it)"
+        for op in ("vldsx2", "vsld", "vsldb", "vgatherb", "vstsx2", "vsst", "vsstb", "vsta", "vstu")
+    },
 }
 
 
