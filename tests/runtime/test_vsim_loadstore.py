@@ -340,6 +340,14 @@ static void pairs_strides_blocks() {
     CHECK(off.offset == 67 && fo[64] == 61.0f && fo[67] == 0.0f && fo[127] == 60.0f && fo[128] == -1.0f);
     vsta(s, fo, 131);
     CHECK(fo[128] == 61.0f && fo[130] == 63.0f && fo[131] == -1.0f);
+    // vstus without POST_UPDATE, as A5's TQuant calls it: each append at the address the caller names.
+    vector_align t;
+    float* w = fo + 192;
+    vstus(t, 5u, vf, w);
+    vstus(t, 4u, vf, w + 5);
+    CHECK(w[0] == 0.0f && w[4] == 4.0f && w[5] == 0.0f && w[7] == 2.0f && w[8] == -1.0f);  // 4 bytes held
+    vstas(t, w + 9, 0);
+    CHECK(w[8] == 3.0f && w[9] == -1.0f);
 }
 
 int main(int argc, char** argv) {

@@ -476,6 +476,12 @@ inline void vstus(vector_align& state, std::uint32_t count, const R& src, T*& pt
     ptr = reinterpret_cast<T*>(pto::vsim::raw(ptr) + bytes);
 }
 
+// Without POST_UPDATE the caller names each append's address itself; the pointer is not moved.
+template <pto::vsim::register_like R, typename T>
+inline void vstus(vector_align& state, std::uint32_t count, const R& src, T* ptr) {
+    vstus(state, count, src, ptr, POST_UPDATE);
+}
+
 template <pto::vsim::register_like R, typename T>
 inline void vstur(vector_align& state, const R& src, T*& ptr, pto::vsim::post) {
     const int bytes = pto::vsim::squeezed_bytes();
