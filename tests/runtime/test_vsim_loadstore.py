@@ -291,6 +291,9 @@ static void pairs_strides_blocks() {
     vector_u8 gb8;
     vgatherb(gb8, ub, wo, first(256, 1));
     CHECK(std::memcmp(gb8.bytes + 224, ub + 32, 32) == 0);
+    vector_bool blocks_0_to_3 = first(128, 1);
+    pto::pto_vgatherb(gb8, ub, wo, blocks_0_to_3);  // as A5's TGATHERB calls it
+    CHECK(std::memcmp(gb8.bytes + 96, ub + 4 * 64 + 32, 32) == 0 && gb8.get(128) == 0 && gb8.get(255) == 0);
 
     uint8_t* out = ub + 8192;
     std::memset(out, 0xEE, 4096);

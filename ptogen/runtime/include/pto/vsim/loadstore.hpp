@@ -566,3 +566,12 @@ inline void vscatter(const R& src, T* ptr, const I& index, const vector_bool& ma
         if (mask.lane(i, K::width))
             std::memcpy(pto::vsim::raw(ptr + idx.get(i)), in + i * K::width, sizeof(T));
 }
+
+// A5 code calls vgatherb through its adaptation layer's `pto::pto_vgatherb`
+// (pto/common/arch_cce_intrinsic.hpp), which a CPU build (`__CPU_SIM`) leaves out; the same forwarding.
+namespace pto {
+template <typename T, typename U, typename S>
+inline void pto_vgatherb(T& dst, U* base, S& index, vector_bool& mask) {
+    vgatherb(dst, base, index, mask);
+}
+} // namespace pto
