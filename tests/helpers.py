@@ -58,6 +58,10 @@ NO_RUNTIME_CASES = {
         op: "a builtin of the vector register model (tests/runtime/test_vsim_loadstore.py runs it)"
         for op in ("vintlvv2", "vdintlvv2", "vperm", "vshift", "vslide", "vusqz", "vsunpack", "vzunpack")
     },
+    **{
+        op: "a builtin of the vector register model (tests/runtime/test_vsim_loadstore.py runs it)"
+        for op in ("vldsx2", "vsld", "vsldb", "vgatherb", "vstsx2", "vsst", "vsstb", "vsta", "vstu")
+    },
 }
 
 

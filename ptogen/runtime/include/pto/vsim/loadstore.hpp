@@ -28,9 +28,25 @@
 // Unaligned streams keep their state in a `vector_align` (`UnalignReg`): vldas primes a load stream and
 // vldus loads 256 bytes from any address of it; vstus and vstur append elements to a store stream, which
 // writes each 32-byte block as it fills and keeps the tail until vstas or vstar flushes it. vstur
-// stores the count the last vsqz(..., MODE_STORED) left. Gathers and scatters (vgather2, vgather2_bc,
-// vscatter) address UB by the element offsets of an index register, one request per index lane; an
-// element narrower than the index lane is zero-extended into it (gather) or truncated from it (scatter).
+// stores the count the last vsqz(..., MODE_STORED) left, vstu the whole register at `base` plus the
+// element offset of an address register; vsta flushes at `ptr + offset` as vstas does. Gathers and
+// scatters (vgather2, vgather2_bc, vscatter) address UB by the element offsets of an index register,
+// one request per index lane; an element narrower than the index lane is zero-extended into it
+// (gather) or truncated from it (scatter). vgatherb gathers whole 32-byte blocks at the byte offsets
+// in the first eight 32-bit lanes of its index register.
+//
+// Pairs, strides and blocks:
+//   vldsx2(dst0, dst1, ptr, offset, DINTLV_Bw)        as the two-destination vlds
+//   vstsx2(src0, src1, ptr, offset, INTLV_Bw, mask)   as the two-source vsts
+//   vsld(dst, ptr, offset, STRIDE_Sk_Bw)              lane i (w bits) from element i * k
+//   vsst(src, ptr, offset, STRIDE_Sk_Bw)              lane i to element i * k; the others untouched
+//   vsldb(dst, ptr, config, mask), vsstb(src, ptr, config, mask)
+//                                                     the register's eight 32-byte blocks at a stride:
+//                                                     block b at byte (config >> 16) * 32 * b; with
+//                                                     POST_UPDATE `ptr` then moves on by
+//                                                     (config & 0xFFFF) * 32 bytes. A block takes part
+//                                                     when the mask bit of its first byte is set; a
+//                                                     load zeroes the others, a store leaves them.
 #pragma once
 
 #include <cstdint>
@@ -165,6 +181,15 @@ inline void store_interleaved(unsigned char* at, const unsigned char* a, const u
         }
 }
 
+// The two-register interleaving store (vsts with two sources, vstsx2).
+inline void store_pair(unsigned char* at, const unsigned char* a, const unsigned char* b, store_dist dist,
+                       const pred& mask, const char* what) {
+    const int w = intlv_width(dist);
+    if (w == 0)
+        refuse(what);
+    store_interleaved(at, a, b, w, mask);
+}
+
 template <typename T>
 constexpr store_dist store_dist_of(DistVST d) {
     constexpr int w = static_cast<int>(sizeof(T));
@@ -240,6 +265,44 @@ inline void gather(R& dst, const T* base, const I& index, const pred& mask) {
     }
 }
 
+// The two-register deinterleaving load (vlds with two destinations, vldsx2).
+inline void load_pair(unsigned char* even, unsigned char* odd, const unsigned char* at, load_dist dist,
+                      const char* what) {
+    const int w = dintlv_width(dist);
+    if (w == 0)
+        refuse(what);
+    for (int i = 0; i < VL / w; ++i) {
+        std::memcpy(even + i * w, at + 2 * i * w, w);
+        std::memcpy(odd + i * w, at + (2 * i + 1) * w, w);
+    }
+}
+
+// STRIDE_Sk_Bw: every k-th element of w bytes.
+struct stride_shape {
+    int step = 0;   // elements between two lanes' elements
+    int width = 0;  // bytes per lane and element
+};
+
+constexpr stride_shape shape_of(stride s) {
+    switch (s) {
+    case stride::s3_b16: return {3, 2};
+    case stride::s4_b64: return {4, 8};
+    case stride::s8_b32: return {8, 4};
+    case stride::s2_b64: return {2, 8};
+    }
+    return {};
+}
+
+// vsldb/vsstb's control word: the distance between the register's blocks (high half) and the pointer's
+// post-update step (low half), both in 32-byte blocks.
+inline constexpr int BLOCK = 32;
+constexpr std::uintptr_t block_stride(std::uint32_t config) {
+    return static_cast<std::uintptr_t>(config >> 16) * BLOCK;
+}
+constexpr std::uintptr_t repeat_stride(std::uint32_t config) {
+    return static_cast<std::uintptr_t>(config & 0xFFFFu) * BLOCK;
+}
+
 } // namespace pto::vsim
 
 // ----------------------------------------------------------------------------------------- loads
@@ -258,22 +321,53 @@ inline void vlds(R& dst, T*& ptr, std::int32_t offset, pto::vsim::load_dist dist
 
 template <pto::vsim::register_like R0, pto::vsim::register_like R1, typename T>
 inline void vlds(R0& dst0, R1& dst1, const T* ptr, std::int32_t offset, pto::vsim::load_dist dist) {
-    const int w = pto::vsim::dintlv_width(dist);
-    if (w == 0)
-        pto::vsim::refuse("vlds: two destinations take a DINTLV_B8/B16/B32 distribution");
-    const auto* at = reinterpret_cast<const unsigned char*>(ptr + offset);
-    unsigned char* even = pto::vsim::bytes_of(dst0);
-    unsigned char* odd = pto::vsim::bytes_of(dst1);
-    for (int i = 0; i < pto::vsim::VL / w; ++i) {
-        std::memcpy(even + i * w, at + 2 * i * w, w);
-        std::memcpy(odd + i * w, at + (2 * i + 1) * w, w);
-    }
+    pto::vsim::load_pair(pto::vsim::bytes_of(dst0), pto::vsim::bytes_of(dst1),
+                         reinterpret_cast<const unsigned char*>(ptr + offset), dist,
+                         "vlds: two destinations take a DINTLV_B8/B16/B32 distribution");
 }
 
 template <pto::vsim::register_like R0, pto::vsim::register_like R1, typename T>
 inline void vlds(R0& dst0, R1& dst1, T*& ptr, std::int32_t offset, pto::vsim::load_dist dist, pto::vsim::post) {
     vlds(dst0, dst1, static_cast<const T*>(ptr), 0, dist);
     ptr += offset;
+}
+
+// vldsx2: the deinterleaving pair load under its own name; the even elements go to dst0.
+template <pto::vsim::register_like R0, pto::vsim::register_like R1, typename T>
+inline void vldsx2(R0& dst0, R1& dst1, const T* ptr, std::int32_t offset, pto::vsim::load_dist dist) {
+    pto::vsim::load_pair(pto::vsim::bytes_of(dst0), pto::vsim::bytes_of(dst1),
+                         reinterpret_cast<const unsigned char*>(ptr + offset), dist,
+                         "vldsx2: the simulation has DINTLV_B8, DINTLV_B16 and DINTLV_B32 only");
+}
+
+// vsld: lane i of STRIDE_Sk_Bw's w bytes from element i * k, counted from ptr + offset.
+template <pto::vsim::register_like R, typename T>
+inline void vsld(R& dst, const T* ptr, std::int32_t offset, pto::vsim::stride mode) {
+    const pto::vsim::stride_shape s = pto::vsim::shape_of(mode);
+    const auto* at = reinterpret_cast<const unsigned char*>(ptr + offset);
+    unsigned char* out = pto::vsim::bytes_of(dst);
+    for (int i = 0; i < pto::vsim::VL / s.width; ++i)
+        std::memcpy(out + i * s.width, at + i * s.step * s.width, s.width);
+}
+
+// vsldb: block b of the register from byte b * block stride; a block whose mask bit is clear is zero
+// and reads nothing.
+template <pto::vsim::register_like R, typename T>
+inline void vsldb(R& dst, const T* ptr, std::uint32_t config, const vector_bool& mask) {
+    const auto* at = reinterpret_cast<const unsigned char*>(ptr);
+    unsigned char* out = pto::vsim::bytes_of(dst);
+    for (int b = 0; b < pto::vsim::VL / pto::vsim::BLOCK; ++b) {
+        if (mask.lane(b, pto::vsim::BLOCK))
+            std::memcpy(out + b * pto::vsim::BLOCK, at + b * pto::vsim::block_stride(config), pto::vsim::BLOCK);
+        else
+            std::memset(out + b * pto::vsim::BLOCK, 0, pto::vsim::BLOCK);
+    }
+}
+
+template <pto::vsim::register_like R, typename T>
+inline void vsldb(R& dst, T*& ptr, std::uint32_t config, const vector_bool& mask, pto::vsim::post) {
+    vsldb(dst, static_cast<const T*>(ptr), config, mask);
+    ptr = reinterpret_cast<T*>(pto::vsim::raw(ptr) + pto::vsim::repeat_stride(config));
 }
 
 // Unaligned loads: vldas primes the stream at any address, vldus reads 256 bytes from one.
@@ -311,11 +405,8 @@ inline void vsts(const R& src, T*& ptr, std::int32_t offset, pto::vsim::store_di
 template <pto::vsim::register_like R0, pto::vsim::register_like R1, typename T>
 inline void vsts(const R0& src0, const R1& src1, T* ptr, std::int32_t offset, pto::vsim::store_dist dist,
                  const vector_bool& mask) {
-    const int w = pto::vsim::intlv_width(dist);
-    if (w == 0)
-        pto::vsim::refuse("vsts: two sources take an INTLV_B8/B16/B32 distribution");
-    pto::vsim::store_interleaved(pto::vsim::raw(ptr + offset), pto::vsim::bytes_of(src0), pto::vsim::bytes_of(src1),
-                                 w, mask);
+    pto::vsim::store_pair(pto::vsim::raw(ptr + offset), pto::vsim::bytes_of(src0), pto::vsim::bytes_of(src1), dist,
+                          mask, "vsts: two sources take an INTLV_B8/B16/B32 distribution");
 }
 
 template <pto::vsim::register_like R0, pto::vsim::register_like R1, typename T>
@@ -340,6 +431,41 @@ inline void vsts(const R& src, T*& ptr, std::int32_t offset, std::integral_const
     ptr += offset;
 }
 
+// vstsx2: the interleaving pair store under its own name; an active lane i writes src0[i], src1[i].
+template <pto::vsim::register_like R0, pto::vsim::register_like R1, typename T>
+inline void vstsx2(const R0& src0, const R1& src1, T* ptr, std::int32_t offset, pto::vsim::store_dist dist,
+                   const vector_bool& mask) {
+    pto::vsim::store_pair(pto::vsim::raw(ptr + offset), pto::vsim::bytes_of(src0), pto::vsim::bytes_of(src1), dist,
+                          mask, "vstsx2: the distribution is INTLV_B8, INTLV_B16 or INTLV_B32");
+}
+
+// vsst: lane i of STRIDE_Sk_Bw's w bytes to element i * k, counted from ptr + offset; the elements
+// between are left as they are.
+template <pto::vsim::register_like R, typename T>
+inline void vsst(const R& src, T* ptr, std::int32_t offset, pto::vsim::stride mode) {
+    const pto::vsim::stride_shape s = pto::vsim::shape_of(mode);
+    unsigned char* at = pto::vsim::raw(ptr + offset);
+    const unsigned char* in = pto::vsim::bytes_of(src);
+    for (int i = 0; i < pto::vsim::VL / s.width; ++i)
+        std::memcpy(at + i * s.step * s.width, in + i * s.width, s.width);
+}
+
+// vsstb: block b of the register to byte b * block stride, when the mask bit of its first byte is set.
+template <pto::vsim::register_like R, typename T>
+inline void vsstb(const R& src, T* ptr, std::uint32_t config, const vector_bool& mask) {
+    unsigned char* at = pto::vsim::raw(ptr);
+    const unsigned char* in = pto::vsim::bytes_of(src);
+    for (int b = 0; b < pto::vsim::VL / pto::vsim::BLOCK; ++b)
+        if (mask.lane(b, pto::vsim::BLOCK))
+            std::memcpy(at + b * pto::vsim::block_stride(config), in + b * pto::vsim::BLOCK, pto::vsim::BLOCK);
+}
+
+template <pto::vsim::register_like R, typename T>
+inline void vsstb(const R& src, T*& ptr, std::uint32_t config, const vector_bool& mask, pto::vsim::post) {
+    vsstb(src, static_cast<T*>(ptr), config, mask);
+    ptr = reinterpret_cast<T*>(pto::vsim::raw(ptr) + pto::vsim::repeat_stride(config));
+}
+
 // Unaligned stores: vstus appends `count` elements of the register's lane type, vstur the count the
 // last vsqz(..., MODE_STORED) left; both move `ptr` past what they appended. vstas and vstar write the
 // tail the stream still holds (vstas at ptr + offset, vstar at ptr: where the stream ended).
@@ -348,6 +474,12 @@ inline void vstus(vector_align& state, std::uint32_t count, const R& src, T*& pt
     const int bytes = static_cast<int>(count) * pto::vsim::kind_of<R>::width;
     pto::vsim::stream_append(state, pto::vsim::raw(ptr), pto::vsim::bytes_of(src), bytes, "vstus");
     ptr = reinterpret_cast<T*>(pto::vsim::raw(ptr) + bytes);
+}
+
+// Without POST_UPDATE the caller names each append's address itself; the pointer is not moved.
+template <pto::vsim::register_like R, typename T>
+inline void vstus(vector_align& state, std::uint32_t count, const R& src, T* ptr) {
+    vstus(state, count, src, ptr, POST_UPDATE);
 }
 
 template <pto::vsim::register_like R, typename T>
@@ -373,6 +505,26 @@ inline void vstar(vector_align& state, T* ptr) {
     pto::vsim::stream_flush(state, pto::vsim::raw(ptr), "vstar");
 }
 
+// vstu appends the whole register at base + offset (elements of the pointer's type); POST_UPDATE then
+// moves the offset past it, NO_POST_UPDATE leaves it. vsta flushes at ptr + offset, as vstas does.
+template <pto::vsim::register_like R, typename T>
+inline void vstu(vector_align& state, vector_address& offset, const R& src, T* base, pto::vsim::post) {
+    pto::vsim::stream_append(state, pto::vsim::raw(base + offset.offset), pto::vsim::bytes_of(src), pto::vsim::VL,
+                             "vstu");
+    offset.offset += pto::vsim::VL / static_cast<std::int64_t>(sizeof(T));
+}
+
+template <pto::vsim::register_like R, typename T>
+inline void vstu(vector_align& state, vector_address& offset, const R& src, T* base, pto::vsim::no_post) {
+    pto::vsim::stream_append(state, pto::vsim::raw(base + offset.offset), pto::vsim::bytes_of(src), pto::vsim::VL,
+                             "vstu");
+}
+
+template <typename T>
+inline void vsta(vector_align& state, T* ptr, std::int32_t offset) {
+    pto::vsim::stream_flush(state, pto::vsim::raw(ptr + offset), "vsta");
+}
+
 // ----------------------------------------------------------------------------------------- gathers
 
 // dst lane i = ptr[index[i]] for each active lane, lanes of the index register's width; inactive
@@ -387,6 +539,22 @@ inline void vgather2_bc(R& dst, const T* ptr, const I& index, const vector_bool&
     pto::vsim::gather(dst, ptr, index, mask);
 }
 
+// vgatherb: block b of dst (32 bytes) from the byte offset in 32-bit lane b of `index`, b = 0..7; a block
+// whose mask bit is clear is zero and reads nothing.
+template <pto::vsim::register_like R, typename T, pto::vsim::register_like I>
+inline void vgatherb(R& dst, const T* ptr, const I& index, const vector_bool& mask) {
+    static_assert(pto::vsim::kind_of<I>::width == 4, "vgatherb: the byte offsets are a register of 32-bit lanes");
+    auto& idx = pto::vsim::image(const_cast<I&>(index));
+    const auto* base = reinterpret_cast<const unsigned char*>(ptr);
+    unsigned char* out = pto::vsim::bytes_of(dst);
+    for (int b = 0; b < pto::vsim::VL / pto::vsim::BLOCK; ++b) {
+        if (mask.lane(b, pto::vsim::BLOCK))
+            std::memcpy(out + b * pto::vsim::BLOCK, base + idx.get(b), pto::vsim::BLOCK);
+        else
+            std::memset(out + b * pto::vsim::BLOCK, 0, pto::vsim::BLOCK);
+    }
+}
+
 // ptr[index[i]] = src lane i (its low sizeof(T) bytes) for each active lane, in lane order.
 template <pto::vsim::register_like R, typename T, pto::vsim::register_like I>
 inline void vscatter(const R& src, T* ptr, const I& index, const vector_bool& mask) {
@@ -398,3 +566,12 @@ inline void vscatter(const R& src, T* ptr, const I& index, const vector_bool& ma
         if (mask.lane(i, K::width))
             std::memcpy(pto::vsim::raw(ptr + idx.get(i)), in + i * K::width, sizeof(T));
 }
+
+// A5 code calls vgatherb through its adaptation layer's `pto::pto_vgatherb`
+// (pto/common/arch_cce_intrinsic.hpp), which a CPU build (`__CPU_SIM`) leaves out; the same forwarding.
+namespace pto {
+template <typename T, typename U, typename S>
+inline void pto_vgatherb(T& dst, U* base, S& index, vector_bool& mask) {
+    vgatherb(dst, base, index, mask);
+}
+} // namespace pto

@@ -147,3 +147,16 @@ inline constexpr pto::vsim::order INC_ORDER = pto::vsim::order::inc;
 inline constexpr pto::vsim::order DEC_ORDER = pto::vsim::order::dec;
 inline constexpr pto::vsim::half_sel LOWER = pto::vsim::half_sel::lower;
 inline constexpr pto::vsim::half_sel HIGHER = pto::vsim::half_sel::higher;
+
+// Fixed-stride loads and stores (vsld, vsst): STRIDE_Sk_Bw moves every k-th w-bit element.
+namespace pto::vsim {
+enum class stride : std::uint8_t { s3_b16, s4_b64, s8_b32, s2_b64 };
+// The unaligned store's address register left as it was (vstu); POST_UPDATE moves it on.
+enum class no_post : std::uint8_t { keep };
+} // namespace pto::vsim
+
+inline constexpr pto::vsim::stride STRIDE_S3_B16 = pto::vsim::stride::s3_b16;
+inline constexpr pto::vsim::stride STRIDE_S4_B64 = pto::vsim::stride::s4_b64;
+inline constexpr pto::vsim::stride STRIDE_S8_B32 = pto::vsim::stride::s8_b32;
+inline constexpr pto::vsim::stride STRIDE_S2_B64 = pto::vsim::stride::s2_b64;
+inline constexpr pto::vsim::no_post NO_POST_UPDATE = pto::vsim::no_post::keep;
