@@ -201,6 +201,19 @@ def test_cube_and_vector_cores_stream_tiles_both_ways(program: Path) -> None:
     assert out.stdout.splitlines() == ["0 failures"]
 
 
+def stopped(program: Path, what: str, site: str) -> str:
+    """The first line a failing run prints, after checking that it stopped in bounded time and named
+    the line of the kernel that holds `site`."""
+    start = time.monotonic()
+    out = run(program, what)
+    assert time.monotonic() - start < 30
+    assert out.returncode != 0 and "survived" not in out.stdout
+    if shutil.which("addr2line"):
+        line = next(i for i, t in enumerate(PROGRAM.splitlines(), 1) if site in t)
+        assert f"p.cpp:{line}" in out.stderr, out.stderr
+    return out.stderr.splitlines()[0]
+
+
 @pytest.mark.parametrize(
     ("what", "op", "site", "waiting"),
     [
@@ -211,18 +224,11 @@ def test_cube_and_vector_cores_stream_tiles_both_ways(program: Path) -> None:
 def test_a_wait_no_core_ends_stops_naming_the_pipe_core_and_call_site(
     program: Path, what: str, op: str, site: str, waiting: str
 ) -> None:
-    start = time.monotonic()
-    out = run(program, what)
-    assert time.monotonic() - start < 30
-    assert out.returncode != 0 and "survived" not in out.stdout
-    first = out.stderr.splitlines()[0]
+    first = stopped(program, what, site)
     assert first.startswith(f"PTO runtime error: {op}: pipe TPipe<40, 1, 512, 2>"), first
     core = "block 0, sub-block 1 of 2" if op == "TPOP" else "block 0, sub-block 0 of 1"
     assert core in first and waiting in first and "within 200 ms" in first, first
     assert "PTO_CPU_SIM_PIPE_MAX_WAIT_MS" in first
-    if shutil.which("addr2line"):
-        line = next(i for i, t in enumerate(PROGRAM.splitlines(), 1) if site in t)
-        assert f"p.cpp:{line}" in out.stderr, out.stderr
 
 
 @pytest.mark.parametrize(
@@ -240,16 +246,9 @@ def test_a_wait_no_core_ends_stops_naming_the_pipe_core_and_call_site(
 def test_a_grid_pipe_stops_naming_the_pipe_core_and_call_site(
     program: Path, what: str, op: str, site: str, message: str
 ) -> None:
-    start = time.monotonic()
-    out = run(program, what)
-    assert time.monotonic() - start < 30
-    assert out.returncode != 0 and "survived" not in out.stdout
-    first = out.stderr.splitlines()[0]
+    first = stopped(program, what, site)
     pipe = "GridPipe<512-byte slots, 2 slots> (pipe id 9) on core (0, 1) of a 1 x 2 grid"
     assert first.startswith(f"PTO runtime error: {op}: {pipe}: {message}"), first
-    if shutil.which("addr2line"):
-        line = next(i for i, t in enumerate(PROGRAM.splitlines(), 1) if site in t)
-        assert f"p.cpp:{line}" in out.stderr, out.stderr
 
 
 TOO_BIG = r"""
