@@ -29,17 +29,6 @@ void fail_a5_00_pipe_locations_f0() {
                     TileSplitAxis::TILE_NO_SPLIT>(pipe, cube);
 }
 
-// breaks rule 00_pipe_locations (pipe_locations) of the CPU profile (form 0)
-// expected-error@*:* {{TPUSH [CPU]: tile location must suit the pipe's direction (Direction::DIR_C2V: TileType::Acc or TileType::Mat; Direction::DIR_V2C: TileType::Vec; Direction::DIR_BOTH: TileType::Acc, TileType::Mat or TileType::Vec)}}
-void fail_cpu_00_pipe_locations_f0() {
-    using Tile_cube = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_cube cube;
-    TPipe<1, Direction::DIR_C2V, 16 * 16 * sizeof(float), 2> pipe;
-    // expected-note@+1 {{requested here}}
-    profiled::TPUSH<profile_cpu, TPipe<1, Direction::DIR_C2V, 16 * 16 * sizeof(float), 2>, Tile_cube,
-                    TileSplitAxis::TILE_NO_SPLIT>(pipe, cube);
-}
-
 // breaks rule 00_pipe_locations (pipe_locations) of the A2A3 profile (form 1)
 // expected-error@*:* {{TPUSH [A2A3]: tile location must suit the pipe's direction (Direction::DIR_C2V: TileType::Acc or TileType::Mat; Direction::DIR_V2C: TileType::Vec; Direction::DIR_BOTH: TileType::Acc, TileType::Mat or TileType::Vec)}}
 void fail_a2a3_00_pipe_locations_f1() {
@@ -59,17 +48,6 @@ void fail_a5_00_pipe_locations_f1() {
     TPipe<1, Direction::DIR_C2V, 16 * 8 * sizeof(float), 2> pipe;
     // expected-note@+1 {{requested here}}
     profiled::TPUSH<profile_a5, TPipe<1, Direction::DIR_C2V, 16 * 8 * sizeof(float), 2>, Tile_cube,
-                    TileSplitAxis::TILE_LEFT_RIGHT>(pipe, cube, 0);
-}
-
-// breaks rule 00_pipe_locations (pipe_locations) of the CPU profile (form 1)
-// expected-error@*:* {{TPUSH [CPU]: tile location must suit the pipe's direction (Direction::DIR_C2V: TileType::Acc or TileType::Mat; Direction::DIR_V2C: TileType::Vec; Direction::DIR_BOTH: TileType::Acc, TileType::Mat or TileType::Vec)}}
-void fail_cpu_00_pipe_locations_f1() {
-    using Tile_cube = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_cube cube;
-    TPipe<1, Direction::DIR_C2V, 16 * 8 * sizeof(float), 2> pipe;
-    // expected-note@+1 {{requested here}}
-    profiled::TPUSH<profile_cpu, TPipe<1, Direction::DIR_C2V, 16 * 8 * sizeof(float), 2>, Tile_cube,
                     TileSplitAxis::TILE_LEFT_RIGHT>(pipe, cube, 0);
 }
 
@@ -93,16 +71,6 @@ void fail_a5_00_pipe_locations_f2() {
     profiled::TPUSH<profile_a5, Tile_cube, TPipe<1, Direction::DIR_C2V, 8 * 8 * sizeof(uint32_t), 1>>(cube, pipe);
 }
 
-// breaks rule 00_pipe_locations (pipe_locations) of the CPU profile (form 2)
-// expected-error@*:* {{TPUSH [CPU]: tile location must suit the pipe's direction (Direction::DIR_C2V: TileType::Acc or TileType::Mat; Direction::DIR_V2C: TileType::Vec; Direction::DIR_BOTH: TileType::Acc, TileType::Mat or TileType::Vec)}}
-void fail_cpu_00_pipe_locations_f2() {
-    using Tile_cube = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, 8, 8>;
-    Tile_cube cube;
-    TPipe<1, Direction::DIR_C2V, 8 * 8 * sizeof(uint32_t), 1> pipe;
-    // expected-note@+1 {{requested here}}
-    profiled::TPUSH<profile_cpu, Tile_cube, TPipe<1, Direction::DIR_C2V, 8 * 8 * sizeof(uint32_t), 1>>(cube, pipe);
-}
-
 // breaks rule 00_pipe_locations (pipe_locations) of the A2A3 profile (form 4)
 // expected-error@*:* {{TPUSH [A2A3]: tile location must suit the pipe's direction (Direction::DIR_C2V: TileType::Acc or TileType::Mat; Direction::DIR_V2C: TileType::Vec; Direction::DIR_BOTH: TileType::Acc, TileType::Mat or TileType::Vec)}}
 void fail_a2a3_00_pipe_locations_f4() {
@@ -122,17 +90,6 @@ void fail_a5_00_pipe_locations_f4() {
     TPipe<1, Direction::DIR_C2V, 16 * 16 * sizeof(half), 2> pipe;
     // expected-note@+1 {{requested here}}
     profiled::TPUSH<profile_a5, TPipe<1, Direction::DIR_C2V, 16 * 16 * sizeof(half), 2>, Tile_cube,
-                    FixpipeParams<LayoutMode_t::NZ2ND, QuantMode_t::F322F16, ReluPreMode::NormalRelu>>(pipe, cube);
-}
-
-// breaks rule 00_pipe_locations (pipe_locations) of the CPU profile (form 4)
-// expected-error@*:* {{TPUSH [CPU]: tile location must suit the pipe's direction (Direction::DIR_C2V: TileType::Acc or TileType::Mat; Direction::DIR_V2C: TileType::Vec; Direction::DIR_BOTH: TileType::Acc, TileType::Mat or TileType::Vec)}}
-void fail_cpu_00_pipe_locations_f4() {
-    using Tile_cube = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_cube cube;
-    TPipe<1, Direction::DIR_C2V, 16 * 16 * sizeof(half), 2> pipe;
-    // expected-note@+1 {{requested here}}
-    profiled::TPUSH<profile_cpu, TPipe<1, Direction::DIR_C2V, 16 * 16 * sizeof(half), 2>, Tile_cube,
                     FixpipeParams<LayoutMode_t::NZ2ND, QuantMode_t::F322F16, ReluPreMode::NormalRelu>>(pipe, cube);
 }
 

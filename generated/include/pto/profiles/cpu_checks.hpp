@@ -5390,58 +5390,22 @@ struct profile_cpu {
 
     template <typename Pipe, typename TileProd, TileSplitAxis Split>
     static constexpr bool check_TPUSH_f0() {
-        constexpr bool r00_pipe_locations = (Pipe::DIR_TYPE != Direction::DIR_C2V || TileProd::Loc == TileType::Acc ||
-                                             TileProd::Loc == TileType::Mat) &&
-                                            (Pipe::DIR_TYPE != Direction::DIR_V2C || TileProd::Loc == TileType::Vec) &&
-                                            (Pipe::DIR_TYPE != Direction::DIR_BOTH || TileProd::Loc == TileType::Acc ||
-                                             TileProd::Loc == TileType::Mat || TileProd::Loc == TileType::Vec);
-        static_assert(r00_pipe_locations,
-                      "TPUSH [CPU]: tile location must suit the pipe's direction (Direction::DIR_C2V: TileType::Acc or "
-                      "TileType::Mat; Direction::DIR_V2C: TileType::Vec; Direction::DIR_BOTH: TileType::Acc, "
-                      "TileType::Mat or TileType::Vec)");
-        return r00_pipe_locations;
+        return true;
     }
 
     template <typename Pipe, typename TileProd, TileSplitAxis Split>
     static constexpr bool check_TPUSH_f1() {
-        constexpr bool r00_pipe_locations = (Pipe::DIR_TYPE != Direction::DIR_C2V || TileProd::Loc == TileType::Acc ||
-                                             TileProd::Loc == TileType::Mat) &&
-                                            (Pipe::DIR_TYPE != Direction::DIR_V2C || TileProd::Loc == TileType::Vec) &&
-                                            (Pipe::DIR_TYPE != Direction::DIR_BOTH || TileProd::Loc == TileType::Acc ||
-                                             TileProd::Loc == TileType::Mat || TileProd::Loc == TileType::Vec);
-        static_assert(r00_pipe_locations,
-                      "TPUSH [CPU]: tile location must suit the pipe's direction (Direction::DIR_C2V: TileType::Acc or "
-                      "TileType::Mat; Direction::DIR_V2C: TileType::Vec; Direction::DIR_BOTH: TileType::Acc, "
-                      "TileType::Mat or TileType::Vec)");
-        return r00_pipe_locations;
+        return true;
     }
 
     template <typename TileData, typename Pipe>
     static constexpr bool check_TPUSH_f2() {
-        constexpr bool r00_pipe_locations = (Pipe::DIR_TYPE != Direction::DIR_C2V || TileData::Loc == TileType::Acc ||
-                                             TileData::Loc == TileType::Mat) &&
-                                            (Pipe::DIR_TYPE != Direction::DIR_V2C || TileData::Loc == TileType::Vec) &&
-                                            (Pipe::DIR_TYPE != Direction::DIR_BOTH || TileData::Loc == TileType::Acc ||
-                                             TileData::Loc == TileType::Mat || TileData::Loc == TileType::Vec);
-        static_assert(r00_pipe_locations,
-                      "TPUSH [CPU]: tile location must suit the pipe's direction (Direction::DIR_C2V: TileType::Acc or "
-                      "TileType::Mat; Direction::DIR_V2C: TileType::Vec; Direction::DIR_BOTH: TileType::Acc, "
-                      "TileType::Mat or TileType::Vec)");
-        return r00_pipe_locations;
+        return true;
     }
 
     template <typename Pipe, typename TileProd, typename TConfig>
     static constexpr bool check_TPUSH_f4() {
-        constexpr bool r00_pipe_locations = (Pipe::DIR_TYPE != Direction::DIR_C2V || TileProd::Loc == TileType::Acc ||
-                                             TileProd::Loc == TileType::Mat) &&
-                                            (Pipe::DIR_TYPE != Direction::DIR_V2C || TileProd::Loc == TileType::Vec) &&
-                                            (Pipe::DIR_TYPE != Direction::DIR_BOTH || TileProd::Loc == TileType::Acc ||
-                                             TileProd::Loc == TileType::Mat || TileProd::Loc == TileType::Vec);
-        static_assert(r00_pipe_locations,
-                      "TPUSH [CPU]: tile location must suit the pipe's direction (Direction::DIR_C2V: TileType::Acc or "
-                      "TileType::Mat; Direction::DIR_V2C: TileType::Vec; Direction::DIR_BOTH: TileType::Acc, "
-                      "TileType::Mat or TileType::Vec)");
-        return r00_pipe_locations;
+        return true;
     }
 
     template <pto::GridDirection Direction, int Dist, typename Pipe, typename TileProd>
@@ -5465,38 +5429,17 @@ struct profile_cpu {
 
     template <typename Pipe, typename TileCons, TileSplitAxis Split>
     static constexpr bool check_TPOP_f0() {
-        constexpr bool r00_pipe_locations =
-            (Pipe::DIR_TYPE != Direction::DIR_C2V || TileCons::Loc == TileType::Vec) &&
-            (Pipe::DIR_TYPE != Direction::DIR_V2C || TileCons::Loc == TileType::Mat) &&
-            (Pipe::DIR_TYPE != Direction::DIR_BOTH || TileCons::Loc == TileType::Vec || TileCons::Loc == TileType::Mat);
-        static_assert(r00_pipe_locations,
-                      "TPOP [CPU]: tile location must suit the pipe's direction (Direction::DIR_C2V: TileType::Vec; "
-                      "Direction::DIR_V2C: TileType::Mat; Direction::DIR_BOTH: TileType::Vec or TileType::Mat)");
-        return r00_pipe_locations;
+        return true;
     }
 
     template <typename Pipe, typename TileCons, TileSplitAxis Split>
     static constexpr bool check_TPOP_f1() {
-        constexpr bool r00_pipe_locations =
-            (Pipe::DIR_TYPE != Direction::DIR_C2V || TileCons::Loc == TileType::Vec) &&
-            (Pipe::DIR_TYPE != Direction::DIR_V2C || TileCons::Loc == TileType::Mat) &&
-            (Pipe::DIR_TYPE != Direction::DIR_BOTH || TileCons::Loc == TileType::Vec || TileCons::Loc == TileType::Mat);
-        static_assert(r00_pipe_locations,
-                      "TPOP [CPU]: tile location must suit the pipe's direction (Direction::DIR_C2V: TileType::Vec; "
-                      "Direction::DIR_V2C: TileType::Mat; Direction::DIR_BOTH: TileType::Vec or TileType::Mat)");
-        return r00_pipe_locations;
+        return true;
     }
 
     template <typename TileData, typename Pipe>
     static constexpr bool check_TPOP_f2() {
-        constexpr bool r00_pipe_locations =
-            (Pipe::DIR_TYPE != Direction::DIR_C2V || TileData::Loc == TileType::Vec) &&
-            (Pipe::DIR_TYPE != Direction::DIR_V2C || TileData::Loc == TileType::Mat) &&
-            (Pipe::DIR_TYPE != Direction::DIR_BOTH || TileData::Loc == TileType::Vec || TileData::Loc == TileType::Mat);
-        static_assert(r00_pipe_locations,
-                      "TPOP [CPU]: tile location must suit the pipe's direction (Direction::DIR_C2V: TileType::Vec; "
-                      "Direction::DIR_V2C: TileType::Mat; Direction::DIR_BOTH: TileType::Vec or TileType::Mat)");
-        return r00_pipe_locations;
+        return true;
     }
 
     template <pto::GridDirection Direction, int Dist, typename Pipe, typename TileCons>
