@@ -839,10 +839,13 @@ class FormSpelling:
         every = {o.name: o for o in self.op.spec.every_operand}
         carried = {p.type: every.get(str(p.operand)) for p in self.params if p.type}
         globals_ = {t for t, o in carried.items() if o is not None and o.kind == "global"}
+        pipes = {t for t, o in carried.items() if o is not None and o.kind == "context"}
 
         def term(n: str) -> str:
             if kinds[n] == "pack":
                 return f"all_events_v<{n}...>"
+            if n in pipes:  # the only pipe upstream guards on: a grid's (its TPipe forms take any type)
+                return f"is_grid_pipe_v<{n}>"
             return f"is_global_data_v<{n}>" if n in globals_ else f"is_tile_data_v<{n}>"
 
         return " && ".join(term(n) for n in names)

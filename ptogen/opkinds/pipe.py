@@ -29,9 +29,11 @@ import numpy as np
 
 from ..importer.contract import OPERANDS, PageOp
 from ..lower.contract import FormBackend
+from ..rules.parts import StaticBreak, not_offered, part
 from ..spec.kindfacts import KindFacts
 from ..testing.golden import Check, GoldenContext, inputs, logical, same_bits
 from ..testing.plan import (
+    BreakContext,
     Call,
     CompileCase,
     GlobalDecl,
@@ -74,6 +76,40 @@ def step(spec: OpSpec) -> str:
     if data.kind == "global":
         return ALLOC
     return POP if data.role == "dst" else PUSH
+
+
+def grid_forms(spec: OpSpec) -> dict[int, str]:
+    """The GridPipe declarations (by form index, 1 for the first overload) and what each runs: a push
+    to a neighbour (`push`), a broadcast along a span (`broadcast`) or a pop (`pop`). Upstream tells
+    them from the TPipe forms by their guard on the pipe's type (`is_grid_pipe_v<Pipe>`)."""
+    intr = spec.intrinsic
+    if intr is None:
+        return {}
+    pipe = next((o.name for o in spec.operands if o.kind == "context"), None)
+    out: dict[int, str] = {}
+    for k, ov in enumerate(intr.overloads, start=1):
+        pipe_type = next((str(p.type) for p in ov.params if str(p.operand) == pipe), None)
+        if pipe_type is None or pipe_type not in ov.guard:
+            continue
+        spans = any(t.kind == "value" and str(t.type).endswith("GridSpan") for t in ov.template)
+        out[k] = "broadcast" if spans else step(spec)
+    return out
+
+
+def form_name(op: OpViewAPI, form: FormViewAPI) -> str:
+    """Which of the TPipe declarations a form is, by its shape (the scenarios' `form`): a tensor's
+    (`gm`), one with an explicit sub-block id (`sub_block`), tile first (`reversed`), one with a
+    fix-pipe configuration no parameter uses (`config`), else the main one."""
+    kinds = {o.name: o.kind for o in [*op.spec.operands, *form.own]}
+    carried = [kinds.get(str(p.operand)) for p in form.params if not p.events]
+    if "global" in carried:
+        return "gm"
+    if "scalar" in carried:
+        return "sub_block"
+    if carried and carried[0] == "tile":
+        return "reversed"
+    used = {str(p.type) for p in form.params}
+    return "config" if any(t.kind == "typename" and t.name not in used for t in form.template) else "main"
 
 
 class Pipe(NamesOperand):
@@ -123,6 +159,17 @@ class Pipe(NamesOperand):
         return step(op.spec)
 
     # ----------------------------------------------------------------- header and backend
+    def own_impls(self, spec: OpSpec) -> set[str]:
+        # The GridPipe forms' backend functions (GRID_TPUSH_IMPL, ...), which the simulator defines.
+        intr = spec.intrinsic
+        assert intr is not None or not grid_forms(spec)
+        return {str(intr.overloads[k - 1].dispatch.impl) for k in grid_forms(spec)} if intr else set()
+
+    @staticmethod
+    def grid_step(op: OpViewAPI, form: FormViewAPI) -> str:
+        """What a GridPipe declaration runs (`push`, `broadcast`, `pop`), or "" for a TPipe one."""
+        return grid_forms(op.spec).get(form.index, "")
+
     def form_backend(self, op: OpViewAPI, form: FormViewAPI) -> FormBackend:
         # A form without the main declaration's Split (the reversed and TConfig forms) passes the
         # unsplit axis to the common check.
@@ -168,6 +215,9 @@ class Pipe(NamesOperand):
         cases = [sc.case(k, self.step(op)) for k, sc in enumerate(plan)]
         scalars = {"pre_quant_scalar": "float"} if self.step(op) == QUANT_SCALAR else {}
         tests.runtime.append(RuntimeKernel("pipes", scalars, {}, on, cases))
+        if grid_forms(op.spec):
+            self._plan_grid(project, op, tests, on, len(cases))
+        self._plan_form_rules(project, op, tests)
         tests.includes.extend(["thread", "vector"])
         # The legal twin per profile: the first scenario's call (the rules the pages state are the
         # runtime's static_asserts, tested with the kind).
@@ -194,6 +244,77 @@ class Pipe(NamesOperand):
                 )
             )
 
+    def _plan_grid(
+        self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests, on: list[str], first: int
+    ) -> None:
+        """The GridPipe forms' runtime cases, on the profiles that offer them."""
+        forms = grid_forms(op.spec)
+        refused = {
+            p
+            for p in on
+            for k in forms
+            if any(not_offered(rv.rule) for rv in op.forms[k].rules_for(p, static=True))
+        }
+        cases = [sc.case(first + k, self.step(op)) for k, sc in enumerate(GRID_SCENARIOS[self.step(op)])]
+        tests.runtime.append(RuntimeKernel("grid", {}, {}, [p for p in on if p not in refused], cases))
+        tests.includes.append("cstring")
+
+    def _plan_form_rules(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
+        """Per declaration with rules of its own and per profile: a call that breaks each rule (the
+        call of a scenario that uses the declaration, its tile moved where the rule says it may not
+        be), and for a GridPipe declaration the legal call where the profile offers it."""
+        for form in op.forms:
+            if not any(form.rules_for(p.name, static=True) for p in project.profiles):
+                continue
+            tiles, call, contexts = self.form_call(op, form)
+            for p in project.profiles:
+                rules = form.rules_for(p.name, static=True)
+                if not rules and self.grid_step(op, form):
+                    tests.compile.append(
+                        CompileCase.legal(
+                            f"legal_{p.name.lower()}_f{form.index}",
+                            p.name,
+                            tiles,
+                            call,
+                            contexts=contexts,
+                            of=f" (form {form.index})",
+                        )
+                    )
+                # The tile under the name of the operand it is, as the rules name it.
+                tile = next(o.name for o in op.spec.operands if o.kind == "tile")
+                for rv in rules:
+                    broken = part(rv.rule, StaticBreak).break_static(
+                        BreakContext(project, op, rv, p.name), {tile: tiles[0]}
+                    )
+                    tests.compile.append(
+                        CompileCase.breaking(
+                            f"fail_{p.name.lower()}_{rv.id}_f{form.index}",
+                            p.name,
+                            rv,
+                            list(broken.tiles.values()),
+                            call,
+                            contexts=contexts,
+                            on=f" (form {form.index})",
+                        )
+                    )
+
+    def form_call(
+        self, op: OpViewAPI, form: FormViewAPI
+    ) -> tuple[list[TileDecl], Call, list[tuple[str, str]]]:
+        """The tile, the call and the pipe of a compile case of one declaration: the first scenario
+        that calls it, cube to vector."""
+        runs = self.grid_step(op, form)
+        if runs:
+            grid = next(s for s in GRID_SCENARIOS[self.step(op)] if bool(s.span) == (runs == "broadcast"))
+            return grid.compile_call(self.step(op))
+        name = form_name(op, form)
+        sc = replace(next(s for s in SCENARIOS[self.step(op)] if s.form == name), flow="c2v")
+        pipe = sc.pipe_type(1)
+        call = sc.call(self.step(op))
+        moved = next(a for a in call.args if a in {t.name for t in sc.tiles()})
+        call = Call([pipe if a == "P" else a for a in call.template_args], call.args)
+        return [t for t in sc.tiles() if t.name == moved], call, [(pipe, "pipe")]
+
     def shaped_tile(self, op: OpViewAPI, tile: TileDecl) -> TileDecl:
         # The only tile the common planner declares, SET_QUANT_VECTOR's: a row of Scaling words.
         return replace(tile, loc="Scaling", rows=1, valid_rows=1)
@@ -201,6 +322,12 @@ class Pipe(NamesOperand):
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
         checks: list[Check] = []
         for case in gx.group.cases:
+            if "grid" in case.attrs:
+                grid = GridScenario(**json.loads(case.attrs["grid"]))
+                checks += grid.prepare(
+                    f"{gx.op_name}/{case.index}", case.index, f"{gx.label} case {case.index}", data
+                )
+                continue
             sc = Scenario(**json.loads(case.attrs["scenario"]))
             checks += sc.prepare(
                 f"{gx.op_name}/{case.index}", case.index, f"{gx.label} case {case.index}", data
@@ -227,6 +354,14 @@ NP = {
 QUANT_DTYPE = {"DEQF16": "half", "VDEQF16": "half", "F322F16": "half"}
 # Column scales of the vector quantisation words: exactly representable in the 19-bit field.
 VECTOR_SCALES = (0.5, 2.0, 1.5, 0.25)
+
+
+def keep_bytes(got: str, data: str, count: str) -> str:
+    """The C++ statement that appends `count` elements from `data` to the byte vector `got`."""
+    return (
+        f"{got}.insert({got}.end(), reinterpret_cast<const unsigned char*>({data}), "
+        f"reinterpret_cast<const unsigned char*>({data} + {count}));"
+    )
 
 
 @dataclass(frozen=True)
@@ -393,10 +528,7 @@ class Scenario:
         def kept(tile: str) -> str:
             data = "slot.data()" if self.form == "gm" else f"{tile}.data()"
             count = f"{self.rows * self.cols}" if self.form == "gm" else f"{tile}.Numel"
-            return (
-                f"got_{tile}.insert(got_{tile}.end(), reinterpret_cast<const unsigned char*>({data}), "
-                f"reinterpret_cast<const unsigned char*>({data} + {count}));"
-            )
+            return keep_bytes(f"got_{tile}", data, count)
 
         def produce(tile: str, lane: int, first: int) -> list[str]:
             out: list[str] = []
@@ -547,6 +679,298 @@ def vector_word(scale: float) -> int:
     fraction = int(round((float(m) * 2 - 1) * 1024))
     return ((exponent << 10) | fraction) << 13
 
+
+# ------------------------------------------------------------------------- GridPipe scenarios
+# A grid of cores, each a thread under its block index, each with its own window of one arena. Every
+# core that can pushes `pushes` tiles (each the last plus 1) `dist` hops along `direction`, then pops
+# what the core `dist` hops the other way pushed; a broadcast's source pushes once along its span,
+# and every other core of the span pops it from its own distance; a SOURCE pop takes the tiles the
+# host put in the core's window before the launch. The op's call is one step of the kernel thread's
+# core (`me`); the other cores run on threads of their own.
+GRID_ARMS = {"ROW": ("EAST", "WEST"), "COL": ("NORTH", "SOUTH")}
+GRID_STEP = {"NORTH": (-1, 0), "EAST": (0, 1), "WEST": (0, -1), "SOUTH": (1, 0)}
+
+
+@dataclass(frozen=True)
+class GridScenario:
+    label: str
+    rows: int  # of the grid
+    cols: int
+    direction: str  # GridDirection enumerator; "" for a broadcast
+    dist: int = 1
+    span: str = ""  # GridSpan enumerator of a broadcast
+    source: int = 0  # the broadcast's source rank
+    dtype: str = "float"
+    tile_rows: int = 8
+    tile_cols: int = 16
+    slots: int = 2
+    pushes: int = 1
+
+    @property
+    def ranks(self) -> int:
+        return self.rows * self.cols
+
+    def coord(self, rank: int) -> tuple[int, int]:
+        return divmod(rank, self.cols)
+
+    def along(self, rank: int, direction: str, k: int) -> int | None:
+        """The rank k hops along `direction` from `rank`, or None off the grid."""
+        r, c = self.coord(rank)
+        dr, dc = GRID_STEP[direction]
+        r, c = r + k * dr, c + k * dc
+        return r * self.cols + c if 0 <= r < self.rows and 0 <= c < self.cols else None
+
+    def feeds(self, rank: int) -> list[tuple[int | None, str, int]]:
+        """What `rank` pops, in order: (producer rank, None for the host; direction; distance)."""
+        if self.direction == "SOURCE":
+            return [(None, "SOURCE", 1)] * self.pushes
+        if self.span:
+            for arm in GRID_ARMS[self.span]:
+                for k in range(1, max(self.rows, self.cols)):
+                    if self.along(self.source, arm, k) == rank:
+                        return [(self.source, arm, k)]
+            return []
+        back = {"NORTH": "SOUTH", "SOUTH": "NORTH", "EAST": "WEST", "WEST": "EAST"}[self.direction]
+        producer = self.along(rank, back, self.dist)
+        return [] if producer is None else [(producer, self.direction, self.dist)] * self.pushes
+
+    def pushes_of(self, rank: int) -> int:
+        if self.direction == "SOURCE":
+            return 0
+        if self.span:
+            return 1 if rank == self.source else 0
+        return self.pushes if self.along(rank, self.direction, self.dist) is not None else 0
+
+    def me(self, step_: str) -> int:
+        """The kernel thread's core: the first that pushes (a push), or that pops (a pop)."""
+        busy = self.pushes_of if step_ == PUSH else (lambda r: len(self.feeds(r)))
+        return next(r for r in range(self.ranks) if busy(r))
+
+    def tiles(self) -> list[TileDecl]:
+        rc = (self.tile_rows, self.tile_cols)
+        out = [TileDecl(f"send{r}", self.dtype, *rc, *rc) for r in range(self.ranks) if self.pushes_of(r)]
+        out += [TileDecl(f"recv{r}", self.dtype, *rc, *rc) for r in range(self.ranks) if self.feeds(r)]
+        if self.direction == "SOURCE":
+            out.append(
+                TileDecl(
+                    "host",
+                    self.dtype,
+                    self.pushes * self.tile_rows,
+                    self.tile_cols,
+                    self.pushes * self.tile_rows,
+                    self.tile_cols,
+                )
+            )
+        return out
+
+    def tile_bytes(self) -> int:
+        return self.tile_rows * self.tile_cols * BYTES[self.dtype]
+
+    def push(self, rank: int) -> tuple[list[str], list[str]]:
+        if self.span:
+            return [f"GridSpan::{self.span}", "P", f"Tile_send{rank}"], [f"pipes[{rank}]", f"send{rank}"]
+        return (
+            [f"GridDirection::{self.direction}", str(self.dist), "P", f"Tile_send{rank}"],
+            [f"pipes[{rank}]", f"send{rank}"],
+        )
+
+    def pop(self, rank: int, direction: str, dist: int) -> tuple[list[str], list[str]]:
+        return [f"GridDirection::{direction}", str(dist), "P", f"Tile_recv{rank}"], [
+            f"pipes[{rank}]",
+            f"recv{rank}",
+        ]
+
+    def call(self, step_: str) -> Call:
+        me = self.me(step_)
+        if step_ == PUSH:
+            return Call(*self.push(me))
+        _, direction, dist = self.feeds(me)[0]
+        return Call(*self.pop(me, direction, dist))
+
+    def compile_call(self, step_: str) -> tuple[list[TileDecl], Call, list[tuple[str, str]]]:
+        """The tile, the call and the pipe of the kernel core's step, for a compile case."""
+        call = self.call(step_)
+        tile = call.args[1]
+        pipe = f"GridPipe<Tile_{tile}, {self.tile_bytes()}, {self.slots}>"
+        tiles = [t for t in self.tiles() if t.name == tile]
+        targs = [pipe if a == "P" else a for a in call.template_args]
+        return tiles, Call(targs, ["pipe", tile]), [(pipe, "pipe")]
+
+    def case(self, k: int, step_: str) -> RuntimeCase:
+        tiles = self.tiles()
+        addresses: dict[str, int] = {}
+        used = 0
+        for t in tiles:
+            addresses[t.name] = used
+            used += t.rows * t.cols * BYTES[t.dtype]
+        size = self.tile_bytes()
+        before, after = self.code(step_)
+        stored = [
+            (f"c{k}_recv{r}.pop", f"got{r}.data()", len(self.feeds(r)) * size)
+            for r in range(self.ranks)
+            if self.feeds(r)
+        ]
+        units = self.tile_rows * self.tile_cols
+        stored += [
+            (f"c{k}_send{r}.kept", f"send{r}.data()", units) for r in range(self.ranks) if self.pushes_of(r)
+        ]
+        return RuntimeCase(
+            k,
+            self.label,
+            tiles,
+            {},
+            self.call(step_),
+            addresses,
+            attrs={"grid": json.dumps(asdict(self), sort_keys=True)},
+            before_call=before,
+            after_call=after,
+            stored=stored,
+            forms=[],
+        )
+
+    def code(self, step_: str) -> tuple[list[str], list[str]]:
+        """The windows, the pipes, the other cores' threads; after the call, the kernel core's rest
+        and the joins."""
+
+        def stmt(name: str, call: tuple[list[str], list[str]]) -> str:
+            return f"{name}<{', '.join(call[0])}>({', '.join(call[1])});"
+
+        def pushes(rank: int, first: int) -> list[str]:
+            out: list[str] = []
+            for i in range(first, self.pushes_of(rank)):
+                if i:
+                    out.append(f"for (int e = 0; e < send{rank}.Numel; ++e) send{rank}.data()[e] += 1;")
+                out.append(stmt("TPUSH", self.push(rank)))
+            return out
+
+        def pops(rank: int, first: int) -> list[str]:
+            out: list[str] = []
+            for _, direction, dist in self.feeds(rank)[first:]:
+                out += [
+                    stmt("TPOP", self.pop(rank, direction, dist)),
+                    keep_bytes(f"got{rank}", f"recv{rank}.data()", f"recv{rank}.Numel"),
+                ]
+            return out
+
+        size = self.tile_bytes()
+        first_send = (
+            next(f"Tile_send{r}" for r in range(self.ranks) if self.pushes_of(r))
+            if any(self.pushes_of(r) for r in range(self.ranks))
+            else f"Tile_recv{self.me(POP)}"
+        )
+        b = [
+            f"using P = GridPipe<{first_send}, {size}, {self.slots}>;",
+            "constexpr std::uint32_t window = a2a3_grid::WindowBytes<P>();",
+            f"std::vector<std::uint8_t> windows({self.ranks} * window);",
+            f"GmSramArena arena{{reinterpret_cast<std::uint64_t>(windows.data()), window, {self.ranks}}};",
+            f"const GridShape shape{{{self.rows}, {self.cols}}};",
+            f"std::vector<P> pipes({self.ranks});",
+            f"for (int r = 0; r < {self.ranks}; ++r)",
+            "    a2a3_grid::InitGridPipeFromWindow(pipes[r], shape, GridCoord{r / shape.gridCols, "
+            "r % shape.gridCols}, windows.data() + r * window, &arena, 0);",
+        ]
+        if self.direction == "SOURCE":  # the host's queue of core 0, filled before the launch
+            b += [
+                "std::memcpy(windows.data() + a2a3_grid::kDirSlotRegionOffset<P::SlotBytes, P::SlotCount>("
+                f"GridDirection::SOURCE), host.data(), {self.pushes * size});",
+                f"reinterpret_cast<std::uint32_t*>(windows.data())[0] = {self.pushes};",
+            ]
+        b += [f"std::vector<unsigned char> got{r};" for r in range(self.ranks) if self.feeds(r)]
+        me = self.me(step_)
+        names = []
+        for r in range(self.ranks):
+            body = pushes(r, 0) + pops(r, 0) if r != me else []
+            if not body:
+                continue
+            names.append(f"core{r}")
+            b += [f"std::thread core{r}([&] {{", f"    cpu_sim::ScopedExecutionContext core({r}, 0, 1);"]
+            b += ["    " + x for x in body] + ["});"]
+        b.append(f"cpu_sim::ScopedExecutionContext core({me}, 0, 1);")
+        if step_ == PUSH:
+            after = pushes(me, 1) + pops(me, 0)
+        else:
+            b += pushes(me, 0)
+            after = [x for x in pops(me, 0)[1:2]] + pops(me, 1)
+        after += [f"{n}.join();" for n in names]
+        return b, after
+
+    def prepare(self, seed: str, k: int, label: str, data: Path) -> list[Check]:
+        dt = np.dtype(NP[self.dtype])
+        units = self.tile_rows * self.tile_cols
+        arrays: dict[str, np.ndarray] = {}
+        for t in self.tiles():
+            arrays[t.name] = inputs(dt, t.rows * t.cols, f"{seed}/{t.name}")
+            arrays[t.name].tofile(data / f"c{k}_{t.name}.bin")
+        checks: list[Check] = []
+        for r in range(self.ranks):
+            feeds = self.feeds(r)
+            if not feeds:
+                continue
+            got = []
+            for i, (producer, _, _) in enumerate(feeds):
+                if producer is None:
+                    got.append(arrays["host"][i * units : (i + 1) * units])
+                else:
+                    sent = arrays[f"send{producer}"]
+                    got.append(sent + np.asarray(i, dtype=dt) if i else sent)
+            what = f"{label} ({self.label}), core {r}"
+            checks.append(same_bits(f"c{k}_recv{r}.pop", np.concatenate(got), what, f"popped by core {r}"))
+        for r in range(self.ranks):
+            n = self.pushes_of(r)
+            if n:
+                sent = arrays[f"send{r}"]
+                after = sent + np.asarray(n - 1, dtype=dt) if n > 1 else sent
+                what = f"{label} ({self.label}), core {r} after its pushes"
+                checks.append(same_bits(f"c{k}_send{r}.kept", after, what, f"pushed by core {r}"))
+        return checks
+
+
+G = GridScenario
+GRID_SCENARIOS: dict[str, list[GridScenario]] = {
+    PUSH: [
+        G(
+            "GridPipe: one hop east along a row of four, three tiles through two slots",
+            1,
+            4,
+            "EAST",
+            dtype="uint32_t",
+            pushes=3,
+        ),
+        G(
+            "GridPipe: two hops south in a 3 x 2 grid, one slot",
+            3,
+            2,
+            "SOUTH",
+            dist=2,
+            dtype="int32_t",
+            slots=1,
+            pushes=2,
+        ),
+        G("GridPipe broadcast along a row of four from core 1", 1, 4, "", span="ROW", source=1),
+        G(
+            "GridPipe broadcast along a column of three from core 2",
+            3,
+            1,
+            "",
+            span="COL",
+            source=2,
+            dtype="uint32_t",
+        ),
+    ],
+    POP: [
+        G("GridPipe: one hop west along a row of three", 1, 3, "WEST", dtype="int32_t", pushes=2),
+        G(
+            "GridPipe: one hop north in a 2 x 2 grid, three tiles through one slot",
+            2,
+            2,
+            "NORTH",
+            dtype="uint32_t",
+            slots=1,
+            pushes=3,
+        ),
+        G("GridPipe: from the host's queue (SOURCE)", 1, 1, "SOURCE", pushes=2),
+    ],
+}
 
 S = Scenario
 SCENARIOS: dict[str, list[Scenario]] = {

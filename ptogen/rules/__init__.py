@@ -47,6 +47,7 @@ from .no_overlap import NoOverlapRule
 from .offering import TmpRequiredRule, UnavailableRule
 from .page import PageContext, PageLine, TypeList
 from .parts import Broken, Recognised
+from .pipe_locations import PipeLocationsRule
 from .same_bytes import SameBytesRule
 from .same_element_size import SameElementSizeRule
 from .scalar_blocks import ScalarBlocksRule
@@ -124,6 +125,7 @@ RULE_KINDS: tuple[type[RuleBase], ...] = (
     ScalarBlocksRule,
     FullValidRule,
     DerivedExtentRule,
+    PipeLocationsRule,
 )
 
 # The spec's `constraints` items: one of the registry's classes, chosen by `kind`.

@@ -617,6 +617,7 @@ GUARD_DESCRIPTION = (
     "the `std::enable_if_t<..., int> = 0` guard that ends the declaration's template head, as the "
     "template parameters it constrains, in order: a type parameter must be a tile "
     "(`is_tile_data_v<T>`), or a GlobalTensor when a global operand has it (`is_global_data_v<T>`), "
+    "or a GridPipe when a pipe (`context` operand) has it (`is_grid_pipe_v<T>`), "
     "the pack must hold events only (`all_events_v<WaitEvents...>`); the terms are joined by `&&`. "
     "Empty (the default): no guard, as most of upstream's declarations"
 )

@@ -9,6 +9,7 @@
 #include <pto/pto-inst.hpp>
 
 #include "kernel_io.hpp"
+#include <cstring>
 #include <thread>
 #include <vector>
 
@@ -54,11 +55,10 @@ void case_0([[maybe_unused]] Prof profile) {
     case Prof::A2A3:
         profiled::TPOP<profile_a2a3, P, Tile_vec0, TileSplitAxis::TILE_LEFT_RIGHT>(pipe, vec0);
         break;
-    case Prof::A5:
-        profiled::TPOP<profile_a5, P, Tile_vec0, TileSplitAxis::TILE_LEFT_RIGHT>(pipe, vec0);
-        break;
     case Prof::CPU:
         profiled::TPOP<profile_cpu, P, Tile_vec0, TileSplitAxis::TILE_LEFT_RIGHT>(pipe, vec0);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     got_vec0.insert(got_vec0.end(), reinterpret_cast<const unsigned char*>(vec0.data()),
@@ -102,11 +102,10 @@ void case_1([[maybe_unused]] Prof profile) {
     case Prof::A2A3:
         profiled::TPOP<profile_a2a3, P, Tile_cube, TileSplitAxis::TILE_UP_DOWN>(pipe, cube);
         break;
-    case Prof::A5:
-        profiled::TPOP<profile_a5, P, Tile_cube, TileSplitAxis::TILE_UP_DOWN>(pipe, cube);
-        break;
     case Prof::CPU:
         profiled::TPOP<profile_cpu, P, Tile_cube, TileSplitAxis::TILE_UP_DOWN>(pipe, cube);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     got_cube.insert(got_cube.end(), reinterpret_cast<const unsigned char*>(cube.data()),
@@ -154,11 +153,10 @@ void case_2([[maybe_unused]] Prof profile) {
     case Prof::A2A3:
         profiled::TPOP<profile_a2a3, P, Tile_vec0, TileSplitAxis::TILE_NO_SPLIT>(pipe, vec0);
         break;
-    case Prof::A5:
-        profiled::TPOP<profile_a5, P, Tile_vec0, TileSplitAxis::TILE_NO_SPLIT>(pipe, vec0);
-        break;
     case Prof::CPU:
         profiled::TPOP<profile_cpu, P, Tile_vec0, TileSplitAxis::TILE_NO_SPLIT>(pipe, vec0);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     got_vec0.insert(got_vec0.end(), reinterpret_cast<const unsigned char*>(vec0.data()),
@@ -194,11 +192,10 @@ void case_3([[maybe_unused]] Prof profile) {
     case Prof::A2A3:
         profiled::TPOP<profile_a2a3, Tile_vec0, P>(vec0, pipe);
         break;
-    case Prof::A5:
-        profiled::TPOP<profile_a5, Tile_vec0, P>(vec0, pipe);
-        break;
     case Prof::CPU:
         profiled::TPOP<profile_cpu, Tile_vec0, P>(vec0, pipe);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     got_vec0.insert(got_vec0.end(), reinterpret_cast<const unsigned char*>(vec0.data()),
@@ -244,11 +241,10 @@ void case_4([[maybe_unused]] Prof profile) {
     case Prof::A2A3:
         profiled::TPOP<profile_a2a3, P, Tile_vec0, TileSplitAxis::TILE_UP_DOWN>(pipe, vec0, 0);
         break;
-    case Prof::A5:
-        profiled::TPOP<profile_a5, P, Tile_vec0, TileSplitAxis::TILE_UP_DOWN>(pipe, vec0, 0);
-        break;
     case Prof::CPU:
         profiled::TPOP<profile_cpu, P, Tile_vec0, TileSplitAxis::TILE_UP_DOWN>(pipe, vec0, 0);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     got_vec0.insert(got_vec0.end(), reinterpret_cast<const unsigned char*>(vec0.data()),
@@ -292,11 +288,10 @@ void case_5([[maybe_unused]] Prof profile) {
     case Prof::A2A3:
         profiled::TPOP<profile_a2a3, P, Global_slot, TileSplitAxis::TILE_NO_SPLIT>(pipe, slot);
         break;
-    case Prof::A5:
-        profiled::TPOP<profile_a5, P, Global_slot, TileSplitAxis::TILE_NO_SPLIT>(pipe, slot);
-        break;
     case Prof::CPU:
         profiled::TPOP<profile_cpu, P, Global_slot, TileSplitAxis::TILE_NO_SPLIT>(pipe, slot);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     got_vec0.insert(got_vec0.end(), reinterpret_cast<const unsigned char*>(slot.data()),
@@ -307,13 +302,217 @@ void case_5([[maybe_unused]] Prof profile) {
     store("c5_cube.kept", cube.data(), 256);
 }
 
+// case 6 (grid): GridPipe: one hop west along a row of three
+void case_6([[maybe_unused]] Prof profile) {
+    using Tile_send1 = Tile<TileType::Vec, int32_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_send1 send1;
+    TASSIGN(send1, 0x0);
+    load("c6_send1.bin", send1.data(), 128);
+    using Tile_send2 = Tile<TileType::Vec, int32_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_send2 send2;
+    TASSIGN(send2, 0x200);
+    load("c6_send2.bin", send2.data(), 128);
+    using Tile_recv0 = Tile<TileType::Vec, int32_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_recv0 recv0;
+    TASSIGN(recv0, 0x400);
+    load("c6_recv0.bin", recv0.data(), 128);
+    using Tile_recv1 = Tile<TileType::Vec, int32_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_recv1 recv1;
+    TASSIGN(recv1, 0x600);
+    load("c6_recv1.bin", recv1.data(), 128);
+    using P = GridPipe<Tile_send1, 512, 2>;
+    constexpr std::uint32_t window = a2a3_grid::WindowBytes<P>();
+    std::vector<std::uint8_t> windows(3 * window);
+    GmSramArena arena{reinterpret_cast<std::uint64_t>(windows.data()), window, 3};
+    const GridShape shape{1, 3};
+    std::vector<P> pipes(3);
+    for (int r = 0; r < 3; ++r)
+        a2a3_grid::InitGridPipeFromWindow(pipes[r], shape, GridCoord{r / shape.gridCols, r % shape.gridCols},
+                                          windows.data() + r * window, &arena, 0);
+    std::vector<unsigned char> got0;
+    std::vector<unsigned char> got1;
+    std::thread core1([&] {
+        cpu_sim::ScopedExecutionContext core(1, 0, 1);
+        TPUSH<GridDirection::WEST, 1, P, Tile_send1>(pipes[1], send1);
+        for (int e = 0; e < send1.Numel; ++e)
+            send1.data()[e] += 1;
+        TPUSH<GridDirection::WEST, 1, P, Tile_send1>(pipes[1], send1);
+        TPOP<GridDirection::WEST, 1, P, Tile_recv1>(pipes[1], recv1);
+        got1.insert(got1.end(), reinterpret_cast<const unsigned char*>(recv1.data()),
+                    reinterpret_cast<const unsigned char*>(recv1.data() + recv1.Numel));
+        TPOP<GridDirection::WEST, 1, P, Tile_recv1>(pipes[1], recv1);
+        got1.insert(got1.end(), reinterpret_cast<const unsigned char*>(recv1.data()),
+                    reinterpret_cast<const unsigned char*>(recv1.data() + recv1.Numel));
+    });
+    std::thread core2([&] {
+        cpu_sim::ScopedExecutionContext core(2, 0, 1);
+        TPUSH<GridDirection::WEST, 1, P, Tile_send2>(pipes[2], send2);
+        for (int e = 0; e < send2.Numel; ++e)
+            send2.data()[e] += 1;
+        TPUSH<GridDirection::WEST, 1, P, Tile_send2>(pipes[2], send2);
+    });
+    cpu_sim::ScopedExecutionContext core(0, 0, 1);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TPOP<profile_a2a3, GridDirection::WEST, 1, P, Tile_recv0>(pipes[0], recv0);
+        break;
+    case Prof::CPU:
+        profiled::TPOP<profile_cpu, GridDirection::WEST, 1, P, Tile_recv0>(pipes[0], recv0);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    got0.insert(got0.end(), reinterpret_cast<const unsigned char*>(recv0.data()),
+                reinterpret_cast<const unsigned char*>(recv0.data() + recv0.Numel));
+    TPOP<GridDirection::WEST, 1, P, Tile_recv0>(pipes[0], recv0);
+    got0.insert(got0.end(), reinterpret_cast<const unsigned char*>(recv0.data()),
+                reinterpret_cast<const unsigned char*>(recv0.data() + recv0.Numel));
+    core1.join();
+    core2.join();
+    store("c6_recv0.pop", got0.data(), 1024);
+    store("c6_recv1.pop", got1.data(), 1024);
+    store("c6_send1.kept", send1.data(), 128);
+    store("c6_send2.kept", send2.data(), 128);
+}
+
+// case 7 (grid): GridPipe: one hop north in a 2 x 2 grid, three tiles through one slot
+void case_7([[maybe_unused]] Prof profile) {
+    using Tile_send2 = Tile<TileType::Vec, uint32_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_send2 send2;
+    TASSIGN(send2, 0x0);
+    load("c7_send2.bin", send2.data(), 128);
+    using Tile_send3 = Tile<TileType::Vec, uint32_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_send3 send3;
+    TASSIGN(send3, 0x200);
+    load("c7_send3.bin", send3.data(), 128);
+    using Tile_recv0 = Tile<TileType::Vec, uint32_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_recv0 recv0;
+    TASSIGN(recv0, 0x400);
+    load("c7_recv0.bin", recv0.data(), 128);
+    using Tile_recv1 = Tile<TileType::Vec, uint32_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_recv1 recv1;
+    TASSIGN(recv1, 0x600);
+    load("c7_recv1.bin", recv1.data(), 128);
+    using P = GridPipe<Tile_send2, 512, 1>;
+    constexpr std::uint32_t window = a2a3_grid::WindowBytes<P>();
+    std::vector<std::uint8_t> windows(4 * window);
+    GmSramArena arena{reinterpret_cast<std::uint64_t>(windows.data()), window, 4};
+    const GridShape shape{2, 2};
+    std::vector<P> pipes(4);
+    for (int r = 0; r < 4; ++r)
+        a2a3_grid::InitGridPipeFromWindow(pipes[r], shape, GridCoord{r / shape.gridCols, r % shape.gridCols},
+                                          windows.data() + r * window, &arena, 0);
+    std::vector<unsigned char> got0;
+    std::vector<unsigned char> got1;
+    std::thread core1([&] {
+        cpu_sim::ScopedExecutionContext core(1, 0, 1);
+        TPOP<GridDirection::NORTH, 1, P, Tile_recv1>(pipes[1], recv1);
+        got1.insert(got1.end(), reinterpret_cast<const unsigned char*>(recv1.data()),
+                    reinterpret_cast<const unsigned char*>(recv1.data() + recv1.Numel));
+        TPOP<GridDirection::NORTH, 1, P, Tile_recv1>(pipes[1], recv1);
+        got1.insert(got1.end(), reinterpret_cast<const unsigned char*>(recv1.data()),
+                    reinterpret_cast<const unsigned char*>(recv1.data() + recv1.Numel));
+        TPOP<GridDirection::NORTH, 1, P, Tile_recv1>(pipes[1], recv1);
+        got1.insert(got1.end(), reinterpret_cast<const unsigned char*>(recv1.data()),
+                    reinterpret_cast<const unsigned char*>(recv1.data() + recv1.Numel));
+    });
+    std::thread core2([&] {
+        cpu_sim::ScopedExecutionContext core(2, 0, 1);
+        TPUSH<GridDirection::NORTH, 1, P, Tile_send2>(pipes[2], send2);
+        for (int e = 0; e < send2.Numel; ++e)
+            send2.data()[e] += 1;
+        TPUSH<GridDirection::NORTH, 1, P, Tile_send2>(pipes[2], send2);
+        for (int e = 0; e < send2.Numel; ++e)
+            send2.data()[e] += 1;
+        TPUSH<GridDirection::NORTH, 1, P, Tile_send2>(pipes[2], send2);
+    });
+    std::thread core3([&] {
+        cpu_sim::ScopedExecutionContext core(3, 0, 1);
+        TPUSH<GridDirection::NORTH, 1, P, Tile_send3>(pipes[3], send3);
+        for (int e = 0; e < send3.Numel; ++e)
+            send3.data()[e] += 1;
+        TPUSH<GridDirection::NORTH, 1, P, Tile_send3>(pipes[3], send3);
+        for (int e = 0; e < send3.Numel; ++e)
+            send3.data()[e] += 1;
+        TPUSH<GridDirection::NORTH, 1, P, Tile_send3>(pipes[3], send3);
+    });
+    cpu_sim::ScopedExecutionContext core(0, 0, 1);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TPOP<profile_a2a3, GridDirection::NORTH, 1, P, Tile_recv0>(pipes[0], recv0);
+        break;
+    case Prof::CPU:
+        profiled::TPOP<profile_cpu, GridDirection::NORTH, 1, P, Tile_recv0>(pipes[0], recv0);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    got0.insert(got0.end(), reinterpret_cast<const unsigned char*>(recv0.data()),
+                reinterpret_cast<const unsigned char*>(recv0.data() + recv0.Numel));
+    TPOP<GridDirection::NORTH, 1, P, Tile_recv0>(pipes[0], recv0);
+    got0.insert(got0.end(), reinterpret_cast<const unsigned char*>(recv0.data()),
+                reinterpret_cast<const unsigned char*>(recv0.data() + recv0.Numel));
+    TPOP<GridDirection::NORTH, 1, P, Tile_recv0>(pipes[0], recv0);
+    got0.insert(got0.end(), reinterpret_cast<const unsigned char*>(recv0.data()),
+                reinterpret_cast<const unsigned char*>(recv0.data() + recv0.Numel));
+    core1.join();
+    core2.join();
+    core3.join();
+    store("c7_recv0.pop", got0.data(), 1536);
+    store("c7_recv1.pop", got1.data(), 1536);
+    store("c7_send2.kept", send2.data(), 128);
+    store("c7_send3.kept", send3.data(), 128);
+}
+
+// case 8 (grid): GridPipe: from the host's queue (SOURCE)
+void case_8([[maybe_unused]] Prof profile) {
+    using Tile_recv0 = Tile<TileType::Vec, float, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_recv0 recv0;
+    TASSIGN(recv0, 0x0);
+    load("c8_recv0.bin", recv0.data(), 128);
+    using Tile_host = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_host host;
+    TASSIGN(host, 0x200);
+    load("c8_host.bin", host.data(), 256);
+    using P = GridPipe<Tile_recv0, 512, 2>;
+    constexpr std::uint32_t window = a2a3_grid::WindowBytes<P>();
+    std::vector<std::uint8_t> windows(1 * window);
+    GmSramArena arena{reinterpret_cast<std::uint64_t>(windows.data()), window, 1};
+    const GridShape shape{1, 1};
+    std::vector<P> pipes(1);
+    for (int r = 0; r < 1; ++r)
+        a2a3_grid::InitGridPipeFromWindow(pipes[r], shape, GridCoord{r / shape.gridCols, r % shape.gridCols},
+                                          windows.data() + r * window, &arena, 0);
+    std::memcpy(windows.data() + a2a3_grid::kDirSlotRegionOffset<P::SlotBytes, P::SlotCount>(GridDirection::SOURCE),
+                host.data(), 1024);
+    reinterpret_cast<std::uint32_t*>(windows.data())[0] = 2;
+    std::vector<unsigned char> got0;
+    cpu_sim::ScopedExecutionContext core(0, 0, 1);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TPOP<profile_a2a3, GridDirection::SOURCE, 1, P, Tile_recv0>(pipes[0], recv0);
+        break;
+    case Prof::CPU:
+        profiled::TPOP<profile_cpu, GridDirection::SOURCE, 1, P, Tile_recv0>(pipes[0], recv0);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    got0.insert(got0.end(), reinterpret_cast<const unsigned char*>(recv0.data()),
+                reinterpret_cast<const unsigned char*>(recv0.data() + recv0.Numel));
+    TPOP<GridDirection::SOURCE, 1, P, Tile_recv0>(pipes[0], recv0);
+    got0.insert(got0.end(), reinterpret_cast<const unsigned char*>(recv0.data()),
+                reinterpret_cast<const unsigned char*>(recv0.data() + recv0.Numel));
+    store("c8_recv0.pop", got0.data(), 1024);
+}
+
 const Entry entries[] = {
-    {"c0@A2A3", case_0, Prof::A2A3}, {"c0@A5", case_0, Prof::A5}, {"c0@CPU", case_0, Prof::CPU},
-    {"c1@A2A3", case_1, Prof::A2A3}, {"c1@A5", case_1, Prof::A5}, {"c1@CPU", case_1, Prof::CPU},
-    {"c2@A2A3", case_2, Prof::A2A3}, {"c2@A5", case_2, Prof::A5}, {"c2@CPU", case_2, Prof::CPU},
-    {"c3@A2A3", case_3, Prof::A2A3}, {"c3@A5", case_3, Prof::A5}, {"c3@CPU", case_3, Prof::CPU},
-    {"c4@A2A3", case_4, Prof::A2A3}, {"c4@A5", case_4, Prof::A5}, {"c4@CPU", case_4, Prof::CPU},
-    {"c5@A2A3", case_5, Prof::A2A3}, {"c5@A5", case_5, Prof::A5}, {"c5@CPU", case_5, Prof::CPU},
+    {"c0@A2A3", case_0, Prof::A2A3}, {"c0@CPU", case_0, Prof::CPU},   {"c1@A2A3", case_1, Prof::A2A3},
+    {"c1@CPU", case_1, Prof::CPU},   {"c2@A2A3", case_2, Prof::A2A3}, {"c2@CPU", case_2, Prof::CPU},
+    {"c3@A2A3", case_3, Prof::A2A3}, {"c3@CPU", case_3, Prof::CPU},   {"c4@A2A3", case_4, Prof::A2A3},
+    {"c4@CPU", case_4, Prof::CPU},   {"c5@A2A3", case_5, Prof::A2A3}, {"c5@CPU", case_5, Prof::CPU},
+    {"c6@A2A3", case_6, Prof::A2A3}, {"c6@CPU", case_6, Prof::CPU},   {"c7@A2A3", case_7, Prof::A2A3},
+    {"c7@CPU", case_7, Prof::CPU},   {"c8@A2A3", case_8, Prof::A2A3}, {"c8@CPU", case_8, Prof::CPU},
 };
 
 } // namespace

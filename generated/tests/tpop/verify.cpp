@@ -7,7 +7,95 @@
 
 using namespace pto;
 
-// expected-no-diagnostics
+// breaks rule 00_pipe_locations (pipe_locations) of the A2A3 profile (form 0)
+// expected-error@*:* {{TPOP [A2A3]: tile location must suit the pipe's direction (Direction::DIR_C2V: TileType::Vec; Direction::DIR_V2C: TileType::Mat; Direction::DIR_BOTH: TileType::Vec or TileType::Mat)}}
+void fail_a2a3_00_pipe_locations_f0() {
+    using Tile_vec0 = Tile<TileType::Mat, float, 16, 8, BLayout::RowMajor, 16, 8>;
+    Tile_vec0 vec0;
+    TPipe<1, Direction::DIR_C2V, 16 * 8 * sizeof(float), 2> pipe;
+    // expected-note@+1 {{requested here}}
+    profiled::TPOP<profile_a2a3, TPipe<1, Direction::DIR_C2V, 16 * 8 * sizeof(float), 2>, Tile_vec0,
+                   TileSplitAxis::TILE_LEFT_RIGHT>(pipe, vec0);
+}
+
+// breaks rule 00_pipe_locations (pipe_locations) of the A5 profile (form 0)
+// expected-error@*:* {{TPOP [A5]: tile location must suit the pipe's direction (Direction::DIR_C2V: TileType::Vec; Direction::DIR_V2C: TileType::Mat; Direction::DIR_BOTH: TileType::Vec or TileType::Mat)}}
+void fail_a5_00_pipe_locations_f0() {
+    using Tile_vec0 = Tile<TileType::Mat, float, 16, 8, BLayout::RowMajor, 16, 8>;
+    Tile_vec0 vec0;
+    TPipe<1, Direction::DIR_C2V, 16 * 8 * sizeof(float), 2> pipe;
+    // expected-note@+1 {{requested here}}
+    profiled::TPOP<profile_a5, TPipe<1, Direction::DIR_C2V, 16 * 8 * sizeof(float), 2>, Tile_vec0,
+                   TileSplitAxis::TILE_LEFT_RIGHT>(pipe, vec0);
+}
+
+// breaks rule 00_pipe_locations (pipe_locations) of the A2A3 profile (form 1)
+// expected-error@*:* {{TPOP [A2A3]: tile location must suit the pipe's direction (Direction::DIR_C2V: TileType::Vec; Direction::DIR_V2C: TileType::Mat; Direction::DIR_BOTH: TileType::Vec or TileType::Mat)}}
+void fail_a2a3_00_pipe_locations_f1() {
+    using Tile_vec0 = Tile<TileType::Mat, float, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_vec0 vec0;
+    TPipe<1, Direction::DIR_C2V, 8 * 16 * sizeof(float), 2> pipe;
+    // expected-note@+1 {{requested here}}
+    profiled::TPOP<profile_a2a3, TPipe<1, Direction::DIR_C2V, 8 * 16 * sizeof(float), 2>, Tile_vec0,
+                   TileSplitAxis::TILE_UP_DOWN>(pipe, vec0, 0);
+}
+
+// breaks rule 00_pipe_locations (pipe_locations) of the A5 profile (form 1)
+// expected-error@*:* {{TPOP [A5]: tile location must suit the pipe's direction (Direction::DIR_C2V: TileType::Vec; Direction::DIR_V2C: TileType::Mat; Direction::DIR_BOTH: TileType::Vec or TileType::Mat)}}
+void fail_a5_00_pipe_locations_f1() {
+    using Tile_vec0 = Tile<TileType::Mat, float, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_vec0 vec0;
+    TPipe<1, Direction::DIR_C2V, 8 * 16 * sizeof(float), 2> pipe;
+    // expected-note@+1 {{requested here}}
+    profiled::TPOP<profile_a5, TPipe<1, Direction::DIR_C2V, 8 * 16 * sizeof(float), 2>, Tile_vec0,
+                   TileSplitAxis::TILE_UP_DOWN>(pipe, vec0, 0);
+}
+
+// breaks rule 00_pipe_locations (pipe_locations) of the A2A3 profile (form 2)
+// expected-error@*:* {{TPOP [A2A3]: tile location must suit the pipe's direction (Direction::DIR_C2V: TileType::Vec; Direction::DIR_V2C: TileType::Mat; Direction::DIR_BOTH: TileType::Vec or TileType::Mat)}}
+void fail_a2a3_00_pipe_locations_f2() {
+    using Tile_vec0 = Tile<TileType::Mat, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_vec0 vec0;
+    TPipe<1, Direction::DIR_C2V, 16 * 16 * sizeof(int32_t), 2> pipe;
+    // expected-note@+1 {{requested here}}
+    profiled::TPOP<profile_a2a3, Tile_vec0, TPipe<1, Direction::DIR_C2V, 16 * 16 * sizeof(int32_t), 2>>(vec0, pipe);
+}
+
+// breaks rule 00_pipe_locations (pipe_locations) of the A5 profile (form 2)
+// expected-error@*:* {{TPOP [A5]: tile location must suit the pipe's direction (Direction::DIR_C2V: TileType::Vec; Direction::DIR_V2C: TileType::Mat; Direction::DIR_BOTH: TileType::Vec or TileType::Mat)}}
+void fail_a5_00_pipe_locations_f2() {
+    using Tile_vec0 = Tile<TileType::Mat, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_vec0 vec0;
+    TPipe<1, Direction::DIR_C2V, 16 * 16 * sizeof(int32_t), 2> pipe;
+    // expected-note@+1 {{requested here}}
+    profiled::TPOP<profile_a5, Tile_vec0, TPipe<1, Direction::DIR_C2V, 16 * 16 * sizeof(int32_t), 2>>(vec0, pipe);
+}
+
+// legal twin (form 4): every rule of the profile holds
+void legal_a2a3_f4() {
+    using Tile_recv0 = Tile<TileType::Vec, int32_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_recv0 recv0;
+    GridPipe<Tile_recv0, 512, 2> pipe;
+    profiled::TPOP<profile_a2a3, GridDirection::WEST, 1, GridPipe<Tile_recv0, 512, 2>, Tile_recv0>(pipe, recv0);
+}
+
+// breaks rule 01_unavailable (unavailable) of the A5 profile (form 4)
+// expected-error@*:* {{TPOP [A5]: not available on this target profile}}
+void fail_a5_01_unavailable_f4() {
+    using Tile_recv0 = Tile<TileType::Vec, int32_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_recv0 recv0;
+    GridPipe<Tile_recv0, 512, 2> pipe;
+    // expected-note@+1 {{requested here}}
+    profiled::TPOP<profile_a5, GridDirection::WEST, 1, GridPipe<Tile_recv0, 512, 2>, Tile_recv0>(pipe, recv0);
+}
+
+// legal twin (form 4): every rule of the profile holds
+void legal_cpu_f4() {
+    using Tile_recv0 = Tile<TileType::Vec, int32_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_recv0 recv0;
+    GridPipe<Tile_recv0, 512, 2> pipe;
+    profiled::TPOP<profile_cpu, GridDirection::WEST, 1, GridPipe<Tile_recv0, 512, 2>, Tile_recv0>(pipe, recv0);
+}
 
 // legal twin: every rule of the profile holds
 void legal_a2a3() {

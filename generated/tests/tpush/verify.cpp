@@ -7,7 +7,143 @@
 
 using namespace pto;
 
-// expected-no-diagnostics
+// breaks rule 00_pipe_locations (pipe_locations) of the A2A3 profile (form 0)
+// expected-error@*:* {{TPUSH [A2A3]: tile location must suit the pipe's direction (Direction::DIR_C2V: TileType::Acc or TileType::Mat; Direction::DIR_V2C: TileType::Vec; Direction::DIR_BOTH: TileType::Acc, TileType::Mat or TileType::Vec)}}
+void fail_a2a3_00_pipe_locations_f0() {
+    using Tile_cube = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_cube cube;
+    TPipe<1, Direction::DIR_C2V, 16 * 16 * sizeof(float), 2> pipe;
+    // expected-note@+1 {{requested here}}
+    profiled::TPUSH<profile_a2a3, TPipe<1, Direction::DIR_C2V, 16 * 16 * sizeof(float), 2>, Tile_cube,
+                    TileSplitAxis::TILE_NO_SPLIT>(pipe, cube);
+}
+
+// breaks rule 00_pipe_locations (pipe_locations) of the A5 profile (form 0)
+// expected-error@*:* {{TPUSH [A5]: tile location must suit the pipe's direction (Direction::DIR_C2V: TileType::Acc or TileType::Mat; Direction::DIR_V2C: TileType::Vec; Direction::DIR_BOTH: TileType::Acc, TileType::Mat or TileType::Vec)}}
+void fail_a5_00_pipe_locations_f0() {
+    using Tile_cube = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_cube cube;
+    TPipe<1, Direction::DIR_C2V, 16 * 16 * sizeof(float), 2> pipe;
+    // expected-note@+1 {{requested here}}
+    profiled::TPUSH<profile_a5, TPipe<1, Direction::DIR_C2V, 16 * 16 * sizeof(float), 2>, Tile_cube,
+                    TileSplitAxis::TILE_NO_SPLIT>(pipe, cube);
+}
+
+// breaks rule 00_pipe_locations (pipe_locations) of the A2A3 profile (form 1)
+// expected-error@*:* {{TPUSH [A2A3]: tile location must suit the pipe's direction (Direction::DIR_C2V: TileType::Acc or TileType::Mat; Direction::DIR_V2C: TileType::Vec; Direction::DIR_BOTH: TileType::Acc, TileType::Mat or TileType::Vec)}}
+void fail_a2a3_00_pipe_locations_f1() {
+    using Tile_cube = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_cube cube;
+    TPipe<1, Direction::DIR_C2V, 16 * 8 * sizeof(float), 2> pipe;
+    // expected-note@+1 {{requested here}}
+    profiled::TPUSH<profile_a2a3, TPipe<1, Direction::DIR_C2V, 16 * 8 * sizeof(float), 2>, Tile_cube,
+                    TileSplitAxis::TILE_LEFT_RIGHT>(pipe, cube, 0);
+}
+
+// breaks rule 00_pipe_locations (pipe_locations) of the A5 profile (form 1)
+// expected-error@*:* {{TPUSH [A5]: tile location must suit the pipe's direction (Direction::DIR_C2V: TileType::Acc or TileType::Mat; Direction::DIR_V2C: TileType::Vec; Direction::DIR_BOTH: TileType::Acc, TileType::Mat or TileType::Vec)}}
+void fail_a5_00_pipe_locations_f1() {
+    using Tile_cube = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_cube cube;
+    TPipe<1, Direction::DIR_C2V, 16 * 8 * sizeof(float), 2> pipe;
+    // expected-note@+1 {{requested here}}
+    profiled::TPUSH<profile_a5, TPipe<1, Direction::DIR_C2V, 16 * 8 * sizeof(float), 2>, Tile_cube,
+                    TileSplitAxis::TILE_LEFT_RIGHT>(pipe, cube, 0);
+}
+
+// breaks rule 00_pipe_locations (pipe_locations) of the A2A3 profile (form 2)
+// expected-error@*:* {{TPUSH [A2A3]: tile location must suit the pipe's direction (Direction::DIR_C2V: TileType::Acc or TileType::Mat; Direction::DIR_V2C: TileType::Vec; Direction::DIR_BOTH: TileType::Acc, TileType::Mat or TileType::Vec)}}
+void fail_a2a3_00_pipe_locations_f2() {
+    using Tile_cube = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, 8, 8>;
+    Tile_cube cube;
+    TPipe<1, Direction::DIR_C2V, 8 * 8 * sizeof(uint32_t), 1> pipe;
+    // expected-note@+1 {{requested here}}
+    profiled::TPUSH<profile_a2a3, Tile_cube, TPipe<1, Direction::DIR_C2V, 8 * 8 * sizeof(uint32_t), 1>>(cube, pipe);
+}
+
+// breaks rule 00_pipe_locations (pipe_locations) of the A5 profile (form 2)
+// expected-error@*:* {{TPUSH [A5]: tile location must suit the pipe's direction (Direction::DIR_C2V: TileType::Acc or TileType::Mat; Direction::DIR_V2C: TileType::Vec; Direction::DIR_BOTH: TileType::Acc, TileType::Mat or TileType::Vec)}}
+void fail_a5_00_pipe_locations_f2() {
+    using Tile_cube = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, 8, 8>;
+    Tile_cube cube;
+    TPipe<1, Direction::DIR_C2V, 8 * 8 * sizeof(uint32_t), 1> pipe;
+    // expected-note@+1 {{requested here}}
+    profiled::TPUSH<profile_a5, Tile_cube, TPipe<1, Direction::DIR_C2V, 8 * 8 * sizeof(uint32_t), 1>>(cube, pipe);
+}
+
+// breaks rule 00_pipe_locations (pipe_locations) of the A2A3 profile (form 4)
+// expected-error@*:* {{TPUSH [A2A3]: tile location must suit the pipe's direction (Direction::DIR_C2V: TileType::Acc or TileType::Mat; Direction::DIR_V2C: TileType::Vec; Direction::DIR_BOTH: TileType::Acc, TileType::Mat or TileType::Vec)}}
+void fail_a2a3_00_pipe_locations_f4() {
+    using Tile_cube = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_cube cube;
+    TPipe<1, Direction::DIR_C2V, 16 * 16 * sizeof(half), 2> pipe;
+    // expected-note@+1 {{requested here}}
+    profiled::TPUSH<profile_a2a3, TPipe<1, Direction::DIR_C2V, 16 * 16 * sizeof(half), 2>, Tile_cube,
+                    FixpipeParams<LayoutMode_t::NZ2ND, QuantMode_t::F322F16, ReluPreMode::NormalRelu>>(pipe, cube);
+}
+
+// breaks rule 00_pipe_locations (pipe_locations) of the A5 profile (form 4)
+// expected-error@*:* {{TPUSH [A5]: tile location must suit the pipe's direction (Direction::DIR_C2V: TileType::Acc or TileType::Mat; Direction::DIR_V2C: TileType::Vec; Direction::DIR_BOTH: TileType::Acc, TileType::Mat or TileType::Vec)}}
+void fail_a5_00_pipe_locations_f4() {
+    using Tile_cube = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_cube cube;
+    TPipe<1, Direction::DIR_C2V, 16 * 16 * sizeof(half), 2> pipe;
+    // expected-note@+1 {{requested here}}
+    profiled::TPUSH<profile_a5, TPipe<1, Direction::DIR_C2V, 16 * 16 * sizeof(half), 2>, Tile_cube,
+                    FixpipeParams<LayoutMode_t::NZ2ND, QuantMode_t::F322F16, ReluPreMode::NormalRelu>>(pipe, cube);
+}
+
+// legal twin (form 5): every rule of the profile holds
+void legal_a2a3_f5() {
+    using Tile_send0 = Tile<TileType::Vec, uint32_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_send0 send0;
+    GridPipe<Tile_send0, 512, 2> pipe;
+    profiled::TPUSH<profile_a2a3, GridDirection::EAST, 1, GridPipe<Tile_send0, 512, 2>, Tile_send0>(pipe, send0);
+}
+
+// breaks rule 01_unavailable (unavailable) of the A5 profile (form 5)
+// expected-error@*:* {{TPUSH [A5]: not available on this target profile}}
+void fail_a5_01_unavailable_f5() {
+    using Tile_send0 = Tile<TileType::Vec, uint32_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_send0 send0;
+    GridPipe<Tile_send0, 512, 2> pipe;
+    // expected-note@+1 {{requested here}}
+    profiled::TPUSH<profile_a5, GridDirection::EAST, 1, GridPipe<Tile_send0, 512, 2>, Tile_send0>(pipe, send0);
+}
+
+// legal twin (form 5): every rule of the profile holds
+void legal_cpu_f5() {
+    using Tile_send0 = Tile<TileType::Vec, uint32_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_send0 send0;
+    GridPipe<Tile_send0, 512, 2> pipe;
+    profiled::TPUSH<profile_cpu, GridDirection::EAST, 1, GridPipe<Tile_send0, 512, 2>, Tile_send0>(pipe, send0);
+}
+
+// legal twin (form 6): every rule of the profile holds
+void legal_a2a3_f6() {
+    using Tile_send1 = Tile<TileType::Vec, float, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_send1 send1;
+    GridPipe<Tile_send1, 512, 2> pipe;
+    profiled::TPUSH<profile_a2a3, GridSpan::ROW, GridPipe<Tile_send1, 512, 2>, Tile_send1>(pipe, send1);
+}
+
+// breaks rule 01_unavailable (unavailable) of the A5 profile (form 6)
+// expected-error@*:* {{TPUSH [A5]: not available on this target profile}}
+void fail_a5_01_unavailable_f6() {
+    using Tile_send1 = Tile<TileType::Vec, float, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_send1 send1;
+    GridPipe<Tile_send1, 512, 2> pipe;
+    // expected-note@+1 {{requested here}}
+    profiled::TPUSH<profile_a5, GridSpan::ROW, GridPipe<Tile_send1, 512, 2>, Tile_send1>(pipe, send1);
+}
+
+// legal twin (form 6): every rule of the profile holds
+void legal_cpu_f6() {
+    using Tile_send1 = Tile<TileType::Vec, float, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_send1 send1;
+    GridPipe<Tile_send1, 512, 2> pipe;
+    profiled::TPUSH<profile_cpu, GridSpan::ROW, GridPipe<Tile_send1, 512, 2>, Tile_send1>(pipe, send1);
+}
 
 // legal twin: every rule of the profile holds
 void legal_a2a3() {

@@ -5634,7 +5634,8 @@ namespace profiled {
 template <typename Profile, typename Pipe, typename TileProd, TileSplitAxis Split, typename... WaitEvents,
           std::enable_if_t<is_tile_data_v<TileProd>, int> = 0>
 PTO_INTERNAL RecordEvent TPUSH(Pipe& pipe, TileProd& tile, WaitEvents&... events) {
-    if constexpr (Profile::template check_TPUSH<Pipe, TileProd, Split, WaitEvents...>()) {
+    if constexpr (Profile::template check_TPUSH<Pipe, TileProd, Split, WaitEvents...>() &&
+                  Profile::template check_TPUSH_f0<Pipe, TileProd, Split>()) {
         WaitAllEvents(events...);
         Profile::verify_TPUSH(tile);
         TPUSH_IMPL<Pipe, TileProd, Split>(pipe, tile);
@@ -5653,7 +5654,8 @@ namespace profiled {
 // Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
 template <typename Profile, typename Pipe, typename TileProd, TileSplitAxis Split, typename... WaitEvents>
 PTO_INTERNAL RecordEvent TPUSH(Pipe& pipe, TileProd& tile, int32_t subBlockId, WaitEvents&... events) {
-    if constexpr (Profile::template check_TPUSH<Pipe, TileProd, Split, WaitEvents...>()) {
+    if constexpr (Profile::template check_TPUSH<Pipe, TileProd, Split, WaitEvents...>() &&
+                  Profile::template check_TPUSH_f1<Pipe, TileProd, Split>()) {
         WaitAllEvents(events...);
         Profile::verify_TPUSH(tile);
         TPUSH_IMPL<Pipe, TileProd, Split>(pipe, tile, subBlockId);
@@ -5672,7 +5674,8 @@ namespace profiled {
 // Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
 template <typename Profile, typename TileData, typename Pipe, typename... WaitEvents>
 PTO_INTERNAL RecordEvent TPUSH(TileData& tile, Pipe& pipe, WaitEvents&... events) {
-    if constexpr (Profile::template check_TPUSH<Pipe, TileData, TileSplitAxis::TILE_NO_SPLIT, WaitEvents...>()) {
+    if constexpr (Profile::template check_TPUSH<Pipe, TileData, TileSplitAxis::TILE_NO_SPLIT, WaitEvents...>() &&
+                  Profile::template check_TPUSH_f2<TileData, Pipe>()) {
         WaitAllEvents(events...);
         Profile::verify_TPUSH(tile);
         TPUSH_IMPL<TileData, Pipe>(tile, pipe);
@@ -5712,7 +5715,8 @@ namespace profiled {
 // Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
 template <typename Profile, typename Pipe, typename TileProd, typename TConfig, typename... WaitEvents>
 PTO_INTERNAL RecordEvent TPUSH(Pipe& pipe, TileProd& tile, WaitEvents&... events) {
-    if constexpr (Profile::template check_TPUSH<Pipe, TileProd, TileSplitAxis::TILE_NO_SPLIT, WaitEvents...>()) {
+    if constexpr (Profile::template check_TPUSH<Pipe, TileProd, TileSplitAxis::TILE_NO_SPLIT, WaitEvents...>() &&
+                  Profile::template check_TPUSH_f4<Pipe, TileProd, TConfig>()) {
         WaitAllEvents(events...);
         Profile::verify_TPUSH(tile);
         TPUSH_IMPL<Pipe, TileProd, TConfig>(pipe, tile);
@@ -5727,6 +5731,50 @@ PTO_INST RecordEvent TPUSH(Pipe& pipe, TileProd& tile, WaitEvents&... events) {
     PTO_TRACE_INSTR(TPUSH, "OI", pipe, tile);
     return profiled::TPUSH<active_profile, Pipe, TileProd, TConfig>(pipe, tile, events...);
 }
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, pto::GridDirection Direction, int Dist = 1, typename Pipe, typename TileProd,
+          typename... WaitEvents, std::enable_if_t<is_grid_pipe_v<Pipe>, int> = 0>
+PTO_INTERNAL RecordEvent TPUSH(Pipe& pipe, TileProd& tile, WaitEvents&... events) {
+    if constexpr (Profile::template check_TPUSH<Pipe, TileProd, TileSplitAxis::TILE_NO_SPLIT, WaitEvents...>() &&
+                  Profile::template check_TPUSH_f5<Direction, Dist, Pipe, TileProd>()) {
+        WaitAllEvents(events...);
+        Profile::verify_TPUSH(tile);
+        GRID_TPUSH_IMPL<Direction, Dist, Pipe, TileProd>(pipe, tile);
+    }
+    return {};
+}
+} // namespace profiled
+
+// GridPipe: to the core `Dist` hops along `Direction` in a grid of cores (a `GridPipe`), into its own window; `TPUSH<GridDirection::EAST, 2>(pipe, tile)` pushes two hops east.
+template <pto::GridDirection Direction, int Dist = 1, typename Pipe, typename TileProd,
+          std::enable_if_t<is_grid_pipe_v<Pipe>, int> = 0, typename... WaitEvents>
+PTO_INST RecordEvent TPUSH(Pipe& pipe, TileProd& tile, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TPUSH, "OI", pipe, tile);
+    return profiled::TPUSH<active_profile, Direction, Dist, Pipe, TileProd>(pipe, tile, events...);
+}
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, pto::GridSpan Span, typename Pipe, typename TileProd, typename... WaitEvents,
+          std::enable_if_t<is_grid_pipe_v<Pipe>, int> = 0>
+PTO_INTERNAL RecordEvent TPUSH(Pipe& pipe, TileProd& tile, WaitEvents&... events) {
+    if constexpr (Profile::template check_TPUSH<Pipe, TileProd, TileSplitAxis::TILE_NO_SPLIT, WaitEvents...>() &&
+                  Profile::template check_TPUSH_f6<Span, Pipe, TileProd>()) {
+        WaitAllEvents(events...);
+        Profile::verify_TPUSH(tile);
+        GRID_TPUSH_BCAST_IMPL<Span, Pipe, TileProd>(pipe, tile);
+    }
+    return {};
+}
+} // namespace profiled
+
+// GridPipe broadcast: to every other core of the row (`GridSpan::ROW`: east and west) or column (`GridSpan::COL`: north and south), each of which pops it with `TPOP<arm, its distance>`.
+template <pto::GridSpan Span, typename Pipe, typename TileProd, std::enable_if_t<is_grid_pipe_v<Pipe>, int> = 0,
+          typename... WaitEvents>
+PTO_INST RecordEvent TPUSH(Pipe& pipe, TileProd& tile, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TPUSH, "OI", pipe, tile);
+    return profiled::TPUSH<active_profile, Span, Pipe, TileProd>(pipe, tile, events...);
+}
 
 // pto.tpop (specs/ops/system_scheduling/tpop.yaml)
 namespace profiled {
@@ -5734,7 +5782,8 @@ namespace profiled {
 template <typename Profile, typename Pipe, typename TileCons, TileSplitAxis Split, typename... WaitEvents,
           std::enable_if_t<is_tile_data_v<TileCons>, int> = 0>
 PTO_INTERNAL RecordEvent TPOP(Pipe& pipe, TileCons& tile, WaitEvents&... events) {
-    if constexpr (Profile::template check_TPOP<Pipe, TileCons, Split, WaitEvents...>()) {
+    if constexpr (Profile::template check_TPOP<Pipe, TileCons, Split, WaitEvents...>() &&
+                  Profile::template check_TPOP_f0<Pipe, TileCons, Split>()) {
         WaitAllEvents(events...);
         Profile::verify_TPOP(tile);
         TPOP_IMPL<Pipe, TileCons, Split>(pipe, tile);
@@ -5753,7 +5802,8 @@ namespace profiled {
 // Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
 template <typename Profile, typename Pipe, typename TileCons, TileSplitAxis Split, typename... WaitEvents>
 PTO_INTERNAL RecordEvent TPOP(Pipe& pipe, TileCons& tile, int32_t subBlockId, WaitEvents&... events) {
-    if constexpr (Profile::template check_TPOP<Pipe, TileCons, Split, WaitEvents...>()) {
+    if constexpr (Profile::template check_TPOP<Pipe, TileCons, Split, WaitEvents...>() &&
+                  Profile::template check_TPOP_f1<Pipe, TileCons, Split>()) {
         WaitAllEvents(events...);
         Profile::verify_TPOP(tile);
         TPOP_IMPL<Pipe, TileCons, Split>(pipe, tile, subBlockId);
@@ -5772,7 +5822,8 @@ namespace profiled {
 // Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
 template <typename Profile, typename TileData, typename Pipe, typename... WaitEvents>
 PTO_INTERNAL RecordEvent TPOP(TileData& tile, Pipe& pipe, WaitEvents&... events) {
-    if constexpr (Profile::template check_TPOP<Pipe, TileData, TileSplitAxis::TILE_NO_SPLIT, WaitEvents...>()) {
+    if constexpr (Profile::template check_TPOP<Pipe, TileData, TileSplitAxis::TILE_NO_SPLIT, WaitEvents...>() &&
+                  Profile::template check_TPOP_f2<TileData, Pipe>()) {
         WaitAllEvents(events...);
         Profile::verify_TPOP(tile);
         TPOP_IMPL(tile, pipe);
@@ -5807,6 +5858,28 @@ template <typename Pipe, typename GlobalData, TileSplitAxis Split,
 PTO_INST RecordEvent TPOP(Pipe& pipe, GlobalData& gmTensor, WaitEvents&... events) {
     PTO_TRACE_INSTR(TPOP, "IO", pipe, gmTensor);
     return profiled::TPOP<active_profile, Pipe, GlobalData, Split>(pipe, gmTensor, events...);
+}
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, pto::GridDirection Direction, int Dist = 1, typename Pipe, typename TileCons,
+          typename... WaitEvents, std::enable_if_t<is_grid_pipe_v<Pipe>, int> = 0>
+PTO_INTERNAL RecordEvent TPOP(Pipe& pipe, TileCons& tile, WaitEvents&... events) {
+    if constexpr (Profile::template check_TPOP<Pipe, TileCons, TileSplitAxis::TILE_NO_SPLIT, WaitEvents...>() &&
+                  Profile::template check_TPOP_f4<Direction, Dist, Pipe, TileCons>()) {
+        WaitAllEvents(events...);
+        Profile::verify_TPOP(tile);
+        GRID_TPOP_IMPL<Direction, Dist, Pipe, TileCons>(pipe, tile);
+    }
+    return {};
+}
+} // namespace profiled
+
+// GridPipe: the next tile the core `Dist` hops against `Direction` pushed (`SOURCE`: the host's queue), from the calling core's own window; `Dist` is the producer's.
+template <pto::GridDirection Direction, int Dist = 1, typename Pipe, typename TileCons,
+          std::enable_if_t<is_grid_pipe_v<Pipe>, int> = 0, typename... WaitEvents>
+PTO_INST RecordEvent TPOP(Pipe& pipe, TileCons& tile, WaitEvents&... events) {
+    PTO_TRACE_INSTR(TPOP, "IO", pipe, tile);
+    return profiled::TPOP<active_profile, Direction, Dist, Pipe, TileCons>(pipe, tile, events...);
 }
 
 // pto.tfree (specs/ops/system_scheduling/tfree.yaml)

@@ -5761,12 +5761,119 @@ struct profile_a2a3 {
         return true;
     }
 
+    template <typename Pipe, typename TileProd, TileSplitAxis Split>
+    static constexpr bool check_TPUSH_f0() {
+        constexpr bool r00_pipe_locations = (Pipe::DIR_TYPE != Direction::DIR_C2V || TileProd::Loc == TileType::Acc ||
+                                             TileProd::Loc == TileType::Mat) &&
+                                            (Pipe::DIR_TYPE != Direction::DIR_V2C || TileProd::Loc == TileType::Vec) &&
+                                            (Pipe::DIR_TYPE != Direction::DIR_BOTH || TileProd::Loc == TileType::Acc ||
+                                             TileProd::Loc == TileType::Mat || TileProd::Loc == TileType::Vec);
+        static_assert(r00_pipe_locations,
+                      "TPUSH [A2A3]: tile location must suit the pipe's direction (Direction::DIR_C2V: TileType::Acc "
+                      "or TileType::Mat; Direction::DIR_V2C: TileType::Vec; Direction::DIR_BOTH: TileType::Acc, "
+                      "TileType::Mat or TileType::Vec)");
+        return r00_pipe_locations;
+    }
+
+    template <typename Pipe, typename TileProd, TileSplitAxis Split>
+    static constexpr bool check_TPUSH_f1() {
+        constexpr bool r00_pipe_locations = (Pipe::DIR_TYPE != Direction::DIR_C2V || TileProd::Loc == TileType::Acc ||
+                                             TileProd::Loc == TileType::Mat) &&
+                                            (Pipe::DIR_TYPE != Direction::DIR_V2C || TileProd::Loc == TileType::Vec) &&
+                                            (Pipe::DIR_TYPE != Direction::DIR_BOTH || TileProd::Loc == TileType::Acc ||
+                                             TileProd::Loc == TileType::Mat || TileProd::Loc == TileType::Vec);
+        static_assert(r00_pipe_locations,
+                      "TPUSH [A2A3]: tile location must suit the pipe's direction (Direction::DIR_C2V: TileType::Acc "
+                      "or TileType::Mat; Direction::DIR_V2C: TileType::Vec; Direction::DIR_BOTH: TileType::Acc, "
+                      "TileType::Mat or TileType::Vec)");
+        return r00_pipe_locations;
+    }
+
+    template <typename TileData, typename Pipe>
+    static constexpr bool check_TPUSH_f2() {
+        constexpr bool r00_pipe_locations = (Pipe::DIR_TYPE != Direction::DIR_C2V || TileData::Loc == TileType::Acc ||
+                                             TileData::Loc == TileType::Mat) &&
+                                            (Pipe::DIR_TYPE != Direction::DIR_V2C || TileData::Loc == TileType::Vec) &&
+                                            (Pipe::DIR_TYPE != Direction::DIR_BOTH || TileData::Loc == TileType::Acc ||
+                                             TileData::Loc == TileType::Mat || TileData::Loc == TileType::Vec);
+        static_assert(r00_pipe_locations,
+                      "TPUSH [A2A3]: tile location must suit the pipe's direction (Direction::DIR_C2V: TileType::Acc "
+                      "or TileType::Mat; Direction::DIR_V2C: TileType::Vec; Direction::DIR_BOTH: TileType::Acc, "
+                      "TileType::Mat or TileType::Vec)");
+        return r00_pipe_locations;
+    }
+
+    template <typename Pipe, typename TileProd, typename TConfig>
+    static constexpr bool check_TPUSH_f4() {
+        constexpr bool r00_pipe_locations = (Pipe::DIR_TYPE != Direction::DIR_C2V || TileProd::Loc == TileType::Acc ||
+                                             TileProd::Loc == TileType::Mat) &&
+                                            (Pipe::DIR_TYPE != Direction::DIR_V2C || TileProd::Loc == TileType::Vec) &&
+                                            (Pipe::DIR_TYPE != Direction::DIR_BOTH || TileProd::Loc == TileType::Acc ||
+                                             TileProd::Loc == TileType::Mat || TileProd::Loc == TileType::Vec);
+        static_assert(r00_pipe_locations,
+                      "TPUSH [A2A3]: tile location must suit the pipe's direction (Direction::DIR_C2V: TileType::Acc "
+                      "or TileType::Mat; Direction::DIR_V2C: TileType::Vec; Direction::DIR_BOTH: TileType::Acc, "
+                      "TileType::Mat or TileType::Vec)");
+        return r00_pipe_locations;
+    }
+
+    template <pto::GridDirection Direction, int Dist, typename Pipe, typename TileProd>
+    static constexpr bool check_TPUSH_f5() {
+        return true;
+    }
+
+    template <pto::GridSpan Span, typename Pipe, typename TileProd>
+    static constexpr bool check_TPUSH_f6() {
+        return true;
+    }
+
     template <typename TileProd>
     static void verify_TPUSH([[maybe_unused]] const TileProd& tile) {}
 
     // pto.tpop (specs/ops/system_scheduling/tpop.yaml)
     template <typename Pipe, typename TileCons, TileSplitAxis Split, typename... WaitEvents>
     static constexpr bool check_TPOP() {
+        return true;
+    }
+
+    template <typename Pipe, typename TileCons, TileSplitAxis Split>
+    static constexpr bool check_TPOP_f0() {
+        constexpr bool r00_pipe_locations =
+            (Pipe::DIR_TYPE != Direction::DIR_C2V || TileCons::Loc == TileType::Vec) &&
+            (Pipe::DIR_TYPE != Direction::DIR_V2C || TileCons::Loc == TileType::Mat) &&
+            (Pipe::DIR_TYPE != Direction::DIR_BOTH || TileCons::Loc == TileType::Vec || TileCons::Loc == TileType::Mat);
+        static_assert(r00_pipe_locations,
+                      "TPOP [A2A3]: tile location must suit the pipe's direction (Direction::DIR_C2V: TileType::Vec; "
+                      "Direction::DIR_V2C: TileType::Mat; Direction::DIR_BOTH: TileType::Vec or TileType::Mat)");
+        return r00_pipe_locations;
+    }
+
+    template <typename Pipe, typename TileCons, TileSplitAxis Split>
+    static constexpr bool check_TPOP_f1() {
+        constexpr bool r00_pipe_locations =
+            (Pipe::DIR_TYPE != Direction::DIR_C2V || TileCons::Loc == TileType::Vec) &&
+            (Pipe::DIR_TYPE != Direction::DIR_V2C || TileCons::Loc == TileType::Mat) &&
+            (Pipe::DIR_TYPE != Direction::DIR_BOTH || TileCons::Loc == TileType::Vec || TileCons::Loc == TileType::Mat);
+        static_assert(r00_pipe_locations,
+                      "TPOP [A2A3]: tile location must suit the pipe's direction (Direction::DIR_C2V: TileType::Vec; "
+                      "Direction::DIR_V2C: TileType::Mat; Direction::DIR_BOTH: TileType::Vec or TileType::Mat)");
+        return r00_pipe_locations;
+    }
+
+    template <typename TileData, typename Pipe>
+    static constexpr bool check_TPOP_f2() {
+        constexpr bool r00_pipe_locations =
+            (Pipe::DIR_TYPE != Direction::DIR_C2V || TileData::Loc == TileType::Vec) &&
+            (Pipe::DIR_TYPE != Direction::DIR_V2C || TileData::Loc == TileType::Mat) &&
+            (Pipe::DIR_TYPE != Direction::DIR_BOTH || TileData::Loc == TileType::Vec || TileData::Loc == TileType::Mat);
+        static_assert(r00_pipe_locations,
+                      "TPOP [A2A3]: tile location must suit the pipe's direction (Direction::DIR_C2V: TileType::Vec; "
+                      "Direction::DIR_V2C: TileType::Mat; Direction::DIR_BOTH: TileType::Vec or TileType::Mat)");
+        return r00_pipe_locations;
+    }
+
+    template <pto::GridDirection Direction, int Dist, typename Pipe, typename TileCons>
+    static constexpr bool check_TPOP_f4() {
         return true;
     }
 

@@ -5388,12 +5388,62 @@ struct profile_cpu {
         return true;
     }
 
+    template <typename Pipe, typename TileProd, TileSplitAxis Split>
+    static constexpr bool check_TPUSH_f0() {
+        return true;
+    }
+
+    template <typename Pipe, typename TileProd, TileSplitAxis Split>
+    static constexpr bool check_TPUSH_f1() {
+        return true;
+    }
+
+    template <typename TileData, typename Pipe>
+    static constexpr bool check_TPUSH_f2() {
+        return true;
+    }
+
+    template <typename Pipe, typename TileProd, typename TConfig>
+    static constexpr bool check_TPUSH_f4() {
+        return true;
+    }
+
+    template <pto::GridDirection Direction, int Dist, typename Pipe, typename TileProd>
+    static constexpr bool check_TPUSH_f5() {
+        return true;
+    }
+
+    template <pto::GridSpan Span, typename Pipe, typename TileProd>
+    static constexpr bool check_TPUSH_f6() {
+        return true;
+    }
+
     template <typename TileProd>
     static void verify_TPUSH([[maybe_unused]] const TileProd& tile) {}
 
     // pto.tpop (specs/ops/system_scheduling/tpop.yaml)
     template <typename Pipe, typename TileCons, TileSplitAxis Split, typename... WaitEvents>
     static constexpr bool check_TPOP() {
+        return true;
+    }
+
+    template <typename Pipe, typename TileCons, TileSplitAxis Split>
+    static constexpr bool check_TPOP_f0() {
+        return true;
+    }
+
+    template <typename Pipe, typename TileCons, TileSplitAxis Split>
+    static constexpr bool check_TPOP_f1() {
+        return true;
+    }
+
+    template <typename TileData, typename Pipe>
+    static constexpr bool check_TPOP_f2() {
+        return true;
+    }
+
+    template <pto::GridDirection Direction, int Dist, typename Pipe, typename TileCons>
+    static constexpr bool check_TPOP_f4() {
         return true;
     }
 

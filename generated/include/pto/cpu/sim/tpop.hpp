@@ -5,6 +5,7 @@
 
 #include <pto/common/pto_core.hpp>
 #include <pto/cpu/pipe.hpp>
+#include <pto/cpu/grid_pipe.hpp>
 
 #include <cstdint>
 
@@ -13,6 +14,11 @@ namespace pto::cpu {
 template <TileSplitAxis Split, typename Pipe, typename T>
 PTO_INTERNAL void TPOP_impl(Pipe& pipe, T& data, std::int32_t subBlockId = -1) {
     sim::pipe::pop_any<Split>(pipe, data, subBlockId);
+}
+
+template <GridDirection Direction, int Dist, typename Pipe, typename T>
+PTO_INTERNAL void TPOP_impl_f4(Pipe& pipe, T& tile) {
+    sim::grid::pop<Direction, Dist>(pipe, tile);
 }
 
 } // namespace pto::cpu
@@ -33,6 +39,11 @@ PTO_INTERNAL void TPOP_IMPL([[maybe_unused]] Pipe& pipe, [[maybe_unused]] TileCo
 template <typename TileData, typename Pipe>
 PTO_INTERNAL void TPOP_IMPL([[maybe_unused]] TileData& tile, [[maybe_unused]] Pipe& pipe) {
     cpu::TPOP_impl<TileSplitAxis::TILE_NO_SPLIT>(pipe, tile);
+}
+
+template <pto::GridDirection Direction, int Dist, typename Pipe, typename TileCons>
+PTO_INTERNAL void GRID_TPOP_IMPL([[maybe_unused]] Pipe& pipe, [[maybe_unused]] TileCons& tile) {
+    cpu::TPOP_impl_f4<Direction, Dist>(pipe, tile);
 }
 
 } // namespace pto

@@ -5,6 +5,7 @@
 
 #include <pto/common/pto_core.hpp>
 #include <pto/cpu/pipe.hpp>
+#include <pto/cpu/grid_pipe.hpp>
 
 #include <cstdint>
 
@@ -18,6 +19,16 @@ PTO_INTERNAL void TPUSH_impl(Pipe& pipe, T& data, std::int32_t subBlockId = -1) 
 template <typename TConfig, typename Pipe, typename T>
 PTO_INTERNAL void TPUSH_impl(Pipe& pipe, T& data) {
     sim::pipe::push_any<TileSplitAxis::TILE_NO_SPLIT, TConfig>(pipe, data);
+}
+
+template <GridDirection Direction, int Dist, typename Pipe, typename T>
+PTO_INTERNAL void TPUSH_impl_f5(Pipe& pipe, T& tile) {
+    sim::grid::push<Direction, Dist>(pipe, tile);
+}
+
+template <GridSpan Span, typename Pipe, typename T>
+PTO_INTERNAL void TPUSH_impl_f6(Pipe& pipe, T& tile) {
+    sim::grid::broadcast<Span>(pipe, tile);
 }
 
 } // namespace pto::cpu
@@ -43,6 +54,16 @@ PTO_INTERNAL void TPUSH_IMPL([[maybe_unused]] TileData& tile, [[maybe_unused]] P
 template <typename Pipe, typename TileProd, typename TConfig>
 PTO_INTERNAL void TPUSH_IMPL([[maybe_unused]] Pipe& pipe, [[maybe_unused]] TileProd& tile) {
     cpu::TPUSH_impl<TConfig>(pipe, tile);
+}
+
+template <pto::GridDirection Direction, int Dist, typename Pipe, typename TileProd>
+PTO_INTERNAL void GRID_TPUSH_IMPL([[maybe_unused]] Pipe& pipe, [[maybe_unused]] TileProd& tile) {
+    cpu::TPUSH_impl_f5<Direction, Dist>(pipe, tile);
+}
+
+template <pto::GridSpan Span, typename Pipe, typename TileProd>
+PTO_INTERNAL void GRID_TPUSH_BCAST_IMPL([[maybe_unused]] Pipe& pipe, [[maybe_unused]] TileProd& tile) {
+    cpu::TPUSH_impl_f6<Span>(pipe, tile);
 }
 
 } // namespace pto

@@ -112,3 +112,6 @@ struct DataFIFO<DataType, FifoType, Depth, Period, LocalDepth, std::enable_if_t<
 };
 
 }  // namespace pto
+
+// The neighbour-core pipes of a grid of cores, which TPUSH and TPOP take too.
+#include <pto/common/grid_pipe.hpp>
