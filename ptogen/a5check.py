@@ -190,6 +190,7 @@ class Checker:
         shim = shim_header(self.env, self.views[op], header)
         (work / "pto" / "pto-inst.hpp").write_text(shim, encoding="utf-8")
         flags = [*compile_flags(self.layout, self.upstream), "-O1", f"-I{self.layout.out / 'tests/common'}"]
+        flags.append("-DPTO_TEST_MAIN_FORMS_ONLY")  # upstream's tiles own no storage for an overload's
         # The kernel's <pto/pto-inst.hpp> is the one above, not the upstream tree's.
         flags.insert(flags.index(f"-I{self.upstream / 'include'}"), f"-I{work}")
         exe = work / f"{source.stem}.a5"
@@ -277,6 +278,8 @@ class Checker:
         out = []
         for want_file in sorted(sim.glob(f"c{index}_*.out")):
             operand = want_file.stem.split("_", 1)[1]
+            if "." in operand:  # an overload's result (`dst.f1`): the A5 build runs the main forms only
+                continue
             dtype = g.dtypes.get(operand)
             dt = np_dtype(self.runner.manifest.dtypes[dtype].numpy) if dtype else np.dtype(np.uint8)
             want = np.fromfile(want_file, dtype=dt)
