@@ -18,6 +18,7 @@ from pathlib import Path
 from ..errors import SpecError
 from ..lower.views import OpView, ProjectView
 from ..spec.loader import load_yaml
+from ..spec.model import UpstreamBug
 
 CATALOG = "site/isa_catalog.yaml"
 DOCS = "docs/"  # the site's docs_dir inside the output tree
@@ -88,6 +89,11 @@ def nav(project: ProjectView) -> list[NavSet]:
 # narrow kinds first (a signature note often mentions types too).
 NOTE_KINDS: list[tuple[str, str, re.Pattern[str]]] = [
     (
+        "upstream_bugs",
+        "Argued upstream bugs (accepted by `ptogen a5-check`)",
+        re.compile("^" + re.escape(UpstreamBug.LEAD)),
+    ),
+    (
         "signature",
         "Signatures, overloads and declarations",
         re.compile(
@@ -136,7 +142,7 @@ def notes_by_kind(project: ProjectView) -> list[tuple[str, str, list[Note]]]:
     """(kind id, title, notes) for every kind that has notes, in NOTE_KINDS order."""
     groups: dict[str, list[Note]] = {}
     for op in project.ops:
-        for text in op.spec.notes:
+        for text in op.doc.notes:
             groups.setdefault(note_kind(text), []).append(
                 Note(op, " ".join(text.split()), in_docs(op.doc_path))
             )

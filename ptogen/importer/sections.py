@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ..spec.model import UpstreamBug
 from .kinds import DOMAIN_STARTS
 from .markup import html_to_markdown
 from .naming import plain
@@ -117,8 +118,13 @@ def closing_sections(facts: PageFacts, vector: bool) -> dict[str, Any]:
         or ["The page documents no exceptions."]
     }
     notes = [n for n in facts.notes if not n.startswith("!!!")]
+    # A note in the sentence of an argued upstream bug is that structured fact, not prose.
+    bugs = [b for b in map(UpstreamBug.parse, notes) if b is not None]
+    notes = [n for n in notes if UpstreamBug.parse(n) is None]
     if notes:
         out["notes"] = notes
+    if bugs:
+        out["upstream_bugs"] = bugs
     examples = []
     for code in facts.examples:
         if code.lstrip().startswith("# Auto mode") or code.lstrip().startswith("# Manual mode"):

@@ -56,7 +56,8 @@ class OpDoc:
 
     @property
     def notes(self) -> list[str]:
-        return list(self.op.spec.notes)
+        """The spec's notes, then its argued upstream bugs, each in the sentence the importer reads."""
+        return [*self.op.spec.notes, *(b.note for b in self.op.spec.upstream_bugs)]
 
     @property
     def intrinsic(self) -> Intrinsic | None:

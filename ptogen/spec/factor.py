@@ -286,6 +286,7 @@ def factor_with(
                 "profile_notes",
                 "examples",
                 "notes",
+                "upstream_bugs",
                 "test_values",
                 "constraints",
                 "prose_constraints",
@@ -376,7 +377,7 @@ def size(data: dict[str, Any]) -> int:
 FIELD_ORDER = (
     "mnemonic", "instruction_set", "class", "summary", "mechanism", "semantics", "operands", "intrinsic",
     "syntax", "side_effects", "dtypes", "constraints", "prose_constraints", "exceptions", "profile_notes",
-    "examples", "notes", "test_values",
+    "examples", "notes", "upstream_bugs", "test_values",
 )  # fmt: skip
 
 

@@ -7,8 +7,9 @@ break out of the Markdown or C++ it lands in.
 
 from __future__ import annotations
 
+import fnmatch
 import re
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import AfterValidator, Field, model_validator
 
@@ -790,6 +791,45 @@ class ProfileNote(Strict):
     text: Prose
 
 
+class UpstreamBug(Strict):
+    """A result of upstream's A5 backend that differs from the spec's and is argued as upstream's
+    bug: `ptogen a5-check` reports a difference it covers as argued (not a failure), and the op's
+    page lists it among the source notes, in the one sentence `note` spells and `parse` reads back."""
+
+    cases: Line = Field(description="the generated test cases it concerns: a glob over their labels")
+    dtypes: list[TypeName] = Field(
+        default_factory=list,
+        description="the element types it concerns: a type set naming one of them (default: every type)",
+    )
+    reason: Prose = Field(description="what upstream computes and why the spec's result is the right one")
+
+    LEAD: ClassVar[str] = "**Argued upstream bug**"
+    _SENTENCE: ClassVar[re.Pattern[str]] = re.compile(
+        r"^\*\*Argued upstream bug\*\* \(`ptogen a5-check`, cases `([^`]+)`((?:, `\w+`)*)\): (.*)$", re.S
+    )
+
+    @property
+    def note(self) -> str:
+        """The page's note: the cases, the types and the reason."""
+        types = "".join(f", `{t}`" for t in self.dtypes)
+        return f"{self.LEAD} (`ptogen a5-check`, cases `{self.cases}`{types}): {self.reason}"
+
+    @classmethod
+    def parse(cls, text: str) -> dict[str, object] | None:
+        """The fields of a note `note` wrote, else None."""
+        m = cls._SENTENCE.match(text)
+        if m is None:
+            return None
+        out: dict[str, object] = {"cases": m.group(1)}
+        if m.group(2):
+            out["dtypes"] = re.findall(r"`(\w+)`", m.group(2))
+        return {**out, "reason": m.group(3)}
+
+    def covers(self, label: str, dtypes: set[str]) -> bool:
+        """Whether a difference on the case labelled `label`, over a type set `dtypes`, is this one."""
+        return fnmatch.fnmatchcase(label, self.cases) and (not self.dtypes or bool(dtypes & set(self.dtypes)))
+
+
 class Example(Strict):
     lang: Literal["cpp", "text", "c"]
     code: Code
@@ -851,6 +891,11 @@ class OpSpec(Strict):
     examples: list[Example] = Field(default_factory=list)
     notes: list[Prose] = Field(
         default_factory=list, description="disagreements between sources, shown on the page"
+    )
+    upstream_bugs: list[UpstreamBug] = Field(
+        default_factory=list,
+        description="differences of upstream's A5 backend from the spec, argued as its bugs: `ptogen "
+        "a5-check` accepts them, the page lists them after the notes",
     )
     test_values: TestValues = Field(default_factory=TestValues)
 

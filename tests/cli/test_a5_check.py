@@ -7,6 +7,7 @@ header implements an op) run always; the runs over upstream's A5 headers need an
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -16,9 +17,11 @@ from pathlib import Path
 import ml_dtypes
 import numpy as np
 import pytest
+import yaml
 
-from ptogen.a5check import differences, first_blocker, impl_header, run_cli, unlinked_groups
+from ptogen.a5check import differences, first_blocker, impl_header, judged, run_cli, unlinked_groups
 from ptogen.paths import Layout
+from ptogen.spec.model import UpstreamBug
 from ptogen.testing.manifest import RuntimeGroup
 
 from ..helpers import ROOT
@@ -40,6 +43,46 @@ def test_differences_compare_bits_and_let_any_nan_match_any_nan() -> None:
     assert not differences(bf, bf.copy()).any()
     ints = np.array([3, -4], dtype=np.int32)
     assert differences(ints, np.array([3, 4], dtype=np.int32)).tolist() == [False, True]
+
+
+def test_a_difference_is_argued_only_when_a_spec_bug_covers_every_differing_case() -> None:
+    bugs = [
+        UpstreamBug(cases="col-major *", reason="Upstream reads rows. The page says otherwise."),
+        UpstreamBug(cases="*, scalar -*", dtypes=["half"], reason="A zero keeps its sign."),
+    ]
+    col = ("col-major 12x20 valid 9x15", "case 3 dst: 130 of 240 differ")
+    neg = ("full 16x16, scalar -0.5", "case 7 dst: 2 of 256 differ")
+    assert judged(bugs, {"float"}, [], 4) == ("match", "4 cases")
+    status, detail = judged(bugs, {"float"}, [col], 4)
+    assert status == "argued"
+    assert detail.startswith("differs (argued upstream bug: Upstream reads rows): case 3")
+    assert judged(bugs, {"half"}, [col, neg], 4)[0] == "argued"
+    # The sign bug is argued for half only, and a full tile's difference is argued by neither.
+    assert judged(bugs, {"float"}, [col, neg], 4) == ("differs", neg[1])
+    assert judged(bugs, {"half"}, [("full 16x16", "case 0 dst: 1 of 256 differ")], 4)[0] == "differs"
+
+
+def test_an_argued_upstream_bug_reads_back_from_its_note() -> None:
+    bug = UpstreamBug(cases="*, scalar -*", dtypes=["half", "float"], reason="A zero keeps its sign.")
+    assert UpstreamBug.parse(bug.note) == bug.model_dump()
+    assert UpstreamBug.parse("The pages disagree on a zero source.") is None
+
+
+def test_every_argued_upstream_bug_names_cases_its_op_runs_on_a5() -> None:
+    """An entry that covers none of its op's A5 cases (a renamed case, a type the op lost) would argue
+    nothing: a5-check would fail on the difference it was written for, or it argues a stale one."""
+    specs = [p for p in (ROOT / "specs/ops").rglob("*.yaml") if "\nupstream_bugs:" in p.read_text()]
+    assert specs
+    for path in specs:
+        spec = yaml.safe_load(path.read_text())
+        stem = spec["mnemonic"].split(".", 1)[1].replace(".", "_")
+        manifest = json.loads((ROOT / f"generated/tests/{stem}/manifest.json").read_text())["manifest"]
+        groups = [g for g in manifest["runtime"] if "A5" in g["profiles"]]
+        for entry in spec["upstream_bugs"]:
+            bug = UpstreamBug(cases=entry["cases"], dtypes=entry.get("dtypes", []), reason="-")
+            assert any(
+                bug.covers(c["label"], set(g["dtypes"].values())) for g in groups for c in g["cases"]
+            ), f"{path}: upstream_bugs cases `{bug.cases}` cover none of {stem}'s A5 cases"
 
 
 def test_a_failed_build_is_named_by_its_first_missing_builtin() -> None:

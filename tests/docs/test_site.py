@@ -1098,7 +1098,7 @@ def test_source_notes_page_lists_every_note_once_under_its_op() -> None:
     expected = 0
     for loaded in load_specs(ROOT / "specs", ROOT).ops:
         spec = loaded.spec
-        for note in spec.notes:
+        for note in [*spec.notes, *(b.note for b in spec.upstream_bugs)]:
             expected += 1
             text = " ".join(note.split()).replace("|", "\\|")
             mine = [r for r in rows if r.startswith(f"| [{spec.mnemonic}](") and r.endswith(f"| {text} |")]

@@ -83,6 +83,11 @@ static void transfer(const std::string& op, const std::string& name, const std::
         else if (name == "pldi") pldi(p, base, off, d);
         else if (name == "pld") pld(p, base, areg, d);
         else if (name == "plds_post") plds(p, base, off, d, POST_UPDATE);
+        // the distribution as a constant of the device's `Dist`, as TSel.hpp passes it
+        else if (name == "plds_const" && dist == "US")
+            plds(p, base, off, std::integral_constant<::Dist, Dist::DIST_US>());
+        else if (name == "plds_const")
+            plds(p, base, off, std::integral_constant<::Dist, Dist::DIST_NORM>());
         else pldi(p, base, off, d, POST_UPDATE);
         print(p);
     }
@@ -276,7 +281,8 @@ def transfer_cases(rng: random.Random) -> list[tuple[str, str]]:
         for name, off in (("psts", 40), ("psti", 5), ("pst", 3), ("psts_post", 24), ("psti_post", 2)):
             for dist in ("NORM", "PK"):
                 out.append((f"st {name} {dist} {off} {hexed(p)}", stored(name, dist, off, p)))
-        for name, off in (("plds", 48), ("pldi", 7), ("pld", 2), ("plds_post", 16), ("pldi_post", 3)):
+        loads = (("plds", 48), ("pldi", 7), ("pld", 2), ("plds_post", 16), ("pldi_post", 3))
+        for name, off in (*loads, ("plds_const", 32)):
             for dist in ("NORM", "US"):
                 out.append((f"ld {name} {dist} {off} {buf.hex()}", loaded(name, dist, off, buf)))
     return out

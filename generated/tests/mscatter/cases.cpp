@@ -45,6 +45,7 @@ void case_0([[maybe_unused]] Prof profile) {
         break;
     }
     store("c0_dst.out", dst_buf.get(), 192);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
@@ -125,6 +126,7 @@ void case_0([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 4, case 0", main_result, dst_buf.get());
     }
+#endif
 }
 
 // case 1 (half): Row, partial valid 5x10 of 8x16, table 7x10 with row stride 13
@@ -509,6 +511,7 @@ void case_13([[maybe_unused]] Prof profile) {
         break;
     }
     store("c13_dst.out", dst_buf.get(), 192);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
@@ -581,6 +584,7 @@ void case_13([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 4, case 13", main_result, dst_buf.get());
     }
+#endif
 }
 
 // case 14 (half_colidx): Row, Clamp, 8x1 column-major index tile, partial valid 6x12
@@ -638,6 +642,7 @@ void case_15([[maybe_unused]] Prof profile) {
         break;
     }
     store("c15_dst.out", dst_buf.get(), 1536);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 1536));
@@ -710,6 +715,7 @@ void case_15([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 4, case 15", main_result, dst_buf.get());
     }
+#endif
 }
 
 // case 16 (half_nz): NZ Row, partial valid 5x19 of 16x32, table 32x32
@@ -827,6 +833,7 @@ void case_19([[maybe_unused]] Prof profile) {
         break;
     }
     store("c19_dst.out", dst_buf.get(), 192);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
@@ -907,6 +914,7 @@ void case_19([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 4, case 19", main_result, dst_buf.get());
     }
+#endif
 }
 
 // case 20 (bfloat16_t): Row, partial valid 5x10 of 8x16, table 7x10 with row stride 13
@@ -1293,6 +1301,7 @@ void case_32([[maybe_unused]] Prof profile) {
         break;
     }
     store("c32_dst.out", dst_buf.get(), 192);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
@@ -1365,6 +1374,7 @@ void case_32([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 4, case 32", main_result, dst_buf.get());
     }
+#endif
 }
 
 // case 33 (bfloat16_t_colidx): Row, Clamp, 8x1 column-major index tile, partial valid 6x12
@@ -1422,6 +1432,7 @@ void case_34([[maybe_unused]] Prof profile) {
         break;
     }
     store("c34_dst.out", dst_buf.get(), 1536);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 1536));
@@ -1494,6 +1505,7 @@ void case_34([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 4, case 34", main_result, dst_buf.get());
     }
+#endif
 }
 
 // case 35 (bfloat16_t_nz): NZ Row, partial valid 5x19 of 16x32, table 32x32
@@ -1612,6 +1624,7 @@ void case_38([[maybe_unused]] Prof profile) {
         break;
     }
     store("c38_dst.out", dst_buf.get(), 192);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
@@ -1692,6 +1705,7 @@ void case_38([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 4, case 38", main_result, dst_buf.get());
     }
+#endif
 }
 
 // case 39 (float): Row, partial valid 5x10 of 8x16, table 7x10 with row stride 13
@@ -2078,6 +2092,7 @@ void case_51([[maybe_unused]] Prof profile) {
         break;
     }
     store("c51_dst.out", dst_buf.get(), 192);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
@@ -2150,6 +2165,7 @@ void case_51([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 4, case 51", main_result, dst_buf.get());
     }
+#endif
 }
 
 // case 52 (float_colidx): Row, Clamp, 8x1 column-major index tile, partial valid 6x12
@@ -2208,6 +2224,7 @@ void case_53([[maybe_unused]] Prof profile) {
         break;
     }
     store("c53_dst.out", dst_buf.get(), 192);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
@@ -2288,6 +2305,7 @@ void case_53([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 4, case 53", main_result, dst_buf.get());
     }
+#endif
 }
 
 // case 54 (float_u32): Row, partial valid 5x10 of 8x16, table 7x10 with row stride 13
@@ -2379,6 +2397,7 @@ void case_56([[maybe_unused]] Prof profile) {
         break;
     }
     store("c56_dst.out", dst_buf.get(), 9);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 9));
@@ -2459,6 +2478,7 @@ void case_56([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 4, case 56", main_result, dst_buf.get());
     }
+#endif
 }
 
 // case 57 (float_atomic): Elem, atomic Max, colliding indices
@@ -2577,6 +2597,7 @@ void case_60([[maybe_unused]] Prof profile) {
         break;
     }
     store("c60_dst.out", dst_buf.get(), 768);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 768));
@@ -2649,6 +2670,7 @@ void case_60([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 4, case 60", main_result, dst_buf.get());
     }
+#endif
 }
 
 // case 61 (float_nz): NZ Row, partial valid 5x11 of 16x16, table 32x16
@@ -2766,6 +2788,7 @@ void case_64([[maybe_unused]] Prof profile) {
         break;
     }
     store("c64_dst.out", dst_buf.get(), 192);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
@@ -2846,6 +2869,7 @@ void case_64([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 4, case 64", main_result, dst_buf.get());
     }
+#endif
 }
 
 // case 65 (int8_t): Row, partial valid 5x10 of 8x16, table 7x10 with row stride 13
@@ -3232,6 +3256,7 @@ void case_77([[maybe_unused]] Prof profile) {
         break;
     }
     store("c77_dst.out", dst_buf.get(), 192);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
@@ -3304,6 +3329,7 @@ void case_77([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 4, case 77", main_result, dst_buf.get());
     }
+#endif
 }
 
 // case 78 (int8_t_colidx): Row, Clamp, 8x1 column-major index tile, partial valid 6x12
@@ -3361,6 +3387,7 @@ void case_79([[maybe_unused]] Prof profile) {
         break;
     }
     store("c79_dst.out", dst_buf.get(), 3072);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 3072));
@@ -3433,6 +3460,7 @@ void case_79([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 4, case 79", main_result, dst_buf.get());
     }
+#endif
 }
 
 // case 80 (int8_t_nz): NZ Row, partial valid 5x35 of 16x64, table 32x64
@@ -3550,6 +3578,7 @@ void case_83([[maybe_unused]] Prof profile) {
         break;
     }
     store("c83_dst.out", dst_buf.get(), 192);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
@@ -3630,6 +3659,7 @@ void case_83([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 4, case 83", main_result, dst_buf.get());
     }
+#endif
 }
 
 // case 84 (uint8_t): Row, partial valid 5x10 of 8x16, table 7x10 with row stride 13
@@ -4016,6 +4046,7 @@ void case_96([[maybe_unused]] Prof profile) {
         break;
     }
     store("c96_dst.out", dst_buf.get(), 192);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
@@ -4088,6 +4119,7 @@ void case_96([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 4, case 96", main_result, dst_buf.get());
     }
+#endif
 }
 
 // case 97 (uint8_t_colidx): Row, Clamp, 8x1 column-major index tile, partial valid 6x12
@@ -4145,6 +4177,7 @@ void case_98([[maybe_unused]] Prof profile) {
         break;
     }
     store("c98_dst.out", dst_buf.get(), 3072);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 3072));
@@ -4217,6 +4250,7 @@ void case_98([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 4, case 98", main_result, dst_buf.get());
     }
+#endif
 }
 
 // case 99 (uint8_t_nz): NZ Row, partial valid 5x35 of 16x64, table 32x64
@@ -4334,6 +4368,7 @@ void case_102([[maybe_unused]] Prof profile) {
         break;
     }
     store("c102_dst.out", dst_buf.get(), 192);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
@@ -4414,6 +4449,7 @@ void case_102([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 4, case 102", main_result, dst_buf.get());
     }
+#endif
 }
 
 // case 103 (int16_t): Row, partial valid 5x10 of 8x16, table 7x10 with row stride 13
@@ -4800,6 +4836,7 @@ void case_115([[maybe_unused]] Prof profile) {
         break;
     }
     store("c115_dst.out", dst_buf.get(), 192);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
@@ -4872,6 +4909,7 @@ void case_115([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 4, case 115", main_result, dst_buf.get());
     }
+#endif
 }
 
 // case 116 (int16_t_colidx): Row, Clamp, 8x1 column-major index tile, partial valid 6x12
@@ -4929,6 +4967,7 @@ void case_117([[maybe_unused]] Prof profile) {
         break;
     }
     store("c117_dst.out", dst_buf.get(), 1536);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 1536));
@@ -5001,6 +5040,7 @@ void case_117([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 4, case 117", main_result, dst_buf.get());
     }
+#endif
 }
 
 // case 118 (int16_t_nz): NZ Row, partial valid 5x19 of 16x32, table 32x32
@@ -5118,6 +5158,7 @@ void case_121([[maybe_unused]] Prof profile) {
         break;
     }
     store("c121_dst.out", dst_buf.get(), 192);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
@@ -5198,6 +5239,7 @@ void case_121([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 4, case 121", main_result, dst_buf.get());
     }
+#endif
 }
 
 // case 122 (uint16_t): Row, partial valid 5x10 of 8x16, table 7x10 with row stride 13
@@ -5584,6 +5626,7 @@ void case_134([[maybe_unused]] Prof profile) {
         break;
     }
     store("c134_dst.out", dst_buf.get(), 192);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
@@ -5656,6 +5699,7 @@ void case_134([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 4, case 134", main_result, dst_buf.get());
     }
+#endif
 }
 
 // case 135 (uint16_t_colidx): Row, Clamp, 8x1 column-major index tile, partial valid 6x12
@@ -5713,6 +5757,7 @@ void case_136([[maybe_unused]] Prof profile) {
         break;
     }
     store("c136_dst.out", dst_buf.get(), 1536);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 1536));
@@ -5785,6 +5830,7 @@ void case_136([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 4, case 136", main_result, dst_buf.get());
     }
+#endif
 }
 
 // case 137 (uint16_t_nz): NZ Row, partial valid 5x19 of 16x32, table 32x32
@@ -5902,6 +5948,7 @@ void case_140([[maybe_unused]] Prof profile) {
         break;
     }
     store("c140_dst.out", dst_buf.get(), 192);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
@@ -5982,6 +6029,7 @@ void case_140([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 4, case 140", main_result, dst_buf.get());
     }
+#endif
 }
 
 // case 141 (int32_t): Row, partial valid 5x10 of 8x16, table 7x10 with row stride 13
@@ -6368,6 +6416,7 @@ void case_153([[maybe_unused]] Prof profile) {
         break;
     }
     store("c153_dst.out", dst_buf.get(), 192);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
@@ -6440,6 +6489,7 @@ void case_153([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 4, case 153", main_result, dst_buf.get());
     }
+#endif
 }
 
 // case 154 (int32_t_colidx): Row, Clamp, 8x1 column-major index tile, partial valid 6x12
@@ -6498,6 +6548,7 @@ void case_155([[maybe_unused]] Prof profile) {
         break;
     }
     store("c155_dst.out", dst_buf.get(), 9);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 9));
@@ -6578,6 +6629,7 @@ void case_155([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 4, case 155", main_result, dst_buf.get());
     }
+#endif
 }
 
 // case 156 (int32_t_atomic): Elem, atomic Max, colliding indices
@@ -6696,6 +6748,7 @@ void case_159([[maybe_unused]] Prof profile) {
         break;
     }
     store("c159_dst.out", dst_buf.get(), 768);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 768));
@@ -6768,6 +6821,7 @@ void case_159([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 4, case 159", main_result, dst_buf.get());
     }
+#endif
 }
 
 // case 160 (int32_t_nz): NZ Row, partial valid 5x11 of 16x16, table 32x16
@@ -6885,6 +6939,7 @@ void case_163([[maybe_unused]] Prof profile) {
         break;
     }
     store("c163_dst.out", dst_buf.get(), 192);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
@@ -6965,6 +7020,7 @@ void case_163([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 4, case 163", main_result, dst_buf.get());
     }
+#endif
 }
 
 // case 164 (uint32_t): Row, partial valid 5x10 of 8x16, table 7x10 with row stride 13
@@ -7351,6 +7407,7 @@ void case_176([[maybe_unused]] Prof profile) {
         break;
     }
     store("c176_dst.out", dst_buf.get(), 192);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
@@ -7423,6 +7480,7 @@ void case_176([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 4, case 176", main_result, dst_buf.get());
     }
+#endif
 }
 
 // case 177 (uint32_t_colidx): Row, Clamp, 8x1 column-major index tile, partial valid 6x12
@@ -7480,6 +7538,7 @@ void case_178([[maybe_unused]] Prof profile) {
         break;
     }
     store("c178_dst.out", dst_buf.get(), 768);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 768));
@@ -7552,6 +7611,7 @@ void case_178([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 4, case 178", main_result, dst_buf.get());
     }
+#endif
 }
 
 // case 179 (uint32_t_nz): NZ Row, partial valid 5x11 of 16x16, table 32x16
@@ -7658,6 +7718,7 @@ void case_182([[maybe_unused]] Prof profile) {
     load("c182_dst.bin", dst_buf.get(), 192);
     profiled::MSCATTER<profile_cpu, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
     store("c182_dst.out", dst_buf.get(), 192);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
@@ -7686,6 +7747,7 @@ void case_182([[maybe_unused]] Prof profile) {
         profiled::MSCATTER<profile_cpu, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
         same_bytes("overload 4, case 182", main_result, dst_buf.get());
     }
+#endif
 }
 
 // case 183 (int64_t): Row, partial valid 5x10 of 8x16, table 7x10 with row stride 13
@@ -7935,6 +7997,7 @@ void case_195([[maybe_unused]] Prof profile) {
     load("c195_dst.bin", dst_buf.get(), 192);
     profiled::MSCATTER<profile_cpu, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
     store("c195_dst.out", dst_buf.get(), 192);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
@@ -7963,6 +8026,7 @@ void case_195([[maybe_unused]] Prof profile) {
         profiled::MSCATTER<profile_cpu, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
         same_bytes("overload 4, case 195", main_result, dst_buf.get());
     }
+#endif
 }
 
 // case 196 (int64_t_colidx): Row, Clamp, 8x1 column-major index tile, partial valid 6x12
@@ -8001,6 +8065,7 @@ void case_197([[maybe_unused]] Prof profile) {
     load("c197_dst.bin", dst_buf.get(), 192);
     profiled::MSCATTER<profile_cpu, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
     store("c197_dst.out", dst_buf.get(), 192);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
@@ -8029,6 +8094,7 @@ void case_197([[maybe_unused]] Prof profile) {
         profiled::MSCATTER<profile_cpu, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
         same_bytes("overload 4, case 197", main_result, dst_buf.get());
     }
+#endif
 }
 
 // case 198 (uint64_t): Row, partial valid 5x10 of 8x16, table 7x10 with row stride 13
@@ -8278,6 +8344,7 @@ void case_210([[maybe_unused]] Prof profile) {
     load("c210_dst.bin", dst_buf.get(), 192);
     profiled::MSCATTER<profile_cpu, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
     store("c210_dst.out", dst_buf.get(), 192);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
@@ -8306,6 +8373,7 @@ void case_210([[maybe_unused]] Prof profile) {
         profiled::MSCATTER<profile_cpu, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
         same_bytes("overload 4, case 210", main_result, dst_buf.get());
     }
+#endif
 }
 
 // case 211 (uint64_t_colidx): Row, Clamp, 8x1 column-major index tile, partial valid 6x12

@@ -43,6 +43,7 @@ void case_0([[maybe_unused]] Prof profile) {
         break;
     }
     store("c0_dst.out", dst.data(), 1024);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1: With index tiles: each row takes `src0Idx(i, 0)` and `src1Idx(i, 0)` bytes (in units of the index type's size) of the sources.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
@@ -66,6 +67,7 @@ void case_0([[maybe_unused]] Prof profile) {
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
     }
+#endif
 }
 
 // case 1 (half): valid 13x20 and 13x31 into 13x51 of 16x64
@@ -150,6 +152,7 @@ void case_3([[maybe_unused]] Prof profile) {
         break;
     }
     store("c3_dst.out", dst.data(), 1024);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1: With index tiles: each row takes `src0Idx(i, 0)` and `src1Idx(i, 0)` bytes (in units of the index type's size) of the sources.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
@@ -173,6 +176,7 @@ void case_3([[maybe_unused]] Prof profile) {
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
     }
+#endif
 }
 
 // case 4 (bfloat16_t): valid 13x20 and 13x31 into 13x51 of 16x64
@@ -257,6 +261,7 @@ void case_6([[maybe_unused]] Prof profile) {
         break;
     }
     store("c6_dst.out", dst.data(), 1024);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1: With index tiles: each row takes `src0Idx(i, 0)` and `src1Idx(i, 0)` bytes (in units of the index type's size) of the sources.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
@@ -280,6 +285,7 @@ void case_6([[maybe_unused]] Prof profile) {
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
     }
+#endif
 }
 
 // case 7 (float): valid 13x20 and 13x31 into 13x51 of 16x64
@@ -364,6 +370,7 @@ void case_9([[maybe_unused]] Prof profile) {
         break;
     }
     store("c9_dst.out", dst.data(), 1024);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1: With index tiles: each row takes `src0Idx(i, 0)` and `src1Idx(i, 0)` bytes (in units of the index type's size) of the sources.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
@@ -387,6 +394,7 @@ void case_9([[maybe_unused]] Prof profile) {
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
     }
+#endif
 }
 
 // case 10 (int8_t): valid 13x20 and 13x31 into 13x51 of 16x64
@@ -471,6 +479,7 @@ void case_12([[maybe_unused]] Prof profile) {
         break;
     }
     store("c12_dst.out", dst.data(), 1024);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1: With index tiles: each row takes `src0Idx(i, 0)` and `src1Idx(i, 0)` bytes (in units of the index type's size) of the sources.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
@@ -494,6 +503,7 @@ void case_12([[maybe_unused]] Prof profile) {
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
     }
+#endif
 }
 
 // case 13 (uint8_t): valid 13x20 and 13x31 into 13x51 of 16x64
@@ -578,6 +588,7 @@ void case_15([[maybe_unused]] Prof profile) {
         break;
     }
     store("c15_dst.out", dst.data(), 1024);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1: With index tiles: each row takes `src0Idx(i, 0)` and `src1Idx(i, 0)` bytes (in units of the index type's size) of the sources.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
@@ -601,6 +612,7 @@ void case_15([[maybe_unused]] Prof profile) {
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
     }
+#endif
 }
 
 // case 16 (int16_t): valid 13x20 and 13x31 into 13x51 of 16x64
@@ -685,6 +697,7 @@ void case_18([[maybe_unused]] Prof profile) {
         break;
     }
     store("c18_dst.out", dst.data(), 1024);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1: With index tiles: each row takes `src0Idx(i, 0)` and `src1Idx(i, 0)` bytes (in units of the index type's size) of the sources.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
@@ -708,6 +721,7 @@ void case_18([[maybe_unused]] Prof profile) {
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
     }
+#endif
 }
 
 // case 19 (uint16_t): valid 13x20 and 13x31 into 13x51 of 16x64
@@ -792,6 +806,7 @@ void case_21([[maybe_unused]] Prof profile) {
         break;
     }
     store("c21_dst.out", dst.data(), 1024);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1: With index tiles: each row takes `src0Idx(i, 0)` and `src1Idx(i, 0)` bytes (in units of the index type's size) of the sources.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
@@ -815,6 +830,7 @@ void case_21([[maybe_unused]] Prof profile) {
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
     }
+#endif
 }
 
 // case 22 (int32_t): valid 13x20 and 13x31 into 13x51 of 16x64
@@ -899,6 +915,7 @@ void case_24([[maybe_unused]] Prof profile) {
         break;
     }
     store("c24_dst.out", dst.data(), 1024);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1: With index tiles: each row takes `src0Idx(i, 0)` and `src1Idx(i, 0)` bytes (in units of the index type's size) of the sources.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
@@ -922,6 +939,7 @@ void case_24([[maybe_unused]] Prof profile) {
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
     }
+#endif
 }
 
 // case 25 (uint32_t): valid 13x20 and 13x31 into 13x51 of 16x64

@@ -43,6 +43,7 @@ void case_0([[maybe_unused]] Prof profile) {
         break;
     }
     store("c0_dst.out", dst.data(), 256);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each copied element).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
@@ -157,6 +158,7 @@ void case_0([[maybe_unused]] Prof profile) {
         same_bytes("overload 6, case 0", main_result, dst.data());
         same_bytes("overload 6, case 0, dst1_f6", main_result, dst1_f6.data());
     }
+#endif
 }
 
 // case 1 (half): 13x7 window at (3, 5), partial valid, col-major to row-major
@@ -297,6 +299,7 @@ void case_5([[maybe_unused]] Prof profile) {
         break;
     }
     store("c5_dst.out", dst.data(), 1024);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each copied element).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
@@ -411,6 +414,7 @@ void case_5([[maybe_unused]] Prof profile) {
         same_bytes("overload 6, case 5", main_result, dst.data());
         same_bytes("overload 6, case 5, dst1_f6", main_result, dst1_f6.data());
     }
+#endif
 }
 
 // case 6 (half_cube): Mat NZ to Left NZ, 32x32 at (0, 32) of 64x64
@@ -466,6 +470,7 @@ void case_7([[maybe_unused]] Prof profile) {
         break;
     }
     store("c7_dst.out", dst.data(), 1024);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each copied element).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
@@ -572,6 +577,7 @@ void case_7([[maybe_unused]] Prof profile) {
         same_bytes("overload 6, case 7", main_result, dst.data());
         same_bytes("overload 6, case 7, dst1_f6", main_result, dst1_f6.data());
     }
+#endif
 }
 
 // case 8 (bfloat16_t): 16x16 window at (8, 16) of 32x32, row-major
@@ -600,6 +606,7 @@ void case_8([[maybe_unused]] Prof profile) {
         break;
     }
     store("c8_dst.out", dst.data(), 256);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each copied element).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
@@ -714,6 +721,7 @@ void case_8([[maybe_unused]] Prof profile) {
         same_bytes("overload 6, case 8", main_result, dst.data());
         same_bytes("overload 6, case 8, dst1_f6", main_result, dst1_f6.data());
     }
+#endif
 }
 
 // case 9 (bfloat16_t): 13x7 window at (3, 5), partial valid, col-major to row-major
@@ -854,6 +862,7 @@ void case_13([[maybe_unused]] Prof profile) {
         break;
     }
     store("c13_dst.out", dst.data(), 256);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each copied element).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
@@ -968,6 +977,7 @@ void case_13([[maybe_unused]] Prof profile) {
         same_bytes("overload 6, case 13", main_result, dst.data());
         same_bytes("overload 6, case 13, dst1_f6", main_result, dst1_f6.data());
     }
+#endif
 }
 
 // case 14 (float): 13x7 window at (3, 5), partial valid, col-major to row-major
@@ -1108,6 +1118,7 @@ void case_18([[maybe_unused]] Prof profile) {
         break;
     }
     store("c18_dst.out", dst.data(), 1024);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each copied element).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
@@ -1222,6 +1233,7 @@ void case_18([[maybe_unused]] Prof profile) {
         same_bytes("overload 6, case 18", main_result, dst.data());
         same_bytes("overload 6, case 18, dst1_f6", main_result, dst1_f6.data());
     }
+#endif
 }
 
 // case 19 (float_cube): Mat NZ to Left NZ, 32x32 at (0, 32) of 64x64
@@ -1277,6 +1289,7 @@ void case_20([[maybe_unused]] Prof profile) {
         break;
     }
     store("c20_dst.out", dst.data(), 1024);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each copied element).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
@@ -1383,6 +1396,7 @@ void case_20([[maybe_unused]] Prof profile) {
         same_bytes("overload 6, case 20", main_result, dst.data());
         same_bytes("overload 6, case 20, dst1_f6", main_result, dst1_f6.data());
     }
+#endif
 }
 
 // case 21 (int8_t): 16x16 window at (8, 16) of 32x32, row-major
@@ -1411,6 +1425,7 @@ void case_21([[maybe_unused]] Prof profile) {
         break;
     }
     store("c21_dst.out", dst.data(), 512);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each copied element).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 512));
@@ -1525,6 +1540,7 @@ void case_21([[maybe_unused]] Prof profile) {
         same_bytes("overload 6, case 21", main_result, dst.data());
         same_bytes("overload 6, case 21, dst1_f6", main_result, dst1_f6.data());
     }
+#endif
 }
 
 // case 22 (int8_t): 13x7 window at (3, 5), partial valid, col-major to row-major
@@ -1665,6 +1681,7 @@ void case_26([[maybe_unused]] Prof profile) {
         break;
     }
     store("c26_dst.out", dst.data(), 1024);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each copied element).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
@@ -1779,6 +1796,7 @@ void case_26([[maybe_unused]] Prof profile) {
         same_bytes("overload 6, case 26", main_result, dst.data());
         same_bytes("overload 6, case 26, dst1_f6", main_result, dst1_f6.data());
     }
+#endif
 }
 
 // case 27 (int8_t_cube): Mat NZ to Left NZ, 32x32 at (0, 32) of 64x64
@@ -1834,6 +1852,7 @@ void case_28([[maybe_unused]] Prof profile) {
         break;
     }
     store("c28_dst.out", dst.data(), 1024);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each copied element).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
@@ -1940,6 +1959,7 @@ void case_28([[maybe_unused]] Prof profile) {
         same_bytes("overload 6, case 28", main_result, dst.data());
         same_bytes("overload 6, case 28, dst1_f6", main_result, dst1_f6.data());
     }
+#endif
 }
 
 // case 29 (uint8_t): 16x16 window at (8, 16) of 32x32, row-major
@@ -1958,6 +1978,7 @@ void case_29([[maybe_unused]] Prof profile) {
     load("c29_index_col.bin", &index_col_value, 1);
     profiled::TEXTRACT<profile_cpu>(dst, src, 8, 16);
     store("c29_dst.out", dst.data(), 512);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each copied element).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 512));
@@ -2016,6 +2037,7 @@ void case_29([[maybe_unused]] Prof profile) {
         same_bytes("overload 6, case 29", main_result, dst.data());
         same_bytes("overload 6, case 29, dst1_f6", main_result, dst1_f6.data());
     }
+#endif
 }
 
 // case 30 (uint8_t): 13x7 window at (3, 5), partial valid, col-major to row-major
@@ -2106,6 +2128,7 @@ void case_34([[maybe_unused]] Prof profile) {
     load("c34_index_col.bin", &index_col_value, 1);
     profiled::TEXTRACT<profile_cpu>(dst, src, 8, 16);
     store("c34_dst.out", dst.data(), 256);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each copied element).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
@@ -2164,6 +2187,7 @@ void case_34([[maybe_unused]] Prof profile) {
         same_bytes("overload 6, case 34", main_result, dst.data());
         same_bytes("overload 6, case 34, dst1_f6", main_result, dst1_f6.data());
     }
+#endif
 }
 
 // case 35 (int16_t): 13x7 window at (3, 5), partial valid, col-major to row-major
@@ -2254,6 +2278,7 @@ void case_39([[maybe_unused]] Prof profile) {
     load("c39_index_col.bin", &index_col_value, 1);
     profiled::TEXTRACT<profile_cpu>(dst, src, 8, 16);
     store("c39_dst.out", dst.data(), 256);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each copied element).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
@@ -2312,6 +2337,7 @@ void case_39([[maybe_unused]] Prof profile) {
         same_bytes("overload 6, case 39", main_result, dst.data());
         same_bytes("overload 6, case 39, dst1_f6", main_result, dst1_f6.data());
     }
+#endif
 }
 
 // case 40 (uint16_t): 13x7 window at (3, 5), partial valid, col-major to row-major
@@ -2402,6 +2428,7 @@ void case_44([[maybe_unused]] Prof profile) {
     load("c44_index_col.bin", &index_col_value, 1);
     profiled::TEXTRACT<profile_cpu>(dst, src, 8, 16);
     store("c44_dst.out", dst.data(), 256);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each copied element).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
@@ -2460,6 +2487,7 @@ void case_44([[maybe_unused]] Prof profile) {
         same_bytes("overload 6, case 44", main_result, dst.data());
         same_bytes("overload 6, case 44, dst1_f6", main_result, dst1_f6.data());
     }
+#endif
 }
 
 // case 45 (int32_t): 13x7 window at (3, 5), partial valid, col-major to row-major
@@ -2550,6 +2578,7 @@ void case_49([[maybe_unused]] Prof profile) {
     load("c49_index_col.bin", &index_col_value, 1);
     profiled::TEXTRACT<profile_cpu>(dst, src, 8, 16);
     store("c49_dst.out", dst.data(), 256);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each copied element).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
@@ -2608,6 +2637,7 @@ void case_49([[maybe_unused]] Prof profile) {
         same_bytes("overload 6, case 49", main_result, dst.data());
         same_bytes("overload 6, case 49, dst1_f6", main_result, dst1_f6.data());
     }
+#endif
 }
 
 // case 50 (uint32_t): 13x7 window at (3, 5), partial valid, col-major to row-major
@@ -2698,6 +2728,7 @@ void case_54([[maybe_unused]] Prof profile) {
     load("c54_index_col.bin", &index_col_value, 1);
     profiled::TEXTRACT<profile_cpu>(dst, src, 8, 16);
     store("c54_dst.out", dst.data(), 256);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each copied element).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
@@ -2756,6 +2787,7 @@ void case_54([[maybe_unused]] Prof profile) {
         same_bytes("overload 6, case 54", main_result, dst.data());
         same_bytes("overload 6, case 54, dst1_f6", main_result, dst1_f6.data());
     }
+#endif
 }
 
 // case 55 (float_to_half): 13x7 window at (3, 5), partial valid, col-major to row-major
@@ -2810,6 +2842,7 @@ void case_57([[maybe_unused]] Prof profile) {
     load("c57_index_col.bin", &index_col_value, 1);
     profiled::TEXTRACT<profile_cpu>(dst, src, 8, 16);
     store("c57_dst.out", dst.data(), 256);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each copied element).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
@@ -2868,6 +2901,7 @@ void case_57([[maybe_unused]] Prof profile) {
         same_bytes("overload 6, case 57", main_result, dst.data());
         same_bytes("overload 6, case 57, dst1_f6", main_result, dst1_f6.data());
     }
+#endif
 }
 
 // case 58 (float_to_bfloat16_t): 13x7 window at (3, 5), partial valid, col-major to row-major
@@ -2922,6 +2956,7 @@ void case_60([[maybe_unused]] Prof profile) {
     load("c60_index_col.bin", &index_col_value, 1);
     profiled::TEXTRACT<profile_cpu>(dst, src, 8, 16);
     store("c60_dst.out", dst.data(), 256);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each copied element).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
@@ -2980,6 +3015,7 @@ void case_60([[maybe_unused]] Prof profile) {
         same_bytes("overload 6, case 60", main_result, dst.data());
         same_bytes("overload 6, case 60, dst1_f6", main_result, dst1_f6.data());
     }
+#endif
 }
 
 // case 61 (half_to_float): 13x7 window at (3, 5), partial valid, col-major to row-major

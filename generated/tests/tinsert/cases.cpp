@@ -42,6 +42,7 @@ void case_0([[maybe_unused]] Prof profile) {
         break;
     }
     store("c0_dst.out", dst.data(), 1024);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each written element).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
@@ -106,6 +107,7 @@ void case_0([[maybe_unused]] Prof profile) {
         profiled::TINSERT<profile_cpu, TInsertMode::SPLIT2>(dst, src, 8, 16);
         same_bytes("overload 6, case 0", main_result, dst.data());
     }
+#endif
 }
 
 // case 1 (half): 13x7 window at (3, 5), partial valid, col-major to row-major
@@ -241,6 +243,7 @@ void case_5([[maybe_unused]] Prof profile) {
         break;
     }
     store("c5_dst.out", dst.data(), 4096);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each written element).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 4096));
@@ -305,6 +308,7 @@ void case_5([[maybe_unused]] Prof profile) {
         profiled::TINSERT<profile_cpu, TInsertMode::SPLIT2>(dst, src, 32, 0);
         same_bytes("overload 6, case 5", main_result, dst.data());
     }
+#endif
 }
 
 // case 6 (half_cube): Mat NZ to Left NZ, 32x32 at (0, 32) of 64x64
@@ -386,6 +390,7 @@ void case_8([[maybe_unused]] Prof profile) {
         break;
     }
     store("c8_dst.out", dst.data(), 1024);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each written element).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
@@ -450,6 +455,7 @@ void case_8([[maybe_unused]] Prof profile) {
         profiled::TINSERT<profile_cpu, TInsertMode::SPLIT2>(dst, src, 8, 16);
         same_bytes("overload 6, case 8", main_result, dst.data());
     }
+#endif
 }
 
 // case 9 (bfloat16_t): 13x7 window at (3, 5), partial valid, col-major to row-major
@@ -585,6 +591,7 @@ void case_13([[maybe_unused]] Prof profile) {
         break;
     }
     store("c13_dst.out", dst.data(), 1024);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each written element).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
@@ -649,6 +656,7 @@ void case_13([[maybe_unused]] Prof profile) {
         profiled::TINSERT<profile_cpu, TInsertMode::SPLIT2>(dst, src, 8, 16);
         same_bytes("overload 6, case 13", main_result, dst.data());
     }
+#endif
 }
 
 // case 14 (float): 13x7 window at (3, 5), partial valid, col-major to row-major
@@ -784,6 +792,7 @@ void case_18([[maybe_unused]] Prof profile) {
         break;
     }
     store("c18_dst.out", dst.data(), 4096);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each written element).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 4096));
@@ -848,6 +857,7 @@ void case_18([[maybe_unused]] Prof profile) {
         profiled::TINSERT<profile_cpu, TInsertMode::SPLIT2>(dst, src, 32, 0);
         same_bytes("overload 6, case 18", main_result, dst.data());
     }
+#endif
 }
 
 // case 19 (float_cube): Mat NZ to Left NZ, 32x32 at (0, 32) of 64x64
@@ -929,6 +939,7 @@ void case_21([[maybe_unused]] Prof profile) {
         break;
     }
     store("c21_dst.out", dst.data(), 1024);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each written element).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
@@ -993,6 +1004,7 @@ void case_21([[maybe_unused]] Prof profile) {
         profiled::TINSERT<profile_cpu, TInsertMode::SPLIT2>(dst, src, 8, 16);
         same_bytes("overload 6, case 21", main_result, dst.data());
     }
+#endif
 }
 
 // case 22 (int8_t): 13x7 window at (3, 5), partial valid, col-major to row-major
@@ -1128,6 +1140,7 @@ void case_26([[maybe_unused]] Prof profile) {
         break;
     }
     store("c26_dst.out", dst.data(), 4096);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each written element).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 4096));
@@ -1192,6 +1205,7 @@ void case_26([[maybe_unused]] Prof profile) {
         profiled::TINSERT<profile_cpu, TInsertMode::SPLIT2>(dst, src, 32, 0);
         same_bytes("overload 6, case 26", main_result, dst.data());
     }
+#endif
 }
 
 // case 27 (int8_t_cube): Mat NZ to Left NZ, 32x32 at (0, 32) of 64x64
@@ -1264,6 +1278,7 @@ void case_29([[maybe_unused]] Prof profile) {
     load("c29_index_col.bin", &index_col_value, 1);
     profiled::TINSERT<profile_cpu>(dst, src, 8, 16);
     store("c29_dst.out", dst.data(), 1024);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each written element).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
@@ -1318,6 +1333,7 @@ void case_29([[maybe_unused]] Prof profile) {
         profiled::TINSERT<profile_cpu, TInsertMode::SPLIT2>(dst, src, 8, 16);
         same_bytes("overload 6, case 29", main_result, dst.data());
     }
+#endif
 }
 
 // case 30 (uint8_t): 13x7 window at (3, 5), partial valid, col-major to row-major
@@ -1408,6 +1424,7 @@ void case_34([[maybe_unused]] Prof profile) {
     load("c34_index_col.bin", &index_col_value, 1);
     profiled::TINSERT<profile_cpu>(dst, src, 8, 16);
     store("c34_dst.out", dst.data(), 1024);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each written element).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
@@ -1462,6 +1479,7 @@ void case_34([[maybe_unused]] Prof profile) {
         profiled::TINSERT<profile_cpu, TInsertMode::SPLIT2>(dst, src, 8, 16);
         same_bytes("overload 6, case 34", main_result, dst.data());
     }
+#endif
 }
 
 // case 35 (int16_t): 13x7 window at (3, 5), partial valid, col-major to row-major
@@ -1552,6 +1570,7 @@ void case_39([[maybe_unused]] Prof profile) {
     load("c39_index_col.bin", &index_col_value, 1);
     profiled::TINSERT<profile_cpu>(dst, src, 8, 16);
     store("c39_dst.out", dst.data(), 1024);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each written element).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
@@ -1606,6 +1625,7 @@ void case_39([[maybe_unused]] Prof profile) {
         profiled::TINSERT<profile_cpu, TInsertMode::SPLIT2>(dst, src, 8, 16);
         same_bytes("overload 6, case 39", main_result, dst.data());
     }
+#endif
 }
 
 // case 40 (uint16_t): 13x7 window at (3, 5), partial valid, col-major to row-major
@@ -1705,6 +1725,7 @@ void case_44([[maybe_unused]] Prof profile) {
         break;
     }
     store("c44_dst.out", dst.data(), 1024);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each written element).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
@@ -1769,6 +1790,7 @@ void case_44([[maybe_unused]] Prof profile) {
         profiled::TINSERT<profile_cpu, TInsertMode::SPLIT2>(dst, src, 8, 16);
         same_bytes("overload 6, case 44", main_result, dst.data());
     }
+#endif
 }
 
 // case 45 (int32_t): 13x7 window at (3, 5), partial valid, col-major to row-major
@@ -1895,6 +1917,7 @@ void case_49([[maybe_unused]] Prof profile) {
     load("c49_index_col.bin", &index_col_value, 1);
     profiled::TINSERT<profile_cpu>(dst, src, 8, 16);
     store("c49_dst.out", dst.data(), 1024);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each written element).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
@@ -1949,6 +1972,7 @@ void case_49([[maybe_unused]] Prof profile) {
         profiled::TINSERT<profile_cpu, TInsertMode::SPLIT2>(dst, src, 8, 16);
         same_bytes("overload 6, case 49", main_result, dst.data());
     }
+#endif
 }
 
 // case 50 (uint32_t): 13x7 window at (3, 5), partial valid, col-major to row-major
@@ -2039,6 +2063,7 @@ void case_54([[maybe_unused]] Prof profile) {
     load("c54_index_col.bin", &index_col_value, 1);
     profiled::TINSERT<profile_cpu>(dst, src, 8, 16);
     store("c54_dst.out", dst.data(), 1024);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each written element).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
@@ -2093,6 +2118,7 @@ void case_54([[maybe_unused]] Prof profile) {
         profiled::TINSERT<profile_cpu, TInsertMode::SPLIT2>(dst, src, 8, 16);
         same_bytes("overload 6, case 54", main_result, dst.data());
     }
+#endif
 }
 
 // case 55 (float_to_half): 13x7 window at (3, 5), partial valid, col-major to row-major
@@ -2147,6 +2173,7 @@ void case_57([[maybe_unused]] Prof profile) {
     load("c57_index_col.bin", &index_col_value, 1);
     profiled::TINSERT<profile_cpu>(dst, src, 8, 16);
     store("c57_dst.out", dst.data(), 1024);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each written element).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
@@ -2201,6 +2228,7 @@ void case_57([[maybe_unused]] Prof profile) {
         profiled::TINSERT<profile_cpu, TInsertMode::SPLIT2>(dst, src, 8, 16);
         same_bytes("overload 6, case 57", main_result, dst.data());
     }
+#endif
 }
 
 // case 58 (float_to_bfloat16_t): 13x7 window at (3, 5), partial valid, col-major to row-major
@@ -2255,6 +2283,7 @@ void case_60([[maybe_unused]] Prof profile) {
     load("c60_index_col.bin", &index_col_value, 1);
     profiled::TINSERT<profile_cpu>(dst, src, 8, 16);
     store("c60_dst.out", dst.data(), 1024);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each written element).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
@@ -2309,6 +2338,7 @@ void case_60([[maybe_unused]] Prof profile) {
         profiled::TINSERT<profile_cpu, TInsertMode::SPLIT2>(dst, src, 8, 16);
         same_bytes("overload 6, case 60", main_result, dst.data());
     }
+#endif
 }
 
 // case 61 (half_to_float): 13x7 window at (3, 5), partial valid, col-major to row-major

@@ -39,6 +39,7 @@ void case_0([[maybe_unused]] Prof profile) {
         break;
     }
     store("c0_dst.out", dst.data(), 256);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: With a scratch tile (`tmp`), the X -> ZZ repack of microscaling exponents on hardware (ND -> ZZ).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
@@ -294,6 +295,7 @@ void case_0([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 13, case 0", main_result, dst.data());
     }
+#endif
 }
 
 // case 1 (half): row-major to col-major, valid 13x7 of 16x16
@@ -437,6 +439,7 @@ void case_6([[maybe_unused]] Prof profile) {
         break;
     }
     store("c6_dst.out", dst.data(), 1024);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: With a scratch tile (`tmp`), the X -> ZZ repack of microscaling exponents on hardware (ND -> ZZ).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
@@ -673,6 +676,7 @@ void case_6([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 13, case 6", main_result, dst.data());
     }
+#endif
 }
 
 // case 7 (half_cube_1): Acc NZ to Mat NZ 32x32
@@ -697,6 +701,7 @@ void case_7([[maybe_unused]] Prof profile) {
         break;
     }
     store("c7_dst.out", dst.data(), 1024);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: With a scratch tile (`tmp`), the X -> ZZ repack of microscaling exponents on hardware (ND -> ZZ).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
@@ -952,6 +957,7 @@ void case_7([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 13, case 7", main_result, dst.data());
     }
+#endif
 }
 
 // case 8 (half_cube_1): Mat NZ to Left NZ 32x32
@@ -1014,6 +1020,7 @@ void case_10([[maybe_unused]] Prof profile) {
     load("c10_src.bin", src.data(), 1024);
     profiled::TMOV<profile_cpu>(dst, src);
     store("c10_dst.out", dst.data(), 1024);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: With a scratch tile (`tmp`), the X -> ZZ repack of microscaling exponents on hardware (ND -> ZZ).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
@@ -1127,6 +1134,7 @@ void case_10([[maybe_unused]] Prof profile) {
                        ReluPreMode::NoRelu>(dst, src, 1065353216);
         same_bytes("overload 13, case 10", main_result, dst.data());
     }
+#endif
 }
 
 // case 11 (half_cube_2): Acc NZ to Right ZN 32x32
@@ -1165,6 +1173,7 @@ void case_12([[maybe_unused]] Prof profile) {
         break;
     }
     store("c12_dst.out", dst.data(), 256);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: With a scratch tile (`tmp`), the X -> ZZ repack of microscaling exponents on hardware (ND -> ZZ).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
@@ -1420,6 +1429,7 @@ void case_12([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 13, case 12", main_result, dst.data());
     }
+#endif
 }
 
 // case 13 (bfloat16_t): row-major to col-major, valid 13x7 of 16x16
@@ -1564,6 +1574,7 @@ void case_18([[maybe_unused]] Prof profile) {
         break;
     }
     store("c18_dst.out", dst.data(), 256);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: With a scratch tile (`tmp`), the X -> ZZ repack of microscaling exponents on hardware (ND -> ZZ).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
@@ -1819,6 +1830,7 @@ void case_18([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 13, case 18", main_result, dst.data());
     }
+#endif
 }
 
 // case 19 (float): row-major to col-major, valid 13x7 of 16x16
@@ -1962,6 +1974,7 @@ void case_24([[maybe_unused]] Prof profile) {
         break;
     }
     store("c24_dst.out", dst.data(), 1024);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: With a scratch tile (`tmp`), the X -> ZZ repack of microscaling exponents on hardware (ND -> ZZ).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
@@ -2198,6 +2211,7 @@ void case_24([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 13, case 24", main_result, dst.data());
     }
+#endif
 }
 
 // case 25 (float_cube_1): Acc NZ to Mat NZ 32x32
@@ -2222,6 +2236,7 @@ void case_25([[maybe_unused]] Prof profile) {
         break;
     }
     store("c25_dst.out", dst.data(), 1024);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: With a scratch tile (`tmp`), the X -> ZZ repack of microscaling exponents on hardware (ND -> ZZ).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
@@ -2477,6 +2492,7 @@ void case_25([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 13, case 25", main_result, dst.data());
     }
+#endif
 }
 
 // case 26 (float_cube_1): Mat NZ to Left NZ 32x32
@@ -2539,6 +2555,7 @@ void case_28([[maybe_unused]] Prof profile) {
     load("c28_src.bin", src.data(), 1024);
     profiled::TMOV<profile_cpu>(dst, src);
     store("c28_dst.out", dst.data(), 1024);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: With a scratch tile (`tmp`), the X -> ZZ repack of microscaling exponents on hardware (ND -> ZZ).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
@@ -2652,6 +2669,7 @@ void case_28([[maybe_unused]] Prof profile) {
                        ReluPreMode::NoRelu>(dst, src, 1065353216);
         same_bytes("overload 13, case 28", main_result, dst.data());
     }
+#endif
 }
 
 // case 29 (float_cube_2): Acc NZ to Right ZN 32x32
@@ -2690,6 +2708,7 @@ void case_30([[maybe_unused]] Prof profile) {
         break;
     }
     store("c30_dst.out", dst.data(), 512);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: With a scratch tile (`tmp`), the X -> ZZ repack of microscaling exponents on hardware (ND -> ZZ).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 512));
@@ -2945,6 +2964,7 @@ void case_30([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 13, case 30", main_result, dst.data());
     }
+#endif
 }
 
 // case 31 (int8_t): row-major to col-major, valid 13x7 of 16x16
@@ -3088,6 +3108,7 @@ void case_36([[maybe_unused]] Prof profile) {
         break;
     }
     store("c36_dst.out", dst.data(), 1024);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: With a scratch tile (`tmp`), the X -> ZZ repack of microscaling exponents on hardware (ND -> ZZ).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
@@ -3324,6 +3345,7 @@ void case_36([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 13, case 36", main_result, dst.data());
     }
+#endif
 }
 
 // case 37 (int8_t_cube_1): Acc NZ to Mat NZ 32x32
@@ -3348,6 +3370,7 @@ void case_37([[maybe_unused]] Prof profile) {
         break;
     }
     store("c37_dst.out", dst.data(), 1024);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: With a scratch tile (`tmp`), the X -> ZZ repack of microscaling exponents on hardware (ND -> ZZ).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
@@ -3603,6 +3626,7 @@ void case_37([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 13, case 37", main_result, dst.data());
     }
+#endif
 }
 
 // case 38 (int8_t_cube_1): Mat NZ to Left NZ 32x32
@@ -3665,6 +3689,7 @@ void case_40([[maybe_unused]] Prof profile) {
     load("c40_src.bin", src.data(), 1024);
     profiled::TMOV<profile_cpu>(dst, src);
     store("c40_dst.out", dst.data(), 1024);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: With a scratch tile (`tmp`), the X -> ZZ repack of microscaling exponents on hardware (ND -> ZZ).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
@@ -3778,6 +3803,7 @@ void case_40([[maybe_unused]] Prof profile) {
                        ReluPreMode::NoRelu>(dst, src, 1065353216);
         same_bytes("overload 13, case 40", main_result, dst.data());
     }
+#endif
 }
 
 // case 41 (int8_t_cube_2): Acc NZ to Right ZN 32x32
@@ -3815,6 +3841,7 @@ void case_42([[maybe_unused]] Prof profile) {
         break;
     }
     store("c42_dst.out", dst.data(), 512);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: With a scratch tile (`tmp`), the X -> ZZ repack of microscaling exponents on hardware (ND -> ZZ).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 512));
@@ -4051,6 +4078,7 @@ void case_42([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 13, case 42", main_result, dst.data());
     }
+#endif
 }
 
 // case 43 (uint8_t): row-major to col-major, valid 13x7 of 16x16
@@ -4189,6 +4217,7 @@ void case_48([[maybe_unused]] Prof profile) {
         break;
     }
     store("c48_dst.out", dst.data(), 256);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: With a scratch tile (`tmp`), the X -> ZZ repack of microscaling exponents on hardware (ND -> ZZ).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
@@ -4425,6 +4454,7 @@ void case_48([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 13, case 48", main_result, dst.data());
     }
+#endif
 }
 
 // case 49 (int16_t): row-major to col-major, valid 13x7 of 16x16
@@ -4563,6 +4593,7 @@ void case_54([[maybe_unused]] Prof profile) {
         break;
     }
     store("c54_dst.out", dst.data(), 256);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: With a scratch tile (`tmp`), the X -> ZZ repack of microscaling exponents on hardware (ND -> ZZ).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
@@ -4799,6 +4830,7 @@ void case_54([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 13, case 54", main_result, dst.data());
     }
+#endif
 }
 
 // case 55 (uint16_t): row-major to col-major, valid 13x7 of 16x16
@@ -4937,6 +4969,7 @@ void case_60([[maybe_unused]] Prof profile) {
         break;
     }
     store("c60_dst.out", dst.data(), 256);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: With a scratch tile (`tmp`), the X -> ZZ repack of microscaling exponents on hardware (ND -> ZZ).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
@@ -5173,6 +5206,7 @@ void case_60([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 13, case 60", main_result, dst.data());
     }
+#endif
 }
 
 // case 61 (int32_t): row-major to col-major, valid 13x7 of 16x16
@@ -5311,6 +5345,7 @@ void case_66([[maybe_unused]] Prof profile) {
         break;
     }
     store("c66_dst.out", dst.data(), 256);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: With a scratch tile (`tmp`), the X -> ZZ repack of microscaling exponents on hardware (ND -> ZZ).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
@@ -5547,6 +5582,7 @@ void case_66([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 13, case 66", main_result, dst.data());
     }
+#endif
 }
 
 // case 67 (uint32_t): row-major to col-major, valid 13x7 of 16x16
@@ -5685,6 +5721,7 @@ void case_72([[maybe_unused]] Prof profile) {
         break;
     }
     store("c72_dst.out", dst.data(), 256);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: With a scratch tile (`tmp`), the X -> ZZ repack of microscaling exponents on hardware (ND -> ZZ).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
@@ -5921,6 +5958,7 @@ void case_72([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 13, case 72", main_result, dst.data());
     }
+#endif
 }
 
 // case 73 (int64_t): row-major to col-major, valid 13x7 of 16x16
@@ -6059,6 +6097,7 @@ void case_78([[maybe_unused]] Prof profile) {
         break;
     }
     store("c78_dst.out", dst.data(), 256);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: With a scratch tile (`tmp`), the X -> ZZ repack of microscaling exponents on hardware (ND -> ZZ).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
@@ -6295,6 +6334,7 @@ void case_78([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 13, case 78", main_result, dst.data());
     }
+#endif
 }
 
 // case 79 (uint64_t): row-major to col-major, valid 13x7 of 16x16
@@ -6424,6 +6464,7 @@ void case_84([[maybe_unused]] Prof profile) {
     load("c84_src.bin", src.data(), 256);
     profiled::TMOV<profile_cpu>(dst, src);
     store("c84_dst.out", dst.data(), 256);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: With a scratch tile (`tmp`), the X -> ZZ repack of microscaling exponents on hardware (ND -> ZZ).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
@@ -6537,6 +6578,7 @@ void case_84([[maybe_unused]] Prof profile) {
                        ReluPreMode::NoRelu>(dst, src, 1065353216);
         same_bytes("overload 13, case 84", main_result, dst.data());
     }
+#endif
 }
 
 // case 85 (float_to_half): row-major to col-major, valid 13x7 of 16x16
@@ -6579,6 +6621,7 @@ void case_87([[maybe_unused]] Prof profile) {
     load("c87_src.bin", src.data(), 256);
     profiled::TMOV<profile_cpu>(dst, src);
     store("c87_dst.out", dst.data(), 256);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: With a scratch tile (`tmp`), the X -> ZZ repack of microscaling exponents on hardware (ND -> ZZ).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
@@ -6692,6 +6735,7 @@ void case_87([[maybe_unused]] Prof profile) {
                        ReluPreMode::NoRelu>(dst, src, 1065353216);
         same_bytes("overload 13, case 87", main_result, dst.data());
     }
+#endif
 }
 
 // case 88 (float_to_bfloat16_t): row-major to col-major, valid 13x7 of 16x16
@@ -6734,6 +6778,7 @@ void case_90([[maybe_unused]] Prof profile) {
     load("c90_src.bin", src.data(), 256);
     profiled::TMOV<profile_cpu>(dst, src);
     store("c90_dst.out", dst.data(), 256);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: With a scratch tile (`tmp`), the X -> ZZ repack of microscaling exponents on hardware (ND -> ZZ).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
@@ -6847,6 +6892,7 @@ void case_90([[maybe_unused]] Prof profile) {
                        ReluPreMode::NoRelu>(dst, src, 1065353216);
         same_bytes("overload 13, case 90", main_result, dst.data());
     }
+#endif
 }
 
 // case 91 (half_to_float): row-major to col-major, valid 13x7 of 16x16

@@ -43,6 +43,7 @@ void case_0([[maybe_unused]] Prof profile) {
         break;
     }
     store("c0_dst.out", dst.data(), 512);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: The documented form, one tile type for all three tiles.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 512));
@@ -60,6 +61,7 @@ void case_0([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 1, case 0", main_result, dst.data());
     }
+#endif
 }
 
 // case 1 (int8_t): partial valid 13x7 of 16x16
@@ -274,6 +276,7 @@ void case_8([[maybe_unused]] Prof profile) {
     load("c8_src1.bin", src1.data(), 640);
     profiled::TOR<profile_cpu>(dst, src0, src1);
     store("c8_dst.out", dst.data(), 640);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: The documented form, one tile type for all three tiles.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 640));
@@ -281,6 +284,7 @@ void case_8([[maybe_unused]] Prof profile) {
         profiled::TOR<profile_cpu>(dst, src0, src1);
         same_bytes("overload 1, case 8", main_result, dst.data());
     }
+#endif
 }
 
 // case 9 (int8_t_colmajor): col-major run-time valid 5x6 of 8x8
@@ -327,6 +331,7 @@ void case_10([[maybe_unused]] Prof profile) {
         break;
     }
     store("c10_dst.out", dst.data(), 512);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: The documented form, one tile type for all three tiles.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 512));
@@ -344,6 +349,7 @@ void case_10([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 1, case 10", main_result, dst.data());
     }
+#endif
 }
 
 // case 11 (uint8_t): partial valid 13x7 of 16x16
@@ -540,6 +546,7 @@ void case_17([[maybe_unused]] Prof profile) {
         break;
     }
     store("c17_dst.out", dst.data(), 256);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: The documented form, one tile type for all three tiles.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
@@ -557,6 +564,7 @@ void case_17([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 1, case 17", main_result, dst.data());
     }
+#endif
 }
 
 // case 18 (int16_t): partial valid 13x7 of 16x16
@@ -781,6 +789,7 @@ void case_25([[maybe_unused]] Prof profile) {
         break;
     }
     store("c25_dst.out", dst.data(), 256);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: The documented form, one tile type for all three tiles.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
@@ -798,6 +807,7 @@ void case_25([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 1, case 25", main_result, dst.data());
     }
+#endif
 }
 
 // case 26 (uint16_t): partial valid 13x7 of 16x16
@@ -994,6 +1004,7 @@ void case_32([[maybe_unused]] Prof profile) {
         break;
     }
     store("c32_dst.out", dst.data(), 256);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: The documented form, one tile type for all three tiles.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
@@ -1011,6 +1022,7 @@ void case_32([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 1, case 32", main_result, dst.data());
     }
+#endif
 }
 
 // case 33 (int32_t): partial valid 13x7 of 16x16
@@ -1235,6 +1247,7 @@ void case_40([[maybe_unused]] Prof profile) {
         break;
     }
     store("c40_dst.out", dst.data(), 256);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: The documented form, one tile type for all three tiles.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
@@ -1252,6 +1265,7 @@ void case_40([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 1, case 40", main_result, dst.data());
     }
+#endif
 }
 
 // case 41 (uint32_t): partial valid 13x7 of 16x16

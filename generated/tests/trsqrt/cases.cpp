@@ -39,6 +39,7 @@ void case_0([[maybe_unused]] Prof profile) {
         break;
     }
     store("c0_dst.out", dst.data(), 256);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: With a scratch tile; the simulator, like the A5 backend, computes the same result without it.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
@@ -57,6 +58,7 @@ void case_0([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 1, case 0", main_result, dst.data());
     }
+#endif
 }
 
 // case 1 (half): partial valid 13x7 of 16x16
@@ -239,6 +241,7 @@ void case_8([[maybe_unused]] Prof profile) {
     load("c8_src.bin", src.data(), 320);
     profiled::TRSQRT<profile_cpu>(dst, src);
     store("c8_dst.out", dst.data(), 320);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: With a scratch tile; the simulator, like the A5 backend, computes the same result without it.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 320));
@@ -247,6 +250,7 @@ void case_8([[maybe_unused]] Prof profile) {
         profiled::TRSQRT<profile_cpu>(dst, src, tmp_f1);
         same_bytes("overload 1, case 8", main_result, dst.data());
     }
+#endif
 }
 
 // case 9 (half_colmajor): col-major run-time valid 5x6 of 8x8
@@ -275,6 +279,7 @@ void case_10([[maybe_unused]] Prof profile) {
     load("c10_src.bin", src.data(), 256);
     profiled::TRSQRT<profile_cpu>(dst, src);
     store("c10_dst.out", dst.data(), 256);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: With a scratch tile; the simulator, like the A5 backend, computes the same result without it.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
@@ -283,6 +288,7 @@ void case_10([[maybe_unused]] Prof profile) {
         profiled::TRSQRT<profile_cpu>(dst, src, tmp_f1);
         same_bytes("overload 1, case 10", main_result, dst.data());
     }
+#endif
 }
 
 // case 11 (bfloat16_t): partial valid 13x7 of 16x16
@@ -405,6 +411,7 @@ void case_18([[maybe_unused]] Prof profile) {
         break;
     }
     store("c18_dst.out", dst.data(), 256);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: With a scratch tile; the simulator, like the A5 backend, computes the same result without it.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
@@ -423,6 +430,7 @@ void case_18([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 1, case 18", main_result, dst.data());
     }
+#endif
 }
 
 // case 19 (float): partial valid 13x7 of 16x16

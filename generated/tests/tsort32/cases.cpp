@@ -43,6 +43,7 @@ void case_0([[maybe_unused]] Prof profile) {
         break;
     }
     store("c0_dst.out", dst.data(), 512);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: With a scratch tile (`tmp`): on hardware the last block of a row whose valid columns are not a multiple of 32 is padded with negative infinity there.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 512));
@@ -61,6 +62,7 @@ void case_0([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 1, case 0", main_result, dst.data());
     }
+#endif
 }
 
 // case 1 (half): 1x32, one block
@@ -121,6 +123,7 @@ void case_2([[maybe_unused]] Prof profile) {
         break;
     }
     store("c2_dst.out", dst.data(), 1536);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: With a scratch tile (`tmp`): on hardware the last block of a row whose valid columns are not a multiple of 32 is padded with negative infinity there.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1536));
@@ -140,6 +143,7 @@ void case_2([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 1, case 2", main_result, dst.data());
     }
+#endif
 }
 
 // case 3 (half_tmp): 8x64, run-time valid 5x40, with tmp
@@ -190,6 +194,7 @@ void case_4([[maybe_unused]] Prof profile) {
     load("c4_idx.bin", idx.data(), 128);
     profiled::TSORT32<profile_cpu>(dst, src, idx);
     store("c4_dst.out", dst.data(), 512);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: With a scratch tile (`tmp`): on hardware the last block of a row whose valid columns are not a multiple of 32 is padded with negative infinity there.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 512));
@@ -198,6 +203,7 @@ void case_4([[maybe_unused]] Prof profile) {
         profiled::TSORT32<profile_cpu>(dst, src, idx, tmp_f1);
         same_bytes("overload 1, case 4", main_result, dst.data());
     }
+#endif
 }
 
 // case 5 (bfloat16_t): 4x96, valid 3x77 (a short last block)
@@ -280,6 +286,7 @@ void case_8([[maybe_unused]] Prof profile) {
         break;
     }
     store("c8_dst.out", dst.data(), 256);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: With a scratch tile (`tmp`): on hardware the last block of a row whose valid columns are not a multiple of 32 is padded with negative infinity there.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
@@ -298,6 +305,7 @@ void case_8([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 1, case 8", main_result, dst.data());
     }
+#endif
 }
 
 // case 9 (float): 1x32, one block
@@ -358,6 +366,7 @@ void case_10([[maybe_unused]] Prof profile) {
         break;
     }
     store("c10_dst.out", dst.data(), 768);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: With a scratch tile (`tmp`): on hardware the last block of a row whose valid columns are not a multiple of 32 is padded with negative infinity there.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 768));
@@ -377,6 +386,7 @@ void case_10([[maybe_unused]] Prof profile) {
         }
         same_bytes("overload 1, case 10", main_result, dst.data());
     }
+#endif
 }
 
 // case 11 (float_tmp): 8x64, run-time valid 5x40, with tmp
@@ -427,6 +437,7 @@ void case_12([[maybe_unused]] Prof profile) {
     load("c12_idx.bin", idx.data(), 128);
     profiled::TSORT32<profile_cpu>(dst, src, idx);
     store("c12_dst.out", dst.data(), 512);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: With a scratch tile (`tmp`): on hardware the last block of a row whose valid columns are not a multiple of 32 is padded with negative infinity there.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 512));
@@ -435,6 +446,7 @@ void case_12([[maybe_unused]] Prof profile) {
         profiled::TSORT32<profile_cpu>(dst, src, idx, tmp_f1);
         same_bytes("overload 1, case 12", main_result, dst.data());
     }
+#endif
 }
 
 // case 13 (int16_t): 4x96, valid 3x77 (a short last block)
@@ -507,6 +519,7 @@ void case_16([[maybe_unused]] Prof profile) {
     load("c16_idx.bin", idx.data(), 128);
     profiled::TSORT32<profile_cpu>(dst, src, idx);
     store("c16_dst.out", dst.data(), 256);
+#ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
     { // overload 1 must give the main form's result: With a scratch tile (`tmp`): on hardware the last block of a row whose valid columns are not a multiple of 32 is padded with negative infinity there.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
@@ -515,6 +528,7 @@ void case_16([[maybe_unused]] Prof profile) {
         profiled::TSORT32<profile_cpu>(dst, src, idx, tmp_f1);
         same_bytes("overload 1, case 16", main_result, dst.data());
     }
+#endif
 }
 
 // case 17 (int32_t): 4x96, valid 3x77 (a short last block)

@@ -11,6 +11,9 @@
 
 #if __has_include(<pto/npu/a5/common.hpp>)
 #include <pto/npu/a5/common.hpp>
+// A5 headers that fence a scalar loop after vector code (`PtoSetWaitFlag<PIPE_V, PIPE_S>()`, TDivS)
+// take it from upstream's event header, which the device build's umbrella header includes first.
+#include <pto/common/event.hpp>
 #endif
 
 // Upstream's `FloatIntUnion` (a float and its bits) has its float member and constructors only when

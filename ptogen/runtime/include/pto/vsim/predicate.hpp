@@ -16,9 +16,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 
 #include <pto/vsim/modes.hpp>
 #include <pto/vsim/register.hpp>
+
+// A predicate load's distribution as A5 code names it in a constant, `std::integral_constant<::Dist,
+// Dist::DIST_US>()` beside the bare tokens NORM and US.
+enum class Dist : std::uint8_t { DIST_NORM, DIST_US, DIST_DS };
 
 namespace pto::vsim {
 
@@ -131,6 +136,10 @@ struct pred_dist_t {
     constexpr pred_dist_t(load_token<D>) : pred_dist_t(D) {}
     constexpr pred_dist_t(pred_dist d)
         : value(d == pred_dist::pk ? kind::pk : d == pred_dist::us ? kind::us : kind::ds) {}
+    constexpr pred_dist_t(Dist d)
+        : value(d == Dist::DIST_NORM ? kind::norm : d == Dist::DIST_US ? kind::us : kind::ds) {}
+    template <Dist D>
+    constexpr pred_dist_t(std::integral_constant<Dist, D>) : pred_dist_t(D) {}
 };
 
 [[noreturn]] inline void pred_refuse(const char* builtin, const char* what) {
