@@ -632,7 +632,7 @@ REFUSED_MESSAGES = (
 
 
 @pytest.mark.parametrize("compiler", COMPILERS)
-def test_a_rearrangement_or_gather_the_pages_do_not_admit_does_not_compile(compiler: str, tmp_path: Path) -> None:
+def test_rearrangements_and_gathers_the_pages_refuse_do_not_compile(compiler: str, tmp_path: Path) -> None:
     from ..helpers import ROOT
 
     (tmp_path / "refused.cpp").write_text(REFUSED, encoding="utf-8")
