@@ -26,20 +26,6 @@ NO_STATIC_RULES = {"tprefetch_async", "syncall"}  # SYNCALL: the pages state no 
 NO_STATIC_RULES |= {op for op, why in NO_RUNTIME_CASES.items() if "scalar builtin" in why}
 # The vector register model's builtins: no page states an element-type rule for them yet.
 NO_STATIC_RULES |= {op for op, why in NO_RUNTIME_CASES.items() if "vector register model" in why}
-# The communication ops: their pages' type rules (int32_t signals, one element type) are prose so far.
-NO_STATIC_RULES |= {
-    "tput",
-    "tget",
-    "tput_async",
-    "tget_async",
-    "tnotify",
-    "twait",
-    "ttest",
-    "tbroadcast",
-    "treduce",
-    "comm_tgather",
-    "comm_tscatter",
-}
 # The pipe ops: their rules on a pipe's direction and slot size involve the pipe type (a context), so
 # the runtime's static_asserts state the slot sizes (tests/opkinds/test_pipe.py) and the per-direction
 # locations are prose so far; SET_QUANT_VECTOR's element-type rule is a spec rule.

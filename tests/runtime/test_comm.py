@@ -137,6 +137,27 @@ int main(int argc, char** argv) {
         print(window[1], 8), print(window[0], 8);
         return 0;
     }
+    if (what == "lenient") {  // what upstream's simulator takes beyond the devices' rules (CPU profile)
+        static float from[8];
+        static half to[8];
+        for (int i = 0; i < 8; ++i)
+            from[i] = 0.5f * float(i);
+        using F = GlobalTensor<float, Shape<1, 1, 1, 1, 8>, Stride<8, 8, 8, 8, 1>>;
+        using H = GlobalTensor<half, Shape<1, 1, 1, 1, 8>, Stride<8, 8, 8, 8, 1>>;
+        F src(from);
+        H dst(to);
+        Tile<TileType::Vec, float, 1, 8> staging;
+        TASSIGN(staging, 0x0);
+        comm::TPUT(dst, src, staging);  // converts each element
+        alignas(4) static float level = 1.5f;
+        alignas(4) static uint32_t mark = 7;
+        GlobalTensor<float, Shape<1, 1, 1, 1, 1>, Stride<1, 1, 1, 1, 1>> flevel(&level);
+        GlobalTensor<uint32_t, Shape<1, 1, 1, 1, 1>, Stride<1, 1, 1, 1, 1>> umark(&mark);
+        comm::TNOTIFY(flevel, 3, NotifyOp::AtomicAdd);
+        const bool seven = comm::TTEST(umark, 7, WaitCmp::EQ);
+        std::printf("%g %g %g %d\n", double(float(to[1])), double(float(to[7])), double(level), int(seven));
+        return 0;
+    }
     if (what == "deadlock")
         deadlock();
     return 2;
@@ -196,6 +217,14 @@ def test_host_side_of_multi_rank_tests_holds_every_rank_in_one_process(program: 
     assert out.returncode == 0, out.stderr
     peer, own = out.stdout.splitlines()
     assert numbers(peer) == [100 + i for i in range(8)] and numbers(own) == [0] * 8
+
+
+def test_cpu_profile_takes_what_upstreams_simulator_takes(program: Path) -> None:
+    # Element types the devices' rules refuse: a converting TPUT, a float signal notified, a 32-bit
+    # unsigned signal tested by its bits.
+    out = run(program, "lenient")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["0.5", "3.5", "4.5", "1"]
 
 
 def test_twait_that_never_holds_stops_with_the_signal_and_call_site(program: Path) -> None:
