@@ -1,6 +1,7 @@
 """`ptogen upstream-st`: build and run the upstream PTO project's CPU ST cases against ptogen's headers.
 
-Each covered op with a directory `tests/cpu/st/testcase/<op>/` in an upstream checkout is built
+Each covered op with a directory `tests/cpu/st/testcase/<op>/` in an upstream checkout (or in the
+separate tree of communication tests, `tests/cpu/comm/st/testcase/<op>/`, shown as `comm/<op>`) is built
 unmodified, as upstream's CMake builds it: `main.cpp` and `<op>_kernel.cpp` with `-D__CPU_SIM` and
 `tests/common` on the include path, linked with gtest. Only the include directories differ: ptogen's
 (`ptogen cflags`), or upstream's own `include/` with `--reference`. Upstream's run script copies the
@@ -33,6 +34,10 @@ EXIT_FAILURES = 1
 EXIT_USAGE = 2
 
 TESTCASE_DIR = Path("tests/cpu/st/testcase")
+# Upstream keeps its communication tests in a tree of their own, built with the same flags; their
+# directories are shown as `comm/<dir>`, since some share a tile op's name (the comm TGATHER, TSCATTER).
+COMM_TESTCASE_DIR = Path("tests/cpu/comm/st/testcase")
+TREES = ((TESTCASE_DIR, ""), (COMM_TESTCASE_DIR, "comm/"))
 COMPILE_TIMEOUT_S = 900
 GEN_TIMEOUT_S = 300
 CASE_TIMEOUT_S = 120
@@ -46,6 +51,12 @@ class CaseDir:
 
     op: str
     path: Path
+    tree: str = ""  # "comm/" for a directory of the communication tree
+
+    @property
+    def name(self) -> str:
+        """How results name it: the tree's prefix and the directory."""
+        return self.tree + self.op
 
     @property
     def sources(self) -> list[Path]:
@@ -79,14 +90,34 @@ class DirResult:
 
 
 def discover(upstream: Path, ops: Iterable[str]) -> tuple[list[CaseDir], list[str]]:
-    """The test directories of `ops` (lower-case C++ names) in an upstream checkout, and the ops
-    that have none."""
-    base = upstream / TESTCASE_DIR
+    """The test directories of `ops` (lower-case C++ names) in an upstream checkout, in either tree,
+    and the ops that have none."""
     found, missing = [], []
     for op in ops:
-        d = base / op
-        (found.append(CaseDir(op, d)) if (d / "main.cpp").is_file() else missing.append(op))
+        mine = [
+            CaseDir(op, base / op, tree)
+            for base, tree in _roots(upstream)
+            if (base / op / "main.cpp").is_file()
+        ]
+        found += mine
+        if not mine:
+            missing.append(op)
     return found, missing
+
+
+def _roots(upstream: Path) -> list[tuple[Path, str]]:
+    return [(upstream / base, tree) for base, tree in TREES]
+
+
+def tree_dirs(upstream: Path) -> list[CaseDir]:
+    """Every test directory of both trees, each tree's in name order."""
+    return [
+        CaseDir(d.name, d, tree)
+        for base, tree in _roots(upstream)
+        if base.is_dir()
+        for d in sorted(base.iterdir())
+        if (d / "main.cpp").is_file()
+    ]
 
 
 # Upper-case calls that are not tile intrinsics: gtest's macros.
@@ -149,10 +180,10 @@ def mixed_dirs(
     wanted = {o.upper() for o in ops}
     known = {o.upper() for o in covered} | RUNTIME_CALLS
     found = []
-    for d in sorted((upstream / TESTCASE_DIR).iterdir()):
-        if d.name in taken or not (d / "main.cpp").is_file():
+    for case in tree_dirs(upstream):
+        d = case.path
+        if case.name in taken:
             continue
-        case = CaseDir(d.name, d)
         ops_called = called_ops(case)
         if not ops_called <= known or (types is not None and not tile_types(case) <= types):
             continue
@@ -173,15 +204,12 @@ def skipped_family_dirs(
     wanted = {o.upper() for o in ops}
     known = {o.upper() for o in covered} | RUNTIME_CALLS
     out = []
-    for d in sorted((upstream / TESTCASE_DIR).iterdir()):
-        if d.name in taken or "_" not in d.name or d.name.split("_", 1)[0].upper() not in wanted:
+    for case in tree_dirs(upstream):
+        if case.name in taken or "_" not in case.op or case.op.split("_", 1)[0].upper() not in wanted:
             continue
-        if not (d / "main.cpp").is_file():
-            continue
-        case = CaseDir(d.name, d)
         lacking = sorted(called_ops(case) - known) + sorted(tile_types(case) - types)
         if lacking:
-            out.append((d.name, lacking))
+            out.append((case.name, lacking))
     return out
 
 
@@ -225,7 +253,7 @@ def first_error(compiler_output: str) -> str:
     for line in compiler_output.splitlines():
         if "error:" in line or "undefined reference" in line:
             line = re.sub(
-                r"^.*?/(tests/cpu/st/testcase|generated/include|runtime/include)/", "", line.strip()
+                r"^.*?/(tests/cpu/(?:comm/)?st/testcase|generated/include|runtime/include)/", "", line.strip()
             )
             return re.sub(
                 r"static_assert failed due to requirement '.*?' \"", 'static_assert failed: "', line
@@ -311,8 +339,8 @@ def build_flags(layout: Layout, upstream: Path, reference: bool, swapped: Path |
 
 
 def run_dir(setup: Setup, case_dir: CaseDir) -> DirResult:
-    result = DirResult(case_dir.op)
-    work = setup.work / case_dir.op
+    result = DirResult(case_dir.name)
+    work = setup.work / case_dir.name
     shutil.rmtree(work, ignore_errors=True)
     (work / "bin").mkdir(parents=True)
     binary = work / "bin" / case_dir.op
@@ -403,9 +431,10 @@ def run_cli(layout: Layout, args: argparse.Namespace) -> int:
     ops, unknown = select_ops(list(dict.fromkeys(aliases.values())), args.ops, aliases)
     # A name that is no op may name an upstream test directory (`setgetval`): run it as it is.
     named = [
-        CaseDir(u, upstream / TESTCASE_DIR / u)
+        CaseDir(u, base / u, tree)
         for u in unknown
-        if (upstream / TESTCASE_DIR / u / "main.cpp").is_file()
+        for base, tree in _roots(upstream)
+        if (base / u / "main.cpp").is_file()
     ]
     unknown = [u for u in unknown if u not in {d.op for d in named}]
     if unknown:
@@ -427,9 +456,9 @@ def run_cli(layout: Layout, args: argparse.Namespace) -> int:
     dirs, missing = discover(upstream, ops)
     covered = covered_ops(layout)
     types = known_tile_types([layout.generated_include, RUNTIME_INCLUDE])
-    taken = {d.op for d in dirs} | {d.op for d in named}
+    taken = {d.name for d in dirs} | {d.name for d in named}
     mixed = mixed_dirs(upstream, ops, covered, taken, types) if ops else []
-    for name, lacking in skipped_family_dirs(upstream, ops, covered, types, taken | {d.op for d in mixed}):
+    for name, lacking in skipped_family_dirs(upstream, ops, covered, types, taken | {d.name for d in mixed}):
         print(f"ptogen upstream-st: {name} not selected: needs {', '.join(lacking)}", file=sys.stderr)
     dirs += named + mixed
     tested = set().union(*(called_ops(d) for d in mixed)) if mixed else set()

@@ -25,9 +25,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from ..importer.contract import OPERANDS, PageOp
+from ..rules.parts import StaticBreak, part
 from ..spec.kindfacts import KindFacts
 from ..testing.golden import Check, GoldenContext, inputs, same_bits
 from ..testing.plan import (
+    BreakContext,
     Call,
     CompileCase,
     GlobalDecl,
@@ -239,7 +241,7 @@ class Comm(OpKind):
             first += len(cases)
             if cases:
                 tests.runtime.append(RuntimeKernel(dtype, self._dtypes(op, dtype), {}, profiles, cases))
-        # No rule to break; a legal call per profile proves each profile takes the op.
+        # A legal call per profile, and one that breaks each of the profile's rules.
         for p in profiles:
             legal = self._cases(op, action, dtypes[0], legal=True)[0]
             tests.compile.append(
@@ -252,6 +254,39 @@ class Comm(OpKind):
                     contexts=legal.contexts,
                 )
             )
+            for rv in op.rules_for(p, static=True):
+                tiles, globs = self._broken(project, op, rv, p, legal)
+                tests.compile.append(
+                    CompileCase.breaking(
+                        f"fail_{p.lower()}_{rv.id}",
+                        p,
+                        rv,
+                        tiles,
+                        legal.call,
+                        globals=globs,
+                        contexts=legal.contexts,
+                    )
+                )
+
+    def _broken(
+        self, project: ProjectViewAPI, op: OpViewAPI, rv: Any, profile: str, legal: RuntimeCase
+    ) -> tuple[list[TileDecl], list[GlobalDecl]]:
+        """The legal call's tiles and tensors with what breaks `rv` alone: the rule sees each tensor,
+        and a group as its tensors, as a stand-in tile of its element type and changes its type (or
+        names a layout for it); a group's change applies to every rank's tensor."""
+        group = self.group(op) if self.action(op) not in ("copy", "notify", "wait", "test") else None
+        globs = {g.name: g for g in legal.globals}
+        held = {n: globs["rank0" if n == group else n] for n in [*globs, *([group] if group else [])]}
+        stand_ins = {t.name: t for t in legal.tiles} | {n: TileDecl(n, g.dtype) for n, g in held.items()}
+        broken = part(rv.rule, StaticBreak).break_static(BreakContext(project, op, rv, profile), stand_ins)
+        tiles = [broken.tiles[t.name] for t in legal.tiles]
+
+        def changed(g: GlobalDecl, name: str) -> GlobalDecl:
+            layout = broken.global_layouts.get(name, g.layout)
+            return replace(g, dtype=broken.tiles[name].dtype, layout=layout)
+
+        out = [changed(g, group if group and g.name.startswith("rank") else g.name) for g in legal.globals]
+        return tiles, out
 
     def _dtypes(self, op: OpViewAPI, dtype: str) -> dict[str, str]:
         ranks = {f"rank{r}": dtype for r in range(RANKS)}  # a group's tensors

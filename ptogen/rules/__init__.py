@@ -59,6 +59,7 @@ from .store_pairs import STORE_PAIRS_KINDS
 from .sync import EventsRule, PipelineRule
 from .table_layout import TableLayoutRule
 from .template_value import TemplateValueRule
+from .tensor_types import SameTensorDTypeRule, SameTensorLayoutRule, TensorDTypeRule
 from .tile_fractal import TileFractalRule
 from .tile_layout import LocationRule, RowMajorRule, SameStorageRule
 from .total_bytes import TotalBytesRule
@@ -126,6 +127,9 @@ RULE_KINDS: tuple[type[RuleBase], ...] = (
     FullValidRule,
     DerivedExtentRule,
     PipeLocationsRule,
+    TensorDTypeRule,
+    SameTensorDTypeRule,
+    SameTensorLayoutRule,
 )
 
 # The spec's `constraints` items: one of the registry's classes, chosen by `kind`.

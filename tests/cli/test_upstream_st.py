@@ -98,6 +98,28 @@ def test_discover_finds_test_directories_and_reports_the_rest(tmp_path: Path) ->
     assert [p.name for p in found[1].sources] == ["main.cpp"]
 
 
+def test_the_communication_tree_is_searched_too_and_named_apart(tmp_path: Path) -> None:
+    tiles, comm = tmp_path / "tests/cpu/st/testcase", tmp_path / "tests/cpu/comm/st/testcase"
+    for d in (tiles / "tgather", comm / "tgather", comm / "tget_async_urma", comm / "tnotify_x"):
+        d.mkdir(parents=True)
+    (tiles / "tgather/main.cpp").write_text("TGATHER(d, s, i);")
+    (comm / "tgather/main.cpp").write_text("comm::TGATHER(g, d, t);")
+    (comm / "tget_async_urma/main.cpp").write_text("comm::TGET_ASYNC(d, s, session);")
+    (comm / "tnotify_x/main.cpp").write_text("TNOTIFY(s, 1, op); TFANCY(s);")
+    found, missing = discover(tmp_path, ["tgather", "tput"])
+    assert [(d.name, d.path) for d in found] == [
+        ("tgather", tiles / "tgather"),
+        ("comm/tgather", comm / "tgather"),
+    ]
+    assert missing == ["tput"]
+    covered = ["tgather", "tget", "tget_async", "tnotify"]
+    taken = {d.name for d in found}
+    # A family directory of an op's forms, by prefix, as in the tile tree.
+    assert [d.name for d in mixed_dirs(tmp_path, ["tget"], covered, taken)] == ["comm/tget_async_urma"]
+    skipped = skipped_family_dirs(tmp_path, ["tnotify"], covered, set(), taken)
+    assert skipped == [("comm/tnotify_x", ["TFANCY"])]
+
+
 def test_mixed_directories_are_found_by_the_intrinsics_they_call(tmp_path: Path) -> None:
     base = tmp_path / "tests/cpu/st/testcase"
     sources = {

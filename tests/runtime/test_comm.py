@@ -1,7 +1,8 @@
 """The communication runtime (ptogen/runtime/include/pto/comm/): ranks as GlobalTensors of one
 process in a ParallelGroup, strided copies and atomic adds between them, signals set, added, tested
 and waited on across threads, the collectives over a group, and a TWAIT that can never hold ending
-in bounded time with the signal, its value, the comparison and the call site."""
+in bounded time with the signal, its value, the comparison and the call site; the host side of
+upstream's multi-rank tests (every rank in one process), which include cpu_stub.hpp first."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import pytest
 from ..compilers import COMPILERS, build_program, require
 
 PROGRAM = r"""
+#include <pto/common/cpu_stub.hpp>  // first, as upstream's communication tests include it
 #include <pto/pto-inst.hpp>
 #include <pto/comm/sim_comm.hpp>
 #include <cstdio>
@@ -116,6 +118,46 @@ int main(int argc, char** argv) {
         print(rank[0], 8), print(rank[2], 8);
         return 0;
     }
+    if (what == "host") {  // two ranks' windows in one process: rank 0 writes into rank 1's
+        SKIP_IF_RANKS_LT(HCCL_MAX_RANK_NUM);
+        if (!CommMpiInit(argc, argv))
+            return 3;
+        alignas(4) static int32_t window[2][8] = {}, mine[8];
+        CommDeviceContext ctx{};
+        ctx.rankNum = 2, ctx.winSize = sizeof(window[0]);
+        for (uint32_t r = 0; r < ctx.rankNum; ++r)
+            ctx.windowsIn[r] = reinterpret_cast<uint64_t>(window[r]);
+        for (int i = 0; i < 8; ++i)
+            mine[i] = 100 + i;
+        using Row = GlobalTensor<int32_t, Shape<1, 1, 1, 1, 8>, Stride<8, 8, 8, 8, 1>>;
+        Row from(mine), peer(reinterpret_cast<int32_t*>(ctx.windowsIn[1]));
+        sim::comm::copy<false>("TPUT", peer, from);
+        HcclHostBarrier(nullptr, nullptr);
+        CommMpiFinalize();
+        print(window[1], 8), print(window[0], 8);
+        return 0;
+    }
+    if (what == "lenient") {  // what upstream's simulator takes beyond the devices' rules (CPU profile)
+        static float from[8];
+        static half to[8];
+        for (int i = 0; i < 8; ++i)
+            from[i] = 0.5f * float(i);
+        using F = GlobalTensor<float, Shape<1, 1, 1, 1, 8>, Stride<8, 8, 8, 8, 1>>;
+        using H = GlobalTensor<half, Shape<1, 1, 1, 1, 8>, Stride<8, 8, 8, 8, 1>>;
+        F src(from);
+        H dst(to);
+        Tile<TileType::Vec, float, 1, 8> staging;
+        TASSIGN(staging, 0x0);
+        comm::TPUT(dst, src, staging);  // converts each element
+        alignas(4) static float level = 1.5f;
+        alignas(4) static uint32_t mark = 7;
+        GlobalTensor<float, Shape<1, 1, 1, 1, 1>, Stride<1, 1, 1, 1, 1>> flevel(&level);
+        GlobalTensor<uint32_t, Shape<1, 1, 1, 1, 1>, Stride<1, 1, 1, 1, 1>> umark(&mark);
+        comm::TNOTIFY(flevel, 3, NotifyOp::AtomicAdd);
+        const bool seven = comm::TTEST(umark, 7, WaitCmp::EQ);
+        std::printf("%g %g %g %d\n", double(float(to[1])), double(float(to[7])), double(level), int(seven));
+        return 0;
+    }
     if (what == "deadlock")
         deadlock();
     return 2;
@@ -168,6 +210,21 @@ def test_collectives_loop_over_the_group(program: Path) -> None:
     assert (rows[4] == ranks.max(0)).all()
     assert (rows[5] == ranks.min(0)).all()
     assert (rows[6] == ranks[1]).all() and (rows[7] == ranks[1]).all(), "broadcast copies the root's"
+
+
+def test_host_side_of_multi_rank_tests_holds_every_rank_in_one_process(program: Path) -> None:
+    out = run(program, "host")
+    assert out.returncode == 0, out.stderr
+    peer, own = out.stdout.splitlines()
+    assert numbers(peer) == [100 + i for i in range(8)] and numbers(own) == [0] * 8
+
+
+def test_cpu_profile_takes_what_upstreams_simulator_takes(program: Path) -> None:
+    # Element types the devices' rules refuse: a converting TPUT, a float signal notified, a 32-bit
+    # unsigned signal tested by its bits.
+    out = run(program, "lenient")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["0.5", "3.5", "4.5", "1"]
 
 
 def test_twait_that_never_holds_stops_with_the_signal_and_call_site(program: Path) -> None:

@@ -7,8 +7,6 @@
 
 using namespace pto;
 
-// expected-no-diagnostics
-
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
     using Tile_staging_tile_data = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, 4, 8>;
@@ -30,6 +28,58 @@ void legal_a2a3() {
     Global_rank2 rank2(rank2_buf.get());
 
     comm::ParallelGroup<Global_rank0> parallel_group{&rank0, 1, 0};
+    comm::profiled::TGATHER<profile_a2a3>(parallel_group, dst_global_data, staging_tile_data);
+}
+
+// breaks rule 00_same_tensor_dtype (same_tensor_dtype) of the A2A3 profile
+// expected-error@*:* {{TGATHER [A2A3]: the element types of parallel_group, dst_global_data and staging_tile_data must be the same}}
+void fail_a2a3_00_same_tensor_dtype() {
+    using Tile_staging_tile_data = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, 4, 8>;
+    Tile_staging_tile_data staging_tile_data;
+    auto dst_global_data_buf = std::make_unique<half[]>(144);
+    using Global_dst_global_data = GlobalTensor<half, Shape<1, 1, 1, 12, 8>, Stride<144, 144, 144, 12, 1>, Layout::ND>;
+    Global_dst_global_data dst_global_data(dst_global_data_buf.get());
+
+    auto rank0_buf = std::make_unique<float[]>(64);
+    using Global_rank0 = GlobalTensor<float, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    Global_rank0 rank0(rank0_buf.get());
+
+    auto rank1_buf = std::make_unique<float[]>(64);
+    using Global_rank1 = GlobalTensor<float, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    Global_rank1 rank1(rank1_buf.get());
+
+    auto rank2_buf = std::make_unique<float[]>(64);
+    using Global_rank2 = GlobalTensor<float, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    Global_rank2 rank2(rank2_buf.get());
+
+    comm::ParallelGroup<Global_rank0> parallel_group{&rank0, 1, 0};
+    // expected-note@+1 {{requested here}}
+    comm::profiled::TGATHER<profile_a2a3>(parallel_group, dst_global_data, staging_tile_data);
+}
+
+// breaks rule 01_same_tensor_layout (same_tensor_layout) of the A2A3 profile
+// expected-error@*:* {{TGATHER [A2A3]: the layouts of parallel_group and dst_global_data must be the same}}
+void fail_a2a3_01_same_tensor_layout() {
+    using Tile_staging_tile_data = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, 4, 8>;
+    Tile_staging_tile_data staging_tile_data;
+    auto dst_global_data_buf = std::make_unique<float[]>(96);
+    using Global_dst_global_data = GlobalTensor<float, Shape<1, 1, 1, 12, 8>, Stride<96, 96, 96, 1, 12>, Layout::DN>;
+    Global_dst_global_data dst_global_data(dst_global_data_buf.get());
+
+    auto rank0_buf = std::make_unique<float[]>(64);
+    using Global_rank0 = GlobalTensor<float, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    Global_rank0 rank0(rank0_buf.get());
+
+    auto rank1_buf = std::make_unique<float[]>(64);
+    using Global_rank1 = GlobalTensor<float, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    Global_rank1 rank1(rank1_buf.get());
+
+    auto rank2_buf = std::make_unique<float[]>(64);
+    using Global_rank2 = GlobalTensor<float, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    Global_rank2 rank2(rank2_buf.get());
+
+    comm::ParallelGroup<Global_rank0> parallel_group{&rank0, 1, 0};
+    // expected-note@+1 {{requested here}}
     comm::profiled::TGATHER<profile_a2a3>(parallel_group, dst_global_data, staging_tile_data);
 }
 
@@ -57,6 +107,58 @@ void legal_a5() {
     comm::profiled::TGATHER<profile_a5>(parallel_group, dst_global_data, staging_tile_data);
 }
 
+// breaks rule 00_same_tensor_dtype (same_tensor_dtype) of the A5 profile
+// expected-error@*:* {{TGATHER [A5]: the element types of parallel_group, dst_global_data and staging_tile_data must be the same}}
+void fail_a5_00_same_tensor_dtype() {
+    using Tile_staging_tile_data = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, 4, 8>;
+    Tile_staging_tile_data staging_tile_data;
+    auto dst_global_data_buf = std::make_unique<half[]>(144);
+    using Global_dst_global_data = GlobalTensor<half, Shape<1, 1, 1, 12, 8>, Stride<144, 144, 144, 12, 1>, Layout::ND>;
+    Global_dst_global_data dst_global_data(dst_global_data_buf.get());
+
+    auto rank0_buf = std::make_unique<float[]>(64);
+    using Global_rank0 = GlobalTensor<float, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    Global_rank0 rank0(rank0_buf.get());
+
+    auto rank1_buf = std::make_unique<float[]>(64);
+    using Global_rank1 = GlobalTensor<float, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    Global_rank1 rank1(rank1_buf.get());
+
+    auto rank2_buf = std::make_unique<float[]>(64);
+    using Global_rank2 = GlobalTensor<float, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    Global_rank2 rank2(rank2_buf.get());
+
+    comm::ParallelGroup<Global_rank0> parallel_group{&rank0, 1, 0};
+    // expected-note@+1 {{requested here}}
+    comm::profiled::TGATHER<profile_a5>(parallel_group, dst_global_data, staging_tile_data);
+}
+
+// breaks rule 01_same_tensor_layout (same_tensor_layout) of the A5 profile
+// expected-error@*:* {{TGATHER [A5]: the layouts of parallel_group and dst_global_data must be the same}}
+void fail_a5_01_same_tensor_layout() {
+    using Tile_staging_tile_data = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, 4, 8>;
+    Tile_staging_tile_data staging_tile_data;
+    auto dst_global_data_buf = std::make_unique<float[]>(96);
+    using Global_dst_global_data = GlobalTensor<float, Shape<1, 1, 1, 12, 8>, Stride<96, 96, 96, 1, 12>, Layout::DN>;
+    Global_dst_global_data dst_global_data(dst_global_data_buf.get());
+
+    auto rank0_buf = std::make_unique<float[]>(64);
+    using Global_rank0 = GlobalTensor<float, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    Global_rank0 rank0(rank0_buf.get());
+
+    auto rank1_buf = std::make_unique<float[]>(64);
+    using Global_rank1 = GlobalTensor<float, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    Global_rank1 rank1(rank1_buf.get());
+
+    auto rank2_buf = std::make_unique<float[]>(64);
+    using Global_rank2 = GlobalTensor<float, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    Global_rank2 rank2(rank2_buf.get());
+
+    comm::ParallelGroup<Global_rank0> parallel_group{&rank0, 1, 0};
+    // expected-note@+1 {{requested here}}
+    comm::profiled::TGATHER<profile_a5>(parallel_group, dst_global_data, staging_tile_data);
+}
+
 // legal twin: every rule of the profile holds
 void legal_cpu() {
     using Tile_staging_tile_data = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, 4, 8>;
@@ -78,5 +180,57 @@ void legal_cpu() {
     Global_rank2 rank2(rank2_buf.get());
 
     comm::ParallelGroup<Global_rank0> parallel_group{&rank0, 1, 0};
+    comm::profiled::TGATHER<profile_cpu>(parallel_group, dst_global_data, staging_tile_data);
+}
+
+// breaks rule 00_same_tensor_dtype (same_tensor_dtype) of the CPU profile
+// expected-error@*:* {{TGATHER [CPU]: the element types of parallel_group, dst_global_data and staging_tile_data must be the same}}
+void fail_cpu_00_same_tensor_dtype() {
+    using Tile_staging_tile_data = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, 4, 8>;
+    Tile_staging_tile_data staging_tile_data;
+    auto dst_global_data_buf = std::make_unique<half[]>(144);
+    using Global_dst_global_data = GlobalTensor<half, Shape<1, 1, 1, 12, 8>, Stride<144, 144, 144, 12, 1>, Layout::ND>;
+    Global_dst_global_data dst_global_data(dst_global_data_buf.get());
+
+    auto rank0_buf = std::make_unique<float[]>(64);
+    using Global_rank0 = GlobalTensor<float, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    Global_rank0 rank0(rank0_buf.get());
+
+    auto rank1_buf = std::make_unique<float[]>(64);
+    using Global_rank1 = GlobalTensor<float, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    Global_rank1 rank1(rank1_buf.get());
+
+    auto rank2_buf = std::make_unique<float[]>(64);
+    using Global_rank2 = GlobalTensor<float, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    Global_rank2 rank2(rank2_buf.get());
+
+    comm::ParallelGroup<Global_rank0> parallel_group{&rank0, 1, 0};
+    // expected-note@+1 {{requested here}}
+    comm::profiled::TGATHER<profile_cpu>(parallel_group, dst_global_data, staging_tile_data);
+}
+
+// breaks rule 01_same_tensor_layout (same_tensor_layout) of the CPU profile
+// expected-error@*:* {{TGATHER [CPU]: the layouts of parallel_group and dst_global_data must be the same}}
+void fail_cpu_01_same_tensor_layout() {
+    using Tile_staging_tile_data = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, 4, 8>;
+    Tile_staging_tile_data staging_tile_data;
+    auto dst_global_data_buf = std::make_unique<float[]>(96);
+    using Global_dst_global_data = GlobalTensor<float, Shape<1, 1, 1, 12, 8>, Stride<96, 96, 96, 1, 12>, Layout::DN>;
+    Global_dst_global_data dst_global_data(dst_global_data_buf.get());
+
+    auto rank0_buf = std::make_unique<float[]>(64);
+    using Global_rank0 = GlobalTensor<float, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    Global_rank0 rank0(rank0_buf.get());
+
+    auto rank1_buf = std::make_unique<float[]>(64);
+    using Global_rank1 = GlobalTensor<float, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    Global_rank1 rank1(rank1_buf.get());
+
+    auto rank2_buf = std::make_unique<float[]>(64);
+    using Global_rank2 = GlobalTensor<float, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    Global_rank2 rank2(rank2_buf.get());
+
+    comm::ParallelGroup<Global_rank0> parallel_group{&rank0, 1, 0};
+    // expected-note@+1 {{requested here}}
     comm::profiled::TGATHER<profile_cpu>(parallel_group, dst_global_data, staging_tile_data);
 }

@@ -7,8 +7,6 @@
 
 using namespace pto;
 
-// expected-no-diagnostics
-
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
     using Tile_staging_tile_data = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, 4, 8>;
@@ -24,6 +22,40 @@ void legal_a2a3() {
     comm::profiled::TGET<profile_a2a3>(dst_global_data, src_global_data, staging_tile_data);
 }
 
+// breaks rule 00_same_tensor_dtype (same_tensor_dtype) of the A2A3 profile
+// expected-error@*:* {{TGET [A2A3]: the element types of dst_global_data, src_global_data and staging_tile_data must be the same}}
+void fail_a2a3_00_same_tensor_dtype() {
+    using Tile_staging_tile_data = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, 4, 8>;
+    Tile_staging_tile_data staging_tile_data;
+    auto dst_global_data_buf = std::make_unique<float[]>(48);
+    using Global_dst_global_data = GlobalTensor<float, Shape<1, 1, 1, 4, 8>, Stride<48, 48, 48, 12, 1>, Layout::ND>;
+    Global_dst_global_data dst_global_data(dst_global_data_buf.get());
+
+    auto src_global_data_buf = std::make_unique<half[]>(64);
+    using Global_src_global_data = GlobalTensor<half, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    Global_src_global_data src_global_data(src_global_data_buf.get());
+
+    // expected-note@+1 {{requested here}}
+    comm::profiled::TGET<profile_a2a3>(dst_global_data, src_global_data, staging_tile_data);
+}
+
+// breaks rule 01_same_tensor_layout (same_tensor_layout) of the A2A3 profile
+// expected-error@*:* {{TGET [A2A3]: the layouts of dst_global_data and src_global_data must be the same}}
+void fail_a2a3_01_same_tensor_layout() {
+    using Tile_staging_tile_data = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, 4, 8>;
+    Tile_staging_tile_data staging_tile_data;
+    auto dst_global_data_buf = std::make_unique<float[]>(48);
+    using Global_dst_global_data = GlobalTensor<float, Shape<1, 1, 1, 4, 8>, Stride<48, 48, 48, 12, 1>, Layout::ND>;
+    Global_dst_global_data dst_global_data(dst_global_data_buf.get());
+
+    auto src_global_data_buf = std::make_unique<float[]>(128);
+    using Global_src_global_data = GlobalTensor<float, Shape<1, 1, 1, 4, 8>, Stride<128, 128, 128, 1, 16>, Layout::DN>;
+    Global_src_global_data src_global_data(src_global_data_buf.get());
+
+    // expected-note@+1 {{requested here}}
+    comm::profiled::TGET<profile_a2a3>(dst_global_data, src_global_data, staging_tile_data);
+}
+
 // legal twin: every rule of the profile holds
 void legal_a5() {
     using Tile_staging_tile_data = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, 4, 8>;
@@ -36,6 +68,40 @@ void legal_a5() {
     using Global_src_global_data = GlobalTensor<float, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
     Global_src_global_data src_global_data(src_global_data_buf.get());
 
+    comm::profiled::TGET<profile_a5>(dst_global_data, src_global_data, staging_tile_data);
+}
+
+// breaks rule 00_same_tensor_dtype (same_tensor_dtype) of the A5 profile
+// expected-error@*:* {{TGET [A5]: the element types of dst_global_data, src_global_data and staging_tile_data must be the same}}
+void fail_a5_00_same_tensor_dtype() {
+    using Tile_staging_tile_data = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, 4, 8>;
+    Tile_staging_tile_data staging_tile_data;
+    auto dst_global_data_buf = std::make_unique<float[]>(48);
+    using Global_dst_global_data = GlobalTensor<float, Shape<1, 1, 1, 4, 8>, Stride<48, 48, 48, 12, 1>, Layout::ND>;
+    Global_dst_global_data dst_global_data(dst_global_data_buf.get());
+
+    auto src_global_data_buf = std::make_unique<half[]>(64);
+    using Global_src_global_data = GlobalTensor<half, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    Global_src_global_data src_global_data(src_global_data_buf.get());
+
+    // expected-note@+1 {{requested here}}
+    comm::profiled::TGET<profile_a5>(dst_global_data, src_global_data, staging_tile_data);
+}
+
+// breaks rule 01_same_tensor_layout (same_tensor_layout) of the A5 profile
+// expected-error@*:* {{TGET [A5]: the layouts of dst_global_data and src_global_data must be the same}}
+void fail_a5_01_same_tensor_layout() {
+    using Tile_staging_tile_data = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, 4, 8>;
+    Tile_staging_tile_data staging_tile_data;
+    auto dst_global_data_buf = std::make_unique<float[]>(48);
+    using Global_dst_global_data = GlobalTensor<float, Shape<1, 1, 1, 4, 8>, Stride<48, 48, 48, 12, 1>, Layout::ND>;
+    Global_dst_global_data dst_global_data(dst_global_data_buf.get());
+
+    auto src_global_data_buf = std::make_unique<float[]>(128);
+    using Global_src_global_data = GlobalTensor<float, Shape<1, 1, 1, 4, 8>, Stride<128, 128, 128, 1, 16>, Layout::DN>;
+    Global_src_global_data src_global_data(src_global_data_buf.get());
+
+    // expected-note@+1 {{requested here}}
     comm::profiled::TGET<profile_a5>(dst_global_data, src_global_data, staging_tile_data);
 }
 

@@ -7,8 +7,6 @@
 
 using namespace pto;
 
-// expected-no-diagnostics
-
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
     auto dst_signal_data_buf = std::make_unique<int32_t[]>(1);
@@ -18,12 +16,34 @@ void legal_a2a3() {
     comm::profiled::TNOTIFY<profile_a2a3>(dst_signal_data, int32_t{0}, comm::NotifyOp::AtomicAdd);
 }
 
+// breaks rule 00_tensor_dtype (tensor_dtype) of the A2A3 profile
+// expected-error@*:* {{TNOTIFY [A2A3]: the element type of dst_signal_data must be int32_t}}
+void fail_a2a3_00_tensor_dtype() {
+    auto dst_signal_data_buf = std::make_unique<half[]>(1);
+    using Global_dst_signal_data = GlobalTensor<half, Shape<1, 1, 1, 1, 1>, Stride<1, 1, 1, 1, 1>, Layout::ND>;
+    Global_dst_signal_data dst_signal_data(dst_signal_data_buf.get());
+
+    // expected-note@+1 {{requested here}}
+    comm::profiled::TNOTIFY<profile_a2a3>(dst_signal_data, int32_t{0}, comm::NotifyOp::AtomicAdd);
+}
+
 // legal twin: every rule of the profile holds
 void legal_a5() {
     auto dst_signal_data_buf = std::make_unique<int32_t[]>(1);
     using Global_dst_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 1, 1>, Stride<1, 1, 1, 1, 1>, Layout::ND>;
     Global_dst_signal_data dst_signal_data(dst_signal_data_buf.get());
 
+    comm::profiled::TNOTIFY<profile_a5>(dst_signal_data, int32_t{0}, comm::NotifyOp::AtomicAdd);
+}
+
+// breaks rule 00_tensor_dtype (tensor_dtype) of the A5 profile
+// expected-error@*:* {{TNOTIFY [A5]: the element type of dst_signal_data must be int32_t}}
+void fail_a5_00_tensor_dtype() {
+    auto dst_signal_data_buf = std::make_unique<half[]>(1);
+    using Global_dst_signal_data = GlobalTensor<half, Shape<1, 1, 1, 1, 1>, Stride<1, 1, 1, 1, 1>, Layout::ND>;
+    Global_dst_signal_data dst_signal_data(dst_signal_data_buf.get());
+
+    // expected-note@+1 {{requested here}}
     comm::profiled::TNOTIFY<profile_a5>(dst_signal_data, int32_t{0}, comm::NotifyOp::AtomicAdd);
 }
 

@@ -7,8 +7,6 @@
 
 using namespace pto;
 
-// expected-no-diagnostics
-
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
     auto dst_global_data_buf = std::make_unique<float[]>(48);
@@ -23,6 +21,38 @@ void legal_a2a3() {
     comm::profiled::TPUT_ASYNC<profile_a2a3>(dst_global_data, src_global_data, session);
 }
 
+// breaks rule 00_same_tensor_dtype (same_tensor_dtype) of the A2A3 profile
+// expected-error@*:* {{TPUT_ASYNC [A2A3]: the element types of dst_global_data and src_global_data must be the same}}
+void fail_a2a3_00_same_tensor_dtype() {
+    auto dst_global_data_buf = std::make_unique<float[]>(48);
+    using Global_dst_global_data = GlobalTensor<float, Shape<1, 1, 1, 4, 8>, Stride<48, 48, 48, 12, 1>, Layout::ND>;
+    Global_dst_global_data dst_global_data(dst_global_data_buf.get());
+
+    auto src_global_data_buf = std::make_unique<half[]>(64);
+    using Global_src_global_data = GlobalTensor<half, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    Global_src_global_data src_global_data(src_global_data_buf.get());
+
+    comm::AsyncSession session;
+    // expected-note@+1 {{requested here}}
+    comm::profiled::TPUT_ASYNC<profile_a2a3>(dst_global_data, src_global_data, session);
+}
+
+// breaks rule 01_same_tensor_layout (same_tensor_layout) of the A2A3 profile
+// expected-error@*:* {{TPUT_ASYNC [A2A3]: the layouts of dst_global_data and src_global_data must be the same}}
+void fail_a2a3_01_same_tensor_layout() {
+    auto dst_global_data_buf = std::make_unique<float[]>(48);
+    using Global_dst_global_data = GlobalTensor<float, Shape<1, 1, 1, 4, 8>, Stride<48, 48, 48, 12, 1>, Layout::ND>;
+    Global_dst_global_data dst_global_data(dst_global_data_buf.get());
+
+    auto src_global_data_buf = std::make_unique<float[]>(128);
+    using Global_src_global_data = GlobalTensor<float, Shape<1, 1, 1, 4, 8>, Stride<128, 128, 128, 1, 16>, Layout::DN>;
+    Global_src_global_data src_global_data(src_global_data_buf.get());
+
+    comm::AsyncSession session;
+    // expected-note@+1 {{requested here}}
+    comm::profiled::TPUT_ASYNC<profile_a2a3>(dst_global_data, src_global_data, session);
+}
+
 // legal twin: every rule of the profile holds
 void legal_a5() {
     auto dst_global_data_buf = std::make_unique<float[]>(48);
@@ -34,6 +64,38 @@ void legal_a5() {
     Global_src_global_data src_global_data(src_global_data_buf.get());
 
     comm::AsyncSession session;
+    comm::profiled::TPUT_ASYNC<profile_a5>(dst_global_data, src_global_data, session);
+}
+
+// breaks rule 00_same_tensor_dtype (same_tensor_dtype) of the A5 profile
+// expected-error@*:* {{TPUT_ASYNC [A5]: the element types of dst_global_data and src_global_data must be the same}}
+void fail_a5_00_same_tensor_dtype() {
+    auto dst_global_data_buf = std::make_unique<float[]>(48);
+    using Global_dst_global_data = GlobalTensor<float, Shape<1, 1, 1, 4, 8>, Stride<48, 48, 48, 12, 1>, Layout::ND>;
+    Global_dst_global_data dst_global_data(dst_global_data_buf.get());
+
+    auto src_global_data_buf = std::make_unique<half[]>(64);
+    using Global_src_global_data = GlobalTensor<half, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    Global_src_global_data src_global_data(src_global_data_buf.get());
+
+    comm::AsyncSession session;
+    // expected-note@+1 {{requested here}}
+    comm::profiled::TPUT_ASYNC<profile_a5>(dst_global_data, src_global_data, session);
+}
+
+// breaks rule 01_same_tensor_layout (same_tensor_layout) of the A5 profile
+// expected-error@*:* {{TPUT_ASYNC [A5]: the layouts of dst_global_data and src_global_data must be the same}}
+void fail_a5_01_same_tensor_layout() {
+    auto dst_global_data_buf = std::make_unique<float[]>(48);
+    using Global_dst_global_data = GlobalTensor<float, Shape<1, 1, 1, 4, 8>, Stride<48, 48, 48, 12, 1>, Layout::ND>;
+    Global_dst_global_data dst_global_data(dst_global_data_buf.get());
+
+    auto src_global_data_buf = std::make_unique<float[]>(128);
+    using Global_src_global_data = GlobalTensor<float, Shape<1, 1, 1, 4, 8>, Stride<128, 128, 128, 1, 16>, Layout::DN>;
+    Global_src_global_data src_global_data(src_global_data_buf.get());
+
+    comm::AsyncSession session;
+    // expected-note@+1 {{requested here}}
     comm::profiled::TPUT_ASYNC<profile_a5>(dst_global_data, src_global_data, session);
 }
 

@@ -7,8 +7,6 @@
 
 using namespace pto;
 
-// expected-no-diagnostics
-
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
     using Tile_acc_tile_data = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, 4, 8>;
@@ -32,6 +30,35 @@ void legal_a2a3() {
     Global_rank2 rank2(rank2_buf.get());
 
     comm::ParallelGroup<Global_rank0> parallel_group{&rank0, 1, 0};
+    comm::profiled::TREDUCE<profile_a2a3>(parallel_group, dst_global_data, acc_tile_data, recv_tile_data,
+                                          comm::ReduceOp::Sum);
+}
+
+// breaks rule 00_same_tensor_dtype (same_tensor_dtype) of the A2A3 profile
+// expected-error@*:* {{TREDUCE [A2A3]: the element types of parallel_group, dst_global_data and acc_tile_data must be the same}}
+void fail_a2a3_00_same_tensor_dtype() {
+    using Tile_acc_tile_data = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, 4, 8>;
+    Tile_acc_tile_data acc_tile_data;
+    using Tile_recv_tile_data = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, 4, 8>;
+    Tile_recv_tile_data recv_tile_data;
+    auto dst_global_data_buf = std::make_unique<half[]>(48);
+    using Global_dst_global_data = GlobalTensor<half, Shape<1, 1, 1, 4, 8>, Stride<48, 48, 48, 12, 1>, Layout::ND>;
+    Global_dst_global_data dst_global_data(dst_global_data_buf.get());
+
+    auto rank0_buf = std::make_unique<float[]>(64);
+    using Global_rank0 = GlobalTensor<float, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    Global_rank0 rank0(rank0_buf.get());
+
+    auto rank1_buf = std::make_unique<float[]>(64);
+    using Global_rank1 = GlobalTensor<float, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    Global_rank1 rank1(rank1_buf.get());
+
+    auto rank2_buf = std::make_unique<float[]>(64);
+    using Global_rank2 = GlobalTensor<float, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    Global_rank2 rank2(rank2_buf.get());
+
+    comm::ParallelGroup<Global_rank0> parallel_group{&rank0, 1, 0};
+    // expected-note@+1 {{requested here}}
     comm::profiled::TREDUCE<profile_a2a3>(parallel_group, dst_global_data, acc_tile_data, recv_tile_data,
                                           comm::ReduceOp::Sum);
 }
@@ -63,6 +90,35 @@ void legal_a5() {
                                         comm::ReduceOp::Sum);
 }
 
+// breaks rule 00_same_tensor_dtype (same_tensor_dtype) of the A5 profile
+// expected-error@*:* {{TREDUCE [A5]: the element types of parallel_group, dst_global_data and acc_tile_data must be the same}}
+void fail_a5_00_same_tensor_dtype() {
+    using Tile_acc_tile_data = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, 4, 8>;
+    Tile_acc_tile_data acc_tile_data;
+    using Tile_recv_tile_data = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, 4, 8>;
+    Tile_recv_tile_data recv_tile_data;
+    auto dst_global_data_buf = std::make_unique<half[]>(48);
+    using Global_dst_global_data = GlobalTensor<half, Shape<1, 1, 1, 4, 8>, Stride<48, 48, 48, 12, 1>, Layout::ND>;
+    Global_dst_global_data dst_global_data(dst_global_data_buf.get());
+
+    auto rank0_buf = std::make_unique<float[]>(64);
+    using Global_rank0 = GlobalTensor<float, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    Global_rank0 rank0(rank0_buf.get());
+
+    auto rank1_buf = std::make_unique<float[]>(64);
+    using Global_rank1 = GlobalTensor<float, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    Global_rank1 rank1(rank1_buf.get());
+
+    auto rank2_buf = std::make_unique<float[]>(64);
+    using Global_rank2 = GlobalTensor<float, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    Global_rank2 rank2(rank2_buf.get());
+
+    comm::ParallelGroup<Global_rank0> parallel_group{&rank0, 1, 0};
+    // expected-note@+1 {{requested here}}
+    comm::profiled::TREDUCE<profile_a5>(parallel_group, dst_global_data, acc_tile_data, recv_tile_data,
+                                        comm::ReduceOp::Sum);
+}
+
 // legal twin: every rule of the profile holds
 void legal_cpu() {
     using Tile_acc_tile_data = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, 4, 8>;
@@ -86,6 +142,35 @@ void legal_cpu() {
     Global_rank2 rank2(rank2_buf.get());
 
     comm::ParallelGroup<Global_rank0> parallel_group{&rank0, 1, 0};
+    comm::profiled::TREDUCE<profile_cpu>(parallel_group, dst_global_data, acc_tile_data, recv_tile_data,
+                                         comm::ReduceOp::Sum);
+}
+
+// breaks rule 00_same_tensor_dtype (same_tensor_dtype) of the CPU profile
+// expected-error@*:* {{TREDUCE [CPU]: the element types of parallel_group, dst_global_data and acc_tile_data must be the same}}
+void fail_cpu_00_same_tensor_dtype() {
+    using Tile_acc_tile_data = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, 4, 8>;
+    Tile_acc_tile_data acc_tile_data;
+    using Tile_recv_tile_data = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, 4, 8>;
+    Tile_recv_tile_data recv_tile_data;
+    auto dst_global_data_buf = std::make_unique<half[]>(48);
+    using Global_dst_global_data = GlobalTensor<half, Shape<1, 1, 1, 4, 8>, Stride<48, 48, 48, 12, 1>, Layout::ND>;
+    Global_dst_global_data dst_global_data(dst_global_data_buf.get());
+
+    auto rank0_buf = std::make_unique<float[]>(64);
+    using Global_rank0 = GlobalTensor<float, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    Global_rank0 rank0(rank0_buf.get());
+
+    auto rank1_buf = std::make_unique<float[]>(64);
+    using Global_rank1 = GlobalTensor<float, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    Global_rank1 rank1(rank1_buf.get());
+
+    auto rank2_buf = std::make_unique<float[]>(64);
+    using Global_rank2 = GlobalTensor<float, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    Global_rank2 rank2(rank2_buf.get());
+
+    comm::ParallelGroup<Global_rank0> parallel_group{&rank0, 1, 0};
+    // expected-note@+1 {{requested here}}
     comm::profiled::TREDUCE<profile_cpu>(parallel_group, dst_global_data, acc_tile_data, recv_tile_data,
                                          comm::ReduceOp::Sum);
 }

@@ -7,14 +7,23 @@
 
 using namespace pto;
 
-// expected-no-diagnostics
-
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
     auto signal_data_buf = std::make_unique<int32_t[]>(64);
     using Global_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
     Global_signal_data signal_data(signal_data_buf.get());
 
+    comm::profiled::TWAIT<profile_a2a3>(signal_data, int32_t{0}, comm::WaitCmp::EQ);
+}
+
+// breaks rule 00_tensor_dtype (tensor_dtype) of the A2A3 profile
+// expected-error@*:* {{TWAIT [A2A3]: the element type of signal_data must be int32_t}}
+void fail_a2a3_00_tensor_dtype() {
+    auto signal_data_buf = std::make_unique<half[]>(64);
+    using Global_signal_data = GlobalTensor<half, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    Global_signal_data signal_data(signal_data_buf.get());
+
+    // expected-note@+1 {{requested here}}
     comm::profiled::TWAIT<profile_a2a3>(signal_data, int32_t{0}, comm::WaitCmp::EQ);
 }
 
@@ -27,11 +36,33 @@ void legal_a5() {
     comm::profiled::TWAIT<profile_a5>(signal_data, int32_t{0}, comm::WaitCmp::EQ);
 }
 
+// breaks rule 00_tensor_dtype (tensor_dtype) of the A5 profile
+// expected-error@*:* {{TWAIT [A5]: the element type of signal_data must be int32_t}}
+void fail_a5_00_tensor_dtype() {
+    auto signal_data_buf = std::make_unique<half[]>(64);
+    using Global_signal_data = GlobalTensor<half, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    Global_signal_data signal_data(signal_data_buf.get());
+
+    // expected-note@+1 {{requested here}}
+    comm::profiled::TWAIT<profile_a5>(signal_data, int32_t{0}, comm::WaitCmp::EQ);
+}
+
 // legal twin: every rule of the profile holds
 void legal_cpu() {
     auto signal_data_buf = std::make_unique<int32_t[]>(64);
     using Global_signal_data = GlobalTensor<int32_t, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
     Global_signal_data signal_data(signal_data_buf.get());
 
+    comm::profiled::TWAIT<profile_cpu>(signal_data, int32_t{0}, comm::WaitCmp::EQ);
+}
+
+// breaks rule 00_tensor_dtype (tensor_dtype) of the CPU profile
+// expected-error@*:* {{TWAIT [CPU]: the element type of signal_data must be int32_t}}
+void fail_cpu_00_tensor_dtype() {
+    auto signal_data_buf = std::make_unique<half[]>(64);
+    using Global_signal_data = GlobalTensor<half, Shape<1, 1, 1, 4, 8>, Stride<64, 64, 64, 16, 1>, Layout::ND>;
+    Global_signal_data signal_data(signal_data_buf.get());
+
+    // expected-note@+1 {{requested here}}
     comm::profiled::TWAIT<profile_cpu>(signal_data, int32_t{0}, comm::WaitCmp::EQ);
 }

@@ -5655,7 +5655,15 @@ struct profile_a2a3 {
     template <auto atomicType, typename GlobalDstData, typename GlobalSrcData, typename TileData,
               typename... WaitEvents>
     static constexpr bool check_TPUT() {
-        return true;
+        constexpr bool r00_same_tensor_dtype =
+            std::is_same_v<typename GlobalDstData::DType, typename GlobalSrcData::DType> &&
+            std::is_same_v<typename GlobalDstData::DType, typename TileData::DType>;
+        static_assert(r00_same_tensor_dtype, "TPUT [A2A3]: the element types of dst_global_data, src_global_data and "
+                                             "staging_tile_data must be the same");
+        constexpr bool r01_same_tensor_layout = GlobalDstData::layout == GlobalSrcData::layout;
+        static_assert(r01_same_tensor_layout,
+                      "TPUT [A2A3]: the layouts of dst_global_data and src_global_data must be the same");
+        return r00_same_tensor_dtype && r01_same_tensor_layout;
     }
 
     template <typename TileData>
@@ -5664,7 +5672,15 @@ struct profile_a2a3 {
     // pto.tget (specs/ops/communication/tget.yaml)
     template <typename GlobalDstData, typename GlobalSrcData, typename TileData, typename... WaitEvents>
     static constexpr bool check_TGET() {
-        return true;
+        constexpr bool r00_same_tensor_dtype =
+            std::is_same_v<typename GlobalDstData::DType, typename GlobalSrcData::DType> &&
+            std::is_same_v<typename GlobalDstData::DType, typename TileData::DType>;
+        static_assert(r00_same_tensor_dtype, "TGET [A2A3]: the element types of dst_global_data, src_global_data and "
+                                             "staging_tile_data must be the same");
+        constexpr bool r01_same_tensor_layout = GlobalDstData::layout == GlobalSrcData::layout;
+        static_assert(r01_same_tensor_layout,
+                      "TGET [A2A3]: the layouts of dst_global_data and src_global_data must be the same");
+        return r00_same_tensor_dtype && r01_same_tensor_layout;
     }
 
     template <typename TileData>
@@ -5673,7 +5689,14 @@ struct profile_a2a3 {
     // pto.tput_async (specs/ops/communication/tput_async.yaml)
     template <auto engine, typename GlobalDstData, typename GlobalSrcData, typename... WaitEvents>
     static constexpr bool check_TPUT_ASYNC() {
-        return true;
+        constexpr bool r00_same_tensor_dtype =
+            std::is_same_v<typename GlobalDstData::DType, typename GlobalSrcData::DType>;
+        static_assert(r00_same_tensor_dtype,
+                      "TPUT_ASYNC [A2A3]: the element types of dst_global_data and src_global_data must be the same");
+        constexpr bool r01_same_tensor_layout = GlobalDstData::layout == GlobalSrcData::layout;
+        static_assert(r01_same_tensor_layout,
+                      "TPUT_ASYNC [A2A3]: the layouts of dst_global_data and src_global_data must be the same");
+        return r00_same_tensor_dtype && r01_same_tensor_layout;
     }
 
     static void verify_TPUT_ASYNC() {}
@@ -5681,7 +5704,14 @@ struct profile_a2a3 {
     // pto.tget_async (specs/ops/communication/tget_async.yaml)
     template <auto engine, typename GlobalDstData, typename GlobalSrcData, typename... WaitEvents>
     static constexpr bool check_TGET_ASYNC() {
-        return true;
+        constexpr bool r00_same_tensor_dtype =
+            std::is_same_v<typename GlobalDstData::DType, typename GlobalSrcData::DType>;
+        static_assert(r00_same_tensor_dtype,
+                      "TGET_ASYNC [A2A3]: the element types of dst_global_data and src_global_data must be the same");
+        constexpr bool r01_same_tensor_layout = GlobalDstData::layout == GlobalSrcData::layout;
+        static_assert(r01_same_tensor_layout,
+                      "TGET_ASYNC [A2A3]: the layouts of dst_global_data and src_global_data must be the same");
+        return r00_same_tensor_dtype && r01_same_tensor_layout;
     }
 
     static void verify_TGET_ASYNC() {}
@@ -5689,7 +5719,9 @@ struct profile_a2a3 {
     // pto.tnotify (specs/ops/communication/tnotify.yaml)
     template <typename GlobalSignalData, typename... WaitEvents>
     static constexpr bool check_TNOTIFY() {
-        return true;
+        constexpr bool r00_tensor_dtype = sim::is_one_of_v<std::remove_cv_t<typename GlobalSignalData::DType>, int32_t>;
+        static_assert(r00_tensor_dtype, "TNOTIFY [A2A3]: the element type of dst_signal_data must be int32_t");
+        return r00_tensor_dtype;
     }
 
     static void verify_TNOTIFY() {}
@@ -5697,7 +5729,9 @@ struct profile_a2a3 {
     // pto.twait (specs/ops/communication/twait.yaml)
     template <typename GlobalSignalData, typename... WaitEvents>
     static constexpr bool check_TWAIT() {
-        return true;
+        constexpr bool r00_tensor_dtype = sim::is_one_of_v<std::remove_cv_t<typename GlobalSignalData::DType>, int32_t>;
+        static_assert(r00_tensor_dtype, "TWAIT [A2A3]: the element type of signal_data must be int32_t");
+        return r00_tensor_dtype;
     }
 
     static void verify_TWAIT() {}
@@ -5705,7 +5739,9 @@ struct profile_a2a3 {
     // pto.ttest (specs/ops/communication/ttest.yaml)
     template <typename GlobalSignalData, typename... WaitEvents>
     static constexpr bool check_TTEST() {
-        return true;
+        constexpr bool r00_tensor_dtype = sim::is_one_of_v<std::remove_cv_t<typename GlobalSignalData::DType>, int32_t>;
+        static_assert(r00_tensor_dtype, "TTEST [A2A3]: the element type of signal_data must be int32_t");
+        return r00_tensor_dtype;
     }
 
     static void verify_TTEST() {}
@@ -5713,7 +5749,15 @@ struct profile_a2a3 {
     // pto.tbroadcast (specs/ops/communication/tbroadcast.yaml)
     template <auto engine, typename ParallelGroupType, typename GlobalSrcData, typename TileData, typename... Args>
     static constexpr bool check_TBROADCAST() {
-        return true;
+        constexpr bool r00_same_tensor_dtype =
+            std::is_same_v<typename ParallelGroupType::DType, typename GlobalSrcData::DType> &&
+            std::is_same_v<typename ParallelGroupType::DType, typename TileData::DType>;
+        static_assert(r00_same_tensor_dtype, "TBROADCAST [A2A3]: the element types of parallel_group, src_global_data "
+                                             "and staging_tile_data must be the same");
+        constexpr bool r01_same_tensor_layout = ParallelGroupType::layout == GlobalSrcData::layout;
+        static_assert(r01_same_tensor_layout,
+                      "TBROADCAST [A2A3]: the layouts of parallel_group and src_global_data must be the same");
+        return r00_same_tensor_dtype && r01_same_tensor_layout;
     }
 
     template <typename TileData>
@@ -5722,7 +5766,13 @@ struct profile_a2a3 {
     // pto.treduce (specs/ops/communication/treduce.yaml)
     template <auto engine, typename ParallelGroupType, typename GlobalDstData, typename TileData, typename... Args>
     static constexpr bool check_TREDUCE() {
-        return true;
+        constexpr bool r00_same_tensor_dtype =
+            std::is_same_v<typename ParallelGroupType::DType, typename GlobalDstData::DType> &&
+            std::is_same_v<typename ParallelGroupType::DType, typename TileData::DType>;
+        static_assert(
+            r00_same_tensor_dtype,
+            "TREDUCE [A2A3]: the element types of parallel_group, dst_global_data and acc_tile_data must be the same");
+        return r00_same_tensor_dtype;
     }
 
     template <typename TileData>
@@ -5732,7 +5782,15 @@ struct profile_a2a3 {
     // pto.comm.tgather (specs/ops/communication/comm_tgather.yaml)
     template <auto engine, typename ParallelGroupType, typename GlobalDstData, typename TileData, typename... Args>
     static constexpr bool check_TGATHER() {
-        return true;
+        constexpr bool r00_same_tensor_dtype =
+            std::is_same_v<typename ParallelGroupType::DType, typename GlobalDstData::DType> &&
+            std::is_same_v<typename ParallelGroupType::DType, typename TileData::DType>;
+        static_assert(r00_same_tensor_dtype, "TGATHER [A2A3]: the element types of parallel_group, dst_global_data and "
+                                             "staging_tile_data must be the same");
+        constexpr bool r01_same_tensor_layout = ParallelGroupType::layout == GlobalDstData::layout;
+        static_assert(r01_same_tensor_layout,
+                      "TGATHER [A2A3]: the layouts of parallel_group and dst_global_data must be the same");
+        return r00_same_tensor_dtype && r01_same_tensor_layout;
     }
 
     template <typename TileData>
@@ -5741,7 +5799,15 @@ struct profile_a2a3 {
     // pto.comm.tscatter (specs/ops/communication/comm_tscatter.yaml)
     template <auto engine, typename ParallelGroupType, typename GlobalSrcData, typename TileData, typename... Args>
     static constexpr bool check_TSCATTER() {
-        return true;
+        constexpr bool r00_same_tensor_dtype =
+            std::is_same_v<typename ParallelGroupType::DType, typename GlobalSrcData::DType> &&
+            std::is_same_v<typename ParallelGroupType::DType, typename TileData::DType>;
+        static_assert(r00_same_tensor_dtype, "TSCATTER [A2A3]: the element types of parallel_group, src_global_data "
+                                             "and staging_tile_data must be the same");
+        constexpr bool r01_same_tensor_layout = ParallelGroupType::layout == GlobalSrcData::layout;
+        static_assert(r01_same_tensor_layout,
+                      "TSCATTER [A2A3]: the layouts of parallel_group and src_global_data must be the same");
+        return r00_same_tensor_dtype && r01_same_tensor_layout;
     }
 
     template <typename TileData>

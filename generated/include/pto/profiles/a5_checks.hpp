@@ -6042,7 +6042,16 @@ struct profile_a5 {
     template <auto atomicType, typename GlobalDstData, typename GlobalSrcData, typename TileData,
               typename... WaitEvents>
     static constexpr bool check_TPUT() {
-        return true;
+        constexpr bool r00_same_tensor_dtype =
+            std::is_same_v<typename GlobalDstData::DType, typename GlobalSrcData::DType> &&
+            std::is_same_v<typename GlobalDstData::DType, typename TileData::DType>;
+        static_assert(
+            r00_same_tensor_dtype,
+            "TPUT [A5]: the element types of dst_global_data, src_global_data and staging_tile_data must be the same");
+        constexpr bool r01_same_tensor_layout = GlobalDstData::layout == GlobalSrcData::layout;
+        static_assert(r01_same_tensor_layout,
+                      "TPUT [A5]: the layouts of dst_global_data and src_global_data must be the same");
+        return r00_same_tensor_dtype && r01_same_tensor_layout;
     }
 
     template <typename TileData>
@@ -6051,7 +6060,16 @@ struct profile_a5 {
     // pto.tget (specs/ops/communication/tget.yaml)
     template <typename GlobalDstData, typename GlobalSrcData, typename TileData, typename... WaitEvents>
     static constexpr bool check_TGET() {
-        return true;
+        constexpr bool r00_same_tensor_dtype =
+            std::is_same_v<typename GlobalDstData::DType, typename GlobalSrcData::DType> &&
+            std::is_same_v<typename GlobalDstData::DType, typename TileData::DType>;
+        static_assert(
+            r00_same_tensor_dtype,
+            "TGET [A5]: the element types of dst_global_data, src_global_data and staging_tile_data must be the same");
+        constexpr bool r01_same_tensor_layout = GlobalDstData::layout == GlobalSrcData::layout;
+        static_assert(r01_same_tensor_layout,
+                      "TGET [A5]: the layouts of dst_global_data and src_global_data must be the same");
+        return r00_same_tensor_dtype && r01_same_tensor_layout;
     }
 
     template <typename TileData>
@@ -6060,7 +6078,14 @@ struct profile_a5 {
     // pto.tput_async (specs/ops/communication/tput_async.yaml)
     template <auto engine, typename GlobalDstData, typename GlobalSrcData, typename... WaitEvents>
     static constexpr bool check_TPUT_ASYNC() {
-        return true;
+        constexpr bool r00_same_tensor_dtype =
+            std::is_same_v<typename GlobalDstData::DType, typename GlobalSrcData::DType>;
+        static_assert(r00_same_tensor_dtype,
+                      "TPUT_ASYNC [A5]: the element types of dst_global_data and src_global_data must be the same");
+        constexpr bool r01_same_tensor_layout = GlobalDstData::layout == GlobalSrcData::layout;
+        static_assert(r01_same_tensor_layout,
+                      "TPUT_ASYNC [A5]: the layouts of dst_global_data and src_global_data must be the same");
+        return r00_same_tensor_dtype && r01_same_tensor_layout;
     }
 
     static void verify_TPUT_ASYNC() {}
@@ -6068,7 +6093,14 @@ struct profile_a5 {
     // pto.tget_async (specs/ops/communication/tget_async.yaml)
     template <auto engine, typename GlobalDstData, typename GlobalSrcData, typename... WaitEvents>
     static constexpr bool check_TGET_ASYNC() {
-        return true;
+        constexpr bool r00_same_tensor_dtype =
+            std::is_same_v<typename GlobalDstData::DType, typename GlobalSrcData::DType>;
+        static_assert(r00_same_tensor_dtype,
+                      "TGET_ASYNC [A5]: the element types of dst_global_data and src_global_data must be the same");
+        constexpr bool r01_same_tensor_layout = GlobalDstData::layout == GlobalSrcData::layout;
+        static_assert(r01_same_tensor_layout,
+                      "TGET_ASYNC [A5]: the layouts of dst_global_data and src_global_data must be the same");
+        return r00_same_tensor_dtype && r01_same_tensor_layout;
     }
 
     static void verify_TGET_ASYNC() {}
@@ -6076,7 +6108,9 @@ struct profile_a5 {
     // pto.tnotify (specs/ops/communication/tnotify.yaml)
     template <typename GlobalSignalData, typename... WaitEvents>
     static constexpr bool check_TNOTIFY() {
-        return true;
+        constexpr bool r00_tensor_dtype = sim::is_one_of_v<std::remove_cv_t<typename GlobalSignalData::DType>, int32_t>;
+        static_assert(r00_tensor_dtype, "TNOTIFY [A5]: the element type of dst_signal_data must be int32_t");
+        return r00_tensor_dtype;
     }
 
     static void verify_TNOTIFY() {}
@@ -6084,7 +6118,9 @@ struct profile_a5 {
     // pto.twait (specs/ops/communication/twait.yaml)
     template <typename GlobalSignalData, typename... WaitEvents>
     static constexpr bool check_TWAIT() {
-        return true;
+        constexpr bool r00_tensor_dtype = sim::is_one_of_v<std::remove_cv_t<typename GlobalSignalData::DType>, int32_t>;
+        static_assert(r00_tensor_dtype, "TWAIT [A5]: the element type of signal_data must be int32_t");
+        return r00_tensor_dtype;
     }
 
     static void verify_TWAIT() {}
@@ -6092,7 +6128,9 @@ struct profile_a5 {
     // pto.ttest (specs/ops/communication/ttest.yaml)
     template <typename GlobalSignalData, typename... WaitEvents>
     static constexpr bool check_TTEST() {
-        return true;
+        constexpr bool r00_tensor_dtype = sim::is_one_of_v<std::remove_cv_t<typename GlobalSignalData::DType>, int32_t>;
+        static_assert(r00_tensor_dtype, "TTEST [A5]: the element type of signal_data must be int32_t");
+        return r00_tensor_dtype;
     }
 
     static void verify_TTEST() {}
@@ -6100,7 +6138,15 @@ struct profile_a5 {
     // pto.tbroadcast (specs/ops/communication/tbroadcast.yaml)
     template <auto engine, typename ParallelGroupType, typename GlobalSrcData, typename TileData, typename... Args>
     static constexpr bool check_TBROADCAST() {
-        return true;
+        constexpr bool r00_same_tensor_dtype =
+            std::is_same_v<typename ParallelGroupType::DType, typename GlobalSrcData::DType> &&
+            std::is_same_v<typename ParallelGroupType::DType, typename TileData::DType>;
+        static_assert(r00_same_tensor_dtype, "TBROADCAST [A5]: the element types of parallel_group, src_global_data "
+                                             "and staging_tile_data must be the same");
+        constexpr bool r01_same_tensor_layout = ParallelGroupType::layout == GlobalSrcData::layout;
+        static_assert(r01_same_tensor_layout,
+                      "TBROADCAST [A5]: the layouts of parallel_group and src_global_data must be the same");
+        return r00_same_tensor_dtype && r01_same_tensor_layout;
     }
 
     template <typename TileData>
@@ -6109,7 +6155,13 @@ struct profile_a5 {
     // pto.treduce (specs/ops/communication/treduce.yaml)
     template <auto engine, typename ParallelGroupType, typename GlobalDstData, typename TileData, typename... Args>
     static constexpr bool check_TREDUCE() {
-        return true;
+        constexpr bool r00_same_tensor_dtype =
+            std::is_same_v<typename ParallelGroupType::DType, typename GlobalDstData::DType> &&
+            std::is_same_v<typename ParallelGroupType::DType, typename TileData::DType>;
+        static_assert(
+            r00_same_tensor_dtype,
+            "TREDUCE [A5]: the element types of parallel_group, dst_global_data and acc_tile_data must be the same");
+        return r00_same_tensor_dtype;
     }
 
     template <typename TileData>
@@ -6119,7 +6171,15 @@ struct profile_a5 {
     // pto.comm.tgather (specs/ops/communication/comm_tgather.yaml)
     template <auto engine, typename ParallelGroupType, typename GlobalDstData, typename TileData, typename... Args>
     static constexpr bool check_TGATHER() {
-        return true;
+        constexpr bool r00_same_tensor_dtype =
+            std::is_same_v<typename ParallelGroupType::DType, typename GlobalDstData::DType> &&
+            std::is_same_v<typename ParallelGroupType::DType, typename TileData::DType>;
+        static_assert(r00_same_tensor_dtype, "TGATHER [A5]: the element types of parallel_group, dst_global_data and "
+                                             "staging_tile_data must be the same");
+        constexpr bool r01_same_tensor_layout = ParallelGroupType::layout == GlobalDstData::layout;
+        static_assert(r01_same_tensor_layout,
+                      "TGATHER [A5]: the layouts of parallel_group and dst_global_data must be the same");
+        return r00_same_tensor_dtype && r01_same_tensor_layout;
     }
 
     template <typename TileData>
@@ -6128,7 +6188,15 @@ struct profile_a5 {
     // pto.comm.tscatter (specs/ops/communication/comm_tscatter.yaml)
     template <auto engine, typename ParallelGroupType, typename GlobalSrcData, typename TileData, typename... Args>
     static constexpr bool check_TSCATTER() {
-        return true;
+        constexpr bool r00_same_tensor_dtype =
+            std::is_same_v<typename ParallelGroupType::DType, typename GlobalSrcData::DType> &&
+            std::is_same_v<typename ParallelGroupType::DType, typename TileData::DType>;
+        static_assert(r00_same_tensor_dtype, "TSCATTER [A5]: the element types of parallel_group, src_global_data and "
+                                             "staging_tile_data must be the same");
+        constexpr bool r01_same_tensor_layout = ParallelGroupType::layout == GlobalSrcData::layout;
+        static_assert(r01_same_tensor_layout,
+                      "TSCATTER [A5]: the layouts of parallel_group and src_global_data must be the same");
+        return r00_same_tensor_dtype && r01_same_tensor_layout;
     }
 
     template <typename TileData>

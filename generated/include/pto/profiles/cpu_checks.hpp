@@ -5324,7 +5324,9 @@ struct profile_cpu {
     // pto.twait (specs/ops/communication/twait.yaml)
     template <typename GlobalSignalData, typename... WaitEvents>
     static constexpr bool check_TWAIT() {
-        return true;
+        constexpr bool r00_tensor_dtype = sim::is_one_of_v<std::remove_cv_t<typename GlobalSignalData::DType>, int32_t>;
+        static_assert(r00_tensor_dtype, "TWAIT [CPU]: the element type of signal_data must be int32_t");
+        return r00_tensor_dtype;
     }
 
     static void verify_TWAIT() {}
@@ -5332,7 +5334,11 @@ struct profile_cpu {
     // pto.ttest (specs/ops/communication/ttest.yaml)
     template <typename GlobalSignalData, typename... WaitEvents>
     static constexpr bool check_TTEST() {
-        return true;
+        constexpr bool r01_tensor_dtype =
+            sim::is_one_of_v<std::remove_cv_t<typename GlobalSignalData::DType>, int32_t, uint32_t, float>;
+        static_assert(r01_tensor_dtype,
+                      "TTEST [CPU]: the element type of signal_data must be int32_t, uint32_t or float");
+        return r01_tensor_dtype;
     }
 
     static void verify_TTEST() {}
@@ -5349,7 +5355,13 @@ struct profile_cpu {
     // pto.treduce (specs/ops/communication/treduce.yaml)
     template <auto engine, typename ParallelGroupType, typename GlobalDstData, typename TileData, typename... Args>
     static constexpr bool check_TREDUCE() {
-        return true;
+        constexpr bool r00_same_tensor_dtype =
+            std::is_same_v<typename ParallelGroupType::DType, typename GlobalDstData::DType> &&
+            std::is_same_v<typename ParallelGroupType::DType, typename TileData::DType>;
+        static_assert(
+            r00_same_tensor_dtype,
+            "TREDUCE [CPU]: the element types of parallel_group, dst_global_data and acc_tile_data must be the same");
+        return r00_same_tensor_dtype;
     }
 
     template <typename TileData>
@@ -5359,7 +5371,15 @@ struct profile_cpu {
     // pto.comm.tgather (specs/ops/communication/comm_tgather.yaml)
     template <auto engine, typename ParallelGroupType, typename GlobalDstData, typename TileData, typename... Args>
     static constexpr bool check_TGATHER() {
-        return true;
+        constexpr bool r00_same_tensor_dtype =
+            std::is_same_v<typename ParallelGroupType::DType, typename GlobalDstData::DType> &&
+            std::is_same_v<typename ParallelGroupType::DType, typename TileData::DType>;
+        static_assert(r00_same_tensor_dtype, "TGATHER [CPU]: the element types of parallel_group, dst_global_data and "
+                                             "staging_tile_data must be the same");
+        constexpr bool r01_same_tensor_layout = ParallelGroupType::layout == GlobalDstData::layout;
+        static_assert(r01_same_tensor_layout,
+                      "TGATHER [CPU]: the layouts of parallel_group and dst_global_data must be the same");
+        return r00_same_tensor_dtype && r01_same_tensor_layout;
     }
 
     template <typename TileData>
@@ -5368,7 +5388,15 @@ struct profile_cpu {
     // pto.comm.tscatter (specs/ops/communication/comm_tscatter.yaml)
     template <auto engine, typename ParallelGroupType, typename GlobalSrcData, typename TileData, typename... Args>
     static constexpr bool check_TSCATTER() {
-        return true;
+        constexpr bool r00_same_tensor_dtype =
+            std::is_same_v<typename ParallelGroupType::DType, typename GlobalSrcData::DType> &&
+            std::is_same_v<typename ParallelGroupType::DType, typename TileData::DType>;
+        static_assert(r00_same_tensor_dtype, "TSCATTER [CPU]: the element types of parallel_group, src_global_data and "
+                                             "staging_tile_data must be the same");
+        constexpr bool r01_same_tensor_layout = ParallelGroupType::layout == GlobalSrcData::layout;
+        static_assert(r01_same_tensor_layout,
+                      "TSCATTER [CPU]: the layouts of parallel_group and src_global_data must be the same");
+        return r00_same_tensor_dtype && r01_same_tensor_layout;
     }
 
     template <typename TileData>

@@ -21,6 +21,10 @@ enum class DmaEngine : std::uint8_t { SDMA = 0, URMA = 1, RDMA = 2 };
 template <typename GlobalData>
 struct ParallelGroup {
     using value_type = GlobalData;
+    // Its tensors' element type and layout, which the profile checks compare with the op's other
+    // tensors and tiles, as they compare a GlobalTensor's.
+    using DType = typename GlobalData::DType;
+    static constexpr Layout layout = GlobalData::layout;
 
     GlobalData* tensors{nullptr};
     int nranks{0};

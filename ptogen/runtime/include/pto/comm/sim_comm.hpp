@@ -60,25 +60,46 @@ void for_each_position(const int64_t (&shape)[5], F&& f) {
     }
 }
 
-// dst += src as one indivisible update, so that ranks adding into one tensor from several threads
-// lose no addition: a native arithmetic type through std::atomic_ref, a 16-bit float under a lock.
-template <typename T>
-void atomic_add(T& dst, T src) {
+// dst += src (or dst = src) as one indivisible update, so that ranks writing one tensor from several
+// threads lose no update: a native arithmetic type through std::atomic_ref, a 16-bit float under a
+// lock.
+template <bool add, typename T>
+void atomic_update(T& dst, T src) {
     if constexpr (std::is_arithmetic_v<T>) {
-        std::atomic_ref<T>(dst).fetch_add(src, std::memory_order_acq_rel);
+        std::atomic_ref<T> at(dst);
+        if constexpr (add)
+            at.fetch_add(src, std::memory_order_seq_cst);
+        else
+            at.store(src, std::memory_order_seq_cst);
     } else {
         static std::mutex lock;
         std::scoped_lock hold(lock);
-        dst = T(static_cast<float>(dst) + static_cast<float>(src));
+        dst = add ? T(static_cast<float>(dst) + static_cast<float>(src)) : src;
     }
+}
+
+template <typename T>
+void atomic_add(T& dst, T src) {
+    atomic_update<true>(dst, src);
+}
+
+// The value of `v` in the element type T: a conversion, through float for the 16-bit float types,
+// which convert from float only.
+template <typename T, typename V>
+T element(V v) {
+    if constexpr (std::is_same_v<T, V> || std::is_constructible_v<T, V>)
+        return T(v);
+    else
+        return T(static_cast<float>(v));
 }
 
 // TPUT, TGET and the asynchronous forms: every element of `dst`'s shape from the same position of
 // `src` (each tensor through its own strides); `accumulate` adds instead of storing (AtomicAdd).
+// The profiles of the devices demand one element type; the CPU profile, as upstream's simulator,
+// also converts between two.
 template <bool accumulate, typename Dst, typename Src>
 void copy(const char* op, Dst& dst, Src& src) {
-    static_assert(std::is_same_v<typename Dst::DType, typename Src::DType>,
-                  "PTO comm: the source and destination tensors must have one element type");
+    using T = typename Dst::DType;
     int64_t shape[5], from[5];
     extents(dst, shape);
     extents(src, from);
@@ -88,9 +109,9 @@ void copy(const char* op, Dst& dst, Src& src) {
     const auto* in = src.data();
     for_each_position(shape, [&](const int64_t (&at)[5]) {
         if constexpr (accumulate)
-            atomic_add(out[offset(dst, at)], in[offset(src, at)]);
+            atomic_add(out[offset(dst, at)], element<T>(in[offset(src, at)]));
         else
-            out[offset(dst, at)] = in[offset(src, at)];
+            out[offset(dst, at)] = element<T>(in[offset(src, at)]);
     });
 }
 
@@ -112,26 +133,32 @@ inline const char* spelling(WaitCmp cmp) {
     return k < 6 ? names[k] : "?";
 }
 
+// A signal is an int32_t on the devices (the profile checks say so); the CPU profile, as upstream's
+// simulator, also compares the bits of another 32-bit element as an int32_t (TTEST).
 template <typename G>
 void require_signal(const char* op, const G& g) {
-    static_assert(std::is_same_v<std::remove_cv_t<typename G::DType>, int32_t>, "PTO comm: a signal is an int32_t tensor");
+    static_assert(sizeof(typename G::DType) == sizeof(int32_t), "PTO comm: a signal is a 32-bit element");
     check(reinterpret_cast<std::uintptr_t>(g.data()) % alignof(int32_t) == 0, op,
                     "a signal must be 4-byte aligned");
 }
 
-inline int32_t load(int32_t& signal) {
-    return std::atomic_ref<int32_t>(signal).load(std::memory_order_acquire);
+template <typename T>
+int32_t load(T& signal) {
+    return std::atomic_ref<int32_t>(reinterpret_cast<int32_t&>(signal)).load(std::memory_order_acquire);
 }
 
-// TNOTIFY: an atomic store (Set) or add (AtomicAdd) on the signal's first element.
+// TNOTIFY: an atomic store (Set) or add (AtomicAdd) of the value, in the signal's element type, on
+// its first element (an int32_t on the devices; the CPU profile, as upstream's simulator, takes
+// another element type too).
 template <typename G>
 void notify(G& signal, int32_t value, NotifyOp how) {
-    require_signal("TNOTIFY", signal);
-    std::atomic_ref<int32_t> s(*signal.data());
+    using T = std::remove_cv_t<typename G::DType>;
+    if constexpr (std::is_same_v<T, int32_t>)
+        require_signal("TNOTIFY", signal);
     if (how == NotifyOp::AtomicAdd)
-        s.fetch_add(value, std::memory_order_seq_cst);
+        atomic_update<true>(*signal.data(), element<T>(value));
     else
-        s.store(value, std::memory_order_seq_cst);
+        atomic_update<false>(*signal.data(), element<T>(value));
 }
 
 // The first signal of `g` that does not satisfy `signal cmp expected`, or -1 when all do.
