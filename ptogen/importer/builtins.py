@@ -20,8 +20,8 @@ _SIGNATURE = re.compile(r"^(?P<returns>\w+) (?P<name>\w+)\((?P<params>.*)\);$")
 _CPP_IDENT = re.compile(r"^[A-Za-z_]\w*$")
 # What a parameter's type may be spelt as: a typedef (`pipe_t`, `uint64_t`) or a fundamental type.
 _CPP_TYPE = re.compile(
-    r"^(?:const )?(?:\w+_t|bool|char|short|int|long|unsigned|float|double|[A-Za-z_]\w*(?:::\w+)+|vector_\w+)"
-    r"(?:\*&|[&*])?$"
+    r"^(?:const )?(?:\w+_t|void|bool|char|short|int|long|unsigned|float|double|"
+    r"[A-Za-z_]\w*(?:::\w+)+|vector_\w+)(?:\*&|[&*])?$"
 )
 _PARAM = re.compile(r"^(?P<type>.*?[\s&*])\s*(?P<name>\w+)$")
 # A call whose result a variable holds: `pset_b32(pattern)`.
@@ -37,22 +37,26 @@ def operand_name(cell: str) -> str:
 
 def scalar_operands(facts: PageFacts, unplaced: list[str]) -> list[dict[str, Any]]:
     """One operand per row of the page's Inputs table, then one per predicate row of its Expected
-    Outputs table (a predicate builtin's results; the other builtins' results are not operands). A
-    row typed `!pto.mask<...>` is a predicate register (kind `mask`), any other a scalar."""
+    Outputs table (a predicate builtin's results, and the value a declared builtin returns; the
+    other rows of a page's outputs are not operands). A row typed `!pto.mask<...>` is a predicate
+    register (kind `mask`), any other a scalar."""
     operands: list[dict[str, Any]] = []
+    declared = _declared(facts)
+    returns = declared is not None and declared[2] != "void"
     rows = [(row, "src") for row in read_table(_first_table(facts.inputs))]
     rows += [(row, "dst") for row in read_table(_first_table(facts.outputs))]
     for row, default_role in rows:
         name = operand_name(row["name"])
         typ = row.get("type") or "i64"
         mask = typ.startswith("!pto.mask")
-        if default_role == "dst" and not mask:
+        if default_role == "dst" and not mask and not returns:
             continue
         if not OPERAND_NAME.match(name) or any(o["name"] == name for o in operands):
             unplaced.append(f"operand row {row['name']!r} does not name an operand")
             continue
         role = row.get("role", "")
-        default_role = default_role if mask else "scalar"  # an input predicate is a source
+        # an input predicate is a source, a result a destination, any other row a scalar
+        default_role = default_role if mask or default_role == "dst" else "scalar"
         operands.append(
             {
                 "name": name,
@@ -114,7 +118,8 @@ def read_builtin(
     for p in params:  # a call without a declaration: the predicate it names `dst` is its result
         if declared is None and p["type"] == "vector_bool" and p["name"].startswith("dst"):
             p["type"] += "&"
-    _match(params, operands, unplaced)
+    if declared is None or params:  # a declared `f()` has no parameter to match
+        _match(params, operands, unplaced)
     if returns != "void":  # the returned operand is the first, a destination no parameter carries
         carried = {p["operand"] for p in params}
         result = next((o for o in operands if o["role"] == "dst" and o["name"] not in carried), None)
@@ -154,6 +159,8 @@ def _declared(facts: PageFacts) -> tuple[str, list[tuple[str, str]], str] | None
             continue
         params = []
         for p in split_top_level(m["params"]):
+            if not p.strip() or p.strip() == "void":
+                continue  # `f()`: no parameters
             # the name is the trailing identifier (`const float*ptr` once the page's text is normalised)
             typed = _PARAM.match(p.strip())
             typ, pname = (typed["type"], typed["name"]) if typed else ("", p.strip())
@@ -176,8 +183,16 @@ def _match(params: list[dict[str, Any]], operands: list[dict[str, Any]], unplace
     picked: list[dict[str, Any]] = []
     for k, p in enumerate(params):
         key = snake(p["name"])
-        found = by_name.get(key) or next(
-            (o for n, o in by_name.items() if n.startswith(key) or key.startswith(n)), None
+        # the operand at its place when one name's words hold the other's (`dst` carries `ub_dst`,
+        # not the `dst_gap` a prefix would pick)
+        placed = operands[k] if k < len(operands) else None
+        if placed is not None:
+            words, theirs = set(key.split("_")), set(placed["name"].split("_"))
+            placed = placed if words <= theirs or theirs <= words else None
+        found = (
+            by_name.get(key)
+            or placed
+            or next((o for n, o in by_name.items() if n.startswith(key) or key.startswith(n)), None)
         )
         if found is None or found in picked:  # the first operand left that the parameter's type fits
             left = [o for o in operands[k:] + operands if o not in picked]

@@ -255,6 +255,8 @@ _CALL_VARIABLE = re.compile(
     r"(?:=\s*(?P<value>[^;=]+)|\{\})?\s*;$"
 )
 _CALL = re.compile(r"^(?P<fn>[a-z_]\w*)\((?P<args>[^;]*)\);$")
+# The first line of a call the page wraps (`copy_gm_to_ubuf_align_v2(` and its arguments below).
+_CALL_HEAD = re.compile(r"^[a-z_]\w*\([^;]*$")
 
 
 def _read_call(ln: Line, ctx: Ctx) -> bool:
@@ -275,7 +277,17 @@ def _read_call(ln: Line, ctx: Ctx) -> bool:
 def _read_intrinsic(section: Section, ctx: Ctx) -> None:
     pending: list[Line] = []
     comment: list[Line] = []
+    wrapped: list[Line] = []  # a call wrapped over several lines, read once its `);` ends it
     for ln in section.lines:
+        if wrapped or (ln.fenced and not pending and _CALL_HEAD.match(ln.text.strip())):
+            wrapped.append(ln)
+            if ln.text.rstrip().endswith(";") or ln.fence_marker:
+                joined = Line(" ".join(x.text.strip() for x in wrapped if not x.fence_marker), fenced=True)
+                if _read_call(joined, ctx):
+                    for x in wrapped:
+                        x.placed = True
+                wrapped = []
+            continue
         if ln.fence_marker and pending and pending[-1].text.rstrip().endswith(")"):
             ln = Line(";", placed=True)  # a code block ends a declaration that lacks its `;`
         elif not ln.text.strip() or ln.fence_marker:

@@ -41,6 +41,10 @@ class Builtin(NamesOperand):
         # orders work and writes nothing: its domain is the operand that names what it orders
         return next((o["name"] for o in operands), None)
 
+    def writes_domain(self, spec: OpSpec) -> bool:
+        # one that returns a value (`get_block_idx()`) writes it: its first operand, the domain
+        return spec.builtin is not None and spec.builtin.returns != "void"
+
     def check_operands(self, spec: OpSpec) -> list[tuple[tuple[str | int, ...], str]]:
         if any(o.kind != "scalar" for o in spec.operands) or spec.builtin is None:
             return [(("operands",), "a builtin's operands are the scalar arguments of its `builtin`")]

@@ -542,6 +542,23 @@ EXACT: tuple[str, ...] = (
     # the MX products
     "tile/ops/sync-and-config/tget_scale_addr.md",
     "TGET_SCALE_ADDR.md",
+    # the DMA copies and their loop registers, and the micro-instruction builtins
+    "scalar/ops/dma-copy/mte_gm_ub.md",
+    "scalar/ops/dma-copy/mte_ub_gm.md",
+    "scalar/ops/dma-copy/mte_ub_ub.md",
+    "scalar/ops/dma-copy/mte_ub_l1.md",
+    "scalar/ops/dma-copy/set_loop_size_outtoub.md",
+    "scalar/ops/dma-copy/set_loop2_stride_outtoub.md",
+    "scalar/ops/dma-copy/set_loop1_stride_outtoub.md",
+    "scalar/ops/dma-copy/set_loop_size_ubtoout.md",
+    "scalar/ops/dma-copy/set_loop2_stride_ubtoout.md",
+    "scalar/ops/dma-copy/set_loop1_stride_ubtoout.md",
+    "scalar/ops/micro-instruction/get_block_idx.md",
+    "scalar/ops/micro-instruction/get_subblock_idx.md",
+    "scalar/ops/micro-instruction/get_block_num.md",
+    "scalar/ops/micro-instruction/get_subblock_num.md",
+    "scalar/ops/micro-instruction/get_vms4_sr.md",
+    "scalar/ops/micro-instruction/init_align.md",
 )
 
 

@@ -16,6 +16,8 @@ from ..compilers import COMPILERS, build_program, build_shared_program, cxx_argv
 
 PROGRAM = r"""
 #include <pto/pto-inst.hpp>
+#include <pto/vsim/dma.hpp>
+#include <pto/vsim/micro.hpp>
 #include <atomic>
 #include <cstdio>
 #include <cstring>
@@ -181,6 +183,34 @@ static void device_builtins() {
     CHECK(F16_MAX == 65504.0f);
 }
 
+// The DMA registers and the merge-sort status register are the calling core's; a GM -> UB copy pads
+// each UB row around its burst, with the pad value and to the row's 32-byte boundary when asked.
+static void dma_registers() {
+    set_loop_size_outtoub(std::uint64_t{1} << 21 | 3);
+    pto::vsim::vms4_status() = 7;
+    std::uint64_t other_size = 0;
+    std::int64_t other_status = 1;
+    std::thread([&] {
+        other_size = pto::vsim::dma().outtoub.size;
+        other_status = get_vms4_sr();
+    }).join();
+    CHECK(other_size == (std::uint64_t{1} << 21 | 1) && other_status == 0 && get_vms4_sr() == 7);
+    float gm[4] = {1, 2, 3, 4};
+    alignas(32) float ub[24] = {};
+    set_loop1_stride_outtoub(std::uint64_t{32} << 40 | 4);  // a pass: one float on in GM, 32 bytes in UB
+    copy_gm_to_ubuf_align_v2(ub, gm, 0, 1, 4, 0, 0, false, 0, 0, 0);
+    CHECK(ub[0] == 1 && ub[8] == 2 && ub[16] == 3 && ub[1] == 0);
+    set_loop_size_outtoub(std::uint64_t{1} << 21 | 1);
+    set_mov_pad_val(0x40000000);  // 2.0f
+    float row[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
+    copy_gm_to_ubuf_align_v2(row, gm, 0, 1, 16, 2, 1, true, 0, 0, 0);  // 2 + 4 + 1 floats, then to 32 bytes
+    CHECK(row[0] == 2 && row[1] == 2 && row[2] == 1 && row[5] == 4 && row[6] == 2 && row[7] == 2);
+    copy_gm_to_ubuf_align_v2(row, gm, 0, 1, 16, 1, 0, false, 0, 0, 0);  // zero padding, no 32-byte fill
+    CHECK(row[0] == 0 && row[1] == 1 && row[4] == 4 && row[5] == 4 && row[7] == 2);
+    set_mov_pad_val(0);
+    pto::vsim::vms4_status() = 0;
+}
+
 int main(int argc, char** argv) {
     const std::string mode = argc > 1 ? argv[1] : "";
     if (mode == "other_core_set") {
@@ -193,6 +223,12 @@ int main(int argc, char** argv) {
         std::puts("first wait");
         std::fflush(stdout);
         wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID3);  // core 1.1's set is not this core's: WAIT LINE
+        std::puts("survived");
+        return 0;
+    }
+    if (mode == "dma_null") {
+        alignas(32) float ub[8] = {};
+        copy_ubuf_to_ubuf(nullptr, ub, 1, 1, 0, 0);
         std::puts("survived");
         return 0;
     }
@@ -216,6 +252,7 @@ int main(int argc, char** argv) {
     target_follows_init();
     core_counts();
     device_builtins();
+    dma_registers();
     std::printf("%d failures\n", failures);
     return failures == 0 ? 0 : 1;
 }
@@ -253,6 +290,12 @@ def test_a_barrier_a_core_returned_from_ends_with_the_call_site(program: Path) -
     assert "SYNCALL: a core of the launch returned from the kernel without reaching the" in result.stderr
     assert "cores_arrived = 1, cores_launched = 2" in result.stderr
     assert f"at {program.name}.cpp" in result.stderr, result.stderr  # the call site (no -g: an offset)
+
+
+def test_a_dma_copy_with_a_null_pointer_stops_naming_the_builtin(program: Path) -> None:
+    result = subprocess.run([str(program), "dma_null"], capture_output=True, text=True, timeout=60)
+    assert result.returncode != 0 and "survived" not in result.stdout
+    assert "PTO runtime error: copy_ubuf_to_ubuf: a copy of at least one byte has a null" in result.stderr
 
 
 UNMATCHED = "wait_flag: no set_flag with the same pipes and event id precedes it on this core"

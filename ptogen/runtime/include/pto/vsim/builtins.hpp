@@ -15,3 +15,5 @@
 #include <pto/vsim/rearrange.hpp>
 #include <pto/vsim/convert.hpp>
 #include <pto/vsim/select.hpp>
+#include <pto/vsim/dma.hpp>
+#include <pto/vsim/micro.hpp>
