@@ -46,6 +46,10 @@ NO_RUNTIME_CASES = {
         op: "a builtin of the vector register model (tests/runtime/test_vsim_select.py runs it)"
         for op in ("vcmp", "vcmps", "vsel", "vselr", "vbr", "vdup")
     },
+    **{
+        op: "a builtin of the vector register model (tests/runtime/test_vsim_sfu.py runs it)"
+        for op in ("vbitsort", "vmrgsort", "vsort32", "vtranspose")
+    },
 }
 
 

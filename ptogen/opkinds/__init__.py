@@ -67,6 +67,7 @@ def registry() -> dict[str, OpKind]:
     from .vmem import VectorMemory
     from .vmove import VectorMove
     from .vselect import VectorSelect
+    from .vsort import VectorSort
 
     return {
         k.name: k
@@ -113,6 +114,7 @@ def registry() -> dict[str, OpKind]:
             VectorMove(),
             PredicateBuiltin(),
             VectorSelect(),
+            VectorSort(),
         )
     }
 

@@ -103,6 +103,7 @@ def test_list(capsys: pytest.CaptureFixture[str]) -> None:
         "System Scheduling",
         "Compare And Select",
         "Vector Predicate And Materialization",
+        "SFU And DSA Instructions",
     }
     used = {s for s in sets if any(s in line for line in lines)}
     assert lines[-1] == f"{len(OP_SPECS)} ops in {len(used)} instruction sets"

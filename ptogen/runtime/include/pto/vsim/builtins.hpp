@@ -15,3 +15,4 @@
 #include <pto/vsim/rearrange.hpp>
 #include <pto/vsim/convert.hpp>
 #include <pto/vsim/select.hpp>
+#include <pto/vsim/sfu.hpp>

@@ -1,0 +1,171 @@
+// The sort unit's UB-to-UB builtins, as A5 vector code calls them (TSORT32, TMRGSORT):
+//   vbitsort(dst, src, idx, repeat)          each of `repeat` groups of 32 scores, paired with the
+//                                            index at the same position of idx, sorted from the
+//                                            largest score and written to dst as 8-byte records
+//   vmrgsort4(dst, lists, count, config)     merges up to four lists of such records into dst
+//   get_vms4_sr()                            the records the last vmrgsort4 took from each list
+// A record is the score in its first bytes, zero bytes up to byte 4, and the 4-byte index in bytes 4..7
+// (TSORT32's and TMRGSORT's layout). Scores are compared as the element type orders them, through float.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include <pto/vsim/scope.hpp>
+
+namespace pto::vsim::sort_unit {
+
+inline constexpr int kRecordBytes = 8;
+inline constexpr int kGroup = 32;
+
+template <typename T>
+inline constexpr int per_record = kRecordBytes / static_cast<int>(sizeof(T));
+
+template <typename T>
+inline float score(const T& v) {
+    return static_cast<float>(v);
+}
+
+// Whether score a goes before score b in a descending sort: a NaN goes after every number (A5's TSORT32
+// pads a short group with NaN so that the pad lands after every real score).
+inline bool before(float a, float b) {
+    if (std::isnan(a))
+        return false;
+    return std::isnan(b) || a > b;
+}
+
+// VMS4_SR: the records the last merge took from each list, 16 bits per list (list 0 lowest).
+inline std::uint64_t& merge_status() {
+    static thread_local std::uint64_t status = 0;
+    return status;
+}
+
+} // namespace pto::vsim::sort_unit
+
+// Sorts `repeat` consecutive groups of 32 scores. Equal scores keep their order in the group (the page's
+// stable ties); each record carries the index read at the score's position.
+template <typename T, typename I>
+inline void vbitsort(__ubuf__ T* dst, __ubuf__ const T* src, __ubuf__ const I* idx, std::uint32_t repeat) {
+    using namespace pto::vsim::sort_unit;
+    static_assert(sizeof(T) == 2 || sizeof(T) == 4, "vbitsort: scores are 16- or 32-bit floats");
+    static_assert(sizeof(I) == 4, "vbitsort: indices are 4 bytes wide");
+    for (std::uint32_t g = 0; g < repeat; ++g) {
+        const T* s = src + g * kGroup;
+        const I* x = idx + g * kGroup;
+        int order[kGroup];
+        for (int k = 0; k < kGroup; ++k)
+            order[k] = k;
+        // insertion sort: stable, and 32 elements
+        for (int k = 1; k < kGroup; ++k) {
+            const int cur = order[k];
+            int j = k;
+            while (j > 0 && before(score(s[cur]), score(s[order[j - 1]]))) {
+                order[j] = order[j - 1];
+                --j;
+            }
+            order[j] = cur;
+        }
+        unsigned char* out = reinterpret_cast<unsigned char*>(dst) + g * kGroup * kRecordBytes;
+        for (int k = 0; k < kGroup; ++k) {
+            unsigned char record[kRecordBytes] = {};
+            std::memcpy(record, &s[order[k]], sizeof(T));
+            std::memcpy(record + 4, &x[order[k]], 4);
+            std::memcpy(out + k * kRecordBytes, record, kRecordBytes);
+        }
+    }
+}
+
+// Merges the lists that config's bits 11..8 enable (list n at lists[n], holding count's 16 bits n records,
+// sorted from the largest score) into dst: each step takes the head of largest score, on equal scores
+// the lower-numbered list's, and a NaN head only when no other list has a head. Bits 7..0 repeat the
+// merge over the next records of each list (list n's records of repeat r follow those of repeat r-1, the
+// lists laid out one after the other as A5's single-source TMRGSORT passes them: each repeat reads
+// count's records of each list from the end of the previous repeat's four lists). Bit 12 stops a merge
+// when one enabled list is used up. get_vms4_sr() then reports the records taken from each list.
+template <typename D, typename S>
+inline void vmrgsort4(__ubuf__ D* dst, __ubuf__ S** lists, std::uint64_t count, std::uint64_t config) {
+    using namespace pto::vsim::sort_unit;
+    static_assert(sizeof(D) == sizeof(S), "vmrgsort4: the lists and the destination hold one element type");
+    static_assert(sizeof(S) == 2 || sizeof(S) == 4, "vmrgsort4: scores are 16- or 32-bit floats");
+    const unsigned repeat = static_cast<unsigned>(config & 0xFFu);
+    const unsigned enabled = static_cast<unsigned>((config >> 8) & 0xFu);
+    const bool stop_when_used_up = ((config >> 12) & 1u) != 0;
+    int len[4] = {};
+    int lists_used = 0;
+    for (int n = 0; n < 4; ++n) {
+        if (enabled & (1u << n)) {
+            len[n] = static_cast<int>((count >> (16 * n)) & 0xFFFFu);
+            lists_used = n + 1;
+        }
+    }
+    int taken[4] = {};
+    unsigned char* out = reinterpret_cast<unsigned char*>(dst);
+    for (unsigned r = 0; r < repeat; ++r) {
+        int pos[4] = {};
+        const unsigned char* head[4] = {};
+        for (int n = 0; n < lists_used; ++n) {
+            // a repeat past the first starts after the previous repeat's records of all the lists
+            const int skip = static_cast<int>(r) * (len[0] + len[1] + len[2] + len[3]);
+            head[n] = reinterpret_cast<const unsigned char*>(lists[n]) + skip * kRecordBytes;
+        }
+        for (;;) {
+            int pick = -1;
+            float best = 0.0f;
+            for (int n = 0; n < lists_used; ++n) {
+                if (!(enabled & (1u << n)) || pos[n] >= len[n])
+                    continue;
+                S v;
+                std::memcpy(&v, head[n] + pos[n] * kRecordBytes, sizeof(S));
+                const float f = score(v);
+                if (pick < 0 || before(f, best)) {
+                    pick = n;
+                    best = f;
+                }
+            }
+            if (pick < 0)
+                break;
+            std::memcpy(out, head[pick] + pos[pick] * kRecordBytes, kRecordBytes);
+            out += kRecordBytes;
+            ++pos[pick];
+            bool used_up = false;
+            for (int n = 0; n < lists_used; ++n)
+                used_up = used_up || ((enabled & (1u << n)) && pos[n] == len[n]);
+            if (stop_when_used_up && used_up)
+                break;
+        }
+        for (int n = 0; n < 4; ++n)
+            taken[n] = pos[n];
+    }
+    std::uint64_t status = 0;
+    for (int n = 0; n < 4; ++n)
+        status |= static_cast<std::uint64_t>(taken[n] & 0xFFFF) << (16 * n);
+    merge_status() = status;
+}
+
+inline std::int64_t get_vms4_sr() {
+    return static_cast<std::int64_t>(pto::vsim::sort_unit::merge_status());
+}
+
+// vsort32 and vtranspose: declared, not simulated. No source gives their control word's fields, so a
+// call stops the run instead of inventing a result.
+namespace pto::vsim::sort_unit {
+[[noreturn]] inline void not_simulated(const char* name) {
+    std::fprintf(stderr,
+                 "PTO runtime error: %s is not simulated: no source publishes its control word's layout\n", name);
+    std::abort();
+}
+} // namespace pto::vsim::sort_unit
+
+template <typename T>
+inline void vsort32(__ubuf__ T*, __ubuf__ const T*, std::uint64_t) {
+    pto::vsim::sort_unit::not_simulated("vsort32");
+}
+
+template <typename T>
+inline void vtranspose(__ubuf__ T*, __ubuf__ const T*, std::uint64_t) {
+    pto::vsim::sort_unit::not_simulated("vtranspose");
+}
