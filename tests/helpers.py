@@ -48,7 +48,7 @@ NO_RUNTIME_CASES = {
     },
     **{
         op: "a builtin of the vector register model (tests/runtime/test_vsim_sfu.py runs it)"
-        for op in ("vbitsort", "vmrgsort", "vsort32", "vtranspose")
+        for op in ("vbitsort", "vmrgsort", "vsort32", "vtranspose", "vaddreluconv", "vmulconv")
     },
 }
 

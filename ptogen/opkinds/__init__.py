@@ -67,7 +67,7 @@ def registry() -> dict[str, OpKind]:
     from .vmem import VectorMemory
     from .vmove import VectorMove
     from .vselect import VectorSelect
-    from .vsort import VectorSort
+    from .vsfu import VectorSfu
 
     return {
         k.name: k
@@ -114,7 +114,7 @@ def registry() -> dict[str, OpKind]:
             VectorMove(),
             PredicateBuiltin(),
             VectorSelect(),
-            VectorSort(),
+            VectorSfu(),
         )
     }
 

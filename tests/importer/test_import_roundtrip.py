@@ -189,6 +189,8 @@ EXACT: tuple[str, ...] = (
     "vector/ops/sfu-and-dsa-ops/vaddrelu.md",
     "vector/ops/sfu-and-dsa-ops/vsubrelu.md",
     "vector/ops/sfu-and-dsa-ops/vaxpy.md",
+    "vector/ops/sfu-and-dsa-ops/vaddreluconv.md",
+    "vector/ops/sfu-and-dsa-ops/vmulconv.md",
     "vector/ops/sfu-and-dsa-ops/vmull.md",
     "vector/ops/sfu-and-dsa-ops/vmula.md",
     "vector/ops/sfu-and-dsa-ops/vtranspose.md",

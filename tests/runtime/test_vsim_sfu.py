@@ -2,7 +2,8 @@
 upstream's A5 backend uses (TSORT32, TMRGSORT), checked record by record: vbitsort orders each group
 of 32 from the largest score with stable ties and NaN last, vmrgsort4 merges the lists its control
 word enables (ties to the lower list, the stop-when-used-up bit, repeats over consecutive blocks) and
-get_vms4_sr() reports the records taken per list; vsort32 and vtranspose stop the run."""
+get_vms4_sr() reports the records taken per list; vsort32 and vtranspose stop the run; vaddreluconv
+and vmulconv convert lane by lane (rounding, ReLU, saturation, NaN, placement, modes)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from ..compilers import COMPILERS, build_program, require
 
 PROGRAM = r"""
 #include <pto/vsim/float16_codec.hpp>
+#include <pto/vsim/predicate.hpp>
 #include <pto/vsim/sfu.hpp>
 
 #include <cmath>
@@ -148,6 +150,64 @@ int main(int argc, char** argv) {
     CHECK(rec(two_groups, 0).index == 0u && rec(two_groups, 7).index == 7u);
     CHECK(rec(two_groups, 8).index == 8u && rec(two_groups, 15).index == 15u);
     CHECK(rec(two_groups, 3).score == 47.0f && rec(two_groups, 4).score == 40.0f);
+
+    // vaddreluconv f32 -> f16: lane i of the first 64; the sum rounded in f32, rectified, converted
+    vector_f32 fa, fb;
+    for (int i = 0; i < 64; ++i) {
+        fa.write(i, static_cast<float>(i) - 10.0f);
+        fb.write(i, 0.5f);
+    }
+    fa.write(1, nan);
+    fa.write(2, 70000.0f);            // overflows f16: +inf
+    fa.write(3, 1.0f);
+    fb.write(3, 0.00048828125f);      // 1 + 2^-11: the f16 tie rounds to even, 1.0
+    vector_f16 h;
+    for (int i = 0; i < 128; ++i)
+        h.write(i, 7.0f);
+    uint32_t n64 = 64, n60 = 60;
+    const vector_bool all32 = plt_b32(n64, POST_UPDATE);
+    vaddreluconv(h, fa, fb, all32);
+    CHECK(h.read(0) == 0.0f && !std::signbit(h.read(0)));  // -9.5 -> +0
+    CHECK(std::isnan(h.read(1)) && std::isinf(h.read(2)) && h.read(3) == 1.0f);
+    CHECK(h.read(20) == 10.5f && h.read(63) == 53.5f);
+    CHECK(h.read(64) == 7.0f && h.read(127) == 7.0f);       // no source lane: kept (MODE_MERGING)
+    vaddreluconv(h, fa, fb, plt_b32(n60, POST_UPDATE), MODE_ZEROING);
+    CHECK(h.read(59) == 49.5f && h.read(60) == 0.0f && h.read(100) == 0.0f);
+    // f16 -> s8: the f16 sum, rectified, to nearest even, saturating; NaN gives 0
+    vector_f16 ha, hb;
+    for (int i = 0; i < 128; ++i) {
+        ha.write(i, 2.5f);
+        hb.write(i, 0.0f);
+    }
+    ha.write(1, 3.5f);
+    ha.write(2, 1000.0f);
+    ha.write(3, nan);
+    ha.write(4, 2048.0f);
+    hb.write(4, 1.0f);                // 2049 is not an f16: the f16 sum is 2048, saturating to 127
+    vector_s8 q;
+    for (int i = 0; i < 256; ++i)
+        q.write(i, 5);
+    uint32_t n128 = 128;
+    const vector_bool all16 = plt_b16(n128, POST_UPDATE);
+    vaddreluconv(q, ha, hb, all16, MODE_ZEROING);
+    CHECK(q.read(0) == 2 && q.read(1) == 4 && q.read(2) == 127 && q.read(3) == 0 && q.read(4) == 127);
+    CHECK(q.read(127) == 2 && q.read(128) == 0 && q.read(255) == 0);
+    // f16 -> f32 reads the source's first 64 lanes
+    vector_f32 wide;
+    vaddreluconv(wide, ha, hb, all16);
+    CHECK(wide.read(0) == 2.5f && wide.read(2) == 1000.0f && wide.read(63) == 2.5f);
+    // vmulconv f16 -> s8: the product, no ReLU
+    vector_f16 m1, m2;
+    for (int i = 0; i < 128; ++i) {
+        m1.write(i, -1.5f);
+        m2.write(i, 3.0f);
+    }
+    m1.write(1, 100.0f);
+    m1.write(2, -0.25f);
+    m2.write(2, 2.0f);                // -0.5: ties to even, -0
+    vector_s8 mq;
+    vmulconv(mq, m1, m2, all16, MODE_ZEROING);
+    CHECK(mq.read(0) == -4 && mq.read(1) == 127 && mq.read(2) == 0 && mq.read(200) == 0);
 
     std::printf("%d failures\n", failures);
     return failures == 0 ? 0 : 1;

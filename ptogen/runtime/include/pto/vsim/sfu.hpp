@@ -1,9 +1,12 @@
-// The sort unit's UB-to-UB builtins, as A5 vector code calls them (TSORT32, TMRGSORT):
+// The SFU/DSA set's hand-written builtins. The sort unit's UB-to-UB helpers, as A5 vector code calls them
+// (TSORT32, TMRGSORT):
 //   vbitsort(dst, src, idx, repeat)          each of `repeat` groups of 32 scores, paired with the
 //                                            index at the same position of idx, sorted from the
 //                                            largest score and written to dst as 8-byte records
 //   vmrgsort4(dst, lists, count, config)     merges up to four lists of such records into dst
 //   get_vms4_sr()                            the records the last vmrgsort4 took from each list
+//   vaddreluconv(dst, a, b, mask[, MODE])    the fused add, ReLU and conversion (see below)
+//   vmulconv(dst, a, b, mask[, MODE])        the fused multiply and conversion
 // A record is the score in its first bytes, zero bytes up to byte 4, and the 4-byte index in bytes 4..7
 // (TSORT32's and TMRGSORT's layout). Scores are compared as the element type orders them, through float.
 #pragma once
@@ -15,6 +18,11 @@
 #include <cstring>
 #include <vector>
 
+#include <type_traits>
+
+#include <pto/vsim/float16_codec.hpp>
+#include <pto/vsim/modes.hpp>
+#include <pto/vsim/register.hpp>
 #include <pto/vsim/scope.hpp>
 
 namespace pto::vsim::sort_unit {
@@ -168,4 +176,93 @@ inline void vsort32(__ubuf__ T*, __ubuf__ const T*, std::uint64_t) {
 template <typename T>
 inline void vtranspose(__ubuf__ T*, __ubuf__ const T*, std::uint64_t) {
     pto::vsim::sort_unit::not_simulated("vtranspose");
+}
+
+// The fused add (vaddreluconv) or multiply (vmulconv) with a conversion between element types, on the
+// register model: result lane i comes from source lane i, for the lanes both registers have (a narrowing
+// result fills its first N lanes, a widening one reads the source's first M). As the pages' C loops
+// state it, the sum or product is rounded once to the source type, vaddreluconv then clamps a negative
+// one to +0 (a NaN stays NaN), and the value is converted to the result type: to nearest even, and into
+// an integer type saturating with NaN giving 0. The mask is read at the source's lane width; lanes it
+// leaves inactive, and result lanes no source lane reaches, keep their value under MODE_MERGING (the
+// default) and are zeroed under MODE_ZEROING.
+namespace pto::vsim::sort_unit {
+
+template <typename S, typename D>
+inline constexpr bool conv_pair(int op) {
+    const bool f32_f16 = std::is_same_v<S, f32> && std::is_same_v<D, f16>;
+    const bool f16_f32 = std::is_same_v<S, f16> && std::is_same_v<D, f32>;
+    const bool f16_s8 = std::is_same_v<S, f16> && std::is_same_v<D, i8>;
+    return op == 0 ? (f32_f16 || f16_f32 || f16_s8) : f16_s8;
+}
+
+// The exact sum or product of two source lanes, rounded once to the source type S.
+template <typename S>
+inline float fused(int op, float a, float b) {
+    if constexpr (std::is_same_v<S, f32>) {
+        return op == 0 ? a + b : a * b;
+    } else {  // two binary16 values: their sum and product are exact in double
+        const double exact = op == 0 ? static_cast<double>(a) + b : static_cast<double>(a) * b;
+        return pto::detail::half_bits_to_float(
+            pto::detail::float_to_half_bits(pto::detail::double_to_float_round_odd(exact)));
+    }
+}
+
+template <typename D>
+inline typename D::calc converted(float v) {
+    if constexpr (std::is_same_v<D, i8>) {
+        if (v != v)
+            return 0;
+        const float r = std::nearbyint(v);  // the default rounding mode: to nearest even
+        return static_cast<std::int8_t>(r > 127.0f ? 127.0f : (r < -128.0f ? -128.0f : r));
+    } else {
+        return v;  // a float result: its register encodes to nearest even
+    }
+}
+
+template <int op, typename A_dst, typename A_lhs, typename A_rhs>
+inline void fused_conv(A_dst& dst, const A_lhs& lhs, const A_rhs& rhs, const vector_bool& mask, mode m) {
+    using S = kind_of<A_lhs>;
+    using D = kind_of<A_dst>;
+    static_assert(std::is_same_v<kind_of<A_rhs>, S>, "vaddreluconv/vmulconv: both sources hold one element type");
+    static_assert(op != 0 || conv_pair<S, D>(0), "vaddreluconv: (source, result) must be one of (f32, f16), "
+                                                 "(f16, f32), (f16, s8)");
+    static_assert(op != 1 || conv_pair<S, D>(1), "vmulconv: (source, result) must be (f16, s8)");
+    auto& d = image(dst);
+    const auto a = image(lhs);
+    const auto b = image(rhs);
+    const pred p = mask;
+    using R = std::remove_cvref_t<decltype(d)>;
+    constexpr int from = std::remove_cvref_t<decltype(a)>::lanes;
+    constexpr int reach = R::lanes < from ? R::lanes : from;
+    for (int i = 0; i < R::lanes; ++i) {
+        if (i < reach && p.lane(i, S::width)) {
+            float v = fused<S>(op, a.read(i), b.read(i));
+            if (op == 0 && !(v != v) && !(v > 0.0f))
+                v = 0.0f;
+            d.write(i, converted<D>(v));
+        } else if (m != mode::merging) {
+            d.set(i, typename D::bits{});
+        }
+    }
+}
+
+} // namespace pto::vsim::sort_unit
+
+template <typename A_dst, typename A_lhs, typename A_rhs>
+inline void vaddreluconv(A_dst& dst, const A_lhs& lhs, const A_rhs& rhs, const vector_bool& mask, pto::vsim::mode m) {
+    pto::vsim::sort_unit::fused_conv<0>(dst, lhs, rhs, mask, m);
+}
+template <typename A_dst, typename A_lhs, typename A_rhs>
+inline void vaddreluconv(A_dst& dst, const A_lhs& lhs, const A_rhs& rhs, const vector_bool& mask) {
+    pto::vsim::sort_unit::fused_conv<0>(dst, lhs, rhs, mask, MODE_MERGING);
+}
+
+template <typename A_dst, typename A_lhs, typename A_rhs>
+inline void vmulconv(A_dst& dst, const A_lhs& lhs, const A_rhs& rhs, const vector_bool& mask, pto::vsim::mode m) {
+    pto::vsim::sort_unit::fused_conv<1>(dst, lhs, rhs, mask, m);
+}
+template <typename A_dst, typename A_lhs, typename A_rhs>
+inline void vmulconv(A_dst& dst, const A_lhs& lhs, const A_rhs& rhs, const vector_bool& mask) {
+    pto::vsim::sort_unit::fused_conv<1>(dst, lhs, rhs, mask, MODE_MERGING);
 }
