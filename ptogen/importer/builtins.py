@@ -21,7 +21,7 @@ _CPP_IDENT = re.compile(r"^[A-Za-z_]\w*$")
 # What a parameter's type may be spelt as: a typedef (`pipe_t`, `uint64_t`) or a fundamental type.
 _CPP_TYPE = re.compile(
     r"^(?:const )?(?:\w+_t|void|bool|char|short|int|long|unsigned|float|double|"
-    r"[A-Za-z_]\w*(?:::\w+)+|vector_\w+)(?:\*&|[&*])?$"
+    r"[A-Za-z_]\w*(?:::\w+)+|vector_\w+)(?:\*\*|\*&|[&*])?$"
 )
 _PARAM = re.compile(r"^(?P<type>.*?[\s&*])\s*(?P<name>\w+)$")
 # A call whose result a variable holds: `pset_b32(pattern)`.

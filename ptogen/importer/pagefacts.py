@@ -249,9 +249,10 @@ _DECL_START = re.compile(r"^(?:template\b|(?:[\w:<>*&]+\s+)+[\w:]+\s*\()(?!.*\w\
 # "Declaration 2. " before an overload's summary: the page numbers the declarations it shows.
 _DECL_NUMBER = re.compile(r"^Declaration \d+\.\s*")
 # `T name = value;`, or `T name{};` and `T name;` (no value: the value read is ""); the type may be
-# const or a pointer, and a UB pointer may carry its `__ubuf__` qualifier (`__ubuf__ uint32_t *base;`).
+# const, a pointer or a pointer to pointers (`float** lists`), and a UB pointer may carry its `__ubuf__`
+# qualifier (`__ubuf__ uint32_t *base;`).
 _CALL_VARIABLE = re.compile(
-    r"^(?:__ubuf__\s+)?(?!return\b)(?P<type>(?:const\s+)?[A-Za-z_][\w:]*(?:\s*\*)?)\s*(?<=[\s*])(?P<name>\w+)\s*"
+    r"^(?:__ubuf__\s+)?(?!return\b)(?P<type>(?:const\s+)?[A-Za-z_][\w:]*(?:\s*\*){0,2})\s*(?<=[\s*])(?P<name>\w+)\s*"
     r"(?:=\s*(?P<value>[^;=]+)|\{\})?\s*;$"
 )
 _CALL = re.compile(r"^(?P<fn>[a-z_]\w*)\((?P<args>[^;]*)\);$")

@@ -68,6 +68,7 @@ def registry() -> dict[str, OpKind]:
     from .vmem import VectorMemory
     from .vmove import VectorMove
     from .vselect import VectorSelect
+    from .vsfu import VectorSfu
 
     return {
         k.name: k
@@ -115,6 +116,7 @@ def registry() -> dict[str, OpKind]:
             PredicateBuiltin(),
             VectorSelect(),
             VectorConvert(),
+            VectorSfu(),
         )
     }
 

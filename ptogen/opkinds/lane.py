@@ -52,13 +52,18 @@ class VectorLane(OpKind):
             predicate = MASKS[pattern](lanes)
             for value in gx.vector.scalars:
                 vals = case_inputs(gx, data, k, predicate, value)
-                args = [np.asarray(vals[n]).astype(cdt) for n in op.inputs]
+                befores = {}
+                for out in op.outputs:
+                    out_type = storage if op.operands[out] == "vreg" else np.dtype(np.uint8)
+                    befores[out] = result_before(gx, data, k, out, out_type)
+                # a result the expression reads (an accumulator) enters with its value before the call
+                args = [np.asarray({**befores, **vals}[n]).astype(cdt) for n in op.inputs]
                 wants: dict[str, tuple[np.ndarray, np.dtype]] = {}
                 for i, out in enumerate(op.outputs):
                     fn = ref.reference if i == 0 else getattr(ref, f"reference_{out}")
                     kind = op.operands[out]
                     out_type = storage if kind == "vreg" else np.dtype(np.uint8)
-                    before = result_before(gx, data, k, out, out_type)
+                    before = befores[out]
                     with np.errstate(all="ignore"):
                         active = np.asarray(fn(cdt.type, storage.type, *args))
                     active = narrow(active, out_type) if kind == "vreg" else (active != 0).astype(np.uint8)

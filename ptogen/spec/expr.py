@@ -60,6 +60,10 @@ FUNCTIONS: dict[str, tuple[int, str, str, str]] = {
     # most significant one, that bit included (vcls: 0 and -1 give the width).
     "popcount": (1, "sim::popcount", "rm.popcount", r"\mathrm{popcount}"),
     "cls": (1, "sim::cls", "rm.cls", r"\mathrm{cls}"),
+    # One rounding of a * b + c in the compute type (wrapping for integers): the fused multiply-adds.
+    "fma": (3, "sim::fused_mul_add", "rm.fused_mul_add", r"\mathrm{fma}"),
+    # The high half of the double-width integer product, signed for a signed type (vmull's high result).
+    "mul_high": (2, "sim::mul_high", "rm.mul_high", r"\mathrm{mul\_high}"),
 }
 
 # Functions the simulator computes with one <cmath> library call per element (no vector form): a

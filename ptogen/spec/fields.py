@@ -173,9 +173,9 @@ CppQualified = Annotated[str, AfterValidator(_cpp_qualified)]
 # A template argument's value in a test: a (qualified) name, or a decimal integer (`int grp_axis`).
 CppConstant = Annotated[str, Field(pattern=r"^(-?[0-9]+|[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*)$")]
 # A builtin's parameter type: a (qualified) name, const or not, by value, reference, pointer or a
-# reference to a pointer (a pointer the builtin moves on).
+# reference to a pointer (a pointer the builtin moves on) or a pointer to pointers (vmrgsort4's lists).
 CppParamType = Annotated[
-    str, Field(pattern=r"^(const )?[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*(\*&|[&*])?$")
+    str, Field(pattern=r"^(const )?[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*(\*\*|\*&|[&*])?$")
 ]
 # A builtin's example argument: a constant, or `{}` for a value-initialised variable.
 CppExample = Annotated[

@@ -134,6 +134,32 @@ def cls(a: Array) -> Array:
     return np.array(out, dtype=a.dtype).reshape(a.shape)
 
 
+def fused_mul_add(a: Array, b: Array, c: Array) -> Array:
+    """a * b + c rounded once in the operands' type (integers wrap). A float product of two
+    operands of up to 24 significant bits is exact in float64; the sum is rounded to odd there
+    (its exact error from TwoSum) and then to the operands' type, which gives the one correct
+    rounding (53 >= 24 + 2 bits)."""
+    a, b, c = np.broadcast_arrays(np.asarray(a), np.asarray(b), np.asarray(c))
+    if not _is_float(a.dtype):
+        return (a * b + c).astype(a.dtype)
+    p = a.astype(np.float64) * b.astype(np.float64)
+    q = c.astype(np.float64)
+    s = p + q
+    back = s - p
+    err = (p - (s - back)) + (q - back)
+    inexact = np.isfinite(s) & np.isfinite(err) & (err != 0) & (s.view(np.int64) % 2 == 0)
+    s = np.where(inexact, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
+    return s.astype(a.dtype)
+
+
+def mul_high(a: Array, b: Array) -> Array:
+    """The high half of the double-width product of two integers of up to 32 bits, signed for a
+    signed type."""
+    a, b = np.asarray(a), np.asarray(b)
+    wide = np.int64 if np.issubdtype(a.dtype, np.signedinteger) else np.uint64
+    return ((a.astype(wide) * b.astype(wide)) >> (a.dtype.itemsize * 8)).astype(a.dtype)
+
+
 def absolute(a: Array) -> Array:
     return np.abs(np.asarray(a))
 

@@ -106,6 +106,7 @@ def test_list(capsys: pytest.CaptureFixture[str]) -> None:
         "Conversion Ops",
         "DMA Copy",
         "Micro-Instruction",
+        "SFU And DSA Instructions",
     }
     used = {s for s in sets if any(s in line for line in lines)}
     assert lines[-1] == f"{len(OP_SPECS)} ops in {len(used)} instruction sets"

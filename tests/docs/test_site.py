@@ -775,6 +775,9 @@ def _search(page: object, query: str) -> list[str]:
     for _ in range(50):
         if current == previous:
             break
+        # The list draws its results in batches as the last one scrolls into view.
+        if items.count():  # type: ignore[attr-defined]
+            items.last.scroll_into_view_if_needed()  # type: ignore[attr-defined]
         page.wait_for_timeout(150)  # type: ignore[attr-defined]
         previous, current = current, listed()
     return current

@@ -6348,6 +6348,76 @@ struct profile_a5 {
     }
 
     static void verify_TFREE() {}
+
+    // pto.vprelu (specs/ops/sfu_and_dsa/vprelu.yaml)
+    template <typename V_result, typename V_input, typename V_alpha>
+    static constexpr bool check_vprelu() {
+        constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float> &&
+                                   sim::is_one_of_v<typename V_input::DType, half, float> &&
+                                   sim::is_one_of_v<typename V_alpha::DType, half, float>;
+        static_assert(r00_dtype, "vprelu [A5]: DType must be one of: half, float");
+        return r00_dtype;
+    }
+
+    // pto.vexpdif (specs/ops/sfu_and_dsa/vexpdif.yaml)
+    template <typename V_result, typename V_input, typename V_max>
+    static constexpr bool check_vexpdif() {
+        constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float> &&
+                                   sim::is_one_of_v<typename V_input::DType, half, float> &&
+                                   sim::is_one_of_v<typename V_max::DType, half, float>;
+        static_assert(r00_dtype, "vexpdif [A5]: DType must be one of: half, float");
+        return r00_dtype;
+    }
+
+    // pto.vaddrelu (specs/ops/sfu_and_dsa/vaddrelu.yaml)
+    template <typename V_result, typename V_lhs, typename V_rhs>
+    static constexpr bool check_vaddrelu() {
+        constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float> &&
+                                   sim::is_one_of_v<typename V_lhs::DType, half, float> &&
+                                   sim::is_one_of_v<typename V_rhs::DType, half, float>;
+        static_assert(r00_dtype, "vaddrelu [A5]: DType must be one of: half, float");
+        return r00_dtype;
+    }
+
+    // pto.vsubrelu (specs/ops/sfu_and_dsa/vsubrelu.yaml)
+    template <typename V_result, typename V_lhs, typename V_rhs>
+    static constexpr bool check_vsubrelu() {
+        constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float> &&
+                                   sim::is_one_of_v<typename V_lhs::DType, half, float> &&
+                                   sim::is_one_of_v<typename V_rhs::DType, half, float>;
+        static_assert(r00_dtype, "vsubrelu [A5]: DType must be one of: half, float");
+        return r00_dtype;
+    }
+
+    // pto.vaxpy (specs/ops/sfu_and_dsa/vaxpy.yaml)
+    template <typename V_result, typename V_input>
+    static constexpr bool check_vaxpy() {
+        constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float> &&
+                                   sim::is_one_of_v<typename V_input::DType, half, float>;
+        static_assert(r00_dtype, "vaxpy [A5]: DType must be one of: half, float");
+        return r00_dtype;
+    }
+
+    // pto.vmull (specs/ops/sfu_and_dsa/vmull.yaml)
+    template <typename V_low, typename V_high, typename V_lhs, typename V_rhs>
+    static constexpr bool check_vmull() {
+        constexpr bool r00_dtype = sim::is_one_of_v<typename V_low::DType, int32_t, uint32_t> &&
+                                   sim::is_one_of_v<typename V_high::DType, int32_t, uint32_t> &&
+                                   sim::is_one_of_v<typename V_lhs::DType, int32_t, uint32_t> &&
+                                   sim::is_one_of_v<typename V_rhs::DType, int32_t, uint32_t>;
+        static_assert(r00_dtype, "vmull [A5]: DType must be one of: int32_t, uint32_t");
+        return r00_dtype;
+    }
+
+    // pto.vmula (specs/ops/sfu_and_dsa/vmula.yaml)
+    template <typename V_result, typename V_lhs, typename V_rhs>
+    static constexpr bool check_vmula() {
+        constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float, int32_t, uint32_t> &&
+                                   sim::is_one_of_v<typename V_lhs::DType, half, float, int32_t, uint32_t> &&
+                                   sim::is_one_of_v<typename V_rhs::DType, half, float, int32_t, uint32_t>;
+        static_assert(r00_dtype, "vmula [A5]: DType must be one of: half, float, int32_t, uint32_t");
+        return r00_dtype;
+    }
 };
 
 } // namespace pto

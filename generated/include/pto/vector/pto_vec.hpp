@@ -1106,4 +1106,219 @@ PTO_INTERNAL pto::vreg<T, N> vmov(const vreg<T, N>& result_in, const vreg<T, N>&
     return profiled::vmov<active_profile, T, N>(result_in, input, mask);
 }
 
+// pto.vprelu (specs/ops/sfu_and_dsa/vprelu.yaml) on active lanes:
+//   result = select(input >= 0, input, alpha * input)
+// Inactive lanes keep the value of the incoming result.
+namespace profiled {
+template <typename Profile, typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vprelu(const vreg<T, N>& result_in, const vreg<T, N>& input, const vreg<T, N>& alpha,
+                                    const mask<N>& mask) {
+    pto::vreg<T, N> result = result_in;
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (Profile::template check_vprelu<vreg<T, N>, vreg<T, N>, vreg<T, N>>()) {
+        using C = sim::compute_t<T>;
+        for (int i = 0; i < N; ++i) {
+            if (!mask.lane[i])
+                continue;
+            const C input_v = static_cast<C>(input.lane[i]);
+            const C alpha_v = static_cast<C>(alpha.lane[i]);
+            result.lane[i] = sim::narrow<T>((input_v >= C(0) ? C(input_v) : C(sim::mul<C>(alpha_v, input_v))));
+        }
+    }
+    return result;
+}
+} // namespace profiled
+
+// Under the selected target profile.
+template <typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vprelu(const vreg<T, N>& result_in, const vreg<T, N>& input, const vreg<T, N>& alpha,
+                                    const mask<N>& mask) {
+    return profiled::vprelu<active_profile, T, N>(result_in, input, alpha, mask);
+}
+
+// pto.vexpdif (specs/ops/sfu_and_dsa/vexpdif.yaml) on active lanes:
+//   result = exp(input - max)
+// Inactive lanes keep the value of the incoming result.
+namespace profiled {
+template <typename Profile, typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vexpdif(const vreg<T, N>& result_in, const vreg<T, N>& input, const vreg<T, N>& max,
+                                     const mask<N>& mask) {
+    pto::vreg<T, N> result = result_in;
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (Profile::template check_vexpdif<vreg<T, N>, vreg<T, N>, vreg<T, N>>()) {
+        using C = sim::compute_t<T>;
+        for (int i = 0; i < N; ++i) {
+            if (!mask.lane[i])
+                continue;
+            const C input_v = static_cast<C>(input.lane[i]);
+            const C max_v = static_cast<C>(max.lane[i]);
+            result.lane[i] = sim::narrow<T>(sim::exponential<C>(sim::sub<C>(input_v, max_v)));
+        }
+    }
+    return result;
+}
+} // namespace profiled
+
+// Under the selected target profile.
+template <typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vexpdif(const vreg<T, N>& result_in, const vreg<T, N>& input, const vreg<T, N>& max,
+                                     const mask<N>& mask) {
+    return profiled::vexpdif<active_profile, T, N>(result_in, input, max, mask);
+}
+
+// pto.vaddrelu (specs/ops/sfu_and_dsa/vaddrelu.yaml) on active lanes:
+//   result = max(lhs + rhs, 0)
+// Inactive lanes keep the value of the incoming result.
+namespace profiled {
+template <typename Profile, typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vaddrelu(const vreg<T, N>& result_in, const vreg<T, N>& lhs, const vreg<T, N>& rhs,
+                                      const mask<N>& mask) {
+    pto::vreg<T, N> result = result_in;
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (Profile::template check_vaddrelu<vreg<T, N>, vreg<T, N>, vreg<T, N>>()) {
+        using C = sim::compute_t<T>;
+        for (int i = 0; i < N; ++i) {
+            if (!mask.lane[i])
+                continue;
+            const C lhs_v = static_cast<C>(lhs.lane[i]);
+            const C rhs_v = static_cast<C>(rhs.lane[i]);
+            result.lane[i] = sim::narrow<T>(sim::maximum_by<C>(sim::add<C>(lhs_v, rhs_v), C(0)));
+        }
+    }
+    return result;
+}
+} // namespace profiled
+
+// Under the selected target profile.
+template <typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vaddrelu(const vreg<T, N>& result_in, const vreg<T, N>& lhs, const vreg<T, N>& rhs,
+                                      const mask<N>& mask) {
+    return profiled::vaddrelu<active_profile, T, N>(result_in, lhs, rhs, mask);
+}
+
+// pto.vsubrelu (specs/ops/sfu_and_dsa/vsubrelu.yaml) on active lanes:
+//   result = max(lhs - rhs, 0)
+// Inactive lanes keep the value of the incoming result.
+namespace profiled {
+template <typename Profile, typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vsubrelu(const vreg<T, N>& result_in, const vreg<T, N>& lhs, const vreg<T, N>& rhs,
+                                      const mask<N>& mask) {
+    pto::vreg<T, N> result = result_in;
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (Profile::template check_vsubrelu<vreg<T, N>, vreg<T, N>, vreg<T, N>>()) {
+        using C = sim::compute_t<T>;
+        for (int i = 0; i < N; ++i) {
+            if (!mask.lane[i])
+                continue;
+            const C lhs_v = static_cast<C>(lhs.lane[i]);
+            const C rhs_v = static_cast<C>(rhs.lane[i]);
+            result.lane[i] = sim::narrow<T>(sim::maximum_by<C>(sim::sub<C>(lhs_v, rhs_v), C(0)));
+        }
+    }
+    return result;
+}
+} // namespace profiled
+
+// Under the selected target profile.
+template <typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vsubrelu(const vreg<T, N>& result_in, const vreg<T, N>& lhs, const vreg<T, N>& rhs,
+                                      const mask<N>& mask) {
+    return profiled::vsubrelu<active_profile, T, N>(result_in, lhs, rhs, mask);
+}
+
+// pto.vaxpy (specs/ops/sfu_and_dsa/vaxpy.yaml) on active lanes:
+//   result = fma(scalar, input, result)
+// Inactive lanes keep the value of the incoming result.
+namespace profiled {
+template <typename Profile, typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vaxpy(const vreg<T, N>& result_in, const vreg<T, N>& input, T scalar,
+                                   const mask<N>& mask) {
+    pto::vreg<T, N> result = result_in;
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (Profile::template check_vaxpy<vreg<T, N>, vreg<T, N>>()) {
+        using C = sim::compute_t<T>;
+        const C scalar_v = static_cast<C>(scalar);
+        for (int i = 0; i < N; ++i) {
+            if (!mask.lane[i])
+                continue;
+            const C result_v = static_cast<C>(result.lane[i]);
+            const C input_v = static_cast<C>(input.lane[i]);
+            result.lane[i] = sim::narrow<T>(sim::fused_mul_add<C>(scalar_v, input_v, result_v));
+        }
+    }
+    return result;
+}
+} // namespace profiled
+
+// Under the selected target profile.
+template <typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vaxpy(const vreg<T, N>& result_in, const vreg<T, N>& input, T scalar,
+                                   const mask<N>& mask) {
+    return profiled::vaxpy<active_profile, T, N>(result_in, input, scalar, mask);
+}
+
+// pto.vmull (specs/ops/sfu_and_dsa/vmull.yaml) on active lanes:
+//   low = lhs * rhs
+//   high = mul_high(lhs, rhs)
+// Inactive lanes keep the value of the incoming low.
+namespace profiled {
+template <typename Profile, typename T, int N>
+PTO_INTERNAL std::tuple<pto::vreg<T, N>, pto::vreg<T, N>> vmull(const vreg<T, N>& low_in, const vreg<T, N>& lhs,
+                                                                const vreg<T, N>& rhs, const mask<N>& mask) {
+    pto::vreg<T, N> low = low_in;
+    pto::vreg<T, N> high{};
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (Profile::template check_vmull<vreg<T, N>, vreg<T, N>, vreg<T, N>, vreg<T, N>>()) {
+        using C = sim::compute_t<T>;
+        for (int i = 0; i < N; ++i) {
+            if (!mask.lane[i])
+                continue;
+            const C lhs_v = static_cast<C>(lhs.lane[i]);
+            const C rhs_v = static_cast<C>(rhs.lane[i]);
+            low.lane[i] = sim::narrow<T>(sim::mul<C>(lhs_v, rhs_v));
+            high.lane[i] = sim::narrow<T>(sim::mul_high<C>(lhs_v, rhs_v));
+        }
+    }
+    return {low, high};
+}
+} // namespace profiled
+
+// Under the selected target profile.
+template <typename T, int N>
+PTO_INTERNAL std::tuple<pto::vreg<T, N>, pto::vreg<T, N>> vmull(const vreg<T, N>& low_in, const vreg<T, N>& lhs,
+                                                                const vreg<T, N>& rhs, const mask<N>& mask) {
+    return profiled::vmull<active_profile, T, N>(low_in, lhs, rhs, mask);
+}
+
+// pto.vmula (specs/ops/sfu_and_dsa/vmula.yaml) on active lanes:
+//   result = fma(lhs, rhs, result)
+// Inactive lanes keep the value of the incoming result.
+namespace profiled {
+template <typename Profile, typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vmula(const vreg<T, N>& result_in, const vreg<T, N>& lhs, const vreg<T, N>& rhs,
+                                   const mask<N>& mask) {
+    pto::vreg<T, N> result = result_in;
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (Profile::template check_vmula<vreg<T, N>, vreg<T, N>, vreg<T, N>>()) {
+        using C = sim::compute_t<T>;
+        for (int i = 0; i < N; ++i) {
+            if (!mask.lane[i])
+                continue;
+            const C result_v = static_cast<C>(result.lane[i]);
+            const C lhs_v = static_cast<C>(lhs.lane[i]);
+            const C rhs_v = static_cast<C>(rhs.lane[i]);
+            result.lane[i] = sim::narrow<T>(sim::fused_mul_add<C>(lhs_v, rhs_v, result_v));
+        }
+    }
+    return result;
+}
+} // namespace profiled
+
+// Under the selected target profile.
+template <typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vmula(const vreg<T, N>& result_in, const vreg<T, N>& lhs, const vreg<T, N>& rhs,
+                                   const mask<N>& mask) {
+    return profiled::vmula<active_profile, T, N>(result_in, lhs, rhs, mask);
+}
+
 } // namespace pto

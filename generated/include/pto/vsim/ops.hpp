@@ -1053,18 +1053,222 @@ inline void vmov(A_result& result, const A_input& input, const vector_bool& mask
     }
 }
 
+// pto.vprelu (specs/ops/sfu_and_dsa/vprelu.yaml) on active lanes:
+//   result = select(input >= 0, input, alpha * input)
+// An inactive lane keeps the destination's value unless the call names another mode.
+template <typename A_result, typename A_input, typename A_alpha>
+inline void vprelu(A_result& result, const A_input& input, const A_alpha& alpha, const vector_bool& mask,
+                   mode lanes_mode = MODE_MERGING) {
+    using K = kind_of<A_result>;
+    static_assert(std::is_same_v<kind_of<A_input>, K>, "vprelu: input and result must hold one element type");
+    static_assert(std::is_same_v<kind_of<A_alpha>, K>, "vprelu: alpha and result must hold one element type");
+    constexpr bool r00_dtype = admits<K, pto::vsim::f16, pto::vsim::f32>;
+    static_assert(r00_dtype, "vprelu [CPU]: DType must be one of: half, float");
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (r00_dtype) {
+        using C = typename K::calc;
+        // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
+        auto& result_r = pto::vsim::image(result);
+        const auto input_r = pto::vsim::image(input);
+        const auto alpha_r = pto::vsim::image(alpha);
+        const pred mask_p = mask;
+        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
+            const C input_v = input_r.read(i);
+            const C alpha_v = alpha_r.read(i);
+            return static_cast<C>((input_v >= C(0) ? C(input_v) : C(sim::mul<C>(alpha_v, input_v))));
+        });
+    }
+}
+
+// pto.vexpdif (specs/ops/sfu_and_dsa/vexpdif.yaml) on active lanes:
+//   result = exp(input - max)
+// An inactive lane keeps the destination's value unless the call names another mode.
+template <typename A_result, typename A_input, typename A_max>
+inline void vexpdif(A_result& result, const A_input& input, const A_max& max, const vector_bool& mask,
+                    mode lanes_mode = MODE_MERGING) {
+    using K = kind_of<A_result>;
+    static_assert(std::is_same_v<kind_of<A_input>, K>, "vexpdif: input and result must hold one element type");
+    static_assert(std::is_same_v<kind_of<A_max>, K>, "vexpdif: max and result must hold one element type");
+    constexpr bool r00_dtype = admits<K, pto::vsim::f16, pto::vsim::f32>;
+    static_assert(r00_dtype, "vexpdif [CPU]: DType must be one of: half, float");
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (r00_dtype) {
+        using C = typename K::calc;
+        // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
+        auto& result_r = pto::vsim::image(result);
+        const auto input_r = pto::vsim::image(input);
+        const auto max_r = pto::vsim::image(max);
+        const pred mask_p = mask;
+        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
+            const C input_v = input_r.read(i);
+            const C max_v = max_r.read(i);
+            return static_cast<C>(sim::exponential<C>(sim::sub<C>(input_v, max_v)));
+        });
+    }
+}
+
+// pto.vaddrelu (specs/ops/sfu_and_dsa/vaddrelu.yaml) on active lanes:
+//   result = max(lhs + rhs, 0)
+// An inactive lane keeps the destination's value unless the call names another mode.
+template <typename A_result, typename A_lhs, typename A_rhs>
+inline void vaddrelu(A_result& result, const A_lhs& lhs, const A_rhs& rhs, const vector_bool& mask,
+                     mode lanes_mode = MODE_MERGING) {
+    using K = kind_of<A_result>;
+    static_assert(std::is_same_v<kind_of<A_lhs>, K>, "vaddrelu: lhs and result must hold one element type");
+    static_assert(std::is_same_v<kind_of<A_rhs>, K>, "vaddrelu: rhs and result must hold one element type");
+    constexpr bool r00_dtype = admits<K, pto::vsim::f16, pto::vsim::f32>;
+    static_assert(r00_dtype, "vaddrelu [CPU]: DType must be one of: half, float");
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (r00_dtype) {
+        using C = typename K::calc;
+        // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
+        auto& result_r = pto::vsim::image(result);
+        const auto lhs_r = pto::vsim::image(lhs);
+        const auto rhs_r = pto::vsim::image(rhs);
+        const pred mask_p = mask;
+        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
+            const C lhs_v = lhs_r.read(i);
+            const C rhs_v = rhs_r.read(i);
+            return static_cast<C>(sim::maximum_by<C>(sim::add<C>(lhs_v, rhs_v), C(0)));
+        });
+    }
+}
+
+// pto.vsubrelu (specs/ops/sfu_and_dsa/vsubrelu.yaml) on active lanes:
+//   result = max(lhs - rhs, 0)
+// An inactive lane keeps the destination's value unless the call names another mode.
+template <typename A_result, typename A_lhs, typename A_rhs>
+inline void vsubrelu(A_result& result, const A_lhs& lhs, const A_rhs& rhs, const vector_bool& mask,
+                     mode lanes_mode = MODE_MERGING) {
+    using K = kind_of<A_result>;
+    static_assert(std::is_same_v<kind_of<A_lhs>, K>, "vsubrelu: lhs and result must hold one element type");
+    static_assert(std::is_same_v<kind_of<A_rhs>, K>, "vsubrelu: rhs and result must hold one element type");
+    constexpr bool r00_dtype = admits<K, pto::vsim::f16, pto::vsim::f32>;
+    static_assert(r00_dtype, "vsubrelu [CPU]: DType must be one of: half, float");
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (r00_dtype) {
+        using C = typename K::calc;
+        // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
+        auto& result_r = pto::vsim::image(result);
+        const auto lhs_r = pto::vsim::image(lhs);
+        const auto rhs_r = pto::vsim::image(rhs);
+        const pred mask_p = mask;
+        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
+            const C lhs_v = lhs_r.read(i);
+            const C rhs_v = rhs_r.read(i);
+            return static_cast<C>(sim::maximum_by<C>(sim::sub<C>(lhs_v, rhs_v), C(0)));
+        });
+    }
+}
+
+// pto.vaxpy (specs/ops/sfu_and_dsa/vaxpy.yaml) on active lanes:
+//   result = fma(scalar, input, result)
+// An inactive lane keeps the destination's value unless the call names another mode.
+template <typename A_result, typename A_input, typename A_scalar>
+inline void vaxpy(A_result& result, const A_input& input, const A_scalar& scalar, const vector_bool& mask,
+                  mode lanes_mode = MODE_MERGING) {
+    using K = kind_of<A_result>;
+    static_assert(std::is_same_v<kind_of<A_input>, K>, "vaxpy: input and result must hold one element type");
+    constexpr bool r00_dtype = admits<K, pto::vsim::f16, pto::vsim::f32>;
+    static_assert(r00_dtype, "vaxpy [CPU]: DType must be one of: half, float");
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (r00_dtype) {
+        using C = typename K::calc;
+        // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
+        auto& result_r = pto::vsim::image(result);
+        const auto input_r = pto::vsim::image(input);
+        const pred mask_p = mask;
+        const C scalar_v = pto::vsim::scalar<K>(scalar);
+        // The result is also an input (an accumulator): its lanes are read from a copy taken first.
+        const auto result_in = result_r;
+        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
+            const C result_v = result_in.read(i);
+            const C input_v = input_r.read(i);
+            return static_cast<C>(sim::fused_mul_add<C>(scalar_v, input_v, result_v));
+        });
+    }
+}
+
+// pto.vmull (specs/ops/sfu_and_dsa/vmull.yaml) on active lanes:
+//   low = lhs * rhs
+//   high = mul_high(lhs, rhs)
+// An inactive lane keeps the destination's value unless the call names another mode.
+template <typename A_low, typename A_high, typename A_lhs, typename A_rhs>
+inline void vmull(A_low& low, A_high& high, const A_lhs& lhs, const A_rhs& rhs, const vector_bool& mask,
+                  mode lanes_mode = MODE_MERGING) {
+    using K = kind_of<A_low>;
+    static_assert(std::is_same_v<kind_of<A_high>, K>, "vmull: high and low must hold one element type");
+    static_assert(std::is_same_v<kind_of<A_lhs>, K>, "vmull: lhs and low must hold one element type");
+    static_assert(std::is_same_v<kind_of<A_rhs>, K>, "vmull: rhs and low must hold one element type");
+    constexpr bool r00_dtype = admits<K, pto::vsim::i32, pto::vsim::u32>;
+    static_assert(r00_dtype, "vmull [CPU]: DType must be one of: int32_t, uint32_t");
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (r00_dtype) {
+        using C = typename K::calc;
+        // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
+        auto& low_r = pto::vsim::image(low);
+        auto& high_r = pto::vsim::image(high);
+        const auto lhs_r = pto::vsim::image(lhs);
+        const auto rhs_r = pto::vsim::image(rhs);
+        const pred mask_p = mask;
+        each_lane(low_r, mask_p, lanes_mode, [&](int i) {
+            const C lhs_v = lhs_r.read(i);
+            const C rhs_v = rhs_r.read(i);
+            return static_cast<C>(sim::mul<C>(lhs_v, rhs_v));
+        });
+        each_lane(high_r, mask_p, lanes_mode, [&](int i) {
+            const C lhs_v = lhs_r.read(i);
+            const C rhs_v = rhs_r.read(i);
+            return static_cast<C>(sim::mul_high<C>(lhs_v, rhs_v));
+        });
+    }
+}
+
+// pto.vmula (specs/ops/sfu_and_dsa/vmula.yaml) on active lanes:
+//   result = fma(lhs, rhs, result)
+// An inactive lane keeps the destination's value unless the call names another mode.
+template <typename A_result, typename A_lhs, typename A_rhs>
+inline void vmula(A_result& result, const A_lhs& lhs, const A_rhs& rhs, const vector_bool& mask,
+                  mode lanes_mode = MODE_MERGING) {
+    using K = kind_of<A_result>;
+    static_assert(std::is_same_v<kind_of<A_lhs>, K>, "vmula: lhs and result must hold one element type");
+    static_assert(std::is_same_v<kind_of<A_rhs>, K>, "vmula: rhs and result must hold one element type");
+    constexpr bool r00_dtype = admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i32, pto::vsim::u32>;
+    static_assert(r00_dtype, "vmula [CPU]: DType must be one of: half, float, int32_t, uint32_t");
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (r00_dtype) {
+        using C = typename K::calc;
+        // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
+        auto& result_r = pto::vsim::image(result);
+        const auto lhs_r = pto::vsim::image(lhs);
+        const auto rhs_r = pto::vsim::image(rhs);
+        const pred mask_p = mask;
+        // The result is also an input (an accumulator): its lanes are read from a copy taken first.
+        const auto result_in = result_r;
+        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
+            const C result_v = result_in.read(i);
+            const C lhs_v = lhs_r.read(i);
+            const C rhs_v = rhs_r.read(i);
+            return static_cast<C>(sim::fused_mul_add<C>(lhs_v, rhs_v, result_v));
+        });
+    }
+}
+
 } // namespace pto::vsim::ops
 using pto::vsim::ops::vabs;
 using pto::vsim::ops::vadd;
 using pto::vsim::ops::vaddc;
 using pto::vsim::ops::vaddcs;
+using pto::vsim::ops::vaddrelu;
 using pto::vsim::ops::vadds;
 using pto::vsim::ops::vand;
 using pto::vsim::ops::vands;
+using pto::vsim::ops::vaxpy;
 using pto::vsim::ops::vbcnt;
 using pto::vsim::ops::vcls;
 using pto::vsim::ops::vdiv;
 using pto::vsim::ops::vexp;
+using pto::vsim::ops::vexpdif;
 using pto::vsim::ops::vln;
 using pto::vsim::ops::vlrelu;
 using pto::vsim::ops::vmax;
@@ -1073,11 +1277,14 @@ using pto::vsim::ops::vmin;
 using pto::vsim::ops::vmins;
 using pto::vsim::ops::vmov;
 using pto::vsim::ops::vmul;
+using pto::vsim::ops::vmula;
+using pto::vsim::ops::vmull;
 using pto::vsim::ops::vmuls;
 using pto::vsim::ops::vneg;
 using pto::vsim::ops::vnot;
 using pto::vsim::ops::vor;
 using pto::vsim::ops::vors;
+using pto::vsim::ops::vprelu;
 using pto::vsim::ops::vrec;
 using pto::vsim::ops::vrelu;
 using pto::vsim::ops::vrsqrt;
@@ -1089,6 +1296,7 @@ using pto::vsim::ops::vsqrt;
 using pto::vsim::ops::vsub;
 using pto::vsim::ops::vsubc;
 using pto::vsim::ops::vsubcs;
+using pto::vsim::ops::vsubrelu;
 using pto::vsim::ops::vsubs;
 using pto::vsim::ops::vxor;
 using pto::vsim::ops::vxors;

@@ -88,6 +88,13 @@ constexpr C cls(C a) {
     const U top = static_cast<U>(u >> (sizeof(C) * 8 - 1));
     return static_cast<C>(std::countl_zero(top ? static_cast<U>(~u) : u));
 }
+// The high half of the double-width product (vmull): (a * b) >> bits, signed for a signed type.
+template <typename C>
+constexpr C mul_high(C a, C b) {
+    static_assert(std::is_integral_v<C> && sizeof(C) <= 4, "mul_high: integer lanes of up to 32 bits");
+    using W = std::conditional_t<std::is_signed_v<C>, std::int64_t, std::uint64_t>;
+    return static_cast<C>((static_cast<W>(a) * static_cast<W>(b)) >> (sizeof(C) * 8));
+}
 // Shift counts outside [0, bits) give 0 (left, logical right) or the sign fill (arithmetic right).
 template <typename C>
 constexpr C shl(C a, C n) {
@@ -199,6 +206,14 @@ C round_ceil(C x) {
 template <typename C>
 C round_trunc(C x) {
     return std::trunc(x);
+}
+// a * b + c rounded once in the compute type (a fused multiply-add), wrapping for integers.
+template <typename C>
+C fused_mul_add(C a, C b, C c) {
+    if constexpr (std::is_floating_point_v<C>)
+        return std::fma(a, b, c);
+    else
+        return add<C>(mul<C>(a, b), c);
 }
 // An inexact value goes to whichever of its two integer neighbours is odd (von Neumann rounding,
 // which keeps the information that the value was inexact); an integer stays.

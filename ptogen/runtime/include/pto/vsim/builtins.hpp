@@ -17,3 +17,4 @@
 #include <pto/vsim/select.hpp>
 #include <pto/vsim/dma.hpp>
 #include <pto/vsim/micro.hpp>
+#include <pto/vsim/sfu.hpp>
