@@ -46,8 +46,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
     Tests marked `thorough` (kills, fuzzing: robustness checks that take long) run where
     PTOGEN_TEST_THOROUGH=1, as `.ci/run` sets; tests marked `full_tier` (a whole regeneration of a
-    project copy) run with the full kernel tier, as in CI; the README's local test command skips
-    both, saying so."""
+    project copy) and the browser tests but one run with the full kernel tier, as in CI; the README's
+    local test command skips them, saying so."""
     items.sort(
         key=lambda item: 0 if item.nodeid.startswith("tests/test_simulator.py::test_op_kernels") else 1
     )
@@ -57,15 +57,26 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         whole = pytest.mark.skip(
             reason=f"full-tier test (a whole regeneration): runs with {TIER_ENV}=full, as in CI"
         )
+        # The site's browser tests drive Chromium page by page, over a minute of a local run: the quick
+        # tier visits one page (the first case of the test marked `browser_smoke`), the full tier all.
+        browsing = pytest.mark.skip(reason=f"browser test: runs with {TIER_ENV}=full, as in CI")
         for item in items:
             if "full_tier" in item.keywords:
                 item.add_marker(whole)
+            elif "browser" in getattr(item, "fixturenames", ()) and not _browser_smoke(item):
+                item.add_marker(browsing)
     if THOROUGH:
         return
     skip = pytest.mark.skip(reason="thorough test: runs with PTOGEN_TEST_THOROUGH=1 (as in CI)")
     for item in items:
         if "thorough" in item.keywords:
             item.add_marker(skip)
+
+
+def _browser_smoke(item: pytest.Item) -> bool:
+    """The first case of the browser test marked `browser_smoke`."""
+    callspec = getattr(item, "callspec", None)
+    return "browser_smoke" in item.keywords and (callspec is None or not any(callspec.indices.values()))
 
 
 def _warm_root_caches() -> None:

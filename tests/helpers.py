@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable, Hashable
 from pathlib import Path
+from typing import TypeVar
 
 ROOT = Path(__file__).resolve().parents[1]
 TLRELU = "specs/ops/tile_scalar_and_immediate/tlrelu.yaml"
+T = TypeVar("T")
 
 # Ops whose generated test plan has compile cases only, with the test that runs them instead.
 NO_RUNTIME_CASES = {
@@ -79,6 +82,18 @@ NO_RUNTIME_CASES = {
         for op in ("vbitsort", "vmrgsort", "vsort32", "vtranspose", "vaddreluconv", "vmulconv")
     },
 }
+
+
+def quick_sample(items: list[T], key: Callable[[T], Hashable]) -> list[T]:
+    """The cases of a check that runs once per op: the full tier (CI) takes every item, the quick tier
+    (the README command) the first item of each key (one op of each kind and set, say), so that the
+    local suite grows with the op kinds rather than with the ops."""
+    from ptogen.testing.tiers import default_tier
+
+    if default_tier() == "full":
+        return items
+    seen: set[Hashable] = set()
+    return [item for item in items if not (key(item) in seen or seen.add(key(item)))]
 
 
 def tree_hash(path: Path) -> str:

@@ -41,6 +41,7 @@ def test_suite_scale_prints_the_cold_suite_of_the_real_and_the_scaled_tree(
     assert "load" in out
 
 
+@pytest.mark.full_tier  # it loads a copy of the whole spec tree twice: CI, not the README command
 def test_scaled_tree_copies_real_ops_under_new_names(tmp_path: Path) -> None:
     copies = scaled_tree(ROOT, tmp_path, len(list((ROOT / "specs/ops").rglob("*.yaml"))) + 3)
     assert len(copies) == 3

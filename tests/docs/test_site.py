@@ -564,6 +564,7 @@ def test_tables_fit_or_scroll_and_names_do_not_break(browser: object, served: st
         page.close()
 
 
+@pytest.mark.browser_smoke  # its first case is the README command's one browser visit (tests/conftest.py)
 @pytest.mark.parametrize("width", list(WIDTHS))
 @pytest.mark.parametrize(("rel", "entry", "prev", "nxt"), BROWSER_PAGES, ids=lambda v: str(v))
 def test_page_in_the_browser(
