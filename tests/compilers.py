@@ -43,7 +43,7 @@ def build_program(cxx: str, source: str, work: Path, name: str, extra: list[str]
     (work / f"{name}.cpp").write_text(source, encoding="utf-8")
     exe = work / name
     flags = [*SIM_FLAGS, *(extra or []), *includes]
-    pch = precompiled_header(cxx, flags) if _starts_with_the_header(source) else []
+    pch = precompiled_header(cxx, flags) if starts_with_the_header(source) else []
     built = subprocess.run(
         [*cxx_argv(cxx), *flags, *pch, str(work / f"{name}.cpp"), "-o", str(exe)],
         capture_output=True,
@@ -56,7 +56,7 @@ def build_program(cxx: str, source: str, work: Path, name: str, extra: list[str]
 _FIRST_INCLUDE = re.compile(r"\A(?:\s*(?://[^\n]*|/\*.*?\*/))*\s*#include <pto/pto-inst\.hpp>", re.S)
 
 
-def _starts_with_the_header(source: str) -> bool:
+def starts_with_the_header(source: str) -> bool:
     """Whether nothing but comments comes before `#include <pto/pto-inst.hpp>`: no macro the header
     reads, whose definition a header parsed in advance would miss."""
     return _FIRST_INCLUDE.match(source) is not None

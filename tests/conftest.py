@@ -57,26 +57,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         whole = pytest.mark.skip(
             reason=f"full-tier test (a whole regeneration): runs with {TIER_ENV}=full, as in CI"
         )
-        # The site's browser tests drive Chromium page by page, over a minute of a local run: the quick
-        # tier visits one page (the first case of the test marked `browser_smoke`), the full tier all.
-        browsing = pytest.mark.skip(reason=f"browser test: runs with {TIER_ENV}=full, as in CI")
+        # The tests of the built site (a strict MkDocs build of every page, then its links, menu and
+        # search index, and Chromium's visits) took a minute and a half of a local run: the full tier
+        # runs them, as CI does; `ptogen docs` builds the same site strict.
+        built_site = pytest.mark.skip(reason=f"built-site test: runs with {TIER_ENV}=full, as in CI")
         for item in items:
             if "full_tier" in item.keywords:
                 item.add_marker(whole)
-            elif "browser" in getattr(item, "fixturenames", ()) and not _browser_smoke(item):
-                item.add_marker(browsing)
+            elif "site" in getattr(item, "fixturenames", ()):
+                item.add_marker(built_site)
     if THOROUGH:
         return
     skip = pytest.mark.skip(reason="thorough test: runs with PTOGEN_TEST_THOROUGH=1 (as in CI)")
     for item in items:
         if "thorough" in item.keywords:
             item.add_marker(skip)
-
-
-def _browser_smoke(item: pytest.Item) -> bool:
-    """The first case of the browser test marked `browser_smoke`."""
-    callspec = getattr(item, "callspec", None)
-    return "browser_smoke" in item.keywords and (callspec is None or not any(callspec.indices.values()))
 
 
 def _warm_root_caches() -> None:

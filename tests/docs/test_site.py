@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ..compilers import COMPILERS, cxx_argv, require
+from ..compilers import COMPILERS, cxx_argv, precompiled_header, require, starts_with_the_header
 from ..helpers import ROOT
 
 GENERATED = ROOT / "generated"
@@ -270,14 +270,12 @@ def _build(cxx: str, code: str, profile: str, workdir: Path) -> subprocess.Compl
         text=True,
         check=True,
     ).stdout.split()
+    flags = ["-std=c++20", "-Wall", "-Wextra", "-Werror", *cflags]
     return subprocess.run(
         [
             *cxx_argv(cxx),
-            "-std=c++20",
-            "-Wall",
-            "-Wextra",
-            "-Werror",
-            *cflags,
+            *flags,
+            *(precompiled_header(cxx, flags) if starts_with_the_header(code) else []),
             str(source),
             "-o",
             str(workdir / f"p_{profile}"),
@@ -564,7 +562,6 @@ def test_tables_fit_or_scroll_and_names_do_not_break(browser: object, served: st
         page.close()
 
 
-@pytest.mark.browser_smoke  # its first case is the README command's one browser visit (tests/conftest.py)
 @pytest.mark.parametrize("width", list(WIDTHS))
 @pytest.mark.parametrize(("rel", "entry", "prev", "nxt"), BROWSER_PAGES, ids=lambda v: str(v))
 def test_page_in_the_browser(
@@ -677,24 +674,23 @@ def test_guide_page_in_the_browser(
 # minute, and the two ran one after the other at the end of CI). Every page comes from the same two
 # templates, whose every shape `test_page_in_the_browser` visits: the README command stops there, and
 # CI's full tier visits every page (a browser visit per op would grow the local suite with each op).
-SHARDS = 4
+SHARDS = 8
 
 
 @pytest.mark.full_tier
 @pytest.mark.parametrize("shard", range(SHARDS))
-@pytest.mark.parametrize("width", list(WIDTHS))
-def test_every_op_page_at_both_widths(browser: object, served: str, width: str, shard: int) -> None:
-    """Every op page's DOM at desktop and phone width (a shard of the ops each): each constraint
-    group nested under its label, every display formula typeset at its natural, non-zero size, no
+def test_every_op_page_at_both_widths(browser: object, served: str, shard: int) -> None:
+    """Every op page's DOM (a shard of the ops each): each constraint group nested under its label;
+    then at desktop and phone width, every display formula typeset at its natural, non-zero size, no
     sideways scrolling of the page, every table fitting or scrolling inside its block with no name
-    broken, no console error."""
+    broken; no console error. Each page loads once and is resized to the phone's width, where its
+    style sheets' media queries apply as on a phone."""
     from ptogen.emit.site import in_docs
 
     tlrelu = next(o for o in _project().ops if o.spec.mnemonic == "pto.tlrelu")  # type: ignore[attr-defined]
     a2a3 = dict(_constraint_groups(tlrelu)["profiles"])["Implementation checks (A2A3):"]
     assert any(item.startswith("TileData::DType must be one of") for item in a2a3)  # the documented example
     page = browser.new_page()  # type: ignore[attr-defined]
-    page.set_viewport_size({"width": WIDTHS[width], "height": 900})
     # Each page load would start the search worker, which builds the whole site's index (most of
     # this test's time); the search has tests of its own, so here the worker is an empty script.
     page.route(  # type: ignore[attr-defined]
@@ -708,16 +704,20 @@ def test_every_op_page_at_both_widths(browser: object, served: str, width: str, 
     try:
         for op in _project().ops[shard::SHARDS]:  # type: ignore[attr-defined]
             rel = in_docs(op.doc_path).replace(".md", ".html")
+            page.set_viewport_size({"width": WIDTHS["desktop"], "height": 900})
             page.goto(f"{served}/{rel}")
             page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise")
             page.evaluate("MathJax.startup.promise")
             wrong += [f"{rel}: {w}" for w in _check_constraint_lists(page, op)]
-            for f in page.evaluate(_DISPLAY_MATH):
-                if not (f["height"] > 8 and f["width"] > 8 and abs(f["width"] - f["natural"]) < 1):
-                    wrong.append(f"{rel}: formula {f}")
-            if not page.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth"):
-                wrong.append(f"{rel}: the page scrolls sideways")
-            wrong += [f"{rel}: table {w}" for w in page.evaluate(_TABLES)]
+            for width, pixels in WIDTHS.items():
+                page.set_viewport_size({"width": pixels, "height": 900})
+                where = f"{rel} ({width})"
+                for f in page.evaluate(_DISPLAY_MATH):
+                    if not (f["height"] > 8 and f["width"] > 8 and abs(f["width"] - f["natural"]) < 1):
+                        wrong.append(f"{where}: formula {f}")
+                if not page.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth"):
+                    wrong.append(f"{where}: the page scrolls sideways")
+                wrong += [f"{where}: table {w}" for w in page.evaluate(_TABLES)]
     finally:
         page.close()
     assert wrong == [] and problems == []
