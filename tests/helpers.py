@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Callable, Hashable
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from ptogen.lower.views import ProjectView
+    from ptogen.spec.load import SpecSet
+    from ptogen.testing.manifest import Manifest
 
 ROOT = Path(__file__).resolve().parents[1]
 TLRELU = "specs/ops/tile_scalar_and_immediate/tlrelu.yaml"
@@ -84,6 +90,31 @@ NO_RUNTIME_CASES = {
 }
 
 
+@functools.cache
+def checkout_specs() -> SpecSet:
+    """The checkout's specs, loaded once per test process (many modules read them at collection)."""
+    from ptogen.spec.load import load_specs
+
+    return load_specs(ROOT / "specs", ROOT)
+
+
+@functools.cache
+def checkout_project() -> ProjectView:
+    """The view of the checkout's specs, made once per test process."""
+    from ptogen.lower.views import ProjectView
+
+    return ProjectView(checkout_specs())
+
+
+@functools.cache
+def checkout_manifest() -> Manifest:
+    """The checkout's generated test manifest, read once per test process."""
+    from ptogen.paths import Layout
+    from ptogen.testing.runner import load_manifest
+
+    return load_manifest(Layout.make(root=ROOT))
+
+
 def quick_sample(items: list[T], key: Callable[[T], Hashable]) -> list[T]:
     """The cases of a check that runs once per op: the full tier (CI) takes every item, the quick tier
     (the README command) the first item of each key (one op of each kind and set, say), so that the
@@ -118,11 +149,8 @@ def edit(project: Path, rel: str, old: str, new: str) -> int:
 def generated_pages() -> list[tuple[Path, str, Path]]:
     """(spec file, its op kind, page) for the generated pages of every op: its instruction-set page,
     and the reference-layout page of an op with an intrinsic (the comm TGATHER's under comm/)."""
-    from ptogen.lower.views import ProjectView
-    from ptogen.spec.load import load_specs
-
     cases = []
-    for op in ProjectView(load_specs(ROOT / "specs", ROOT)).ops:
+    for op in checkout_project().ops:
         for rel in [op.doc_path, *([op.ref_doc_path] if op.intrinsic is not None else [])]:
             page = ROOT / "generated" / rel
             if page.is_file():

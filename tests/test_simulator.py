@@ -14,11 +14,11 @@ from ptogen.testing import runner
 from ptogen.testing.tiers import default_tier
 
 from .compilers import COMPILERS, require
-from .helpers import NO_RUNTIME_CASES
+from .helpers import NO_RUNTIME_CASES, checkout_manifest, checkout_project
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYOUT = Layout.make(root=ROOT)
-OPS = sorted(runner.load_manifest(LAYOUT).ops)
+OPS = sorted(checkout_manifest().ops)
 # Ops with no compile-time rule under any profile (TPREFETCH_ASYNC's pages state none a compiler can
 # check): only their legal twins compile. test_every_rule_has_a_failing_case keeps rules covered.
 NO_STATIC_RULES = {"tprefetch_async", "syncall"}  # SYNCALL: the pages state no checkable rule
@@ -44,7 +44,7 @@ def tier_for(compiler: str) -> str:
 
 def _kind_representatives() -> set[str]:
     """The first op (by name) of each op kind that has runtime cases."""
-    ops = runner.load_manifest(LAYOUT).ops
+    ops = checkout_manifest().ops
     first: dict[str, str] = {}
     for name in OPS:
         if name not in NO_RUNTIME_CASES and ops[name].executable:
@@ -54,7 +54,7 @@ def _kind_representatives() -> set[str]:
 
 def _rule_kind_representatives() -> set[str]:
     """The first op (by name) with a compile case of each rule kind (a case's rule is `NN_<kind>`)."""
-    ops = runner.load_manifest(LAYOUT).ops
+    ops = checkout_manifest().ops
     first: dict[str, str] = {}
     for name in OPS:
         for case in ops[name].compile:
@@ -96,7 +96,7 @@ def _op_groups() -> list[object]:
     """(compiler, ops) for each test of the op kernels: the ops whose kernels a compiler builds in
     the groups `ptogen test` builds as one program each (runner.group_ops), then the ops it only
     checks the compile cases of, in groups of the same size."""
-    kinds = {name: entry.kind for name, entry in runner.load_manifest(LAYOUT).ops.items()}
+    kinds = {name: entry.kind for name, entry in checkout_manifest().ops.items()}
     groups = []
     for compiler in COMPILERS:
         kernels = [op for op in OPS if runs_kernels(op, compiler)]
@@ -131,11 +131,8 @@ def test_op_kernels(compiler: str, ops: list[str]) -> None:
 
 def test_every_rule_has_a_failing_case() -> None:
     """A rule with no compile-fail (or runtime-fail) case is a defect: count rules from the specs."""
-    from ptogen.lower.views import ProjectView
-    from ptogen.spec.load import load_specs
-
-    project = ProjectView(load_specs(ROOT / "specs", ROOT))
-    manifest = runner.load_manifest(LAYOUT)
+    project = checkout_project()
+    manifest = checkout_manifest()
     for op in project.ops:
         entry = manifest.ops[op.spec.stem]  # the comm TGATHER's is comm_tgather, beside the tile op's
         cases = {(c.profile, c.rule) for c in entry.compile if c.must_fail}
@@ -307,10 +304,7 @@ def test_cli_refuses_unknown_profiles_and_missing_compilers(
 
 
 def test_the_ops_without_compile_fail_cases_have_no_static_rule() -> None:
-    from ptogen.lower.views import ProjectView
-    from ptogen.spec.load import load_specs
-
-    project = ProjectView(load_specs(ROOT / "specs", ROOT))
+    project = checkout_project()
     for op in project.ops:
         if op.spec.stem in NO_STATIC_RULES:
             assert not any(op.rules_for(p.name, static=True) for p in project.profiles), op.spec.stem

@@ -18,10 +18,10 @@ from ptogen.paths import Layout
 from ptogen.testing import runner, tiers
 
 from .compilers import COMPILERS, build_program, cxx_argv, require
-from .helpers import ROOT
+from .helpers import ROOT, checkout_manifest
 
 LAYOUT = Layout.make(root=ROOT)
-_TYPED = runner.load_manifest(LAYOUT)
+_TYPED = checkout_manifest()
 # The tiers choose from the manifest's data, as written to manifest.json.
 MANIFEST: dict[str, Any] = {
     "profiles": list(_TYPED.profiles),

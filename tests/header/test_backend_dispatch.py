@@ -20,17 +20,15 @@ import pytest
 from ptogen.emit.render import environment
 from ptogen.importer.cpp import split_top_level
 from ptogen.importer.declarations import declarations
-from ptogen.lower.views import ProjectView
 from ptogen.opkinds.base import OpKind
 from ptogen.paths import Layout
 from ptogen.rules.parts import TileFilter, part
-from ptogen.spec.load import load_specs
 from ptogen.testing.plan import global_decls, plan_op
 
 from ..compilers import COMPILERS, cxx_argv, require
-from ..helpers import NO_RUNTIME_CASES, ROOT
+from ..helpers import NO_RUNTIME_CASES, ROOT, checkout_project
 
-PROJECT = ProjectView(load_specs(ROOT / "specs", ROOT))
+PROJECT = checkout_project()
 GENERATED = (ROOT / "generated/include/pto/common/pto_instr.hpp").read_text()
 
 

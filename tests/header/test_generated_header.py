@@ -12,13 +12,12 @@ import pytest
 from ptogen.cli import cflags
 from ptogen.paths import Layout
 from ptogen.rules.parts import not_offered
-from ptogen.spec.load import load_specs
 
 from ..compilers import COMPILERS, cxx_argv, require
-from ..helpers import ROOT
+from ..helpers import ROOT, checkout_specs
 
 LAYOUT = Layout.make(root=ROOT)
-SPECS = load_specs(ROOT / "specs", ROOT)
+SPECS = checkout_specs()
 PROFILES = SPECS.targets.profile_names()
 STRICT = ["-std=c++20", "-Wall", "-Wextra", "-Wpedantic", "-Werror"]
 

@@ -9,12 +9,10 @@ import pytest
 
 from ptogen.importer.declarations import declaration_shapes
 from ptogen.importer.pagefacts import normalise_signature, parse_file
-from ptogen.lower.views import ProjectView
-from ptogen.spec.load import load_specs
 
-from ..helpers import ROOT
+from ..helpers import ROOT, checkout_project, checkout_specs
 
-SPECS = load_specs(ROOT / "specs", ROOT)
+SPECS = checkout_specs()
 DOCUMENTED = {
     line.split(" ", 1)[0]: line.split(" ", 1)[1]
     for line in (ROOT / "tests/fixtures/documented_signatures.txt").read_text().splitlines()
@@ -32,7 +30,7 @@ HEADERS = {
     for h in ("pto/common/pto_instr.hpp", "pto/comm/pto_comm_inst.hpp")
 }
 TILE_OPS = [op for op in SPECS.ops if op.spec.intrinsic is not None]
-VIEWS = [op for op in ProjectView(SPECS).ops if op.spec.intrinsic is not None]
+VIEWS = [op for op in checkout_project().ops if op.spec.intrinsic is not None]
 # Pages that document no declaration, or one the header does not have (TSTORE's page adds an
 # `AtomicType` parameter); their spec follows the implementation and says so in `notes`.
 UNDOCUMENTED = {"pto.taxpy", "pto.tstore", "pto.tsubreluconv"}  # TSUBRELUCONV has no page

@@ -5,13 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ptogen.lower.views import ProjectView
-from ptogen.spec.load import load_specs
+from ..helpers import ROOT, checkout_project, checkout_specs
 
-from ..helpers import ROOT
-
-SPECS = load_specs(ROOT / "specs", ROOT)
-PROJECT = ProjectView(SPECS)
+SPECS = checkout_specs()
+PROJECT = checkout_project()
 OPS = {o.name: o for o in PROJECT.ops}
 HEADER = (ROOT / "generated/include/pto/common/pto_instr.hpp").read_text()
 

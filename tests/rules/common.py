@@ -5,14 +5,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ptogen.lower.views import ProjectView
 from ptogen.rules import PageContext
-from ptogen.spec.load import load_specs
 
-from ..helpers import ROOT
+from ..helpers import ROOT, checkout_project, checkout_specs
 
-SPECS = load_specs(ROOT / "specs", ROOT)
-PROJECT = ProjectView(SPECS)
+SPECS = checkout_specs()
+PROJECT = checkout_project()
 OPS = {o.spec.stem: o for o in PROJECT.ops}
 PAGE = PageContext([], {"A2A3", "A5", "CPU"}, ["dst", "src"], True)
 

@@ -7,18 +7,16 @@ import numpy as np
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
-from ptogen.lower.views import ProjectView
 from ptogen.opkinds import KINDS
 from ptogen.rules import RULE_KINDS, PageContext, PageLine, Rule, kind_name
 from ptogen.rules.valid_extent import MinValidExtentRule, SameValidExtentRule
 from ptogen.spec import expr
-from ptogen.spec.load import load_specs
 from ptogen.testing import refmath
 from ptogen.testing.plan import TileDecl
 
-from ..helpers import ROOT
+from ..helpers import ROOT, checkout_project
 
-PROJECT = ProjectView(load_specs(ROOT / "specs", ROOT))
+PROJECT = checkout_project()
 
 
 def op(short: str):  # type: ignore[no-untyped-def]

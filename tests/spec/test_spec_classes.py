@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -30,9 +31,9 @@ def _canonical(data: Any) -> str:
 
 
 def _class_of(spec: Path) -> str | None:
-    """The class a spec file names (`class:`), as written."""
-    name = (yaml.safe_load(spec.read_text()) or {}).get("class")
-    return str(name) if name is not None else None
+    """The class a spec file names (`class:`, a top-level key), as written."""
+    found = re.search(r"^class:[ \t]*['\"]?([^'\"\s#]+)", spec.read_text(), re.M)
+    return found.group(1) if found else None
 
 
 def _gen_errors(project: Path, capsys: pytest.CaptureFixture[str]) -> list[str]:
