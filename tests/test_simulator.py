@@ -4,6 +4,7 @@ checks one op per op kind and per rule kind (see KIND_REPRESENTATIVES)."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from pathlib import Path
 
@@ -194,6 +195,28 @@ def test_a_bundle_reports_each_op_on_its_own(tmp_path: Path) -> None:
     failed = [o for o in outcomes if o.status == "fail"]
     assert failed and all(o.name.startswith("tadd/") for o in failed), [o.name for o in failed]
     assert any(o.status == "pass" and o.name.startswith("tmaxs/") and " case " in o.name for o in outcomes)
+
+
+def test_a_verify_bundle_reports_each_op_on_its_own(tmp_path: Path) -> None:
+    """Ops' verify files are checked as one translation unit; when it does not check clean, each is
+    checked alone, so a broken expectation fails its own op's cases only."""
+    compiler = runner.find_compiler(runner.default_compilers()[0])
+    require(compiler.name)
+    r = runner.Runner(runner.Settings(layout=LAYOUT, compilers=[compiler.name], cache=tmp_path / "cache"))
+    good = [_one_job(r, op, "verify", compiler) for op in ("tadd", "tmaxs")]
+    assert r.tasks(good) == [good]  # one translation unit
+    outcomes = r.run_task(good, compiler)
+    assert outcomes and all(o.status == "pass" for o in outcomes)
+    assert r.builder.invocations["syntax"] == 1
+    broken = tmp_path / "tadd_verify.cpp"
+    text = (LAYOUT.out / good[0].source).read_text()
+    assert "DType must be one of" in text
+    broken.write_text(text.replace("DType must be one of", "DType must be any of", 1))
+    jobs = [dataclasses.replace(good[0], source=str(broken)), good[1]]
+    outcomes = r.run_task(jobs, compiler)
+    failed = {o.name.split("/")[0] for o in outcomes if o.status == "fail"}
+    assert failed == {"tadd"}, failed
+    assert any(o.status == "pass" and o.name.startswith("tmaxs/") for o in outcomes)
 
 
 def test_a_weakened_rule_is_caught(tmp_path: Path) -> None:

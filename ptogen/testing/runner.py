@@ -25,6 +25,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -331,6 +332,43 @@ def bundle_source(cache: Path, sources: list[Path]) -> Path:
     return path
 
 
+# A clang -verify directive (`// expected-error@*:* {{...}}`), not prose that names one.
+_VERIFY_DIRECTIVE = re.compile(r"//.*\bexpected-(?:error|warning|note|remark)(?:@\S+)?\s*\{\{")
+
+
+def verify_bundle_source(cache: Path, sources: list[tuple[str, Path]]) -> Path:
+    """The verify files of several ops (op, its verify.cpp) as one translation unit under the cache
+    directory, named by its content: the headers they include first, then each op's cases in a
+    namespace of its own (they reuse function names). clang -verify reads their expected diagnostics
+    in place: `@+1` is relative to its own line and `@*:*` to none. A file that expects none says
+    so, which clang refuses beside other files' expectations, so that line is dropped; the unit says
+    it once if no op expects a diagnostic."""
+    includes: list[str] = []
+    bodies: list[str] = []
+    expects = False
+    for op, source in sources:
+        lines = source.read_text(encoding="utf-8").splitlines()
+        includes += [ln for ln in lines if ln.startswith("#include") and ln not in includes]
+        body = [ln for ln in lines if not ln.startswith("#include") and "expected-no-diagnostics" not in ln]
+        expects = expects or any(_VERIFY_DIRECTIVE.search(ln) for ln in body)
+        bodies += [f"namespace verify_{op} {{", *body, f"}} // namespace verify_{op}", ""]
+    lines = [
+        "// ptogen test: the verify files of several ops as one translation unit",
+        *includes,
+        *([] if expects else ["// expected-no-diagnostics"]),
+        "",
+        *bodies,
+    ]
+    text = "\n".join(lines)
+    path = cache / "bundle" / f"{hashlib.sha256(text.encode()).hexdigest()[:24]}.verify.cpp"
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.tmp{os.getpid()}_{threading.get_ident()}")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    return path
+
+
 def group_ops(ops: list[str], kinds: dict[str, str], size: int = BUNDLE_OPS) -> list[list[str]]:
     """`ops` in groups of at most `size`, in op kind order (`kinds`: op -> its kind), so the ops of
     a group mostly share a kind."""
@@ -340,7 +378,7 @@ def group_ops(ops: list[str], kinds: dict[str, str], size: int = BUNDLE_OPS) -> 
 
 
 def bundles(jobs: list[Job], kinds: dict[str, str], size: int) -> list[list[Job]]:
-    """The cases jobs, per compiler, in groups (`group_ops`) each built as one program."""
+    """Jobs of one kind (cases or verify), per compiler, in groups (`group_ops`) each run as one unit."""
     groups: list[list[Job]] = []
     for compiler in dict.fromkeys(j.compiler for j in jobs):
         by_op = {j.op: j for j in jobs if j.compiler == compiler}
@@ -432,10 +470,12 @@ class Runner:
                     yield Job("verify", op, ",".join(profiles), c.name, entry.verify)
 
     def tasks(self, jobs: list[Job]) -> list[list[Job]]:
-        """What runs as one unit: each verify job alone, the cases jobs in bundles (`bundles`)."""
+        """What runs as one unit: the cases jobs in bundles (`bundles`), each built as one program,
+        and the verify jobs in bundles of the same ops, each checked as one translation unit."""
+        kinds = {j.op: self.manifest.ops[j.op].kind for j in jobs}
         cases = [j for j in jobs if j.kind == "cases"]
-        kinds = {j.op: self.manifest.ops[j.op].kind for j in cases}
-        return [[j] for j in jobs if j.kind != "cases"] + bundles(cases, kinds, self.settings.bundle)
+        verify = [j for j in jobs if j.kind == "verify"]
+        return bundles(verify, kinds, self.settings.bundle) + bundles(cases, kinds, self.settings.bundle)
 
     def run_jobs(self, jobs: list[Job], compilers: list[Compiler]) -> Iterator[list[Outcome]]:
         """Run jobs side by side (settings.jobs at once, default one per core), the cases jobs in
@@ -455,6 +495,8 @@ class Runner:
     def run_task(self, task: list[Job], compiler: Compiler) -> list[Outcome]:
         if len(task) == 1:
             return self.run_job(task[0], compiler)
+        if task[0].kind == "verify":
+            return self._verify_bundle(task, compiler)
         return self._run_bundle(task, compiler)
 
     def run_job(self, job: Job, compiler: Compiler) -> list[Outcome]:
@@ -614,20 +656,36 @@ class Runner:
         return Outcome("pass", name)
 
     def _verify(self, job: Job, compiler: Compiler, source: Path) -> list[Outcome]:
-        every = self.manifest.ops[job.op].compile
+        return self._verdicts([job], self._check_verify(compiler, source, [job]))
+
+    def _verify_bundle(self, jobs: list[Job], compiler: Compiler) -> list[Outcome]:
+        """Several ops' verify files as one translation unit (`verify_bundle_source`); if it does not
+        check clean, each op's file is checked alone, so a problem is reported against its own op."""
+        sources = [self.layout.out / j.source for j in jobs]
+        unit = verify_bundle_source(self.builder.cache, list(zip([j.op for j in jobs], sources, strict=True)))
+        if self._check_verify(compiler, unit, jobs) is None:
+            return self._verdicts(jobs, None)
+        return [o for job in jobs for o in self.run_job(job, compiler)]
+
+    def _check_verify(self, compiler: Compiler, source: Path, jobs: list[Job]) -> str | None:
+        """The problem with a verify translation unit of `jobs`' cases, or None: under clang, its
+        -verify result; under another compiler, its errors against the expected messages."""
         clang = is_clang(compiler)
         rc, diag = self.builder.check(compiler, source, CLANG_VERIFY if clang else ["-fmax-errors=0"])
         if clang:
-            problem = None if rc == 0 else f"clang -verify:\n{_first_lines(diag, 30)}"
-        else:
-            problem = _match_messages([m for c in every for m in c.messages], diag)
+            return None if rc == 0 else f"clang -verify:\n{_first_lines(diag, 30)}"
+        expected = [m for job in jobs for c in self.manifest.ops[job.op].compile for m in c.messages]
+        return _match_messages(expected, diag)
+
+    def _verdicts(self, jobs: list[Job], problem: str | None) -> list[Outcome]:
         outcomes = []
-        for c in every:
-            if c.profile not in job.profile.split(","):
-                continue
-            what = f"rejects: {'; '.join(c.messages)}" if c.must_fail else "compiles"
-            name = f"{job.op}/{c.case} [{c.profile}, {Path(job.compiler).name}] {what}"
-            outcomes.append(Outcome("fail", name, problem) if problem else Outcome("pass", name))
+        for job in jobs:
+            for c in self.manifest.ops[job.op].compile:
+                if c.profile not in job.profile.split(","):
+                    continue
+                what = f"rejects: {'; '.join(c.messages)}" if c.must_fail else "compiles"
+                name = f"{job.op}/{c.case} [{c.profile}, {Path(job.compiler).name}] {what}"
+                outcomes.append(Outcome("fail", name, problem) if problem else Outcome("pass", name))
         return outcomes
 
 
