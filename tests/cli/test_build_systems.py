@@ -35,6 +35,9 @@ target_link_libraries(k_a5 PRIVATE ptogen::A5)
 """
 
 
+# The user guide's CMake and pkg-config snippets build a kernel in the quick tier
+# (tests/docs/test_docs_text.py); this build with g++ runs in the full tier, as in CI.
+@pytest.mark.full_tier
 def test_a_kernel_builds_through_find_package(tmp_path: Path) -> None:
     cmake = shutil.which("cmake")
     if cmake is None:
@@ -62,6 +65,9 @@ def test_a_kernel_builds_through_find_package(tmp_path: Path) -> None:
     assert ran.stdout.strip() == "-2"
 
 
+# The user guide's CMake and pkg-config snippets build a kernel in the quick tier
+# (tests/docs/test_docs_text.py); this build with g++ runs in the full tier, as in CI.
+@pytest.mark.full_tier
 def test_a_kernel_builds_through_pkg_config(tmp_path: Path) -> None:
     pkg_config = shutil.which("pkg-config")
     if pkg_config is None:
