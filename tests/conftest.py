@@ -136,9 +136,10 @@ def copy_project(tmp_path: Path, shared_cache: Path) -> Path:
 
 
 def _seed_units(target: Path) -> None:
-    """Rendered units are content-addressed too, but tests damage them on purpose: each copy gets its
-    own copy of the units the checkout's current state names (not the whole store, which grows with
-    every edit), so its first `gen` renders only what its edits change."""
+    """Rendered units are content-addressed too: each copy gets the units the checkout's current state
+    names (not the whole store, which grows with every edit), so its first `gen` renders only what its
+    edits change. They are hard links (tens of megabytes a copy otherwise): a unit is only ever
+    replaced whole, and the test that damages units on purpose unlinks each one before it writes."""
     store = ROOT / ".ptogen-cache" / "gen"
     for state in store.glob("state-*.json"):
         try:
@@ -149,4 +150,7 @@ def _seed_units(target: Path) -> None:
             entry = store / "units" / key[:2] / key
             if entry.is_file():
                 (target / key[:2]).mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(entry, target / key[:2] / key)
+                try:
+                    os.link(entry, target / key[:2] / key)
+                except OSError:  # another file system, or no hard links: a copy
+                    shutil.copyfile(entry, target / key[:2] / key)

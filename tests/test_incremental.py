@@ -118,6 +118,7 @@ def test_a_damaged_cache_still_gives_the_right_tree(
             or ("format" in path.parts and i % 25 == 0)
         ):
             data = path.read_bytes()
+            path.unlink()  # a seeded unit is a hard link to the checkout's store: damage a copy
             path.write_bytes(data[: len(data) // 2] + b"garbage" + data[len(data) // 2 + 7 :])
             damaged += 1
     state = next((cache / "gen").glob("state-*.json"))
