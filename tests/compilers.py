@@ -62,6 +62,9 @@ def starts_with_the_header(source: str) -> bool:
     return _FIRST_INCLUDE.match(source) is not None
 
 
+_LINK_ONLY = ("-rdynamic", "-l", "-Wl,", "-L")  # flags of the link, which a header's compile refuses
+
+
 def precompiled_header(cxx: str, flags: list[str]) -> list[str]:
     """clang's flags to use `<pto/pto-inst.hpp>` precompiled under exactly `flags`, built once per
     checkout state and flag set in the checkout's cache (about a second of parsing saved by each
@@ -96,9 +99,6 @@ def precompiled_header(cxx: str, flags: list[str]) -> list[str]:
             else:
                 (root / f"{key}.failed").write_text(made.stderr, encoding="utf-8")
     return [*validate, "-include-pch", str(target)] if target.is_file() else []
-
-
-_LINK_ONLY = ("-rdynamic", "-l", "-Wl,", "-L")  # flags of the link, which a header's compile refuses
 
 
 @functools.cache

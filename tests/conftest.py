@@ -46,8 +46,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
     Tests marked `thorough` (kills, fuzzing: robustness checks that take long) run where
     PTOGEN_TEST_THOROUGH=1, as `.ci/run` sets; tests marked `full_tier` (a whole regeneration of a
-    project copy) and the browser tests but one run with the full kernel tier, as in CI; the README's
-    local test command skips them, saying so."""
+    project copy) and the tests of the built site run with the full kernel tier, as in CI; the
+    README's local test command skips them, saying so."""
     items.sort(
         key=lambda item: 0 if item.nodeid.startswith("tests/test_simulator.py::test_op_kernels") else 1
     )
