@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import io
 import json
 import os
 import shutil
+import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -103,9 +106,11 @@ def shared_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def project(tmp_path: Path, shared_cache: Path) -> Path:
+def project(tmp_path: Path, shared_cache: Path) -> Iterator[Path]:
     """A private copy of the project (specs, templates, generated tree, style) to edit freely."""
-    return copy_project(tmp_path, shared_cache)
+    copy = copy_project(tmp_path, shared_cache)
+    yield copy
+    _check_links(copy / "generated")
 
 
 @pytest.fixture
@@ -124,15 +129,56 @@ def spec_project(tmp_path: Path, shared_cache: Path) -> Path:
 
 def copy_project(tmp_path: Path, shared_cache: Path) -> Path:
     """The `project` fixture's copy, for fixtures of a wider scope."""
-    for name in ("specs", "templates", "generated"):
+    for name in ("specs", "templates"):
         # copyfile, not copy2: copying each file's metadata took two thirds of this fixture's time.
         shutil.copytree(ROOT / name, tmp_path / name, copy_function=shutil.copyfile)
+    _checkout_stamps()  # before any test of this process can have written through a link
+    shutil.copytree(ROOT / "generated", tmp_path / "generated", copy_function=_link)
     shutil.copy(ROOT / ".clang-format", tmp_path / ".clang-format")
     (tmp_path / ".ptogen-cache").mkdir()
     for name in SHARED_CACHES:
         (tmp_path / ".ptogen-cache" / name).symlink_to(shared_cache / name, target_is_directory=True)
     _seed_units(tmp_path / ".ptogen-cache" / "gen" / "units")
     return tmp_path
+
+
+def _link(src: str, dst: str) -> None:
+    """The generated tree is linked, not copied (tens of megabytes a copy): `gen` never writes into a
+    file, it builds a new tree and swaps it in, so a copy's tree stays its own. A test that edits a
+    generated file replaces it (`helpers.rewrite`); `_check_links` catches one that writes through."""
+    try:
+        os.link(src, dst)
+    except OSError:  # another file system, or no hard links
+        shutil.copyfile(src, dst)
+
+
+@functools.lru_cache(maxsize=1)
+def _checkout_stamps() -> dict[str, tuple[int, int, int]]:
+    """The checkout's generated files as (inode, size, mtime) when this process first copied them."""
+    out: dict[str, tuple[int, int, int]] = {}
+    for path in (ROOT / "generated").rglob("*"):
+        st = path.stat()
+        if stat.S_ISREG(st.st_mode):
+            out[path.relative_to(ROOT / "generated").as_posix()] = (st.st_ino, st.st_size, st.st_mtime_ns)
+    return out
+
+
+def _check_links(tree: Path) -> None:
+    """Fail the test that wrote through a link into the checkout's generated tree (the file is then
+    wrong in the checkout too: `ptogen gen` restores it)."""
+    stamps = _checkout_stamps()
+    written = []
+    for rel, (ino, size, mtime) in stamps.items():
+        try:
+            st = (tree / rel).stat()
+        except FileNotFoundError:
+            continue
+        if st.st_ino == ino and (st.st_size, st.st_mtime_ns) != (size, mtime):
+            written.append(rel)
+    assert not written, (
+        f"the test wrote into generated/{written[0]} of its project copy, which shares the file with "
+        "the checkout: replace the file instead (tests.helpers.rewrite), then run `ptogen gen` here"
+    )
 
 
 def _seed_units(target: Path) -> None:

@@ -142,8 +142,15 @@ def edit(project: Path, rel: str, old: str, new: str) -> int:
     text = path.read_text()
     assert old in text, old
     line = text[: text.index(old)].count("\n") + 1
-    path.write_text(text.replace(old, new, 1))
+    rewrite(path, text.replace(old, new, 1))
     return line
+
+
+def rewrite(path: Path, text: str) -> None:
+    """Replace a file of a project copy with `text`. Never write into it: the copy's generated files
+    are hard links to the checkout's."""
+    path.unlink()
+    path.write_text(text)
 
 
 def generated_pages() -> list[tuple[Path, str, Path]]:

@@ -17,7 +17,7 @@ from ptogen.emit.render import render_all
 from ptogen.paths import Layout
 from ptogen.spec.load import load_specs
 
-from .helpers import ROOT, TLRELU, edit, tree_hash
+from .helpers import ROOT, TLRELU, edit, rewrite, tree_hash
 
 
 @pytest.fixture(scope="module")
@@ -165,7 +165,7 @@ def test_no_change_check_parses_no_yaml_and_still_sees_a_hand_edit(
     assert main(["--root", str(project), "check"]) == 0
     assert "up to date" in capsys.readouterr().out
     target = project / "generated/docs/isa/TLRELU.md"
-    target.write_text(target.read_text().replace("Leaky ReLU", "Leaky ReLX", 1))
+    rewrite(target, target.read_text().replace("Leaky ReLU", "Leaky ReLX", 1))
     assert main(["--root", str(project), "check"]) == 1
     out = capsys.readouterr()
     assert "+++ " in out.out and "generated/docs/isa/TLRELU.md (from specs)" in out.out
