@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from ptogen.testing.pch import is_clang, precompiled_header_flags
 from ptogen.testing.runner import default_compilers, default_launcher
 
 # One compiler locally (clang++ if installed, else g++); CI sets PTOGEN_TEST_COMPILERS="clang++ g++"
@@ -69,36 +70,21 @@ def precompiled_header(cxx: str, flags: list[str]) -> list[str]:
     """clang's flags to use `<pto/pto-inst.hpp>` precompiled under exactly `flags`, built once per
     checkout state and flag set in the checkout's cache (about a second of parsing saved by each
     program that includes it first, as `ptogen test` saves it for the kernels); [] for another
-    compiler, or when the header does not precompile (the program's own compile then reports why)."""
-    import fcntl
-    import hashlib
-
+    compiler (g++ finds a precompiled header only beside the header itself), or when the header does
+    not precompile."""
     from .helpers import ROOT
 
-    if "clang" not in Path(cxx).name:
+    if not is_clang(cxx):
         return []
-    validate = ["-fpch-validate-input-files-content"]  # by content: a checkout may touch mtimes
     flags = [f for f in flags if not f.startswith(_LINK_ONLY)]
-    key = hashlib.sha256("\0".join([cxx, *validate, *flags, _headers_hash()]).encode()).hexdigest()[:24]
-    root = ROOT / ".ptogen-cache" / "test-pch"
-    root.mkdir(parents=True, exist_ok=True)
-    target = root / f"{key}.pch"
-    with open(root / f"{key}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not target.is_file() and not (root / f"{key}.failed").is_file():
-            wrapper = root / f"{key}.hpp"
-            wrapper.write_text("#include <pto/pto-inst.hpp>\n", encoding="utf-8")
-            tmp = root / f"{key}.tmp"
-            made = subprocess.run(
-                [*cxx_argv(cxx), *validate, *flags, "-x", "c++-header", str(wrapper), "-o", str(tmp)],
-                capture_output=True,
-                text=True,
-            )
-            if made.returncode == 0:
-                tmp.replace(target)
-            else:
-                (root / f"{key}.failed").write_text(made.stderr, encoding="utf-8")
-    return [*validate, "-include-pch", str(target)] if target.is_file() else []
+    return precompiled_header_flags(
+        cxx,
+        flags,
+        ["pto/pto-inst.hpp"],
+        _headers_hash(),
+        ROOT / ".ptogen-cache" / "test-pch",
+        lambda argv: subprocess.run([*cxx_argv(argv[0]), *argv[1:]], capture_output=True, text=True),
+    )
 
 
 @functools.cache

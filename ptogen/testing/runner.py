@@ -54,6 +54,7 @@ from .manifest import (
     RuntimeGroup,
     VectorGroup,
 )
+from .pch import precompiled_header_flags
 from .results import Outcome
 
 # One compiler for local runs (the first found); CI sets PTOGEN_TEST_COMPILERS="g++ clang++".
@@ -165,7 +166,6 @@ class Builder:
         self.cache = settings.cache or settings.layout.root / ".ptogen-cache"
         self.cache.mkdir(parents=True, exist_ok=True)
         dirs = settings.include or [settings.layout.generated_include, RUNTIME_INCLUDE]
-        self._pch_lock = threading.Lock()
         self.include_flags = [f"-I{d}" for d in dirs]
         # The test kernels' own header (kernel_io.hpp), generated with them, whatever simulator they use.
         support = settings.layout.out / TEST_SUPPORT
@@ -190,60 +190,19 @@ class Builder:
         return [*self.flags(), *self.kernel_flags]
 
     def pch_flags(self, compiler: Compiler) -> list[str]:
-        """Flags that use a precompiled <pto/pto-inst.hpp> (plus the C++ headers kernels include).
-
-        Parsing the headers is most of a test source's compile time, so one PCH per compiler pays
-        for itself quickly.
-        Kernels of another simulator (--include) are compiled without one.
-        """
+        """Flags that use a precompiled <pto/pto-inst.hpp> (plus the C++ headers kernels include),
+        one per compiler. Kernels of another simulator (--include) are compiled without one."""
         if self.settings.include:
             return []
-        flags = self.flags()
-        clang = "clang" in Path(compiler.path or compiler.name).name
-        # clang checks a PCH against its headers' mtimes; a checkout or `ptogen gen` may touch them
-        # without a change, and the key below hashes their content, so validate by content instead.
-        validate = ["-fpch-validate-input-files-content"] if clang else []
-        # clang can instantiate the headers' templates once in the PCH instead of in every kernel.
-        instantiate = ["-fpch-instantiate-templates"] if clang else []
-        key = hashlib.sha256(
-            "\0".join(
-                [
-                    compiler.path or "",
-                    compiler.version,
-                    *validate,
-                    *instantiate,
-                    *flags,
-                    *PCH_HEADERS,
-                    self._headers,
-                ]
-            ).encode()
+        return precompiled_header_flags(
+            str(compiler.path or compiler.name),
+            self.flags(),
+            PCH_HEADERS,
+            self._headers,
+            self.cache / "pch",
+            lambda argv: self._compiler("pch", argv),
+            key_extra=[compiler.version],
         )
-        root = self.cache / "pch" / key.hexdigest()[:24]
-        target = root / ("pto-inst.pch" if clang else "pto/pto-inst.hpp.gch")
-        with self._pch_lock:
-            if not target.is_file():
-                target.parent.mkdir(parents=True, exist_ok=True)
-                wrapper = root / "pch_source.hpp"
-                wrapper.write_text("".join(f"#include <{h}>\n" for h in PCH_HEADERS))
-                tmp = target.with_name(target.name + f".tmp{os.getpid()}")
-                proc = self._compiler(
-                    "pch",
-                    [
-                        str(compiler.path),
-                        *validate,
-                        *instantiate,
-                        *flags,
-                        "-x",
-                        "c++-header",
-                        str(wrapper),
-                        "-o",
-                        str(tmp),
-                    ],
-                )
-                if proc.returncode != 0:
-                    return []  # no PCH: compile from source (the kernel's own errors will show)
-                os.replace(tmp, target)
-        return [*validate, "-include-pch", str(target)] if clang else [f"-I{root}"]
 
     def _key(
         self, compiler: Compiler, flags: list[str], source: Path, mode: str, parts: tuple[Path, ...] = ()
