@@ -23,6 +23,7 @@ import numpy as np
 
 from ..importer.contract import DOMAIN, PageOp
 from ..kindlib.vector import MASKS, case_inputs, judge, mask_pattern, plan_vector, result_before
+from ..lower.contract import LaneFold
 from ..spec import expr as semantics
 from ..testing.golden import Check, GoldenContext, compute_dtype, is_float
 from ..testing.plan import OpTests
@@ -39,7 +40,6 @@ GROUPS = 256 // GROUP_BYTES
 class LaneReduce(OpKind):
     span: ClassVar[Literal["vector", "group", "pair"]]
     lanes: ClassVar[bool] = True
-    folds_lanes: ClassVar[bool] = True
 
     # ----------------------------------------------------------------- import
     def recognise(self, page: PageOp) -> int | None:
@@ -76,21 +76,19 @@ class LaneReduce(OpKind):
         found = semantics.reduction(op.loaded.expr)
         return self.span == "vector" and found is not None and found[0] in ("max", "min")
 
-    def fold(self, op: OpViewAPI) -> dict[str, Any]:
-        """What the generated builtin folds: the term's C++ (over `<name>_v` lane values), the step
-        that folds one more term in, the span's fold of the register model, and whether the result
-        carries the picked lane's index."""
+    # ----------------------------------------------------------------- backend
+    def lane_fold(self, op: OpViewAPI) -> LaneFold:
         found = semantics.reduction(op.loaded.expr)
         assert found is not None
         reducer, term = found
-        return {
-            "reducer": reducer,
-            "term": semantics.to_cpp(term, lambda n: f"{n}_v", "C", op.enums_of),
-            "step": semantics.reducer_step(reducer),
-            "span": self.span,
-            "pick": self.picks_index(op),
-            "widens": reducer == "sum" and self.span == "vector",
-        }
+        return LaneFold(
+            reducer=reducer,
+            term=semantics.to_cpp(term, lambda n: f"{n}_v", "C", op.enums_of),
+            step=semantics.reducer_step(reducer),
+            span=self.span,
+            pick=self.picks_index(op),
+            widens=reducer == "sum" and self.span == "vector",
+        )
 
     def template(self, part: str) -> str:
         return f"opkinds/lane_reduce/{part}"  # one folder for the three spans
