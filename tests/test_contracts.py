@@ -414,11 +414,17 @@ def layering_problems(path: Path, tree: ast.AST) -> list[str]:
     me = _module_name(path)
     shared = me.startswith("ptogen.kindlib") or (me.startswith("ptogen.opkinds") and me != "ptogen.opkinds")
     out = []
-    modules: dict[str, str] = {}  # a name bound to a module of this checkout -> the module
+    imports: list[ast.Import | ast.ImportFrom] = []
+    private: list[ast.Attribute] = []  # `x._name`: a private name read through whatever x holds
     for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            imports.append(node)
+        elif isinstance(node, ast.Attribute) and node.attr[:1] == "_" and node.attr[:2] != "__":
+            private.append(node)
+    modules: dict[str, str] = {}  # a name bound to a module of this checkout -> the module
+    for node in imports:
         if isinstance(node, ast.Import):
             modules |= {a.asname: a.name for a in node.names if a.asname and a.name.startswith("ptogen")}
-        if not isinstance(node, ast.ImportFrom):
             continue
         source = _imported(path, node)
         modules |= {
@@ -433,12 +439,13 @@ def layering_problems(path: Path, tree: ast.AST) -> list[str]:
         for alias in node.names:
             if alias.name.startswith("_") and not alias.name.startswith("__"):
                 out.append(f"{node.lineno}: imports the private name {alias.name} of {source}")
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
-            held = ast.unparse(node.value)
-            module = modules.get(held, held if held.startswith("ptogen.") and _is_module(held) else None)
-            if module is not None and module != me:
-                out.append(f"{node.lineno}: reads the private name {node.attr} of {module}")
+    for attr in private:
+        if not isinstance(attr.value, (ast.Name, ast.Attribute)):
+            continue
+        held = attr.value.id if isinstance(attr.value, ast.Name) else ast.unparse(attr.value)
+        module = modules.get(held, held if held.startswith("ptogen.") and _is_module(held) else None)
+        if module is not None and module != me:
+            out.append(f"{attr.lineno}: reads the private name {attr.attr} of {module}")
     return out
 
 
