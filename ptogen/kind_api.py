@@ -190,6 +190,9 @@ class OpViewAPI(RuleOp, Protocol):
     def kind(self) -> Any: ...  # opkinds.OpKind
 
     @property
+    def lane_fold(self) -> Any: ...  # lower.contract.LaneFold | None: a reduction across lanes
+
+    @property
     def project_enums(self) -> list[EnumView]: ...
 
     @property

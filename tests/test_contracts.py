@@ -399,17 +399,39 @@ def _imported(path: Path, node: ast.ImportFrom) -> str:
     return ".".join([*base, *([node.module] if node.module else [])])
 
 
+@functools.cache
+def _is_module(name: str) -> bool:
+    """Whether a dotted name is a module of this checkout (`ptogen.emit.format`)."""
+    where = ROOT.joinpath(*name.split("."))
+    return where.with_suffix(".py").is_file() or (where / "__init__.py").is_file()
+
+
 def layering_problems(path: Path, tree: ast.AST) -> list[str]:
     """What a module imports that it should not: (1) a module of ptogen/opkinds/ other than the
     registry, or the shared layer ptogen/kindlib/, imports an op-kind module other than
-    `opkinds.base`; (2) a private `_name` of another module."""
+    `opkinds.base`; (2) a private `_name` of another module, imported by name or read through the
+    module (`fmt._run`)."""
     me = _module_name(path)
     shared = me.startswith("ptogen.kindlib") or (me.startswith("ptogen.opkinds") and me != "ptogen.opkinds")
     out = []
+    imports: list[ast.Import | ast.ImportFrom] = []
+    private: list[ast.Attribute] = []  # `x._name`: a private name read through whatever x holds
     for node in ast.walk(tree):
-        if not isinstance(node, ast.ImportFrom):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            imports.append(node)
+        elif isinstance(node, ast.Attribute) and node.attr[:1] == "_" and node.attr[:2] != "__":
+            private.append(node)
+    modules: dict[str, str] = {}  # a name bound to a module of this checkout -> the module
+    for node in imports:
+        if isinstance(node, ast.Import):
+            modules |= {a.asname: a.name for a in node.names if a.asname and a.name.startswith("ptogen")}
             continue
         source = _imported(path, node)
+        modules |= {
+            a.asname or a.name: f"{source}.{a.name}"
+            for a in node.names
+            if source.startswith("ptogen") and _is_module(f"{source}.{a.name}")
+        }
         targets = [source] if source != "ptogen.opkinds" else [f"{source}.{a.name}" for a in node.names]
         for target in targets:
             if shared and target.startswith("ptogen.opkinds") and target not in ("ptogen.opkinds.base",):
@@ -417,6 +439,13 @@ def layering_problems(path: Path, tree: ast.AST) -> list[str]:
         for alias in node.names:
             if alias.name.startswith("_") and not alias.name.startswith("__"):
                 out.append(f"{node.lineno}: imports the private name {alias.name} of {source}")
+    for attr in private:
+        if not isinstance(attr.value, (ast.Name, ast.Attribute)):
+            continue
+        held = attr.value.id if isinstance(attr.value, ast.Name) else ast.unparse(attr.value)
+        module = modules.get(held, held if held.startswith("ptogen.") and _is_module(held) else None)
+        if module is not None and module != me:
+            out.append(f"{attr.lineno}: reads the private name {attr.attr} of {module}")
     return out
 
 
@@ -451,6 +480,9 @@ def test_op_kinds_import_only_the_base_and_the_shared_layer() -> None:
         ("ptogen/kindlib/forms.py", "from ..opkinds import gather", "ptogen.opkinds.gather"),
         ("ptogen/opkinds/move.py", "from ..testing.golden import _bits", "private name _bits"),
         ("ptogen/lower/views.py", "from .cpp import _spell", "private name _spell"),
+        ("tests/cli/test_x.py", "from ptogen.emit import format as fmt\nfmt._run()", "_run of ptogen.emit"),
+        ("ptogen/cli.py", "import ptogen.emit.format as f\nf._run()", "_run of ptogen.emit.format"),
+        ("ptogen/cli.py", "import ptogen.emit.format\nptogen.emit.format._run()", "_run of ptogen.emit"),
     ],
 )
 def test_the_layering_check_finds_problems(module: str, code: str, problem: str) -> None:
@@ -466,6 +498,8 @@ def test_the_layering_check_finds_problems(module: str, code: str, problem: str)
         ("ptogen/kindlib/forms.py", "from ..opkinds.base import NamesOperand"),
         ("ptogen/lower/views.py", "from ..opkinds import KINDS, OpKind"),
         ("ptogen/opkinds/move.py", "from __future__ import annotations"),
+        ("ptogen/emit/format.py", "from . import format\nformat._run()"),  # its own private name
+        ("ptogen/cli.py", "from .emit import format as fmt\nfmt.run._cache"),  # a module's public name
     ],
 )
 def test_the_layering_check_allows_the_base_and_the_shared_layer(module: str, code: str) -> None:

@@ -198,5 +198,5 @@ def test_joined_formatting_equals_per_file_formatting(project: Path) -> None:
     sources = {n: "\n".join(line.strip() for line in t.splitlines()) + "\n" for n, t in sources.items()}
     style = project / ".clang-format"
     joined = fmt.format_cpp_many(sources, style)
-    alone = {n: fmt._run(fmt.clang_format_binary(), style, n, t) for n, t in sources.items()}
+    alone = {n: fmt.format_one(fmt.clang_format_binary(), style, n, t) for n, t in sources.items()}
     assert joined == alone

@@ -81,7 +81,8 @@ def _joinable(name: str, text: str) -> bool:
     )
 
 
-def _run(binary: str, style_file: Path, assume: str, text: str) -> str:
+def format_one(binary: str, style_file: Path, assume: str, text: str) -> str:
+    """One text formatted alone by clang-format, as the file `assume` (its name picks the language)."""
     proc = subprocess.run(
         [binary, f"--style=file:{style_file}", f"--assume-filename={assume}"],
         input=text.encode("utf-8"),
@@ -162,11 +163,11 @@ def format_cpp_many(
 
     def run(batch: list[str]) -> dict[str, str]:
         if len(batch) == 1:
-            return {batch[0]: _run(binary, style_file, batch[0], sources[batch[0]])}
-        text = _run(binary, style_file, batch[0], SEPARATOR.join(sources[n] for n in batch))
+            return {batch[0]: format_one(binary, style_file, batch[0], sources[batch[0]])}
+        text = format_one(binary, style_file, batch[0], SEPARATOR.join(sources[n] for n in batch))
         parts = text.split(SEPARATOR)
         if len(parts) != len(batch):
-            return {n: _run(binary, style_file, n, sources[n]) for n in batch}
+            return {n: format_one(binary, style_file, n, sources[n]) for n in batch}
         return dict(zip(batch, parts, strict=True))
 
     with ThreadPoolExecutor(max_workers=workers) as pool:

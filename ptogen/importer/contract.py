@@ -62,6 +62,11 @@ class PageReader:
         most specific evidence (on a tie, the first in `opkinds.registry()`)."""
         return None
 
+    def import_semantics(self, page: PageOp) -> dict[str, Any]:
+        """Fields of an imported spec's `semantics` that the page's evidence states for this kind
+        beyond its expression (a reduction: the span one result folds); none by default."""
+        return {}
+
     def import_domain(self, operands: list[dict[str, Any]]) -> str | None:
         """The operand an imported op of this kind iterates (its `semantics.domain`), or None: the
         page names none. By default its first destination."""

@@ -12,16 +12,14 @@ from ..opkinds import recognise as recognise_kind
 DOMAIN_STARTS = tuple(dict.fromkeys(s for k in KINDS.values() for s in k.domain_starts))
 
 
-def recognise(
-    vector: bool,
-    math: str,
-    reduces_over: str | None,
-    intro: str,
-    operand_kinds: tuple[str, ...],
-    level: str = "tile",
-) -> str | None:
+def recognise(page: PageOp) -> str | None:
     """The kind that recognises a page with the most specific evidence (None: none does)."""
-    return recognise_kind(PageOp(vector, math, reduces_over, intro, operand_kinds, level))
+    return recognise_kind(page)
+
+
+def page_semantics(kind: str, page: PageOp) -> dict[str, Any]:
+    """The `semantics` fields the kind reads from the page's evidence (`import_semantics`)."""
+    return KINDS[kind].import_semantics(page)
 
 
 def computes(kind: str) -> bool:

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..spec import expr as language
 from . import kinds
+from .contract import PageOp
 from .formula import attr_arity, latex_to_expr, latex_to_index_notation, reduces_over
 from .naming import plain
 from .operands import name_from_math, page_rows
@@ -34,7 +35,7 @@ def read_semantics(
     level: str = "tile",
 ) -> dict[str, Any]:
     """The semantics section; each fact the page lacks is set to a placeholder and reported."""
-    kind, dst = _kind_and_domain(facts, operands, vector, level)
+    kind, dst, stated = _kind_and_domain(facts, operands, vector, level)
     dsts = [o["name"] for o in operands if o["role"] == "dst"]
     params = intrinsic["params"] if intrinsic else []
     if facts.math and not page_rows(facts):
@@ -53,7 +54,8 @@ def read_semantics(
             )
         expr = first
     _overload_formulas(facts, kind, (intrinsic or {}).get("overloads", []), names, attrs, unplaced)
-    sem: dict[str, Any] = {"kind": kind, "expr": expr, "domain": dst, "tolerance": {"kind": "exact"}}
+    sem: dict[str, Any] = {"kind": kind, "expr": expr, "domain": dst, **stated}
+    sem["tolerance"] = {"kind": "exact"}
     if extra:
         sem["extra_outputs"] = extra
     kinds.complete(kind, sem, operands)
@@ -73,19 +75,19 @@ def read_semantics(
 
 def _kind_and_domain(
     facts: PageFacts, operands: list[dict[str, Any]], vector: bool, level: str
-) -> tuple[str, str]:
-    """The op kind that recognises the page (each kind looks for itself: `recognise`) and the
-    operand the op iterates."""
+) -> tuple[str, str, dict[str, Any]]:
+    """The op kind that recognises the page (each kind looks for itself: `recognise`), the operand
+    the op iterates, and the further semantics the kind reads from the page (`import_semantics`)."""
     math = facts.math or ""
-    kind = kinds.recognise(
-        vector, math, reduces_over(math), domain_paragraph(facts), tuple(o["kind"] for o in operands), level
-    )
+    operand_kinds = tuple(o["kind"] for o in operands)
+    page = PageOp(vector, math, reduces_over(math), domain_paragraph(facts), operand_kinds, level)
+    kind = kinds.recognise(page)
     if kind is None:
         raise ImportProblem("no op kind recognises this page (its formula, iteration domain and operands)")
     dst = kinds.domain(kind, operands)
     if dst is None:
         raise ImportProblem("the page names no destination operand (no `dst` and no result)")
-    return kind, dst
+    return kind, dst, kinds.page_semantics(kind, page)
 
 
 def _reader(kind: str) -> Any:

@@ -69,6 +69,20 @@ class FormBackend:
     global_operands: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class LaneFold:
+    """How a vector op's builtin folds the active lanes of spans of its source into fewer result lanes
+    (a reduction across lanes), as its kind states it (`KindBackend.lane_fold`). Such builtins are
+    generated apart from the lane-wise ones (pto/vsim/reduce.hpp) over the register model's folds."""
+
+    reducer: str  # the expression's reduction: sum, max or min
+    term: str  # C++ of the folded term, over `<name>_v` lane values
+    step: str  # the helper that folds one more term in
+    span: str  # what one result folds: the whole register, a 32-byte group, a pair of lanes
+    pick: bool  # the result also carries the picked lane's index (a whole-register max or min)
+    widens: bool  # a 16-bit integer sum may land in the 32-bit integer of its signedness
+
+
 class KindBackend:
     """How the header, the dispatch and the CPU backend treat an op kind's forms (lower/views.py,
     lower/dispatch.py, templates/cpp/); every default is the plain case, and a kind overrides only
@@ -103,6 +117,10 @@ class KindBackend:
     def sim_args(self, op: OpViewAPI, form: FormViewAPI) -> list[str]:
         """Arguments the CPU backend's `_IMPL` passes to the simulator function of a form."""
         return form.impl_args
+
+    def lane_fold(self, op: OpViewAPI) -> LaneFold | None:
+        """How the op's vector builtin folds lanes into fewer results (None: one result per lane)."""
+        return None
 
     def form_changes_result(self, op: OpViewAPI, form: FormViewAPI) -> bool:
         """Whether a form without its own `expr`, called with its test values, computes something

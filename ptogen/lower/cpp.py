@@ -110,7 +110,7 @@ class OpCpp:
                 "kind": self.op.operand(name).kind,
                 "type": "pto::vreg<T, N>" if self.op.operand(name).kind == "vreg" else "pto::mask<N>",
                 # A reduction's C++ is its kind's fold (pto/vsim/reduce.hpp), not a lane expression.
-                "cpp": "" if self.op.kind.folds_lanes else self.expr_of(node),
+                "cpp": "" if self.op.lane_fold is not None else self.expr_of(node),
                 "numpy": semantics.to_numpy(node, self.op.enums_of, self.op.kind.reduce_axis(self.op)),
             }
             for name, node in outs

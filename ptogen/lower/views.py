@@ -52,7 +52,7 @@ from ..spec.model import (
     Variant,
 )
 from . import dispatch as dispatching
-from .contract import FormBackend
+from .contract import FormBackend, LaneFold
 from .cpp import OpCpp, tparam_decl
 from .docs import OpDoc
 from .testcalls import FormTestView, OpTestView
@@ -309,6 +309,12 @@ class OpView:
     @property
     def is_vector(self) -> bool:
         return self.kind.lanes
+
+    @cached_property
+    def lane_fold(self) -> LaneFold | None:
+        """How a vector op's builtin folds lanes into fewer results (pto/vsim/reduce.hpp); None: one
+        result per lane (pto/vsim/ops.hpp)."""
+        return self.kind.lane_fold(self) if self.is_vector else None
 
     @property
     def is_builtin(self) -> bool:
@@ -1228,12 +1234,12 @@ class ProjectView:
     @property
     def lane_ops(self) -> list[OpView]:
         """The vector ops that compute one result per lane (pto/vsim/ops.hpp, pto_vec.hpp)."""
-        return [o for o in self.vector_ops if not o.kind.folds_lanes]
+        return [o for o in self.vector_ops if o.lane_fold is None]
 
     @property
     def fold_ops(self) -> list[OpView]:
         """The vector ops that fold lanes into fewer results (pto/vsim/reduce.hpp)."""
-        return [o for o in self.vector_ops if o.kind.folds_lanes]
+        return [o for o in self.vector_ops if o.lane_fold is not None]
 
     @property
     def profiles(self) -> list[ProfileDef]:

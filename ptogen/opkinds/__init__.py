@@ -48,7 +48,7 @@ def registry() -> dict[str, OpKind]:
     from .img2col import Img2col, Img2colConfig
     from .indexed import Indexed
     from .lane import VectorLane
-    from .lane_reduce import GroupReduce, PairReduce, VectorReduce
+    from .lane_reduce import LaneReduce
     from .matmul import Matmul
     from .move import Move
     from .partial import Partial
@@ -56,11 +56,11 @@ def registry() -> dict[str, OpKind]:
     from .predicate import Predicate
     from .quant import Quant
     from .random import Random
-    from .reduce import ColReduce, RowReduce
     from .remap import Remap
     from .reshape import Reshape
     from .sort import BlockSort, MergeSort
     from .sync import Sync
+    from .tile_reduce import TileReduce
     from .transfer import Transfer
     from .transpose import Transpose
     from .vconvert import VectorConvert
@@ -77,8 +77,7 @@ def registry() -> dict[str, OpKind]:
             Convert(),
             Predicate(),
             VectorLane(),
-            RowReduce(),
-            ColReduce(),
+            TileReduce(),
             Pipe(),  # before Barrier and Transfer: its domain paragraph outranks a pipe page's operands
             Comm(),  # before Transfer: its pages' paragraph outranks their GlobalTensor operands
             Barrier(),  # before Transfer: a workspace and a count but no tile is a barrier's page
@@ -108,9 +107,7 @@ def registry() -> dict[str, OpKind]:
             Img2col(),
             Img2colConfig(),
             Builtin(),
-            VectorReduce(),
-            GroupReduce(),
-            PairReduce(),
+            LaneReduce(),
             VectorMemory(),
             VectorMove(),
             PredicateBuiltin(),

@@ -9,6 +9,9 @@ the barrier with its call site; outside a launch they return at once. Either way
 left unchanged, as upstream's CPU simulator leaves it. The tests call every declaration with every
 mode and participant set under each profile and check that the workspace's bytes are untouched; the
 runtime's multi-core test runs the barrier across launched cores (under ThreadSanitizer too).
+
+A kind of its own, not `sync`'s: it waits for the other cores of a launch over a GlobalTensor
+workspace, where TSYNC orders one core's events, so the two share no backend, form or test.
 """
 
 from __future__ import annotations

@@ -35,9 +35,6 @@ class OpKind(SpecKind, PageReader, KindMath, KindBackend, KindTests):
     name: ClassVar[str]
     # Operates on vector registers lane by lane (its functions live in pto_vec.hpp), not on tiles.
     lanes: ClassVar[bool] = False
-    # With `lanes`: folds lanes into fewer results (a reduction) instead of one result per lane, so its
-    # builtins are generated apart from the lane-wise ones (pto/vsim/reduce.hpp).
-    folds_lanes: ClassVar[bool] = False
 
     def template(self, part: str) -> str:
         """A template of this kind's own text: templates/opkinds/<name>/<part>."""

@@ -6,6 +6,10 @@ tile's storage starts `addr` bytes into the memory of its location, so element (
 that memory holds at `addr + offset(i, j)`, and tiles bound to overlapping bytes see each other's
 writes. A declaration may carry the address as a template argument (`TASSIGN<Addr>(tile)`); rules
 scoped to such forms (`placement`) check it at compile time.
+
+A kind of its own, not `view`'s: it points a tile or a GlobalTensor at an address (a scalar or a
+template argument), not at another tile's elements, and its kernels bind the tile back before
+further calls (`rebinds`).
 """
 
 from __future__ import annotations

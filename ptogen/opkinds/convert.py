@@ -5,6 +5,10 @@ An element-wise op whose every pair of element types is its own computation: the
 and the golden is `testing/refconvert.py`. The expression is `mode(src)`: the rounding attribute
 applied to the one source tile. A form that takes a `SaturationMode` operand passes it; the
 others saturate (the spec's notes argue the default).
+
+A kind of its own, not `elementwise` data: each pair of element types is its own computation with an
+exact-arithmetic golden, and its tests run a table of type pairs with every rounding mode, not a
+list of types.
 """
 
 from __future__ import annotations

@@ -11,6 +11,9 @@ text, in the format a `PrintFormat` value names. The rule the spec states, rende
 The test kernels capture standard output around the call (the case's `before_call` and
 `after_call`) and store it; the golden compares it byte for byte, and checks that the tile is
 unchanged.
+
+A kind of its own: its result is text on standard output, captured around the call, which no other
+kind's kernels or goldens handle.
 """
 
 from __future__ import annotations

@@ -14,6 +14,10 @@ simulator where the pages leave a detail open:
 - `scatter`: the index form writes `src[i, j]` to the destination's storage element `indexes[i, j]`
   (row-major numbering of its static shape); the mask form spreads the source's elements over the
   selected columns or rows, writing 0 elsewhere.
+
+Three kinds, not one: each op's forms compute something the others' do not (an index or comparison
+gather, a copy of 32-byte blocks, a scatter), so one kind would only hide three implementations behind
+a switch; what they share is `kindlib.forms`.
 """
 
 from __future__ import annotations

@@ -4,6 +4,9 @@ return a completion handle (TPREFETCH_ASYNC warms L2 with a GlobalTensor's regio
 The op reads its GlobalTensor and changes no element of it (`semantics.expr` names it; the math is
 the identity); its context operand carries the device workspace and the session the handle is waited
 in. On the simulator the handle is complete when the op returns.
+
+A kind of its own, not `transfer`'s: it writes no tile and returns a handle through a context
+operand, so it has neither a transfer's tile region nor its golden.
 """
 
 from __future__ import annotations

@@ -1,7 +1,11 @@
 """Byte histograms (THISTOGRAM): per source row, 256 bins over one byte of each element, counting
 only the elements whose higher bytes pass the cascaded filter. The bins hold running totals (bin b:
 the elements whose byte is at most b), as upstream's CPU simulator writes them; see the spec's notes
-for the page's per-bin counts."""
+for the page's per-bin counts.
+
+A kind of its own: its result is 256 running bin totals per row under a byte filter, a shape no
+element-wise or reduction kind computes.
+"""
 
 from __future__ import annotations
 

@@ -19,6 +19,9 @@ The golden is the im2col matrix built in numpy from the mapping the spec's notes
 configuration op's case also checks that its ConvTile is left as it was. tests/opkinds/test_img2col.py
 keeps what these cannot show: that TIMG2COL reads the registers rather than its source, and the
 run-time errors of a register group never set.
+
+TIMG2COL is a kind apart from `img2col_config`, not data of one kind: it computes the im2col matrix,
+while the configuration ops only copy registers and leave every element as it was.
 """
 
 from __future__ import annotations

@@ -1,13 +1,13 @@
-"""Vector reductions across lanes (the pages' reduction instruction set): the spec's expression is one
-reduction, e.g. `sum(input)` or `max(input)`, folded over the active lanes of a span of the source
-register, left to right from the first active lane (an inactive lane takes no part; a span with no
-active lane gives zero), in the result's compute type. The kind sets the span and where its result
-lands:
+"""Vector reductions across lanes (kind `lane_reduce`, the pages' reduction instruction set): the
+spec's expression is one reduction, e.g. `sum(input)` or `max(input)`, folded over the active lanes of
+a span of the source register, left to right from the first active lane (an inactive lane takes no
+part; a span with no active lane gives zero), in the result's compute type. The spec names the span
+(`semantics.folds`), which also sets where each result lands:
 
-- `vector_reduce` (vcadd, vcmax, vcmin): the whole register, into lane 0; a maximum or minimum also
+- `register` (vcadd, vcmax, vcmin): the whole register, into lane 0; a maximum or minimum also
   writes the index of the lane it picked into lane 1;
-- `group_reduce` (vcgadd, vcgmax, vcgmin): each 32-byte group g of lanes, into lane g;
-- `pair_reduce` (vcpadd): each pair of lanes 2k and 2k + 1, into lane k.
+- `groups` (vcgadd, vcgmax, vcgmin): each 32-byte group g of lanes, into lane g;
+- `pairs` (vcpadd): each pair of lanes 2k and 2k + 1, into lane k.
 
 The result lanes no span lands in are zeroed, or keep the destination's value under `MODE_MERGING`.
 The simulation is generated into `pto/vsim/reduce.hpp` over the register model's folds
@@ -17,13 +17,15 @@ The simulation is generated into `pto/vsim/reduce.hpp` over the register model's
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from ..importer.contract import DOMAIN, PageOp
 from ..kindlib.vector import MASKS, case_inputs, judge, mask_pattern, plan_vector, result_before
+from ..lower.contract import LaneFold
 from ..spec import expr as semantics
+from ..spec.kindfacts import KindFacts
 from ..testing.golden import Check, GoldenContext, compute_dtype, is_float
 from ..testing.plan import OpTests
 from ..testing.refmath import narrow
@@ -36,16 +38,34 @@ GROUP_BYTES = 32  # a group reduction's span: one 32-byte group of the register 
 GROUPS = 256 // GROUP_BYTES
 
 
+# Each span's domain.md.j2 paragraph begins so, which `ptogen import` reads the span back from.
+DOMAIN_STARTS = {
+    "register": "Over the active lanes",
+    "groups": "For each 32-byte group",
+    "pairs": "For each pair of lanes",
+}
+# Where the page's formula puts one span's result (its index notation).
+RESULT_LANE = {"register": "0", "groups": "g", "pairs": "k"}
+
+
 class LaneReduce(OpKind):
-    span: ClassVar[Literal["vector", "group", "pair"]]
+    name: ClassVar[str] = "lane_reduce"
+    facts: ClassVar[KindFacts] = KindFacts(folds=tuple(DOMAIN_STARTS))
     lanes: ClassVar[bool] = True
-    folds_lanes: ClassVar[bool] = True
+    domain_starts: ClassVar[tuple[str, ...]] = tuple(DOMAIN_STARTS.values())
 
     # ----------------------------------------------------------------- import
     def recognise(self, page: PageOp) -> int | None:
-        if not page.vector or page.reduces_over is None or not page.intro.startswith(self.domain_starts):
+        if not page.vector or page.reduces_over is None or self.span_of(page) is None:
             return None
         return DOMAIN
+
+    @staticmethod
+    def span_of(page: PageOp) -> str | None:
+        return next((span for span, words in DOMAIN_STARTS.items() if page.intro.startswith(words)), None)
+
+    def import_semantics(self, page: PageOp) -> dict[str, Any]:
+        return {"folds": self.span_of(page)}
 
     def check_expr(self, expr: semantics.Node) -> list[str]:
         found = semantics.reduction(expr)
@@ -59,8 +79,13 @@ class LaneReduce(OpKind):
         return []
 
     # ----------------------------------------------------------------- math
+    @staticmethod
+    def span(op: OpViewAPI) -> str:
+        """What one result folds (`semantics.folds`): the register, its groups or its pairs of lanes."""
+        return str(op.spec.semantics.folds)
+
     def result_index(self, op: OpViewAPI) -> str:
-        return {"vector": "0", "group": "g", "pair": "k"}[self.span]
+        return RESULT_LANE[self.span(op)]
 
     def operand_index(self, op: OpViewAPI, operand: str) -> str:
         return "i"
@@ -74,26 +99,21 @@ class LaneReduce(OpKind):
     def picks_index(self, op: OpViewAPI) -> bool:
         """Whether the result also carries the picked lane's index (a whole-register max or min)."""
         found = semantics.reduction(op.loaded.expr)
-        return self.span == "vector" and found is not None and found[0] in ("max", "min")
+        return self.span(op) == "register" and found is not None and found[0] in ("max", "min")
 
-    def fold(self, op: OpViewAPI) -> dict[str, Any]:
-        """What the generated builtin folds: the term's C++ (over `<name>_v` lane values), the step
-        that folds one more term in, the span's fold of the register model, and whether the result
-        carries the picked lane's index."""
+    # ----------------------------------------------------------------- backend
+    def lane_fold(self, op: OpViewAPI) -> LaneFold:
         found = semantics.reduction(op.loaded.expr)
         assert found is not None
         reducer, term = found
-        return {
-            "reducer": reducer,
-            "term": semantics.to_cpp(term, lambda n: f"{n}_v", "C", op.enums_of),
-            "step": semantics.reducer_step(reducer),
-            "span": self.span,
-            "pick": self.picks_index(op),
-            "widens": reducer == "sum" and self.span == "vector",
-        }
-
-    def template(self, part: str) -> str:
-        return f"opkinds/lane_reduce/{part}"  # one folder for the three spans
+        return LaneFold(
+            reducer=reducer,
+            term=semantics.to_cpp(term, lambda n: f"{n}_v", "C", op.enums_of),
+            step=semantics.reducer_step(reducer),
+            span=self.span(op),
+            pick=self.picks_index(op),
+            widens=reducer == "sum" and self.span(op) == "register",
+        )
 
     def outputs(self, op: OpViewAPI) -> list[Job]:
         return [(op.doc_path, "docs/op_page.md.j2", {"op": op})]  # its C++ lives in pto/vsim/reduce.hpp
@@ -103,13 +123,14 @@ class LaneReduce(OpKind):
         plan_vector(project, op, tests, scalar_cases=False)
 
     def manifest_extra(self, op: OpViewAPI) -> dict[str, Any]:
-        return {"pick": self.picks_index(op)}
+        return {"pick": self.picks_index(op), "folds": self.span(op)}
 
-    def spans(self, lanes: int) -> list[tuple[int, list[int]]]:
+    @staticmethod
+    def spans(folds: str, lanes: int) -> list[tuple[int, list[int]]]:
         """(result lane, the source lanes it folds) of a register of `lanes` lanes."""
-        if self.span == "vector":
+        if folds == "register":
             return [(0, list(range(lanes)))]
-        if self.span == "group":
+        if folds == "groups":
             per = lanes // GROUPS
             return [(g, list(range(g * per, (g + 1) * per))) for g in range(GROUPS)]
         return [(k, [2 * k, 2 * k + 1]) for k in range(lanes // 2)]
@@ -130,7 +151,7 @@ class LaneReduce(OpKind):
                 x = case_inputs(gx, data, k, predicate, value)[source].astype(cdt)
                 before = result_before(gx, data, k, out, storage)
                 want = before.copy() if merging else np.zeros(lanes, dtype=storage)
-                for lane, span in self.spans(lanes):
+                for lane, span in self.spans(op.extra["folds"], lanes):
                     picked = [i for i in span if predicate[i]]
                     if not picked:
                         want[lane] = 0
@@ -155,22 +176,3 @@ def _same(a: Any, b: Any) -> bool:
     if is_float(np.asarray(a).dtype) and np.isnan(a):
         return bool(np.isnan(b))
     return bool(a == b) and (not is_float(np.asarray(a).dtype) or np.signbit(a) == np.signbit(b))
-
-
-# Each kind's `domain_starts` is how its domain.md.j2 paragraph begins, which `ptogen import` reads.
-class VectorReduce(LaneReduce):
-    name: ClassVar[str] = "vector_reduce"
-    span: ClassVar[Literal["vector", "group", "pair"]] = "vector"
-    domain_starts: ClassVar[tuple[str, ...]] = ("Over the active lanes",)
-
-
-class GroupReduce(LaneReduce):
-    name: ClassVar[str] = "group_reduce"
-    span: ClassVar[Literal["vector", "group", "pair"]] = "group"
-    domain_starts: ClassVar[tuple[str, ...]] = ("For each 32-byte group",)
-
-
-class PairReduce(LaneReduce):
-    name: ClassVar[str] = "pair_reduce"
-    span: ClassVar[Literal["vector", "group", "pair"]] = "pair"
-    domain_starts: ClassVar[tuple[str, ...]] = ("For each pair of lanes",)

@@ -5,7 +5,11 @@ pointer (`Param.pointer`) and the integer offset by a nullable pointer, so the k
 calls itself (`&exp`), plans each declaration's cases (`plans_forms`), and judges every output
 (`dst`, `exp`, `max`, `scaling`, `exp_zz`) against `reference_mx`, a numpy model of upstream's CPU
 simulator written from the spec's notes; packed E2M1 destinations are judged code by code
-(`testing/fp4.py`), and the `interleave` form's exponents in A5's interleaved layout (`interleaved`)."""
+(`testing/fp4.py`), and the `interleave` form's exponents in A5's interleaved layout (`interleaved`).
+
+A kind of its own, not `convert`'s: its MX forms share one exponent among each group of 32 elements
+and write side outputs through pointers, which no per-element conversion does.
+"""
 
 from __future__ import annotations
 

@@ -5,6 +5,9 @@ mechanism): row r is written in chunks of 256 columns; chunk q of row r ciphers 
 `counter + (r * Q + q) * RowStride / 4 + lane` for lanes 0..63, and lane l's four words go to the
 columns `256 q + 64 w + l` (w = 0..3). The golden computes the cipher from its definition
 (`philox4x32`), which tests/opkinds/test_random.py holds to the published known-answer vectors.
+
+A kind of its own: its values come from a keyed counter cipher and read no operand element by
+element, so neither its expression nor its golden fits another kind.
 """
 
 from __future__ import annotations

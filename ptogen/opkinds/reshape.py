@@ -7,6 +7,10 @@ does, so element `(i, j)` of `dst` is whatever `src`'s bytes hold where `dst`'s 
 (the `same_bytes` rule), share a TileType and are both boxed or both plain; their element types are
 one, or both floating or both integral (checked at compile time in the simulator, as upstream's
 does). The tests reinterpret `src`'s storage in numpy the same way.
+
+A kind of its own, not `view`'s: `dst` keeps `src`'s bytes under its own shape, layout and element
+type (the golden reinterprets bytes), where a view keeps each element at an offset (the golden
+slices).
 """
 
 from __future__ import annotations

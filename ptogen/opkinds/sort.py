@@ -13,6 +13,10 @@ through `tmp`, reporting how many records of each list it consumed in a `MrgSort
 and, with `exhausted`, stopping when one list runs out), or the four consecutive blocks of `blockLen`
 elements of one tile, group after group. At each step the largest head is taken; on equal values
 the list with the smaller number wins.
+
+Two kinds, not one: TSORT32 orders fixed blocks of one tile against an index tile, and TMRGSORT
+merges lists through forms of other operands that report what they took; they share only the record
+format.
 """
 
 from __future__ import annotations

@@ -6,6 +6,9 @@ attr operand of an enum with a pipeline trait, `Op`) as a template argument inst
 class's pipeline. The CPU simulator completes every operation before it returns, so waiting and
 draining only count (`sim::wait_count()`, `sim::barrier_count(pipe)`, tests/opkinds/test_sync.py); the
 generated tests prove which calls each profile accepts and rejects.
+
+A kind of its own, not `barrier`'s: it takes events or an op class, touches no memory and is tested
+by compile cases alone.
 """
 
 from __future__ import annotations

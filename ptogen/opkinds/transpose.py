@@ -7,6 +7,10 @@ index of the source's walk is the destination's row and which its column) and th
 does (the transpose's extent is the source's valid rows and columns), writing each element in the
 destination's element type, which must have the source's size. A scratch tile (`tmp`) is passed
 through; the result does not depend on it.
+
+A kind of its own, not `remap`'s: the destination's indices are the source's swapped, so the walk,
+the element map and the golden (`np.transpose`) exchange the axes, where a remap keeps `i` on rows
+and `j` on columns.
 """
 
 from __future__ import annotations

@@ -54,6 +54,9 @@ class KindFacts:
     # Functions of the kind's own its expressions may apply (name -> number of arguments): the
     # collectives' row blocks of a group (`stacked(group)`, `split(src)`).
     functions: tuple[tuple[str, int], ...] = ()
+    # The spans one result of its reduction may fold (`semantics.folds`, which each of its specs then
+    # states): a tile's rows or columns, a register's whole, its 32-byte groups or its pairs of lanes.
+    folds: tuple[str, ...] = ()
 
 
 class SpecKind:
@@ -66,7 +69,7 @@ class SpecKind:
         """Problems of the parsed `semantics.expr` for this kind (default: no reductions)."""
         problems = []
         if has_reduction(expr):
-            problems.append("this op kind does not reduce; reductions belong to row_reduce/col_reduce ops")
+            problems.append("this op kind does not reduce; reductions belong to the reduction kinds")
         for fn in ("rounded", "saturated"):
             if uses_function(expr, fn) and not self.facts.rounds_to_element:
                 problems.append(f"{fn}() converts to the result's element type, which {self.name} ops lack")

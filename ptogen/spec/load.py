@@ -546,6 +546,11 @@ def check_op(
             parsed[name] = semantics.parse(text, names, attrs)
         except semantics.ExprError as exc:
             problems.append((("semantics", "extra_outputs", name), str(exc)))
+    spans = op_kind.facts.folds if op_kind is not None else ()
+    if spans and spec.semantics.folds not in spans:
+        problems.append((("semantics", "folds"), f"{spec.semantics.kind} ops fold one of {', '.join(spans)}"))
+    elif not spans and spec.semantics.folds is not None and op_kind is not None:
+        problems.append((("semantics", "folds"), f"{spec.semantics.kind} ops do not fold a span"))
     if vector != (spec.semantics.inactive_lanes is not None):
         problems.append(
             (("semantics", "inactive_lanes"), "vector ops state what inactive lanes hold; tile ops do not")

@@ -763,6 +763,11 @@ class Semantics(Strict):
     compute: Name | None = Field(
         default=None, description="operand whose element type sets the compute type (default: the domain)"
     )
+    folds: Name | None = Field(
+        default=None,
+        description="reductions: what one result folds, one of the spans its kind names (`rows`, `cols`; "
+        "`register`, `groups`, `pairs`)",
+    )
     tolerance: Tolerance
     inactive_lanes: Literal["zero", "preserve"] | None = Field(
         default=None, description="vector ops: what inactive lanes of the result hold"

@@ -16,7 +16,7 @@ from ptogen.importer.build import import_page
 from ptogen.importer.problem import ImportProblem
 from ptogen.spec.load import load_specs, resolve_file
 
-from ..helpers import ROOT, generated_pages, quick_sample
+from ..helpers import ROOT, checkout_project, generated_pages, quick_sample
 
 YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -633,10 +633,13 @@ def _cases() -> list[tuple[Path, Path, str]]:
 
 CASES = [(spec, page) for spec, page, _ in _cases()]
 # The round trip of every page runs in the full tier; the quick one reads back a page of each op kind
-# in each instruction set, in each layout.
+# (of each span a reduction kind folds, which the page states) in each instruction set, in each layout.
+FOLDS = {ROOT / op.path: op.spec.semantics.folds for op in checkout_project().ops}
 SAMPLED = [
     (spec, page)
-    for spec, page, _ in quick_sample(_cases(), lambda c: (c[2], c[1].parent, c[1].stem.isupper()))
+    for spec, page, _ in quick_sample(
+        _cases(), lambda c: (c[2], FOLDS[c[0]], c[1].parent, c[1].stem.isupper())
+    )
 ]
 # The reference-layout pages: named after the intrinsic, upper case
 REF_PAGES = {page for _, page in CASES if page.stem.isupper()}

@@ -1,4 +1,4 @@
-"""The reductions across lanes (vector_reduce, group_reduce, pair_reduce) in the call shapes upstream's
+"""The reductions across lanes (lane_reduce: a register, its groups, its pairs) in the call shapes upstream's
 A5 backend uses beyond the generated cases: a widening int16 sum, VCMAX's index read back as
 TROWARGMAX reads it, group results packed from lane 0, pairs under a partial predicate, and a result
 register of another element type rejected at compile time."""

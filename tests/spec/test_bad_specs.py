@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from ptogen.cli import main
+from ptogen.spec.load import check_op
 
-from ..helpers import TLRELU, edit, tree_hash
+from ..helpers import TLRELU, checkout_specs, edit, tree_hash
 
 
 def run_gen(project: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, list[str]]:
@@ -447,3 +448,24 @@ def test_an_op_the_isa_catalog_leaves_out_is_reported_at_the_sets_list(
     (error,) = errors
     assert error.startswith(f"error: {catalog}:{line}: instruction_sets["), error
     assert "pto.tmaxs (specs/ops/tile_scalar_and_immediate/tmaxs.yaml) is specified but not listed" in error
+
+
+@pytest.mark.parametrize(
+    ("short", "folds", "message"),
+    [
+        ("vcgadd", "rows", "lane_reduce ops fold one of register, groups, pairs"),
+        ("vcgadd", None, "lane_reduce ops fold one of register, groups, pairs"),
+        ("tcolsum", "pairs", "tile_reduce ops fold one of rows, cols"),
+        ("tadd", "rows", "elementwise ops do not fold a span"),
+    ],
+)
+def test_a_reduction_states_a_span_its_kind_folds(short: str, folds: str | None, message: str) -> None:
+    """`semantics.folds` is data the kind's facts bound: a span of another kind, none where the kind
+    needs one, or one where the kind folds nothing is the field's error."""
+    specs = checkout_specs()
+    spec = next(o.spec for o in specs.ops if o.spec.short == short)
+    assert not [p for p in check_op(spec, specs.targets) if p[0] == ("semantics", "folds")]
+    bad = spec.model_copy(update={"semantics": spec.semantics.model_copy(update={"folds": folds})})
+    assert [p for p in check_op(bad, specs.targets) if p[0] == ("semantics", "folds")] == [
+        (("semantics", "folds"), message)
+    ]

@@ -25,7 +25,7 @@ def op(short: str):  # type: ignore[no-untyped-def]
 
 def test_every_op_names_a_registered_kind() -> None:
     assert {o.spec.semantics.kind for o in PROJECT.ops} <= set(KINDS)
-    assert {"elementwise", "lane", "row_reduce", "col_reduce"} <= set(KINDS)
+    assert {"elementwise", "lane", "tile_reduce", "lane_reduce"} <= set(KINDS)
 
 
 def test_reduction_math_comes_from_the_expression() -> None:
@@ -48,9 +48,9 @@ def test_one_argument_max_reduces_and_two_arguments_compare() -> None:
 def test_kinds_check_their_expressions() -> None:
     names = {"src"}
     assert KINDS["elementwise"].check_expr(expr.parse("sum(src)", names))
-    assert not KINDS["row_reduce"].check_expr(expr.parse("sum(src)", names))
-    assert KINDS["row_reduce"].check_expr(expr.parse("src + 1", names))
-    assert KINDS["col_reduce"].check_expr(expr.parse("sum(sum(src))", names))
+    assert not KINDS["tile_reduce"].check_expr(expr.parse("sum(src)", names))
+    assert KINDS["tile_reduce"].check_expr(expr.parse("src + 1", names))
+    assert KINDS["tile_reduce"].check_expr(expr.parse("sum(sum(src))", names))
 
 
 def test_rounded_rounds_to_the_element_type_in_all_three_outputs() -> None:
@@ -184,7 +184,7 @@ def test_a_generation_error_names_the_spec_file_and_line(monkeypatch: pytest.Mon
         if op.spec.short == "trowsum":
             raise ValueError("no test shape fits")
 
-    monkeypatch.setattr(type(KINDS["row_reduce"]), "plan_tests", broken)
+    monkeypatch.setattr(type(KINDS["tile_reduce"]), "plan_tests", broken)
     with pytest.raises(GenerationError) as info:
         plan(PROJECT)
     message = str(info.value)

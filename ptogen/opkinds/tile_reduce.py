@@ -1,5 +1,5 @@
-"""Row and column reductions: `dst[i, 0] = sum_j src[i, j]` (row) or `dst[0, j] = sum_i src[i, j]`
-(column) over src's valid region.
+"""Row and column reductions (kind `tile_reduce`): `dst[i, 0] = sum_j src[i, j]` (`folds: rows`) or
+`dst[0, j] = sum_i src[i, j]` (`folds: cols`) over src's valid region; the spec names the axis.
 
 The expression is one reduction at the top, e.g. `sum(src)` or `max(src * scale)`: the term is
 evaluated per element in the compute type and folded left to right (j = 0, 1, ... for a row),
@@ -10,11 +10,12 @@ valid region are left untouched.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..importer.contract import FORMULA, PageOp
 from ..kindlib.tilemath import TileMath
 from ..spec import expr as semantics
+from ..spec.kindfacts import KindFacts
 
 if TYPE_CHECKING:
     from ..kind_api import OpViewAPI
@@ -24,17 +25,28 @@ if TYPE_CHECKING:
 RESULT_STORAGE = 8
 
 
-class Reduce(TileMath):
-    axis: ClassVar[Literal["row", "col"]]
+# What one result folds (`semantics.folds`), and the axis of the source it runs along.
+AXES = {"rows": "row", "cols": "col"}
+
+
+class TileReduce(TileMath):
+    name: ClassVar[str] = "tile_reduce"
+    facts: ClassVar[KindFacts] = KindFacts(folds=tuple(AXES))
     whole_tile_bench: ClassVar[bool] = False  # the result is one column (row), not a whole tile
+
+    @staticmethod
+    def axis(op: OpViewAPI) -> str:
+        """The axis each result folds along: "row" (an R x 1 result) or "col" (1 x C)."""
+        return AXES[str(op.spec.semantics.folds)]
 
     # ----------------------------------------------------------------- import
     def recognise(self, page: PageOp) -> int | None:
+        return None if page.vector or page.reduces_over is None else FORMULA
+
+    def import_semantics(self, page: PageOp) -> dict[str, Any]:
         # The formula folds at the top of its right side: over `i` a column reduction
         # (`\sum_{i} src_{i,j}`), over any other index (`j`) a row reduction.
-        if page.vector or page.reduces_over is None or (page.reduces_over == "i") != (self.axis == "col"):
-            return None
-        return FORMULA
+        return {"folds": "cols" if page.reduces_over == "i" else "rows"}
 
     def check_expr(self, expr: semantics.Node) -> list[str]:
         found = semantics.reduction(expr)
@@ -50,16 +62,16 @@ class Reduce(TileMath):
 
     # ----------------------------------------------------------------- math
     def result_index(self, op: OpViewAPI) -> str:
-        return "i,0" if self.axis == "row" else "0,j"
+        return "i,0" if self.axis(op) == "row" else "0,j"
 
     def operand_index(self, op: OpViewAPI, operand: str) -> str:
         return "i,j"
 
     def reduce_index(self, op: OpViewAPI) -> str:
-        return "j" if self.axis == "row" else "i"
+        return "j" if self.axis(op) == "row" else "i"
 
     def reduce_axis(self, op: OpViewAPI) -> int:
-        return 1 if self.axis == "row" else 0
+        return 1 if self.axis(op) == "row" else 0
 
     # ----------------------------------------------------------------- lowering
     def region_source(self, op: OpViewAPI) -> str:
@@ -83,25 +95,12 @@ class Reduce(TileMath):
             "arg": semantics.is_arg_reduction(reducer),
         }
 
-    def template(self, part: str) -> str:
-        return f"opkinds/reduce/{part}"  # one folder for both axes
-
     # ----------------------------------------------------------------- tests
     def tile_shape(
         self, op: OpViewAPI, operand: str, rows: int, cols: int, vr: int, vc: int
     ) -> tuple[int, int, int, int]:
         if op.spec.operand(operand).role != "dst":
             return rows, cols, vr, vc
-        if self.axis == "row":
+        if self.axis(op) == "row":
             return rows, RESULT_STORAGE, vr, 1
         return RESULT_STORAGE, cols, 1, vc
-
-
-class RowReduce(Reduce):
-    name: ClassVar[str] = "row_reduce"
-    axis: ClassVar[Literal["row", "col"]] = "row"
-
-
-class ColReduce(Reduce):
-    name: ClassVar[str] = "col_reduce"
-    axis: ClassVar[Literal["row", "col"]] = "col"
