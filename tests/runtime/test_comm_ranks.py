@@ -53,52 +53,81 @@ static void print(int rank, const char* what, const T* v, int n) {
     std::fflush(stdout);
 }
 
-// A ring: every rank puts its row into the next rank's window and notifies it, then waits for its
-// own row from the previous rank; every rank also adds its row into rank 0's sums (AtomicAdd: float,
-// which MPI adds, and half, which it does not).
+// A ring: every rank puts its row into the next rank's inbox and notifies it, then waits until the
+// previous rank has notified it and reads its own inbox.
 static void ring(RankContext& ctx) {
-    const int me = ctx.Id(), n = ctx.Size(), next = (me + 1) % n;
-    float* inbox = ctx.Alloc<float>(N);
-    float* sum = ctx.Alloc<float>(N);
-    half* halves = ctx.Alloc<half>(N);
+    const int me = ctx.Id(), next = (me + 1) % ctx.Size();
+    float* inbox = ctx.Alloc<float>(N);  // at the same offset of every rank's window
     int32_t* arrived = ctx.Alloc<int32_t>(1);
     float mine[N], got[N];
-    half small[N];
     for (int i = 0; i < N; ++i)
-        mine[i] = float(100 * me + i), small[i] = half(float(me + 1) + 0.25f * float(i));
+        mine[i] = float(100 * me + i);
     Staging staging;
     TASSIGN(staging, 0x0);
-    Row src(mine), to(ctx.Peer(inbox, next)), total(ctx.Peer(sum, 0));
+    Row src(mine), to(ctx.Peer(inbox, next));
     comm::TPUT(to, src, staging);
-    comm::TPUT<AtomicType::AtomicAdd>(total, src, staging);
-    HalfRow hsrc(small), htotal(ctx.Peer(halves, 0));
-    HalfStaging hstaging;
-    TASSIGN(hstaging, 0x200);
-    comm::TPUT(htotal, hsrc, hstaging, AtomicType::AtomicAdd);
     Signal theirs(ctx.Peer(arrived, next)), own(arrived);
     comm::TNOTIFY(theirs, 1, NotifyOp::AtomicAdd);
     comm::TWAIT(own, 1, WaitCmp::EQ);
-    Staging tile;
-    TASSIGN(tile, 0x100);
     Row in(inbox), out(got);
-    TLOAD(tile, in);
-    TSTORE(out, tile);
+    TLOAD(staging, in);  // this rank's own window: a plain load
+    TSTORE(out, staging);
     print(me, "inbox", got, N);
+}
+
+// Every rank adds its row into rank 0's sums (float, which MPI adds, and half, which it does not),
+// fetches the next rank's row (TGET), puts its row into the next rank's echo asynchronously
+// (TPUT_ASYNC) and sets the next rank's flag, which TTEST then reads.
+static void atomics(RankContext& ctx) {
+    const int me = ctx.Id(), next = (me + 1) % ctx.Size();
+    float* sum = ctx.Alloc<float>(N);
+    half* halves = ctx.Alloc<half>(N);
+    float* row = ctx.Alloc<float>(N);
+    int32_t* flag = ctx.Alloc<int32_t>(1);
+    float* echo = ctx.Alloc<float>(N);
+    float mine[N], fetched[N];
+    half small[N];
+    for (int i = 0; i < N; ++i) {
+        mine[i] = row[i] = float(100 * me + i);  // `row` is in this rank's window
+        small[i] = half(float(me + 1) + 0.25f * float(i));
+    }
+    Staging staging;
+    HalfStaging hstaging;
+    TASSIGN(staging, 0x0);
+    TASSIGN(hstaging, 0x200);
+    Row src(mine), total(ctx.Peer(sum, 0));
+    HalfRow hsrc(small), htotal(ctx.Peer(halves, 0));
+    Signal theirs(ctx.Peer(flag, next)), own(flag);
     ctx.Barrier();
+    comm::TPUT<AtomicType::AtomicAdd>(total, src, staging);
+    comm::TPUT(htotal, hsrc, hstaging, AtomicType::AtomicAdd);
+    comm::TNOTIFY(theirs, me + 1, NotifyOp::Set);
+    Row there(ctx.Peer(row, next)), back(fetched);
+    comm::TGET(back, there, staging);
+    print(me, "fetched", fetched, N);
+    Row echoed(ctx.Peer(echo, next));
+    AsyncSession session;
+    const AsyncEvent put = comm::TPUT_ASYNC(echoed, src, session);
+    if (!put.Wait(session))
+        std::printf("rank %d: TPUT_ASYNC did not complete\n", me);
+    ctx.Barrier();
+    print(me, "echo", echo, N);
+    const int prev = (me + ctx.Size() - 1) % ctx.Size();
+    const bool set = comm::TTEST(own, prev + 1, WaitCmp::EQ), unset = comm::TTEST(own, 0, WaitCmp::EQ);
+    std::printf("rank %d test: %d %d\n", me, int(set), int(unset));
     if (me == 0) {
-        const bool one = comm::TTEST(own, 1, WaitCmp::EQ), two = comm::TTEST(own, 2, WaitCmp::GE);
-        std::printf("rank 0 test: %d %d\n", int(one), int(two));
         print(me, "sum", sum, N);
         print(me, "half sum", halves, N);
     }
 }
 
-// Collectives from rank 0: the sum of every rank's row, every rank's row gathered, and rank 0's
-// row broadcast into every rank's window.
+// Collectives from rank 0: the sum of every rank's row, every rank's row gathered, the gathered rows
+// negated and scattered back, and rank 0's row broadcast into every rank's window.
 static void collectives(RankContext& ctx) {
     const int me = ctx.Id(), n = ctx.Size();
     float* part = ctx.Alloc<float>(N);
     float* copy = ctx.Alloc<float>(N);
+    float* scattered = ctx.Alloc<float>(N);
     for (int i = 0; i < N; ++i)
         part[i] = float((me + 1) * (i + 1) * (me % 2 == 0 ? 1 : -1));
     ctx.Barrier();
@@ -108,6 +137,10 @@ static void collectives(RankContext& ctx) {
         for (int r = 0; r < n; ++r)
             parts[r] = Row(ctx.Peer(part, r)), copies[r] = Row(ctx.Peer(copy, r));
         ParallelGroup<Row> group(parts, n, 0), targets(copies, n, 0);
+        Row scatters[4] = {Row(part), Row(part), Row(part), Row(part)};
+        for (int r = 0; r < n; ++r)
+            scatters[r] = Row(ctx.Peer(scattered, r));
+        ParallelGroup<Row> receivers(scatters, n, 0);
         float reduced[N], gathered[4 * N] = {};
         Row result(reduced);
         Rows all(gathered);
@@ -118,11 +151,15 @@ static void collectives(RankContext& ctx) {
         print(me, "reduce", reduced, N);
         comm::TGATHER(group, all, acc);
         print(me, "gather", gathered, n * N);
+        for (int i = 0; i < n * N; ++i)
+            gathered[i] = -gathered[i];
+        comm::TSCATTER(receivers, all, acc);
         Row from(part);
         comm::TBROADCAST(targets, from, acc);
     }
     ctx.Barrier();
     print(me, "broadcast", copy, N);
+    print(me, "scattered", scattered, N);
 }
 
 // Reads the next rank's window with a plain load, no comm op.
@@ -148,16 +185,30 @@ static void deadlock(RankContext& ctx) {
     comm::TWAIT(s, 1, WaitCmp::EQ);  // WAITS_FOR_EVER
 }
 
+// The ranks' second allocations differ: the symmetric heap would place objects apart.
+static void asymmetric(RankContext& ctx) {
+    ctx.Alloc<float>(N);
+    ctx.Alloc<float>(ctx.Id() == 0 ? N : 2 * N);  // UNEVEN_ALLOC
+}
+
 int main(int argc, char** argv) {
     const std::string what = argc > 1 ? argv[1] : "";
     RankLaunchOptions options;
     options.window_bytes = 4096;
     if (what == "all")
-        return LaunchRanks(options, [](RankContext& ctx) { ring(ctx); ctx.Barrier(); collectives(ctx); });
+        return LaunchRanks(options, [](RankContext& ctx) {
+            ring(ctx);
+            ctx.Barrier();
+            atomics(ctx);
+            ctx.Barrier();
+            collectives(ctx);
+        });
     if (what == "peek")
         return LaunchRanks(options, peek);
     if (what == "deadlock")
         return LaunchRanks(options, deadlock);
+    if (what == "asymmetric")
+        return LaunchRanks(options, asymmetric);
     return 2;
 }
 """
@@ -174,9 +225,12 @@ def expected(n: int) -> set[str]:
         return f"rank {rank} {what}: " + " ".join(f"{v:g}" for v in values)
 
     lines = {line(r, "inbox", [100 * ((r - 1) % n) + i for i in row]) for r in range(n)}
+    lines |= {line(r, "fetched", [100 * ((r + 1) % n) + i for i in row]) for r in range(n)}
+    lines |= {f"rank {r} test: 1 0" for r in range(n)}
+    lines |= {line(r, "echo", [100 * ((r - 1) % n) + i for i in row]) for r in range(n)}
     lines |= {line(r, "broadcast", parts[0]) for r in range(n)}
+    lines |= {line(r, "scattered", [-v for v in parts[r]]) for r in range(n)}
     lines |= {
-        "rank 0 test: 1 0",
         line(0, "sum", [sum(100 * r + i for r in range(n)) for i in row]),
         line(0, "half sum", [sum(r + 1 + 0.25 * i for r in range(n)) for i in row]),
         line(0, "reduce", [sum(p[i] for p in parts) for i in row]),
@@ -287,6 +341,37 @@ def test_processes_end_a_twait_that_never_holds_with_its_message(processes: tupl
     ), first
     if shutil.which("addr2line"):
         assert f"ranks_mpi.cpp:{line_of('WAITS_FOR_EVER')}" in out.stderr, out.stderr
+
+
+def uneven_allocation(stderr: str, pattern: str, program: str) -> None:
+    """The rank's message (`pattern` after the op) and, where addr2line is, its call site."""
+    first = next(line for line in stderr.splitlines() if line.startswith("PTO runtime error"))
+    assert re.fullmatch(
+        r"PTO runtime error: RankContext::Alloc: allocation 1 asks for "
+        + pattern
+        + r": every rank allocates the same sizes in the same order",
+        first,
+    ), first
+    if shutil.which("addr2line"):
+        assert f"{program}.cpp:{line_of('UNEVEN_ALLOC')}" in stderr, stderr
+
+
+def test_threads_stop_ranks_that_allocate_unevenly(threads: Path) -> None:
+    out = run_threads(threads, "asymmetric", 2)
+    assert out.returncode != 0
+    uneven_allocation(
+        out.stderr, r"(32 bytes on rank 0 and 64|64 bytes on rank 1 and 32) on another rank", "ranks"
+    )
+
+
+def test_processes_stop_ranks_that_allocate_unevenly(processes: tuple[Path, list[str]]) -> None:
+    out = run_processes(processes, "asymmetric", 2)
+    assert out.returncode != 0
+    uneven_allocation(
+        out.stderr,
+        r"(32 bytes on rank 0|64 bytes on rank 1) and between 32 and 64 across the ranks",
+        "ranks_mpi",
+    )
 
 
 def test_user_guides_ring_is_the_program_these_tests_build() -> None:

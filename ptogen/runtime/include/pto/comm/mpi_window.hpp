@@ -14,9 +14,16 @@
 #pragma once
 
 #if !__has_include(<mpi.h>)
-#error "PTO_COMM_MPI needs MPI's headers: build with `ptogen cflags --mpi` (Debian: apt-get install libopenmpi-dev openmpi-bin)"
+#error "PTO_COMM_MPI needs MPI's headers: build with `ptogen cflags --mpi` (Debian: libopenmpi-dev)"
 #endif
 
+// MPI's C API only: the C++ bindings Open MPI and MPICH still ship are deprecated, and warn.
+#ifndef OMPI_SKIP_MPICXX
+#define OMPI_SKIP_MPICXX 1
+#endif
+#ifndef MPICH_SKIP_MPICXX
+#define MPICH_SKIP_MPICXX 1
+#endif
 #include <mpi.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -43,6 +50,7 @@ struct World {
     std::uint64_t bytes = 0;      // each window's size
     struct sigaction previous_segv {};
     struct sigaction previous_bus {};
+    struct sigaction previous_abort {};
 };
 
 inline World& world() {
@@ -144,7 +152,8 @@ void get(const char* op, Where at, const std::vector<int>& offsets, T* out) {
     std::scoped_lock hold(lock());
     MPI_Datatype type = picked<T>(op, offsets);
     MPI_Win_sync(world().win);
-    ok(MPI_Get(out, static_cast<int>(offsets.size()), datatype<T>(), at.rank, at.byte, 1, type, world().win), op, "MPI_Get");
+    const int n = static_cast<int>(offsets.size());
+    ok(MPI_Get(out, n, datatype<T>(), at.rank, at.byte, 1, type, world().win), op, "MPI_Get");
     ok(MPI_Win_flush(at.rank, world().win), op, "MPI_Win_flush");
     MPI_Type_free(&type);
 }
@@ -268,6 +277,12 @@ inline void* open_windows(std::uint64_t bytes) {
     sigemptyset(&action.sa_mask);
     sigaction(SIGSEGV, &action, &w.previous_segv);
     sigaction(SIGBUS, &action, &w.previous_bus);
+    // A failing rank has printed its message and call site before it aborts: MPI's own abort
+    // handler would only add a backtrace of raw addresses.
+    struct sigaction plain {};
+    plain.sa_handler = SIG_DFL;
+    sigemptyset(&plain.sa_mask);
+    sigaction(SIGABRT, &plain, &w.previous_abort);
     ok(MPI_Win_lock_all(MPI_MODE_NOCHECK, w.win), op, "MPI_Win_lock_all");
     return base;
 }
@@ -295,6 +310,7 @@ inline void close_windows() {
     munmap(reinterpret_cast<void*>(w.reserved), w.bytes * static_cast<std::uint64_t>(w.ranks));
     sigaction(SIGSEGV, &w.previous_segv, nullptr);
     sigaction(SIGBUS, &w.previous_bus, nullptr);
+    sigaction(SIGABRT, &w.previous_abort, nullptr);
     w = World{};
 }
 

@@ -68,7 +68,8 @@ class RankContext {
             static char rule[192];
             std::snprintf(rule, sizeof rule,
                           "rank %d's window of %llu bytes has no room for %llu more (RankLaunchOptions::window_bytes)",
-                          Id(), static_cast<unsigned long long>(device_.winSize), static_cast<unsigned long long>(bytes));
+                          Id(), static_cast<unsigned long long>(device_.winSize),
+                          static_cast<unsigned long long>(bytes));
             sim::fail("RankContext::Alloc", rule);
         }
         used_ = at + bytes;

@@ -13,7 +13,6 @@
 // and every other tensor is this process's memory, handled as above.
 #pragma once
 
-#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -28,6 +27,7 @@
 #include "comm_types.hpp"
 
 #if defined(PTO_COMM_MPI)
+#include <algorithm>
 #include <optional>
 #include <vector>
 
@@ -116,9 +116,10 @@ std::vector<int> offsets(const G& g, const int64_t (&shape)[5]) {
 
 template <typename G>
 std::optional<pto::comm::mpi::Where> in_window(const char* op, const G& g, const std::vector<int>& at) {
+    using T = std::remove_cv_t<typename G::DType>;
     auto where = pto::comm::mpi::locate(g.data());
     if (where && !at.empty())
-        pto::comm::mpi::require_inside<std::remove_cv_t<typename G::DType>>(op, *where, *std::max_element(at.begin(), at.end()));
+        pto::comm::mpi::require_inside<T>(op, *where, *std::max_element(at.begin(), at.end()));
     return where;
 }
 
@@ -371,7 +372,8 @@ void stack(const char* op, Stacked& stacked, Part& part, int r, bool into_stack)
                     op, "the stacked tensor has no room for every rank's rows");
 #if defined(PTO_COMM_MPI)
     if (any_in_window(stacked, part)) {
-        Region<std::remove_cv_t<typename Stacked::DType>> rank_rows{stacked.data() + r * rows * stacked.GetStride(3), {}, {}};
+        using S = std::remove_cv_t<typename Stacked::DType>;
+        Region<S> rank_rows{stacked.data() + r * rows * stacked.GetStride(3), {}, {}};
         for (int d = 0; d < 5; ++d)
             rank_rows.shape[d] = shape[d], rank_rows.stride[d] = stacked.GetStride(d);
         if (into_stack)
