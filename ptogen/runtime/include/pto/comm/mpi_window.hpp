@@ -64,10 +64,6 @@ inline std::mutex& lock() {
     return m;
 }
 
-inline bool open() {
-    return world().win != MPI_WIN_NULL;
-}
-
 // Where an address lies: a rank's window and the byte in it.
 struct Where {
     int rank;

@@ -88,6 +88,7 @@ class RankContext {
     }
 
     // Every rank's comm ops before it are complete, and every rank's plain loads after it see them.
+    // A host step between a rank's phases: every rank calls it from the thread its kernel started on.
     void Barrier();
 
   private:
