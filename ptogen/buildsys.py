@@ -8,6 +8,8 @@ profile has a target (`ptogen::A5`) and a .pc file (`ptogen-a5`) that also selec
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
 
 from . import __version__
@@ -139,3 +141,31 @@ def builtin_cflags(layout: Layout) -> list[str]:
         "-include",
         "pto/vsim/a5_prelude.hpp",
     ]
+
+
+# The macro that builds a communication kernel's ranks as MPI processes (pto/comm/ranks.hpp).
+MPI_DEFINE = "-DPTO_COMM_MPI"
+
+
+class MpiMissing(Exception):
+    """No MPI compiler wrapper to ask for MPI's flags; the message says what to install."""
+
+
+def mpi_flags(wrapper: str = "mpicxx") -> tuple[list[str], list[str]]:
+    """The flags that build ranks as MPI processes: PTO_COMM_MPI with MPI's include directories (the
+    compile), and MPI's libraries (the link, after the sources), as MPI's C++ wrapper states them."""
+    path = shutil.which(wrapper)
+    if path is None:
+        raise MpiMissing(
+            f"no {wrapper} on PATH: install MPI (Debian: apt-get install libopenmpi-dev openmpi-bin)"
+        )
+
+    def ask(what: str) -> list[str]:
+        told = subprocess.run([path, f"--showme:{what}"], capture_output=True, text=True)
+        if told.returncode != 0:
+            raise MpiMissing(
+                f"{wrapper} --showme:{what} failed (an Open MPI wrapper answers it): {told.stderr.strip()}"
+            )
+        return told.stdout.split()
+
+    return [MPI_DEFINE, *ask("compile")], ask("link")

@@ -263,6 +263,10 @@ def cmd_build_dir(args: argparse.Namespace) -> int:
 def cmd_cflags(args: argparse.Namespace) -> int:
     layout = _layout(args)
     if args.builtins:
+        if args.mpi:
+            print("ptogen cflags: --builtins takes no --mpi (builtins run A5 vector code, not comm ranks)",
+                  file=sys.stderr)
+            return EXIT_SPEC
         if args.profile:
             print("ptogen cflags: --builtins takes no --profile (builtins check the simulated profile)",
                   file=sys.stderr)
@@ -282,7 +286,17 @@ def cmd_cflags(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return EXIT_SPEC
-    print(" ".join(cflags(layout, args.profile)))
+    flags = cflags(layout, args.profile)
+    if args.mpi:
+        from .buildsys import MpiMissing, mpi_flags
+
+        try:
+            compile_flags, link_flags = mpi_flags()
+        except MpiMissing as e:
+            print(f"ptogen cflags --mpi: {e}", file=sys.stderr)
+            return EXIT_ENV
+        flags += [*compile_flags, *link_flags]
+    print(" ".join(flags))
     return 0
 
 
@@ -456,6 +470,12 @@ def parser() -> argparse.ArgumentParser:
         "--builtins",
         action="store_true",
         help="flags that run A5 vector code (upstream's include/, given with -I) on the builtin simulation",
+    )
+    p.add_argument(
+        "--mpi",
+        action="store_true",
+        help="also the flags that run a comm kernel's ranks as MPI processes (PTO_COMM_MPI, MPI's includes "
+        "and libraries: put them after the sources)",
     )
     p.set_defaults(func=cmd_cflags)
     sub.add_parser(

@@ -36,8 +36,16 @@ def cxx_argv(cxx: str) -> list[str]:
 SIM_FLAGS = ["-std=c++20", "-D__CPU_SIM", "-Wall", "-Wextra", "-Werror"]
 
 
-def build_program(cxx: str, source: str, work: Path, name: str, extra: list[str] | None = None) -> Path:
-    """Compile `source` into `work/name` with `cxx`; the compiler's errors fail the test."""
+def build_program(
+    cxx: str,
+    source: str,
+    work: Path,
+    name: str,
+    extra: list[str] | None = None,
+    libs: list[str] | None = None,
+) -> Path:
+    """Compile `source` into `work/name` with `cxx` (`libs` after the source, as a linker that drops
+    unused libraries needs them); the compiler's errors fail the test."""
     from .helpers import ROOT
 
     includes = [f"-I{ROOT / 'generated/include'}", f"-I{ROOT / 'ptogen/runtime/include'}"]
@@ -46,7 +54,7 @@ def build_program(cxx: str, source: str, work: Path, name: str, extra: list[str]
     flags = [*SIM_FLAGS, *(extra or []), *includes]
     pch = precompiled_header(cxx, flags) if starts_with_the_header(source) else []
     built = subprocess.run(
-        [*cxx_argv(cxx), *flags, *pch, str(work / f"{name}.cpp"), "-o", str(exe)],
+        [*cxx_argv(cxx), *flags, *pch, str(work / f"{name}.cpp"), *(libs or []), "-o", str(exe)],
         capture_output=True,
         text=True,
     )
@@ -104,7 +112,12 @@ def _headers_hash() -> str:
 
 
 def build_shared_program(
-    cxx: str, source: str, tmp_path_factory: pytest.TempPathFactory, name: str, extra: list[str] | None = None
+    cxx: str,
+    source: str,
+    tmp_path_factory: pytest.TempPathFactory,
+    name: str,
+    extra: list[str] | None = None,
+    libs: list[str] | None = None,
 ) -> Path:
     """`build_program` once per session: pytest-xdist's workers share the session's base directory
     and take turns on a lock, so a module-scoped program is compiled once, not once per worker."""
@@ -112,13 +125,13 @@ def build_shared_program(
     import os
 
     if not os.environ.get("PYTEST_XDIST_WORKER"):
-        return build_program(cxx, source, tmp_path_factory.mktemp(name), name, extra)
+        return build_program(cxx, source, tmp_path_factory.mktemp(name), name, extra, libs)
     shared = tmp_path_factory.getbasetemp().parent / f"program-{name}"
     shared.mkdir(exist_ok=True)
     with open(shared / "lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         exe = shared / name
         if not (shared / "built").exists():
-            build_program(cxx, source, shared, name, extra)
+            build_program(cxx, source, shared, name, extra, libs)
             (shared / "built").write_text("ok\n")
     return exe

@@ -309,3 +309,28 @@ def test_gen_keeps_unchanged_files_untouched(project: Path) -> None:
     edit(project, TLRELU, "summary: Leaky ReLU of a tile,", "summary: Leaky ReLU over a tile,")
     assert main(["--root", str(project), "gen"]) == 0
     assert path.stat().st_mtime_ns == before
+
+
+def test_cflags_mpi_adds_what_mpis_wrapper_states_or_says_what_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ptogen.cli import EXIT_ENV
+
+    assert main(["cflags"]) == 0
+    plain = capsys.readouterr().out.split()
+    monkeypatch.setenv("PATH", str(tmp_path))  # no mpicxx
+    assert main(["cflags", "--mpi"]) == EXIT_ENV
+    assert capsys.readouterr().err == (
+        "ptogen cflags --mpi: no mpicxx on PATH: install MPI "
+        "(Debian: apt-get install libopenmpi-dev openmpi-bin)\n"
+    )
+    wrapper = tmp_path / "mpicxx"  # answers as Open MPI's does
+    wrapper.write_text(
+        '#!/bin/sh\ncase "$1" in --showme:compile) echo -I/mpi/include ;; *) echo -L/mpi/lib -lmpi ;; esac\n'
+    )
+    wrapper.chmod(0o755)
+    assert main(["cflags", "--mpi"]) == 0
+    flags = capsys.readouterr().out.split()
+    assert flags[-4:] == ["-DPTO_COMM_MPI", "-I/mpi/include", "-L/mpi/lib", "-lmpi"]
+    assert flags[:-4] == plain
+    assert main(["cflags", "--builtins", "--mpi"]) == 2

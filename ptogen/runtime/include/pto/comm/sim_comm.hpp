@@ -7,6 +7,10 @@
 // deadlock on a device; here it stops after PTO_CPU_SIM_TWAIT_MAX_SPINS polls (upstream's name,
 // 100000 by default, about 10 us apart; 0 waits for ever) with an error that names the signal, the
 // value it holds, the comparison it waited for and the kernel's call site.
+//
+// Built with PTO_COMM_MPI, ranks may instead be processes (pto/comm/ranks.hpp): an op whose tensor or
+// signal lies in a rank's MPI window moves its elements through that window (pto/comm/mpi_window.hpp),
+// and every other tensor is this process's memory, handled as above.
 #pragma once
 
 #include <atomic>
@@ -21,6 +25,14 @@
 #include <pto/common/pto_enums.hpp>
 
 #include "comm_types.hpp"
+
+#if defined(PTO_COMM_MPI)
+#include <algorithm>
+#include <optional>
+#include <vector>
+
+#include "mpi_window.hpp"
+#endif
 
 namespace pto::sim::comm {
 
@@ -93,6 +105,80 @@ T element(V v) {
         return T(static_cast<float>(v));
 }
 
+#if defined(PTO_COMM_MPI)
+// A tensor's positions of `shape`, last dimension fastest, as element offsets from its first element.
+template <typename G>
+std::vector<int> offsets(const G& g, const int64_t (&shape)[5]) {
+    std::vector<int> out;
+    for_each_position(shape, [&](const int64_t (&at)[5]) { out.push_back(static_cast<int>(offset(g, at))); });
+    return out;
+}
+
+template <typename G>
+std::optional<pto::comm::mpi::Where> in_window(const char* op, const G& g, const std::vector<int>& at) {
+    using T = std::remove_cv_t<typename G::DType>;
+    auto where = pto::comm::mpi::locate(g.data());
+    if (where && !at.empty())
+        pto::comm::mpi::require_inside<T>(op, *where, *std::max_element(at.begin(), at.end()));
+    return where;
+}
+
+// The elements of `g` at the positions of `shape`, in order: through MPI from a window, else read.
+template <typename G>
+auto read_elements(const char* op, G& g, const int64_t (&shape)[5]) {
+    using T = std::remove_cv_t<typename G::DType>;
+    const std::vector<int> at = offsets(g, shape);
+    std::vector<T> values(at.size());
+    if (auto where = in_window(op, g, at))
+        pto::comm::mpi::get<T>(op, *where, at, values.data());
+    else
+        for (std::size_t i = 0; i < at.size(); ++i)
+            values[i] = g.data()[at[i]];
+    return values;
+}
+
+// Writes (or with `add`, atomically adds) `values` at the positions of `shape`, in the same order.
+template <bool add, typename G, typename V>
+void write_elements(const char* op, G& g, const int64_t (&shape)[5], const std::vector<V>& values) {
+    using T = std::remove_cv_t<typename G::DType>;
+    const std::vector<int> at = offsets(g, shape);
+    std::vector<T> converted(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i)
+        converted[i] = element<T>(values[i]);
+    if (auto where = in_window(op, g, at))
+        pto::comm::mpi::put<T>(op, *where, at, converted.data(), add);
+    else
+        for (std::size_t i = 0; i < at.size(); ++i)
+            if constexpr (add)
+                atomic_update<true>(g.data()[at[i]], converted[i]);
+            else
+                g.data()[at[i]] = converted[i];
+}
+
+// Part of a tensor: its elements from `base` on, with a shape and strides of its own.
+template <typename T>
+struct Region {
+    using DType = T;
+    T* base;
+    int64_t shape[5];
+    int64_t stride[5];
+    T* data() const {
+        return base;
+    }
+    int64_t GetShape(int d) const {
+        return shape[d];
+    }
+    int64_t GetStride(int d) const {
+        return stride[d];
+    }
+};
+
+template <typename... G>
+bool any_in_window(const G&... g) {
+    return (pto::comm::mpi::locate(g.data()).has_value() || ...);
+}
+#endif
+
 // TPUT, TGET and the asynchronous forms: every element of `dst`'s shape from the same position of
 // `src` (each tensor through its own strides); `accumulate` adds instead of storing (AtomicAdd).
 // The profiles of the devices demand one element type; the CPU profile, as upstream's simulator,
@@ -105,6 +191,10 @@ void copy(const char* op, Dst& dst, Src& src) {
     extents(src, from);
     for (int d = 0; d < 5; ++d)
         check(from[d] >= shape[d], op, "the source tensor is smaller than the destination in some dimension");
+#if defined(PTO_COMM_MPI)
+    if (any_in_window(dst, src))
+        return write_elements<accumulate>(op, dst, shape, read_elements(op, src, shape));
+#endif
     auto* out = dst.data();
     const auto* in = src.data();
     for_each_position(shape, [&](const int64_t (&at)[5]) {
@@ -155,15 +245,43 @@ void notify(G& signal, int32_t value, NotifyOp how) {
     using T = std::remove_cv_t<typename G::DType>;
     if constexpr (std::is_same_v<T, int32_t>)
         require_signal("TNOTIFY", signal);
+#if defined(PTO_COMM_MPI)
+    if (auto where = pto::comm::mpi::locate(signal.data()))
+        return pto::comm::mpi::update<T>("TNOTIFY", *where, element<T>(value), how == NotifyOp::AtomicAdd);
+#endif
     if (how == NotifyOp::AtomicAdd)
         atomic_update<true>(*signal.data(), element<T>(value));
     else
         atomic_update<false>(*signal.data(), element<T>(value));
 }
 
+// The signal at element `o` of `g` now: in a rank's window, an atomic fetch through MPI.
+template <typename G>
+int32_t poll(const char* op, G& g, int64_t o) {
+#if defined(PTO_COMM_MPI)
+    if (auto where = pto::comm::mpi::locate(g.data() + o))
+        return pto::comm::mpi::poll(op, *where);
+#else
+    static_cast<void>(op);
+#endif
+    return load(g.data()[o]);
+}
+
+// Where a signal is, for a message: in a rank's window, that rank, the byte and the rank waiting.
+inline void describe(const void* signal, char (&out)[96]) {
+    out[0] = '\0';
+#if defined(PTO_COMM_MPI)
+    if (auto where = pto::comm::mpi::locate(signal))
+        std::snprintf(out, sizeof out, " (byte %lld of rank %d's window, polled by rank %d)",
+                      static_cast<long long>(where->byte), where->rank, pto::comm::mpi::world().rank);
+#else
+    static_cast<void>(signal);
+#endif
+}
+
 // The first signal of `g` that does not satisfy `signal cmp expected`, or -1 when all do.
 template <typename G>
-int64_t first_unsatisfied(G& g, int32_t expected, WaitCmp cmp, int32_t& seen) {
+int64_t first_unsatisfied(const char* op, G& g, int32_t expected, WaitCmp cmp, int32_t& seen) {
     int64_t shape[5];
     extents(g, shape);
     int64_t found = -1;
@@ -171,7 +289,7 @@ int64_t first_unsatisfied(G& g, int32_t expected, WaitCmp cmp, int32_t& seen) {
         if (found >= 0)
             return;
         const int64_t o = offset(g, at);
-        const int32_t v = load(g.data()[o]);
+        const int32_t v = poll(op, g, o);
         if (!compare(v, cmp, expected)) {
             found = o;
             seen = v;
@@ -185,7 +303,7 @@ template <typename G>
 bool test(G& g, int32_t expected, WaitCmp cmp) {
     require_signal("TTEST", g);
     int32_t seen = 0;
-    return first_unsatisfied(g, expected, cmp, seen) < 0;
+    return first_unsatisfied("TTEST", g, expected, cmp, seen) < 0;
 }
 
 inline uint64_t twait_max_spins() {
@@ -205,15 +323,17 @@ void wait(G& g, int32_t expected, WaitCmp cmp) {
     const uint64_t limit = twait_max_spins();
     int32_t seen = 0;
     for (uint64_t spin = 0;; ++spin) {
-        const int64_t at = first_unsatisfied(g, expected, cmp, seen);
+        const int64_t at = first_unsatisfied("TWAIT", g, expected, cmp, seen);
         if (at < 0)
             return;
         if (limit != 0 && spin >= limit) {
-            static char rule[256];
+            static char rule[352];
+            char where[96];
+            describe(g.data() + at, where);
             std::snprintf(rule, sizeof rule,
-                          "the signal at %p holds %d and never satisfied `signal %s %d` in %llu polls "
+                          "the signal at %p%s holds %d and never satisfied `signal %s %d` in %llu polls "
                           "(a deadlock: no core changes it; PTO_CPU_SIM_TWAIT_MAX_SPINS sets the limit)",
-                          static_cast<void*>(g.data() + at), static_cast<int>(seen), spelling(cmp),
+                          static_cast<void*>(g.data() + at), where, static_cast<int>(seen), spelling(cmp),
                           static_cast<int>(expected), static_cast<unsigned long long>(spin));
             fail("TWAIT", rule);
         }
@@ -250,6 +370,19 @@ void stack(const char* op, Stacked& stacked, Part& part, int r, bool into_stack)
     check(whole[0] >= shape[0] && whole[1] >= shape[1] && whole[2] >= shape[2] && whole[4] >= shape[4] &&
                         whole[3] >= (r + 1) * rows,
                     op, "the stacked tensor has no room for every rank's rows");
+#if defined(PTO_COMM_MPI)
+    if (any_in_window(stacked, part)) {
+        using S = std::remove_cv_t<typename Stacked::DType>;
+        Region<S> rank_rows{stacked.data() + r * rows * stacked.GetStride(3), {}, {}};
+        for (int d = 0; d < 5; ++d)
+            rank_rows.shape[d] = shape[d], rank_rows.stride[d] = stacked.GetStride(d);
+        if (into_stack)
+            write_elements<false>(op, rank_rows, shape, read_elements(op, part, shape));
+        else
+            write_elements<false>(op, part, shape, read_elements(op, rank_rows, shape));
+        return;
+    }
+#endif
     auto* s = stacked.data();
     auto* p = part.data();
     for_each_position(shape, [&](const int64_t (&at)[5]) {
@@ -311,6 +444,21 @@ void reduce(Group& group, Dst& dst, ReduceOp op) {
         for (int d = 0; d < 5; ++d)
             check(given[d] >= shape[d], "TREDUCE", "a rank's tensor is smaller than the root's");
     }
+#if defined(PTO_COMM_MPI)
+    bool remote = any_in_window(dst);
+    for (int r = 0; r < group.GetSize(); ++r)
+        remote = remote || any_in_window(group[r]);
+    if (remote) {  // every rank's elements fetched, then folded in the same order
+        auto acc = read_elements("TREDUCE", first, shape);
+        for (int r = 0; r < group.GetSize(); ++r)
+            if (r != root) {
+                const auto next = read_elements("TREDUCE", group[r], shape);
+                for (std::size_t i = 0; i < acc.size(); ++i)
+                    acc[i] = combine(acc[i], next[i], op);
+            }
+        return write_elements<false>("TREDUCE", dst, shape, acc);
+    }
+#endif
     for_each_position(shape, [&](const int64_t (&at)[5]) {
         auto acc = first.data()[offset(first, at)];
         for (int r = 0; r < group.GetSize(); ++r)
