@@ -96,6 +96,9 @@ class FormTestsAPI(Protocol):
 class OpCppAPI(CppFacts, Protocol):
     """The C++ spellings of one op (`lower.cpp.OpCpp`) that plug-ins use (`rule_api.CppFacts`)."""
 
+    @property
+    def stored_operands(self) -> list[str]: ...
+
 
 class OpTestAPI(Protocol):
     """The golden reference's numpy of one op (`lower.testcalls.OpTestView`)."""

@@ -246,7 +246,10 @@ class TileMath(OpKind):
     def manifest_extra(self, op: OpViewAPI) -> dict[str, Any]:
         # The sources that may be the per-row operand, read at column j mod w (w its valid columns).
         pair = broadcast_pair(op)
-        return {"row_blocks": list(pair)} if pair else {}
+        extra: dict[str, Any] = {"row_blocks": list(pair)} if pair else {}
+        if op.cpp.stored_operands:  # tiles the golden also reads as stored (`as_source(x)`)
+            extra["stored"] = op.cpp.stored_operands
+        return extra
 
     def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         plan_runtime_groups(project, op, tests)
@@ -263,6 +266,7 @@ class TileMath(OpKind):
         for case in gx.group.cases:
             k = case.index
             arrays, scalars, args = case_inputs(gx, case, data, cdt)
+            source = stored_inputs(op, case, arrays, types)
             t = case.tiles[domain]
             vr, vc = t.valid_rows, t.valid_cols
             before = logical(arrays[domain].copy(), t.rows, t.cols, t.layout)
@@ -271,7 +275,7 @@ class TileMath(OpKind):
             forms = op.forms if case is gx.group.cases[0] else []
             for form, fn in [(None, ref.reference)] + [(n, getattr(ref, f"reference_f{n}")) for n in forms]:
                 with np.errstate(all="ignore"):
-                    want = narrow(np.asarray(fn(cdt.type, storage.type, *args)), storage)
+                    want = narrow(np.asarray(fn(cdt.type, storage.type, *args, **source)), storage)
                 # A broadcast operand (or a scalar-only expression) gives fewer elements than the region.
                 want = np.broadcast_to(want, (vr, vc))
                 suffix = f".f{form}" if form is not None else ""
@@ -344,6 +348,23 @@ def case_inputs(
         else:
             args.append(full[: ti.valid_rows, : ti.valid_cols].astype(cdt))
     return arrays, scalars, args
+
+
+def stored_inputs(
+    op: OpManifest, case: CaseEntry, arrays: dict[str, np.ndarray], types: dict[str, Any]
+) -> dict[str, Any]:
+    """The golden's arguments for `as_source(x)`: the element type `S` of the first tile x reads, and
+    each such tile's valid region as stored, in its element type's compute type (an integer exactly,
+    a `half` widened), by name. Empty for an op that reads no tile as stored."""
+    names = op.extra.get("stored", [])
+    if not names:
+        return {}
+    stored = {}
+    for name in names:
+        ti = case.tiles[name]
+        region = logical(arrays[name], ti.rows, ti.cols, ti.layout)[: ti.valid_rows, : ti.valid_cols]
+        stored[name] = region.astype(compute_dtype(types[name]))
+    return {"S": types[names[0]].type, "stored": stored}
 
 
 def unpack_predicates(words: np.ndarray, rows: int, cols: int) -> np.ndarray:

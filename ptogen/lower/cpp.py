@@ -196,6 +196,22 @@ class OpCpp:
         return [role("_documented", same, bcast, full), role("_swapped", None, full, bcast)]
 
     @property
+    def stored_operands(self) -> list[str]:
+        """The operands an element expression reads as stored (`as_source(x)`): the simulator reads
+        them as `<name>_s` in their element type's compute type `U` and computes x there, the first
+        one's element type being `S`."""
+        exprs = [self.op.loaded.expr, *(f.expr for f in self.op.expr_forms)]
+        return list(dict.fromkeys(n for e in exprs if e is not None for n in semantics.stored_operands(e)))
+
+    @property
+    def stored_only(self) -> list[str]:
+        """The stored operands no element expression reads outside `as_source(...)`: the simulator
+        reads them as stored only."""
+        exprs = [self.op.loaded.expr, *(f.expr for f in self.op.expr_forms)]
+        outside = {n for e in exprs if e is not None for n in semantics.names_outside_as_source(e)}
+        return [n for n in self.stored_operands if n not in outside]
+
+    @property
     def flat_runs(self) -> bool:
         """Whether the simulator walks a valid region spanning whole rows of row-major tiles as one
         contiguous run: every tile the element math reads is read at (r, c) as a plain element (no

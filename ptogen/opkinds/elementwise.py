@@ -7,10 +7,13 @@ from typing import ClassVar
 
 from ..importer.contract import FALLBACK, PageOp
 from ..kindlib.tilemath import TileMath
+from ..spec.kindfacts import KindFacts
 
 
 class Elementwise(TileMath):
     name: ClassVar[str] = "elementwise"
+    # Its simulator computes `as_source(x)` in the element type of the tiles x reads.
+    facts: ClassVar[KindFacts] = KindFacts(form_exprs=True, rounds_to_element=True, rounds_to_source=True)
 
     def recognise(self, page: PageOp) -> int | None:
         # Any tile page is element-wise unless another kind recognises more (the other kinds of the

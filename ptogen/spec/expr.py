@@ -56,6 +56,10 @@ FUNCTIONS: dict[str, tuple[int, str, str, str]] = {
     # range, a float rounded to nearest even, NaN to 0 for integers) and continued in the compute
     # type: the saturating conversion of a fused op (TADDRELUCONV's `convert`).
     "saturated": (1, "", "rm.saturated", r"\mathrm{sat}_T"),
+    # The value computed in the element type S of the tiles it reads, from their elements as stored
+    # (an integer wraps there, a float is rounded to S), then continued in the compute type: a fused
+    # op whose sum is formed in its sources' type (TADDRELUCONV's `half`, TADDDEQRELU's `int32_t`).
+    "as_source": (1, "", "rm.as_source", r"\mathrm{as\_source}"),
     # Integer bit counts: the set bits of the pattern (vbcnt), and the leading bits equal to the
     # most significant one, that bit included (vcls: 0 and -1 give the width).
     "popcount": (1, "sim::popcount", "rm.popcount", r"\mathrm{popcount}"),
@@ -566,6 +570,8 @@ def to_cpp(
             return f"{ctype}(sim::narrow<T>({go(n.args[0])}))"
         if fn == "saturated":
             return f"{ctype}(sim::saturate<T>({go(n.args[0])}))"
+        if fn == "as_source":  # the operands as stored (`<name>_s`), in S's compute type `U`
+            return f"{ctype}(sim::narrow<S>({to_cpp(n.args[0], lambda name: f'{name}_s', 'U')}))"
         helper = FUNCTIONS[fn][1]
         if fn in _BY_INVARIANT and varying and not invariant(n.args[0]) and invariant(n.args[1]):
             helper = _BY_INVARIANT[fn]
@@ -689,6 +695,9 @@ def to_numpy(node: Node, enums: dict[str, str] | None = None, axis: int | None =
             return f"({go(n.args[0])} {n.value} {go(n.args[1])})"
         if n.value in ("rounded", "saturated"):
             return f"rm.{n.value}(T, {go(n.args[0])})"
+        if n.value == "as_source":  # the operands as stored, from the caller's `stored` arrays
+            inner = to_numpy(_renamed(n.args[0], lambda name: f"stored[{name!r}]"))
+            return f"rm.as_source(C, S, {inner})"
         return f"{FUNCTIONS[str(n.value)][2]}({', '.join(go(a) for a in n.args)})"
 
     return go(node)
@@ -803,6 +812,48 @@ def reducer_step(name: str) -> str:
 
 def is_arg_reduction(name: str) -> bool:
     return name in ARG_REDUCERS
+
+
+def _renamed(node: Node, spell: Callable[[str], str]) -> Node:
+    """The expression with each operand name spelled by `spell` (a rendering step, not a parse)."""
+    if node.op == "name":
+        return Node("name", value=spell(str(node.value)))
+    return Node(node.op, tuple(_renamed(a, spell) for a in node.args), node.value)
+
+
+def stored_operands(node: Node) -> list[str]:
+    """The operands the expression's `as_source(...)` calls read, in order of first use."""
+    names = (str(d.value) for c in _as_source_calls(node) for d in _walk(c.args[0]) if d.op == "name")
+    return list(dict.fromkeys(names))
+
+
+def names_outside_as_source(node: Node) -> set[str]:
+    """The operands the expression reads other than inside its `as_source(...)` calls."""
+    if node.op == "call" and node.value == "as_source":
+        return set()
+    found = {str(node.value)} if node.op in ("name", "apply", "index") else set()
+    return found.union(*(names_outside_as_source(a) for a in node.args))
+
+
+def as_source_problems(node: Node) -> list[str]:
+    """What an `as_source(...)` call may not hold: it reads operands with `+`, `-` and `*` only (its
+    value is computed in the sources' type, which has no constants or functions of its own)."""
+
+    def plain(n: Node) -> bool:
+        arithmetic = n.op == "bin" and n.value in ("+", "-", "*")
+        return n.op == "name" or (arithmetic and all(plain(a) for a in n.args))
+
+    if any(not plain(c.args[0]) for c in _as_source_calls(node)):
+        return ["as_source() holds operands joined by +, - and * only"]
+    return []
+
+
+def _as_source_calls(node: Node) -> list[Node]:
+    return [n for n in _walk(node) if n.op == "call" and n.value == "as_source"]
+
+
+def _walk(node: Node) -> list[Node]:
+    return [node, *(d for a in node.args for d in _walk(a))]
 
 
 def has_reduction(node: Node) -> bool:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from .expr import Node, has_reduction, uses_function
+from .expr import Node, as_source_problems, has_reduction, uses_function
 
 if TYPE_CHECKING:
     from .model import OpSpec
@@ -24,6 +24,9 @@ class KindFacts:
     form_operands_in_expr: bool = False
     # Its simulator names the result's element type `T`, so `rounded(x)` may round to it.
     rounds_to_element: bool = False
+    # Its simulator also reads the tiles of `as_source(x)` as stored and computes x in their element
+    # type `S`.
+    rounds_to_source: bool = False
     # It writes its domain operand, which is then the op's dst (a hint's domain is only read).
     writes: bool = True
     # Its overloads declare every value template parameter of the main declaration (the loader says
@@ -73,6 +76,9 @@ class SpecKind:
         for fn in ("rounded", "saturated"):
             if uses_function(expr, fn) and not self.facts.rounds_to_element:
                 problems.append(f"{fn}() converts to the result's element type, which {self.name} ops lack")
+        if uses_function(expr, "as_source") and not self.facts.rounds_to_source:
+            problems.append(f"as_source() computes in its tiles' element type, which {self.name} ops lack")
+        problems += as_source_problems(expr)
         return problems
 
     def check_operands(self, spec: OpSpec) -> list[tuple[tuple[str | int, ...], str]]:

@@ -398,6 +398,12 @@ def rounded(T: Any, value: Array) -> Array:
     return narrow(value, np.dtype(T)).astype(value.dtype)
 
 
+def as_source(C: Any, S: Any, value: Array) -> Array:
+    """`as_source(x)`: x computed from the stored elements of its tiles (integers wrap in numpy's
+    integer arithmetic), held in their element type S, then brought into the compute type C."""
+    return narrow(np.asarray(value), np.dtype(S)).astype(C)
+
+
 def saturated(T: Any, value: Array) -> Array:
     """`saturated(x)`: the value converted to the element type T with saturation as the simulator's
     `sim::saturate` does (clamped to T's finite range; into an integer type a float is rounded to

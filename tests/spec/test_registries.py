@@ -83,6 +83,27 @@ def test_saturated_converts_with_saturation_in_all_three_outputs() -> None:
     assert refmath.saturated(np.float16, np.array([7e4], dtype=np.float32)).tolist() == [65504.0]
 
 
+def test_as_source_computes_in_the_tiles_type_in_all_three_outputs() -> None:
+    """`as_source(x)`: x from its tiles' stored elements in their own type (an `int32_t` sum wraps, a
+    `half` one is rounded to `half`), then continued in the compute type; it holds only operands
+    joined by +, - and *, and only element-wise ops accept it."""
+    node = expr.parse("s * as_source(a + b)", {"a", "b", "s"})
+    assert expr.to_latex(node, lambda n: n) == r"s \cdot \mathrm{as\_source}(a + b)"
+    assert "C(sim::narrow<S>(sim::add<U>(a_s, b_s)))" in expr.to_cpp(node, lambda n: n, "C")
+    assert expr.to_numpy(node) == "(s * rm.as_source(C, S, (stored['a'] + stored['b'])))"
+    assert expr.stored_operands(node) == ["a", "b"] and expr.names_outside_as_source(node) == {"s"}
+    assert not KINDS["elementwise"].check_expr(node)
+    assert any("element type" in p for p in KINDS["predicate"].check_expr(node))
+    assert KINDS["elementwise"].check_expr(expr.parse("as_source(a + 1)", {"a"}))
+    # int32_t: 2147483647 + 5 wraps to -2147483644 before the conversion to float
+    big = np.array([2147483647], dtype=np.int32)
+    wrapped = refmath.as_source(np.float32, np.int32, big + np.array([5], dtype=np.int32))
+    assert wrapped.dtype == np.float32 and wrapped.tolist() == [-2147483648.0]
+    # half: 6.1 + 5.395 is 11.495 in float and 11.5 as a half
+    a, b = np.float32(np.float16(6.1)), np.float32(np.float16(5.395))
+    assert refmath.as_source(np.float32, np.float16, np.asarray(a + b)).tolist() == 11.5
+
+
 def test_bit_counts_in_all_three_outputs() -> None:
     """`popcount(x)` and `cls(x)` (vbcnt, vcls): one parse tree gives the page's function, the
     simulator's helper and the reference's count, over the element's own width."""
