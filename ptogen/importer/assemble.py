@@ -12,7 +12,14 @@ from .builtins import read_builtin, scalar_operands, shows_builtin
 from .constraints import read_constraints
 from .forms import Form, read_intrinsic
 from .instruction_set import identify
-from .operands import carried_by_template, page_rows, read_operands, tmp_in_events
+from .operands import (
+    call_shaped,
+    carried_by_template,
+    page_rows,
+    read_operands,
+    tmp_in_events,
+    vector_call_operands,
+)
 from .overloads import read_overloads
 from .pagefacts import PageFacts
 from .semantics import read_semantics
@@ -37,12 +44,14 @@ def read_spec(
     spec: dict[str, Any] = {"mnemonic": mnemonic, "instruction_set": iset.id, "summary": summary}
     spec["mechanism"] = sections.mechanism(page, summary)
     builtin = None
-    if iset.kind == "scalar" or shows_builtin(facts):
+    if iset.kind == "scalar" or shows_builtin(facts) or (vector and call_shaped(facts)):
         # a runtime builtin (a scalar page's, or a vector page's register-model call): its arguments
         # are the operands, a C++ call stands for an intrinsic
-        vector = False
         intrinsic, forms = None, []
-        operands = scalar_operands(facts, unplaced)
+        operands = scalar_operands(facts, unplaced, register_call=vector and not shows_builtin(facts))
+        if vector and not operands:  # no operand table: the SSA line names the call's arguments
+            operands = vector_call_operands(facts)
+        vector = False
         builtin = read_builtin(facts, operands, mnemonic, unplaced)
     else:
         intrinsic, forms = (None, []) if vector else read_intrinsic(facts, page.text, mnemonic, unplaced)
