@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..spec.model import Targets
-from . import sections
-from .builtins import read_builtin, scalar_operands, shows_builtin
+from . import kinds, sections
+from .builtins import read_builtin, read_spelling, scalar_operands, shows_builtin
 from .constraints import read_constraints
 from .forms import Form, read_intrinsic
 from .instruction_set import identify
@@ -43,8 +43,13 @@ def read_spec(
     summary = " ".join((facts.summary or mnemonic).split())
     spec: dict[str, Any] = {"mnemonic": mnemonic, "instruction_set": iset.id, "summary": summary}
     spec["mechanism"] = sections.mechanism(page, summary)
-    builtin = None
-    if iset.kind == "scalar" or shows_builtin(facts) or (vector and call_shaped(facts)):
+    builtin = spelling = None
+    if iset.kind == "scalar" and kinds.spelled_page(sections.domain_paragraph(facts)):
+        # an IR form: its C++ is code the page shows, no function
+        intrinsic, forms = None, list[Form]()
+        operands = scalar_operands(facts, unplaced, form=True)
+        spelling = read_spelling(page.text, unplaced)
+    elif iset.kind == "scalar" or shows_builtin(facts) or (vector and call_shaped(facts)):
         # a runtime builtin (a scalar page's, or a vector page's register-model call): its arguments
         # are the operands, a C++ call stands for an intrinsic
         intrinsic, forms = None, []
@@ -64,6 +69,8 @@ def read_spec(
         spec["intrinsic"] = intrinsic
     if builtin:
         spec["builtin"] = builtin
+    if spelling:
+        spec["spelling"] = spelling
     spec |= sections.syntax_sections(facts)
     spec |= read_constraints(facts, page.text, targets, operands, intrinsic, unplaced)
     spec |= sections.closing_sections(facts, vector)

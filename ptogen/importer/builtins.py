@@ -14,6 +14,8 @@ from .pagefacts import PageFacts
 
 # The runtime header that declares the scalar builtins (ptogen/runtime/include/...).
 RUNTIME_HEADER = "pto/common/cpu_stub.hpp"
+# The one that gives an IR form's spelling its meaning on the host (qualifiers, `__VEC_SCOPE__`).
+SCOPE_HEADER = "pto/vsim/scope.hpp"
 
 _ROLES = ("dst", "src", "scalar", "tmp", "mask", "attr")
 _SIGNATURE = re.compile(r"^(?P<returns>\w+) (?P<name>\w+)\((?P<params>.*)\);$")
@@ -36,27 +38,27 @@ def operand_name(cell: str) -> str:
 
 
 def scalar_operands(
-    facts: PageFacts, unplaced: list[str], register_call: bool = False
+    facts: PageFacts, unplaced: list[str], register_call: bool = False, form: bool = False
 ) -> list[dict[str, Any]]:
     """One operand per row of the page's Inputs table, then one per predicate row of its Expected
     Outputs table (a predicate builtin's results, and the value a declared builtin returns; the
     other rows of a page's outputs are not operands). A row typed `!pto.mask<...>` is a predicate
     register (kind `mask`), any other a scalar. A vector page's register-model call (`register_call`)
-    passes its results as its first arguments: every row is an operand, the results first, all of
-    role scalar."""
+    passes its results as its first arguments, and an IR form (`form`) names them first: every row
+    is an operand, the results first (a register call's all of role scalar)."""
     operands: list[dict[str, Any]] = []
     declared = _declared(facts)
     returns = declared is not None and declared[2] != "void"
     rows = [(row, "src") for row in read_table(_first_table(facts.inputs))]
     outputs = [(row, "dst") for row in read_table(_first_table(facts.outputs))]
-    rows = outputs + rows if register_call else rows + outputs
+    rows = outputs + rows if register_call or form else rows + outputs
     for row, default_role in rows:
         name = operand_name(row["name"])
         typ = row.get("type") or "i64"
         mask = typ.startswith("!pto.mask")
         if register_call:
             mask, default_role = False, "scalar"
-        elif default_role == "dst" and not mask and not returns:
+        elif default_role == "dst" and not mask and not returns and not form:
             continue
         if not OPERAND_NAME.match(name) or any(o["name"] == name for o in operands):
             unplaced.append(f"operand row {row['name']!r} does not name an operand")
@@ -240,3 +242,20 @@ def _fits(param: dict[str, Any], operand: dict[str, Any]) -> bool:
         return operand["kind"] != "mask"
     return operand["kind"] == "mask" and (operand["role"] == "dst") == param["type"].endswith("&")
 
+
+# An IR form's C++ section: the header its spelling takes the qualifiers from, then the code.
+_SPELLING_HEADER = re.compile(r"from `(?P<header>pto(?:/[a-z0-9_]+)+\.hpp)`\)?:")
+_SPELLING_CODE = re.compile(r"^```cpp\n(?P<code>.*?)^```", re.M | re.S)
+
+
+def read_spelling(text: str, unplaced: list[str]) -> dict[str, Any] | None:
+    """The C++ an IR form's page gives as its spelling (its C++ Intrinsic section's code and the
+    runtime header it names), or None when the page has no such section."""
+    section = re.search(r"^## C\+\+ Intrinsic\n(?P<body>.*?)(?=^## )", text, re.M | re.S)
+    code = _SPELLING_CODE.search(section["body"]) if section else None
+    if section is None or code is None:
+        return None
+    header = _SPELLING_HEADER.search(section["body"])
+    if header is None:
+        unplaced.append(f"the page names no header of the spelling: `spelling.header` set to {SCOPE_HEADER}")
+    return {"code": code["code"], "header": header["header"] if header else SCOPE_HEADER}

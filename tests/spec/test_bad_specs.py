@@ -447,3 +447,16 @@ def test_an_op_the_isa_catalog_leaves_out_is_reported_at_the_sets_list(
     (error,) = errors
     assert error.startswith(f"error: {catalog}:{line}: instruction_sets["), error
     assert "pto.tmaxs (specs/ops/tile_scalar_and_immediate/tmaxs.yaml) is specified but not listed" in error
+
+
+
+def test_an_ir_form_states_its_spelling(spec_project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An IR form without its `spelling` (the C++ it is written as) is reported at its mapping."""
+    castptr = "specs/ops/micro_instruction/castptr.yaml"
+    text = (spec_project / castptr).read_text()
+    start = text.index("spelling:\n")
+    end = text.index("syntax:\n")
+    edit(spec_project, castptr, text[start:end], "")
+    code, errors = run_gen(spec_project, capsys)
+    assert code == 2
+    assert errors == [f"error: {castptr}:1: spelling: IR forms (and only they) state their C++ `spelling`"]
