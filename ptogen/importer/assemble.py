@@ -7,12 +7,19 @@ from __future__ import annotations
 from typing import Any
 
 from ..spec.model import Targets
-from . import sections
-from .builtins import read_builtin, scalar_operands, shows_builtin
+from . import kinds, sections
+from .builtins import read_builtin, read_spelling, scalar_operands, shows_builtin
 from .constraints import read_constraints
 from .forms import Form, read_intrinsic
 from .instruction_set import identify
-from .operands import carried_by_template, page_rows, read_operands, tmp_in_events
+from .operands import (
+    call_shaped,
+    carried_by_template,
+    page_rows,
+    read_operands,
+    tmp_in_events,
+    vector_call_operands,
+)
 from .overloads import read_overloads
 from .pagefacts import PageFacts
 from .semantics import read_semantics
@@ -36,13 +43,20 @@ def read_spec(
     summary = " ".join((facts.summary or mnemonic).split())
     spec: dict[str, Any] = {"mnemonic": mnemonic, "instruction_set": iset.id, "summary": summary}
     spec["mechanism"] = sections.mechanism(page, summary)
-    builtin = None
-    if iset.kind == "scalar" or shows_builtin(facts):
+    builtin = spelling = None
+    if iset.kind == "scalar" and kinds.spelled_page(sections.domain_paragraph(facts)):
+        # an IR form: its C++ is code the page shows, no function
+        intrinsic, forms = None, list[Form]()
+        operands = scalar_operands(facts, unplaced, form=True)
+        spelling = read_spelling(page.text, unplaced)
+    elif iset.kind == "scalar" or shows_builtin(facts) or (vector and call_shaped(facts)):
         # a runtime builtin (a scalar page's, or a vector page's register-model call): its arguments
         # are the operands, a C++ call stands for an intrinsic
-        vector = False
         intrinsic, forms = None, []
-        operands = scalar_operands(facts, unplaced)
+        operands = scalar_operands(facts, unplaced, register_call=vector and not shows_builtin(facts))
+        if vector and not operands:  # no operand table: the SSA line names the call's arguments
+            operands = vector_call_operands(facts)
+        vector = False
         builtin = read_builtin(facts, operands, mnemonic, unplaced)
     else:
         intrinsic, forms = (None, []) if vector else read_intrinsic(facts, page.text, mnemonic, unplaced)
@@ -55,6 +69,8 @@ def read_spec(
         spec["intrinsic"] = intrinsic
     if builtin:
         spec["builtin"] = builtin
+    if spelling:
+        spec["spelling"] = spelling
     spec |= sections.syntax_sections(facts)
     spec |= read_constraints(facts, page.text, targets, operands, intrinsic, unplaced)
     spec |= sections.closing_sections(facts, vector)

@@ -9,11 +9,13 @@ from typing import Any
 
 from .cpp import split_top_level
 from .markup import read_table
-from .naming import OPERAND_NAME, snake
+from .naming import ADDRESS_SPACE, CPP_TYPE_NAME, OPERAND_NAME, snake
 from .pagefacts import PageFacts
 
 # The runtime header that declares the scalar builtins (ptogen/runtime/include/...).
 RUNTIME_HEADER = "pto/common/cpu_stub.hpp"
+# The one that gives an IR form's spelling its meaning on the host (qualifiers, `__VEC_SCOPE__`).
+SCOPE_HEADER = "pto/vsim/scope.hpp"
 
 _ROLES = ("dst", "src", "scalar", "tmp", "mask", "attr")
 _SIGNATURE = re.compile(r"^(?P<returns>\w+) (?P<name>\w+)\((?P<params>.*)\);$")
@@ -23,7 +25,7 @@ _CPP_TYPE = re.compile(
     r"^(?:const )?(?:\w+_t|void|bool|char|short|int|long|unsigned|float|double|"
     r"[A-Za-z_]\w*(?:::\w+)+|vector_\w+)(?:\*\*|\*&|[&*])?$"
 )
-_PARAM = re.compile(r"^(?P<type>.*?[\s&*])\s*(?P<name>\w+)$")
+_PARAM = re.compile(rf"^{ADDRESS_SPACE}(?P<type>{CPP_TYPE_NAME})\s*(?<=[\s*&])(?P<name>\w+)$")
 # A call whose result a variable holds: `pset_b32(pattern)`.
 _RETURNED = re.compile(r"^(?P<fn>[A-Za-z_]\w*)\((?P<args>.*)\)$")
 # An example argument the spec can hold: a (qualified) name or an integer, not an expression.
@@ -35,28 +37,40 @@ def operand_name(cell: str) -> str:
     return snake(cell.strip("`%\"' ").replace("*", "")).strip("_")
 
 
-def scalar_operands(facts: PageFacts, unplaced: list[str]) -> list[dict[str, Any]]:
+def scalar_operands(
+    facts: PageFacts, unplaced: list[str], register_call: bool = False, form: bool = False
+) -> list[dict[str, Any]]:
     """One operand per row of the page's Inputs table, then one per predicate row of its Expected
     Outputs table (a predicate builtin's results, and the value a declared builtin returns; the
     other rows of a page's outputs are not operands). A row typed `!pto.mask<...>` is a predicate
-    register (kind `mask`), any other a scalar."""
+    register (kind `mask`), any other a scalar. A vector page's register-model call (`register_call`)
+    passes its results as its first arguments, and an IR form (`form`) names them first: every row
+    is an operand, the results first (a register call's all of role scalar)."""
     operands: list[dict[str, Any]] = []
     declared = _declared(facts)
     returns = declared is not None and declared[2] != "void"
     rows = [(row, "src") for row in read_table(_first_table(facts.inputs))]
-    rows += [(row, "dst") for row in read_table(_first_table(facts.outputs))]
+    outputs = [(row, "dst") for row in read_table(_first_table(facts.outputs))]
+    rows = outputs + rows if register_call or form else rows + outputs
     for row, default_role in rows:
         name = operand_name(row["name"])
         typ = row.get("type") or "i64"
         mask = typ.startswith("!pto.mask")
-        if default_role == "dst" and not mask and not returns:
+        if register_call:
+            mask, default_role = False, "scalar"
+        elif default_role == "dst" and not mask and not returns and not form:
             continue
         if not OPERAND_NAME.match(name) or any(o["name"] == name for o in operands):
             unplaced.append(f"operand row {row['name']!r} does not name an operand")
             continue
         role = row.get("role", "")
-        # an input predicate is a source, a result a destination, any other row a scalar
+        # an input predicate is a source (one named `mask` after another the op's predicate mask, when
+        # the page has no role column; alone it is the predicate a store writes), a result a
+        # destination, any other row a scalar
         default_role = default_role if mask or default_role == "dst" else "scalar"
+        sources = [o for o in operands if o["kind"] == "mask" and o["role"] == "src"]
+        if mask and default_role == "src" and name == "mask" and sources:
+            default_role = "mask"
         operands.append(
             {
                 "name": name,
@@ -70,7 +84,10 @@ def scalar_operands(facts: PageFacts, unplaced: list[str]) -> list[dict[str, Any
 
 
 def _first_table(lines: list[str]) -> list[str]:
-    """The rows of the section's first table (a page may follow it with a table of values)."""
+    """The rows of the section's first table (a page may follow it with a table of values, under a
+    heading of its own: `### Supported Pattern Tokens`)."""
+    heading = next((k for k, ln in enumerate(lines) if ln.startswith("#")), len(lines))
+    lines = lines[:heading]
     rules = [k for k, ln in enumerate(lines) if "-" in ln and set(ln.replace("|", "").strip()) <= set("-: ")]
     return lines[: rules[1] - 1] if len(rules) > 1 else lines
 
@@ -120,12 +137,17 @@ def read_builtin(
             p["type"] += "&"
     if declared is None or params:  # a declared `f()` has no parameter to match
         _match(params, operands, unplaced)
+    carried = {p["operand"] for p in params}
+    result = None
     if returns != "void":  # the returned operand is the first, a destination no parameter carries
-        carried = {p["operand"] for p in params}
         result = next((o for o in operands if o["role"] == "dst" and o["name"] not in carried), None)
         if result is not None:
             operands.remove(result)
             operands.insert(0, result)
+    if declared is not None or call is not None:  # an operand the page's call does not pass
+        for o in [o for o in operands if o["name"] not in carried and o is not result]:
+            unplaced.append(f"operand {o['name']!r}: the page's C++ call passes no argument for it; left out")
+            operands.remove(o)
     for p in params:
         if not _CPP_TYPE.match(p["type"] or ""):
             unplaced.append(f"builtin parameter {p['name']!r}: no C++ type on the page; `int` stands for it")
@@ -219,3 +241,21 @@ def _fits(param: dict[str, Any], operand: dict[str, Any]) -> bool:
     if param["type"].removesuffix("&") != "vector_bool":
         return operand["kind"] != "mask"
     return operand["kind"] == "mask" and (operand["role"] == "dst") == param["type"].endswith("&")
+
+
+# An IR form's C++ section: the header its spelling takes the qualifiers from, then the code.
+_SPELLING_HEADER = re.compile(r"from `(?P<header>pto(?:/[a-z0-9_]+)+\.hpp)`\)?:")
+_SPELLING_CODE = re.compile(r"^```cpp\n(?P<code>.*?)^```", re.M | re.S)
+
+
+def read_spelling(text: str, unplaced: list[str]) -> dict[str, Any] | None:
+    """The C++ an IR form's page gives as its spelling (its C++ Intrinsic section's code and the
+    runtime header it names), or None when the page has no such section."""
+    section = re.search(r"^## C\+\+ Intrinsic\n(?P<body>.*?)(?=^## )", text, re.M | re.S)
+    code = _SPELLING_CODE.search(section["body"]) if section else None
+    if section is None or code is None:
+        return None
+    header = _SPELLING_HEADER.search(section["body"])
+    if header is None:
+        unplaced.append(f"the page names no header of the spelling: `spelling.header` set to {SCOPE_HEADER}")
+    return {"code": code["code"], "header": header["header"] if header else SCOPE_HEADER}

@@ -55,3 +55,9 @@ def reads_groups(kind: str) -> bool:
 def functions(kind: str) -> dict[str, int]:
     """The functions of the kind's own its expressions may apply (name -> number of arguments)."""
     return dict(KINDS[kind].facts.functions)
+
+
+def spelled_page(intro: str) -> bool:
+    """Whether a page's domain paragraph is an IR form kind's (`KindFacts.spelled`): its op is written
+    in C++ as code, not as a function, so the page states no builtin."""
+    return any(k.facts.spelled and intro.startswith(k.domain_starts) for k in KINDS.values())

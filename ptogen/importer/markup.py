@@ -128,6 +128,15 @@ def _column(header: str) -> str | None:
     return None
 
 
+def _one_type(cell: str) -> str:
+    """A type cell's type: the cell without its code marks, or, where prose surrounds the code
+    (`scalar `i32``, `` `index` or `i64` ``), its first code span: the type a spec states."""
+    spans = re.findall(r"`([^`]+)`", cell)
+    if spans and cell.strip() != f"`{spans[0]}`":
+        return spans[0].strip()
+    return cell.strip("`")
+
+
 def read_table(rows: list[str]) -> list[dict[str, str]]:
     """Operand rows keyed by `name`, `role`, `type`, `description`, whatever the column order.
 
@@ -151,6 +160,6 @@ def read_table(rows: list[str]) -> list[dict[str, str]]:
         row = {k: c.strip() for k, c in zip(names, cells, strict=False) if k}
         row["name"] = row.get("name", "").strip("`* ")
         if row.get("type"):
-            row["type"] = row["type"].strip("`")
+            row["type"] = _one_type(row["type"])
         out.append(row)
     return out

@@ -102,24 +102,62 @@ def read_operands(
     return _tile_operands(facts, params, targets, unplaced)
 
 
+# A vector page's SSA line: its results (none for a store: `pto.vsts %v, %dest[%offset], %mask : ...`),
+# its operands and attributes, their types (in parentheses or not) and the results' types (`()` or none).
+_VECTOR_SSA = re.compile(
+    r"^(?:(?P<outs>%\w+(?:, %\w+)*) = )?pto\.\w+ (?P<ins>.*?) : (?P<types>.*?)(?: -> (?P<results>.*))?$"
+)
+
+
+def _unparenthesised(types: str) -> str:
+    """`(!pto.vreg<NxT>, !pto.mask<G>)` -> the list inside; `()` (no results) -> nothing."""
+    types = types.strip()
+    if types.startswith("(") and types.endswith(")") and len(split_top_level(types)) == 1:
+        return types[1:-1]
+    return types
+
+
+def call_shaped(facts: PageFacts) -> bool:
+    """Whether a vector page's SSA line reads as a register-model builtin's rather than a lane op's
+    (a result computed under a `%mask`): a line without a result (a store) or without a mask (a load,
+    a rearrangement), whose operands are the call's arguments. A page without a readable SSA line is
+    neither: the lane op's reader says what it lacks."""
+    m = next(filter(None, (_VECTOR_SSA.match(line) for line in facts.syntax.get("ssa", []))), None)
+    return m is not None and not (m.group("outs") and "%mask" in re.findall(r"%\w+", m.group("ins")))
+
+
+def vector_call_operands(facts: PageFacts) -> list[dict[str, Any]]:
+    """A register-model builtin's operands as its SSA line names them, when its page has no operand
+    table: each an argument of the call (kind and role scalar), its results first."""
+    operands = _vector_operands(facts)
+    for o in operands:
+        o["kind"], o["role"] = "scalar", "scalar"
+    return operands
+
+
 def _vector_operands(facts: PageFacts) -> list[dict[str, Any]]:
     rows = page_rows(facts)
     operands: list[dict[str, Any]] = []
-    ssa = next(iter(facts.syntax.get("ssa", [])), "")
-    m = re.match(r"%(\w+)(?:, %\w+)* = pto\.\w+ (.*?) : (.*?) -> (.*)$", ssa)
+    m = next(filter(None, (_VECTOR_SSA.match(line) for line in facts.syntax.get("ssa", []))), None)
     if m is None:
         raise ImportProblem(
             "a vector page needs an AS Level 1 (SSA) line to name its operands",
             facts.where.get("syntax.ssa"),
         )
-    outs = re.findall(r"%(\w+)", ssa.split("=", 1)[0])
-    ins = re.findall(r"%(\w+)", m.group(2))
-    in_types = split_top_level(m.group(3))
-    out_types = split_top_level(m.group(4))
+    outs = re.findall(r"%(\w+)", m.group("outs") or "")
+    # an address's displacement (`%dest[%offset]`) is an operand of its own, typed `index` when the
+    # type list leaves it out
+    ins = re.findall(r"(\[?)%(\w+)", m.group("ins"))
+    # a type the line gives as alternatives (`T|!pto.vreg<NxT>`) is stated as its first
+    in_types = [t.split("|")[0] for t in split_top_level(_unparenthesised(m.group("types")))]
+    out_types = split_top_level(_unparenthesised(m.group("results") or ""))
+    if len(in_types) < len(ins):
+        typed = iter(in_types)
+        in_types = ["index" if bracket else next(typed, "") for bracket, _ in ins]
     for k, name in enumerate(outs):
         typ = out_types[k] if k < len(out_types) else ("!pto.vreg<NxT>" if k == 0 else "!pto.mask<G>")
         operands.append(operand(name, "dst", typ, rows))
-    for name, typ in zip(ins, in_types, strict=False):
+    for name, typ in zip([n for _, n in ins], in_types, strict=False):
         role = "mask" if name == "mask" else ("scalar" if "!pto" not in typ else "src")
         operands.append(operand(name, role, typ, rows))
     return operands

@@ -21,6 +21,7 @@ from .facts import (
     SYNTAX_FORMS,
     PageFacts,
 )
+from .naming import ADDRESS_SPACE, CPP_TYPE_NAME
 from .pagelines import (
     LINK,
     MD_HEADING,
@@ -181,8 +182,9 @@ _SYNTAX_BUCKET = {"PTO Assembly Form": "pto_asm", "AS Level 1 (SSA)": "ssa", "AS
 # `pipe_barrier "PIPE_*"`).
 _SYNTAX_LINE = re.compile(r'^(?:%|pto\.\w|[a-z][\w.]*\s+(?:%|ins\(|#pto\.)|[a-z]\w*(?:\[|\s+"))')
 _SYNC_LABEL = re.compile(r"^Synchronous form\s*:?$", re.IGNORECASE)
-# An SSA line that stops before its ` : types` (they follow on the next line, which opens with `:`).
-_SPLIT_SSA = re.compile(r"^%[\w, %]*=\s*pto\.\w+\b(?!.* : )")
+# An SSA line that stops before its ` : types` (they follow on the next line, which opens with `:`);
+# a store's line has no result (`pto.vmrgsort4 %dest, %src0, ...`).
+_SPLIT_SSA = re.compile(r"^(?:%[\w, %]*=\s*)?pto\.\w+\b(?!.* : )")
 _SYNTAX_BOILERPLATE = re.compile(r"^(?:Textual spelling\b|PTO-AS form\s*:)", re.IGNORECASE)
 
 
@@ -216,6 +218,12 @@ def _read_syntax(section: Section, ctx: Ctx) -> None:
     pending: tuple[str, int] | None = None  # an SSA line whose types follow on the next line
     for ln in content_lines(section.lines):
         text = " ".join(ln.text.split())
+        dps = ctx.facts.syntax["dps"]
+        if text.startswith("outs(") and dps and "outs(" not in dps[-1]:
+            # a DPS line the page wraps before its results: one line, as specs write it
+            dps[-1] += " " + text
+            ln.placed = True
+            continue
         if pending is not None:
             if text.startswith(": "):
                 _add_syntax(f"{pending[0]} {text}", pending[1], form, ctx)
@@ -252,7 +260,7 @@ _DECL_NUMBER = re.compile(r"^Declaration \d+\.\s*")
 # const, a pointer or a pointer to pointers (`float** lists`), and a UB pointer may carry its `__ubuf__`
 # qualifier (`__ubuf__ uint32_t *base;`).
 _CALL_VARIABLE = re.compile(
-    r"^(?:__ubuf__\s+)?(?!return\b)(?P<type>(?:const\s+)?[A-Za-z_][\w:]*(?:\s*\*){0,2})\s*(?<=[\s*])(?P<name>\w+)\s*"
+    rf"^{ADDRESS_SPACE}(?!return\b)(?P<type>{CPP_TYPE_NAME})\s*(?<=[\s*&])(?P<name>\w+)\s*"
     r"(?:=\s*(?P<value>[^;=]+)|\{\})?\s*;$"
 )
 _CALL = re.compile(r"^(?P<fn>[a-z_]\w*)\((?P<args>[^;]*)\);$")

@@ -47,6 +47,7 @@ from ..spec.model import (
     Param,
     ProfileDef,
     ProseConstraint,
+    Spelling,
     Targets,
     TemplateParam,
     Variant,
@@ -325,6 +326,11 @@ class OpView:
     def builtin(self) -> Builtin | None:
         """The runtime function a scalar builtin is (None: a tile or vector op)."""
         return self.spec.builtin
+
+    @property
+    def spelling(self) -> Spelling | None:
+        """The C++ an IR form is written as, which is no function (None: any other op)."""
+        return self.spec.spelling
 
     @property
     def builtin_variables(self) -> list[str]:
@@ -1208,7 +1214,7 @@ class ProjectView:
 
     @property
     def tile_ops(self) -> list[OpView]:
-        return [o for o in self.ops if not o.is_vector and not o.is_builtin]
+        return [o for o in self.ops if not o.is_vector and not o.is_builtin and o.spelling is None]
 
     def header_ops(self, header: str) -> list[OpView]:
         """The intrinsics a header declares: its instruction sets' (`header:`), else pto_instr.hpp's."""

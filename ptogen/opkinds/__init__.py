@@ -47,6 +47,7 @@ def registry() -> dict[str, OpKind]:
     from .histogram import Histogram
     from .img2col import Img2col, Img2colConfig
     from .indexed import Indexed
+    from .ir_form import IrForm
     from .lane import VectorLane
     from .lane_reduce import LaneReduce
     from .matmul import Matmul
@@ -106,6 +107,7 @@ def registry() -> dict[str, OpKind]:
             DebugPrint(),
             Img2col(),
             Img2colConfig(),
+            IrForm(),  # before Builtin: its domain paragraph outranks a scalar page's operands
             Builtin(),
             LaneReduce(),
             VectorMemory(),

@@ -54,6 +54,10 @@ class KindFacts:
     # Its ops are functions of the hand-written runtime (`builtin:`) at any level, as every scalar
     # page's op is: the vector register model's loads and stores.
     runtime_calls: bool = False
+    # Its ops are IR forms that C++ writes with the language itself (a pointer cast, pointer arithmetic,
+    # a subscript, a vector scope), not a function: a spec states that code (`spelling:`) instead of a
+    # runtime `builtin`, at the scalar level.
+    spelled: bool = False
     # Functions of the kind's own its expressions may apply (name -> number of arguments): the
     # collectives' row blocks of a group (`stacked(group)`, `split(src)`).
     functions: tuple[tuple[str, int], ...] = ()

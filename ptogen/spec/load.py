@@ -481,7 +481,8 @@ def check_op(
         )
     vector = op_kind.lanes if op_kind is not None else iset is not None and iset.kind == "vector"
     runtime_calls = op_kind is not None and op_kind.facts.runtime_calls
-    builtin = iset is not None and (iset.kind == "scalar" or runtime_calls)
+    spelled = op_kind is not None and op_kind.facts.spelled
+    builtin = iset is not None and (iset.kind == "scalar" or runtime_calls) and not spelled
     value_kinds = {"vreg", "scalar"} if vector else {"tile", "scalar", "global", "events"}
     if op_kind is not None and op_kind.facts.reads_groups:
         value_kinds = value_kinds | {"context"}
@@ -494,7 +495,7 @@ def check_op(
             {"vreg", "scalar", "mask", "attr"}
             if vector
             else {"scalar", "mask"}
-            if builtin
+            if builtin or spelled
             else {"tile", "scalar", "attr", "global", "context", "events"}
         )
         if o.kind == "mask" and o.role == "mask" and [p.role for p in spec.operands].count("mask") > 1:
@@ -562,7 +563,13 @@ def check_op(
         problems.append((("builtin",), "scalar-level ops (and only they) state their runtime `builtin`"))
     if builtin and spec.intrinsic is not None:
         problems.append((("intrinsic",), "scalar-level ops are runtime builtins, not tile intrinsics"))
-    if not vector and not builtin and spec.intrinsic is None and iset is not None:
+    if spelled != (spec.spelling is not None):
+        problems.append((("spelling",), "IR forms (and only they) state their C++ `spelling`"))
+    if spelled and spec.intrinsic is not None:
+        problems.append((("intrinsic",), "IR forms are written as their `spelling`, not as intrinsics"))
+    if spelled and iset is not None and iset.kind != "scalar":
+        problems.append((("semantics", "kind"), "IR forms belong to scalar-level instruction sets"))
+    if not vector and not builtin and not spelled and spec.intrinsic is None and iset is not None:
         problems.append((("intrinsic",), "tile ops need their C++ intrinsic"))
     if spec.builtin is not None:
         carried = [p.operand for p in spec.builtin.params]

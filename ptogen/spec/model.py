@@ -741,6 +741,21 @@ class Builtin(Strict):
     )
 
 
+class Spelling(Strict):
+    """How C++ writes an IR form that is no function (a pointer cast, pointer arithmetic, a subscript,
+    a vector scope): the statements A5 code writes for it, each operand a variable of that name."""
+
+    code: Code = Field(
+        description="the statements, complete: they declare every value they read, so that the "
+        "generated tests compile them as written"
+    )
+    header: Annotated[str, Field(pattern=r"^pto(/[a-z0-9_]+)+\.hpp$")] = Field(
+        description="the runtime header that gives the spelling its meaning on the host: the "
+        "qualifiers and `__VEC_SCOPE__` (pto/vsim/scope.hpp), with the builtins a body calls "
+        "(pto/vsim/builtins.hpp)"
+    )
+
+
 class ExactTolerance(Strict):
     kind: Literal["exact"]
 
@@ -883,6 +898,9 @@ class OpSpec(Strict):
     operands: list[Operand] = Field(min_length=1)
     intrinsic: Intrinsic | None = None
     builtin: Builtin | None = Field(default=None, description="scalar-level ops: the runtime function")
+    spelling: Spelling | None = Field(
+        default=None, description="IR forms (kind ir_form): the C++ A5 code writes for them, no function"
+    )
     syntax: SyntaxForms
     side_effects: Prose
     constraints: list[Rule] = Field(default_factory=list)

@@ -147,6 +147,8 @@ class CompileCase:
     also: list[RuleViewAPI] = field(default_factory=list)
     globals: list[GlobalDecl] = field(default_factory=list)  # GlobalTensor operands (transfer ops)
     contexts: list[tuple[str, str]] = field(default_factory=list)  # (C++ type, name) of context operands
+    # Statements compiled in place of a call: an IR form's C++ spelling, which is no function.
+    statements: list[str] = field(default_factory=list)
 
     def messages(self) -> list[str]:
         # A rule asserted piece by piece (a shape rule's relations) expects the pieces these tiles break.

@@ -572,6 +572,13 @@ EXACT: tuple[str, ...] = (
     "scalar/ops/micro-instruction/get_subblock_num.md",
     "scalar/ops/micro-instruction/get_vms4_sr.md",
     "scalar/ops/micro-instruction/init_align.md",
+    # the IR forms: pointer operations and vector scopes
+    "scalar/ops/micro-instruction/castptr.md",
+    "scalar/ops/micro-instruction/addptr.md",
+    "scalar/ops/micro-instruction/load_scalar.md",
+    "scalar/ops/micro-instruction/store_scalar.md",
+    "scalar/ops/micro-instruction/vecscope.md",
+    "scalar/ops/micro-instruction/strict_vecscope.md",
 )
 
 

@@ -469,3 +469,15 @@ def test_a_reduction_states_a_span_its_kind_folds(short: str, folds: str | None,
     assert [p for p in check_op(bad, specs.targets) if p[0] == ("semantics", "folds")] == [
         (("semantics", "folds"), message)
     ]
+
+
+def test_an_ir_form_states_its_spelling(spec_project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An IR form without its `spelling` (the C++ it is written as) is reported at its mapping."""
+    castptr = "specs/ops/micro_instruction/castptr.yaml"
+    text = (spec_project / castptr).read_text()
+    start = text.index("spelling:\n")
+    end = text.index("syntax:\n")
+    edit(spec_project, castptr, text[start:end], "")
+    code, errors = run_gen(spec_project, capsys)
+    assert code == 2
+    assert errors == [f"error: {castptr}:1: spelling: IR forms (and only they) state their C++ `spelling`"]
