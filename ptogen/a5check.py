@@ -6,10 +6,12 @@ runs its generated test cases (tests/<op>/cases.cpp, the inputs `ptogen test` wr
 CPU simulator and over the A5 implementation, and the results must be the same bits (any NaN matches
 any NaN). The A5 build swaps the kernel's `<pto/pto-inst.hpp>` for a small header that includes the
 op's A5 header, upstream's tile type and TASSIGN over a simulated unified buffer, and sends the A5
-profile's calls of the op to `<NAME>_IMPL`; the other profiles' calls are never run. One line per op
-and element types, then the totals. A difference the op's spec argues as an upstream bug
-(`upstream_bugs`: the cases and types it concerns) counts as argued; the exit status is 1 when any
-other result differs.
+profile's calls of the op to `<NAME>_IMPL`; the other profiles' calls are never run. When the A5 build
+stops, its cases run one by one, and a case that stops (named by its message, else its signal) is a
+difference of that case. One line per op and element types, then the totals. A difference the op's
+spec argues as an upstream bug (`upstream_bugs`: the cases and types it concerns, and whether only
+elements outside the result's valid region) counts as argued; the exit status is 1 when any other
+result differs.
 """
 
 from __future__ import annotations
@@ -19,10 +21,12 @@ import concurrent.futures as cf
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import jinja2
 import numpy as np
@@ -32,7 +36,7 @@ from .emit.render import environment
 from .lower.views import OpView, ProjectView
 from .paths import Layout
 from .spec.model import UpstreamBug
-from .testing.manifest import RuntimeGroup
+from .testing.manifest import CaseEntry, RuntimeGroup, TileShape
 
 A5_DIR = "include/pto/npu/a5"
 PROFILE = "A5"
@@ -130,10 +134,40 @@ def shim_header(env: jinja2.Environment, op: OpView, header: str) -> str:
     return env.get_template("a5check/shim.hpp.j2").render(op=op, header=header, ub_bytes=UB_BYTES + UB_SLACK)
 
 
+class Difference(NamedTuple):
+    """A case whose results differ: its label, what differs, and whether every element that differs
+    lies outside the result tile's valid region."""
+
+    label: str
+    detail: str
+    outside_valid: bool = False
+
+
 @dataclass
 class OpResult:
     op: str
     lines: list[tuple[str, str, str]] = field(default_factory=list)  # (dtypes, status, detail)
+
+
+def stop_message(proc: subprocess.CompletedProcess[str]) -> str:
+    """Why a run stopped: what it printed, else the signal that ended it (a host trap, such as an
+    integer division by zero, prints nothing)."""
+    if text := proc.stderr.strip():
+        return text[:200]
+    if proc.returncode < 0:
+        sig = signal.Signals(-proc.returncode)
+        return f"killed by {sig.name} ({signal.strsignal(sig) or 'no description'}), with no message"
+    return f"exit status {proc.returncode}, with no message"
+
+
+def outside_valid(diff: np.ndarray, tile: TileShape | None) -> bool:
+    """Whether every element `diff` marks (over a tile's storage) lies outside its valid region."""
+    from .testing.golden import logical
+
+    if tile is None or diff.size != tile.rows * tile.cols:
+        return False
+    view = logical(diff, tile.rows, tile.cols, tile.layout)
+    return not view[: tile.valid_rows, : tile.valid_cols].any()
 
 
 def differences(got: np.ndarray, want: np.ndarray) -> np.ndarray:
@@ -262,19 +296,39 @@ class Checker:
             KINDS[entry.kind].prepare_cases(gx, sim_dir)
             shutil.copytree(sim_dir, a5_dir)
             ids = [f"c{c.index}@{PROFILE}" for c in g.cases]
-            for who, exe, data in (("the simulator", cpu, sim_dir), ("the A5 code", a5, a5_dir)):
-                proc = subprocess.run(
+
+            def run(exe: Path, data: Path, ids: list[str]) -> subprocess.CompletedProcess[str]:
+                return subprocess.run(
                     [str(exe), str(data), *ids],
                     capture_output=True, text=True, check=False, timeout=self.settings.timeout,
                 )  # fmt: skip
-                if proc.returncode != 0:
-                    return "fail", f"{who} stopped: {proc.stderr.strip()[:200]}"
-            bad = [(c.label, d) for c in g.cases for d in self._compare(g, c.index, c.label, sim_dir, a5_dir)]
+
+            sim = run(cpu, sim_dir, ids)
+            if sim.returncode != 0:
+                return "fail", f"the simulator stopped: {stop_message(sim)}"
+            stopped: dict[int, str] = {}
+            if (a5_run := run(a5, a5_dir, ids)).returncode != 0:
+                # Each case on its own: the ones that stop are differences of their own (a spec may
+                # argue them), the others are compared.
+                for c in g.cases:
+                    if (one := run(a5, a5_dir, [f"c{c.index}@{PROFILE}"])).returncode != 0:
+                        stopped[c.index] = stop_message(one)
+                if not stopped:
+                    return "fail", f"the A5 code stopped: {stop_message(a5_run)}"
+            bad = [
+                Difference(c.label, f"case {c.index} ({c.label}): the A5 code stopped: {stopped[c.index]}")
+                for c in g.cases
+                if c.index in stopped
+            ]
+            bad += [
+                d for c in g.cases if c.index not in stopped for d in self._compare(g, c, sim_dir, a5_dir)
+            ]
         return judged(self.specs.op(op).spec.upstream_bugs, set(g.dtypes.values()), bad, len(g.cases))
 
-    def _compare(self, g: RuntimeGroup, index: int, label: str, sim: Path, a5: Path) -> list[str]:
+    def _compare(self, g: RuntimeGroup, case: CaseEntry, sim: Path, a5: Path) -> list[Difference]:
         from .testing.golden import np_dtype
 
+        index, label = case.index, case.label
         out = []
         for want_file in sorted(sim.glob(f"c{index}_*.out")):
             operand = want_file.stem.split("_", 1)[1]
@@ -285,32 +339,31 @@ class Checker:
             want = np.fromfile(want_file, dtype=dt)
             got = np.fromfile(a5 / want_file.name, dtype=dt)
             if want.shape != got.shape:
-                out.append(f"case {index} {operand}: {got.size} elements, not {want.size}")
+                out.append(Difference(label, f"case {index} {operand}: {got.size} elements, not {want.size}"))
                 continue
             diff = differences(got, want)
             if diff.any():
                 i = int(np.flatnonzero(diff)[0])
-                out.append(
+                detail = (
                     f"case {index} ({label}) {operand}: {int(diff.sum())} of {diff.size} differ, "
                     f"first [{i}] A5 {got[i]!r}, simulator {want[i]!r}"
                 )
+                out.append(Difference(label, detail, outside_valid(diff, case.tiles.get(operand))))
         return out
 
 
-def judged(
-    bugs: list[UpstreamBug], dtypes: set[str], bad: list[tuple[str, str]], cases: int
-) -> tuple[str, str]:
-    """(status, detail) of a group whose cases gave the differences `bad` ((case label, what differs)):
-    `argued` when the spec's argued upstream bugs cover every one of them, else `differs`."""
+def judged(bugs: list[UpstreamBug], dtypes: set[str], bad: list[Difference], cases: int) -> tuple[str, str]:
+    """(status, detail) of a group whose cases gave the differences `bad`: `argued` when the spec's
+    argued upstream bugs cover every one of them, else `differs`."""
     if not bad:
         return "match", f"{cases} cases"
-    covering = [next((b for b in bugs if b.covers(label, dtypes)), None) for label, _ in bad]
-    unargued = [d for (_, d), b in zip(bad, covering, strict=True) if b is None]
+    covering = [next((b for b in bugs if b.covers(d.label, dtypes, d.outside_valid)), None) for d in bad]
+    unargued = [d.detail for d, b in zip(bad, covering, strict=True) if b is None]
     if unargued:
         return "differs", "; ".join(unargued[:2])
     reason = " ".join(next(b for b in covering if b is not None).reason.split())
     first = reason.split(". ")[0].rstrip(".")
-    return "argued", f"differs (argued upstream bug: {first}): {bad[0][1]}"
+    return "argued", f"differs (argued upstream bug: {first}): {bad[0].detail}"
 
 
 def run_cli(layout: Layout, args: argparse.Namespace) -> int:

@@ -821,18 +821,27 @@ class UpstreamBug(Strict):
         default_factory=list,
         description="the element types it concerns: a type set naming one of them (default: every type)",
     )
+    outside_valid: bool = Field(
+        default=False,
+        description="it concerns only elements outside the result tile's valid region, which the op does not "
+        "define: a difference inside the valid region is not covered",
+    )
     reason: Prose = Field(description="what upstream computes and why the spec's result is the right one")
 
     LEAD: ClassVar[str] = "**Argued upstream bug**"
+    OUTSIDE: ClassVar[str] = ", outside the valid region"
     _SENTENCE: ClassVar[re.Pattern[str]] = re.compile(
-        r"^\*\*Argued upstream bug\*\* \(`ptogen a5-check`, cases `([^`]+)`((?:, `\w+`)*)\): (.*)$", re.S
+        r"^\*\*Argued upstream bug\*\* \(`ptogen a5-check`, cases `([^`]+)`((?:, `\w+`)*)"
+        rf"({re.escape(OUTSIDE)})?\): (.*)$",
+        re.S,
     )
 
     @property
     def note(self) -> str:
         """The page's note: the cases, the types and the reason."""
         types = "".join(f", `{t}`" for t in self.dtypes)
-        return f"{self.LEAD} (`ptogen a5-check`, cases `{self.cases}`{types}): {self.reason}"
+        where = self.OUTSIDE if self.outside_valid else ""
+        return f"{self.LEAD} (`ptogen a5-check`, cases `{self.cases}`{types}{where}): {self.reason}"
 
     @classmethod
     def parse(cls, text: str) -> dict[str, object] | None:
@@ -843,11 +852,18 @@ class UpstreamBug(Strict):
         out: dict[str, object] = {"cases": m.group(1)}
         if m.group(2):
             out["dtypes"] = re.findall(r"`(\w+)`", m.group(2))
-        return {**out, "reason": m.group(3)}
+        if m.group(3):
+            out["outside_valid"] = True
+        return {**out, "reason": m.group(4)}
 
-    def covers(self, label: str, dtypes: set[str]) -> bool:
-        """Whether a difference on the case labelled `label`, over a type set `dtypes`, is this one."""
-        return fnmatch.fnmatchcase(label, self.cases) and (not self.dtypes or bool(dtypes & set(self.dtypes)))
+    def covers(self, label: str, dtypes: set[str], outside_valid: bool = False) -> bool:
+        """Whether a difference on the case labelled `label`, over a type set `dtypes`, is this one;
+        `outside_valid`: every element that differs lies outside the result's valid region."""
+        return (
+            fnmatch.fnmatchcase(label, self.cases)
+            and (not self.dtypes or bool(dtypes & set(self.dtypes)))
+            and (outside_valid or not self.outside_valid)
+        )
 
 
 class Example(Strict):

@@ -19,10 +19,20 @@ import numpy as np
 import pytest
 import yaml
 
-from ptogen.a5check import differences, first_blocker, impl_header, judged, run_cli, unlinked_groups
+from ptogen.a5check import (
+    Difference,
+    differences,
+    first_blocker,
+    impl_header,
+    judged,
+    outside_valid,
+    run_cli,
+    stop_message,
+    unlinked_groups,
+)
 from ptogen.paths import Layout
 from ptogen.spec.model import UpstreamBug
-from ptogen.testing.manifest import RuntimeGroup
+from ptogen.testing.manifest import RuntimeGroup, TileShape
 
 from ..helpers import ROOT
 
@@ -50,8 +60,8 @@ def test_a_difference_is_argued_only_when_a_spec_bug_covers_every_differing_case
         UpstreamBug(cases="col-major *", reason="Upstream reads rows. The page says otherwise."),
         UpstreamBug(cases="*, scalar -*", dtypes=["half"], reason="A zero keeps its sign."),
     ]
-    col = ("col-major 12x20 valid 9x15", "case 3 dst: 130 of 240 differ")
-    neg = ("full 16x16, scalar -0.5", "case 7 dst: 2 of 256 differ")
+    col = Difference("col-major 12x20 valid 9x15", "case 3 dst: 130 of 240 differ")
+    neg = Difference("full 16x16, scalar -0.5", "case 7 dst: 2 of 256 differ")
     assert judged(bugs, {"float"}, [], 4) == ("match", "4 cases")
     status, detail = judged(bugs, {"float"}, [col], 4)
     assert status == "argued"
@@ -59,12 +69,49 @@ def test_a_difference_is_argued_only_when_a_spec_bug_covers_every_differing_case
     assert judged(bugs, {"half"}, [col, neg], 4)[0] == "argued"
     # The sign bug is argued for half only, and a full tile's difference is argued by neither.
     assert judged(bugs, {"float"}, [col, neg], 4) == ("differs", neg[1])
-    assert judged(bugs, {"half"}, [("full 16x16", "case 0 dst: 1 of 256 differ")], 4)[0] == "differs"
+    full = Difference("full 16x16", "case 0 dst: 1 of 256 differ")
+    assert judged(bugs, {"half"}, [full], 4)[0] == "differs"
+
+
+def test_a_bug_argued_outside_the_valid_region_covers_no_difference_inside_it() -> None:
+    reason = "A5 leaves the padding. No page defines it."
+    bugs = [UpstreamBug(cases="*", outside_valid=True, reason=reason)]
+    padding = Difference("full 16x16", "case 0 dst: 64 of 128 differ", outside_valid=True)
+    inside = Difference("full 16x16", "case 0 dst: 1 of 128 differ")
+    assert judged(bugs, {"float"}, [padding], 4)[0] == "argued"
+    assert judged(bugs, {"float"}, [padding, inside], 4) == ("differs", inside.detail)
+
+
+def test_a_difference_lies_outside_the_valid_region_only_when_no_valid_element_differs() -> None:
+    rows = TileShape(rows=2, cols=4, valid_rows=1, valid_cols=3, layout="RowMajor")
+    diff = np.zeros(8, dtype=bool)
+    diff[[3, 4]] = True  # (0, 3) and (1, 0)
+    assert outside_valid(diff, rows)
+    diff[2] = True  # (0, 2)
+    assert not outside_valid(diff, rows)
+    cols = TileShape(rows=2, cols=4, valid_rows=1, valid_cols=3, layout="ColMajor")
+    diff = np.zeros(8, dtype=bool)
+    diff[1] = True  # column-major storage: element (1, 0)
+    assert outside_valid(diff, cols)
+    diff[2] = True  # (0, 1)
+    assert not outside_valid(diff, cols)
+    assert not outside_valid(np.ones(3, dtype=bool), rows)  # storage not the tile's: never outside
+
+
+def test_a_run_that_stops_silently_is_named_by_its_signal() -> None:
+    trap = subprocess.CompletedProcess(["cases"], returncode=-8, stdout="", stderr="")
+    assert stop_message(trap).startswith("killed by SIGFPE (")
+    assert stop_message(subprocess.CompletedProcess(["cases"], 3, "", "")) == "exit status 3, with no message"
+    said = subprocess.CompletedProcess(["cases"], 134, "", "PTO runtime error: vsort32: no control word\n")
+    assert stop_message(said) == "PTO runtime error: vsort32: no control word"
 
 
 def test_an_argued_upstream_bug_reads_back_from_its_note() -> None:
     bug = UpstreamBug(cases="*, scalar -*", dtypes=["half", "float"], reason="A zero keeps its sign.")
-    assert UpstreamBug.parse(bug.note) == bug.model_dump()
+    assert UpstreamBug(**UpstreamBug.parse(bug.note)) == bug  # type: ignore[arg-type]
+    padding = UpstreamBug(cases="full *", outside_valid=True, reason="A5 leaves the padding.")
+    assert "`full *`, outside the valid region): A5" in padding.note
+    assert UpstreamBug(**UpstreamBug.parse(padding.note)) == padding  # type: ignore[arg-type]
     assert UpstreamBug.parse("The pages disagree on a zero source.") is None
 
 

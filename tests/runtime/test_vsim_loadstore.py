@@ -2,7 +2,8 @@
 the call shapes upstream's A5 backend uses: every load distribution it passes (unpack, deinterleave
 into two registers, block and element-to-block broadcasts, up- and downsampling), the packing,
 one-point and interleaving stores, the unaligned load and store streams with their alignment state
-(the tail held until a flush), gathers and scatters by an index register, and the rearrangements:
+(the tail held until a flush), gathers and scatters by an index register (aliased scatter lanes: the
+lowest one's value stays), and the rearrangements:
 vintlv, vdintlv and their one-result forms, vsqz (its stored count feeding vstur) and vusqz, vperm,
 vslide, vshift, vpack, vsunpack and vzunpack, at every lane width, with the calls that break their
 rules refused at compile time. Expected values are written out per lane here, from the tables in the
@@ -212,6 +213,11 @@ static void gathers() {
         vals.set(i, static_cast<uint16_t>(0x7700 + i));
     vscatter(vals, dst, i16, first(3, 2));  // the low byte of each lane, at its index
     CHECK(dst[300] == 0 && dst[299] == 1 && dst[298] == 2 && dst[297] == 0xEE);
+    vector_u16 same;  // lanes 0 to 3 aliased in pairs: the lower lane of each pair is written (A5)
+    for (int i = 0; i < 128; ++i)
+        same.set(i, static_cast<uint16_t>(400 + i / 2));
+    vscatter(vals, dst, same, first(4, 2));
+    CHECK(dst[400] == 0 && dst[401] == 2 && dst[402] == 0xEE);
 }
 
 static void rearrange() {

@@ -555,14 +555,15 @@ inline void vgatherb(R& dst, const T* ptr, const I& index, const vector_bool& ma
     }
 }
 
-// ptr[index[i]] = src lane i (its low sizeof(T) bytes) for each active lane, in lane order.
+// ptr[index[i]] = src lane i (its low sizeof(T) bytes) for each active lane. Where active lanes share
+// an index the lowest lane's value stays, as the page says A5 does: the lanes are written from the top.
 template <pto::vsim::register_like R, typename T, pto::vsim::register_like I>
 inline void vscatter(const R& src, T* ptr, const I& index, const vector_bool& mask) {
     using K = pto::vsim::kind_of<I>;
     static_assert(sizeof(T) <= K::width, "vscatter: the element is wider than a lane of the index register");
     auto& idx = pto::vsim::image(const_cast<I&>(index));
     const unsigned char* in = pto::vsim::bytes_of(src);
-    for (int i = 0; i < pto::vsim::VL / K::width; ++i)
+    for (int i = pto::vsim::VL / K::width - 1; i >= 0; --i)
         if (mask.lane(i, K::width))
             std::memcpy(pto::vsim::raw(ptr + idx.get(i)), in + i * K::width, sizeof(T));
 }
