@@ -150,7 +150,7 @@ def _tile_operands(
                 "!pto.partition_tensor_view<MxNxdtype>"
                 if "Global" in p["type"]
                 else "!pto.context"
-                if any(w in p["type"] for w in ("Context", "Group", "Session"))
+                if any(w in p["type"] for w in ("Context", "Group", "Session", "Pipe"))
                 else "!pto.tile<...>"
             )
             operands.append(operand(name, role, typ, rows, glob="Global" in p["type"]))
@@ -188,7 +188,7 @@ def operand(
         else "events"
         if "!pto.event" in low
         else "context"
-        if "ctx" in low or "context" in low or "!pto.group" in low or "session" in low
+        if "ctx" in low or "context" in low or "!pto.group" in low or "session" in low or "!pto.pipe" in low
         else "tile"
         if "tile" in low
         else "vreg"
