@@ -19,9 +19,10 @@ def recognise(
     intro: str,
     operand_kinds: tuple[str, ...],
     level: str = "tile",
+    operand_types: tuple[str, ...] = (),
 ) -> str | None:
     """The kind that recognises a page with the most specific evidence (None: none does)."""
-    return recognise_kind(PageOp(vector, math, reduces_over, intro, operand_kinds, level))
+    return recognise_kind(PageOp(vector, math, reduces_over, intro, operand_kinds, level, operand_types))
 
 
 def computes(kind: str) -> bool:

@@ -149,8 +149,10 @@ def _tile_operands(
             typ = (
                 "!pto.partition_tensor_view<MxNxdtype>"
                 if "Global" in p["type"]
+                else "!pto.pipe<...>"
+                if "Pipe" in p["type"]
                 else "!pto.context"
-                if any(w in p["type"] for w in ("Context", "Group", "Session", "Pipe"))
+                if any(w in p["type"] for w in ("Context", "Group", "Session"))
                 else "!pto.tile<...>"
             )
             operands.append(operand(name, role, typ, rows, glob="Global" in p["type"]))

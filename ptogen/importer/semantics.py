@@ -78,7 +78,13 @@ def _kind_and_domain(
     operand the op iterates."""
     math = facts.math or ""
     kind = kinds.recognise(
-        vector, math, reduces_over(math), domain_paragraph(facts), tuple(o["kind"] for o in operands), level
+        vector,
+        math,
+        reduces_over(math),
+        domain_paragraph(facts),
+        tuple(o["kind"] for o in operands),
+        level,
+        tuple(o["asm_type"] for o in operands),
     )
     if kind is None:
         raise ImportProblem("no op kind recognises this page (its formula, iteration domain and operands)")

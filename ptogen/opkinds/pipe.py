@@ -127,9 +127,10 @@ class Pipe(NamesOperand):
 
     # ----------------------------------------------------------------- import
     def recognise(self, page: PageOp) -> int | None:
-        # Its own domain paragraph; it outranks the operands' evidence (a pipe and a GlobalTensor
-        # would otherwise read as a hint's page).
-        return OPERANDS if page.intro.startswith(PIPE_DOMAIN) else None
+        # Its own domain paragraph, or (a page without it) a pipe among the operands; either outranks
+        # the other operands' evidence (a pipe and a GlobalTensor would otherwise read as a hint's page).
+        pipe = any(t.startswith("!pto.pipe") for t in page.operand_types)
+        return OPERANDS if page.intro.startswith(PIPE_DOMAIN) or pipe else None
 
     def import_domain(self, operands: list[dict[str, Any]]) -> str | None:
         # What the op writes (the pipe, the popped tile, the bound tensor); a register setter's operand.

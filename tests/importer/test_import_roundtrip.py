@@ -715,3 +715,19 @@ def test_an_ssa_line_broken_before_its_types_reads_back(tmp_path: Path) -> None:
     broken = tmp_path / page.name
     broken.write_text(text.replace(f"{ssa} : ", f"{ssa}\n    : ", 1))
     assert import_page(broken, _targets()).spec == json.loads(_imported(page))
+
+
+def test_a_pipe_page_without_the_kinds_paragraph_reads_as_a_pipe_op(tmp_path: Path) -> None:
+    """Upstream's pipe pages have neither the pipe kind's paragraph nor its formula: the `Pipe`
+    parameter alone makes the op a pipe op (over a hint's reading of a context and a GlobalTensor)."""
+    page = DOCS / "TALLOC.md"
+    text = page.read_text()
+    intro = next(line for line in text.splitlines() if line.startswith("No element is computed"))
+    formula = r"$$ \mathrm{gm\_tensor} \leftarrow \mathrm{pipe} $$"
+    assert formula in text
+    bare = tmp_path / page.name
+    bare.write_text(text.replace(intro, "").replace(formula, ""))
+    spec = import_page(bare, _targets()).spec
+    assert spec["semantics"]["kind"] == "pipe"
+    kinds = sorted((o["name"], o["kind"]) for o in spec["operands"])
+    assert kinds == [("gm_tensor", "global"), ("pipe", "context")]
