@@ -19,6 +19,7 @@ class PageOp:
     intro: str  # the paragraph introducing the formula (a generated page: the kind's iteration domain)
     operand_kinds: tuple[str, ...]  # the kind of each operand (tile, scalar, global, events, ...)
     level: str = "tile"  # the level of the page's instruction set: tile, vector or scalar
+    operand_types: tuple[str, ...] = ()  # the assembly type of each operand (`!pto.pipe<...>`)
 
     @property
     def lhs(self) -> str:

@@ -117,6 +117,10 @@ def parse_signature(sig: str) -> tuple[str, str, str, list[dict[str, Any]], list
     )
 
 
+# The terms of an `enable_if_t` guard the spec states (`guard`): a tile, a tensor, a grid pipe, events.
+_GUARD_TERM = re.compile(r"is_(?:tile_data|global_data|grid_pipe)_v<(\w+)>|all_events_v<(\w+)\.\.\.>")
+
+
 def _template(targs: str) -> list[dict[str, Any]]:
     """The template parameters as spec entries; those the declaration's guard names (the types it
     takes only as tiles, the pack only as events) marked with their place in it (`take_guard`)."""
@@ -125,9 +129,11 @@ def _template(targs: str) -> list[dict[str, Any]]:
     for t in split_top_level(targs):
         kind, name, default = template_param(t)
         if kind == "guard":
-            guard += [a or b for a, b in re.findall(r"is_tile_data_v<(\w+)>|all_events_v<(\w+)\.\.\.>", t)]
+            guard += [a or b for a, b in _GUARD_TERM.findall(t)]
             continue
         entry: dict[str, Any] = {"name": name, "kind": kind}
+        if kind == "pack" and guard:
+            entry["after_guard"] = True  # the guard precedes the pack (`guard_before_pack`)
         if kind == "value":
             entry["type"] = value_type(t)
         if default:
@@ -139,11 +145,12 @@ def _template(targs: str) -> list[dict[str, Any]]:
     return template
 
 
-def take_guard(template: list[dict[str, Any]]) -> list[str]:
-    """The declaration's guard (`parse_signature` marks the template parameters it names), in order;
-    the marks are removed."""
+def take_guard(template: list[dict[str, Any]]) -> tuple[list[str], bool]:
+    """The declaration's guard (`parse_signature` marks the template parameters it names), in order,
+    and whether it precedes the events pack; the marks are removed."""
     marked = sorted((t.pop("guard"), t["name"]) for t in template if "guard" in t)
-    return [name for _, name in marked]
+    before_pack = any([t.pop("after_guard", False) for t in template])
+    return [name for _, name in marked], before_pack and bool(marked)
 
 
 BUILTIN_SCALARS = frozenset(

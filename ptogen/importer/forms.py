@@ -165,7 +165,7 @@ def read_intrinsic(
     _, qual, returns, name, template, params = declarations[0]
     for entry in template:
         entry.pop("tile_only", None)  # only an overload states it
-    guard = take_guard(template)
+    guard, before_pack = take_guard(template)
     intrinsic: dict[str, Any] = {"name": name}
     if qual != "PTO_INST":
         intrinsic["qualifier"] = qual
@@ -173,6 +173,8 @@ def read_intrinsic(
         intrinsic["returns"] = returns
     if guard:
         intrinsic["guard"] = guard
+    if before_pack:
+        intrinsic["guard_before_pack"] = True
     intrinsic["template"] = template
     intrinsic["params"] = params
     return intrinsic, declarations[1:]

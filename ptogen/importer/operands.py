@@ -187,6 +187,8 @@ def _tile_operands(
             typ = (
                 "!pto.partition_tensor_view<MxNxdtype>"
                 if "Global" in p["type"]
+                else "!pto.pipe<...>"
+                if "Pipe" in p["type"]
                 else "!pto.context"
                 if any(w in p["type"] for w in ("Context", "Group", "Session"))
                 else "!pto.tile<...>"
@@ -226,7 +228,7 @@ def operand(
         else "events"
         if "!pto.event" in low
         else "context"
-        if "ctx" in low or "context" in low or "!pto.group" in low or "session" in low
+        if "ctx" in low or "context" in low or "!pto.group" in low or "session" in low or "!pto.pipe" in low
         else "tile"
         if "tile" in low
         else "vreg"

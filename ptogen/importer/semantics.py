@@ -80,7 +80,10 @@ def _kind_and_domain(
     the op iterates, and the further semantics the kind reads from the page (`import_semantics`)."""
     math = facts.math or ""
     operand_kinds = tuple(o["kind"] for o in operands)
-    page = PageOp(vector, math, reduces_over(math), domain_paragraph(facts), operand_kinds, level)
+    operand_types = tuple(o["asm_type"] for o in operands)
+    page = PageOp(
+        vector, math, reduces_over(math), domain_paragraph(facts), operand_kinds, level, operand_types
+    )
     kind = kinds.recognise(page)
     if kind is None:
         raise ImportProblem("no op kind recognises this page (its formula, iteration domain and operands)")

@@ -21,6 +21,7 @@ converts them.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -62,6 +63,10 @@ PUSH, POP, ALLOC, FREE, QUANT_SCALAR, QUANT_VECTOR = (
 NO_SPLIT = "TileSplitAxis::TILE_NO_SPLIT"
 # How the kind's domain paragraph (templates/opkinds/pipe/domain.md.j2) begins.
 PIPE_DOMAIN = "No element is computed: the op changes the state of a pipe"
+
+
+def _tex(name: str) -> str:
+    return r"\mathrm{" + name.replace("_", r"\_") + "}"
 
 
 def step(spec: OpSpec) -> str:
@@ -122,14 +127,37 @@ class Pipe(NamesOperand):
 
     # ----------------------------------------------------------------- import
     def recognise(self, page: PageOp) -> int | None:
-        # Its own domain paragraph; it outranks the operands' evidence (a pipe and a GlobalTensor
-        # would otherwise read as a hint's page).
-        return OPERANDS if page.intro.startswith(PIPE_DOMAIN) else None
+        # Its own domain paragraph, or (a page without it) a pipe among the operands; either outranks
+        # the other operands' evidence (a pipe and a GlobalTensor would otherwise read as a hint's page).
+        pipe = any(t.startswith("!pto.pipe") for t in page.operand_types)
+        return OPERANDS if page.intro.startswith(PIPE_DOMAIN) or pipe else None
 
     def import_domain(self, operands: list[dict[str, Any]]) -> str | None:
         # What the op writes (the pipe, the popped tile, the bound tensor); a register setter's operand.
         written = next((o["name"] for o in operands if o["role"] == "dst"), None)
         return written or next((o["name"] for o in operands), None)
+
+    def import_formulas(self, math: str) -> list[tuple[str | None, str]]:
+        # `math`'s arrow: the right side is what the op moves (the expression).
+        m = re.fullmatch(r"(\\mathrm\{[^}]*\}) \\leftarrow (\\mathrm\{[^}]*\})", math)
+        return [(None, m.group(2))] if m else [(None, math)]
+
+    def complete_import(self, semantics: dict[str, Any], operands: list[dict[str, Any]]) -> None:
+        # The roles follow from what the op moves, as `step` reads them: the pipe is written when it
+        # is not what moves (a push, a free), else the tile or tensor is (a pop, an allocation). A
+        # page without an operand table takes the first parameter for the destination; a register
+        # setter writes no operand.
+        pipe = next((o for o in operands if o["kind"] == "context"), None)
+        data = [o for o in operands if o["kind"] != "context"]
+        if pipe is None:
+            for o in data:
+                o["role"] = "src" if o["role"] == "dst" else o["role"]
+            return
+        written = data[0] if data and semantics["expr"] == pipe["name"] else pipe
+        for o in [pipe, *data]:
+            o["role"] = "dst" if o is written else "src" if o["kind"] != "scalar" else o["role"]
+        semantics["domain"] = written["name"]
+        operands.sort(key=lambda o: o["role"] != "dst")
 
     def check_operands(self, spec: OpSpec) -> list[tuple[tuple[str | int, ...], str]]:
         pipes = [o for o in spec.operands if o.kind == "context"]
@@ -146,7 +174,11 @@ class Pipe(NamesOperand):
 
     # ----------------------------------------------------------------- math
     def math(self, op: OpViewAPI) -> str:
-        return ""  # no element is computed: the page states no formula
+        # No element is computed: the formula says what the op moves where (the expression into the
+        # domain); a free and a register setter move nothing.
+        if self.step(op) not in (PUSH, POP, ALLOC):
+            return ""
+        return rf"{_tex(op.domain)} \leftarrow {_tex(str(op.spec.semantics.expr))}"
 
     def result_index(self, op: OpViewAPI) -> str:
         return ""
@@ -269,7 +301,8 @@ class Pipe(NamesOperand):
             tiles, call, contexts = self.form_call(op, form)
             for p in project.profiles:
                 rules = form.rules_for(p.name, static=True)
-                if not rules and self.grid_step(op, form):
+                offered = not any(not_offered(rv.rule) for rv in rules)
+                if offered and self.grid_step(op, form):
                     tests.compile.append(
                         CompileCase.legal(
                             f"legal_{p.name.lower()}_f{form.index}",
@@ -286,13 +319,16 @@ class Pipe(NamesOperand):
                     broken = part(rv.rule, StaticBreak).break_static(
                         BreakContext(project, op, rv, p.name), {tile: tiles[0]}
                     )
+                    # A rule on a template value breaks by passing another one in its place.
+                    names = [t.name for t in form.template if t.kind != "pack"]
+                    targs = [broken.values.get(n, a) for n, a in zip(names, call.template_args, strict=True)]
                     tests.compile.append(
                         CompileCase.breaking(
                             f"fail_{p.name.lower()}_{rv.id}_f{form.index}",
                             p.name,
                             rv,
                             list(broken.tiles.values()),
-                            call,
+                            Call(targs, call.args),
                             contexts=contexts,
                             on=f" (form {form.index})",
                         )

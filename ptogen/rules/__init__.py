@@ -58,6 +58,7 @@ from .size_pairs import SizePairsRule
 from .store_pairs import STORE_PAIRS_KINDS
 from .sync import EventsRule, PipelineRule
 from .table_layout import TableLayoutRule
+from .template_compare import TemplateCompareRule
 from .template_value import TemplateValueRule
 from .tensor_types import SameTensorDTypeRule, SameTensorLayoutRule, TensorDTypeRule
 from .tile_fractal import TileFractalRule
@@ -130,6 +131,7 @@ RULE_KINDS: tuple[type[RuleBase], ...] = (
     TensorDTypeRule,
     SameTensorDTypeRule,
     SameTensorLayoutRule,
+    TemplateCompareRule,
 )
 
 # The spec's `constraints` items: one of the registry's classes, chosen by `kind`.

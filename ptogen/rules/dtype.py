@@ -127,9 +127,9 @@ class DTypeRule(
         for t in page.type_lists:
             key, named = t.key, t.named
             profile, _, cond = key.partition("/") if "/" in key else (key, "", "")
-            if named is not None and profile == "common":
-                profile = key = "forms"  # a list of some operands, for every profile
-            if profile not in page.profiles and not key.startswith(("forms",)) and "::" not in key:
+            if profile == "common":  # a list for every profile: of some operands, or of the data tiles
+                profile = key = "forms" if named is not None else "every"
+            if profile not in page.profiles and not key.startswith(("forms", "every")) and "::" not in key:
                 page.unplaced.append(f"dtype list under {key!r}: {', '.join(t.values)}")
                 continue
             names = t.names

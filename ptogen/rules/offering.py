@@ -3,6 +3,7 @@ it) and `tmp_required` (a tmp tile must be passed)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
@@ -17,6 +18,10 @@ if TYPE_CHECKING:
     from ..rule_api import SpecFacts as OpSpec
     from ..rule_api import TargetFacts as Targets
     from ..rule_api import TileDecl
+
+
+# The note `doc` appends to the line (`with_note`).
+_NOTE = re.compile(r"reject every use \((?P<note>.+)\)\.?$")
 
 
 class UnavailableRule(RuleBase, Recognised, NotOffered, StaticBreak):
@@ -40,7 +45,10 @@ class UnavailableRule(RuleBase, Recognised, NotOffered, StaticBreak):
 
     @classmethod
     def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:
-        return {} if line.low.startswith("not offered") and line.group in page.profiles else None
+        if not line.low.startswith("not offered") or line.group not in page.profiles:
+            return None
+        m = _NOTE.search(line.text)
+        return {"note": m.group("note")} if m else {}
 
     def break_static(self, bx: BreakContext, tiles: dict[str, TileDecl]) -> Broken:
         return Broken(dict(tiles))  # any legal use of another profile

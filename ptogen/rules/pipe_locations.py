@@ -27,8 +27,9 @@ if TYPE_CHECKING:
     from ..rule_api import TileDecl
 
 PipeDirection = Literal["DIR_C2V", "DIR_V2C", "DIR_BOTH"]
+# The doc line, with its code ticks or (as the import sees it) without them.
 _LINE = re.compile(
-    r"^Tile location by the pipe's direction \(`(?P<tile>\w+)` in `(?P<pipe>\w+)`\): (?P<dirs>.+?)"
+    r"^Tile location by the pipe's direction \(`?(?P<tile>\w+)`? in `?(?P<pipe>\w+)`?\): (?P<dirs>.+?)"
     r"(?:\s*\((?P<note>[^()]*)\))?\.?$"
 )
 
@@ -94,7 +95,7 @@ class PipeLocationsRule(RuleBase, Recognised, StaticBreak):
             return None
         directions: dict[str, list[str]] = {}
         for part in m.group("dirs").split("; "):
-            d = re.match(r"`Direction::(\w+)`: (.+)$", part)
+            d = re.match(r"`?Direction::(\w+)`?: (.+)$", part)
             if d is None:
                 return None
             directions[d.group(1)] = re.findall(r"TileType::(\w+)", d.group(2))

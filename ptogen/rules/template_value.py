@@ -78,10 +78,7 @@ class TemplateValueRule(RuleBase, Recognised, TypeListing, StaticBreak, TypeFilt
         intr = spec.intrinsic
         if intr is None:
             return
-        # The declarations it checks: every one, or those `forms` names.
-        decls = [intr.template] + [o.template for o in intr.overloads]
-        checked = decls if self.forms is None else [decls[k] for k in self.forms if k < len(decls)]
-        params = [t for template in checked for t in template if t.kind == "value"]
+        params = value_params(intr, self.forms)
         if not any(t.name == self.param for t in params):
             known = ", ".join(t.name for t in params) or "none"
             yield ("param",), f"{self.param!r} is not a value template parameter of {intr.name} ({known})"
@@ -201,6 +198,14 @@ class TemplateValueRule(RuleBase, Recognised, TypeListing, StaticBreak, TypeFilt
         changed = {n: replace(tiles[n], dtype=dtype) for n in self.when_dtype.operands if n in tiles}
         first = self.when_dtype.operands[0]
         return Broken({**tiles, **changed}, values={self.param: value}, changed=first)
+
+
+def value_params(intr: Any, forms: list[int] | None) -> list[Any]:
+    """The value template parameters of the declarations a rule checks: every one, or those `forms`
+    names."""
+    decls = [intr.template] + [o.template for o in intr.overloads]
+    checked = decls if forms is None else [decls[k] for k in forms if k < len(decls)]
+    return [t for template in checked for t in template if t.kind == "value"]
 
 
 def _value(spelled: str) -> int | str:

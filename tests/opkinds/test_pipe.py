@@ -148,8 +148,46 @@ static void lone_grid_core(const char* what) {
         TPUSH<GridDirection::EAST>(pipe, half);  // OFF THE GRID
 }
 
+// A row of two cores: core 0 broadcasts along the row into core 1's ring of two slots, which pops
+// twice after two broadcasts (so two more reuse drained slots), then three more broadcasts reach
+// slots holding tiles core 1 has not popped.
+static void broadcast_overwrite() {
+    static std::vector<std::uint8_t> windows(2 * kWindow);
+    static GmSramArena arena{reinterpret_cast<std::uint64_t>(windows.data()), kWindow, 2};
+    cpu_sim::ScopedExecutionContext core(0, 0, 1);
+    const GridShape shape{1, 2};
+    Row source, sink;
+    a2a3_grid::InitGridPipeFromWindow(source, shape, GridCoord{0, 0}, windows.data(), &arena, 5);
+    a2a3_grid::InitGridPipeFromWindow(sink, shape, GridCoord{0, 1}, windows.data() + kWindow, &arena, 5);
+    Half out, in;
+    TASSIGN(out, 0x0);
+    TASSIGN(in, 0x200);
+    for (int r = 0; r < 4; ++r) {
+        out.data()[0] = static_cast<float>(r);
+        TPUSH<GridSpan::ROW>(source, out);
+        if (r == 1)
+            for (int k = 0; k < 2; ++k) {
+                TPOP<GridDirection::EAST>(sink, in);
+                CHECK(in.data()[0] == static_cast<float>(k));
+            }
+    }
+    std::puts("drained slots reused");
+    std::fflush(stdout);
+    for (int r = 4; r < 7; ++r) {
+        out.data()[0] = static_cast<float>(r);
+        TPUSH<GridSpan::ROW>(source, out);  // OVERWRITES UNPOPPED
+    }
+    TPOP<GridDirection::EAST>(sink, in);  // the device's result: tile 6 took tile 2's slot
+    CHECK(in.data()[0] == 6.0f);
+}
+
 int main(int argc, char** argv) {
     const std::string what = argc > 1 ? argv[1] : "";
+    if (what == "broadcast_overwrite") {
+        broadcast_overwrite();
+        std::puts("survived");
+        return failures == 0 ? 0 : 1;
+    }
     if (what.rfind("grid_", 0) == 0) {
         lone_grid_core(what.c_str());
         std::puts("survived");
@@ -249,6 +287,64 @@ def test_a_grid_pipe_stops_naming_the_pipe_core_and_call_site(
     first = stopped(program, what, site)
     pipe = "GridPipe<512-byte slots, 2 slots> (pipe id 9) on core (0, 1) of a 1 x 2 grid"
     assert first.startswith(f"PTO runtime error: {op}: {pipe}: {message}"), first
+
+
+def test_a_broadcast_over_an_unpopped_tile_warns_once_naming_pipe_cores_slot_and_call_site(
+    program: Path,
+) -> None:
+    """A broadcast waits for no free slot (one broadcast per slot, as upstream's A2A3 backend says): one
+    that reaches a slot whose tile its core has not popped overwrites it, as on the device. The pages
+    leave that undefined, so the CPU profile (the program's) warns once per call site and goes on."""
+    out = run(program, "broadcast_overwrite")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.stdout.splitlines() == ["drained slots reused", "survived"]
+    heads = [line for line in out.stderr.splitlines() if line.startswith("PTO runtime")]
+    pipe = "GridPipe<512-byte slots, 2 slots> (pipe id 5) on core (0, 0) of a 1 x 2 grid"
+    assert heads == [
+        f"PTO runtime warning: TPUSH: {pipe}: the broadcast overwrites slot 0 of core (0, 1), 1 hop(s) "
+        "EAST, which still holds tile 2 that core has not popped (one broadcast per slot: its TPOP comes "
+        "before the next broadcast reaches the slot)"
+    ], out.stderr
+    if shutil.which("addr2line"):
+        line = next(i for i, t in enumerate(PROGRAM.splitlines(), 1) if "OVERWRITES UNPOPPED" in t)
+        assert f"p.cpp:{line}" in out.stderr, out.stderr
+
+
+OVERWRITE_A2A3 = r"""
+#include <pto/pto-inst.hpp>
+#include <cstdio>
+#include <vector>
+using namespace pto;
+using Half = Tile<TileType::Vec, float, 8, 16>;
+using Row = GridPipe<Half, 8 * 16 * sizeof(float), 1>;
+int main() {
+    constexpr std::uint32_t kWindow = a2a3_grid::WindowBytes<Row>();
+    std::vector<std::uint8_t> windows(2 * kWindow);
+    GmSramArena arena{reinterpret_cast<std::uint64_t>(windows.data()), kWindow, 2};
+    Row source;
+    a2a3_grid::InitGridPipeFromWindow(source, GridShape{1, 2}, GridCoord{0, 0}, windows.data(), &arena, 3);
+    Half out;
+    TASSIGN(out, 0x0);
+    TPUSH<GridSpan::ROW>(source, out);
+    TPUSH<GridSpan::ROW>(source, out);
+    std::puts("survived");
+}
+"""
+
+
+@pytest.mark.thorough  # a build of its own under A2A3 for one message: CI runs it
+def test_a_broadcast_over_an_unpopped_tile_stops_under_a2a3(tmp_path: Path) -> None:
+    """Under the A2A3 profile, the one whose backend has the GridPipe forms, the overwrite stops."""
+    exe = build_program(
+        require(COMPILERS[0]), OVERWRITE_A2A3, tmp_path, "bcast", ["-DPTO_TARGET_PROFILE=PTO_PROFILE_A2A3"]
+    )
+    out = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+    assert out.returncode != 0 and "survived" not in out.stdout
+    pipe = "GridPipe<512-byte slots, 1 slots> (pipe id 3) on core (0, 0) of a 1 x 2 grid"
+    assert out.stderr.startswith(
+        f"PTO runtime error: TPUSH: {pipe}: the broadcast overwrites slot 0 of core (0, 1), 1 hop(s) EAST, "
+        "which still holds tile 0 that core has not popped"
+    ), out.stderr
 
 
 TOO_BIG = r"""

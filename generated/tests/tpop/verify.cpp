@@ -79,6 +79,16 @@ void legal_a2a3_f4() {
     profiled::TPOP<profile_a2a3, GridDirection::WEST, 1, GridPipe<Tile_recv0, 512, 2>, Tile_recv0>(pipe, recv0);
 }
 
+// breaks rule 02_template_compare (template_compare) of the A2A3 profile (form 4)
+// expected-error@*:* {{TPOP [A2A3]: template argument Dist must be at least 1}}
+void fail_a2a3_02_template_compare_f4() {
+    using Tile_recv0 = Tile<TileType::Vec, int32_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_recv0 recv0;
+    GridPipe<Tile_recv0, 512, 2> pipe;
+    // expected-note@+1 {{requested here}}
+    profiled::TPOP<profile_a2a3, GridDirection::WEST, 0, GridPipe<Tile_recv0, 512, 2>, Tile_recv0>(pipe, recv0);
+}
+
 // breaks rule 01_unavailable (unavailable) of the A5 profile (form 4)
 // expected-error@*:* {{TPOP [A5]: not available on this target profile}}
 void fail_a5_01_unavailable_f4() {
@@ -95,6 +105,16 @@ void legal_cpu_f4() {
     Tile_recv0 recv0;
     GridPipe<Tile_recv0, 512, 2> pipe;
     profiled::TPOP<profile_cpu, GridDirection::WEST, 1, GridPipe<Tile_recv0, 512, 2>, Tile_recv0>(pipe, recv0);
+}
+
+// breaks rule 02_template_compare (template_compare) of the CPU profile (form 4)
+// expected-error@*:* {{TPOP [CPU]: template argument Dist must be at least 1}}
+void fail_cpu_02_template_compare_f4() {
+    using Tile_recv0 = Tile<TileType::Vec, int32_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_recv0 recv0;
+    GridPipe<Tile_recv0, 512, 2> pipe;
+    // expected-note@+1 {{requested here}}
+    profiled::TPOP<profile_cpu, GridDirection::WEST, 0, GridPipe<Tile_recv0, 512, 2>, Tile_recv0>(pipe, recv0);
 }
 
 // legal twin: every rule of the profile holds

@@ -101,6 +101,26 @@ void legal_a2a3_f5() {
     profiled::TPUSH<profile_a2a3, GridDirection::EAST, 1, GridPipe<Tile_send0, 512, 2>, Tile_send0>(pipe, send0);
 }
 
+// breaks rule 02_template_compare (template_compare) of the A2A3 profile (form 5)
+// expected-error@*:* {{TPUSH [A2A3]: template argument Direction must not be GridDirection::SOURCE}}
+void fail_a2a3_02_template_compare_f5() {
+    using Tile_send0 = Tile<TileType::Vec, uint32_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_send0 send0;
+    GridPipe<Tile_send0, 512, 2> pipe;
+    // expected-note@+1 {{requested here}}
+    profiled::TPUSH<profile_a2a3, GridDirection::SOURCE, 1, GridPipe<Tile_send0, 512, 2>, Tile_send0>(pipe, send0);
+}
+
+// breaks rule 03_template_compare (template_compare) of the A2A3 profile (form 5)
+// expected-error@*:* {{TPUSH [A2A3]: template argument Dist must be at least 1}}
+void fail_a2a3_03_template_compare_f5() {
+    using Tile_send0 = Tile<TileType::Vec, uint32_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_send0 send0;
+    GridPipe<Tile_send0, 512, 2> pipe;
+    // expected-note@+1 {{requested here}}
+    profiled::TPUSH<profile_a2a3, GridDirection::EAST, 0, GridPipe<Tile_send0, 512, 2>, Tile_send0>(pipe, send0);
+}
+
 // breaks rule 01_unavailable (unavailable) of the A5 profile (form 5)
 // expected-error@*:* {{TPUSH [A5]: not available on this target profile}}
 void fail_a5_01_unavailable_f5() {
@@ -117,6 +137,26 @@ void legal_cpu_f5() {
     Tile_send0 send0;
     GridPipe<Tile_send0, 512, 2> pipe;
     profiled::TPUSH<profile_cpu, GridDirection::EAST, 1, GridPipe<Tile_send0, 512, 2>, Tile_send0>(pipe, send0);
+}
+
+// breaks rule 02_template_compare (template_compare) of the CPU profile (form 5)
+// expected-error@*:* {{TPUSH [CPU]: template argument Direction must not be GridDirection::SOURCE}}
+void fail_cpu_02_template_compare_f5() {
+    using Tile_send0 = Tile<TileType::Vec, uint32_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_send0 send0;
+    GridPipe<Tile_send0, 512, 2> pipe;
+    // expected-note@+1 {{requested here}}
+    profiled::TPUSH<profile_cpu, GridDirection::SOURCE, 1, GridPipe<Tile_send0, 512, 2>, Tile_send0>(pipe, send0);
+}
+
+// breaks rule 03_template_compare (template_compare) of the CPU profile (form 5)
+// expected-error@*:* {{TPUSH [CPU]: template argument Dist must be at least 1}}
+void fail_cpu_03_template_compare_f5() {
+    using Tile_send0 = Tile<TileType::Vec, uint32_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_send0 send0;
+    GridPipe<Tile_send0, 512, 2> pipe;
+    // expected-note@+1 {{requested here}}
+    profiled::TPUSH<profile_cpu, GridDirection::EAST, 0, GridPipe<Tile_send0, 512, 2>, Tile_send0>(pipe, send0);
 }
 
 // legal twin (form 6): every rule of the profile holds

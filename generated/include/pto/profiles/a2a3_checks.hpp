@@ -5885,7 +5885,12 @@ struct profile_a2a3 {
 
     template <pto::GridDirection Direction, int Dist, typename Pipe, typename TileProd>
     static constexpr bool check_TPUSH_f5() {
-        return true;
+        constexpr bool r02_template_compare = Direction != GridDirection::SOURCE;
+        static_assert(r02_template_compare,
+                      "TPUSH [A2A3]: template argument Direction must not be GridDirection::SOURCE");
+        constexpr bool r03_template_compare = Dist >= 1;
+        static_assert(r03_template_compare, "TPUSH [A2A3]: template argument Dist must be at least 1");
+        return r02_template_compare && r03_template_compare;
     }
 
     template <pto::GridSpan Span, typename Pipe, typename TileProd>
@@ -5940,7 +5945,9 @@ struct profile_a2a3 {
 
     template <pto::GridDirection Direction, int Dist, typename Pipe, typename TileCons>
     static constexpr bool check_TPOP_f4() {
-        return true;
+        constexpr bool r02_template_compare = Dist >= 1;
+        static_assert(r02_template_compare, "TPOP [A2A3]: template argument Dist must be at least 1");
+        return r02_template_compare;
     }
 
     template <typename TileCons>

@@ -5438,7 +5438,12 @@ struct profile_cpu {
 
     template <pto::GridDirection Direction, int Dist, typename Pipe, typename TileProd>
     static constexpr bool check_TPUSH_f5() {
-        return true;
+        constexpr bool r02_template_compare = Direction != GridDirection::SOURCE;
+        static_assert(r02_template_compare,
+                      "TPUSH [CPU]: template argument Direction must not be GridDirection::SOURCE");
+        constexpr bool r03_template_compare = Dist >= 1;
+        static_assert(r03_template_compare, "TPUSH [CPU]: template argument Dist must be at least 1");
+        return r02_template_compare && r03_template_compare;
     }
 
     template <pto::GridSpan Span, typename Pipe, typename TileProd>
@@ -5472,7 +5477,9 @@ struct profile_cpu {
 
     template <pto::GridDirection Direction, int Dist, typename Pipe, typename TileCons>
     static constexpr bool check_TPOP_f4() {
-        return true;
+        constexpr bool r02_template_compare = Dist >= 1;
+        static_assert(r02_template_compare, "TPOP [CPU]: template argument Dist must be at least 1");
+        return r02_template_compare;
     }
 
     template <typename TileCons>

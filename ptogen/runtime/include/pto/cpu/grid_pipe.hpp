@@ -10,7 +10,10 @@
 //   producer's free counter to cursor + 1 (not for SOURCE, the host's queue), advance the cursor;
 // - broadcast: write the tile into the next slot of every core on both arms of the span, then raise
 //   each one's ready counter; it does not wait for free slots (one broadcast per slot, as upstream's
-//   backend says), and each arm's cursor advances by one.
+//   backend says), and each arm's cursor advances by one. A slot that still holds a tile its core has
+//   not popped is overwritten, as on the device; the pages leave that undefined, so the CPU profile
+//   warns once per call site and the A2A3 profile stops, naming the pipe, both cores and the slot.
+//   Each core counts the tiles it popped per direction in a reserved word of its own window.
 //
 // A slot holds a tile's whole storage, byte for byte. The counters live in the windows as 32-bit
 // words written and read atomically. What the NPU backend records as a fault and skips (a push off
@@ -29,6 +32,9 @@
 #include <pto/common/grid_pipe.hpp>
 #include <pto/cpu/execution_context.hpp>
 #include <pto/cpu/pipe.hpp>
+#if __has_include(<pto/profiles/profile_select.hpp>)
+#include <pto/profiles/profile_select.hpp>  // which profile's answer to an overwriting broadcast
+#endif
 
 namespace pto::sim::grid {
 
@@ -92,6 +98,17 @@ inline void store(std::uint32_t* counter, std::uint32_t value) {
     std::atomic_ref<std::uint32_t>(*counter).store(value, std::memory_order_release);
 }
 
+// The simulator's count of the tiles a core popped from each direction: reserved words of the
+// window's flag area (upstream's layout keeps words 2 * kGridDirectionCount onwards for its fault
+// sentinels, 4 * kGridDirectionCount words in all; these follow them).
+inline constexpr int kPoppedWord = 4 * kGridDirectionCount;
+static_assert((kPoppedWord + kGridDirectionCount) * sizeof(std::uint32_t) <= a2a3_grid::kFlagsBytes);
+
+template <typename Pipe>
+std::uint32_t* popped_counter(const Pipe& pipe, int dir) {
+    return pipe.readyFlags[0] + kPoppedWord + dir;
+}
+
 // Waits until `counter` reaches `threshold`, or stops the simulation naming the deadlock.
 template <typename Pipe>
 void wait_counter(const Pipe& pipe, const std::uint32_t* counter, std::uint32_t threshold, const char* op,
@@ -130,8 +147,6 @@ std::uint8_t* own_slot(Pipe& pipe, int dir, std::uint32_t index) {
 
 template <GridDirection Dir, int Dist, typename Pipe>
 void check_push_target(const Pipe& pipe, const char* op) {
-    static_assert(Dir != GridDirection::SOURCE, "GridPipe TPUSH: SOURCE, the host's queue, is only popped");
-    static_assert(Dist >= 1, "GridPipe TPUSH: the distance is at least one hop (Dist >= 1)");
     if (CanPushK(Dir, pipe.coord, pipe.shape, Dist))
         return;
     char text[160];
@@ -165,7 +180,6 @@ template <GridDirection Dir, int Dist, typename Pipe, typename TileT>
 void pop(Pipe& pipe, TileT& tile) {
     constexpr std::size_t bytes = tile_bytes<Pipe, TileT>();
     constexpr int dir = GridDirectionIndex(Dir);
-    static_assert(Dist >= 1, "GridPipe TPOP: the distance is at least one hop (Dist >= 1)");
     const GmSramArena& a = arena(pipe, "TPOP");
     if (!CanPopK(Dir, pipe.coord, pipe.shape, Dist)) {
         char text[160];
@@ -183,11 +197,38 @@ void pop(Pipe& pipe, TileT& tile) {
     if (!a.InSegment(self, reinterpret_cast<std::uint64_t>(slot), static_cast<std::uint64_t>(Pipe::SlotBytes)))
         stop(pipe, "TPOP", "the slot is outside this core's own window (a pop reads the own window only)");
     std::memcpy(tile.data(), slot, bytes);
+    store(popped_counter(pipe, dir), index + 1);
     if constexpr (Dir != GridDirection::SOURCE) {
         const int producer = RankForPopK(Dir, pipe.coord, pipe.shape, Dist);
         store(in_rank(pipe, pipe.freeFlags[dir], producer, "TPOP"), index + 1);
     }
     pipe.consIndex[dir] = index + 1;
+}
+
+// Whether the broadcast's slot in the core `peer`, k hops along Dir, still holds a tile that core has
+// not popped (the tile the cursor wrote SlotCount broadcasts ago); if so, warns or stops.
+template <GridDirection Dir, typename Pipe>
+void check_overwrite(const Pipe& pipe, int peer, int k) {
+    constexpr int dir = GridDirectionIndex(Dir);
+    const std::uint32_t index = pipe.prodIndex[dir];
+    if (index < static_cast<std::uint32_t>(Pipe::SlotCount))
+        return;
+    const std::uint32_t held = index - Pipe::SlotCount;
+    const bool published = load(in_rank(pipe, pipe.readyFlags[dir], peer, "TPUSH")) > held;
+    if (!published || load(in_rank(pipe, popped_counter(pipe, dir), peer, "TPUSH")) > held)
+        return;
+    static thread_local char text[640];
+    std::snprintf(text, sizeof text,
+                  "%s: the broadcast overwrites slot %u of core (%d, %d), %d hop(s) %s, which still holds tile %u "
+                  "that core has not popped (one broadcast per slot: its TPOP comes before the next broadcast "
+                  "reaches the slot)",
+                  where(pipe), held % static_cast<std::uint32_t>(Pipe::SlotCount), peer / pipe.shape.gridCols,
+                  peer % pipe.shape.gridCols, k, direction_name(Dir), held);
+#if !defined(PTO_TARGET_PROFILE) || PTO_TARGET_PROFILE == PTO_PROFILE_CPU
+    warn("TPUSH", text);
+#else
+    fail("TPUSH", text);
+#endif
 }
 
 // One arm of a broadcast: the tile into the next slot of every core along Dir; how many there are.
@@ -196,9 +237,11 @@ int broadcast_write(Pipe& pipe, TileT& tile) {
     constexpr int dir = GridDirectionIndex(Dir);
     std::uint8_t* slot = own_slot(pipe, dir, pipe.prodIndex[dir]);
     int written = 0;
-    for (int k = 1; CanPushK(Dir, pipe.coord, pipe.shape, k); ++k, ++written)
-        std::memcpy(in_rank(pipe, slot, RankForPushK(Dir, pipe.coord, pipe.shape, k), "TPUSH"), tile.data(),
-                    tile_bytes<Pipe, TileT>());
+    for (int k = 1; CanPushK(Dir, pipe.coord, pipe.shape, k); ++k, ++written) {
+        const int peer = RankForPushK(Dir, pipe.coord, pipe.shape, k);
+        check_overwrite<Dir>(pipe, peer, k);
+        std::memcpy(in_rank(pipe, slot, peer, "TPUSH"), tile.data(), tile_bytes<Pipe, TileT>());
+    }
     return written;
 }
 
