@@ -388,7 +388,8 @@ def narrow(values: np.ndarray, storage: np.dtype) -> np.ndarray:
         out[...] = np.where(big, 0, clipped).astype(storage)  # float(max) of 64-bit types is out of range
         out[big] = info.max
         return out
-    return values.astype(storage)
+    with np.errstate(over="ignore"):  # a float beyond the narrower type's range rounds to infinity
+        return values.astype(storage)
 
 
 def rounded(T: Any, value: Array) -> Array:
