@@ -121,7 +121,9 @@ def roles(op: OpViewAPI) -> list[str]:
 
 def with_role(op: OpViewAPI, tiles: dict[str, TileDecl], role: str) -> dict[str, TileDecl]:
     """A case's tiles in `role`: swapped, the two sources trade shapes and layouts (each keeps its
-    name and element type); block, the per-row operand holds one 32-byte block per row, row-major."""
+    name and element type), the per-row one stored in the full one's columns (a column-major tile
+    wider than its one valid column, which the pages admit); block, the per-row operand holds one
+    32-byte block per row, row-major."""
     pair = broadcast_pair(op)
     if pair is None or not role:
         return tiles
@@ -131,13 +133,23 @@ def with_role(op: OpViewAPI, tiles: dict[str, TileDecl], role: str) -> dict[str,
         return {
             **tiles,
             bcast: dataclasses.replace(b, name=a.name, dtype=a.dtype),
-            full: dataclasses.replace(a, name=b.name, dtype=b.dtype),
+            full: dataclasses.replace(a, name=b.name, dtype=b.dtype, cols=b.cols),
         }
     block = aligned_extent(1, a.dtype)  # elements of one 32-byte block
     return {
         **tiles,
         bcast: dataclasses.replace(a, layout="RowMajor", cols=max(a.cols, block), valid_cols=block),
     }
+
+
+def role_label(op: OpViewAPI, label: str, tiles: dict[str, TileDecl], role: str) -> str:
+    """A case's label, naming the swapped per-row operand and its storage columns (an argued
+    difference may concern only such cases)."""
+    pair = broadcast_pair(op)
+    if pair is None or role != "swapped":
+        return label
+    per_row = tiles[pair[1]]
+    return f"{label}, per-row {per_row.name} of {per_row.cols} columns"
 
 
 def input_ranges(op: OpViewAPI, profile: str, combo: dict[str, str]) -> dict[str, tuple[float, float]]:
@@ -196,11 +208,9 @@ def _runtime_cases(
         scalar_values = dict.fromkeys(scalars, value)
         call = make_call(op, tiles, variant, {s: f"{s}_value" for s in scalars}, attrs=attr_values)
         decls = list(tiles.values())
-        cases.append(
-            RuntimeCase(
-                index, label, decls, scalar_values, call, layout_addresses(project, decls), dict(attr_values)
-            )
-        )
+        label = role_label(op, label, tiles, role)
+        addresses = layout_addresses(project, decls)
+        cases.append(RuntimeCase(index, label, decls, scalar_values, call, addresses, dict(attr_values)))
     return cases
 
 
@@ -237,11 +247,14 @@ class TileMath(OpKind):
         return rows, cols, vr, vc
 
     def shaped_tile(self, op: OpViewAPI, tile: TileDecl) -> TileDecl:
-        # The documented per-row operand of ops whose sources may swap roles is one valid column,
-        # column-major (the pages' Mode 1): a row-major one-column tile is neither mode.
+        # The documented per-row operand of ops whose sources may swap roles is one column,
+        # column-major (the pages' Mode 1, as their example and upstream's tests declare it): a
+        # row-major one-column tile is neither mode. The swapped cases store it wider.
         shaped = super().shaped_tile(op, tile)
         pair = broadcast_pair(op)
-        return dataclasses.replace(shaped, layout="ColMajor") if pair and tile.name == pair[0] else shaped
+        if pair and tile.name == pair[0]:
+            return dataclasses.replace(shaped, layout="ColMajor", cols=1)
+        return shaped
 
     def manifest_extra(self, op: OpViewAPI) -> dict[str, Any]:
         # The sources that may be the per-row operand, read at column j mod w (w its valid columns).

@@ -6,6 +6,7 @@ run the swapped role once."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from ptogen.rules.column_operand import ColumnOperandRule
 from ptogen.testing.plan import TileDecl
 
 from ..compilers import COMPILERS, build_program, require
+from ..helpers import ROOT
 from .common import PROJECT
 
 ROW_OPS = [
@@ -135,6 +137,32 @@ def test_planned_roles_swap_shapes_and_give_mode_2_a_block() -> None:
     assert swapped["src0"].name == "src0" and swapped["src0"].dtype == "half"
     block = with_role(o, tiles, "block")
     assert block["src1"].valid_cols == 16 and block["src1"].layout == "RowMajor"  # 32 bytes of half
+
+
+def test_the_planned_per_row_column_is_one_column_wide_except_in_the_labelled_swapped_cases() -> None:
+    """The documented role declares the per-row operand with one column, as the page's example and
+    upstream's tests do; the swapped role keeps it in the full tile's columns (wider than its one
+    valid column, which the page admits) and says so in the label, which an argued A5 difference
+    names."""
+    path = ROOT / "generated/tests/trowexpandsub/manifest.json"
+    seen = set()
+    for g in json.loads(path.read_text(encoding="utf-8"))["manifest"]["runtime"]:
+        role = (
+            "swapped" if g["group"].endswith("_swapped") else "block" if g["group"].endswith("_block") else ""
+        )
+        for c in g["cases"]:
+            label, per_row = c["label"], c["tiles"]["src0" if role == "swapped" else "src1"]
+            seen.add(role)
+            if role == "block":
+                assert per_row["layout"] == "RowMajor" and "per-row" not in label, label
+            elif role == "swapped":
+                assert per_row["layout"] == "ColMajor" and per_row["cols"] > 1, label
+                assert label.endswith(f", per-row src0 of {per_row['cols']} columns"), label
+            else:
+                shape = (per_row["layout"], per_row["cols"], per_row["valid_cols"])
+                assert shape == ("ColMajor", 1, 1), label
+                assert "per-row" not in label, label
+    assert seen == {"", "swapped", "block"}
 
 
 def test_column_operand_condition_and_break() -> None:

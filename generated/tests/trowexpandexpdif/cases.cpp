@@ -27,10 +27,10 @@ void case_0([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c0_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c0_src1.bin", src1.data(), 256);
+    load("c0_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
@@ -65,10 +65,10 @@ void case_1([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c1_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 13, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 1, BLayout::ColMajor, 13, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c1_src1.bin", src1.data(), 256);
+    load("c1_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
@@ -93,10 +93,10 @@ void case_2([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x240);
     load("c2_src0.bin", src0.data(), 288);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 6, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 1, BLayout::ColMajor, 6, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x480);
-    load("c2_src1.bin", src1.data(), 256);
+    load("c2_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
@@ -121,10 +121,10 @@ void case_3([[maybe_unused]] Prof profile) {
     Tile_src0 src0(11, 19);
     TASSIGN(src0, 0x400);
     load("c3_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 1, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 1);
     TASSIGN(src1, 0x800);
-    load("c3_src1.bin", src1.data(), 256);
+    load("c3_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
@@ -149,10 +149,10 @@ void case_4([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
     load("c4_src0.bin", src0.data(), 48);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 2, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 1, BLayout::ColMajor, 2, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x100);
-    load("c4_src1.bin", src1.data(), 256);
+    load("c4_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
@@ -177,10 +177,10 @@ void case_5([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c5_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c5_src1.bin", src1.data(), 256);
+    load("c5_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
@@ -205,10 +205,10 @@ void case_6([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c6_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c6_src1.bin", src1.data(), 256);
+    load("c6_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
@@ -233,10 +233,10 @@ void case_7([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c7_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c7_src1.bin", src1.data(), 256);
+    load("c7_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
@@ -251,7 +251,7 @@ void case_7([[maybe_unused]] Prof profile) {
     store("c7_dst.out", dst.data(), 256);
 }
 
-// case 8 (half_swapped): full 16x16
+// case 8 (half_swapped): full 16x16, per-row src0 of 16 columns
 void case_8([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -289,7 +289,7 @@ void case_8([[maybe_unused]] Prof profile) {
 #endif
 }
 
-// case 9 (half_swapped): partial valid 13x7 of 16x16
+// case 9 (half_swapped): partial valid 13x7 of 16x16, per-row src0 of 16 columns
 void case_9([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
@@ -317,19 +317,19 @@ void case_9([[maybe_unused]] Prof profile) {
     store("c9_dst.out", dst.data(), 256);
 }
 
-// case 10 (half_swapped): non-square 6x40
+// case 10 (half_swapped): non-square 6x40, per-row src0 of 48 columns
 void case_10([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c10_dst.bin", dst.data(), 288);
-    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 6, 1>;
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 48, BLayout::ColMajor, 6, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x240);
-    load("c10_src0.bin", src0.data(), 256);
+    load("c10_src0.bin", src0.data(), 768);
     using Tile_src1 = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x840);
     load("c10_src1.bin", src1.data(), 288);
     switch (profile) {
     case Prof::A2A3:
@@ -345,19 +345,19 @@ void case_10([[maybe_unused]] Prof profile) {
     store("c10_dst.out", dst.data(), 288);
 }
 
-// case 11 (half_swapped): run-time valid 11x19 of 16x32
+// case 11 (half_swapped): run-time valid 11x19 of 16x32, per-row src0 of 32 columns
 void case_11([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c11_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 1);
     TASSIGN(src0, 0x400);
-    load("c11_src0.bin", src0.data(), 256);
+    load("c11_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x600);
+    TASSIGN(src1, 0x800);
     load("c11_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A2A3:
@@ -373,7 +373,7 @@ void case_11([[maybe_unused]] Prof profile) {
     store("c11_dst.out", dst.data(), 512);
 }
 
-// case 12 (half_swapped): odd 3x5 valid 2x3
+// case 12 (half_swapped): odd 3x5 valid 2x3, per-row src0 of 16 columns
 void case_12([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
@@ -401,7 +401,7 @@ void case_12([[maybe_unused]] Prof profile) {
     store("c12_dst.out", dst.data(), 48);
 }
 
-// case 13 (half_swapped): full 16x16, scalar 0.0
+// case 13 (half_swapped): full 16x16, scalar 0.0, per-row src0 of 16 columns
 void case_13([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -429,7 +429,7 @@ void case_13([[maybe_unused]] Prof profile) {
     store("c13_dst.out", dst.data(), 256);
 }
 
-// case 14 (half_swapped): full 16x16, scalar 1.0
+// case 14 (half_swapped): full 16x16, scalar 1.0, per-row src0 of 16 columns
 void case_14([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -457,7 +457,7 @@ void case_14([[maybe_unused]] Prof profile) {
     store("c14_dst.out", dst.data(), 256);
 }
 
-// case 15 (half_swapped): full 16x16, scalar -0.5
+// case 15 (half_swapped): full 16x16, scalar -0.5, per-row src0 of 16 columns
 void case_15([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -729,10 +729,10 @@ void case_24([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c24_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c24_src1.bin", src1.data(), 256);
+    load("c24_src1.bin", src1.data(), 16);
     profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
     store("c24_dst.out", dst.data(), 256);
 #ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
@@ -757,10 +757,10 @@ void case_25([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c25_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, 13, 1>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 1, BLayout::ColMajor, 13, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c25_src1.bin", src1.data(), 256);
+    load("c25_src1.bin", src1.data(), 16);
     profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
     store("c25_dst.out", dst.data(), 256);
 }
@@ -775,10 +775,10 @@ void case_26([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x240);
     load("c26_src0.bin", src0.data(), 288);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, 6, 1>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 1, BLayout::ColMajor, 6, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x480);
-    load("c26_src1.bin", src1.data(), 256);
+    load("c26_src1.bin", src1.data(), 16);
     profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
     store("c26_dst.out", dst.data(), 288);
 }
@@ -793,10 +793,10 @@ void case_27([[maybe_unused]] Prof profile) {
     Tile_src0 src0(11, 19);
     TASSIGN(src0, 0x400);
     load("c27_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 1, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 1);
     TASSIGN(src1, 0x800);
-    load("c27_src1.bin", src1.data(), 256);
+    load("c27_src1.bin", src1.data(), 16);
     profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
     store("c27_dst.out", dst.data(), 512);
 }
@@ -811,10 +811,10 @@ void case_28([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
     load("c28_src0.bin", src0.data(), 48);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, 2, 1>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 1, BLayout::ColMajor, 2, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x100);
-    load("c28_src1.bin", src1.data(), 256);
+    load("c28_src1.bin", src1.data(), 16);
     profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
     store("c28_dst.out", dst.data(), 48);
 }
@@ -829,10 +829,10 @@ void case_29([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c29_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c29_src1.bin", src1.data(), 256);
+    load("c29_src1.bin", src1.data(), 16);
     profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
     store("c29_dst.out", dst.data(), 256);
 }
@@ -847,10 +847,10 @@ void case_30([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c30_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c30_src1.bin", src1.data(), 256);
+    load("c30_src1.bin", src1.data(), 16);
     profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
     store("c30_dst.out", dst.data(), 256);
 }
@@ -865,15 +865,15 @@ void case_31([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c31_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c31_src1.bin", src1.data(), 256);
+    load("c31_src1.bin", src1.data(), 16);
     profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
     store("c31_dst.out", dst.data(), 256);
 }
 
-// case 32 (bfloat16_t_swapped): full 16x16
+// case 32 (bfloat16_t_swapped): full 16x16, per-row src0 of 16 columns
 void case_32([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -901,7 +901,7 @@ void case_32([[maybe_unused]] Prof profile) {
 #endif
 }
 
-// case 33 (bfloat16_t_swapped): partial valid 13x7 of 16x16
+// case 33 (bfloat16_t_swapped): partial valid 13x7 of 16x16, per-row src0 of 16 columns
 void case_33([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
@@ -919,43 +919,43 @@ void case_33([[maybe_unused]] Prof profile) {
     store("c33_dst.out", dst.data(), 256);
 }
 
-// case 34 (bfloat16_t_swapped): non-square 6x40
+// case 34 (bfloat16_t_swapped): non-square 6x40, per-row src0 of 48 columns
 void case_34([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c34_dst.bin", dst.data(), 288);
-    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, 6, 1>;
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 48, BLayout::ColMajor, 6, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x240);
-    load("c34_src0.bin", src0.data(), 256);
+    load("c34_src0.bin", src0.data(), 768);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x840);
     load("c34_src1.bin", src1.data(), 288);
     profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
     store("c34_dst.out", dst.data(), 288);
 }
 
-// case 35 (bfloat16_t_swapped): run-time valid 11x19 of 16x32
+// case 35 (bfloat16_t_swapped): run-time valid 11x19 of 16x32, per-row src0 of 32 columns
 void case_35([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c35_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 1);
     TASSIGN(src0, 0x400);
-    load("c35_src0.bin", src0.data(), 256);
+    load("c35_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x600);
+    TASSIGN(src1, 0x800);
     load("c35_src1.bin", src1.data(), 512);
     profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
     store("c35_dst.out", dst.data(), 512);
 }
 
-// case 36 (bfloat16_t_swapped): odd 3x5 valid 2x3
+// case 36 (bfloat16_t_swapped): odd 3x5 valid 2x3, per-row src0 of 16 columns
 void case_36([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
@@ -973,7 +973,7 @@ void case_36([[maybe_unused]] Prof profile) {
     store("c36_dst.out", dst.data(), 48);
 }
 
-// case 37 (bfloat16_t_swapped): full 16x16, scalar 0.0
+// case 37 (bfloat16_t_swapped): full 16x16, scalar 0.0, per-row src0 of 16 columns
 void case_37([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -991,7 +991,7 @@ void case_37([[maybe_unused]] Prof profile) {
     store("c37_dst.out", dst.data(), 256);
 }
 
-// case 38 (bfloat16_t_swapped): full 16x16, scalar 1.0
+// case 38 (bfloat16_t_swapped): full 16x16, scalar 1.0, per-row src0 of 16 columns
 void case_38([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -1009,7 +1009,7 @@ void case_38([[maybe_unused]] Prof profile) {
     store("c38_dst.out", dst.data(), 256);
 }
 
-// case 39 (bfloat16_t_swapped): full 16x16, scalar -0.5
+// case 39 (bfloat16_t_swapped): full 16x16, scalar -0.5, per-row src0 of 16 columns
 void case_39([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -1191,10 +1191,10 @@ void case_48([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
     load("c48_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x800);
-    load("c48_src1.bin", src1.data(), 128);
+    load("c48_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
@@ -1229,10 +1229,10 @@ void case_49([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
     load("c49_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 13, 1>;
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 1, BLayout::ColMajor, 13, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x800);
-    load("c49_src1.bin", src1.data(), 128);
+    load("c49_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
@@ -1257,10 +1257,10 @@ void case_50([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x3c0);
     load("c50_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, float, 8, 8, BLayout::ColMajor, 6, 1>;
+    using Tile_src1 = Tile<TileType::Vec, float, 8, 1, BLayout::ColMajor, 6, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x780);
-    load("c50_src1.bin", src1.data(), 64);
+    load("c50_src1.bin", src1.data(), 8);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
@@ -1285,10 +1285,10 @@ void case_51([[maybe_unused]] Prof profile) {
     Tile_src0 src0(11, 19);
     TASSIGN(src0, 0x800);
     load("c51_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 1, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 1);
     TASSIGN(src1, 0x1000);
-    load("c51_src1.bin", src1.data(), 128);
+    load("c51_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
@@ -1313,10 +1313,10 @@ void case_52([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
     load("c52_src0.bin", src0.data(), 24);
-    using Tile_src1 = Tile<TileType::Vec, float, 8, 8, BLayout::ColMajor, 2, 1>;
+    using Tile_src1 = Tile<TileType::Vec, float, 8, 1, BLayout::ColMajor, 2, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x100);
-    load("c52_src1.bin", src1.data(), 64);
+    load("c52_src1.bin", src1.data(), 8);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
@@ -1341,10 +1341,10 @@ void case_53([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
     load("c53_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x800);
-    load("c53_src1.bin", src1.data(), 128);
+    load("c53_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
@@ -1369,10 +1369,10 @@ void case_54([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
     load("c54_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x800);
-    load("c54_src1.bin", src1.data(), 128);
+    load("c54_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
@@ -1397,10 +1397,10 @@ void case_55([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
     load("c55_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x800);
-    load("c55_src1.bin", src1.data(), 128);
+    load("c55_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
@@ -1415,19 +1415,19 @@ void case_55([[maybe_unused]] Prof profile) {
     store("c55_dst.out", dst.data(), 256);
 }
 
-// case 56 (float_swapped): full 16x16
+// case 56 (float_swapped): full 16x16, per-row src0 of 16 columns
 void case_56([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c56_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::ColMajor, 16, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
-    load("c56_src0.bin", src0.data(), 128);
+    load("c56_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x600);
+    TASSIGN(src1, 0x800);
     load("c56_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -1453,19 +1453,19 @@ void case_56([[maybe_unused]] Prof profile) {
 #endif
 }
 
-// case 57 (float_swapped): partial valid 13x7 of 16x16
+// case 57 (float_swapped): partial valid 13x7 of 16x16, per-row src0 of 16 columns
 void case_57([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c57_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 13, 1>;
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::ColMajor, 13, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
-    load("c57_src0.bin", src0.data(), 128);
+    load("c57_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x600);
+    TASSIGN(src1, 0x800);
     load("c57_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -1481,19 +1481,19 @@ void case_57([[maybe_unused]] Prof profile) {
     store("c57_dst.out", dst.data(), 256);
 }
 
-// case 58 (float_swapped): non-square 6x40
+// case 58 (float_swapped): non-square 6x40, per-row src0 of 40 columns
 void case_58([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c58_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, float, 8, 8, BLayout::ColMajor, 6, 1>;
+    using Tile_src0 = Tile<TileType::Vec, float, 8, 40, BLayout::ColMajor, 6, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x3c0);
-    load("c58_src0.bin", src0.data(), 64);
+    load("c58_src0.bin", src0.data(), 320);
     using Tile_src1 = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x4c0);
+    TASSIGN(src1, 0x8c0);
     load("c58_src1.bin", src1.data(), 240);
     switch (profile) {
     case Prof::A2A3:
@@ -1509,19 +1509,19 @@ void case_58([[maybe_unused]] Prof profile) {
     store("c58_dst.out", dst.data(), 240);
 }
 
-// case 59 (float_swapped): run-time valid 11x19 of 16x32
+// case 59 (float_swapped): run-time valid 11x19 of 16x32, per-row src0 of 32 columns
 void case_59([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c59_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 1);
     TASSIGN(src0, 0x800);
-    load("c59_src0.bin", src0.data(), 128);
+    load("c59_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0xa00);
+    TASSIGN(src1, 0x1000);
     load("c59_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A2A3:
@@ -1537,7 +1537,7 @@ void case_59([[maybe_unused]] Prof profile) {
     store("c59_dst.out", dst.data(), 512);
 }
 
-// case 60 (float_swapped): odd 3x5 valid 2x3
+// case 60 (float_swapped): odd 3x5 valid 2x3, per-row src0 of 8 columns
 void case_60([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
@@ -1565,19 +1565,19 @@ void case_60([[maybe_unused]] Prof profile) {
     store("c60_dst.out", dst.data(), 24);
 }
 
-// case 61 (float_swapped): full 16x16, scalar 0.0
+// case 61 (float_swapped): full 16x16, scalar 0.0, per-row src0 of 16 columns
 void case_61([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c61_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::ColMajor, 16, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
-    load("c61_src0.bin", src0.data(), 128);
+    load("c61_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x600);
+    TASSIGN(src1, 0x800);
     load("c61_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -1593,19 +1593,19 @@ void case_61([[maybe_unused]] Prof profile) {
     store("c61_dst.out", dst.data(), 256);
 }
 
-// case 62 (float_swapped): full 16x16, scalar 1.0
+// case 62 (float_swapped): full 16x16, scalar 1.0, per-row src0 of 16 columns
 void case_62([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c62_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::ColMajor, 16, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
-    load("c62_src0.bin", src0.data(), 128);
+    load("c62_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x600);
+    TASSIGN(src1, 0x800);
     load("c62_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -1621,19 +1621,19 @@ void case_62([[maybe_unused]] Prof profile) {
     store("c62_dst.out", dst.data(), 256);
 }
 
-// case 63 (float_swapped): full 16x16, scalar -0.5
+// case 63 (float_swapped): full 16x16, scalar -0.5, per-row src0 of 16 columns
 void case_63([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c63_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::ColMajor, 16, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
-    load("c63_src0.bin", src0.data(), 128);
+    load("c63_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x600);
+    TASSIGN(src1, 0x800);
     load("c63_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -1891,7 +1891,7 @@ void rf_a2a3_05_broadcast_role(Prof) {
     using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 8);
     TASSIGN(src0, 0x100);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 2, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 2);
     TASSIGN(src1, 0x200);
     profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
@@ -1905,7 +1905,7 @@ void rf_a5_05_broadcast_role(Prof) {
     using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 8);
     TASSIGN(src0, 0x100);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 2, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 2);
     TASSIGN(src1, 0x200);
     profiled::TROWEXPANDEXPDIF<profile_a5>(dst, src0, src1);
@@ -1919,7 +1919,7 @@ void rf_cpu_05_broadcast_role(Prof) {
     using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 8);
     TASSIGN(src0, 0x100);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 2, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 2);
     TASSIGN(src1, 0x200);
     profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);

@@ -27,10 +27,10 @@ void case_0([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c0_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c0_src1.bin", src1.data(), 256);
+    load("c0_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -65,10 +65,10 @@ void case_1([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c1_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 13, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 1, BLayout::ColMajor, 13, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c1_src1.bin", src1.data(), 256);
+    load("c1_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -93,10 +93,10 @@ void case_2([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x240);
     load("c2_src0.bin", src0.data(), 288);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 6, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 1, BLayout::ColMajor, 6, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x480);
-    load("c2_src1.bin", src1.data(), 256);
+    load("c2_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -121,10 +121,10 @@ void case_3([[maybe_unused]] Prof profile) {
     Tile_src0 src0(11, 19);
     TASSIGN(src0, 0x400);
     load("c3_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 1, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 1);
     TASSIGN(src1, 0x800);
-    load("c3_src1.bin", src1.data(), 256);
+    load("c3_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -149,10 +149,10 @@ void case_4([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
     load("c4_src0.bin", src0.data(), 48);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 2, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 1, BLayout::ColMajor, 2, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x100);
-    load("c4_src1.bin", src1.data(), 256);
+    load("c4_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -177,10 +177,10 @@ void case_5([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c5_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c5_src1.bin", src1.data(), 256);
+    load("c5_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -205,10 +205,10 @@ void case_6([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c6_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c6_src1.bin", src1.data(), 256);
+    load("c6_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -233,10 +233,10 @@ void case_7([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c7_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c7_src1.bin", src1.data(), 256);
+    load("c7_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -251,7 +251,7 @@ void case_7([[maybe_unused]] Prof profile) {
     store("c7_dst.out", dst.data(), 256);
 }
 
-// case 8 (half_swapped): full 16x16
+// case 8 (half_swapped): full 16x16, per-row src0 of 16 columns
 void case_8([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -289,7 +289,7 @@ void case_8([[maybe_unused]] Prof profile) {
 #endif
 }
 
-// case 9 (half_swapped): partial valid 13x7 of 16x16
+// case 9 (half_swapped): partial valid 13x7 of 16x16, per-row src0 of 16 columns
 void case_9([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
@@ -317,19 +317,19 @@ void case_9([[maybe_unused]] Prof profile) {
     store("c9_dst.out", dst.data(), 256);
 }
 
-// case 10 (half_swapped): non-square 6x40
+// case 10 (half_swapped): non-square 6x40, per-row src0 of 48 columns
 void case_10([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c10_dst.bin", dst.data(), 288);
-    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 6, 1>;
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 48, BLayout::ColMajor, 6, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x240);
-    load("c10_src0.bin", src0.data(), 256);
+    load("c10_src0.bin", src0.data(), 768);
     using Tile_src1 = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x840);
     load("c10_src1.bin", src1.data(), 288);
     switch (profile) {
     case Prof::A2A3:
@@ -345,19 +345,19 @@ void case_10([[maybe_unused]] Prof profile) {
     store("c10_dst.out", dst.data(), 288);
 }
 
-// case 11 (half_swapped): run-time valid 11x19 of 16x32
+// case 11 (half_swapped): run-time valid 11x19 of 16x32, per-row src0 of 32 columns
 void case_11([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c11_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 1);
     TASSIGN(src0, 0x400);
-    load("c11_src0.bin", src0.data(), 256);
+    load("c11_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x600);
+    TASSIGN(src1, 0x800);
     load("c11_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A2A3:
@@ -373,7 +373,7 @@ void case_11([[maybe_unused]] Prof profile) {
     store("c11_dst.out", dst.data(), 512);
 }
 
-// case 12 (half_swapped): odd 3x5 valid 2x3
+// case 12 (half_swapped): odd 3x5 valid 2x3, per-row src0 of 16 columns
 void case_12([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
@@ -401,7 +401,7 @@ void case_12([[maybe_unused]] Prof profile) {
     store("c12_dst.out", dst.data(), 48);
 }
 
-// case 13 (half_swapped): full 16x16, scalar 0.0
+// case 13 (half_swapped): full 16x16, scalar 0.0, per-row src0 of 16 columns
 void case_13([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -429,7 +429,7 @@ void case_13([[maybe_unused]] Prof profile) {
     store("c13_dst.out", dst.data(), 256);
 }
 
-// case 14 (half_swapped): full 16x16, scalar 1.0
+// case 14 (half_swapped): full 16x16, scalar 1.0, per-row src0 of 16 columns
 void case_14([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -457,7 +457,7 @@ void case_14([[maybe_unused]] Prof profile) {
     store("c14_dst.out", dst.data(), 256);
 }
 
-// case 15 (half_swapped): full 16x16, scalar -0.5
+// case 15 (half_swapped): full 16x16, scalar -0.5, per-row src0 of 16 columns
 void case_15([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -729,10 +729,10 @@ void case_24([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c24_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c24_src1.bin", src1.data(), 256);
+    load("c24_src1.bin", src1.data(), 16);
     profiled::TROWEXPANDMAX<profile_cpu>(dst, src0, src1);
     store("c24_dst.out", dst.data(), 256);
 #ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
@@ -757,10 +757,10 @@ void case_25([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c25_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, 13, 1>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 1, BLayout::ColMajor, 13, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c25_src1.bin", src1.data(), 256);
+    load("c25_src1.bin", src1.data(), 16);
     profiled::TROWEXPANDMAX<profile_cpu>(dst, src0, src1);
     store("c25_dst.out", dst.data(), 256);
 }
@@ -775,10 +775,10 @@ void case_26([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x240);
     load("c26_src0.bin", src0.data(), 288);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, 6, 1>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 1, BLayout::ColMajor, 6, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x480);
-    load("c26_src1.bin", src1.data(), 256);
+    load("c26_src1.bin", src1.data(), 16);
     profiled::TROWEXPANDMAX<profile_cpu>(dst, src0, src1);
     store("c26_dst.out", dst.data(), 288);
 }
@@ -793,10 +793,10 @@ void case_27([[maybe_unused]] Prof profile) {
     Tile_src0 src0(11, 19);
     TASSIGN(src0, 0x400);
     load("c27_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 1, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 1);
     TASSIGN(src1, 0x800);
-    load("c27_src1.bin", src1.data(), 256);
+    load("c27_src1.bin", src1.data(), 16);
     profiled::TROWEXPANDMAX<profile_cpu>(dst, src0, src1);
     store("c27_dst.out", dst.data(), 512);
 }
@@ -811,10 +811,10 @@ void case_28([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
     load("c28_src0.bin", src0.data(), 48);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, 2, 1>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 1, BLayout::ColMajor, 2, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x100);
-    load("c28_src1.bin", src1.data(), 256);
+    load("c28_src1.bin", src1.data(), 16);
     profiled::TROWEXPANDMAX<profile_cpu>(dst, src0, src1);
     store("c28_dst.out", dst.data(), 48);
 }
@@ -829,10 +829,10 @@ void case_29([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c29_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c29_src1.bin", src1.data(), 256);
+    load("c29_src1.bin", src1.data(), 16);
     profiled::TROWEXPANDMAX<profile_cpu>(dst, src0, src1);
     store("c29_dst.out", dst.data(), 256);
 }
@@ -847,10 +847,10 @@ void case_30([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c30_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c30_src1.bin", src1.data(), 256);
+    load("c30_src1.bin", src1.data(), 16);
     profiled::TROWEXPANDMAX<profile_cpu>(dst, src0, src1);
     store("c30_dst.out", dst.data(), 256);
 }
@@ -865,15 +865,15 @@ void case_31([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c31_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c31_src1.bin", src1.data(), 256);
+    load("c31_src1.bin", src1.data(), 16);
     profiled::TROWEXPANDMAX<profile_cpu>(dst, src0, src1);
     store("c31_dst.out", dst.data(), 256);
 }
 
-// case 32 (bfloat16_t_swapped): full 16x16
+// case 32 (bfloat16_t_swapped): full 16x16, per-row src0 of 16 columns
 void case_32([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -901,7 +901,7 @@ void case_32([[maybe_unused]] Prof profile) {
 #endif
 }
 
-// case 33 (bfloat16_t_swapped): partial valid 13x7 of 16x16
+// case 33 (bfloat16_t_swapped): partial valid 13x7 of 16x16, per-row src0 of 16 columns
 void case_33([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
@@ -919,43 +919,43 @@ void case_33([[maybe_unused]] Prof profile) {
     store("c33_dst.out", dst.data(), 256);
 }
 
-// case 34 (bfloat16_t_swapped): non-square 6x40
+// case 34 (bfloat16_t_swapped): non-square 6x40, per-row src0 of 48 columns
 void case_34([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c34_dst.bin", dst.data(), 288);
-    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, 6, 1>;
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 48, BLayout::ColMajor, 6, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x240);
-    load("c34_src0.bin", src0.data(), 256);
+    load("c34_src0.bin", src0.data(), 768);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x840);
     load("c34_src1.bin", src1.data(), 288);
     profiled::TROWEXPANDMAX<profile_cpu>(dst, src0, src1);
     store("c34_dst.out", dst.data(), 288);
 }
 
-// case 35 (bfloat16_t_swapped): run-time valid 11x19 of 16x32
+// case 35 (bfloat16_t_swapped): run-time valid 11x19 of 16x32, per-row src0 of 32 columns
 void case_35([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c35_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 1);
     TASSIGN(src0, 0x400);
-    load("c35_src0.bin", src0.data(), 256);
+    load("c35_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x600);
+    TASSIGN(src1, 0x800);
     load("c35_src1.bin", src1.data(), 512);
     profiled::TROWEXPANDMAX<profile_cpu>(dst, src0, src1);
     store("c35_dst.out", dst.data(), 512);
 }
 
-// case 36 (bfloat16_t_swapped): odd 3x5 valid 2x3
+// case 36 (bfloat16_t_swapped): odd 3x5 valid 2x3, per-row src0 of 16 columns
 void case_36([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
@@ -973,7 +973,7 @@ void case_36([[maybe_unused]] Prof profile) {
     store("c36_dst.out", dst.data(), 48);
 }
 
-// case 37 (bfloat16_t_swapped): full 16x16, scalar 0.0
+// case 37 (bfloat16_t_swapped): full 16x16, scalar 0.0, per-row src0 of 16 columns
 void case_37([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -991,7 +991,7 @@ void case_37([[maybe_unused]] Prof profile) {
     store("c37_dst.out", dst.data(), 256);
 }
 
-// case 38 (bfloat16_t_swapped): full 16x16, scalar 1.0
+// case 38 (bfloat16_t_swapped): full 16x16, scalar 1.0, per-row src0 of 16 columns
 void case_38([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -1009,7 +1009,7 @@ void case_38([[maybe_unused]] Prof profile) {
     store("c38_dst.out", dst.data(), 256);
 }
 
-// case 39 (bfloat16_t_swapped): full 16x16, scalar -0.5
+// case 39 (bfloat16_t_swapped): full 16x16, scalar -0.5, per-row src0 of 16 columns
 void case_39([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -1191,10 +1191,10 @@ void case_48([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
     load("c48_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x800);
-    load("c48_src1.bin", src1.data(), 128);
+    load("c48_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -1229,10 +1229,10 @@ void case_49([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
     load("c49_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 13, 1>;
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 1, BLayout::ColMajor, 13, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x800);
-    load("c49_src1.bin", src1.data(), 128);
+    load("c49_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -1257,10 +1257,10 @@ void case_50([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x3c0);
     load("c50_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, float, 8, 8, BLayout::ColMajor, 6, 1>;
+    using Tile_src1 = Tile<TileType::Vec, float, 8, 1, BLayout::ColMajor, 6, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x780);
-    load("c50_src1.bin", src1.data(), 64);
+    load("c50_src1.bin", src1.data(), 8);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -1285,10 +1285,10 @@ void case_51([[maybe_unused]] Prof profile) {
     Tile_src0 src0(11, 19);
     TASSIGN(src0, 0x800);
     load("c51_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 1, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 1);
     TASSIGN(src1, 0x1000);
-    load("c51_src1.bin", src1.data(), 128);
+    load("c51_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -1313,10 +1313,10 @@ void case_52([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
     load("c52_src0.bin", src0.data(), 24);
-    using Tile_src1 = Tile<TileType::Vec, float, 8, 8, BLayout::ColMajor, 2, 1>;
+    using Tile_src1 = Tile<TileType::Vec, float, 8, 1, BLayout::ColMajor, 2, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x100);
-    load("c52_src1.bin", src1.data(), 64);
+    load("c52_src1.bin", src1.data(), 8);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -1341,10 +1341,10 @@ void case_53([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
     load("c53_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x800);
-    load("c53_src1.bin", src1.data(), 128);
+    load("c53_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -1369,10 +1369,10 @@ void case_54([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
     load("c54_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x800);
-    load("c54_src1.bin", src1.data(), 128);
+    load("c54_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -1397,10 +1397,10 @@ void case_55([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
     load("c55_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x800);
-    load("c55_src1.bin", src1.data(), 128);
+    load("c55_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -1415,19 +1415,19 @@ void case_55([[maybe_unused]] Prof profile) {
     store("c55_dst.out", dst.data(), 256);
 }
 
-// case 56 (float_swapped): full 16x16
+// case 56 (float_swapped): full 16x16, per-row src0 of 16 columns
 void case_56([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c56_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::ColMajor, 16, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
-    load("c56_src0.bin", src0.data(), 128);
+    load("c56_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x600);
+    TASSIGN(src1, 0x800);
     load("c56_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -1453,19 +1453,19 @@ void case_56([[maybe_unused]] Prof profile) {
 #endif
 }
 
-// case 57 (float_swapped): partial valid 13x7 of 16x16
+// case 57 (float_swapped): partial valid 13x7 of 16x16, per-row src0 of 16 columns
 void case_57([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c57_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 13, 1>;
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::ColMajor, 13, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
-    load("c57_src0.bin", src0.data(), 128);
+    load("c57_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x600);
+    TASSIGN(src1, 0x800);
     load("c57_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -1481,19 +1481,19 @@ void case_57([[maybe_unused]] Prof profile) {
     store("c57_dst.out", dst.data(), 256);
 }
 
-// case 58 (float_swapped): non-square 6x40
+// case 58 (float_swapped): non-square 6x40, per-row src0 of 40 columns
 void case_58([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c58_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, float, 8, 8, BLayout::ColMajor, 6, 1>;
+    using Tile_src0 = Tile<TileType::Vec, float, 8, 40, BLayout::ColMajor, 6, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x3c0);
-    load("c58_src0.bin", src0.data(), 64);
+    load("c58_src0.bin", src0.data(), 320);
     using Tile_src1 = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x4c0);
+    TASSIGN(src1, 0x8c0);
     load("c58_src1.bin", src1.data(), 240);
     switch (profile) {
     case Prof::A2A3:
@@ -1509,19 +1509,19 @@ void case_58([[maybe_unused]] Prof profile) {
     store("c58_dst.out", dst.data(), 240);
 }
 
-// case 59 (float_swapped): run-time valid 11x19 of 16x32
+// case 59 (float_swapped): run-time valid 11x19 of 16x32, per-row src0 of 32 columns
 void case_59([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c59_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 1);
     TASSIGN(src0, 0x800);
-    load("c59_src0.bin", src0.data(), 128);
+    load("c59_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0xa00);
+    TASSIGN(src1, 0x1000);
     load("c59_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A2A3:
@@ -1537,7 +1537,7 @@ void case_59([[maybe_unused]] Prof profile) {
     store("c59_dst.out", dst.data(), 512);
 }
 
-// case 60 (float_swapped): odd 3x5 valid 2x3
+// case 60 (float_swapped): odd 3x5 valid 2x3, per-row src0 of 8 columns
 void case_60([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
@@ -1565,19 +1565,19 @@ void case_60([[maybe_unused]] Prof profile) {
     store("c60_dst.out", dst.data(), 24);
 }
 
-// case 61 (float_swapped): full 16x16, scalar 0.0
+// case 61 (float_swapped): full 16x16, scalar 0.0, per-row src0 of 16 columns
 void case_61([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c61_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::ColMajor, 16, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
-    load("c61_src0.bin", src0.data(), 128);
+    load("c61_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x600);
+    TASSIGN(src1, 0x800);
     load("c61_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -1593,19 +1593,19 @@ void case_61([[maybe_unused]] Prof profile) {
     store("c61_dst.out", dst.data(), 256);
 }
 
-// case 62 (float_swapped): full 16x16, scalar 1.0
+// case 62 (float_swapped): full 16x16, scalar 1.0, per-row src0 of 16 columns
 void case_62([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c62_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::ColMajor, 16, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
-    load("c62_src0.bin", src0.data(), 128);
+    load("c62_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x600);
+    TASSIGN(src1, 0x800);
     load("c62_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -1621,19 +1621,19 @@ void case_62([[maybe_unused]] Prof profile) {
     store("c62_dst.out", dst.data(), 256);
 }
 
-// case 63 (float_swapped): full 16x16, scalar -0.5
+// case 63 (float_swapped): full 16x16, scalar -0.5, per-row src0 of 16 columns
 void case_63([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c63_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::ColMajor, 16, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
-    load("c63_src0.bin", src0.data(), 128);
+    load("c63_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x600);
+    TASSIGN(src1, 0x800);
     load("c63_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -1893,10 +1893,10 @@ void case_72([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c72_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c72_src1.bin", src1.data(), 256);
+    load("c72_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -1931,10 +1931,10 @@ void case_73([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c73_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::ColMajor, 13, 1>;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 1, BLayout::ColMajor, 13, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c73_src1.bin", src1.data(), 256);
+    load("c73_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -1959,10 +1959,10 @@ void case_74([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x240);
     load("c74_src0.bin", src0.data(), 288);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::ColMajor, 6, 1>;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 1, BLayout::ColMajor, 6, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x480);
-    load("c74_src1.bin", src1.data(), 256);
+    load("c74_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -1987,10 +1987,10 @@ void case_75([[maybe_unused]] Prof profile) {
     Tile_src0 src0(11, 19);
     TASSIGN(src0, 0x400);
     load("c75_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 1, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 1);
     TASSIGN(src1, 0x800);
-    load("c75_src1.bin", src1.data(), 256);
+    load("c75_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -2015,10 +2015,10 @@ void case_76([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
     load("c76_src0.bin", src0.data(), 48);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::ColMajor, 2, 1>;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 1, BLayout::ColMajor, 2, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x100);
-    load("c76_src1.bin", src1.data(), 256);
+    load("c76_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -2043,10 +2043,10 @@ void case_77([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c77_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c77_src1.bin", src1.data(), 256);
+    load("c77_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -2071,10 +2071,10 @@ void case_78([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c78_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c78_src1.bin", src1.data(), 256);
+    load("c78_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -2099,10 +2099,10 @@ void case_79([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c79_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c79_src1.bin", src1.data(), 256);
+    load("c79_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -2117,7 +2117,7 @@ void case_79([[maybe_unused]] Prof profile) {
     store("c79_dst.out", dst.data(), 256);
 }
 
-// case 80 (int16_t_swapped): full 16x16
+// case 80 (int16_t_swapped): full 16x16, per-row src0 of 16 columns
 void case_80([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -2155,7 +2155,7 @@ void case_80([[maybe_unused]] Prof profile) {
 #endif
 }
 
-// case 81 (int16_t_swapped): partial valid 13x7 of 16x16
+// case 81 (int16_t_swapped): partial valid 13x7 of 16x16, per-row src0 of 16 columns
 void case_81([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
@@ -2183,19 +2183,19 @@ void case_81([[maybe_unused]] Prof profile) {
     store("c81_dst.out", dst.data(), 256);
 }
 
-// case 82 (int16_t_swapped): non-square 6x40
+// case 82 (int16_t_swapped): non-square 6x40, per-row src0 of 48 columns
 void case_82([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c82_dst.bin", dst.data(), 288);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::ColMajor, 6, 1>;
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 48, BLayout::ColMajor, 6, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x240);
-    load("c82_src0.bin", src0.data(), 256);
+    load("c82_src0.bin", src0.data(), 768);
     using Tile_src1 = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x840);
     load("c82_src1.bin", src1.data(), 288);
     switch (profile) {
     case Prof::A2A3:
@@ -2211,19 +2211,19 @@ void case_82([[maybe_unused]] Prof profile) {
     store("c82_dst.out", dst.data(), 288);
 }
 
-// case 83 (int16_t_swapped): run-time valid 11x19 of 16x32
+// case 83 (int16_t_swapped): run-time valid 11x19 of 16x32, per-row src0 of 32 columns
 void case_83([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c83_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 1);
     TASSIGN(src0, 0x400);
-    load("c83_src0.bin", src0.data(), 256);
+    load("c83_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x600);
+    TASSIGN(src1, 0x800);
     load("c83_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A2A3:
@@ -2239,7 +2239,7 @@ void case_83([[maybe_unused]] Prof profile) {
     store("c83_dst.out", dst.data(), 512);
 }
 
-// case 84 (int16_t_swapped): odd 3x5 valid 2x3
+// case 84 (int16_t_swapped): odd 3x5 valid 2x3, per-row src0 of 16 columns
 void case_84([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
@@ -2267,7 +2267,7 @@ void case_84([[maybe_unused]] Prof profile) {
     store("c84_dst.out", dst.data(), 48);
 }
 
-// case 85 (int16_t_swapped): full 16x16, scalar 0
+// case 85 (int16_t_swapped): full 16x16, scalar 0, per-row src0 of 16 columns
 void case_85([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -2295,7 +2295,7 @@ void case_85([[maybe_unused]] Prof profile) {
     store("c85_dst.out", dst.data(), 256);
 }
 
-// case 86 (int16_t_swapped): full 16x16, scalar 1
+// case 86 (int16_t_swapped): full 16x16, scalar 1, per-row src0 of 16 columns
 void case_86([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -2323,7 +2323,7 @@ void case_86([[maybe_unused]] Prof profile) {
     store("c86_dst.out", dst.data(), 256);
 }
 
-// case 87 (int16_t_swapped): full 16x16, scalar -3
+// case 87 (int16_t_swapped): full 16x16, scalar -3, per-row src0 of 16 columns
 void case_87([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -2595,10 +2595,10 @@ void case_96([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c96_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c96_src1.bin", src1.data(), 256);
+    load("c96_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDMAX<profile_a5>(dst, src0, src1);
@@ -2632,10 +2632,10 @@ void case_97([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c97_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::ColMajor, 13, 1>;
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 1, BLayout::ColMajor, 13, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c97_src1.bin", src1.data(), 256);
+    load("c97_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDMAX<profile_a5>(dst, src0, src1);
@@ -2659,10 +2659,10 @@ void case_98([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x240);
     load("c98_src0.bin", src0.data(), 288);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::ColMajor, 6, 1>;
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 1, BLayout::ColMajor, 6, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x480);
-    load("c98_src1.bin", src1.data(), 256);
+    load("c98_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDMAX<profile_a5>(dst, src0, src1);
@@ -2686,10 +2686,10 @@ void case_99([[maybe_unused]] Prof profile) {
     Tile_src0 src0(11, 19);
     TASSIGN(src0, 0x400);
     load("c99_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 1, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 1);
     TASSIGN(src1, 0x800);
-    load("c99_src1.bin", src1.data(), 256);
+    load("c99_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDMAX<profile_a5>(dst, src0, src1);
@@ -2713,10 +2713,10 @@ void case_100([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
     load("c100_src0.bin", src0.data(), 48);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::ColMajor, 2, 1>;
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 1, BLayout::ColMajor, 2, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x100);
-    load("c100_src1.bin", src1.data(), 256);
+    load("c100_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDMAX<profile_a5>(dst, src0, src1);
@@ -2740,10 +2740,10 @@ void case_101([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c101_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c101_src1.bin", src1.data(), 256);
+    load("c101_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDMAX<profile_a5>(dst, src0, src1);
@@ -2767,10 +2767,10 @@ void case_102([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c102_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c102_src1.bin", src1.data(), 256);
+    load("c102_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDMAX<profile_a5>(dst, src0, src1);
@@ -2784,7 +2784,7 @@ void case_102([[maybe_unused]] Prof profile) {
     store("c102_dst.out", dst.data(), 256);
 }
 
-// case 103 (uint16_t_swapped): full 16x16
+// case 103 (uint16_t_swapped): full 16x16, per-row src0 of 16 columns
 void case_103([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -2821,7 +2821,7 @@ void case_103([[maybe_unused]] Prof profile) {
 #endif
 }
 
-// case 104 (uint16_t_swapped): partial valid 13x7 of 16x16
+// case 104 (uint16_t_swapped): partial valid 13x7 of 16x16, per-row src0 of 16 columns
 void case_104([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
@@ -2848,19 +2848,19 @@ void case_104([[maybe_unused]] Prof profile) {
     store("c104_dst.out", dst.data(), 256);
 }
 
-// case 105 (uint16_t_swapped): non-square 6x40
+// case 105 (uint16_t_swapped): non-square 6x40, per-row src0 of 48 columns
 void case_105([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c105_dst.bin", dst.data(), 288);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::ColMajor, 6, 1>;
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 48, BLayout::ColMajor, 6, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x240);
-    load("c105_src0.bin", src0.data(), 256);
+    load("c105_src0.bin", src0.data(), 768);
     using Tile_src1 = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x840);
     load("c105_src1.bin", src1.data(), 288);
     switch (profile) {
     case Prof::A5:
@@ -2875,19 +2875,19 @@ void case_105([[maybe_unused]] Prof profile) {
     store("c105_dst.out", dst.data(), 288);
 }
 
-// case 106 (uint16_t_swapped): run-time valid 11x19 of 16x32
+// case 106 (uint16_t_swapped): run-time valid 11x19 of 16x32, per-row src0 of 32 columns
 void case_106([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c106_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 1);
     TASSIGN(src0, 0x400);
-    load("c106_src0.bin", src0.data(), 256);
+    load("c106_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x600);
+    TASSIGN(src1, 0x800);
     load("c106_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A5:
@@ -2902,7 +2902,7 @@ void case_106([[maybe_unused]] Prof profile) {
     store("c106_dst.out", dst.data(), 512);
 }
 
-// case 107 (uint16_t_swapped): odd 3x5 valid 2x3
+// case 107 (uint16_t_swapped): odd 3x5 valid 2x3, per-row src0 of 16 columns
 void case_107([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
@@ -2929,7 +2929,7 @@ void case_107([[maybe_unused]] Prof profile) {
     store("c107_dst.out", dst.data(), 48);
 }
 
-// case 108 (uint16_t_swapped): full 16x16, scalar 0
+// case 108 (uint16_t_swapped): full 16x16, scalar 0, per-row src0 of 16 columns
 void case_108([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -2956,7 +2956,7 @@ void case_108([[maybe_unused]] Prof profile) {
     store("c108_dst.out", dst.data(), 256);
 }
 
-// case 109 (uint16_t_swapped): full 16x16, scalar 1
+// case 109 (uint16_t_swapped): full 16x16, scalar 1, per-row src0 of 16 columns
 void case_109([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -3192,10 +3192,10 @@ void case_117([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
     load("c117_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x800);
-    load("c117_src1.bin", src1.data(), 128);
+    load("c117_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -3230,10 +3230,10 @@ void case_118([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
     load("c118_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 8, BLayout::ColMajor, 13, 1>;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 1, BLayout::ColMajor, 13, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x800);
-    load("c118_src1.bin", src1.data(), 128);
+    load("c118_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -3258,10 +3258,10 @@ void case_119([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x3c0);
     load("c119_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 8, 8, BLayout::ColMajor, 6, 1>;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 8, 1, BLayout::ColMajor, 6, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x780);
-    load("c119_src1.bin", src1.data(), 64);
+    load("c119_src1.bin", src1.data(), 8);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -3286,10 +3286,10 @@ void case_120([[maybe_unused]] Prof profile) {
     Tile_src0 src0(11, 19);
     TASSIGN(src0, 0x800);
     load("c120_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 1, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 1);
     TASSIGN(src1, 0x1000);
-    load("c120_src1.bin", src1.data(), 128);
+    load("c120_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -3314,10 +3314,10 @@ void case_121([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
     load("c121_src0.bin", src0.data(), 24);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 8, 8, BLayout::ColMajor, 2, 1>;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 8, 1, BLayout::ColMajor, 2, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x100);
-    load("c121_src1.bin", src1.data(), 64);
+    load("c121_src1.bin", src1.data(), 8);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -3342,10 +3342,10 @@ void case_122([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
     load("c122_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x800);
-    load("c122_src1.bin", src1.data(), 128);
+    load("c122_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -3370,10 +3370,10 @@ void case_123([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
     load("c123_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x800);
-    load("c123_src1.bin", src1.data(), 128);
+    load("c123_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -3398,10 +3398,10 @@ void case_124([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
     load("c124_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x800);
-    load("c124_src1.bin", src1.data(), 128);
+    load("c124_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -3416,19 +3416,19 @@ void case_124([[maybe_unused]] Prof profile) {
     store("c124_dst.out", dst.data(), 256);
 }
 
-// case 125 (int32_t_swapped): full 16x16
+// case 125 (int32_t_swapped): full 16x16, per-row src0 of 16 columns
 void case_125([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c125_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::ColMajor, 16, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
-    load("c125_src0.bin", src0.data(), 128);
+    load("c125_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x600);
+    TASSIGN(src1, 0x800);
     load("c125_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -3454,19 +3454,19 @@ void case_125([[maybe_unused]] Prof profile) {
 #endif
 }
 
-// case 126 (int32_t_swapped): partial valid 13x7 of 16x16
+// case 126 (int32_t_swapped): partial valid 13x7 of 16x16, per-row src0 of 16 columns
 void case_126([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c126_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 8, BLayout::ColMajor, 13, 1>;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::ColMajor, 13, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
-    load("c126_src0.bin", src0.data(), 128);
+    load("c126_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x600);
+    TASSIGN(src1, 0x800);
     load("c126_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -3482,19 +3482,19 @@ void case_126([[maybe_unused]] Prof profile) {
     store("c126_dst.out", dst.data(), 256);
 }
 
-// case 127 (int32_t_swapped): non-square 6x40
+// case 127 (int32_t_swapped): non-square 6x40, per-row src0 of 40 columns
 void case_127([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c127_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 8, 8, BLayout::ColMajor, 6, 1>;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 8, 40, BLayout::ColMajor, 6, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x3c0);
-    load("c127_src0.bin", src0.data(), 64);
+    load("c127_src0.bin", src0.data(), 320);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x4c0);
+    TASSIGN(src1, 0x8c0);
     load("c127_src1.bin", src1.data(), 240);
     switch (profile) {
     case Prof::A2A3:
@@ -3510,19 +3510,19 @@ void case_127([[maybe_unused]] Prof profile) {
     store("c127_dst.out", dst.data(), 240);
 }
 
-// case 128 (int32_t_swapped): run-time valid 11x19 of 16x32
+// case 128 (int32_t_swapped): run-time valid 11x19 of 16x32, per-row src0 of 32 columns
 void case_128([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c128_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 1);
     TASSIGN(src0, 0x800);
-    load("c128_src0.bin", src0.data(), 128);
+    load("c128_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0xa00);
+    TASSIGN(src1, 0x1000);
     load("c128_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A2A3:
@@ -3538,7 +3538,7 @@ void case_128([[maybe_unused]] Prof profile) {
     store("c128_dst.out", dst.data(), 512);
 }
 
-// case 129 (int32_t_swapped): odd 3x5 valid 2x3
+// case 129 (int32_t_swapped): odd 3x5 valid 2x3, per-row src0 of 8 columns
 void case_129([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
@@ -3566,19 +3566,19 @@ void case_129([[maybe_unused]] Prof profile) {
     store("c129_dst.out", dst.data(), 24);
 }
 
-// case 130 (int32_t_swapped): full 16x16, scalar 0
+// case 130 (int32_t_swapped): full 16x16, scalar 0, per-row src0 of 16 columns
 void case_130([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c130_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::ColMajor, 16, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
-    load("c130_src0.bin", src0.data(), 128);
+    load("c130_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x600);
+    TASSIGN(src1, 0x800);
     load("c130_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -3594,19 +3594,19 @@ void case_130([[maybe_unused]] Prof profile) {
     store("c130_dst.out", dst.data(), 256);
 }
 
-// case 131 (int32_t_swapped): full 16x16, scalar 1
+// case 131 (int32_t_swapped): full 16x16, scalar 1, per-row src0 of 16 columns
 void case_131([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c131_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::ColMajor, 16, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
-    load("c131_src0.bin", src0.data(), 128);
+    load("c131_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x600);
+    TASSIGN(src1, 0x800);
     load("c131_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -3622,19 +3622,19 @@ void case_131([[maybe_unused]] Prof profile) {
     store("c131_dst.out", dst.data(), 256);
 }
 
-// case 132 (int32_t_swapped): full 16x16, scalar -3
+// case 132 (int32_t_swapped): full 16x16, scalar -3, per-row src0 of 16 columns
 void case_132([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c132_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::ColMajor, 16, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
-    load("c132_src0.bin", src0.data(), 128);
+    load("c132_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x600);
+    TASSIGN(src1, 0x800);
     load("c132_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -3894,10 +3894,10 @@ void case_141([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
     load("c141_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x800);
-    load("c141_src1.bin", src1.data(), 128);
+    load("c141_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDMAX<profile_a5>(dst, src0, src1);
@@ -3931,10 +3931,10 @@ void case_142([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
     load("c142_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::ColMajor, 13, 1>;
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 1, BLayout::ColMajor, 13, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x800);
-    load("c142_src1.bin", src1.data(), 128);
+    load("c142_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDMAX<profile_a5>(dst, src0, src1);
@@ -3958,10 +3958,10 @@ void case_143([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x3c0);
     load("c143_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::ColMajor, 6, 1>;
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 8, 1, BLayout::ColMajor, 6, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x780);
-    load("c143_src1.bin", src1.data(), 64);
+    load("c143_src1.bin", src1.data(), 8);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDMAX<profile_a5>(dst, src0, src1);
@@ -3985,10 +3985,10 @@ void case_144([[maybe_unused]] Prof profile) {
     Tile_src0 src0(11, 19);
     TASSIGN(src0, 0x800);
     load("c144_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 1, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 1);
     TASSIGN(src1, 0x1000);
-    load("c144_src1.bin", src1.data(), 128);
+    load("c144_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDMAX<profile_a5>(dst, src0, src1);
@@ -4012,10 +4012,10 @@ void case_145([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
     load("c145_src0.bin", src0.data(), 24);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::ColMajor, 2, 1>;
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 8, 1, BLayout::ColMajor, 2, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x100);
-    load("c145_src1.bin", src1.data(), 64);
+    load("c145_src1.bin", src1.data(), 8);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDMAX<profile_a5>(dst, src0, src1);
@@ -4039,10 +4039,10 @@ void case_146([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
     load("c146_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x800);
-    load("c146_src1.bin", src1.data(), 128);
+    load("c146_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDMAX<profile_a5>(dst, src0, src1);
@@ -4066,10 +4066,10 @@ void case_147([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
     load("c147_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x800);
-    load("c147_src1.bin", src1.data(), 128);
+    load("c147_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDMAX<profile_a5>(dst, src0, src1);
@@ -4083,19 +4083,19 @@ void case_147([[maybe_unused]] Prof profile) {
     store("c147_dst.out", dst.data(), 256);
 }
 
-// case 148 (uint32_t_swapped): full 16x16
+// case 148 (uint32_t_swapped): full 16x16, per-row src0 of 16 columns
 void case_148([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c148_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::ColMajor, 16, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
-    load("c148_src0.bin", src0.data(), 128);
+    load("c148_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x600);
+    TASSIGN(src1, 0x800);
     load("c148_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -4120,19 +4120,19 @@ void case_148([[maybe_unused]] Prof profile) {
 #endif
 }
 
-// case 149 (uint32_t_swapped): partial valid 13x7 of 16x16
+// case 149 (uint32_t_swapped): partial valid 13x7 of 16x16, per-row src0 of 16 columns
 void case_149([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c149_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::ColMajor, 13, 1>;
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::ColMajor, 13, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
-    load("c149_src0.bin", src0.data(), 128);
+    load("c149_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x600);
+    TASSIGN(src1, 0x800);
     load("c149_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -4147,19 +4147,19 @@ void case_149([[maybe_unused]] Prof profile) {
     store("c149_dst.out", dst.data(), 256);
 }
 
-// case 150 (uint32_t_swapped): non-square 6x40
+// case 150 (uint32_t_swapped): non-square 6x40, per-row src0 of 40 columns
 void case_150([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c150_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::ColMajor, 6, 1>;
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 8, 40, BLayout::ColMajor, 6, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x3c0);
-    load("c150_src0.bin", src0.data(), 64);
+    load("c150_src0.bin", src0.data(), 320);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x4c0);
+    TASSIGN(src1, 0x8c0);
     load("c150_src1.bin", src1.data(), 240);
     switch (profile) {
     case Prof::A5:
@@ -4174,19 +4174,19 @@ void case_150([[maybe_unused]] Prof profile) {
     store("c150_dst.out", dst.data(), 240);
 }
 
-// case 151 (uint32_t_swapped): run-time valid 11x19 of 16x32
+// case 151 (uint32_t_swapped): run-time valid 11x19 of 16x32, per-row src0 of 32 columns
 void case_151([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c151_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 1);
     TASSIGN(src0, 0x800);
-    load("c151_src0.bin", src0.data(), 128);
+    load("c151_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0xa00);
+    TASSIGN(src1, 0x1000);
     load("c151_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A5:
@@ -4201,7 +4201,7 @@ void case_151([[maybe_unused]] Prof profile) {
     store("c151_dst.out", dst.data(), 512);
 }
 
-// case 152 (uint32_t_swapped): odd 3x5 valid 2x3
+// case 152 (uint32_t_swapped): odd 3x5 valid 2x3, per-row src0 of 8 columns
 void case_152([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
@@ -4228,19 +4228,19 @@ void case_152([[maybe_unused]] Prof profile) {
     store("c152_dst.out", dst.data(), 24);
 }
 
-// case 153 (uint32_t_swapped): full 16x16, scalar 0
+// case 153 (uint32_t_swapped): full 16x16, scalar 0, per-row src0 of 16 columns
 void case_153([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c153_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::ColMajor, 16, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
-    load("c153_src0.bin", src0.data(), 128);
+    load("c153_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x600);
+    TASSIGN(src1, 0x800);
     load("c153_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -4255,19 +4255,19 @@ void case_153([[maybe_unused]] Prof profile) {
     store("c153_dst.out", dst.data(), 256);
 }
 
-// case 154 (uint32_t_swapped): full 16x16, scalar 1
+// case 154 (uint32_t_swapped): full 16x16, scalar 1, per-row src0 of 16 columns
 void case_154([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c154_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::ColMajor, 16, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
-    load("c154_src0.bin", src0.data(), 128);
+    load("c154_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x600);
+    TASSIGN(src1, 0x800);
     load("c154_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -4489,7 +4489,7 @@ void rf_a2a3_05_broadcast_role(Prof) {
     using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 8);
     TASSIGN(src0, 0x100);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 2, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 2);
     TASSIGN(src1, 0x200);
     profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -4503,7 +4503,7 @@ void rf_a5_05_broadcast_role(Prof) {
     using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 8);
     TASSIGN(src0, 0x100);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 2, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 2);
     TASSIGN(src1, 0x200);
     profiled::TROWEXPANDMAX<profile_a5>(dst, src0, src1);
@@ -4517,7 +4517,7 @@ void rf_cpu_05_broadcast_role(Prof) {
     using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 8);
     TASSIGN(src0, 0x100);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 2, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 2);
     TASSIGN(src1, 0x200);
     profiled::TROWEXPANDMAX<profile_cpu>(dst, src0, src1);

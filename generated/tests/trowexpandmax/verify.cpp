@@ -13,7 +13,7 @@ void legal_a2a3() {
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
 }
@@ -24,7 +24,7 @@ void legal_a5() {
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     profiled::TROWEXPANDMAX<profile_a5>(dst, src0, src1);
 }
@@ -35,7 +35,7 @@ void legal_cpu() {
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     profiled::TROWEXPANDMAX<profile_cpu>(dst, src0, src1);
 }
@@ -47,7 +47,7 @@ void fail_a2a3_00_dtype() {
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 32, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 32, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -60,7 +60,7 @@ void fail_a2a3_03_location() {
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -73,7 +73,7 @@ void fail_a2a3_04_valid_bounds() {
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -86,7 +86,7 @@ void fail_a2a3_07_same_dtype() {
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -99,7 +99,7 @@ void fail_a2a3_08_row_major() {
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -112,7 +112,7 @@ void fail_a5_01_dtype() {
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 32, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 32, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPANDMAX<profile_a5>(dst, src0, src1);
@@ -125,7 +125,7 @@ void fail_a5_03_location() {
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPANDMAX<profile_a5>(dst, src0, src1);
@@ -138,7 +138,7 @@ void fail_a5_04_valid_bounds() {
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPANDMAX<profile_a5>(dst, src0, src1);
@@ -151,7 +151,7 @@ void fail_a5_07_same_dtype() {
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPANDMAX<profile_a5>(dst, src0, src1);
@@ -164,7 +164,7 @@ void fail_a5_08_row_major() {
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPANDMAX<profile_a5>(dst, src0, src1);
@@ -177,7 +177,7 @@ void fail_cpu_02_dtype() {
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 32, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 32, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPANDMAX<profile_cpu>(dst, src0, src1);
@@ -190,7 +190,7 @@ void fail_cpu_03_location() {
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPANDMAX<profile_cpu>(dst, src0, src1);
@@ -203,7 +203,7 @@ void fail_cpu_04_valid_bounds() {
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPANDMAX<profile_cpu>(dst, src0, src1);
@@ -216,7 +216,7 @@ void fail_cpu_07_same_dtype() {
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPANDMAX<profile_cpu>(dst, src0, src1);
@@ -229,7 +229,7 @@ void fail_cpu_08_row_major() {
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPANDMAX<profile_cpu>(dst, src0, src1);
@@ -241,7 +241,7 @@ void legal_a2a3_f1() {
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     using Tile_tmp_f1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp_f1 tmp_f1;
@@ -269,7 +269,7 @@ void legal_a5_f1() {
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     using Tile_tmp_f1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp_f1 tmp_f1;

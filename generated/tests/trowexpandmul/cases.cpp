@@ -27,10 +27,10 @@ void case_0([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c0_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c0_src1.bin", src1.data(), 256);
+    load("c0_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -65,10 +65,10 @@ void case_1([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c1_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 13, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 1, BLayout::ColMajor, 13, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c1_src1.bin", src1.data(), 256);
+    load("c1_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -93,10 +93,10 @@ void case_2([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x240);
     load("c2_src0.bin", src0.data(), 288);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 6, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 1, BLayout::ColMajor, 6, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x480);
-    load("c2_src1.bin", src1.data(), 256);
+    load("c2_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -121,10 +121,10 @@ void case_3([[maybe_unused]] Prof profile) {
     Tile_src0 src0(11, 19);
     TASSIGN(src0, 0x400);
     load("c3_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 1, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 1);
     TASSIGN(src1, 0x800);
-    load("c3_src1.bin", src1.data(), 256);
+    load("c3_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -149,10 +149,10 @@ void case_4([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
     load("c4_src0.bin", src0.data(), 48);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 2, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 1, BLayout::ColMajor, 2, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x100);
-    load("c4_src1.bin", src1.data(), 256);
+    load("c4_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -177,10 +177,10 @@ void case_5([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c5_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c5_src1.bin", src1.data(), 256);
+    load("c5_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -205,10 +205,10 @@ void case_6([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c6_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c6_src1.bin", src1.data(), 256);
+    load("c6_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -233,10 +233,10 @@ void case_7([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c7_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c7_src1.bin", src1.data(), 256);
+    load("c7_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -251,7 +251,7 @@ void case_7([[maybe_unused]] Prof profile) {
     store("c7_dst.out", dst.data(), 256);
 }
 
-// case 8 (half_swapped): full 16x16
+// case 8 (half_swapped): full 16x16, per-row src0 of 16 columns
 void case_8([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -289,7 +289,7 @@ void case_8([[maybe_unused]] Prof profile) {
 #endif
 }
 
-// case 9 (half_swapped): partial valid 13x7 of 16x16
+// case 9 (half_swapped): partial valid 13x7 of 16x16, per-row src0 of 16 columns
 void case_9([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
@@ -317,19 +317,19 @@ void case_9([[maybe_unused]] Prof profile) {
     store("c9_dst.out", dst.data(), 256);
 }
 
-// case 10 (half_swapped): non-square 6x40
+// case 10 (half_swapped): non-square 6x40, per-row src0 of 48 columns
 void case_10([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c10_dst.bin", dst.data(), 288);
-    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 6, 1>;
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 48, BLayout::ColMajor, 6, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x240);
-    load("c10_src0.bin", src0.data(), 256);
+    load("c10_src0.bin", src0.data(), 768);
     using Tile_src1 = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x840);
     load("c10_src1.bin", src1.data(), 288);
     switch (profile) {
     case Prof::A2A3:
@@ -345,19 +345,19 @@ void case_10([[maybe_unused]] Prof profile) {
     store("c10_dst.out", dst.data(), 288);
 }
 
-// case 11 (half_swapped): run-time valid 11x19 of 16x32
+// case 11 (half_swapped): run-time valid 11x19 of 16x32, per-row src0 of 32 columns
 void case_11([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c11_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 1);
     TASSIGN(src0, 0x400);
-    load("c11_src0.bin", src0.data(), 256);
+    load("c11_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x600);
+    TASSIGN(src1, 0x800);
     load("c11_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A2A3:
@@ -373,7 +373,7 @@ void case_11([[maybe_unused]] Prof profile) {
     store("c11_dst.out", dst.data(), 512);
 }
 
-// case 12 (half_swapped): odd 3x5 valid 2x3
+// case 12 (half_swapped): odd 3x5 valid 2x3, per-row src0 of 16 columns
 void case_12([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
@@ -401,7 +401,7 @@ void case_12([[maybe_unused]] Prof profile) {
     store("c12_dst.out", dst.data(), 48);
 }
 
-// case 13 (half_swapped): full 16x16, scalar 0.0
+// case 13 (half_swapped): full 16x16, scalar 0.0, per-row src0 of 16 columns
 void case_13([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -429,7 +429,7 @@ void case_13([[maybe_unused]] Prof profile) {
     store("c13_dst.out", dst.data(), 256);
 }
 
-// case 14 (half_swapped): full 16x16, scalar 1.0
+// case 14 (half_swapped): full 16x16, scalar 1.0, per-row src0 of 16 columns
 void case_14([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -457,7 +457,7 @@ void case_14([[maybe_unused]] Prof profile) {
     store("c14_dst.out", dst.data(), 256);
 }
 
-// case 15 (half_swapped): full 16x16, scalar -0.5
+// case 15 (half_swapped): full 16x16, scalar -0.5, per-row src0 of 16 columns
 void case_15([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -729,10 +729,10 @@ void case_24([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c24_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c24_src1.bin", src1.data(), 256);
+    load("c24_src1.bin", src1.data(), 16);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
     store("c24_dst.out", dst.data(), 256);
 #ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
@@ -757,10 +757,10 @@ void case_25([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c25_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, 13, 1>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 1, BLayout::ColMajor, 13, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c25_src1.bin", src1.data(), 256);
+    load("c25_src1.bin", src1.data(), 16);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
     store("c25_dst.out", dst.data(), 256);
 }
@@ -775,10 +775,10 @@ void case_26([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x240);
     load("c26_src0.bin", src0.data(), 288);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, 6, 1>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 1, BLayout::ColMajor, 6, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x480);
-    load("c26_src1.bin", src1.data(), 256);
+    load("c26_src1.bin", src1.data(), 16);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
     store("c26_dst.out", dst.data(), 288);
 }
@@ -793,10 +793,10 @@ void case_27([[maybe_unused]] Prof profile) {
     Tile_src0 src0(11, 19);
     TASSIGN(src0, 0x400);
     load("c27_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 1, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 1);
     TASSIGN(src1, 0x800);
-    load("c27_src1.bin", src1.data(), 256);
+    load("c27_src1.bin", src1.data(), 16);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
     store("c27_dst.out", dst.data(), 512);
 }
@@ -811,10 +811,10 @@ void case_28([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
     load("c28_src0.bin", src0.data(), 48);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, 2, 1>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 1, BLayout::ColMajor, 2, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x100);
-    load("c28_src1.bin", src1.data(), 256);
+    load("c28_src1.bin", src1.data(), 16);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
     store("c28_dst.out", dst.data(), 48);
 }
@@ -829,10 +829,10 @@ void case_29([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c29_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c29_src1.bin", src1.data(), 256);
+    load("c29_src1.bin", src1.data(), 16);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
     store("c29_dst.out", dst.data(), 256);
 }
@@ -847,10 +847,10 @@ void case_30([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c30_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c30_src1.bin", src1.data(), 256);
+    load("c30_src1.bin", src1.data(), 16);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
     store("c30_dst.out", dst.data(), 256);
 }
@@ -865,15 +865,15 @@ void case_31([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c31_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c31_src1.bin", src1.data(), 256);
+    load("c31_src1.bin", src1.data(), 16);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
     store("c31_dst.out", dst.data(), 256);
 }
 
-// case 32 (bfloat16_t_swapped): full 16x16
+// case 32 (bfloat16_t_swapped): full 16x16, per-row src0 of 16 columns
 void case_32([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -901,7 +901,7 @@ void case_32([[maybe_unused]] Prof profile) {
 #endif
 }
 
-// case 33 (bfloat16_t_swapped): partial valid 13x7 of 16x16
+// case 33 (bfloat16_t_swapped): partial valid 13x7 of 16x16, per-row src0 of 16 columns
 void case_33([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
@@ -919,43 +919,43 @@ void case_33([[maybe_unused]] Prof profile) {
     store("c33_dst.out", dst.data(), 256);
 }
 
-// case 34 (bfloat16_t_swapped): non-square 6x40
+// case 34 (bfloat16_t_swapped): non-square 6x40, per-row src0 of 48 columns
 void case_34([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c34_dst.bin", dst.data(), 288);
-    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, 6, 1>;
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 48, BLayout::ColMajor, 6, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x240);
-    load("c34_src0.bin", src0.data(), 256);
+    load("c34_src0.bin", src0.data(), 768);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x840);
     load("c34_src1.bin", src1.data(), 288);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
     store("c34_dst.out", dst.data(), 288);
 }
 
-// case 35 (bfloat16_t_swapped): run-time valid 11x19 of 16x32
+// case 35 (bfloat16_t_swapped): run-time valid 11x19 of 16x32, per-row src0 of 32 columns
 void case_35([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c35_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 1);
     TASSIGN(src0, 0x400);
-    load("c35_src0.bin", src0.data(), 256);
+    load("c35_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x600);
+    TASSIGN(src1, 0x800);
     load("c35_src1.bin", src1.data(), 512);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
     store("c35_dst.out", dst.data(), 512);
 }
 
-// case 36 (bfloat16_t_swapped): odd 3x5 valid 2x3
+// case 36 (bfloat16_t_swapped): odd 3x5 valid 2x3, per-row src0 of 16 columns
 void case_36([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
@@ -973,7 +973,7 @@ void case_36([[maybe_unused]] Prof profile) {
     store("c36_dst.out", dst.data(), 48);
 }
 
-// case 37 (bfloat16_t_swapped): full 16x16, scalar 0.0
+// case 37 (bfloat16_t_swapped): full 16x16, scalar 0.0, per-row src0 of 16 columns
 void case_37([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -991,7 +991,7 @@ void case_37([[maybe_unused]] Prof profile) {
     store("c37_dst.out", dst.data(), 256);
 }
 
-// case 38 (bfloat16_t_swapped): full 16x16, scalar 1.0
+// case 38 (bfloat16_t_swapped): full 16x16, scalar 1.0, per-row src0 of 16 columns
 void case_38([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -1009,7 +1009,7 @@ void case_38([[maybe_unused]] Prof profile) {
     store("c38_dst.out", dst.data(), 256);
 }
 
-// case 39 (bfloat16_t_swapped): full 16x16, scalar -0.5
+// case 39 (bfloat16_t_swapped): full 16x16, scalar -0.5, per-row src0 of 16 columns
 void case_39([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -1191,10 +1191,10 @@ void case_48([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
     load("c48_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x800);
-    load("c48_src1.bin", src1.data(), 128);
+    load("c48_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -1229,10 +1229,10 @@ void case_49([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
     load("c49_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 13, 1>;
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 1, BLayout::ColMajor, 13, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x800);
-    load("c49_src1.bin", src1.data(), 128);
+    load("c49_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -1257,10 +1257,10 @@ void case_50([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x3c0);
     load("c50_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, float, 8, 8, BLayout::ColMajor, 6, 1>;
+    using Tile_src1 = Tile<TileType::Vec, float, 8, 1, BLayout::ColMajor, 6, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x780);
-    load("c50_src1.bin", src1.data(), 64);
+    load("c50_src1.bin", src1.data(), 8);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -1285,10 +1285,10 @@ void case_51([[maybe_unused]] Prof profile) {
     Tile_src0 src0(11, 19);
     TASSIGN(src0, 0x800);
     load("c51_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 1, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 1);
     TASSIGN(src1, 0x1000);
-    load("c51_src1.bin", src1.data(), 128);
+    load("c51_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -1313,10 +1313,10 @@ void case_52([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
     load("c52_src0.bin", src0.data(), 24);
-    using Tile_src1 = Tile<TileType::Vec, float, 8, 8, BLayout::ColMajor, 2, 1>;
+    using Tile_src1 = Tile<TileType::Vec, float, 8, 1, BLayout::ColMajor, 2, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x100);
-    load("c52_src1.bin", src1.data(), 64);
+    load("c52_src1.bin", src1.data(), 8);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -1341,10 +1341,10 @@ void case_53([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
     load("c53_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x800);
-    load("c53_src1.bin", src1.data(), 128);
+    load("c53_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -1369,10 +1369,10 @@ void case_54([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
     load("c54_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x800);
-    load("c54_src1.bin", src1.data(), 128);
+    load("c54_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -1397,10 +1397,10 @@ void case_55([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
     load("c55_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x800);
-    load("c55_src1.bin", src1.data(), 128);
+    load("c55_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -1415,19 +1415,19 @@ void case_55([[maybe_unused]] Prof profile) {
     store("c55_dst.out", dst.data(), 256);
 }
 
-// case 56 (float_swapped): full 16x16
+// case 56 (float_swapped): full 16x16, per-row src0 of 16 columns
 void case_56([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c56_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::ColMajor, 16, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
-    load("c56_src0.bin", src0.data(), 128);
+    load("c56_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x600);
+    TASSIGN(src1, 0x800);
     load("c56_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -1453,19 +1453,19 @@ void case_56([[maybe_unused]] Prof profile) {
 #endif
 }
 
-// case 57 (float_swapped): partial valid 13x7 of 16x16
+// case 57 (float_swapped): partial valid 13x7 of 16x16, per-row src0 of 16 columns
 void case_57([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c57_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 13, 1>;
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::ColMajor, 13, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
-    load("c57_src0.bin", src0.data(), 128);
+    load("c57_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x600);
+    TASSIGN(src1, 0x800);
     load("c57_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -1481,19 +1481,19 @@ void case_57([[maybe_unused]] Prof profile) {
     store("c57_dst.out", dst.data(), 256);
 }
 
-// case 58 (float_swapped): non-square 6x40
+// case 58 (float_swapped): non-square 6x40, per-row src0 of 40 columns
 void case_58([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c58_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, float, 8, 8, BLayout::ColMajor, 6, 1>;
+    using Tile_src0 = Tile<TileType::Vec, float, 8, 40, BLayout::ColMajor, 6, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x3c0);
-    load("c58_src0.bin", src0.data(), 64);
+    load("c58_src0.bin", src0.data(), 320);
     using Tile_src1 = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x4c0);
+    TASSIGN(src1, 0x8c0);
     load("c58_src1.bin", src1.data(), 240);
     switch (profile) {
     case Prof::A2A3:
@@ -1509,19 +1509,19 @@ void case_58([[maybe_unused]] Prof profile) {
     store("c58_dst.out", dst.data(), 240);
 }
 
-// case 59 (float_swapped): run-time valid 11x19 of 16x32
+// case 59 (float_swapped): run-time valid 11x19 of 16x32, per-row src0 of 32 columns
 void case_59([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c59_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 1);
     TASSIGN(src0, 0x800);
-    load("c59_src0.bin", src0.data(), 128);
+    load("c59_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0xa00);
+    TASSIGN(src1, 0x1000);
     load("c59_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A2A3:
@@ -1537,7 +1537,7 @@ void case_59([[maybe_unused]] Prof profile) {
     store("c59_dst.out", dst.data(), 512);
 }
 
-// case 60 (float_swapped): odd 3x5 valid 2x3
+// case 60 (float_swapped): odd 3x5 valid 2x3, per-row src0 of 8 columns
 void case_60([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
@@ -1565,19 +1565,19 @@ void case_60([[maybe_unused]] Prof profile) {
     store("c60_dst.out", dst.data(), 24);
 }
 
-// case 61 (float_swapped): full 16x16, scalar 0.0
+// case 61 (float_swapped): full 16x16, scalar 0.0, per-row src0 of 16 columns
 void case_61([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c61_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::ColMajor, 16, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
-    load("c61_src0.bin", src0.data(), 128);
+    load("c61_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x600);
+    TASSIGN(src1, 0x800);
     load("c61_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -1593,19 +1593,19 @@ void case_61([[maybe_unused]] Prof profile) {
     store("c61_dst.out", dst.data(), 256);
 }
 
-// case 62 (float_swapped): full 16x16, scalar 1.0
+// case 62 (float_swapped): full 16x16, scalar 1.0, per-row src0 of 16 columns
 void case_62([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c62_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::ColMajor, 16, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
-    load("c62_src0.bin", src0.data(), 128);
+    load("c62_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x600);
+    TASSIGN(src1, 0x800);
     load("c62_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -1621,19 +1621,19 @@ void case_62([[maybe_unused]] Prof profile) {
     store("c62_dst.out", dst.data(), 256);
 }
 
-// case 63 (float_swapped): full 16x16, scalar -0.5
+// case 63 (float_swapped): full 16x16, scalar -0.5, per-row src0 of 16 columns
 void case_63([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c63_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::ColMajor, 16, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
-    load("c63_src0.bin", src0.data(), 128);
+    load("c63_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x600);
+    TASSIGN(src1, 0x800);
     load("c63_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -1893,10 +1893,10 @@ void case_72([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c72_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 32, 32, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 32, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c72_src1.bin", src1.data(), 1024);
+    load("c72_src1.bin", src1.data(), 32);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
     store("c72_dst.out", dst.data(), 512);
 #ifndef PTO_TEST_MAIN_FORMS_ONLY // the overloads; the main forms alone run upstream's A5 tiles
@@ -1921,10 +1921,10 @@ void case_73([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c73_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 32, 32, BLayout::ColMajor, 13, 1>;
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 32, 1, BLayout::ColMajor, 13, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c73_src1.bin", src1.data(), 1024);
+    load("c73_src1.bin", src1.data(), 32);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
     store("c73_dst.out", dst.data(), 512);
 }
@@ -1939,10 +1939,10 @@ void case_74([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x180);
     load("c74_src0.bin", src0.data(), 384);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 32, 32, BLayout::ColMajor, 6, 1>;
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 32, 1, BLayout::ColMajor, 6, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x300);
-    load("c74_src1.bin", src1.data(), 1024);
+    load("c74_src1.bin", src1.data(), 32);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
     store("c74_dst.out", dst.data(), 384);
 }
@@ -1957,10 +1957,10 @@ void case_75([[maybe_unused]] Prof profile) {
     Tile_src0 src0(11, 19);
     TASSIGN(src0, 0x200);
     load("c75_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 32, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 32, 1, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 1);
     TASSIGN(src1, 0x400);
-    load("c75_src1.bin", src1.data(), 1024);
+    load("c75_src1.bin", src1.data(), 32);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
     store("c75_dst.out", dst.data(), 512);
 }
@@ -1975,10 +1975,10 @@ void case_76([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
     load("c76_src0.bin", src0.data(), 96);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 32, 32, BLayout::ColMajor, 2, 1>;
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 32, 1, BLayout::ColMajor, 2, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x100);
-    load("c76_src1.bin", src1.data(), 1024);
+    load("c76_src1.bin", src1.data(), 32);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
     store("c76_dst.out", dst.data(), 96);
 }
@@ -1993,10 +1993,10 @@ void case_77([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c77_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 32, 32, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 32, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c77_src1.bin", src1.data(), 1024);
+    load("c77_src1.bin", src1.data(), 32);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
     store("c77_dst.out", dst.data(), 512);
 }
@@ -2011,15 +2011,15 @@ void case_78([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c78_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 32, 32, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 32, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c78_src1.bin", src1.data(), 1024);
+    load("c78_src1.bin", src1.data(), 32);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
     store("c78_dst.out", dst.data(), 512);
 }
 
-// case 79 (uint8_t_swapped): full 16x16
+// case 79 (uint8_t_swapped): full 16x16, per-row src0 of 32 columns
 void case_79([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -2047,7 +2047,7 @@ void case_79([[maybe_unused]] Prof profile) {
 #endif
 }
 
-// case 80 (uint8_t_swapped): partial valid 13x7 of 16x16
+// case 80 (uint8_t_swapped): partial valid 13x7 of 16x16, per-row src0 of 32 columns
 void case_80([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
@@ -2065,25 +2065,25 @@ void case_80([[maybe_unused]] Prof profile) {
     store("c80_dst.out", dst.data(), 512);
 }
 
-// case 81 (uint8_t_swapped): non-square 6x40
+// case 81 (uint8_t_swapped): non-square 6x40, per-row src0 of 64 columns
 void case_81([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c81_dst.bin", dst.data(), 384);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 32, 32, BLayout::ColMajor, 6, 1>;
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 32, 64, BLayout::ColMajor, 6, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x180);
-    load("c81_src0.bin", src0.data(), 1024);
+    load("c81_src0.bin", src0.data(), 2048);
     using Tile_src1 = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x580);
+    TASSIGN(src1, 0x980);
     load("c81_src1.bin", src1.data(), 384);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
     store("c81_dst.out", dst.data(), 384);
 }
 
-// case 82 (uint8_t_swapped): run-time valid 11x19 of 16x32
+// case 82 (uint8_t_swapped): run-time valid 11x19 of 16x32, per-row src0 of 32 columns
 void case_82([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
@@ -2101,7 +2101,7 @@ void case_82([[maybe_unused]] Prof profile) {
     store("c82_dst.out", dst.data(), 512);
 }
 
-// case 83 (uint8_t_swapped): odd 3x5 valid 2x3
+// case 83 (uint8_t_swapped): odd 3x5 valid 2x3, per-row src0 of 32 columns
 void case_83([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
@@ -2119,7 +2119,7 @@ void case_83([[maybe_unused]] Prof profile) {
     store("c83_dst.out", dst.data(), 96);
 }
 
-// case 84 (uint8_t_swapped): full 16x16, scalar 0
+// case 84 (uint8_t_swapped): full 16x16, scalar 0, per-row src0 of 32 columns
 void case_84([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -2137,7 +2137,7 @@ void case_84([[maybe_unused]] Prof profile) {
     store("c84_dst.out", dst.data(), 512);
 }
 
-// case 85 (uint8_t_swapped): full 16x16, scalar 1
+// case 85 (uint8_t_swapped): full 16x16, scalar 1, per-row src0 of 32 columns
 void case_85([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -2301,10 +2301,10 @@ void case_93([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c93_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c93_src1.bin", src1.data(), 256);
+    load("c93_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -2339,10 +2339,10 @@ void case_94([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c94_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::ColMajor, 13, 1>;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 1, BLayout::ColMajor, 13, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c94_src1.bin", src1.data(), 256);
+    load("c94_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -2367,10 +2367,10 @@ void case_95([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x240);
     load("c95_src0.bin", src0.data(), 288);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::ColMajor, 6, 1>;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 1, BLayout::ColMajor, 6, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x480);
-    load("c95_src1.bin", src1.data(), 256);
+    load("c95_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -2395,10 +2395,10 @@ void case_96([[maybe_unused]] Prof profile) {
     Tile_src0 src0(11, 19);
     TASSIGN(src0, 0x400);
     load("c96_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 1, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 1);
     TASSIGN(src1, 0x800);
-    load("c96_src1.bin", src1.data(), 256);
+    load("c96_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -2423,10 +2423,10 @@ void case_97([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
     load("c97_src0.bin", src0.data(), 48);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::ColMajor, 2, 1>;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 1, BLayout::ColMajor, 2, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x100);
-    load("c97_src1.bin", src1.data(), 256);
+    load("c97_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -2451,10 +2451,10 @@ void case_98([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c98_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c98_src1.bin", src1.data(), 256);
+    load("c98_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -2479,10 +2479,10 @@ void case_99([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c99_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c99_src1.bin", src1.data(), 256);
+    load("c99_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -2507,10 +2507,10 @@ void case_100([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c100_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c100_src1.bin", src1.data(), 256);
+    load("c100_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -2525,7 +2525,7 @@ void case_100([[maybe_unused]] Prof profile) {
     store("c100_dst.out", dst.data(), 256);
 }
 
-// case 101 (int16_t_swapped): full 16x16
+// case 101 (int16_t_swapped): full 16x16, per-row src0 of 16 columns
 void case_101([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -2563,7 +2563,7 @@ void case_101([[maybe_unused]] Prof profile) {
 #endif
 }
 
-// case 102 (int16_t_swapped): partial valid 13x7 of 16x16
+// case 102 (int16_t_swapped): partial valid 13x7 of 16x16, per-row src0 of 16 columns
 void case_102([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
@@ -2591,19 +2591,19 @@ void case_102([[maybe_unused]] Prof profile) {
     store("c102_dst.out", dst.data(), 256);
 }
 
-// case 103 (int16_t_swapped): non-square 6x40
+// case 103 (int16_t_swapped): non-square 6x40, per-row src0 of 48 columns
 void case_103([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c103_dst.bin", dst.data(), 288);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::ColMajor, 6, 1>;
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 48, BLayout::ColMajor, 6, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x240);
-    load("c103_src0.bin", src0.data(), 256);
+    load("c103_src0.bin", src0.data(), 768);
     using Tile_src1 = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x840);
     load("c103_src1.bin", src1.data(), 288);
     switch (profile) {
     case Prof::A2A3:
@@ -2619,19 +2619,19 @@ void case_103([[maybe_unused]] Prof profile) {
     store("c103_dst.out", dst.data(), 288);
 }
 
-// case 104 (int16_t_swapped): run-time valid 11x19 of 16x32
+// case 104 (int16_t_swapped): run-time valid 11x19 of 16x32, per-row src0 of 32 columns
 void case_104([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c104_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 1);
     TASSIGN(src0, 0x400);
-    load("c104_src0.bin", src0.data(), 256);
+    load("c104_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x600);
+    TASSIGN(src1, 0x800);
     load("c104_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A2A3:
@@ -2647,7 +2647,7 @@ void case_104([[maybe_unused]] Prof profile) {
     store("c104_dst.out", dst.data(), 512);
 }
 
-// case 105 (int16_t_swapped): odd 3x5 valid 2x3
+// case 105 (int16_t_swapped): odd 3x5 valid 2x3, per-row src0 of 16 columns
 void case_105([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
@@ -2675,7 +2675,7 @@ void case_105([[maybe_unused]] Prof profile) {
     store("c105_dst.out", dst.data(), 48);
 }
 
-// case 106 (int16_t_swapped): full 16x16, scalar 0
+// case 106 (int16_t_swapped): full 16x16, scalar 0, per-row src0 of 16 columns
 void case_106([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -2703,7 +2703,7 @@ void case_106([[maybe_unused]] Prof profile) {
     store("c106_dst.out", dst.data(), 256);
 }
 
-// case 107 (int16_t_swapped): full 16x16, scalar 1
+// case 107 (int16_t_swapped): full 16x16, scalar 1, per-row src0 of 16 columns
 void case_107([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -2731,7 +2731,7 @@ void case_107([[maybe_unused]] Prof profile) {
     store("c107_dst.out", dst.data(), 256);
 }
 
-// case 108 (int16_t_swapped): full 16x16, scalar -3
+// case 108 (int16_t_swapped): full 16x16, scalar -3, per-row src0 of 16 columns
 void case_108([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -3003,10 +3003,10 @@ void case_117([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c117_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c117_src1.bin", src1.data(), 256);
+    load("c117_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1);
@@ -3040,10 +3040,10 @@ void case_118([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c118_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::ColMajor, 13, 1>;
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 1, BLayout::ColMajor, 13, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c118_src1.bin", src1.data(), 256);
+    load("c118_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1);
@@ -3067,10 +3067,10 @@ void case_119([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x240);
     load("c119_src0.bin", src0.data(), 288);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::ColMajor, 6, 1>;
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 1, BLayout::ColMajor, 6, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x480);
-    load("c119_src1.bin", src1.data(), 256);
+    load("c119_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1);
@@ -3094,10 +3094,10 @@ void case_120([[maybe_unused]] Prof profile) {
     Tile_src0 src0(11, 19);
     TASSIGN(src0, 0x400);
     load("c120_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 1, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 1);
     TASSIGN(src1, 0x800);
-    load("c120_src1.bin", src1.data(), 256);
+    load("c120_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1);
@@ -3121,10 +3121,10 @@ void case_121([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
     load("c121_src0.bin", src0.data(), 48);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::ColMajor, 2, 1>;
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 1, BLayout::ColMajor, 2, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x100);
-    load("c121_src1.bin", src1.data(), 256);
+    load("c121_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1);
@@ -3148,10 +3148,10 @@ void case_122([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c122_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c122_src1.bin", src1.data(), 256);
+    load("c122_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1);
@@ -3175,10 +3175,10 @@ void case_123([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c123_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c123_src1.bin", src1.data(), 256);
+    load("c123_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1);
@@ -3192,7 +3192,7 @@ void case_123([[maybe_unused]] Prof profile) {
     store("c123_dst.out", dst.data(), 256);
 }
 
-// case 124 (uint16_t_swapped): full 16x16
+// case 124 (uint16_t_swapped): full 16x16, per-row src0 of 16 columns
 void case_124([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -3229,7 +3229,7 @@ void case_124([[maybe_unused]] Prof profile) {
 #endif
 }
 
-// case 125 (uint16_t_swapped): partial valid 13x7 of 16x16
+// case 125 (uint16_t_swapped): partial valid 13x7 of 16x16, per-row src0 of 16 columns
 void case_125([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
@@ -3256,19 +3256,19 @@ void case_125([[maybe_unused]] Prof profile) {
     store("c125_dst.out", dst.data(), 256);
 }
 
-// case 126 (uint16_t_swapped): non-square 6x40
+// case 126 (uint16_t_swapped): non-square 6x40, per-row src0 of 48 columns
 void case_126([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c126_dst.bin", dst.data(), 288);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::ColMajor, 6, 1>;
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 48, BLayout::ColMajor, 6, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x240);
-    load("c126_src0.bin", src0.data(), 256);
+    load("c126_src0.bin", src0.data(), 768);
     using Tile_src1 = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x840);
     load("c126_src1.bin", src1.data(), 288);
     switch (profile) {
     case Prof::A5:
@@ -3283,19 +3283,19 @@ void case_126([[maybe_unused]] Prof profile) {
     store("c126_dst.out", dst.data(), 288);
 }
 
-// case 127 (uint16_t_swapped): run-time valid 11x19 of 16x32
+// case 127 (uint16_t_swapped): run-time valid 11x19 of 16x32, per-row src0 of 32 columns
 void case_127([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c127_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 1);
     TASSIGN(src0, 0x400);
-    load("c127_src0.bin", src0.data(), 256);
+    load("c127_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x600);
+    TASSIGN(src1, 0x800);
     load("c127_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A5:
@@ -3310,7 +3310,7 @@ void case_127([[maybe_unused]] Prof profile) {
     store("c127_dst.out", dst.data(), 512);
 }
 
-// case 128 (uint16_t_swapped): odd 3x5 valid 2x3
+// case 128 (uint16_t_swapped): odd 3x5 valid 2x3, per-row src0 of 16 columns
 void case_128([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
@@ -3337,7 +3337,7 @@ void case_128([[maybe_unused]] Prof profile) {
     store("c128_dst.out", dst.data(), 48);
 }
 
-// case 129 (uint16_t_swapped): full 16x16, scalar 0
+// case 129 (uint16_t_swapped): full 16x16, scalar 0, per-row src0 of 16 columns
 void case_129([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -3364,7 +3364,7 @@ void case_129([[maybe_unused]] Prof profile) {
     store("c129_dst.out", dst.data(), 256);
 }
 
-// case 130 (uint16_t_swapped): full 16x16, scalar 1
+// case 130 (uint16_t_swapped): full 16x16, scalar 1, per-row src0 of 16 columns
 void case_130([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -3600,10 +3600,10 @@ void case_138([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
     load("c138_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x800);
-    load("c138_src1.bin", src1.data(), 128);
+    load("c138_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -3638,10 +3638,10 @@ void case_139([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
     load("c139_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 8, BLayout::ColMajor, 13, 1>;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 1, BLayout::ColMajor, 13, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x800);
-    load("c139_src1.bin", src1.data(), 128);
+    load("c139_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -3666,10 +3666,10 @@ void case_140([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x3c0);
     load("c140_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 8, 8, BLayout::ColMajor, 6, 1>;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 8, 1, BLayout::ColMajor, 6, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x780);
-    load("c140_src1.bin", src1.data(), 64);
+    load("c140_src1.bin", src1.data(), 8);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -3694,10 +3694,10 @@ void case_141([[maybe_unused]] Prof profile) {
     Tile_src0 src0(11, 19);
     TASSIGN(src0, 0x800);
     load("c141_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 1, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 1);
     TASSIGN(src1, 0x1000);
-    load("c141_src1.bin", src1.data(), 128);
+    load("c141_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -3722,10 +3722,10 @@ void case_142([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
     load("c142_src0.bin", src0.data(), 24);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 8, 8, BLayout::ColMajor, 2, 1>;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 8, 1, BLayout::ColMajor, 2, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x100);
-    load("c142_src1.bin", src1.data(), 64);
+    load("c142_src1.bin", src1.data(), 8);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -3750,10 +3750,10 @@ void case_143([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
     load("c143_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x800);
-    load("c143_src1.bin", src1.data(), 128);
+    load("c143_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -3778,10 +3778,10 @@ void case_144([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
     load("c144_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x800);
-    load("c144_src1.bin", src1.data(), 128);
+    load("c144_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -3806,10 +3806,10 @@ void case_145([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
     load("c145_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x800);
-    load("c145_src1.bin", src1.data(), 128);
+    load("c145_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -3824,19 +3824,19 @@ void case_145([[maybe_unused]] Prof profile) {
     store("c145_dst.out", dst.data(), 256);
 }
 
-// case 146 (int32_t_swapped): full 16x16
+// case 146 (int32_t_swapped): full 16x16, per-row src0 of 16 columns
 void case_146([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c146_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::ColMajor, 16, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
-    load("c146_src0.bin", src0.data(), 128);
+    load("c146_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x600);
+    TASSIGN(src1, 0x800);
     load("c146_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -3862,19 +3862,19 @@ void case_146([[maybe_unused]] Prof profile) {
 #endif
 }
 
-// case 147 (int32_t_swapped): partial valid 13x7 of 16x16
+// case 147 (int32_t_swapped): partial valid 13x7 of 16x16, per-row src0 of 16 columns
 void case_147([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c147_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 8, BLayout::ColMajor, 13, 1>;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::ColMajor, 13, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
-    load("c147_src0.bin", src0.data(), 128);
+    load("c147_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x600);
+    TASSIGN(src1, 0x800);
     load("c147_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -3890,19 +3890,19 @@ void case_147([[maybe_unused]] Prof profile) {
     store("c147_dst.out", dst.data(), 256);
 }
 
-// case 148 (int32_t_swapped): non-square 6x40
+// case 148 (int32_t_swapped): non-square 6x40, per-row src0 of 40 columns
 void case_148([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c148_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 8, 8, BLayout::ColMajor, 6, 1>;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 8, 40, BLayout::ColMajor, 6, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x3c0);
-    load("c148_src0.bin", src0.data(), 64);
+    load("c148_src0.bin", src0.data(), 320);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x4c0);
+    TASSIGN(src1, 0x8c0);
     load("c148_src1.bin", src1.data(), 240);
     switch (profile) {
     case Prof::A2A3:
@@ -3918,19 +3918,19 @@ void case_148([[maybe_unused]] Prof profile) {
     store("c148_dst.out", dst.data(), 240);
 }
 
-// case 149 (int32_t_swapped): run-time valid 11x19 of 16x32
+// case 149 (int32_t_swapped): run-time valid 11x19 of 16x32, per-row src0 of 32 columns
 void case_149([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c149_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 1);
     TASSIGN(src0, 0x800);
-    load("c149_src0.bin", src0.data(), 128);
+    load("c149_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0xa00);
+    TASSIGN(src1, 0x1000);
     load("c149_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A2A3:
@@ -3946,7 +3946,7 @@ void case_149([[maybe_unused]] Prof profile) {
     store("c149_dst.out", dst.data(), 512);
 }
 
-// case 150 (int32_t_swapped): odd 3x5 valid 2x3
+// case 150 (int32_t_swapped): odd 3x5 valid 2x3, per-row src0 of 8 columns
 void case_150([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
@@ -3974,19 +3974,19 @@ void case_150([[maybe_unused]] Prof profile) {
     store("c150_dst.out", dst.data(), 24);
 }
 
-// case 151 (int32_t_swapped): full 16x16, scalar 0
+// case 151 (int32_t_swapped): full 16x16, scalar 0, per-row src0 of 16 columns
 void case_151([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c151_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::ColMajor, 16, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
-    load("c151_src0.bin", src0.data(), 128);
+    load("c151_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x600);
+    TASSIGN(src1, 0x800);
     load("c151_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -4002,19 +4002,19 @@ void case_151([[maybe_unused]] Prof profile) {
     store("c151_dst.out", dst.data(), 256);
 }
 
-// case 152 (int32_t_swapped): full 16x16, scalar 1
+// case 152 (int32_t_swapped): full 16x16, scalar 1, per-row src0 of 16 columns
 void case_152([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c152_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::ColMajor, 16, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
-    load("c152_src0.bin", src0.data(), 128);
+    load("c152_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x600);
+    TASSIGN(src1, 0x800);
     load("c152_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -4030,19 +4030,19 @@ void case_152([[maybe_unused]] Prof profile) {
     store("c152_dst.out", dst.data(), 256);
 }
 
-// case 153 (int32_t_swapped): full 16x16, scalar -3
+// case 153 (int32_t_swapped): full 16x16, scalar -3, per-row src0 of 16 columns
 void case_153([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c153_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::ColMajor, 16, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
-    load("c153_src0.bin", src0.data(), 128);
+    load("c153_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x600);
+    TASSIGN(src1, 0x800);
     load("c153_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -4302,10 +4302,10 @@ void case_162([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
     load("c162_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x800);
-    load("c162_src1.bin", src1.data(), 128);
+    load("c162_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1);
@@ -4339,10 +4339,10 @@ void case_163([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
     load("c163_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::ColMajor, 13, 1>;
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 1, BLayout::ColMajor, 13, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x800);
-    load("c163_src1.bin", src1.data(), 128);
+    load("c163_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1);
@@ -4366,10 +4366,10 @@ void case_164([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x3c0);
     load("c164_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::ColMajor, 6, 1>;
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 8, 1, BLayout::ColMajor, 6, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x780);
-    load("c164_src1.bin", src1.data(), 64);
+    load("c164_src1.bin", src1.data(), 8);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1);
@@ -4393,10 +4393,10 @@ void case_165([[maybe_unused]] Prof profile) {
     Tile_src0 src0(11, 19);
     TASSIGN(src0, 0x800);
     load("c165_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 1, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 1);
     TASSIGN(src1, 0x1000);
-    load("c165_src1.bin", src1.data(), 128);
+    load("c165_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1);
@@ -4420,10 +4420,10 @@ void case_166([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
     load("c166_src0.bin", src0.data(), 24);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::ColMajor, 2, 1>;
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 8, 1, BLayout::ColMajor, 2, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x100);
-    load("c166_src1.bin", src1.data(), 64);
+    load("c166_src1.bin", src1.data(), 8);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1);
@@ -4447,10 +4447,10 @@ void case_167([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
     load("c167_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x800);
-    load("c167_src1.bin", src1.data(), 128);
+    load("c167_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1);
@@ -4474,10 +4474,10 @@ void case_168([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
     load("c168_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 1, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x800);
-    load("c168_src1.bin", src1.data(), 128);
+    load("c168_src1.bin", src1.data(), 16);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1);
@@ -4491,19 +4491,19 @@ void case_168([[maybe_unused]] Prof profile) {
     store("c168_dst.out", dst.data(), 256);
 }
 
-// case 169 (uint32_t_swapped): full 16x16
+// case 169 (uint32_t_swapped): full 16x16, per-row src0 of 16 columns
 void case_169([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c169_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::ColMajor, 16, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
-    load("c169_src0.bin", src0.data(), 128);
+    load("c169_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x600);
+    TASSIGN(src1, 0x800);
     load("c169_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -4528,19 +4528,19 @@ void case_169([[maybe_unused]] Prof profile) {
 #endif
 }
 
-// case 170 (uint32_t_swapped): partial valid 13x7 of 16x16
+// case 170 (uint32_t_swapped): partial valid 13x7 of 16x16, per-row src0 of 16 columns
 void case_170([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c170_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::ColMajor, 13, 1>;
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::ColMajor, 13, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
-    load("c170_src0.bin", src0.data(), 128);
+    load("c170_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x600);
+    TASSIGN(src1, 0x800);
     load("c170_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -4555,19 +4555,19 @@ void case_170([[maybe_unused]] Prof profile) {
     store("c170_dst.out", dst.data(), 256);
 }
 
-// case 171 (uint32_t_swapped): non-square 6x40
+// case 171 (uint32_t_swapped): non-square 6x40, per-row src0 of 40 columns
 void case_171([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c171_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::ColMajor, 6, 1>;
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 8, 40, BLayout::ColMajor, 6, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x3c0);
-    load("c171_src0.bin", src0.data(), 64);
+    load("c171_src0.bin", src0.data(), 320);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x4c0);
+    TASSIGN(src1, 0x8c0);
     load("c171_src1.bin", src1.data(), 240);
     switch (profile) {
     case Prof::A5:
@@ -4582,19 +4582,19 @@ void case_171([[maybe_unused]] Prof profile) {
     store("c171_dst.out", dst.data(), 240);
 }
 
-// case 172 (uint32_t_swapped): run-time valid 11x19 of 16x32
+// case 172 (uint32_t_swapped): run-time valid 11x19 of 16x32, per-row src0 of 32 columns
 void case_172([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c172_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 1);
     TASSIGN(src0, 0x800);
-    load("c172_src0.bin", src0.data(), 128);
+    load("c172_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0xa00);
+    TASSIGN(src1, 0x1000);
     load("c172_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A5:
@@ -4609,7 +4609,7 @@ void case_172([[maybe_unused]] Prof profile) {
     store("c172_dst.out", dst.data(), 512);
 }
 
-// case 173 (uint32_t_swapped): odd 3x5 valid 2x3
+// case 173 (uint32_t_swapped): odd 3x5 valid 2x3, per-row src0 of 8 columns
 void case_173([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
@@ -4636,19 +4636,19 @@ void case_173([[maybe_unused]] Prof profile) {
     store("c173_dst.out", dst.data(), 24);
 }
 
-// case 174 (uint32_t_swapped): full 16x16, scalar 0
+// case 174 (uint32_t_swapped): full 16x16, scalar 0, per-row src0 of 16 columns
 void case_174([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c174_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::ColMajor, 16, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
-    load("c174_src0.bin", src0.data(), 128);
+    load("c174_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x600);
+    TASSIGN(src1, 0x800);
     load("c174_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -4663,19 +4663,19 @@ void case_174([[maybe_unused]] Prof profile) {
     store("c174_dst.out", dst.data(), 256);
 }
 
-// case 175 (uint32_t_swapped): full 16x16, scalar 1
+// case 175 (uint32_t_swapped): full 16x16, scalar 1, per-row src0 of 16 columns
 void case_175([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c175_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::ColMajor, 16, 1>;
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::ColMajor, 16, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
-    load("c175_src0.bin", src0.data(), 128);
+    load("c175_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x600);
+    TASSIGN(src1, 0x800);
     load("c175_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -4897,7 +4897,7 @@ void rf_a2a3_05_broadcast_role(Prof) {
     using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 8);
     TASSIGN(src0, 0x100);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 2, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 2);
     TASSIGN(src1, 0x200);
     profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -4911,7 +4911,7 @@ void rf_a5_05_broadcast_role(Prof) {
     using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 8);
     TASSIGN(src0, 0x100);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 2, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 2);
     TASSIGN(src1, 0x200);
     profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1);
@@ -4925,7 +4925,7 @@ void rf_cpu_05_broadcast_role(Prof) {
     using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 8);
     TASSIGN(src0, 0x100);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 2, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 2);
     TASSIGN(src1, 0x200);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
