@@ -81,11 +81,14 @@ def first_blocker(diag: str) -> str:
     return diag.strip().splitlines()[-1][:100] if diag.strip() else "no diagnostic"
 
 
-# Builtins of the parts of the A5 backend this check leaves out (the cube unit, the MTE transfers and
-# their loop registers, SIMT code) and the ones that have no ISA page; a build that needs one of them
-# is out of scope, not a gap of the vector simulation. Each entry: a pattern and the phrase printed.
+# Builtins of the parts of the A5 backend this check leaves out (the cube unit, the MTE and fixpipe
+# transfers and their loop registers, SIMT code) and the ones that have no ISA page; a build that needs
+# one of them is out of scope, not a gap of the vector simulation. Each entry: a pattern, the phrase.
 OUT_OF_SCOPE = [
-    (re.compile(r"^(vmadd|vmod|chistv2)$"), "{} has no ISA page"),
+    (re.compile(r"^(vmadd|vmod|chistv2|sprclr)$"), "{} has no ISA page"),
+    (re.compile(r"^Bin_N\d+$"), "chistv2's operand {} (chistv2 has no ISA page)"),
+    (re.compile(r"^Spr$"), "sprclr's register type Spr (sprclr has no ISA page)"),
+    (re.compile(r"^set_channel_para$"), "fixpipe builtin {}"),
     (re.compile(r"^(mad\w*|load_cbuf_to_\w+|load_gm_to_cb\w*|copy_matrix_cc_to_\w+|set_fmatrix\w*|img2col\w*"
                 r"|set_l3d_\w+|set_padding|set_fpc|set_quant_\w+|pto_create_cbuf_matrix|\w*cbuf\w*)$"),
      "cube builtin {}"),
@@ -101,11 +104,12 @@ def cause(blocker: str) -> tuple[str, str]:
     """(status, phrase) of a build that failed on `blocker` (first_blocker's phrase): `out of scope`
     when it needs a cube, MTE or SIMT builtin or one with no page, else `not built` with the cause
     named in a few words."""
-    if m := re.fullmatch(r"missing builtin (\w+)", blocker):
+    if m := re.fullmatch(r"missing builtin (\w+)|no member named '(\w+)' in the global namespace", blocker):
+        name = m.group(1) or m.group(2)
         for pattern, phrase in OUT_OF_SCOPE:
-            if pattern.match(m.group(1)):
-                return "out of scope", phrase.format(m.group(1))
-        return "not built", f"undeclared {m.group(1)} (a builtin or helper the host build lacks)"
+            if pattern.match(name):
+                return "out of scope", phrase.format(name)
+        return "not built", f"undeclared {name} (a builtin or helper the host build lacks)"
     if blocker.startswith("missing type "):
         return "not built", f"undeclared type {blocker.removeprefix('missing type ')}"
     if blocker.startswith("undefined "):
@@ -132,6 +136,8 @@ def compile_headers(layout: Layout, upstream: Path, cxx: str, jobs: int) -> list
             src = Path(tmp) / (header.replace("/", "_") + ".cpp")
             src.write_text(f"#include <{header}>\n", encoding="utf-8")
             ok, diag = _compile(cxx, flags, src, None)
+            if not ok and "__simt_vf__" in (upstream / "include" / header).read_text(errors="replace"):
+                return header, "missing builtin __simt_vf__"  # SIMT kernels: qualifiers no host build has
             return header, None if ok else first_blocker(diag)
 
         with cf.ThreadPoolExecutor(max_workers=jobs) as pool:

@@ -171,6 +171,13 @@ def test_a_builtins_type_rule_names_the_builtin_and_the_type_the_a5_code_passes(
         ("missing builtin load_cbuf_to_ca_mx", "out of scope", "cube builtin load_cbuf_to_ca_mx"),
         ("missing builtin set_loop3_para", "out of scope", "MTE builtin set_loop3_para"),
         ("missing builtin __cce_simd", "out of scope", "SIMT builtin __cce_simd"),
+        ("missing builtin set_channel_para", "out of scope", "fixpipe builtin set_channel_para"),
+        ("missing builtin Bin_N0", "out of scope", "chistv2's operand Bin_N0 (chistv2 has no ISA page)"),
+        (
+            "no member named 'Spr' in the global namespace",
+            "out of scope",
+            "sprclr's register type Spr (sprclr has no ISA page)",
+        ),
         ("missing builtin vdup", "not built", "undeclared vdup (a builtin or helper the host build lacks)"),
         ("missing type MaskReg", "not built", "undeclared type MaskReg"),
         (
