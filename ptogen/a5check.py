@@ -77,7 +77,10 @@ def first_blocker(diag: str) -> str:
             return f"missing type {m.group(1) or m.group(2)}"
         if m := _UNDEFINED.search(line):
             return f"undefined {m.group(1)[:80]}"
-        return line.split("error:", 1)[-1].strip()[:100]
+        text = line.split("error:", 1)[-1].strip()
+        if text.startswith("static assertion failed due to requirement '") and "': " in text:
+            text = "static assertion failed: " + text.rsplit("': ", 1)[1]  # its message, not its condition
+        return text[:100]
     return diag.strip().splitlines()[-1][:100] if diag.strip() else "no diagnostic"
 
 
@@ -87,6 +90,7 @@ def first_blocker(diag: str) -> str:
 OUT_OF_SCOPE = [
     (re.compile(r"^(vmadd|vmod|chistv2|sprclr)$"), "{} has no ISA page"),
     (re.compile(r"^Bin_N\d+$"), "chistv2's operand {} (chistv2 has no ISA page)"),
+    (re.compile(r"^pto_vexpdif$"), "{} has no ISA page (vexpdif's page has no part operand)"),
     (re.compile(r"^Spr$"), "sprclr's register type Spr (sprclr has no ISA page)"),
     (re.compile(r"^set_channel_para$"), "fixpipe builtin {}"),
     (re.compile(r"^(mad\w*|load_cbuf_to_\w+|load_gm_to_cb\w*|copy_matrix_cc_to_\w+|set_fmatrix\w*|img2col\w*"
@@ -171,18 +175,26 @@ def unlinked_groups(groups: list[RuntimeGroup], diag: str) -> dict[str, str]:
 
 def impl_header(upstream: Path, name: str, headers: list[str]) -> str | None:
     """The A5 header that defines `<name>_IMPL` (a top-level header before one in a subdirectory)."""
-    pattern = re.compile(rf"^[\w \t:<>]*\b(?:void|auto)\s+{name}_IMPL\s*\(", re.M)
+    return defining_header(upstream, f"{name}_IMPL", headers)
+
+
+def defining_header(upstream: Path, function: str, headers: list[str]) -> str | None:
+    """The A5 header that defines the function `function` (a top-level header first)."""
+    pattern = re.compile(rf"^[\w \t:<>]*\b(?:void|auto)\s+{function}\s*\(", re.M)
     for header in sorted(headers, key=lambda h: (h.count("/"), h)):
         if pattern.search((upstream / "include" / header).read_text(encoding="utf-8", errors="replace")):
             return header
     return None
 
 
-def shim_header(env: jinja2.Environment, op: OpView, header: str) -> str:
+def shim_header(env: jinja2.Environment, op: OpView, headers: list[str]) -> str:
     """The `<pto/pto-inst.hpp>` an A5 build of one op's cases includes instead of the simulator's: each
     of the op's declarations, with its template parameters, sends the A5 profile's calls to the
-    `_IMPL` call upstream's header makes (template arguments too, as TCI's and TSCATTER's)."""
-    return env.get_template("a5check/shim.hpp.j2").render(op=op, header=header, ub_bytes=UB_BYTES + UB_SLACK)
+    `_IMPL` call upstream's header makes (template arguments too, as TCI's and TSCATTER's). `headers`:
+    the op's A5 header last, after the ones that define what it calls without including them."""
+    return env.get_template("a5check/shim.hpp.j2").render(
+        op=op, headers=headers, ub_bytes=UB_BYTES + UB_SLACK
+    )
 
 
 class Difference(NamedTuple):
@@ -269,10 +281,10 @@ class Checker:
             if isinstance(g, RuntimeGroup) and PROFILE in g.profiles
         ]
 
-    def _a5_build(self, op: str, header: str, source: Path) -> tuple[Path | None, str]:
+    def _a5_build(self, op: str, headers: list[str], source: Path) -> tuple[Path | None, str]:
         work = self.cache / "a5" / op
         (work / "pto").mkdir(parents=True, exist_ok=True)
-        shim = shim_header(self.env, self.views[op], header)
+        shim = shim_header(self.env, self.views[op], headers)
         (work / "pto" / "pto-inst.hpp").write_text(shim, encoding="utf-8")
         flags = [*compile_flags(self.layout, self.upstream), "-O1", f"-I{self.layout.out / 'tests/common'}"]
         flags.append("-DPTO_TEST_MAIN_FORMS_ONLY")  # upstream's tiles own no storage for an overload's
@@ -314,7 +326,16 @@ class Checker:
             res.lines.append(("", "fail", f"the simulator's cases do not build: {first_blocker(diag)}"))
             return res
         a5_cases = {c.index for g in groups for c in g.cases}
-        whole, diag = self._a5_build(op, header, self._sliced(op, a5_cases, "a5"))
+        whole, diag = self._a5_build(op, [header], self._sliced(op, a5_cases, "a5"))
+        includes = [header]
+        # An A5 header may call a function of another it does not include (on the device the umbrella
+        # header includes them all): that header is included first, and the program built again.
+        while whole is None and (m := re.fullmatch(r"missing builtin (\w+)", first_blocker(diag))):
+            other = defining_header(self.upstream, m.group(1), self.headers)
+            if other is None or other in includes:
+                break
+            includes.insert(0, other)
+            whole, diag = self._a5_build(op, includes, self._sliced(op, a5_cases, "a5"))
         unlinked: dict[str, str] = {}
         if whole is None and "undefined reference" in diag:
             # An element type whose A5 code is not compiled in: the program is built again without
@@ -322,7 +343,7 @@ class Checker:
             unlinked = unlinked_groups(groups, diag)
             rest = {c.index for g in groups if g.group not in unlinked for c in g.cases}
             if unlinked and rest:
-                whole, diag = self._a5_build(op, header, self._sliced(op, rest, "linked"))
+                whole, diag = self._a5_build(op, includes, self._sliced(op, rest, "linked"))
         # A builtin or type missing is missing for every group; anything else (a static assertion of
         # one instantiation, a link failure) may be one group's: then each group is built on its own.
         each = whole is None and not first_blocker(diag).startswith("missing ")
@@ -330,7 +351,7 @@ class Checker:
             exe, why = whole, unlinked.get(g.group) or first_blocker(diag)
             if each and g.group not in unlinked:
                 cases = {c.index for c in g.cases}
-                exe, group_diag = self._a5_build(op, header, self._sliced(op, cases, g.group))
+                exe, group_diag = self._a5_build(op, includes, self._sliced(op, cases, g.group))
                 why = first_blocker(group_diag)
             if exe is None or g.group in unlinked:
                 res.lines.append((label(g), *cause(why)))

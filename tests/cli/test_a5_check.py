@@ -145,6 +145,12 @@ def test_a_failed_build_is_named_by_its_first_missing_builtin() -> None:
         first_blocker("a.hpp:1:1: error: static assertion failed: only f32\n")
         == "static assertion failed: only f32"
     )
+    # A static assertion is named by its message, not by its (long) condition.
+    condition = "Tile<pto::TileType::Vec, float, 16, 16, pto::BLayout::RowMajor, 16, 16>::ValidCol == 1"
+    assert (
+        first_blocker(f"T.hpp:2:1: error: static assertion failed due to requirement '{condition}': Fix: 1\n")
+        == "static assertion failed: Fix: 1"
+    )
 
 
 def test_a_builtins_type_rule_names_the_builtin_and_the_type_the_a5_code_passes() -> None:
