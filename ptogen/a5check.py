@@ -354,7 +354,10 @@ class Checker:
                 exe, group_diag = self._a5_build(op, includes, self._sliced(op, cases, g.group))
                 why = first_blocker(group_diag)
             if exe is None or g.group in unlinked:
-                res.lines.append((label(g), *cause(why)))
+                status, phrase = cause(why)
+                if len(includes) > 1:  # the blocker may be in a header the op's header calls into
+                    phrase += f" (with {', '.join(Path(h).name for h in includes[:-1])}, which it calls into)"
+                res.lines.append((label(g), status, phrase))
                 continue
             res.lines.append((label(g), *self._run_group(op, g, cpu, exe)))
         return res
