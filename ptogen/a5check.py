@@ -80,6 +80,8 @@ def first_blocker(diag: str) -> str:
         text = line.split("error:", 1)[-1].strip()
         if text.startswith("static assertion failed due to requirement '") and "': " in text:
             text = "static assertion failed: " + text.rsplit("': ", 1)[1]  # its message, not its condition
+        if text.startswith("static assertion failed") and "/pto/vsim/" in line.split("error:", 1)[0]:
+            return "builtin check: " + text.split(":", 1)[1].strip()[:100]  # the simulation's own check
         return text[:100]
     return diag.strip().splitlines()[-1][:100] if diag.strip() else "no diagnostic"
 
@@ -120,6 +122,11 @@ def cause(blocker: str) -> tuple[str, str]:
         return "not built", f"A5 helper not linked: {blocker.removeprefix('undefined ')}"
     if m := re.fullmatch(r"type rule: (\w+) on ([\w ]+)", blocker):
         return "not built", f"A5 calls {m.group(1)} on {m.group(2)}, which its page does not admit"
+    if blocker.startswith("builtin check: "):
+        return (
+            "not built",
+            f"a builtin call of a form the simulation does not take: {blocker.split(': ', 1)[1]}",
+        )
     if blocker.startswith("static assertion failed"):
         return "not built", f"upstream's static assertion: {blocker.split(':', 1)[-1].strip()}"
     return "not built", f"compile error: {blocker}"

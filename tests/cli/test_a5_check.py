@@ -145,6 +145,13 @@ def test_a_failed_build_is_named_by_its_first_missing_builtin() -> None:
         first_blocker("a.hpp:1:1: error: static assertion failed: only f32\n")
         == "static assertion failed: only f32"
     )
+    # The simulation's own check of a builtin call is not upstream's.
+    own = "/x/include/pto/vsim/ops.hpp:9:5: error: static assertion failed due to requirement 'a': vshl: b\n"
+    assert first_blocker(own) == "builtin check: vshl: b"
+    assert cause("builtin check: vshl: b") == (
+        "not built",
+        "a builtin call of a form the simulation does not take: vshl: b",
+    )
     # A static assertion is named by its message, not by its (long) condition.
     condition = "Tile<pto::TileType::Vec, float, 16, 16, pto::BLayout::RowMajor, 16, 16>::ValidCol == 1"
     assert (
