@@ -11,7 +11,9 @@ stops, its cases run one by one, and a case that stops (named by its message, el
 difference of that case. One line per op and element types, then the totals. A difference the op's
 spec argues as an upstream bug (`upstream_bugs`: the cases and types it concerns, and whether only
 elements outside the result's valid region) counts as argued; the exit status is 1 when any other
-result differs.
+result differs. A build that fails is `not built` with its cause in a few words, or `out of scope`
+when it needs a builtin of the parts of the backend the builtin simulation leaves out (cube, MTE,
+SIMT) or one no ISA page defines; neither sets the exit status.
 """
 
 from __future__ import annotations
@@ -60,17 +62,74 @@ def compile_flags(layout: Layout, upstream: Path) -> list[str]:
 def first_blocker(diag: str) -> str:
     """The reason a build failed, in one phrase: the first builtin or type it lacks, else the first
     error line."""
-    for line in diag.splitlines():
+    lines = diag.splitlines()
+    for n, line in enumerate(lines):
         if "error:" not in line and "undefined reference" not in line:
             continue
+        if m := _DTYPE_RULE.search(line):
+            # The builtin's own type rule (the CPU profile's check): the instantiation below names the type.
+            found = (_INSTANTIATED.search(x) for x in lines[n + 1 : n + 4])
+            used = next((f.group(2) for f in found if f and f.group(1) == m.group(1)), "a type")
+            return f"type rule: {m.group(1)} on {_SPELLED.get(used, used)}"
         if m := _UNDECLARED.search(line):
             return f"missing builtin {m.group(1)}"
         if m := _NO_MEMBER.search(line):
             return f"missing type {m.group(1) or m.group(2)}"
         if m := _UNDEFINED.search(line):
             return f"undefined {m.group(1)[:80]}"
-        return line.split("error:", 1)[-1].strip()[:100]
+        text = line.split("error:", 1)[-1].strip()
+        if text.startswith("static assertion failed due to requirement '") and "': " in text:
+            text = "static assertion failed: " + text.rsplit("': ", 1)[1]  # its message, not its condition
+        if text.startswith("static assertion failed") and "/pto/vsim/" in line.split("error:", 1)[0]:
+            return "builtin check: " + text.split(":", 1)[1].strip()[:100]  # the simulation's own check
+        return text[:100]
     return diag.strip().splitlines()[-1][:100] if diag.strip() else "no diagnostic"
+
+
+# Builtins of the parts of the A5 backend this check leaves out (the cube unit, the MTE and fixpipe
+# transfers and their loop registers, SIMT code) and the ones that have no ISA page; a build that needs
+# one of them is out of scope, not a gap of the vector simulation. Each entry: a pattern, the phrase.
+OUT_OF_SCOPE = [
+    (re.compile(r"^(vmadd|vmod|chistv2|sprclr)$"), "{} has no ISA page"),
+    (re.compile(r"^Bin_N\d+$"), "chistv2's operand {} (chistv2 has no ISA page)"),
+    (re.compile(r"^pto_vexpdif$"), "{} has no ISA page (vexpdif's page has no part operand)"),
+    (re.compile(r"^Spr$"), "sprclr's register type Spr (sprclr has no ISA page)"),
+    (re.compile(r"^set_channel_para$"), "fixpipe builtin {}"),
+    (re.compile(r"^(mad\w*|load_cbuf_to_\w+|load_gm_to_cb\w*|copy_matrix_cc_to_\w+|set_fmatrix\w*|img2col\w*"
+                r"|set_l3d_\w+|set_padding|set_fpc|set_quant_\w+|pto_create_cbuf_matrix|\w*cbuf\w*)$"),
+     "cube builtin {}"),
+    (re.compile(r"^(copy_gm_to_\w+|copy_ubuf_to_gm\w*|set_loop\w*|SetLoop\w*|set_nd_para|set_mov_pad_val"
+                r"|set_mte\w*)$"), "MTE builtin {}"),
+    (re.compile(r"^(__cce_simd|__simt\w*|asc_\w+|SYNCALL_SOFT\w*|atomicAdd)$"), "SIMT builtin {}"),
+]  # fmt: skip
+_DTYPE_RULE = re.compile(r"(\w+) \[CPU\]: \w+ must be one of: ")
+_INSTANTIATED = re.compile(r"vsim::ops::(\w+)<pto::RegTensor<([\w ]+)>")
+
+
+def cause(blocker: str) -> tuple[str, str]:
+    """(status, phrase) of a build that failed on `blocker` (first_blocker's phrase): `out of scope`
+    when it needs a cube, MTE or SIMT builtin or one with no page, else `not built` with the cause
+    named in a few words."""
+    if m := re.fullmatch(r"missing builtin (\w+)|no member named '(\w+)' in the global namespace", blocker):
+        name = m.group(1) or m.group(2)
+        for pattern, phrase in OUT_OF_SCOPE:
+            if pattern.match(name):
+                return "out of scope", phrase.format(name)
+        return "not built", f"undeclared {name} (a builtin or helper the host build lacks)"
+    if blocker.startswith("missing type "):
+        return "not built", f"undeclared type {blocker.removeprefix('missing type ')}"
+    if blocker.startswith("undefined "):
+        return "not built", f"A5 helper not linked: {blocker.removeprefix('undefined ')}"
+    if m := re.fullmatch(r"type rule: (\w+) on ([\w ]+)", blocker):
+        return "not built", f"A5 calls {m.group(1)} on {m.group(2)}, which its page does not admit"
+    if blocker.startswith("builtin check: "):
+        return (
+            "not built",
+            f"a builtin call of a form the simulation does not take: {blocker.split(': ', 1)[1]}",
+        )
+    if blocker.startswith("static assertion failed"):
+        return "not built", f"upstream's static assertion: {blocker.split(':', 1)[-1].strip()}"
+    return "not built", f"compile error: {blocker}"
 
 
 def _compile(cxx: str, flags: list[str], source: Path, out: Path | None) -> tuple[bool, str]:
@@ -88,6 +147,8 @@ def compile_headers(layout: Layout, upstream: Path, cxx: str, jobs: int) -> list
             src = Path(tmp) / (header.replace("/", "_") + ".cpp")
             src.write_text(f"#include <{header}>\n", encoding="utf-8")
             ok, diag = _compile(cxx, flags, src, None)
+            if not ok and "__simt_vf__" in (upstream / "include" / header).read_text(errors="replace"):
+                return header, "missing builtin __simt_vf__"  # SIMT kernels: qualifiers no host build has
             return header, None if ok else first_blocker(diag)
 
         with cf.ThreadPoolExecutor(max_workers=jobs) as pool:
@@ -103,6 +164,7 @@ DEMANGLED = {
     "int32_t": "int", "uint32_t": "unsigned int", "int64_t": "long", "uint64_t": "unsigned long",
     "half": "_Float16", "bfloat16_t": "__bf16", "float": "float",
 }  # fmt: skip
+_SPELLED = {v: k for k, v in DEMANGLED.items()} | {"half": "half", "bfloat16_t": "bfloat16_t"}
 
 
 def unlinked_groups(groups: list[RuntimeGroup], diag: str) -> dict[str, str]:
@@ -120,18 +182,26 @@ def unlinked_groups(groups: list[RuntimeGroup], diag: str) -> dict[str, str]:
 
 def impl_header(upstream: Path, name: str, headers: list[str]) -> str | None:
     """The A5 header that defines `<name>_IMPL` (a top-level header before one in a subdirectory)."""
-    pattern = re.compile(rf"^[\w \t:<>]*\b(?:void|auto)\s+{name}_IMPL\s*\(", re.M)
+    return defining_header(upstream, f"{name}_IMPL", headers)
+
+
+def defining_header(upstream: Path, function: str, headers: list[str]) -> str | None:
+    """The A5 header that defines the function `function` (a top-level header first)."""
+    pattern = re.compile(rf"^[\w \t:<>]*\b(?:void|auto)\s+{function}\s*\(", re.M)
     for header in sorted(headers, key=lambda h: (h.count("/"), h)):
         if pattern.search((upstream / "include" / header).read_text(encoding="utf-8", errors="replace")):
             return header
     return None
 
 
-def shim_header(env: jinja2.Environment, op: OpView, header: str) -> str:
+def shim_header(env: jinja2.Environment, op: OpView, headers: list[str]) -> str:
     """The `<pto/pto-inst.hpp>` an A5 build of one op's cases includes instead of the simulator's: each
     of the op's declarations, with its template parameters, sends the A5 profile's calls to the
-    `_IMPL` call upstream's header makes (template arguments too, as TCI's and TSCATTER's)."""
-    return env.get_template("a5check/shim.hpp.j2").render(op=op, header=header, ub_bytes=UB_BYTES + UB_SLACK)
+    `_IMPL` call upstream's header makes (template arguments too, as TCI's and TSCATTER's). `headers`:
+    the op's A5 header last, after the ones that define what it calls without including them."""
+    return env.get_template("a5check/shim.hpp.j2").render(
+        op=op, headers=headers, ub_bytes=UB_BYTES + UB_SLACK
+    )
 
 
 class Difference(NamedTuple):
@@ -218,10 +288,10 @@ class Checker:
             if isinstance(g, RuntimeGroup) and PROFILE in g.profiles
         ]
 
-    def _a5_build(self, op: str, header: str, source: Path) -> tuple[Path | None, str]:
+    def _a5_build(self, op: str, headers: list[str], source: Path) -> tuple[Path | None, str]:
         work = self.cache / "a5" / op
         (work / "pto").mkdir(parents=True, exist_ok=True)
-        shim = shim_header(self.env, self.views[op], header)
+        shim = shim_header(self.env, self.views[op], headers)
         (work / "pto" / "pto-inst.hpp").write_text(shim, encoding="utf-8")
         flags = [*compile_flags(self.layout, self.upstream), "-O1", f"-I{self.layout.out / 'tests/common'}"]
         flags.append("-DPTO_TEST_MAIN_FORMS_ONLY")  # upstream's tiles own no storage for an overload's
@@ -231,7 +301,9 @@ class Checker:
         ok, diag = _compile(self.cxx, flags, source, exe)
         return (exe if ok else None), diag
 
-    def _sliced(self, op: str, keep: set[int]) -> Path:
+    def _sliced(self, op: str, keep: set[int], tag: str) -> Path:
+        """The op's cases source with only the cases `keep` (and no runtime-fail case: this build runs
+        none, and its calls may take a type the A5 code does not compile)."""
         from .testing import tiers
 
         entry = self.runner.manifest.ops[op].to_json()
@@ -239,8 +311,8 @@ class Checker:
         runtime = {int(c["index"]) for g in entry["runtime"] for c in g["cases"]}
         vector = {k for g in entry["vector"] for k in tiers.vector_case_ids(g)}
         whole = source.read_text(encoding="utf-8")
-        text = tiers.slice_cases_source(whole, keep, runtime, vector, source.name)
-        path = self.cache / "a5" / op / f"cases_{min(keep)}.cpp"
+        text = tiers.slice_cases_source(whole, keep, runtime, vector, source.name, runtime_fail=False)
+        path = self.cache / "a5" / op / ("cases_" + re.sub(r"[^\w.-]", "_", tag) + ".cpp")
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
         return path
@@ -260,7 +332,17 @@ class Checker:
         if cpu is None:
             res.lines.append(("", "fail", f"the simulator's cases do not build: {first_blocker(diag)}"))
             return res
-        whole, diag = self._a5_build(op, header, source)
+        a5_cases = {c.index for g in groups for c in g.cases}
+        whole, diag = self._a5_build(op, [header], self._sliced(op, a5_cases, "a5"))
+        includes = [header]
+        # An A5 header may call a function of another it does not include (on the device the umbrella
+        # header includes them all): that header is included first, and the program built again.
+        while whole is None and (m := re.fullmatch(r"missing builtin (\w+)", first_blocker(diag))):
+            other = defining_header(self.upstream, m.group(1), self.headers)
+            if other is None or other in includes:
+                break
+            includes.insert(0, other)
+            whole, diag = self._a5_build(op, includes, self._sliced(op, a5_cases, "a5"))
         unlinked: dict[str, str] = {}
         if whole is None and "undefined reference" in diag:
             # An element type whose A5 code is not compiled in: the program is built again without
@@ -268,17 +350,21 @@ class Checker:
             unlinked = unlinked_groups(groups, diag)
             rest = {c.index for g in groups if g.group not in unlinked for c in g.cases}
             if unlinked and rest:
-                whole, diag = self._a5_build(op, header, self._sliced(op, rest))
+                whole, diag = self._a5_build(op, includes, self._sliced(op, rest, "linked"))
         # A builtin or type missing is missing for every group; anything else (a static assertion of
         # one instantiation, a link failure) may be one group's: then each group is built on its own.
         each = whole is None and not first_blocker(diag).startswith("missing ")
         for g in groups:
             exe, why = whole, unlinked.get(g.group) or first_blocker(diag)
             if each and g.group not in unlinked:
-                exe, group_diag = self._a5_build(op, header, self._sliced(op, {c.index for c in g.cases}))
+                cases = {c.index for c in g.cases}
+                exe, group_diag = self._a5_build(op, includes, self._sliced(op, cases, g.group))
                 why = first_blocker(group_diag)
             if exe is None or g.group in unlinked:
-                res.lines.append((label(g), "not built", why))
+                status, phrase = cause(why)
+                if len(includes) > 1:  # the blocker may be in a header the op's header calls into
+                    phrase += f" (with {', '.join(Path(h).name for h in includes[:-1])}, which it calls into)"
+                res.lines.append((label(g), status, phrase))
                 continue
             res.lines.append((label(g), *self._run_group(op, g, cpu, exe)))
         return res
@@ -378,10 +464,16 @@ def run_cli(layout: Layout, args: argparse.Namespace) -> int:
     jobs = args.jobs or os.cpu_count() or 1
     if args.compile_only:
         results = compile_headers(layout, upstream, cxx, jobs)
+        outside = 0
         for header, blocker in results:
-            print(f"{header:55} {'compiles' if blocker is None else 'fails: ' + blocker}")
+            if blocker is None:
+                print(f"{header:55} compiles")
+                continue
+            status, phrase = cause(blocker)
+            outside += status == "out of scope"
+            print(f"{header:55} {'out-of-scope' if status == 'out of scope' else 'fails'}: {phrase}")
         ok = sum(1 for _, b in results if b is None)
-        print(f"{ok} of {len(results)} A5 headers compile")
+        print(f"{ok} of {len(results)} A5 headers compile; {outside} need builtins out of scope")
         return 0
     cache = args.build_dir or Path(tempfile.gettempdir()) / "ptogen-a5-check"
     checker = Checker(layout, upstream, cxx, cache)
@@ -395,7 +487,7 @@ def run_cli(layout: Layout, args: argparse.Namespace) -> int:
         for res in pool.map(checker.check, ops):
             for dtypes, status, detail in res.lines:
                 counts[status] = counts.get(status, 0) + 1
-                print(f"{res.op:14} {dtypes:28} {status:10} {detail}", flush=True)
+                print(f"{res.op:14} {dtypes:28} {status:12} {detail}", flush=True)
     print("total: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())) + f" ({len(ops)} ops)")
     return 1 if counts.get("differs", 0) or counts.get("fail", 0) else 0
 

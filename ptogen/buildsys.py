@@ -120,10 +120,13 @@ def builtin_cflags(layout: Layout) -> list[str]:
     its `std::bfloat16_t`), this tree searched only after it (-idirafter: its files never shadow the
     other's, and only `pto/vsim/` and the std-only arithmetic are reached), and the builtins
     force-included after that tree's host prelude, as a device compiler provides them without an
-    include. Registers are reinterpreted between element types, hence no strict aliasing."""
+    include. Registers are reinterpreted between element types, hence no strict aliasing. The
+    architecture is A5's, as the device compiler selects it: A5 code written for it (the 64-bit
+    integer helpers, the unified buffer's size) is compiled, not left out."""
     return [
         "-std=c++2b",  # C++23, spelled so that older compilers take it too
         "-D__CPU_SIM",
+        "-DPTO_NPU_ARCH_A5",
         "-fno-strict-aliasing",
         "-ffp-contract=off",
         f"-idirafter{layout.generated_include}",

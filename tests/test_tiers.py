@@ -109,6 +109,14 @@ def test_every_ops_cases_source_slices_with_every_rule_case_kept() -> None:
             assert not line or line == original or '{"c' in line, (op, line)
         for case in entry["runtime_fail"]:
             assert f'{{"{case["case"]}", {case["case"]}, ' in "\n".join(body), (op, case["case"])
+        # A build that runs no runtime-fail case (a5-check) drops their functions and entries, nothing else.
+        bare = tiers.slice_cases_source(text, keep, runtime, vector, "x.cpp", runtime_fail=False).split("\n")
+        assert len(bare) == len(sliced), op
+        assert all(a == b or not a or '{"rf_' in b for a, b in zip(bare, sliced, strict=True)), op
+        joined = "\n".join(bare)
+        assert all(f"void case_{k}(" in joined for k in keep & runtime), op
+        for case in entry["runtime_fail"]:
+            assert f"void {case['case']}(" not in joined and f'{{"{case["case"]}"' not in joined, op
         # Dropping nothing changes nothing.
         assert tiers.slice_cases_source(text, runtime | vector, runtime, vector, "x.cpp").split("\n")[1:] == (
             text.split("\n")

@@ -153,6 +153,8 @@ _TABLE = "const Entry entries[] = {"
 # several to a line (clang-format packs them into columns).
 _ENTRY = re.compile(r'\{"([^"]+)",(?:[^{}]|\{[^{}]*\})*\},?')
 _CASE_ID = re.compile(r"c(\d+)@\w+")
+_RULE_COMMENT = re.compile(r"// (rf_\w+): breaks run-time rule ")
+_RULE_FN = re.compile(r"void (rf_\w+)\(")
 
 
 class SliceError(ValueError):
@@ -160,18 +162,35 @@ class SliceError(ValueError):
 
 
 def slice_cases_source(
-    text: str, keep: set[int], runtime_ids: set[int], vector_ids: set[int], name: str
+    text: str,
+    keep: set[int],
+    runtime_ids: set[int],
+    vector_ids: set[int],
+    name: str,
+    runtime_fail: bool = True,
 ) -> str:
     """`text` (an op's generated cases.cpp) with the functions and table entries of the cases
     outside `keep` blanked out, line numbers kept (`#line 1 "name"` first, so diagnostics name the
     generated file). Every case must be found: a function and table entries for each of
     `runtime_ids`, table entries for each of `vector_ids` (a lane group's cases share a template,
-    which no entry left instantiates once its cases are gone)."""
+    which no entry left instantiates once its cases are gone). With `runtime_fail` false the
+    runtime-fail cases go too (a build that never runs them need not instantiate their calls)."""
     lines = text.split("\n")
     functions: set[int] = set()
     entries: set[int] = set()
     i = 0
     while i < len(lines):
+        if not runtime_fail and (r := _RULE_COMMENT.match(lines[i])):
+            if not (i + 1 < len(lines) and (f := _RULE_FN.match(lines[i + 1])) and f.group(1) == r.group(1)):
+                raise SliceError(f"{name}:{i + 2}: {r.group(1)} has no function after its comment")
+            end = i + 1
+            while end < len(lines) and lines[end] != "}":
+                end += 1
+            if end == len(lines):
+                raise SliceError(f"{name}: {r.group(1)} has no closing brace")
+            lines[i : end + 1] = [""] * (end + 1 - i)
+            i = end + 1
+            continue
         m = _CASE_COMMENT.match(lines[i])
         if m and i + 1 < len(lines) and (f := _CASE_FN.match(lines[i + 1])) and f.group(1) == m.group(1):
             k = int(m.group(1))
@@ -196,6 +215,8 @@ def slice_cases_source(
                     case = _CASE_ID.fullmatch(e.group(1))
                     if case:
                         entries.add(int(case.group(1)))
+                    if case is None and not runtime_fail and e.group(1).startswith("rf_"):
+                        continue
                     if case is None or int(case.group(1)) in keep:
                         kept.append(e.group(0))
                 if len(kept) < len(found):

@@ -14,6 +14,9 @@
 // A5 headers that fence a scalar loop after vector code (`PtoSetWaitFlag<PIPE_V, PIPE_S>()`, TDivS)
 // take it from upstream's event header, which the device build's umbrella header includes first.
 #include <pto/common/event.hpp>
+// The unified buffer's size (PTO_UBUF_SIZE_BYTES, A5's under the architecture the build selects), which
+// TMrgSort.hpp reads without including its header.
+#include <pto/common/buffer_limits.hpp>
 #endif
 
 // Upstream's `FloatIntUnion` (a float and its bits) has its float member and constructors only when
