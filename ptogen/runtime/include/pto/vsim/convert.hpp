@@ -17,7 +17,6 @@
 #include <limits>
 #include <type_traits>
 
-#include <pto/common/cpu_stub.hpp>
 #include <pto/common/sim_arith.hpp>
 #include <pto/common/sim_round.hpp>
 #include <pto/vsim/lanes.hpp>
@@ -54,10 +53,20 @@ inline void take(options& o, sat s) {
 // The control register's saturation bits, as A5's TCVT sets them around its calls: with bit 60 set,
 // bit 59 decides (0 saturates, 1 wraps) whatever token the call passes; with bit 60 clear the token
 // decides (vcvt's spec).
+// The register is the host prelude's (`get_ctrl` of pto/common/cpu_stub.hpp, included before the
+// builtins); a prelude without one reads as 0. The call names an empty dependent pack so that it is
+// looked up when a vcvt is instantiated, and a prelude that lacks it still compiles.
 inline constexpr int ctrl_sat_enable_bit = 60;
 inline constexpr int ctrl_sat_off_bit = 59;
+template <typename... None>
+std::uint64_t ctrl_register() {
+    if constexpr (requires { get_ctrl(None{}...); })
+        return get_ctrl(None{}...);
+    else
+        return 0;
+}
 inline void take_ctrl(options& o) {
-    const std::uint64_t ctrl = get_ctrl();
+    const std::uint64_t ctrl = ctrl_register();
     if (ctrl >> ctrl_sat_enable_bit & 1)
         o.saturate = (ctrl >> ctrl_sat_off_bit & 1) == 0;
 }
