@@ -119,8 +119,20 @@ def _to_float(x: Fraction, negative_zero: bool, dt: np.dtype, mode: str) -> Any:
     return _from_bits((hi if up else lo) | (sign if negative else 0), dt)
 
 
+def _round_only(value: Any, mode: str) -> Any:
+    """TCVT's float to float: rounded to an integral value as the mode says, CAST_NONE to nearest even;
+    NaN, infinities and zeros kept, a zero result with the value's sign."""
+    f = float(value)
+    if math.isnan(f) or math.isinf(f) or f == 0:
+        return value
+    n = (_round_even if mode == "CAST_NONE" else TO_INTEGER[mode])(Fraction(f))
+    return np.float32(math.copysign(float(n), f))
+
+
 def convert_value(value: Any, src: np.dtype, dst: np.dtype, mode: str, saturate: bool) -> Any:
     """One element of src's type converted to dst's."""
+    if src == dst == np.dtype(np.float32):
+        value = _round_only(value, mode)
     if _is_float(dst):
         if _is_float(src) and math.isnan(float(value)):
             return np.array([np.nan]).astype(dst)[0]

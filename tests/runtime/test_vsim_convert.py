@@ -16,6 +16,7 @@ import pytest
 from ..compilers import COMPILERS, build_program, require
 
 PROGRAM = r"""
+#include <pto/common/cpu_stub.hpp>  // the control register A5's TCVT sets
 #include <pto/vsim/builtins.hpp>
 
 #include <cmath>
@@ -195,6 +196,25 @@ int main(int argc, char** argv) {
     CHECK(s.read(0) == 3 && s.read(1) == -3 && s.read(2) == 3 && s.read(7) == 1);
     vcvt(s, f, all32);  // no token: R
     CHECK(s.read(0) == 2 && s.read(7) == 2);
+
+    // The control register's saturation bits, as A5's TCVT sets them: bit 60 hands the choice to bit
+    // 59 (0 saturates, 1 wraps) whatever the token says; bit 60 clear leaves it to the token.
+    vector_s32 wide;
+    wide.write(0, 40000);
+    wide.write(1, -40000);
+    vector_s16 narrow;
+    set_ctrl(sbitset0(sbitset1(0, 60), 59));
+    vcvt(narrow, wide, all32, RS_DISABLE, PART_EVEN);
+    CHECK(narrow.read(0) == 32767 && narrow.read(2) == -32768);
+    set_ctrl(sbitset1(sbitset1(0, 60), 59));
+    vcvt(narrow, wide, all32, RS_ENABLE, PART_EVEN);
+    CHECK(narrow.read(0) == -25536 && narrow.read(2) == 25536);
+    set_ctrl(sbitset1(0, 59));
+    vcvt(narrow, wide, all32, RS_DISABLE, PART_EVEN);
+    CHECK(narrow.read(0) == -25536);
+    vcvt(narrow, wide, all32, RS_ENABLE, PART_EVEN);
+    CHECK(narrow.read(0) == 32767);
+    set_ctrl(0);
 
     // Inactive lanes are zero; a b32 mask of the first 3 lanes.
     vector_s32 m;

@@ -121,6 +121,25 @@ constexpr double clamp_as_upstream(double x, double lo, double hi) {
 template <typename D, typename S, typename F>
 D convert(S value, F integral, bool saturate);
 
+// TCVT from float to float is round-only (the TCVT page's type table; A5 computes it with vtrc): the
+// value is rounded to an integral float as the RoundMode says, CAST_NONE (no rounding of its own) to
+// nearest even; NaN, infinities and zeros are kept and a zero result keeps the value's sign. Other
+// pairs pass the value through to convert.
+template <typename D, typename S, typename F>
+S round_only(S value, F integral) {
+    if constexpr (std::is_same_v<D, float> && std::is_same_v<S, float>) {
+        const double x = value;
+        if (x != x || std::isinf(x) || x == 0)
+            return value;
+        double r = integral(x);
+        if (r != std::nearbyint(r))
+            r = std::nearbyint(r);
+        return static_cast<S>(std::copysign(r, x));
+    } else {
+        return value;
+    }
+}
+
 // Conversions to and from the 4-bit types. An int4b_t source converts as its value does (to another
 // integer type as an int8_t); a 4-bit float source is first rounded to an integer as the RoundMode
 // says (upstream's behaviour), then converts as that float does, and keeps its code when it goes to

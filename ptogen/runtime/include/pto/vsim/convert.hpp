@@ -49,6 +49,27 @@ inline void take(options& o, round r) {
 inline void take(options& o, sat s) {
     o.saturate = s == sat::enable;
 }
+
+// The control register's saturation bits, as A5's TCVT sets them around its calls: with bit 60 set,
+// bit 59 decides (0 saturates, 1 wraps) whatever token the call passes; with bit 60 clear the token
+// decides (vcvt's spec).
+// The register is the host prelude's (`get_ctrl` of pto/common/cpu_stub.hpp, included before the
+// builtins); a prelude without one reads as 0. The call names an empty dependent pack so that it is
+// looked up when a vcvt is instantiated, and a prelude that lacks it still compiles.
+inline constexpr int ctrl_sat_enable_bit = 60;
+inline constexpr int ctrl_sat_off_bit = 59;
+template <typename... None>
+std::uint64_t ctrl_register() {
+    if constexpr (requires { get_ctrl(None{}...); })
+        return get_ctrl(None{}...);
+    else
+        return 0;
+}
+inline void take_ctrl(options& o) {
+    const std::uint64_t ctrl = ctrl_register();
+    if (ctrl >> ctrl_sat_enable_bit & 1)
+        o.saturate = (ctrl >> ctrl_sat_off_bit & 1) == 0;
+}
 inline void take(options& o, part p) {
     // EVEN and ODD are parts 0 and 1 of two, P0 .. P3 parts 0 .. 3 of four.
     const int k = static_cast<int>(p);
@@ -197,6 +218,7 @@ inline void vcvt(A_dst& dst, const A_src& src, const vector_bool& mask, Tokens..
         } else {
             cvt::options o;
             (cvt::take(o, tokens), ...);
+            cvt::take_ctrl(o);
             const auto in = image(src);
             const pred p = mask;
             auto& out = image(dst);
