@@ -138,7 +138,7 @@ def copy_project(tmp_path: Path, shared_cache: Path) -> Path:
     (tmp_path / ".ptogen-cache").mkdir()
     for name in SHARED_CACHES:
         (tmp_path / ".ptogen-cache" / name).symlink_to(shared_cache / name, target_is_directory=True)
-    _seed_units(tmp_path / ".ptogen-cache" / "gen" / "units")
+    seed_units(tmp_path / ".ptogen-cache" / "gen" / "units")
     return tmp_path
 
 
@@ -181,7 +181,7 @@ def _check_links(tree: Path) -> None:
     )
 
 
-def _seed_units(target: Path) -> None:
+def seed_units(target: Path) -> None:
     """Rendered units are content-addressed too: each copy gets the units the checkout's current state
     names (not the whole store, which grows with every edit), so its first `gen` renders only what its
     edits change. They are hard links (tens of megabytes a copy otherwise): a unit is only ever

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -17,29 +18,36 @@ from ptogen.emit.render import render_all
 from ptogen.paths import Layout
 from ptogen.spec.load import load_specs
 
-from .helpers import ROOT, TLRELU, edit, rewrite, tree_hash
+from .conftest import SHARED_CACHES, seed_units
+from .helpers import TLRELU, edit, rewrite, tree_hash
 
 
 @pytest.fixture(scope="module")
 def warm_cache(tmp_path_factory: pytest.TempPathFactory, shared_cache: Path) -> Path:
-    """A .ptogen-cache filled by one gen of the real project (saves each test a cold format). Its
-    format results start from the session's (content-addressed, verified on read), so this gen
-    renders every unit but runs clang-format on nothing already formatted."""
-    root = tmp_path_factory.mktemp("warm")
-    for name in ("specs", "templates", "generated"):
-        shutil.copytree(ROOT / name, root / name)
-    shutil.copy(ROOT / ".clang-format", root / ".clang-format")
-    shutil.copytree(shared_cache / "format", root / ".ptogen-cache" / "format")
-    assert main(["--root", str(root), "gen"]) == 0
-    return root / ".ptogen-cache"
+    """A cache as warm as the session's but private (these tests damage entries on purpose): its own
+    copies of the shared caches, and the checkout's rendered units, so a test's first `gen` renders
+    only what the test changed."""
+    cache = tmp_path_factory.mktemp("warm") / ".ptogen-cache"
+    for name in SHARED_CACHES:
+        shutil.copytree(shared_cache / name, cache / name)
+    seed_units(cache / "gen" / "units")
+    return cache
 
 
 @pytest.fixture
 def project(project: Path, warm_cache: Path) -> Path:
-    # A private cache (these tests damage entries on purpose), not the session's shared one.
+    # The units stay hard links to the checkout's store (tens of megabytes): a unit is only ever
+    # replaced whole, and the tests that damage units unlink each one first.
     shutil.rmtree(project / ".ptogen-cache")
-    shutil.copytree(warm_cache, project / ".ptogen-cache")
+    shutil.copytree(warm_cache, project / ".ptogen-cache", copy_function=_copy_or_link)
     return project
+
+
+def _copy_or_link(src: str, dst: str) -> None:
+    if "units" in Path(src).parts:
+        os.link(src, dst)
+    else:
+        shutil.copy2(src, dst)
 
 
 def _render_count() -> int:
@@ -136,6 +144,7 @@ def test_a_damaged_cache_still_gives_the_right_tree(
             files = json.loads(entry.read_bytes().partition(b"\n")[2])
             files.pop(sorted(files)[0])
             body = json.dumps(files).encode()
+            entry.unlink()  # a hard link to the checkout's store: replace it
             entry.write_bytes(hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
     edit(project, TLRELU, "summary: Leaky ReLU of a tile,", "summary: Leaky ReLU over a tile,")
     assert main(["--root", str(project), "gen"]) == 0
