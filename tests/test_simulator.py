@@ -305,7 +305,7 @@ def test_precompiled_header_survives_touched_headers(tmp_path: Path) -> None:
             os.utime(header, (time.time() + 5, time.time() + 5))
             failures = [f"{o.name}: {o.detail}" for o in runner.run(settings) if o.status == "fail"]
         finally:
-            os.utime(header, (stat.st_atime, stat.st_mtime))
+            os.utime(header, ns=(stat.st_atime_ns, stat.st_mtime_ns))
         assert not failures, failures[:3]
 
 
