@@ -143,10 +143,7 @@ class OpCpp:
         dsts = [o for o in ops if o.role == "dst"]
         order = [o for o in dsts if o.kind == "mask"] + [o for o in dsts if o.kind != "mask"]
         order += [o for o in ops if o.role not in ("dst", "mask")] + [o for o in ops if o.role == "mask"]
-        return [
-            {"name": o.name, "kind": o.kind, "role": o.role, "tparam": f"A_{o.name}"}
-            for o in order
-        ]
+        return [{"name": o.name, "kind": o.kind, "role": o.role, "tparam": f"A_{o.name}"} for o in order]
 
     def builtin_checks(self, profile: str, asm: dict[str, str]) -> list[dict[str, str]]:
         """The element-type rules a profile enforces on the builtin, each as its id, the register
@@ -196,19 +193,23 @@ class OpCpp:
         return [role("_documented", same, bcast, full), role("_swapped", None, full, bcast)]
 
     @property
+    def _element_exprs(self) -> list[Any]:
+        """The op's element expressions: the main declaration's and each expression form's."""
+        exprs = [self.op.loaded.expr, *(f.expr for f in self.op.expr_forms)]
+        return [e for e in exprs if e is not None]
+
+    @property
     def stored_operands(self) -> list[str]:
         """The operands an element expression reads as stored (`as_source(x)`): the simulator reads
         them as `<name>_s` in their element type's compute type `U` and computes x there, the first
         one's element type being `S`."""
-        exprs = [self.op.loaded.expr, *(f.expr for f in self.op.expr_forms)]
-        return list(dict.fromkeys(n for e in exprs if e is not None for n in semantics.stored_operands(e)))
+        return list(dict.fromkeys(n for e in self._element_exprs for n in semantics.stored_operands(e)))
 
     @property
     def stored_only(self) -> list[str]:
         """The stored operands no element expression reads outside `as_source(...)`: the simulator
         reads them as stored only."""
-        exprs = [self.op.loaded.expr, *(f.expr for f in self.op.expr_forms)]
-        outside = {n for e in exprs if e is not None for n in semantics.names_outside_as_source(e)}
+        outside = {n for e in self._element_exprs for n in semantics.names_outside_as_source(e)}
         return [n for n in self.stored_operands if n not in outside]
 
     @property
