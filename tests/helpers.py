@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import functools
 import hashlib
 from collections.abc import Callable, Hashable
@@ -140,6 +141,29 @@ def tree_hash(path: Path) -> str:
             h.update(p.relative_to(path).as_posix().encode())
             h.update(p.read_bytes())
     return h.hexdigest()
+
+
+def tree_difference(actual: dict[str, str], expected: dict[str, str]) -> str:
+    """'' when two trees (path -> text) are equal, else a short account: the paths only one has, the
+    paths whose text differs, and the first such file's first differing lines. (A plain `==` of two
+    whole trees makes pytest print tens of megabytes, which hides the difference.)"""
+    if actual == expected:
+        return ""
+    only_actual = sorted(set(actual) - set(expected))
+    only_expected = sorted(set(expected) - set(actual))
+    changed = sorted(p for p in set(actual) & set(expected) if actual[p] != expected[p])
+    lines = [
+        f"{len(only_actual)} only in the actual tree: {only_actual[:8]}",
+        f"{len(only_expected)} only in the expected tree: {only_expected[:8]}",
+        f"{len(changed)} differ: {changed[:8]}",
+    ]
+    if changed:
+        first = changed[0]
+        diff = difflib.unified_diff(
+            expected[first].splitlines(), actual[first].splitlines(), "expected", "actual", lineterm="", n=1
+        )
+        lines += [f"{first}:", *list(diff)[:40]]
+    return "\n".join(lines)
 
 
 def edit(project: Path, rel: str, old: str, new: str) -> int:

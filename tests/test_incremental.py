@@ -19,7 +19,7 @@ from ptogen.paths import Layout
 from ptogen.spec.load import load_specs
 
 from .conftest import SHARED_CACHES, seed_units
-from .helpers import TLRELU, edit, rewrite, tree_hash
+from .helpers import TLRELU, edit, rewrite, tree_difference, tree_hash
 
 
 @pytest.fixture(scope="module")
@@ -94,8 +94,8 @@ def test_editing_one_spec_rerenders_only_its_unit_and_the_project(
     assert any("tlrelu" in p.lower() for p in rendered)
     assert not any("tmaxs" in p for p in rendered)
     # The incremental result is what a cold full render gives.
-    cold = _cold_render(project)
-    assert _disk(project) == cold
+    difference = tree_difference(_disk(project), _cold_render(project))
+    assert not difference, difference
     assert main(["--root", str(project), "check"]) == 0
 
 
@@ -108,6 +108,23 @@ def test_a_template_change_invalidates_every_unit(project: Path, monkeypatch: py
     assert main(["--root", str(project), "check"]) == 0
     specs = list((project / "specs/ops").rglob("*.yaml"))
     assert len(runs) == 1 and len(runs[0]) == len(specs) + 1
+
+
+@pytest.mark.full_tier
+def test_a_unit_rendered_alone_keeps_its_tests_beside_a_stored_namesake(project: Path) -> None:
+    """pto.comm.tgather and pto.tgather share the intrinsic name TGATHER: with the tile op's unit
+    stored and the comm op's rendered, the comm op still gets its test files."""
+    expected = tree_hash(project / "generated")
+    assert main(["--root", str(project), "gen"]) == 0  # every unit stored
+    inputs = incremental.hash_inputs(Layout.make(root=project))
+    key = inputs.op_key("specs/ops/communication/comm_tgather.yaml")
+    assert key is not None
+    (project / ".ptogen-cache/gen/units" / key[:2] / key).unlink()
+    for state in (project / ".ptogen-cache/gen").glob("state-*.json"):
+        state.unlink()  # the full path, which takes stored units whole
+    assert main(["--root", str(project), "gen"]) == 0
+    assert (project / "generated/tests/comm_tgather/cases.cpp").is_file()
+    assert tree_hash(project / "generated") == expected
 
 
 @pytest.mark.thorough  # a long robustness check (five generations over a damaged cache): CI runs it
@@ -134,7 +151,8 @@ def test_a_damaged_cache_still_gives_the_right_tree(
     assert damaged > 0
     edit(project, TLRELU, "summary: Leaky ReLU of a tile,", "summary: Leaky ReLU over a tile,")
     assert main(["--root", str(project), "gen"]) == 0
-    assert _disk(project) == _cold_render(project)
+    difference = tree_difference(_disk(project), _cold_render(project))
+    assert not difference, difference
     edit(project, TLRELU, "summary: Leaky ReLU over a tile,", "summary: Leaky ReLU of a tile,")
     assert main(["--root", str(project), "gen"]) == 0
     assert tree_hash(project / "generated") == expected
@@ -208,4 +226,5 @@ def test_joined_formatting_equals_per_file_formatting(project: Path) -> None:
     style = project / ".clang-format"
     joined = fmt.format_cpp_many(sources, style)
     alone = {n: fmt.format_one(fmt.clang_format_binary(), style, n, t) for n, t in sources.items()}
-    assert joined == alone
+    difference = tree_difference(joined, alone)
+    assert not difference, difference

@@ -274,7 +274,7 @@ def full(layout: Layout, inputs: Inputs, store: Store) -> Result:
         if hit is not None:
             entries[unit] = (key, hit)
     ops = {unit_of({"op": op}): op for op in project.ops}
-    jobs = plan(project, reuse=frozenset(ops[u].name for u in entries))
+    jobs = plan(project, reuse=frozenset(ops[u].mnemonic for u in entries))
     planned: dict[str, set[str]] = {}
     for path, _template, extra in jobs:
         planned.setdefault(unit_of(extra), set()).add(path)

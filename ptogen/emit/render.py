@@ -250,8 +250,9 @@ def environment(templates_dir: Path, bytecode_cache: Path | None = None) -> jinj
 def plan(
     project: ProjectView, reuse: frozenset[str] = frozenset()
 ) -> list[tuple[str, str, dict[str, object]]]:
-    """(output path, template, extra context) for every generated file; the ops named in `reuse`
-    (their outputs come from the incremental store) get no test plan, the costliest part."""
+    """(output path, template, extra context) for every generated file; the ops whose mnemonics
+    `reuse` names (their outputs come from the incremental store) get no test plan, the costliest
+    part. Mnemonics, not names: pto.tgather and pto.comm.tgather share the intrinsic name TGATHER."""
     jobs: list[tuple[str, str, dict[str, object]]] = [
         ("include/pto/common/pto_instr.hpp", "cpp/pto_instr.hpp.j2", {}),
         ("include/pto/common/pto_instr_impl.hpp", "cpp/pto_instr_impl.hpp.j2", {}),

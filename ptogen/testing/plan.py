@@ -968,11 +968,11 @@ def test_paths(op: OpViewAPI) -> tuple[set[str], set[str]]:
 def test_jobs(
     project: ProjectViewAPI, skip: frozenset[str] = frozenset()
 ) -> list[tuple[str, str, dict[str, object]]]:
-    """The test files of every op but those named in `skip` (whose files the caller has), and the
-    project's manifest of all of them."""
+    """The test files of every op but those whose mnemonics `skip` names (the caller has their files),
+    and the project's manifest of all of them."""
     jobs: list[tuple[str, str, dict[str, object]]] = []
     for op in project.ops:
-        if op.name not in skip:
+        if op.mnemonic not in skip:
             jobs.extend(op_test_jobs(project, op))
     jobs.append(
         ("tests/manifest.json", "tests/manifest.json.j2", {"data": project_manifest(project).to_json()})
