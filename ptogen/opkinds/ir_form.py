@@ -80,6 +80,8 @@ class IrForm(NamesOperand):
         case = CompileCase.legal(f"legal_{profile.lower()}", profile, [], Call([], []))
         case.statements = spelling.code.splitlines()
         tests.compile.append(case)
+        tests.verify_includes.append(spelling.header)
+        tests.values_unused = True  # the spelling shows the form alone
 
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
         return []  # compile cases only: the spec examples run the forms

@@ -289,6 +289,10 @@ class OpTests:
     rebinds: bool = False
     # Standard headers the op's kernels include besides the common ones (TPRINT's `<sstream>`).
     includes: list[str] = field(default_factory=list)
+    # Headers the op's verify file includes besides the common ones (an IR form's own header), and
+    # whether its cases make values they use no further (statements shown alone).
+    verify_includes: list[str] = field(default_factory=list)
+    values_unused: bool = False
 
     @property
     def dir(self) -> str:
@@ -306,7 +310,9 @@ class OpTests:
 
     def verify_file(self) -> VerifyFile | None:
         """One translation unit with every compile-fail case of every profile and the legal twins."""
-        return VerifyFile(f"{self.dir}/verify.cpp", self.compile) if self.compile else None
+        if not self.compile:
+            return None
+        return VerifyFile(f"{self.dir}/verify.cpp", self.compile, self.verify_includes, self.values_unused)
 
 
 @dataclass
@@ -323,6 +329,8 @@ class CasesFile:
 class VerifyFile:
     path: str
     cases: list[CompileCase]
+    includes: list[str] = field(default_factory=list)  # OpTests.verify_includes
+    values_unused: bool = False  # OpTests.values_unused
 
 
 # ----------------------------------------------------------------------------- helpers

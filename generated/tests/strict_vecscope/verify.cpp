@@ -8,7 +8,7 @@
 using namespace pto;
 #include <pto/vsim/builtins.hpp>
 
-// A spelling shows the form alone: the values it makes are used no further.
+// The cases show statements alone: the values they make are used no further.
 #pragma GCC diagnostic ignored "-Wunused-variable"
 #pragma GCC diagnostic ignored "-Wunused-but-set-variable"
 #pragma GCC diagnostic ignored "-Wunused-parameter"
