@@ -26,6 +26,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -409,7 +410,7 @@ class Checker:
             bad += [
                 d for c in g.cases if c.index not in stopped for d in self._compare(g, c, sim_dir, a5_dir)
             ]
-        return judged(self.specs.op(op).spec.upstream_bugs, set(g.dtypes.values()), bad, len(g.cases))
+        return judged(self.specs.op(op).spec.upstream_bugs, g.dtypes, bad, len(g.cases))
 
     def _compare(self, g: RuntimeGroup, case: CaseEntry, sim: Path, a5: Path) -> list[Difference]:
         from .testing.golden import np_dtype
@@ -438,12 +439,15 @@ class Checker:
         return out
 
 
-def judged(bugs: list[UpstreamBug], dtypes: set[str], bad: list[Difference], cases: int) -> tuple[str, str]:
-    """(status, detail) of a group whose cases gave the differences `bad`: `argued` when the spec's
-    argued upstream bugs cover every one of them, else `differs`."""
+def judged(
+    bugs: list[UpstreamBug], types: Mapping[str, str], bad: list[Difference], cases: int
+) -> tuple[str, str]:
+    """(status, detail) of a group whose operands have the element types `types` (operand -> type) and
+    whose cases gave the differences `bad`: `argued` when the spec's argued upstream bugs cover every
+    one of them, else `differs`."""
     if not bad:
         return "match", f"{cases} cases"
-    covering = [next((b for b in bugs if b.covers(d.label, dtypes, d.outside_valid)), None) for d in bad]
+    covering = [next((b for b in bugs if b.covers(d.label, types, d.outside_valid)), None) for d in bad]
     unargued = [d.detail for d, b in zip(bad, covering, strict=True) if b is None]
     if unargued:
         return "differs", "; ".join(unargued[:2])

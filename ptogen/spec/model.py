@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
+from collections.abc import Mapping
 from typing import Annotated, ClassVar, Literal
 
 from pydantic import AfterValidator, Field, model_validator
@@ -816,10 +817,19 @@ class UpstreamBug(Strict):
     bug: `ptogen a5-check` reports a difference it covers as argued (not a failure), and the op's
     page lists it among the source notes, in the one sentence `note` spells and `parse` reads back."""
 
-    cases: Line = Field(description="the generated test cases it concerns: a glob over their labels")
+    cases: Line = Field(
+        description="the generated test cases it concerns: a glob over their labels, or several joined by "
+        "` | `"
+    )
     dtypes: list[TypeName] = Field(
         default_factory=list,
         description="the element types it concerns: a type set naming one of them (default: every type)",
+    )
+    operand_types: list[Annotated[dict[Name, TypeName], Field(min_length=1)]] = Field(
+        default_factory=list,
+        description="the combinations of element types it concerns, each naming the types of some operands "
+        "(`{src: float, dst: int16_t}`), for an op whose operands' types vary apart (default: every "
+        "combination)",
     )
     outside_valid: bool = Field(
         default=False,
@@ -832,6 +842,7 @@ class UpstreamBug(Strict):
     OUTSIDE: ClassVar[str] = ", outside the valid region"
     _SENTENCE: ClassVar[re.Pattern[str]] = re.compile(
         r"^\*\*Argued upstream bug\*\* \(`ptogen a5-check`, cases `([^`]+)`((?:, `\w+`)*)"
+        r"((?:, `\w+ \w+(?:, \w+ \w+)*`)*)"
         rf"({re.escape(OUTSIDE)})?\): (.*)$",
         re.S,
     )
@@ -840,6 +851,8 @@ class UpstreamBug(Strict):
     def note(self) -> str:
         """The page's note: the cases, the types and the reason."""
         types = "".join(f", `{t}`" for t in self.dtypes)
+        combos = (", ".join(f"{o} {t}" for o, t in c.items()) for c in self.operand_types)
+        types += "".join(f", `{c}`" for c in combos)
         where = self.OUTSIDE if self.outside_valid else ""
         return f"{self.LEAD} (`ptogen a5-check`, cases `{self.cases}`{types}{where}): {self.reason}"
 
@@ -853,15 +866,20 @@ class UpstreamBug(Strict):
         if m.group(2):
             out["dtypes"] = re.findall(r"`(\w+)`", m.group(2))
         if m.group(3):
+            combos = re.findall(r"`([^`]+)`", m.group(3))
+            out["operand_types"] = [dict(p.split(" ") for p in c.split(", ")) for c in combos]
+        if m.group(4):
             out["outside_valid"] = True
-        return {**out, "reason": m.group(4)}
+        return {**out, "reason": m.group(5)}
 
-    def covers(self, label: str, dtypes: set[str], outside_valid: bool = False) -> bool:
-        """Whether a difference on the case labelled `label`, over a type set `dtypes`, is this one;
-        `outside_valid`: every element that differs lies outside the result's valid region."""
+    def covers(self, label: str, types: Mapping[str, str], outside_valid: bool = False) -> bool:
+        """Whether a difference on the case labelled `label`, over operands of the element types `types`
+        (operand -> type), is this one; `outside_valid`: every element that differs lies outside the
+        result's valid region."""
         return (
-            fnmatch.fnmatchcase(label, self.cases)
-            and (not self.dtypes or bool(dtypes & set(self.dtypes)))
+            any(fnmatch.fnmatchcase(label, glob) for glob in self.cases.split(" | "))
+            and (not self.dtypes or bool(set(types.values()) & set(self.dtypes)))
+            and (not self.operand_types or any(c.items() <= types.items() for c in self.operand_types))
             and (outside_valid or not self.outside_valid)
         )
 

@@ -62,15 +62,33 @@ def test_a_difference_is_argued_only_when_a_spec_bug_covers_every_differing_case
     ]
     col = Difference("col-major 12x20 valid 9x15", "case 3 dst: 130 of 240 differ")
     neg = Difference("full 16x16, scalar -0.5", "case 7 dst: 2 of 256 differ")
-    assert judged(bugs, {"float"}, [], 4) == ("match", "4 cases")
-    status, detail = judged(bugs, {"float"}, [col], 4)
+    assert judged(bugs, {"dst": "float"}, [], 4) == ("match", "4 cases")
+    status, detail = judged(bugs, {"dst": "float"}, [col], 4)
     assert status == "argued"
     assert detail.startswith("differs (argued upstream bug: Upstream reads rows): case 3")
-    assert judged(bugs, {"half"}, [col, neg], 4)[0] == "argued"
+    assert judged(bugs, {"dst": "half"}, [col, neg], 4)[0] == "argued"
     # The sign bug is argued for half only, and a full tile's difference is argued by neither.
-    assert judged(bugs, {"float"}, [col, neg], 4) == ("differs", neg[1])
+    assert judged(bugs, {"dst": "float"}, [col, neg], 4) == ("differs", neg[1])
     full = Difference("full 16x16", "case 0 dst: 1 of 256 differ")
-    assert judged(bugs, {"half"}, [full], 4)[0] == "differs"
+    assert judged(bugs, {"dst": "half"}, [full], 4)[0] == "differs"
+
+
+def test_a_bug_argued_for_some_type_combinations_and_cases_covers_those_only() -> None:
+    """A conversion's `float, int16_t` group is two pairs: the direction is in the operands' types."""
+    bug = UpstreamBug(
+        cases="full 16x16 | odd *",
+        operand_types=[{"src": "float", "dst": "int16_t"}, {"src": "half", "dst": "int16_t"}],
+        reason="A5 wraps. The page saturates.",
+    )
+    full = Difference("full 16x16", "case 0 dst: 3 of 256 differ")
+    odd = Difference("odd 3x5 valid 2x3", "case 4 dst: 1 of 48 differ")
+    mode = Difference("full 16x16, mode CAST_ODD", "case 5 dst: 9 of 256 differ")
+    assert judged([bug], {"src": "float", "dst": "int16_t"}, [full, odd], 4)[0] == "argued"
+    assert judged([bug], {"src": "half", "dst": "int16_t", "tmp": "half"}, [full], 4)[0] == "argued"
+    assert judged([bug], {"src": "int16_t", "dst": "float"}, [full], 4) == ("differs", full.detail)
+    assert judged([bug], {"src": "float", "dst": "int16_t"}, [mode], 4) == ("differs", mode.detail)
+    with pytest.raises(ValueError):
+        UpstreamBug(cases="*", operand_types=[{}], reason="A combination names no operand.")
 
 
 def test_a_bug_argued_outside_the_valid_region_covers_no_difference_inside_it() -> None:
@@ -78,8 +96,8 @@ def test_a_bug_argued_outside_the_valid_region_covers_no_difference_inside_it() 
     bugs = [UpstreamBug(cases="*", outside_valid=True, reason=reason)]
     padding = Difference("full 16x16", "case 0 dst: 64 of 128 differ", outside_valid=True)
     inside = Difference("full 16x16", "case 0 dst: 1 of 128 differ")
-    assert judged(bugs, {"float"}, [padding], 4)[0] == "argued"
-    assert judged(bugs, {"float"}, [padding, inside], 4) == ("differs", inside.detail)
+    assert judged(bugs, {"dst": "float"}, [padding], 4)[0] == "argued"
+    assert judged(bugs, {"dst": "float"}, [padding, inside], 4) == ("differs", inside.detail)
 
 
 def test_a_difference_lies_outside_the_valid_region_only_when_no_valid_element_differs() -> None:
@@ -113,6 +131,15 @@ def test_an_argued_upstream_bug_reads_back_from_its_note() -> None:
     assert "`full *`, outside the valid region): A5" in padding.note
     assert UpstreamBug(**UpstreamBug.parse(padding.note)) == padding  # type: ignore[arg-type]
     assert UpstreamBug.parse("The pages disagree on a zero source.") is None
+    pairs = UpstreamBug(
+        cases="full 16x16 | odd *",
+        dtypes=["half"],
+        operand_types=[{"src": "float", "dst": "int16_t"}, {"dst": "half"}],
+        outside_valid=True,
+        reason="A5 wraps.",
+    )
+    assert "cases `full 16x16 | odd *`, `half`, `src float, dst int16_t`, `dst half`, outside" in pairs.note
+    assert UpstreamBug(**UpstreamBug.parse(pairs.note)) == pairs  # type: ignore[arg-type]
 
 
 def test_every_argued_upstream_bug_names_cases_its_op_runs_on_a5() -> None:
@@ -126,11 +153,15 @@ def test_every_argued_upstream_bug_names_cases_its_op_runs_on_a5() -> None:
         manifest = json.loads(path.read_text(encoding="utf-8"))["manifest"]
         groups = [g for g in manifest["runtime"] if "A5" in g["profiles"]]
         for bug in spec.upstream_bugs:
-            assert any(
-                bug.covers(c["label"], set(g["dtypes"].values()), outside_valid=True)
-                for g in groups
-                for c in g["cases"]
-            ), f"{spec.stem}: upstream_bugs cases `{bug.cases}` cover none of its A5 cases"
+            # Each glob and each type combination of the entry on its own: none may be stale.
+            for glob in bug.cases.split(" | "):
+                for combo in bug.operand_types or [{}]:
+                    one = bug.model_copy(update={"cases": glob, "operand_types": [combo] if combo else []})
+                    assert any(
+                        one.covers(c["label"], g["dtypes"], outside_valid=True)
+                        for g in groups
+                        for c in g["cases"]
+                    ), f"{spec.stem}: upstream_bugs cases `{glob}` {combo or ''} cover none of its A5 cases"
 
 
 def test_a_failed_build_is_named_by_its_first_missing_builtin() -> None:
