@@ -186,8 +186,9 @@ def impl_header(upstream: Path, name: str, headers: list[str]) -> str | None:
 
 
 def defining_header(upstream: Path, function: str, headers: list[str]) -> str | None:
-    """The A5 header that defines the function `function` (a top-level header first)."""
-    pattern = re.compile(rf"^[\w \t:<>]*\b(?:void|auto)\s+{function}\s*\(", re.M)
+    """The A5 header that defines the function `function` (a top-level header first), whatever it
+    returns (`GetDistVst` of utils.hpp returns a `DistVST`); a call such as `return f(...)` is none."""
+    pattern = re.compile(rf"^[\w \t:<>]*\b(?!return\b)\w+\s+{function}\s*\(", re.M)
     for header in sorted(headers, key=lambda h: (h.count("/"), h)):
         if pattern.search((upstream / "include" / header).read_text(encoding="utf-8", errors="replace")):
             return header
