@@ -41,6 +41,7 @@ from .spec.model import UpstreamBug
 from .testing.manifest import CaseEntry, RuntimeGroup, TileShape
 
 A5_DIR = "include/pto/npu/a5"
+UMBRELLA = "include/pto/common/pto_instr_impl.hpp"  # includes the backend's headers of every op
 PROFILE = "A5"
 UB_BYTES = 256 * 1024  # A5's unified buffer; the kernels' tile addresses lie within it
 # An A5 code path may read a little past a tile (a full register at its last row): room after the UB.
@@ -181,15 +182,28 @@ def unlinked_groups(groups: list[RuntimeGroup], diag: str) -> dict[str, str]:
 
 
 def impl_header(upstream: Path, name: str, headers: list[str]) -> str | None:
-    """The A5 header that defines `<name>_IMPL` (a top-level header before one in a subdirectory)."""
-    return defining_header(upstream, f"{name}_IMPL", headers)
+    """The A5 header that defines `<name>_IMPL`: of several, one that upstream's umbrella header
+    includes, as a device build does (TCOLARGMAX_IMPL is also in TColArgMax.hpp, which it does not),
+    and a top-level header before one in a subdirectory."""
+    return defining_header(upstream, f"{name}_IMPL", headers, umbrella_includes(upstream))
 
 
-def defining_header(upstream: Path, function: str, headers: list[str]) -> str | None:
-    """The A5 header that defines the function `function` (a top-level header first), whatever it
-    returns (`GetDistVst` of utils.hpp returns a `DistVST`); a call such as `return f(...)` is none."""
+def umbrella_includes(upstream: Path) -> set[str]:
+    """The A5 headers upstream's umbrella header of the backends includes."""
+    path = upstream / UMBRELLA
+    text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+    return set(re.findall(r'^\s*#include\s+[<"](pto/npu/a5/[\w/]+\.hpp)[>"]', text, re.M))
+
+
+def defining_header(
+    upstream: Path, function: str, headers: list[str], preferred: set[str] | None = None
+) -> str | None:
+    """The A5 header that defines the function `function` (one of `preferred` first, then a top-level
+    header), whatever it returns (`GetDistVst` of utils.hpp returns a `DistVST`); a call such as
+    `return f(...)` is none."""
     pattern = re.compile(rf"^[\w \t:<>]*\b(?!return\b)\w+\s+{function}\s*\(", re.M)
-    for header in sorted(headers, key=lambda h: (h.count("/"), h)):
+    first = preferred or set()
+    for header in sorted(headers, key=lambda h: (h not in first, h.count("/"), h)):
         if pattern.search((upstream / "include" / header).read_text(encoding="utf-8", errors="replace")):
             return header
     return None
@@ -199,9 +213,13 @@ def shim_header(env: jinja2.Environment, op: OpView, headers: list[str]) -> str:
     """The `<pto/pto-inst.hpp>` an A5 build of one op's cases includes instead of the simulator's: each
     of the op's declarations, with its template parameters, sends the A5 profile's calls to the
     `_IMPL` call upstream's header makes (template arguments too, as TCI's and TSCATTER's). `headers`:
-    the op's A5 header last, after the ones that define what it calls without including them."""
+    the op's A5 header last, after the ones that define what it calls without including them. The
+    structs its declarations take (TMRGSORT's `MrgSortExecutedNumList`) are declared as upstream's
+    `pto_instr.hpp` declares them, which the backend's headers use without including."""
+    named = {str(p.type) for f in op.forms for p in f.params if p.type}
+    structs = [s for s in op.targets.structs if s.fields and s.name in named]
     return env.get_template("a5check/shim.hpp.j2").render(
-        op=op, headers=headers, ub_bytes=UB_BYTES + UB_SLACK
+        op=op, headers=headers, structs=structs, ub_bytes=UB_BYTES + UB_SLACK
     )
 
 

@@ -243,6 +243,11 @@ def test_the_header_that_defines_an_ops_impl_is_found(tmp_path: Path) -> None:
     ]
     assert impl_header(tmp_path, "TADD", headers) == "pto/npu/a5/TAdd.hpp"
     assert impl_header(tmp_path, "TSUB", headers) is None
+    # Of two headers that define it, the one upstream's umbrella header includes, as a device build.
+    common = tmp_path / "include/pto/common"
+    common.mkdir(parents=True)
+    (common / "pto_instr_impl.hpp").write_text('#include "pto/npu/a5/custom/TAdd2.hpp"\n')
+    assert impl_header(tmp_path, "TADD", headers) == "pto/npu/a5/custom/TAdd2.hpp"
 
 
 def _a5_check(*args: str, upstream: str | None = None) -> subprocess.CompletedProcess[str]:
