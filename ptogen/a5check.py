@@ -70,7 +70,7 @@ def first_blocker(diag: str) -> str:
         if m := _DTYPE_RULE.search(line):
             # The builtin's own type rule (the CPU profile's check): the instantiation below names the type.
             found = (_INSTANTIATED.search(x) for x in lines[n + 1 : n + 4])
-            used = next((f.group(2) for f in found if f and f.group(1) == m.group(1)), "a type")
+            used = next((f.group(2) or f.group(3) for f in found if f and f.group(1) == m.group(1)), "a type")
             return f"type rule: {m.group(1)} on {_SPELLED.get(used, used)}"
         if m := _UNDECLARED.search(line):
             return f"missing builtin {m.group(1)}"
@@ -104,7 +104,7 @@ OUT_OF_SCOPE = [
     (re.compile(r"^(__cce_simd|__simt\w*|asc_\w+|SYNCALL_SOFT\w*|atomicAdd)$"), "SIMT builtin {}"),
 ]  # fmt: skip
 _DTYPE_RULE = re.compile(r"(\w+) \[CPU\]: \w+ must be one of: ")
-_INSTANTIATED = re.compile(r"vsim::ops::(\w+)<pto::RegTensor<([\w ]+)>")
+_INSTANTIATED = re.compile(r"vsim::ops::(\w+)<(?:pto::RegTensor<([\w ]+)>|(vector_\w+)[,>])")
 
 
 def cause(blocker: str) -> tuple[str, str]:
@@ -371,8 +371,11 @@ class Checker:
             if unlinked and rest:
                 whole, diag = self._a5_build(op, includes, self._sliced(op, rest, "linked"))
         # A builtin or type missing is missing for every group; anything else (a static assertion of
-        # one instantiation, a link failure) may be one group's: then each group is built on its own.
-        each = whole is None and not first_blocker(diag).startswith("missing ")
+        # one instantiation, a link failure) may be one group's: then each group is built on its own,
+        # as when a builtin left out of scope is missing, which some element types' code may not call
+        # (TREM's integer path calls vmod, its float path does not).
+        blocker = first_blocker(diag)
+        each = whole is None and (not blocker.startswith("missing ") or cause(blocker)[0] == "out of scope")
         for g in groups:
             exe, why = whole, unlinked.get(g.group) or first_blocker(diag)
             if each and g.group not in unlinked:

@@ -170,6 +170,9 @@ def test_a_builtins_type_rule_names_the_builtin_and_the_type_the_a5_code_passes(
         "requested here\n"
     )
     assert first_blocker(diag) == "type rule: vdiv on uint16_t"
+    # A builtin register type names itself.
+    register = diag.replace("pto::RegTensor<unsigned short>, pto::RegTensor<unsigned short>", "vector_f8e4m3")
+    assert first_blocker(register) == "type rule: vdiv on vector_f8e4m3"
     assert cause(first_blocker(diag)) == (
         "not built",
         "A5 calls vdiv on uint16_t, which its page does not admit",

@@ -136,6 +136,11 @@ int main() {
     hb.set(1, 0x0002);
     vor(hor, ha, hb, all, MODE_ZEROING);
     expect(hor.get(0) == 0xbc00 && hor.get(1) == 0x7e03, "vor of half lanes by their bits");
+    vector_f8e4m3 e4a, e4b, e4or;  // 8-bit floats, as A5's TQUANT joins its converted parts
+    e4a.set(0, 0x38);
+    e4b.set(0, 0x81);
+    vor(e4or, e4a, e4b, all, MODE_ZEROING);
+    expect(e4or.get(0) == 0xb9 && e4or.get(1) == 0, "vor of float8_e4m3 lanes by their bits");
 
     std::printf("failures %d\n", failures);
     return failures == 0 ? 0 : 1;

@@ -53,7 +53,7 @@ void legal_a5() {
 }
 
 // element type outside the list
-// expected-error@*:* {{vor [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float}}
+// expected-error@*:* {{vor [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float, float8_e4m3_t}}
 void fail_cpu_02_dtype() {
     using V = pto::vsim::vector_of<pto::vsim::i64>;
     V result;

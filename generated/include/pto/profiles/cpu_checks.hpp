@@ -1999,13 +1999,13 @@ struct profile_cpu {
     template <typename V_result, typename V_lhs, typename V_rhs>
     static constexpr bool check_vor() {
         constexpr bool r02_dtype = sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t,
-                                                    int32_t, uint32_t, half, bfloat16_t, float> &&
+                                                    int32_t, uint32_t, half, bfloat16_t, float, float8_e4m3_t> &&
                                    sim::is_one_of_v<typename V_lhs::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                                    uint32_t, half, bfloat16_t, float> &&
+                                                    uint32_t, half, bfloat16_t, float, float8_e4m3_t> &&
                                    sim::is_one_of_v<typename V_rhs::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                                                    uint32_t, half, bfloat16_t, float>;
+                                                    uint32_t, half, bfloat16_t, float, float8_e4m3_t>;
         static_assert(r02_dtype, "vor [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
-                                 "uint32_t, half, bfloat16_t, float");
+                                 "uint32_t, half, bfloat16_t, float, float8_e4m3_t");
         return r02_dtype;
     }
 

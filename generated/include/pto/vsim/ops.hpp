@@ -599,10 +599,11 @@ inline void vor(A_result& result, const A_lhs& lhs, const A_rhs& rhs, const vect
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_lhs>, K>, "vor: lhs and result must hold one element type");
     static_assert(std::is_same_v<kind_of<A_rhs>, K>, "vor: rhs and result must hold one element type");
-    constexpr bool r02_dtype = admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32,
-                                      pto::vsim::u32, pto::vsim::f16, pto::vsim::bf16, pto::vsim::f32>;
+    constexpr bool r02_dtype =
+        admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32, pto::vsim::u32,
+               pto::vsim::f16, pto::vsim::bf16, pto::vsim::f32, pto::vsim::f8e4m3>;
     static_assert(r02_dtype, "vor [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                             "half, bfloat16_t, float");
+                             "half, bfloat16_t, float, float8_e4m3_t");
     // A call the profile rejects reports its rules and instantiates nothing else.
     if constexpr (r02_dtype) {
         // Bitwise lanes: the math runs on each element's stored bit pattern, whatever its type.
