@@ -21,6 +21,7 @@ import pytest
 from ptogen.a5check import (
     Difference,
     cause,
+    defining_header,
     differences,
     first_blocker,
     impl_header,
@@ -246,6 +247,13 @@ def test_the_header_that_defines_an_ops_impl_is_found(tmp_path: Path) -> None:
     ]
     assert impl_header(tmp_path, "TADD", headers) == "pto/npu/a5/TAdd.hpp"
     assert impl_header(tmp_path, "TSUB", headers) is None
+    # A helper of any return type is found where it is defined, not where a line returns its call.
+    (a5 / "utils.hpp").write_text(
+        "template <typename T>\nPTO_INTERNAL constexpr DistVST GetDistVst()\n{ return DIST_NORM; }\n"
+    )
+    (a5 / "TBin.hpp").write_text("auto f() {\n    return GetDistVst();\n}\n")
+    helpers = ["pto/npu/a5/TBin.hpp", "pto/npu/a5/utils.hpp"]
+    assert defining_header(tmp_path, "GetDistVst", helpers) == "pto/npu/a5/utils.hpp"
     # Of two headers that define it, the one upstream's umbrella header includes, as a device build.
     common = tmp_path / "include/pto/common"
     common.mkdir(parents=True)
