@@ -42,6 +42,7 @@ from .spec.model import UpstreamBug
 from .testing.manifest import CaseEntry, RuntimeGroup, TileShape
 
 A5_DIR = "include/pto/npu/a5"
+UMBRELLA = "include/pto/common/pto_instr_impl.hpp"  # includes the backend's headers of every op
 PROFILE = "A5"
 UB_BYTES = 256 * 1024  # A5's unified buffer; the kernels' tile addresses lie within it
 # An A5 code path may read a little past a tile (a full register at its last row): room after the UB.
@@ -70,7 +71,7 @@ def first_blocker(diag: str) -> str:
         if m := _DTYPE_RULE.search(line):
             # The builtin's own type rule (the CPU profile's check): the instantiation below names the type.
             found = (_INSTANTIATED.search(x) for x in lines[n + 1 : n + 4])
-            used = next((f.group(2) for f in found if f and f.group(1) == m.group(1)), "a type")
+            used = next((f.group(2) or f.group(3) for f in found if f and f.group(1) == m.group(1)), "a type")
             return f"type rule: {m.group(1)} on {_SPELLED.get(used, used)}"
         if m := _UNDECLARED.search(line):
             return f"missing builtin {m.group(1)}"
@@ -104,7 +105,7 @@ OUT_OF_SCOPE = [
     (re.compile(r"^(__cce_simd|__simt\w*|asc_\w+|SYNCALL_SOFT\w*|atomicAdd)$"), "SIMT builtin {}"),
 ]  # fmt: skip
 _DTYPE_RULE = re.compile(r"(\w+) \[CPU\]: \w+ must be one of: ")
-_INSTANTIATED = re.compile(r"vsim::ops::(\w+)<pto::RegTensor<([\w ]+)>")
+_INSTANTIATED = re.compile(r"vsim::ops::(\w+)<(?:pto::RegTensor<([\w ]+)>|(vector_\w+)[,>])")
 
 
 def cause(blocker: str) -> tuple[str, str]:
@@ -182,14 +183,28 @@ def unlinked_groups(groups: list[RuntimeGroup], diag: str) -> dict[str, str]:
 
 
 def impl_header(upstream: Path, name: str, headers: list[str]) -> str | None:
-    """The A5 header that defines `<name>_IMPL` (a top-level header before one in a subdirectory)."""
-    return defining_header(upstream, f"{name}_IMPL", headers)
+    """The A5 header that defines `<name>_IMPL`: of several, one that upstream's umbrella header
+    includes, as a device build does (TCOLARGMAX_IMPL is also in TColArgMax.hpp, which it does not),
+    and a top-level header before one in a subdirectory."""
+    return defining_header(upstream, f"{name}_IMPL", headers, umbrella_includes(upstream))
 
 
-def defining_header(upstream: Path, function: str, headers: list[str]) -> str | None:
-    """The A5 header that defines the function `function` (a top-level header first)."""
-    pattern = re.compile(rf"^[\w \t:<>]*\b(?:void|auto)\s+{function}\s*\(", re.M)
-    for header in sorted(headers, key=lambda h: (h.count("/"), h)):
+def umbrella_includes(upstream: Path) -> set[str]:
+    """The A5 headers upstream's umbrella header of the backends includes."""
+    path = upstream / UMBRELLA
+    text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+    return set(re.findall(r'^\s*#include\s+[<"](pto/npu/a5/[\w/]+\.hpp)[>"]', text, re.M))
+
+
+def defining_header(
+    upstream: Path, function: str, headers: list[str], preferred: set[str] | None = None
+) -> str | None:
+    """The A5 header that defines the function `function` (one of `preferred` first, then a top-level
+    header), whatever it returns (`GetDistVst` of utils.hpp returns a `DistVST`); a call such as
+    `return f(...)` is none."""
+    pattern = re.compile(rf"^[\w \t:<>]*\b(?!return\b)\w+\s+{function}\s*\(", re.M)
+    first = preferred or set()
+    for header in sorted(headers, key=lambda h: (h not in first, h.count("/"), h)):
         if pattern.search((upstream / "include" / header).read_text(encoding="utf-8", errors="replace")):
             return header
     return None
@@ -199,9 +214,13 @@ def shim_header(env: jinja2.Environment, op: OpView, headers: list[str]) -> str:
     """The `<pto/pto-inst.hpp>` an A5 build of one op's cases includes instead of the simulator's: each
     of the op's declarations, with its template parameters, sends the A5 profile's calls to the
     `_IMPL` call upstream's header makes (template arguments too, as TCI's and TSCATTER's). `headers`:
-    the op's A5 header last, after the ones that define what it calls without including them."""
+    the op's A5 header last, after the ones that define what it calls without including them. The
+    structs its declarations take (TMRGSORT's `MrgSortExecutedNumList`) are declared as upstream's
+    `pto_instr.hpp` declares them, which the backend's headers use without including."""
+    named = {str(p.type) for f in op.forms for p in f.params if p.type}
+    structs = [s for s in op.targets.structs if s.fields and s.name in named]
     return env.get_template("a5check/shim.hpp.j2").render(
-        op=op, headers=headers, ub_bytes=UB_BYTES + UB_SLACK
+        op=op, headers=headers, structs=structs, ub_bytes=UB_BYTES + UB_SLACK
     )
 
 
@@ -353,8 +372,11 @@ class Checker:
             if unlinked and rest:
                 whole, diag = self._a5_build(op, includes, self._sliced(op, rest, "linked"))
         # A builtin or type missing is missing for every group; anything else (a static assertion of
-        # one instantiation, a link failure) may be one group's: then each group is built on its own.
-        each = whole is None and not first_blocker(diag).startswith("missing ")
+        # one instantiation, a link failure) may be one group's: then each group is built on its own,
+        # as when a builtin left out of scope is missing, which some element types' code may not call
+        # (TREM's integer path calls vmod, its float path does not).
+        blocker = first_blocker(diag)
+        each = whole is None and (not blocker.startswith("missing ") or cause(blocker)[0] == "out of scope")
         for g in groups:
             exe, why = whole, unlinked.get(g.group) or first_blocker(diag)
             if each and g.group not in unlinked:

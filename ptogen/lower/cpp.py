@@ -135,15 +135,31 @@ class OpCpp:
         return params
 
     @property
-    def builtin_params(self) -> list[dict[str, str]]:
+    def builtin_params(self) -> list[dict[str, Any]]:
         """Operands of the op's builtin in the order A5 code passes them: predicate results (a
         carry), then register results, then the sources in spec order, the predicate last; each with
-        its name, kind and template parameter (sources and results are any register image)."""
+        its name, kind and template parameter (sources and results are any register image), and whether
+        it is only a shift's count (integers of the result's width, of either signedness)."""
         ops = self.op.operands
         dsts = [o for o in ops if o.role == "dst"]
         order = [o for o in dsts if o.kind == "mask"] + [o for o in dsts if o.kind != "mask"]
         order += [o for o in ops if o.role not in ("dst", "mask")] + [o for o in ops if o.role == "mask"]
-        return [{"name": o.name, "kind": o.kind, "role": o.role, "tparam": f"A_{o.name}"} for o in order]
+        counts = semantics.shift_counts(self.op.loaded.expr) if self.op.kind.lanes else set()
+        return [
+            {
+                "name": o.name,
+                "kind": o.kind,
+                "role": o.role,
+                "tparam": f"A_{o.name}",
+                "count": o.name in counts,
+            }
+            for o in order
+        ]
+
+    @property
+    def on_pattern(self) -> bool:
+        """Whether the builtin's lanes compute on the elements' bit patterns (a bitwise expression)."""
+        return self.op.lane_fold is None and semantics.bitwise(self.op.loaded.expr)
 
     def builtin_checks(self, profile: str, asm: dict[str, str]) -> list[dict[str, str]]:
         """The element-type rules a profile enforces on the builtin, each as its id, the register

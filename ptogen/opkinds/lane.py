@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from ..importer.contract import FALLBACK, PageOp
 from ..kindlib.vector import MASKS, case_inputs, judge, mask_pattern, plan_vector, result_before
+from ..spec import expr as semantics
 from ..testing.golden import Check, GoldenContext, compute_dtype
 from ..testing.plan import OpTests
 from ..testing.refmath import narrow
@@ -39,11 +40,16 @@ class VectorLane(OpKind):
     def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         plan_vector(project, op, tests)
 
+    def manifest_extra(self, op: OpViewAPI) -> dict[str, Any]:
+        # A bitwise op's golden, as its builtin, computes on the elements' bit patterns.
+        return {"pattern": True} if semantics.bitwise(op.loaded.expr) else {}
+
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
         op = gx.op
         ref = gx.reference
         storage = gx.np_type(gx.vector.dtype)
-        cdt = compute_dtype(storage)
+        on_bits = bool(op.extra.get("pattern"))
+        cdt = np.dtype(f"u{storage.itemsize}") if on_bits else compute_dtype(storage)
         lanes = gx.vector.lanes
         checks: list[Check] = []
         k = gx.vector.first
@@ -57,7 +63,8 @@ class VectorLane(OpKind):
                     out_type = storage if op.operands[out] == "vreg" else np.dtype(np.uint8)
                     befores[out] = result_before(gx, data, k, out, out_type)
                 # a result the expression reads (an accumulator) enters with its value before the call
-                args = [np.asarray({**befores, **vals}[n]).astype(cdt) for n in op.inputs]
+                given = [np.asarray({**befores, **vals}[n]) for n in op.inputs]
+                args = [x.view(cdt) if on_bits else x.astype(cdt) for x in given]
                 wants: dict[str, tuple[np.ndarray, np.dtype]] = {}
                 for i, out in enumerate(op.outputs):
                     fn = ref.reference if i == 0 else getattr(ref, f"reference_{out}")
@@ -66,7 +73,10 @@ class VectorLane(OpKind):
                     before = befores[out]
                     with np.errstate(all="ignore"):
                         active = np.asarray(fn(cdt.type, storage.type, *args))
-                    active = narrow(active, out_type) if kind == "vreg" else (active != 0).astype(np.uint8)
+                    if kind != "vreg":
+                        active = (active != 0).astype(np.uint8)
+                    else:
+                        active = active.astype(cdt).view(out_type) if on_bits else narrow(active, out_type)
                     inactive = before if merging else np.zeros(lanes, dtype=out_type)
                     wants[out] = (np.where(predicate, active, inactive).astype(out_type), out_type)
                 label = f"{gx.label} case {k} ({mask_name}, scalar {value})"

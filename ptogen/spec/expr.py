@@ -858,3 +858,33 @@ def _walk(node: Node) -> list[Node]:
 
 def has_reduction(node: Node) -> bool:
     return node.op in ("reduce", "contract") or any(has_reduction(a) for a in node.args)
+
+
+def bitwise(node: Node) -> bool:
+    """Whether an expression only combines its operands' bits (`&`, `|`, `^`, `~`): its lanes compute
+    on each element's stored bit pattern, whatever the element type."""
+    if node.op == "name":
+        return True
+    if node.op == "not" or (node.op == "bin" and node.value in ("&", "|", "^")):
+        return all(bitwise(a) for a in node.args)
+    return False
+
+
+def shift_counts(node: Node) -> set[str]:
+    """Operands the expression reads only as the count of a shift (`x << n`, `x >> n`): a count's
+    lanes may be integers of either signedness, as any count outside [0, bit width) is one."""
+    counts: set[str] = set()
+    other: set[str] = set()
+
+    def go(n: Node, as_count: bool) -> None:
+        if n.op == "name":
+            (counts if as_count else other).add(str(n.value))
+        elif n.op == "bin" and n.value in ("<<", ">>"):
+            go(n.args[0], False)
+            go(n.args[1], True)
+        else:
+            for a in n.args:
+                go(a, False)
+
+    go(node, False)
+    return counts - other

@@ -21,6 +21,7 @@ import pytest
 from ptogen.a5check import (
     Difference,
     cause,
+    defining_header,
     differences,
     first_blocker,
     impl_header,
@@ -201,6 +202,9 @@ def test_a_builtins_type_rule_names_the_builtin_and_the_type_the_a5_code_passes(
         "requested here\n"
     )
     assert first_blocker(diag) == "type rule: vdiv on uint16_t"
+    # A builtin register type names itself.
+    register = diag.replace("pto::RegTensor<unsigned short>, pto::RegTensor<unsigned short>", "vector_f8e4m3")
+    assert first_blocker(register) == "type rule: vdiv on vector_f8e4m3"
     assert cause(first_blocker(diag)) == (
         "not built",
         "A5 calls vdiv on uint16_t, which its page does not admit",
@@ -274,6 +278,18 @@ def test_the_header_that_defines_an_ops_impl_is_found(tmp_path: Path) -> None:
     ]
     assert impl_header(tmp_path, "TADD", headers) == "pto/npu/a5/TAdd.hpp"
     assert impl_header(tmp_path, "TSUB", headers) is None
+    # A helper of any return type is found where it is defined, not where a line returns its call.
+    (a5 / "utils.hpp").write_text(
+        "template <typename T>\nPTO_INTERNAL constexpr DistVST GetDistVst()\n{ return DIST_NORM; }\n"
+    )
+    (a5 / "TBin.hpp").write_text("auto f() {\n    return GetDistVst();\n}\n")
+    helpers = ["pto/npu/a5/TBin.hpp", "pto/npu/a5/utils.hpp"]
+    assert defining_header(tmp_path, "GetDistVst", helpers) == "pto/npu/a5/utils.hpp"
+    # Of two headers that define it, the one upstream's umbrella header includes, as a device build.
+    common = tmp_path / "include/pto/common"
+    common.mkdir(parents=True)
+    (common / "pto_instr_impl.hpp").write_text('#include "pto/npu/a5/custom/TAdd2.hpp"\n')
+    assert impl_header(tmp_path, "TADD", headers) == "pto/npu/a5/custom/TAdd2.hpp"
 
 
 def _a5_check(*args: str, upstream: str | None = None) -> subprocess.CompletedProcess[str]:

@@ -107,6 +107,41 @@ int main() {
     vmax(w, u, v, b32, MODE_ZEROING);
     expect(!std::signbit(w.read(0)) && w.read(1) != w.read(1), "vmax signed zero and NaN");
 
+    // A shift count of the other signedness, as A5 code passes (int8_t counts for uint8_t lanes):
+    // -1 is outside [0, 8) as 255 is, and a signed lane shifts arithmetically by an unsigned count.
+    vector_u8 lanes8, shifted8;
+    vector_s8 counts8;
+    for (int i = 0; i < 256; ++i) {
+        lanes8.write(i, 0x81);
+        counts8.write(i, static_cast<signed char>(i % 4 == 3 ? -1 : i % 4));
+    }
+    vshl(shifted8, lanes8, counts8, all, MODE_ZEROING);
+    expect(shifted8.read(0) == 0x81 && shifted8.read(1) == 0x02 && shifted8.read(2) == 0x04 &&
+               shifted8.read(3) == 0,
+           "vshl of uint8_t lanes by int8_t counts");
+    vector_s32 lanes32, shifted32;
+    vector_u32 counts32;
+    lanes32.write(0, -8);
+    counts32.write(0, 1u);
+    lanes32.write(1, -8);
+    counts32.write(1, 0xffffffffu);
+    vshr(shifted32, lanes32, counts32, b32, MODE_ZEROING);
+    expect(shifted32.read(0) == -4 && shifted32.read(1) == -1, "vshr of int32_t lanes by uint32_t counts");
+
+    // vor of float registers ORs the stored patterns: -0 | 1.0 is -1.0, and a NaN keeps its payload.
+    vector_f16 ha, hb, hor;
+    ha.set(0, 0x8000);
+    hb.set(0, 0x3c00);
+    ha.set(1, 0x7e01);
+    hb.set(1, 0x0002);
+    vor(hor, ha, hb, all, MODE_ZEROING);
+    expect(hor.get(0) == 0xbc00 && hor.get(1) == 0x7e03, "vor of half lanes by their bits");
+    vector_f8e4m3 e4a, e4b, e4or;  // 8-bit floats, as A5's TQUANT joins its converted parts
+    e4a.set(0, 0x38);
+    e4b.set(0, 0x81);
+    vor(e4or, e4a, e4b, all, MODE_ZEROING);
+    expect(e4or.get(0) == 0xb9 && e4or.get(1) == 0, "vor of float8_e4m3 lanes by their bits");
+
     std::printf("failures %d\n", failures);
     return failures == 0 ? 0 : 1;
 }

@@ -96,6 +96,110 @@ void run_case(int k) {
 
 } // namespace lanes_float
 
+// cases 72..95: the builtin on 128 lanes of int16_t; a predicate
+// is one byte per lane on file, and every result starts from the case's own register or flags
+namespace lanes_int16_t {
+
+constexpr int N = 128;
+using T = int16_t;
+using V = pto::vsim::vector_of<pto::vsim::i16>;
+// Whether each mask pattern's cases run under MODE_MERGING (else MODE_ZEROING).
+constexpr bool merging[] = {false, false, false, false, true, true};
+
+void run_case(int k) {
+    const std::string c = "c" + std::to_string(k) + "_";
+    V result;
+    load_reg<T, N>(c + "result.bin", result);
+    V lhs;
+    load_reg<T, N>(c + "lhs.bin", lhs);
+    V rhs;
+    load_reg<T, N>(c + "rhs.bin", rhs);
+    vector_bool mask;
+    load_pred<T, N>(c + "mask.bin", mask);
+    vdiv(result, lhs, rhs, mask, merging[(k - 72) / 4] ? MODE_MERGING : MODE_ZEROING);
+    store_reg<T, N>(c + "result.out", result);
+}
+
+} // namespace lanes_int16_t
+
+// cases 96..113: the builtin on 128 lanes of uint16_t; a predicate
+// is one byte per lane on file, and every result starts from the case's own register or flags
+namespace lanes_uint16_t {
+
+constexpr int N = 128;
+using T = uint16_t;
+using V = pto::vsim::vector_of<pto::vsim::u16>;
+// Whether each mask pattern's cases run under MODE_MERGING (else MODE_ZEROING).
+constexpr bool merging[] = {false, false, false, false, true, true};
+
+void run_case(int k) {
+    const std::string c = "c" + std::to_string(k) + "_";
+    V result;
+    load_reg<T, N>(c + "result.bin", result);
+    V lhs;
+    load_reg<T, N>(c + "lhs.bin", lhs);
+    V rhs;
+    load_reg<T, N>(c + "rhs.bin", rhs);
+    vector_bool mask;
+    load_pred<T, N>(c + "mask.bin", mask);
+    vdiv(result, lhs, rhs, mask, merging[(k - 96) / 3] ? MODE_MERGING : MODE_ZEROING);
+    store_reg<T, N>(c + "result.out", result);
+}
+
+} // namespace lanes_uint16_t
+
+// cases 114..137: the builtin on 64 lanes of int32_t; a predicate
+// is one byte per lane on file, and every result starts from the case's own register or flags
+namespace lanes_int32_t {
+
+constexpr int N = 64;
+using T = int32_t;
+using V = pto::vsim::vector_of<pto::vsim::i32>;
+// Whether each mask pattern's cases run under MODE_MERGING (else MODE_ZEROING).
+constexpr bool merging[] = {false, false, false, false, true, true};
+
+void run_case(int k) {
+    const std::string c = "c" + std::to_string(k) + "_";
+    V result;
+    load_reg<T, N>(c + "result.bin", result);
+    V lhs;
+    load_reg<T, N>(c + "lhs.bin", lhs);
+    V rhs;
+    load_reg<T, N>(c + "rhs.bin", rhs);
+    vector_bool mask;
+    load_pred<T, N>(c + "mask.bin", mask);
+    vdiv(result, lhs, rhs, mask, merging[(k - 114) / 4] ? MODE_MERGING : MODE_ZEROING);
+    store_reg<T, N>(c + "result.out", result);
+}
+
+} // namespace lanes_int32_t
+
+// cases 138..155: the builtin on 64 lanes of uint32_t; a predicate
+// is one byte per lane on file, and every result starts from the case's own register or flags
+namespace lanes_uint32_t {
+
+constexpr int N = 64;
+using T = uint32_t;
+using V = pto::vsim::vector_of<pto::vsim::u32>;
+// Whether each mask pattern's cases run under MODE_MERGING (else MODE_ZEROING).
+constexpr bool merging[] = {false, false, false, false, true, true};
+
+void run_case(int k) {
+    const std::string c = "c" + std::to_string(k) + "_";
+    V result;
+    load_reg<T, N>(c + "result.bin", result);
+    V lhs;
+    load_reg<T, N>(c + "lhs.bin", lhs);
+    V rhs;
+    load_reg<T, N>(c + "rhs.bin", rhs);
+    vector_bool mask;
+    load_pred<T, N>(c + "mask.bin", mask);
+    vdiv(result, lhs, rhs, mask, merging[(k - 138) / 3] ? MODE_MERGING : MODE_ZEROING);
+    store_reg<T, N>(c + "result.out", result);
+}
+
+} // namespace lanes_uint32_t
+
 const Entry entries[] = {
     {"c0@CPU", [](Prof) { lanes_half::run_case(0); }, Prof::CPU},
     {"c1@CPU", [](Prof) { lanes_half::run_case(1); }, Prof::CPU},
@@ -169,6 +273,90 @@ const Entry entries[] = {
     {"c69@CPU", [](Prof) { lanes_float::run_case(69); }, Prof::CPU},
     {"c70@CPU", [](Prof) { lanes_float::run_case(70); }, Prof::CPU},
     {"c71@CPU", [](Prof) { lanes_float::run_case(71); }, Prof::CPU},
+    {"c72@CPU", [](Prof) { lanes_int16_t::run_case(72); }, Prof::CPU},
+    {"c73@CPU", [](Prof) { lanes_int16_t::run_case(73); }, Prof::CPU},
+    {"c74@CPU", [](Prof) { lanes_int16_t::run_case(74); }, Prof::CPU},
+    {"c75@CPU", [](Prof) { lanes_int16_t::run_case(75); }, Prof::CPU},
+    {"c76@CPU", [](Prof) { lanes_int16_t::run_case(76); }, Prof::CPU},
+    {"c77@CPU", [](Prof) { lanes_int16_t::run_case(77); }, Prof::CPU},
+    {"c78@CPU", [](Prof) { lanes_int16_t::run_case(78); }, Prof::CPU},
+    {"c79@CPU", [](Prof) { lanes_int16_t::run_case(79); }, Prof::CPU},
+    {"c80@CPU", [](Prof) { lanes_int16_t::run_case(80); }, Prof::CPU},
+    {"c81@CPU", [](Prof) { lanes_int16_t::run_case(81); }, Prof::CPU},
+    {"c82@CPU", [](Prof) { lanes_int16_t::run_case(82); }, Prof::CPU},
+    {"c83@CPU", [](Prof) { lanes_int16_t::run_case(83); }, Prof::CPU},
+    {"c84@CPU", [](Prof) { lanes_int16_t::run_case(84); }, Prof::CPU},
+    {"c85@CPU", [](Prof) { lanes_int16_t::run_case(85); }, Prof::CPU},
+    {"c86@CPU", [](Prof) { lanes_int16_t::run_case(86); }, Prof::CPU},
+    {"c87@CPU", [](Prof) { lanes_int16_t::run_case(87); }, Prof::CPU},
+    {"c88@CPU", [](Prof) { lanes_int16_t::run_case(88); }, Prof::CPU},
+    {"c89@CPU", [](Prof) { lanes_int16_t::run_case(89); }, Prof::CPU},
+    {"c90@CPU", [](Prof) { lanes_int16_t::run_case(90); }, Prof::CPU},
+    {"c91@CPU", [](Prof) { lanes_int16_t::run_case(91); }, Prof::CPU},
+    {"c92@CPU", [](Prof) { lanes_int16_t::run_case(92); }, Prof::CPU},
+    {"c93@CPU", [](Prof) { lanes_int16_t::run_case(93); }, Prof::CPU},
+    {"c94@CPU", [](Prof) { lanes_int16_t::run_case(94); }, Prof::CPU},
+    {"c95@CPU", [](Prof) { lanes_int16_t::run_case(95); }, Prof::CPU},
+    {"c96@CPU", [](Prof) { lanes_uint16_t::run_case(96); }, Prof::CPU},
+    {"c97@CPU", [](Prof) { lanes_uint16_t::run_case(97); }, Prof::CPU},
+    {"c98@CPU", [](Prof) { lanes_uint16_t::run_case(98); }, Prof::CPU},
+    {"c99@CPU", [](Prof) { lanes_uint16_t::run_case(99); }, Prof::CPU},
+    {"c100@CPU", [](Prof) { lanes_uint16_t::run_case(100); }, Prof::CPU},
+    {"c101@CPU", [](Prof) { lanes_uint16_t::run_case(101); }, Prof::CPU},
+    {"c102@CPU", [](Prof) { lanes_uint16_t::run_case(102); }, Prof::CPU},
+    {"c103@CPU", [](Prof) { lanes_uint16_t::run_case(103); }, Prof::CPU},
+    {"c104@CPU", [](Prof) { lanes_uint16_t::run_case(104); }, Prof::CPU},
+    {"c105@CPU", [](Prof) { lanes_uint16_t::run_case(105); }, Prof::CPU},
+    {"c106@CPU", [](Prof) { lanes_uint16_t::run_case(106); }, Prof::CPU},
+    {"c107@CPU", [](Prof) { lanes_uint16_t::run_case(107); }, Prof::CPU},
+    {"c108@CPU", [](Prof) { lanes_uint16_t::run_case(108); }, Prof::CPU},
+    {"c109@CPU", [](Prof) { lanes_uint16_t::run_case(109); }, Prof::CPU},
+    {"c110@CPU", [](Prof) { lanes_uint16_t::run_case(110); }, Prof::CPU},
+    {"c111@CPU", [](Prof) { lanes_uint16_t::run_case(111); }, Prof::CPU},
+    {"c112@CPU", [](Prof) { lanes_uint16_t::run_case(112); }, Prof::CPU},
+    {"c113@CPU", [](Prof) { lanes_uint16_t::run_case(113); }, Prof::CPU},
+    {"c114@CPU", [](Prof) { lanes_int32_t::run_case(114); }, Prof::CPU},
+    {"c115@CPU", [](Prof) { lanes_int32_t::run_case(115); }, Prof::CPU},
+    {"c116@CPU", [](Prof) { lanes_int32_t::run_case(116); }, Prof::CPU},
+    {"c117@CPU", [](Prof) { lanes_int32_t::run_case(117); }, Prof::CPU},
+    {"c118@CPU", [](Prof) { lanes_int32_t::run_case(118); }, Prof::CPU},
+    {"c119@CPU", [](Prof) { lanes_int32_t::run_case(119); }, Prof::CPU},
+    {"c120@CPU", [](Prof) { lanes_int32_t::run_case(120); }, Prof::CPU},
+    {"c121@CPU", [](Prof) { lanes_int32_t::run_case(121); }, Prof::CPU},
+    {"c122@CPU", [](Prof) { lanes_int32_t::run_case(122); }, Prof::CPU},
+    {"c123@CPU", [](Prof) { lanes_int32_t::run_case(123); }, Prof::CPU},
+    {"c124@CPU", [](Prof) { lanes_int32_t::run_case(124); }, Prof::CPU},
+    {"c125@CPU", [](Prof) { lanes_int32_t::run_case(125); }, Prof::CPU},
+    {"c126@CPU", [](Prof) { lanes_int32_t::run_case(126); }, Prof::CPU},
+    {"c127@CPU", [](Prof) { lanes_int32_t::run_case(127); }, Prof::CPU},
+    {"c128@CPU", [](Prof) { lanes_int32_t::run_case(128); }, Prof::CPU},
+    {"c129@CPU", [](Prof) { lanes_int32_t::run_case(129); }, Prof::CPU},
+    {"c130@CPU", [](Prof) { lanes_int32_t::run_case(130); }, Prof::CPU},
+    {"c131@CPU", [](Prof) { lanes_int32_t::run_case(131); }, Prof::CPU},
+    {"c132@CPU", [](Prof) { lanes_int32_t::run_case(132); }, Prof::CPU},
+    {"c133@CPU", [](Prof) { lanes_int32_t::run_case(133); }, Prof::CPU},
+    {"c134@CPU", [](Prof) { lanes_int32_t::run_case(134); }, Prof::CPU},
+    {"c135@CPU", [](Prof) { lanes_int32_t::run_case(135); }, Prof::CPU},
+    {"c136@CPU", [](Prof) { lanes_int32_t::run_case(136); }, Prof::CPU},
+    {"c137@CPU", [](Prof) { lanes_int32_t::run_case(137); }, Prof::CPU},
+    {"c138@CPU", [](Prof) { lanes_uint32_t::run_case(138); }, Prof::CPU},
+    {"c139@CPU", [](Prof) { lanes_uint32_t::run_case(139); }, Prof::CPU},
+    {"c140@CPU", [](Prof) { lanes_uint32_t::run_case(140); }, Prof::CPU},
+    {"c141@CPU", [](Prof) { lanes_uint32_t::run_case(141); }, Prof::CPU},
+    {"c142@CPU", [](Prof) { lanes_uint32_t::run_case(142); }, Prof::CPU},
+    {"c143@CPU", [](Prof) { lanes_uint32_t::run_case(143); }, Prof::CPU},
+    {"c144@CPU", [](Prof) { lanes_uint32_t::run_case(144); }, Prof::CPU},
+    {"c145@CPU", [](Prof) { lanes_uint32_t::run_case(145); }, Prof::CPU},
+    {"c146@CPU", [](Prof) { lanes_uint32_t::run_case(146); }, Prof::CPU},
+    {"c147@CPU", [](Prof) { lanes_uint32_t::run_case(147); }, Prof::CPU},
+    {"c148@CPU", [](Prof) { lanes_uint32_t::run_case(148); }, Prof::CPU},
+    {"c149@CPU", [](Prof) { lanes_uint32_t::run_case(149); }, Prof::CPU},
+    {"c150@CPU", [](Prof) { lanes_uint32_t::run_case(150); }, Prof::CPU},
+    {"c151@CPU", [](Prof) { lanes_uint32_t::run_case(151); }, Prof::CPU},
+    {"c152@CPU", [](Prof) { lanes_uint32_t::run_case(152); }, Prof::CPU},
+    {"c153@CPU", [](Prof) { lanes_uint32_t::run_case(153); }, Prof::CPU},
+    {"c154@CPU", [](Prof) { lanes_uint32_t::run_case(154); }, Prof::CPU},
+    {"c155@CPU", [](Prof) { lanes_uint32_t::run_case(155); }, Prof::CPU},
 };
 
 } // namespace

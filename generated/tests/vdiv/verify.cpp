@@ -32,7 +32,7 @@ void legal_a2a3() {
 
 // element type outside the list
 // expected-error@*:* {{vdiv [A5]: DType must be one of: float, half, bfloat16_t}}
-void fail_a5_00_dtype() {
+void fail_a5_01_dtype() {
     const vreg<int32_t, 8> result_in{};
     const vreg<int32_t, 8> lhs{};
     const vreg<int32_t, 8> rhs{};
@@ -53,9 +53,9 @@ void legal_a5() {
 }
 
 // element type outside the list
-// expected-error@*:* {{vdiv [CPU]: DType must be one of: float, half, bfloat16_t}}
-void fail_cpu_00_dtype() {
-    using V = pto::vsim::vector_of<pto::vsim::i32>;
+// expected-error@*:* {{vdiv [CPU]: DType must be one of: half, bfloat16_t, float, int16_t, int32_t, uint16_t, uint32_t}}
+void fail_cpu_02_dtype() {
+    using V = pto::vsim::vector_of<pto::vsim::i8>;
     V result;
     V lhs;
     V rhs;
@@ -66,7 +66,7 @@ void fail_cpu_00_dtype() {
 
 // legal twin
 void legal_cpu() {
-    using V = pto::vsim::vector_of<pto::vsim::f32>;
+    using V = pto::vsim::vector_of<pto::vsim::f16>;
     V result;
     V lhs;
     V rhs;

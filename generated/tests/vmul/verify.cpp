@@ -32,7 +32,7 @@ void legal_a2a3() {
 
 // element type outside the list
 // expected-error@*:* {{vmul [A5]: DType must be one of: half, bfloat16_t, float, int16_t, int32_t, uint16_t, uint32_t}}
-void fail_a5_00_dtype() {
+void fail_a5_01_dtype() {
     const vreg<int8_t, 8> result_in{};
     const vreg<int8_t, 8> lhs{};
     const vreg<int8_t, 8> rhs{};
@@ -53,9 +53,9 @@ void legal_a5() {
 }
 
 // element type outside the list
-// expected-error@*:* {{vmul [CPU]: DType must be one of: half, bfloat16_t, float, int16_t, int32_t, uint16_t, uint32_t}}
-void fail_cpu_00_dtype() {
-    using V = pto::vsim::vector_of<pto::vsim::i8>;
+// expected-error@*:* {{vmul [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float}}
+void fail_cpu_02_dtype() {
+    using V = pto::vsim::vector_of<pto::vsim::i64>;
     V result;
     V lhs;
     V rhs;
@@ -66,7 +66,7 @@ void fail_cpu_00_dtype() {
 
 // legal twin
 void legal_cpu() {
-    using V = pto::vsim::vector_of<pto::vsim::f16>;
+    using V = pto::vsim::vector_of<pto::vsim::i8>;
     V result;
     V lhs;
     V rhs;

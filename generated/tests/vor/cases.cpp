@@ -18,7 +18,85 @@ using namespace pto_test;
 
 namespace {
 
-// cases 0..23: the builtin on 256 lanes of int8_t; a predicate
+// cases 0..23: the builtin on 128 lanes of half; a predicate
+// is one byte per lane on file, and every result starts from the case's own register or flags
+namespace lanes_half {
+
+constexpr int N = 128;
+using T = half;
+using V = pto::vsim::vector_of<pto::vsim::f16>;
+// Whether each mask pattern's cases run under MODE_MERGING (else MODE_ZEROING).
+constexpr bool merging[] = {false, false, false, false, true, true};
+
+void run_case(int k) {
+    const std::string c = "c" + std::to_string(k) + "_";
+    V result;
+    load_reg<T, N>(c + "result.bin", result);
+    V lhs;
+    load_reg<T, N>(c + "lhs.bin", lhs);
+    V rhs;
+    load_reg<T, N>(c + "rhs.bin", rhs);
+    vector_bool mask;
+    load_pred<T, N>(c + "mask.bin", mask);
+    vor(result, lhs, rhs, mask, merging[(k - 0) / 4] ? MODE_MERGING : MODE_ZEROING);
+    store_reg<T, N>(c + "result.out", result);
+}
+
+} // namespace lanes_half
+
+// cases 24..47: the builtin on 128 lanes of bfloat16_t; a predicate
+// is one byte per lane on file, and every result starts from the case's own register or flags
+namespace lanes_bfloat16_t {
+
+constexpr int N = 128;
+using T = bfloat16_t;
+using V = pto::vsim::vector_of<pto::vsim::bf16>;
+// Whether each mask pattern's cases run under MODE_MERGING (else MODE_ZEROING).
+constexpr bool merging[] = {false, false, false, false, true, true};
+
+void run_case(int k) {
+    const std::string c = "c" + std::to_string(k) + "_";
+    V result;
+    load_reg<T, N>(c + "result.bin", result);
+    V lhs;
+    load_reg<T, N>(c + "lhs.bin", lhs);
+    V rhs;
+    load_reg<T, N>(c + "rhs.bin", rhs);
+    vector_bool mask;
+    load_pred<T, N>(c + "mask.bin", mask);
+    vor(result, lhs, rhs, mask, merging[(k - 24) / 4] ? MODE_MERGING : MODE_ZEROING);
+    store_reg<T, N>(c + "result.out", result);
+}
+
+} // namespace lanes_bfloat16_t
+
+// cases 48..71: the builtin on 64 lanes of float; a predicate
+// is one byte per lane on file, and every result starts from the case's own register or flags
+namespace lanes_float {
+
+constexpr int N = 64;
+using T = float;
+using V = pto::vsim::vector_of<pto::vsim::f32>;
+// Whether each mask pattern's cases run under MODE_MERGING (else MODE_ZEROING).
+constexpr bool merging[] = {false, false, false, false, true, true};
+
+void run_case(int k) {
+    const std::string c = "c" + std::to_string(k) + "_";
+    V result;
+    load_reg<T, N>(c + "result.bin", result);
+    V lhs;
+    load_reg<T, N>(c + "lhs.bin", lhs);
+    V rhs;
+    load_reg<T, N>(c + "rhs.bin", rhs);
+    vector_bool mask;
+    load_pred<T, N>(c + "mask.bin", mask);
+    vor(result, lhs, rhs, mask, merging[(k - 48) / 4] ? MODE_MERGING : MODE_ZEROING);
+    store_reg<T, N>(c + "result.out", result);
+}
+
+} // namespace lanes_float
+
+// cases 72..95: the builtin on 256 lanes of int8_t; a predicate
 // is one byte per lane on file, and every result starts from the case's own register or flags
 namespace lanes_int8_t {
 
@@ -38,13 +116,13 @@ void run_case(int k) {
     load_reg<T, N>(c + "rhs.bin", rhs);
     vector_bool mask;
     load_pred<T, N>(c + "mask.bin", mask);
-    vor(result, lhs, rhs, mask, merging[(k - 0) / 4] ? MODE_MERGING : MODE_ZEROING);
+    vor(result, lhs, rhs, mask, merging[(k - 72) / 4] ? MODE_MERGING : MODE_ZEROING);
     store_reg<T, N>(c + "result.out", result);
 }
 
 } // namespace lanes_int8_t
 
-// cases 24..41: the builtin on 256 lanes of uint8_t; a predicate
+// cases 96..113: the builtin on 256 lanes of uint8_t; a predicate
 // is one byte per lane on file, and every result starts from the case's own register or flags
 namespace lanes_uint8_t {
 
@@ -64,13 +142,13 @@ void run_case(int k) {
     load_reg<T, N>(c + "rhs.bin", rhs);
     vector_bool mask;
     load_pred<T, N>(c + "mask.bin", mask);
-    vor(result, lhs, rhs, mask, merging[(k - 24) / 3] ? MODE_MERGING : MODE_ZEROING);
+    vor(result, lhs, rhs, mask, merging[(k - 96) / 3] ? MODE_MERGING : MODE_ZEROING);
     store_reg<T, N>(c + "result.out", result);
 }
 
 } // namespace lanes_uint8_t
 
-// cases 42..65: the builtin on 128 lanes of int16_t; a predicate
+// cases 114..137: the builtin on 128 lanes of int16_t; a predicate
 // is one byte per lane on file, and every result starts from the case's own register or flags
 namespace lanes_int16_t {
 
@@ -90,13 +168,13 @@ void run_case(int k) {
     load_reg<T, N>(c + "rhs.bin", rhs);
     vector_bool mask;
     load_pred<T, N>(c + "mask.bin", mask);
-    vor(result, lhs, rhs, mask, merging[(k - 42) / 4] ? MODE_MERGING : MODE_ZEROING);
+    vor(result, lhs, rhs, mask, merging[(k - 114) / 4] ? MODE_MERGING : MODE_ZEROING);
     store_reg<T, N>(c + "result.out", result);
 }
 
 } // namespace lanes_int16_t
 
-// cases 66..83: the builtin on 128 lanes of uint16_t; a predicate
+// cases 138..155: the builtin on 128 lanes of uint16_t; a predicate
 // is one byte per lane on file, and every result starts from the case's own register or flags
 namespace lanes_uint16_t {
 
@@ -116,13 +194,13 @@ void run_case(int k) {
     load_reg<T, N>(c + "rhs.bin", rhs);
     vector_bool mask;
     load_pred<T, N>(c + "mask.bin", mask);
-    vor(result, lhs, rhs, mask, merging[(k - 66) / 3] ? MODE_MERGING : MODE_ZEROING);
+    vor(result, lhs, rhs, mask, merging[(k - 138) / 3] ? MODE_MERGING : MODE_ZEROING);
     store_reg<T, N>(c + "result.out", result);
 }
 
 } // namespace lanes_uint16_t
 
-// cases 84..107: the builtin on 64 lanes of int32_t; a predicate
+// cases 156..179: the builtin on 64 lanes of int32_t; a predicate
 // is one byte per lane on file, and every result starts from the case's own register or flags
 namespace lanes_int32_t {
 
@@ -142,13 +220,13 @@ void run_case(int k) {
     load_reg<T, N>(c + "rhs.bin", rhs);
     vector_bool mask;
     load_pred<T, N>(c + "mask.bin", mask);
-    vor(result, lhs, rhs, mask, merging[(k - 84) / 4] ? MODE_MERGING : MODE_ZEROING);
+    vor(result, lhs, rhs, mask, merging[(k - 156) / 4] ? MODE_MERGING : MODE_ZEROING);
     store_reg<T, N>(c + "result.out", result);
 }
 
 } // namespace lanes_int32_t
 
-// cases 108..125: the builtin on 64 lanes of uint32_t; a predicate
+// cases 180..197: the builtin on 64 lanes of uint32_t; a predicate
 // is one byte per lane on file, and every result starts from the case's own register or flags
 namespace lanes_uint32_t {
 
@@ -168,139 +246,211 @@ void run_case(int k) {
     load_reg<T, N>(c + "rhs.bin", rhs);
     vector_bool mask;
     load_pred<T, N>(c + "mask.bin", mask);
-    vor(result, lhs, rhs, mask, merging[(k - 108) / 3] ? MODE_MERGING : MODE_ZEROING);
+    vor(result, lhs, rhs, mask, merging[(k - 180) / 3] ? MODE_MERGING : MODE_ZEROING);
     store_reg<T, N>(c + "result.out", result);
 }
 
 } // namespace lanes_uint32_t
 
 const Entry entries[] = {
-    {"c0@CPU", [](Prof) { lanes_int8_t::run_case(0); }, Prof::CPU},
-    {"c1@CPU", [](Prof) { lanes_int8_t::run_case(1); }, Prof::CPU},
-    {"c2@CPU", [](Prof) { lanes_int8_t::run_case(2); }, Prof::CPU},
-    {"c3@CPU", [](Prof) { lanes_int8_t::run_case(3); }, Prof::CPU},
-    {"c4@CPU", [](Prof) { lanes_int8_t::run_case(4); }, Prof::CPU},
-    {"c5@CPU", [](Prof) { lanes_int8_t::run_case(5); }, Prof::CPU},
-    {"c6@CPU", [](Prof) { lanes_int8_t::run_case(6); }, Prof::CPU},
-    {"c7@CPU", [](Prof) { lanes_int8_t::run_case(7); }, Prof::CPU},
-    {"c8@CPU", [](Prof) { lanes_int8_t::run_case(8); }, Prof::CPU},
-    {"c9@CPU", [](Prof) { lanes_int8_t::run_case(9); }, Prof::CPU},
-    {"c10@CPU", [](Prof) { lanes_int8_t::run_case(10); }, Prof::CPU},
-    {"c11@CPU", [](Prof) { lanes_int8_t::run_case(11); }, Prof::CPU},
-    {"c12@CPU", [](Prof) { lanes_int8_t::run_case(12); }, Prof::CPU},
-    {"c13@CPU", [](Prof) { lanes_int8_t::run_case(13); }, Prof::CPU},
-    {"c14@CPU", [](Prof) { lanes_int8_t::run_case(14); }, Prof::CPU},
-    {"c15@CPU", [](Prof) { lanes_int8_t::run_case(15); }, Prof::CPU},
-    {"c16@CPU", [](Prof) { lanes_int8_t::run_case(16); }, Prof::CPU},
-    {"c17@CPU", [](Prof) { lanes_int8_t::run_case(17); }, Prof::CPU},
-    {"c18@CPU", [](Prof) { lanes_int8_t::run_case(18); }, Prof::CPU},
-    {"c19@CPU", [](Prof) { lanes_int8_t::run_case(19); }, Prof::CPU},
-    {"c20@CPU", [](Prof) { lanes_int8_t::run_case(20); }, Prof::CPU},
-    {"c21@CPU", [](Prof) { lanes_int8_t::run_case(21); }, Prof::CPU},
-    {"c22@CPU", [](Prof) { lanes_int8_t::run_case(22); }, Prof::CPU},
-    {"c23@CPU", [](Prof) { lanes_int8_t::run_case(23); }, Prof::CPU},
-    {"c24@CPU", [](Prof) { lanes_uint8_t::run_case(24); }, Prof::CPU},
-    {"c25@CPU", [](Prof) { lanes_uint8_t::run_case(25); }, Prof::CPU},
-    {"c26@CPU", [](Prof) { lanes_uint8_t::run_case(26); }, Prof::CPU},
-    {"c27@CPU", [](Prof) { lanes_uint8_t::run_case(27); }, Prof::CPU},
-    {"c28@CPU", [](Prof) { lanes_uint8_t::run_case(28); }, Prof::CPU},
-    {"c29@CPU", [](Prof) { lanes_uint8_t::run_case(29); }, Prof::CPU},
-    {"c30@CPU", [](Prof) { lanes_uint8_t::run_case(30); }, Prof::CPU},
-    {"c31@CPU", [](Prof) { lanes_uint8_t::run_case(31); }, Prof::CPU},
-    {"c32@CPU", [](Prof) { lanes_uint8_t::run_case(32); }, Prof::CPU},
-    {"c33@CPU", [](Prof) { lanes_uint8_t::run_case(33); }, Prof::CPU},
-    {"c34@CPU", [](Prof) { lanes_uint8_t::run_case(34); }, Prof::CPU},
-    {"c35@CPU", [](Prof) { lanes_uint8_t::run_case(35); }, Prof::CPU},
-    {"c36@CPU", [](Prof) { lanes_uint8_t::run_case(36); }, Prof::CPU},
-    {"c37@CPU", [](Prof) { lanes_uint8_t::run_case(37); }, Prof::CPU},
-    {"c38@CPU", [](Prof) { lanes_uint8_t::run_case(38); }, Prof::CPU},
-    {"c39@CPU", [](Prof) { lanes_uint8_t::run_case(39); }, Prof::CPU},
-    {"c40@CPU", [](Prof) { lanes_uint8_t::run_case(40); }, Prof::CPU},
-    {"c41@CPU", [](Prof) { lanes_uint8_t::run_case(41); }, Prof::CPU},
-    {"c42@CPU", [](Prof) { lanes_int16_t::run_case(42); }, Prof::CPU},
-    {"c43@CPU", [](Prof) { lanes_int16_t::run_case(43); }, Prof::CPU},
-    {"c44@CPU", [](Prof) { lanes_int16_t::run_case(44); }, Prof::CPU},
-    {"c45@CPU", [](Prof) { lanes_int16_t::run_case(45); }, Prof::CPU},
-    {"c46@CPU", [](Prof) { lanes_int16_t::run_case(46); }, Prof::CPU},
-    {"c47@CPU", [](Prof) { lanes_int16_t::run_case(47); }, Prof::CPU},
-    {"c48@CPU", [](Prof) { lanes_int16_t::run_case(48); }, Prof::CPU},
-    {"c49@CPU", [](Prof) { lanes_int16_t::run_case(49); }, Prof::CPU},
-    {"c50@CPU", [](Prof) { lanes_int16_t::run_case(50); }, Prof::CPU},
-    {"c51@CPU", [](Prof) { lanes_int16_t::run_case(51); }, Prof::CPU},
-    {"c52@CPU", [](Prof) { lanes_int16_t::run_case(52); }, Prof::CPU},
-    {"c53@CPU", [](Prof) { lanes_int16_t::run_case(53); }, Prof::CPU},
-    {"c54@CPU", [](Prof) { lanes_int16_t::run_case(54); }, Prof::CPU},
-    {"c55@CPU", [](Prof) { lanes_int16_t::run_case(55); }, Prof::CPU},
-    {"c56@CPU", [](Prof) { lanes_int16_t::run_case(56); }, Prof::CPU},
-    {"c57@CPU", [](Prof) { lanes_int16_t::run_case(57); }, Prof::CPU},
-    {"c58@CPU", [](Prof) { lanes_int16_t::run_case(58); }, Prof::CPU},
-    {"c59@CPU", [](Prof) { lanes_int16_t::run_case(59); }, Prof::CPU},
-    {"c60@CPU", [](Prof) { lanes_int16_t::run_case(60); }, Prof::CPU},
-    {"c61@CPU", [](Prof) { lanes_int16_t::run_case(61); }, Prof::CPU},
-    {"c62@CPU", [](Prof) { lanes_int16_t::run_case(62); }, Prof::CPU},
-    {"c63@CPU", [](Prof) { lanes_int16_t::run_case(63); }, Prof::CPU},
-    {"c64@CPU", [](Prof) { lanes_int16_t::run_case(64); }, Prof::CPU},
-    {"c65@CPU", [](Prof) { lanes_int16_t::run_case(65); }, Prof::CPU},
-    {"c66@CPU", [](Prof) { lanes_uint16_t::run_case(66); }, Prof::CPU},
-    {"c67@CPU", [](Prof) { lanes_uint16_t::run_case(67); }, Prof::CPU},
-    {"c68@CPU", [](Prof) { lanes_uint16_t::run_case(68); }, Prof::CPU},
-    {"c69@CPU", [](Prof) { lanes_uint16_t::run_case(69); }, Prof::CPU},
-    {"c70@CPU", [](Prof) { lanes_uint16_t::run_case(70); }, Prof::CPU},
-    {"c71@CPU", [](Prof) { lanes_uint16_t::run_case(71); }, Prof::CPU},
-    {"c72@CPU", [](Prof) { lanes_uint16_t::run_case(72); }, Prof::CPU},
-    {"c73@CPU", [](Prof) { lanes_uint16_t::run_case(73); }, Prof::CPU},
-    {"c74@CPU", [](Prof) { lanes_uint16_t::run_case(74); }, Prof::CPU},
-    {"c75@CPU", [](Prof) { lanes_uint16_t::run_case(75); }, Prof::CPU},
-    {"c76@CPU", [](Prof) { lanes_uint16_t::run_case(76); }, Prof::CPU},
-    {"c77@CPU", [](Prof) { lanes_uint16_t::run_case(77); }, Prof::CPU},
-    {"c78@CPU", [](Prof) { lanes_uint16_t::run_case(78); }, Prof::CPU},
-    {"c79@CPU", [](Prof) { lanes_uint16_t::run_case(79); }, Prof::CPU},
-    {"c80@CPU", [](Prof) { lanes_uint16_t::run_case(80); }, Prof::CPU},
-    {"c81@CPU", [](Prof) { lanes_uint16_t::run_case(81); }, Prof::CPU},
-    {"c82@CPU", [](Prof) { lanes_uint16_t::run_case(82); }, Prof::CPU},
-    {"c83@CPU", [](Prof) { lanes_uint16_t::run_case(83); }, Prof::CPU},
-    {"c84@CPU", [](Prof) { lanes_int32_t::run_case(84); }, Prof::CPU},
-    {"c85@CPU", [](Prof) { lanes_int32_t::run_case(85); }, Prof::CPU},
-    {"c86@CPU", [](Prof) { lanes_int32_t::run_case(86); }, Prof::CPU},
-    {"c87@CPU", [](Prof) { lanes_int32_t::run_case(87); }, Prof::CPU},
-    {"c88@CPU", [](Prof) { lanes_int32_t::run_case(88); }, Prof::CPU},
-    {"c89@CPU", [](Prof) { lanes_int32_t::run_case(89); }, Prof::CPU},
-    {"c90@CPU", [](Prof) { lanes_int32_t::run_case(90); }, Prof::CPU},
-    {"c91@CPU", [](Prof) { lanes_int32_t::run_case(91); }, Prof::CPU},
-    {"c92@CPU", [](Prof) { lanes_int32_t::run_case(92); }, Prof::CPU},
-    {"c93@CPU", [](Prof) { lanes_int32_t::run_case(93); }, Prof::CPU},
-    {"c94@CPU", [](Prof) { lanes_int32_t::run_case(94); }, Prof::CPU},
-    {"c95@CPU", [](Prof) { lanes_int32_t::run_case(95); }, Prof::CPU},
-    {"c96@CPU", [](Prof) { lanes_int32_t::run_case(96); }, Prof::CPU},
-    {"c97@CPU", [](Prof) { lanes_int32_t::run_case(97); }, Prof::CPU},
-    {"c98@CPU", [](Prof) { lanes_int32_t::run_case(98); }, Prof::CPU},
-    {"c99@CPU", [](Prof) { lanes_int32_t::run_case(99); }, Prof::CPU},
-    {"c100@CPU", [](Prof) { lanes_int32_t::run_case(100); }, Prof::CPU},
-    {"c101@CPU", [](Prof) { lanes_int32_t::run_case(101); }, Prof::CPU},
-    {"c102@CPU", [](Prof) { lanes_int32_t::run_case(102); }, Prof::CPU},
-    {"c103@CPU", [](Prof) { lanes_int32_t::run_case(103); }, Prof::CPU},
-    {"c104@CPU", [](Prof) { lanes_int32_t::run_case(104); }, Prof::CPU},
-    {"c105@CPU", [](Prof) { lanes_int32_t::run_case(105); }, Prof::CPU},
-    {"c106@CPU", [](Prof) { lanes_int32_t::run_case(106); }, Prof::CPU},
-    {"c107@CPU", [](Prof) { lanes_int32_t::run_case(107); }, Prof::CPU},
-    {"c108@CPU", [](Prof) { lanes_uint32_t::run_case(108); }, Prof::CPU},
-    {"c109@CPU", [](Prof) { lanes_uint32_t::run_case(109); }, Prof::CPU},
-    {"c110@CPU", [](Prof) { lanes_uint32_t::run_case(110); }, Prof::CPU},
-    {"c111@CPU", [](Prof) { lanes_uint32_t::run_case(111); }, Prof::CPU},
-    {"c112@CPU", [](Prof) { lanes_uint32_t::run_case(112); }, Prof::CPU},
-    {"c113@CPU", [](Prof) { lanes_uint32_t::run_case(113); }, Prof::CPU},
-    {"c114@CPU", [](Prof) { lanes_uint32_t::run_case(114); }, Prof::CPU},
-    {"c115@CPU", [](Prof) { lanes_uint32_t::run_case(115); }, Prof::CPU},
-    {"c116@CPU", [](Prof) { lanes_uint32_t::run_case(116); }, Prof::CPU},
-    {"c117@CPU", [](Prof) { lanes_uint32_t::run_case(117); }, Prof::CPU},
-    {"c118@CPU", [](Prof) { lanes_uint32_t::run_case(118); }, Prof::CPU},
-    {"c119@CPU", [](Prof) { lanes_uint32_t::run_case(119); }, Prof::CPU},
-    {"c120@CPU", [](Prof) { lanes_uint32_t::run_case(120); }, Prof::CPU},
-    {"c121@CPU", [](Prof) { lanes_uint32_t::run_case(121); }, Prof::CPU},
-    {"c122@CPU", [](Prof) { lanes_uint32_t::run_case(122); }, Prof::CPU},
-    {"c123@CPU", [](Prof) { lanes_uint32_t::run_case(123); }, Prof::CPU},
-    {"c124@CPU", [](Prof) { lanes_uint32_t::run_case(124); }, Prof::CPU},
-    {"c125@CPU", [](Prof) { lanes_uint32_t::run_case(125); }, Prof::CPU},
+    {"c0@CPU", [](Prof) { lanes_half::run_case(0); }, Prof::CPU},
+    {"c1@CPU", [](Prof) { lanes_half::run_case(1); }, Prof::CPU},
+    {"c2@CPU", [](Prof) { lanes_half::run_case(2); }, Prof::CPU},
+    {"c3@CPU", [](Prof) { lanes_half::run_case(3); }, Prof::CPU},
+    {"c4@CPU", [](Prof) { lanes_half::run_case(4); }, Prof::CPU},
+    {"c5@CPU", [](Prof) { lanes_half::run_case(5); }, Prof::CPU},
+    {"c6@CPU", [](Prof) { lanes_half::run_case(6); }, Prof::CPU},
+    {"c7@CPU", [](Prof) { lanes_half::run_case(7); }, Prof::CPU},
+    {"c8@CPU", [](Prof) { lanes_half::run_case(8); }, Prof::CPU},
+    {"c9@CPU", [](Prof) { lanes_half::run_case(9); }, Prof::CPU},
+    {"c10@CPU", [](Prof) { lanes_half::run_case(10); }, Prof::CPU},
+    {"c11@CPU", [](Prof) { lanes_half::run_case(11); }, Prof::CPU},
+    {"c12@CPU", [](Prof) { lanes_half::run_case(12); }, Prof::CPU},
+    {"c13@CPU", [](Prof) { lanes_half::run_case(13); }, Prof::CPU},
+    {"c14@CPU", [](Prof) { lanes_half::run_case(14); }, Prof::CPU},
+    {"c15@CPU", [](Prof) { lanes_half::run_case(15); }, Prof::CPU},
+    {"c16@CPU", [](Prof) { lanes_half::run_case(16); }, Prof::CPU},
+    {"c17@CPU", [](Prof) { lanes_half::run_case(17); }, Prof::CPU},
+    {"c18@CPU", [](Prof) { lanes_half::run_case(18); }, Prof::CPU},
+    {"c19@CPU", [](Prof) { lanes_half::run_case(19); }, Prof::CPU},
+    {"c20@CPU", [](Prof) { lanes_half::run_case(20); }, Prof::CPU},
+    {"c21@CPU", [](Prof) { lanes_half::run_case(21); }, Prof::CPU},
+    {"c22@CPU", [](Prof) { lanes_half::run_case(22); }, Prof::CPU},
+    {"c23@CPU", [](Prof) { lanes_half::run_case(23); }, Prof::CPU},
+    {"c24@CPU", [](Prof) { lanes_bfloat16_t::run_case(24); }, Prof::CPU},
+    {"c25@CPU", [](Prof) { lanes_bfloat16_t::run_case(25); }, Prof::CPU},
+    {"c26@CPU", [](Prof) { lanes_bfloat16_t::run_case(26); }, Prof::CPU},
+    {"c27@CPU", [](Prof) { lanes_bfloat16_t::run_case(27); }, Prof::CPU},
+    {"c28@CPU", [](Prof) { lanes_bfloat16_t::run_case(28); }, Prof::CPU},
+    {"c29@CPU", [](Prof) { lanes_bfloat16_t::run_case(29); }, Prof::CPU},
+    {"c30@CPU", [](Prof) { lanes_bfloat16_t::run_case(30); }, Prof::CPU},
+    {"c31@CPU", [](Prof) { lanes_bfloat16_t::run_case(31); }, Prof::CPU},
+    {"c32@CPU", [](Prof) { lanes_bfloat16_t::run_case(32); }, Prof::CPU},
+    {"c33@CPU", [](Prof) { lanes_bfloat16_t::run_case(33); }, Prof::CPU},
+    {"c34@CPU", [](Prof) { lanes_bfloat16_t::run_case(34); }, Prof::CPU},
+    {"c35@CPU", [](Prof) { lanes_bfloat16_t::run_case(35); }, Prof::CPU},
+    {"c36@CPU", [](Prof) { lanes_bfloat16_t::run_case(36); }, Prof::CPU},
+    {"c37@CPU", [](Prof) { lanes_bfloat16_t::run_case(37); }, Prof::CPU},
+    {"c38@CPU", [](Prof) { lanes_bfloat16_t::run_case(38); }, Prof::CPU},
+    {"c39@CPU", [](Prof) { lanes_bfloat16_t::run_case(39); }, Prof::CPU},
+    {"c40@CPU", [](Prof) { lanes_bfloat16_t::run_case(40); }, Prof::CPU},
+    {"c41@CPU", [](Prof) { lanes_bfloat16_t::run_case(41); }, Prof::CPU},
+    {"c42@CPU", [](Prof) { lanes_bfloat16_t::run_case(42); }, Prof::CPU},
+    {"c43@CPU", [](Prof) { lanes_bfloat16_t::run_case(43); }, Prof::CPU},
+    {"c44@CPU", [](Prof) { lanes_bfloat16_t::run_case(44); }, Prof::CPU},
+    {"c45@CPU", [](Prof) { lanes_bfloat16_t::run_case(45); }, Prof::CPU},
+    {"c46@CPU", [](Prof) { lanes_bfloat16_t::run_case(46); }, Prof::CPU},
+    {"c47@CPU", [](Prof) { lanes_bfloat16_t::run_case(47); }, Prof::CPU},
+    {"c48@CPU", [](Prof) { lanes_float::run_case(48); }, Prof::CPU},
+    {"c49@CPU", [](Prof) { lanes_float::run_case(49); }, Prof::CPU},
+    {"c50@CPU", [](Prof) { lanes_float::run_case(50); }, Prof::CPU},
+    {"c51@CPU", [](Prof) { lanes_float::run_case(51); }, Prof::CPU},
+    {"c52@CPU", [](Prof) { lanes_float::run_case(52); }, Prof::CPU},
+    {"c53@CPU", [](Prof) { lanes_float::run_case(53); }, Prof::CPU},
+    {"c54@CPU", [](Prof) { lanes_float::run_case(54); }, Prof::CPU},
+    {"c55@CPU", [](Prof) { lanes_float::run_case(55); }, Prof::CPU},
+    {"c56@CPU", [](Prof) { lanes_float::run_case(56); }, Prof::CPU},
+    {"c57@CPU", [](Prof) { lanes_float::run_case(57); }, Prof::CPU},
+    {"c58@CPU", [](Prof) { lanes_float::run_case(58); }, Prof::CPU},
+    {"c59@CPU", [](Prof) { lanes_float::run_case(59); }, Prof::CPU},
+    {"c60@CPU", [](Prof) { lanes_float::run_case(60); }, Prof::CPU},
+    {"c61@CPU", [](Prof) { lanes_float::run_case(61); }, Prof::CPU},
+    {"c62@CPU", [](Prof) { lanes_float::run_case(62); }, Prof::CPU},
+    {"c63@CPU", [](Prof) { lanes_float::run_case(63); }, Prof::CPU},
+    {"c64@CPU", [](Prof) { lanes_float::run_case(64); }, Prof::CPU},
+    {"c65@CPU", [](Prof) { lanes_float::run_case(65); }, Prof::CPU},
+    {"c66@CPU", [](Prof) { lanes_float::run_case(66); }, Prof::CPU},
+    {"c67@CPU", [](Prof) { lanes_float::run_case(67); }, Prof::CPU},
+    {"c68@CPU", [](Prof) { lanes_float::run_case(68); }, Prof::CPU},
+    {"c69@CPU", [](Prof) { lanes_float::run_case(69); }, Prof::CPU},
+    {"c70@CPU", [](Prof) { lanes_float::run_case(70); }, Prof::CPU},
+    {"c71@CPU", [](Prof) { lanes_float::run_case(71); }, Prof::CPU},
+    {"c72@CPU", [](Prof) { lanes_int8_t::run_case(72); }, Prof::CPU},
+    {"c73@CPU", [](Prof) { lanes_int8_t::run_case(73); }, Prof::CPU},
+    {"c74@CPU", [](Prof) { lanes_int8_t::run_case(74); }, Prof::CPU},
+    {"c75@CPU", [](Prof) { lanes_int8_t::run_case(75); }, Prof::CPU},
+    {"c76@CPU", [](Prof) { lanes_int8_t::run_case(76); }, Prof::CPU},
+    {"c77@CPU", [](Prof) { lanes_int8_t::run_case(77); }, Prof::CPU},
+    {"c78@CPU", [](Prof) { lanes_int8_t::run_case(78); }, Prof::CPU},
+    {"c79@CPU", [](Prof) { lanes_int8_t::run_case(79); }, Prof::CPU},
+    {"c80@CPU", [](Prof) { lanes_int8_t::run_case(80); }, Prof::CPU},
+    {"c81@CPU", [](Prof) { lanes_int8_t::run_case(81); }, Prof::CPU},
+    {"c82@CPU", [](Prof) { lanes_int8_t::run_case(82); }, Prof::CPU},
+    {"c83@CPU", [](Prof) { lanes_int8_t::run_case(83); }, Prof::CPU},
+    {"c84@CPU", [](Prof) { lanes_int8_t::run_case(84); }, Prof::CPU},
+    {"c85@CPU", [](Prof) { lanes_int8_t::run_case(85); }, Prof::CPU},
+    {"c86@CPU", [](Prof) { lanes_int8_t::run_case(86); }, Prof::CPU},
+    {"c87@CPU", [](Prof) { lanes_int8_t::run_case(87); }, Prof::CPU},
+    {"c88@CPU", [](Prof) { lanes_int8_t::run_case(88); }, Prof::CPU},
+    {"c89@CPU", [](Prof) { lanes_int8_t::run_case(89); }, Prof::CPU},
+    {"c90@CPU", [](Prof) { lanes_int8_t::run_case(90); }, Prof::CPU},
+    {"c91@CPU", [](Prof) { lanes_int8_t::run_case(91); }, Prof::CPU},
+    {"c92@CPU", [](Prof) { lanes_int8_t::run_case(92); }, Prof::CPU},
+    {"c93@CPU", [](Prof) { lanes_int8_t::run_case(93); }, Prof::CPU},
+    {"c94@CPU", [](Prof) { lanes_int8_t::run_case(94); }, Prof::CPU},
+    {"c95@CPU", [](Prof) { lanes_int8_t::run_case(95); }, Prof::CPU},
+    {"c96@CPU", [](Prof) { lanes_uint8_t::run_case(96); }, Prof::CPU},
+    {"c97@CPU", [](Prof) { lanes_uint8_t::run_case(97); }, Prof::CPU},
+    {"c98@CPU", [](Prof) { lanes_uint8_t::run_case(98); }, Prof::CPU},
+    {"c99@CPU", [](Prof) { lanes_uint8_t::run_case(99); }, Prof::CPU},
+    {"c100@CPU", [](Prof) { lanes_uint8_t::run_case(100); }, Prof::CPU},
+    {"c101@CPU", [](Prof) { lanes_uint8_t::run_case(101); }, Prof::CPU},
+    {"c102@CPU", [](Prof) { lanes_uint8_t::run_case(102); }, Prof::CPU},
+    {"c103@CPU", [](Prof) { lanes_uint8_t::run_case(103); }, Prof::CPU},
+    {"c104@CPU", [](Prof) { lanes_uint8_t::run_case(104); }, Prof::CPU},
+    {"c105@CPU", [](Prof) { lanes_uint8_t::run_case(105); }, Prof::CPU},
+    {"c106@CPU", [](Prof) { lanes_uint8_t::run_case(106); }, Prof::CPU},
+    {"c107@CPU", [](Prof) { lanes_uint8_t::run_case(107); }, Prof::CPU},
+    {"c108@CPU", [](Prof) { lanes_uint8_t::run_case(108); }, Prof::CPU},
+    {"c109@CPU", [](Prof) { lanes_uint8_t::run_case(109); }, Prof::CPU},
+    {"c110@CPU", [](Prof) { lanes_uint8_t::run_case(110); }, Prof::CPU},
+    {"c111@CPU", [](Prof) { lanes_uint8_t::run_case(111); }, Prof::CPU},
+    {"c112@CPU", [](Prof) { lanes_uint8_t::run_case(112); }, Prof::CPU},
+    {"c113@CPU", [](Prof) { lanes_uint8_t::run_case(113); }, Prof::CPU},
+    {"c114@CPU", [](Prof) { lanes_int16_t::run_case(114); }, Prof::CPU},
+    {"c115@CPU", [](Prof) { lanes_int16_t::run_case(115); }, Prof::CPU},
+    {"c116@CPU", [](Prof) { lanes_int16_t::run_case(116); }, Prof::CPU},
+    {"c117@CPU", [](Prof) { lanes_int16_t::run_case(117); }, Prof::CPU},
+    {"c118@CPU", [](Prof) { lanes_int16_t::run_case(118); }, Prof::CPU},
+    {"c119@CPU", [](Prof) { lanes_int16_t::run_case(119); }, Prof::CPU},
+    {"c120@CPU", [](Prof) { lanes_int16_t::run_case(120); }, Prof::CPU},
+    {"c121@CPU", [](Prof) { lanes_int16_t::run_case(121); }, Prof::CPU},
+    {"c122@CPU", [](Prof) { lanes_int16_t::run_case(122); }, Prof::CPU},
+    {"c123@CPU", [](Prof) { lanes_int16_t::run_case(123); }, Prof::CPU},
+    {"c124@CPU", [](Prof) { lanes_int16_t::run_case(124); }, Prof::CPU},
+    {"c125@CPU", [](Prof) { lanes_int16_t::run_case(125); }, Prof::CPU},
+    {"c126@CPU", [](Prof) { lanes_int16_t::run_case(126); }, Prof::CPU},
+    {"c127@CPU", [](Prof) { lanes_int16_t::run_case(127); }, Prof::CPU},
+    {"c128@CPU", [](Prof) { lanes_int16_t::run_case(128); }, Prof::CPU},
+    {"c129@CPU", [](Prof) { lanes_int16_t::run_case(129); }, Prof::CPU},
+    {"c130@CPU", [](Prof) { lanes_int16_t::run_case(130); }, Prof::CPU},
+    {"c131@CPU", [](Prof) { lanes_int16_t::run_case(131); }, Prof::CPU},
+    {"c132@CPU", [](Prof) { lanes_int16_t::run_case(132); }, Prof::CPU},
+    {"c133@CPU", [](Prof) { lanes_int16_t::run_case(133); }, Prof::CPU},
+    {"c134@CPU", [](Prof) { lanes_int16_t::run_case(134); }, Prof::CPU},
+    {"c135@CPU", [](Prof) { lanes_int16_t::run_case(135); }, Prof::CPU},
+    {"c136@CPU", [](Prof) { lanes_int16_t::run_case(136); }, Prof::CPU},
+    {"c137@CPU", [](Prof) { lanes_int16_t::run_case(137); }, Prof::CPU},
+    {"c138@CPU", [](Prof) { lanes_uint16_t::run_case(138); }, Prof::CPU},
+    {"c139@CPU", [](Prof) { lanes_uint16_t::run_case(139); }, Prof::CPU},
+    {"c140@CPU", [](Prof) { lanes_uint16_t::run_case(140); }, Prof::CPU},
+    {"c141@CPU", [](Prof) { lanes_uint16_t::run_case(141); }, Prof::CPU},
+    {"c142@CPU", [](Prof) { lanes_uint16_t::run_case(142); }, Prof::CPU},
+    {"c143@CPU", [](Prof) { lanes_uint16_t::run_case(143); }, Prof::CPU},
+    {"c144@CPU", [](Prof) { lanes_uint16_t::run_case(144); }, Prof::CPU},
+    {"c145@CPU", [](Prof) { lanes_uint16_t::run_case(145); }, Prof::CPU},
+    {"c146@CPU", [](Prof) { lanes_uint16_t::run_case(146); }, Prof::CPU},
+    {"c147@CPU", [](Prof) { lanes_uint16_t::run_case(147); }, Prof::CPU},
+    {"c148@CPU", [](Prof) { lanes_uint16_t::run_case(148); }, Prof::CPU},
+    {"c149@CPU", [](Prof) { lanes_uint16_t::run_case(149); }, Prof::CPU},
+    {"c150@CPU", [](Prof) { lanes_uint16_t::run_case(150); }, Prof::CPU},
+    {"c151@CPU", [](Prof) { lanes_uint16_t::run_case(151); }, Prof::CPU},
+    {"c152@CPU", [](Prof) { lanes_uint16_t::run_case(152); }, Prof::CPU},
+    {"c153@CPU", [](Prof) { lanes_uint16_t::run_case(153); }, Prof::CPU},
+    {"c154@CPU", [](Prof) { lanes_uint16_t::run_case(154); }, Prof::CPU},
+    {"c155@CPU", [](Prof) { lanes_uint16_t::run_case(155); }, Prof::CPU},
+    {"c156@CPU", [](Prof) { lanes_int32_t::run_case(156); }, Prof::CPU},
+    {"c157@CPU", [](Prof) { lanes_int32_t::run_case(157); }, Prof::CPU},
+    {"c158@CPU", [](Prof) { lanes_int32_t::run_case(158); }, Prof::CPU},
+    {"c159@CPU", [](Prof) { lanes_int32_t::run_case(159); }, Prof::CPU},
+    {"c160@CPU", [](Prof) { lanes_int32_t::run_case(160); }, Prof::CPU},
+    {"c161@CPU", [](Prof) { lanes_int32_t::run_case(161); }, Prof::CPU},
+    {"c162@CPU", [](Prof) { lanes_int32_t::run_case(162); }, Prof::CPU},
+    {"c163@CPU", [](Prof) { lanes_int32_t::run_case(163); }, Prof::CPU},
+    {"c164@CPU", [](Prof) { lanes_int32_t::run_case(164); }, Prof::CPU},
+    {"c165@CPU", [](Prof) { lanes_int32_t::run_case(165); }, Prof::CPU},
+    {"c166@CPU", [](Prof) { lanes_int32_t::run_case(166); }, Prof::CPU},
+    {"c167@CPU", [](Prof) { lanes_int32_t::run_case(167); }, Prof::CPU},
+    {"c168@CPU", [](Prof) { lanes_int32_t::run_case(168); }, Prof::CPU},
+    {"c169@CPU", [](Prof) { lanes_int32_t::run_case(169); }, Prof::CPU},
+    {"c170@CPU", [](Prof) { lanes_int32_t::run_case(170); }, Prof::CPU},
+    {"c171@CPU", [](Prof) { lanes_int32_t::run_case(171); }, Prof::CPU},
+    {"c172@CPU", [](Prof) { lanes_int32_t::run_case(172); }, Prof::CPU},
+    {"c173@CPU", [](Prof) { lanes_int32_t::run_case(173); }, Prof::CPU},
+    {"c174@CPU", [](Prof) { lanes_int32_t::run_case(174); }, Prof::CPU},
+    {"c175@CPU", [](Prof) { lanes_int32_t::run_case(175); }, Prof::CPU},
+    {"c176@CPU", [](Prof) { lanes_int32_t::run_case(176); }, Prof::CPU},
+    {"c177@CPU", [](Prof) { lanes_int32_t::run_case(177); }, Prof::CPU},
+    {"c178@CPU", [](Prof) { lanes_int32_t::run_case(178); }, Prof::CPU},
+    {"c179@CPU", [](Prof) { lanes_int32_t::run_case(179); }, Prof::CPU},
+    {"c180@CPU", [](Prof) { lanes_uint32_t::run_case(180); }, Prof::CPU},
+    {"c181@CPU", [](Prof) { lanes_uint32_t::run_case(181); }, Prof::CPU},
+    {"c182@CPU", [](Prof) { lanes_uint32_t::run_case(182); }, Prof::CPU},
+    {"c183@CPU", [](Prof) { lanes_uint32_t::run_case(183); }, Prof::CPU},
+    {"c184@CPU", [](Prof) { lanes_uint32_t::run_case(184); }, Prof::CPU},
+    {"c185@CPU", [](Prof) { lanes_uint32_t::run_case(185); }, Prof::CPU},
+    {"c186@CPU", [](Prof) { lanes_uint32_t::run_case(186); }, Prof::CPU},
+    {"c187@CPU", [](Prof) { lanes_uint32_t::run_case(187); }, Prof::CPU},
+    {"c188@CPU", [](Prof) { lanes_uint32_t::run_case(188); }, Prof::CPU},
+    {"c189@CPU", [](Prof) { lanes_uint32_t::run_case(189); }, Prof::CPU},
+    {"c190@CPU", [](Prof) { lanes_uint32_t::run_case(190); }, Prof::CPU},
+    {"c191@CPU", [](Prof) { lanes_uint32_t::run_case(191); }, Prof::CPU},
+    {"c192@CPU", [](Prof) { lanes_uint32_t::run_case(192); }, Prof::CPU},
+    {"c193@CPU", [](Prof) { lanes_uint32_t::run_case(193); }, Prof::CPU},
+    {"c194@CPU", [](Prof) { lanes_uint32_t::run_case(194); }, Prof::CPU},
+    {"c195@CPU", [](Prof) { lanes_uint32_t::run_case(195); }, Prof::CPU},
+    {"c196@CPU", [](Prof) { lanes_uint32_t::run_case(196); }, Prof::CPU},
+    {"c197@CPU", [](Prof) { lanes_uint32_t::run_case(197); }, Prof::CPU},
 };
 
 } // namespace

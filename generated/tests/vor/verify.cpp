@@ -32,7 +32,7 @@ void legal_a2a3() {
 
 // element type outside the list
 // expected-error@*:* {{vor [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t}}
-void fail_a5_00_dtype() {
+void fail_a5_01_dtype() {
     const vreg<float, 8> result_in{};
     const vreg<float, 8> lhs{};
     const vreg<float, 8> rhs{};
@@ -53,9 +53,9 @@ void legal_a5() {
 }
 
 // element type outside the list
-// expected-error@*:* {{vor [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t}}
-void fail_cpu_00_dtype() {
-    using V = pto::vsim::vector_of<pto::vsim::f32>;
+// expected-error@*:* {{vor [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float, float8_e4m3_t}}
+void fail_cpu_02_dtype() {
+    using V = pto::vsim::vector_of<pto::vsim::i64>;
     V result;
     V lhs;
     V rhs;

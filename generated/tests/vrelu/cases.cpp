@@ -66,6 +66,30 @@ void run_case(int k) {
 
 } // namespace lanes_float
 
+// cases 48..71: the builtin on 64 lanes of int32_t; a predicate
+// is one byte per lane on file, and every result starts from the case's own register or flags
+namespace lanes_int32_t {
+
+constexpr int N = 64;
+using T = int32_t;
+using V = pto::vsim::vector_of<pto::vsim::i32>;
+// Whether each mask pattern's cases run under MODE_MERGING (else MODE_ZEROING).
+constexpr bool merging[] = {false, false, false, false, true, true};
+
+void run_case(int k) {
+    const std::string c = "c" + std::to_string(k) + "_";
+    V result;
+    load_reg<T, N>(c + "result.bin", result);
+    V input;
+    load_reg<T, N>(c + "input.bin", input);
+    vector_bool mask;
+    load_pred<T, N>(c + "mask.bin", mask);
+    vrelu(result, input, mask, merging[(k - 48) / 4] ? MODE_MERGING : MODE_ZEROING);
+    store_reg<T, N>(c + "result.out", result);
+}
+
+} // namespace lanes_int32_t
+
 const Entry entries[] = {
     {"c0@CPU", [](Prof) { lanes_half::run_case(0); }, Prof::CPU},
     {"c1@CPU", [](Prof) { lanes_half::run_case(1); }, Prof::CPU},
@@ -115,6 +139,30 @@ const Entry entries[] = {
     {"c45@CPU", [](Prof) { lanes_float::run_case(45); }, Prof::CPU},
     {"c46@CPU", [](Prof) { lanes_float::run_case(46); }, Prof::CPU},
     {"c47@CPU", [](Prof) { lanes_float::run_case(47); }, Prof::CPU},
+    {"c48@CPU", [](Prof) { lanes_int32_t::run_case(48); }, Prof::CPU},
+    {"c49@CPU", [](Prof) { lanes_int32_t::run_case(49); }, Prof::CPU},
+    {"c50@CPU", [](Prof) { lanes_int32_t::run_case(50); }, Prof::CPU},
+    {"c51@CPU", [](Prof) { lanes_int32_t::run_case(51); }, Prof::CPU},
+    {"c52@CPU", [](Prof) { lanes_int32_t::run_case(52); }, Prof::CPU},
+    {"c53@CPU", [](Prof) { lanes_int32_t::run_case(53); }, Prof::CPU},
+    {"c54@CPU", [](Prof) { lanes_int32_t::run_case(54); }, Prof::CPU},
+    {"c55@CPU", [](Prof) { lanes_int32_t::run_case(55); }, Prof::CPU},
+    {"c56@CPU", [](Prof) { lanes_int32_t::run_case(56); }, Prof::CPU},
+    {"c57@CPU", [](Prof) { lanes_int32_t::run_case(57); }, Prof::CPU},
+    {"c58@CPU", [](Prof) { lanes_int32_t::run_case(58); }, Prof::CPU},
+    {"c59@CPU", [](Prof) { lanes_int32_t::run_case(59); }, Prof::CPU},
+    {"c60@CPU", [](Prof) { lanes_int32_t::run_case(60); }, Prof::CPU},
+    {"c61@CPU", [](Prof) { lanes_int32_t::run_case(61); }, Prof::CPU},
+    {"c62@CPU", [](Prof) { lanes_int32_t::run_case(62); }, Prof::CPU},
+    {"c63@CPU", [](Prof) { lanes_int32_t::run_case(63); }, Prof::CPU},
+    {"c64@CPU", [](Prof) { lanes_int32_t::run_case(64); }, Prof::CPU},
+    {"c65@CPU", [](Prof) { lanes_int32_t::run_case(65); }, Prof::CPU},
+    {"c66@CPU", [](Prof) { lanes_int32_t::run_case(66); }, Prof::CPU},
+    {"c67@CPU", [](Prof) { lanes_int32_t::run_case(67); }, Prof::CPU},
+    {"c68@CPU", [](Prof) { lanes_int32_t::run_case(68); }, Prof::CPU},
+    {"c69@CPU", [](Prof) { lanes_int32_t::run_case(69); }, Prof::CPU},
+    {"c70@CPU", [](Prof) { lanes_int32_t::run_case(70); }, Prof::CPU},
+    {"c71@CPU", [](Prof) { lanes_int32_t::run_case(71); }, Prof::CPU},
 };
 
 } // namespace

@@ -30,7 +30,7 @@ void legal_a2a3() {
 
 // element type outside the list
 // expected-error@*:* {{vrelu [A5]: DType must be one of: half, float}}
-void fail_a5_00_dtype() {
+void fail_a5_01_dtype() {
     const vreg<int32_t, 8> result_in{};
     const vreg<int32_t, 8> input{};
     const mask<8> mask = mask_all<8>();
@@ -49,9 +49,9 @@ void legal_a5() {
 }
 
 // element type outside the list
-// expected-error@*:* {{vrelu [CPU]: DType must be one of: half, float}}
-void fail_cpu_00_dtype() {
-    using V = pto::vsim::vector_of<pto::vsim::i32>;
+// expected-error@*:* {{vrelu [CPU]: DType must be one of: half, float, int32_t}}
+void fail_cpu_02_dtype() {
+    using V = pto::vsim::vector_of<pto::vsim::i16>;
     V result;
     V input;
     vector_bool mask;

@@ -2070,23 +2070,23 @@ struct profile_a5 {
     // pto.vmul (specs/ops/binary_vector/vmul.yaml)
     template <typename V_result, typename V_lhs, typename V_rhs>
     static constexpr bool check_vmul() {
-        constexpr bool r00_dtype =
+        constexpr bool r01_dtype =
             sim::is_one_of_v<typename V_result::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t, uint32_t> &&
             sim::is_one_of_v<typename V_lhs::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t, uint32_t> &&
             sim::is_one_of_v<typename V_rhs::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t, uint32_t>;
-        static_assert(r00_dtype,
+        static_assert(r01_dtype,
                       "vmul [A5]: DType must be one of: half, bfloat16_t, float, int16_t, int32_t, uint16_t, uint32_t");
-        return r00_dtype;
+        return r01_dtype;
     }
 
     // pto.vdiv (specs/ops/binary_vector/vdiv.yaml)
     template <typename V_result, typename V_lhs, typename V_rhs>
     static constexpr bool check_vdiv() {
-        constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, float, half, bfloat16_t> &&
+        constexpr bool r01_dtype = sim::is_one_of_v<typename V_result::DType, float, half, bfloat16_t> &&
                                    sim::is_one_of_v<typename V_lhs::DType, float, half, bfloat16_t> &&
                                    sim::is_one_of_v<typename V_rhs::DType, float, half, bfloat16_t>;
-        static_assert(r00_dtype, "vdiv [A5]: DType must be one of: float, half, bfloat16_t");
-        return r00_dtype;
+        static_assert(r01_dtype, "vdiv [A5]: DType must be one of: float, half, bfloat16_t");
+        return r01_dtype;
     }
 
     // pto.vmax (specs/ops/binary_vector/vmax.yaml)
@@ -2132,13 +2132,13 @@ struct profile_a5 {
     // pto.vor (specs/ops/binary_vector/vor.yaml)
     template <typename V_result, typename V_lhs, typename V_rhs>
     static constexpr bool check_vor() {
-        constexpr bool r00_dtype =
+        constexpr bool r01_dtype =
             sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
             sim::is_one_of_v<typename V_lhs::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
             sim::is_one_of_v<typename V_rhs::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
-        static_assert(r00_dtype,
+        static_assert(r01_dtype,
                       "vor [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        return r00_dtype;
+        return r01_dtype;
     }
 
     // pto.vxor (specs/ops/binary_vector/vxor.yaml)
@@ -2257,10 +2257,10 @@ struct profile_a5 {
     // pto.vrelu (specs/ops/unary_vector/vrelu.yaml)
     template <typename V_result, typename V_input>
     static constexpr bool check_vrelu() {
-        constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float> &&
+        constexpr bool r01_dtype = sim::is_one_of_v<typename V_result::DType, half, float> &&
                                    sim::is_one_of_v<typename V_input::DType, half, float>;
-        static_assert(r00_dtype, "vrelu [A5]: DType must be one of: half, float");
-        return r00_dtype;
+        static_assert(r01_dtype, "vrelu [A5]: DType must be one of: half, float");
+        return r01_dtype;
     }
 
     // pto.vrec (specs/ops/unary_vector/vrec.yaml)

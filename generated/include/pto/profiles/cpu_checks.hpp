@@ -1931,24 +1931,28 @@ struct profile_cpu {
     // pto.vmul (specs/ops/binary_vector/vmul.yaml)
     template <typename V_result, typename V_lhs, typename V_rhs>
     static constexpr bool check_vmul() {
-        constexpr bool r00_dtype =
-            sim::is_one_of_v<typename V_result::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t, uint32_t> &&
-            sim::is_one_of_v<typename V_lhs::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t, uint32_t> &&
-            sim::is_one_of_v<typename V_rhs::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t, uint32_t>;
-        static_assert(
-            r00_dtype,
-            "vmul [CPU]: DType must be one of: half, bfloat16_t, float, int16_t, int32_t, uint16_t, uint32_t");
-        return r00_dtype;
+        constexpr bool r02_dtype = sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename V_lhs::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                                                    uint32_t, half, bfloat16_t, float> &&
+                                   sim::is_one_of_v<typename V_rhs::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                                                    uint32_t, half, bfloat16_t, float>;
+        static_assert(r02_dtype, "vmul [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, half, bfloat16_t, float");
+        return r02_dtype;
     }
 
     // pto.vdiv (specs/ops/binary_vector/vdiv.yaml)
     template <typename V_result, typename V_lhs, typename V_rhs>
     static constexpr bool check_vdiv() {
-        constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, float, half, bfloat16_t> &&
-                                   sim::is_one_of_v<typename V_lhs::DType, float, half, bfloat16_t> &&
-                                   sim::is_one_of_v<typename V_rhs::DType, float, half, bfloat16_t>;
-        static_assert(r00_dtype, "vdiv [CPU]: DType must be one of: float, half, bfloat16_t");
-        return r00_dtype;
+        constexpr bool r02_dtype =
+            sim::is_one_of_v<typename V_result::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t, uint32_t> &&
+            sim::is_one_of_v<typename V_lhs::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t, uint32_t> &&
+            sim::is_one_of_v<typename V_rhs::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t, uint32_t>;
+        static_assert(
+            r02_dtype,
+            "vdiv [CPU]: DType must be one of: half, bfloat16_t, float, int16_t, int32_t, uint16_t, uint32_t");
+        return r02_dtype;
     }
 
     // pto.vmax (specs/ops/binary_vector/vmax.yaml)
@@ -1994,13 +1998,15 @@ struct profile_cpu {
     // pto.vor (specs/ops/binary_vector/vor.yaml)
     template <typename V_result, typename V_lhs, typename V_rhs>
     static constexpr bool check_vor() {
-        constexpr bool r00_dtype =
-            sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-            sim::is_one_of_v<typename V_lhs::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-            sim::is_one_of_v<typename V_rhs::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>;
-        static_assert(r00_dtype,
-                      "vor [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        return r00_dtype;
+        constexpr bool r02_dtype = sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t,
+                                                    int32_t, uint32_t, half, bfloat16_t, float, float8_e4m3_t> &&
+                                   sim::is_one_of_v<typename V_lhs::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                                                    uint32_t, half, bfloat16_t, float, float8_e4m3_t> &&
+                                   sim::is_one_of_v<typename V_rhs::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                                                    uint32_t, half, bfloat16_t, float, float8_e4m3_t>;
+        static_assert(r02_dtype, "vor [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                                 "uint32_t, half, bfloat16_t, float, float8_e4m3_t");
+        return r02_dtype;
     }
 
     // pto.vxor (specs/ops/binary_vector/vxor.yaml)
@@ -2119,10 +2125,10 @@ struct profile_cpu {
     // pto.vrelu (specs/ops/unary_vector/vrelu.yaml)
     template <typename V_result, typename V_input>
     static constexpr bool check_vrelu() {
-        constexpr bool r00_dtype = sim::is_one_of_v<typename V_result::DType, half, float> &&
-                                   sim::is_one_of_v<typename V_input::DType, half, float>;
-        static_assert(r00_dtype, "vrelu [CPU]: DType must be one of: half, float");
-        return r00_dtype;
+        constexpr bool r02_dtype = sim::is_one_of_v<typename V_result::DType, half, float, int32_t> &&
+                                   sim::is_one_of_v<typename V_input::DType, half, float, int32_t>;
+        static_assert(r02_dtype, "vrelu [CPU]: DType must be one of: half, float, int32_t");
+        return r02_dtype;
     }
 
     // pto.vrec (specs/ops/unary_vector/vrec.yaml)

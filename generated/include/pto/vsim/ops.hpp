@@ -6,6 +6,7 @@
 // the CPU profile's rules.
 #pragma once
 
+#include <bit>
 #include <type_traits>
 
 #include <pto/vsim/lane_math.hpp>
@@ -162,14 +163,15 @@ inline void vands(A_result& result, const A_input& input, const A_scalar& scalar
                   "vands [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
     // A call the profile rejects reports its rules and instantiates nothing else.
     if constexpr (r00_dtype) {
-        using C = typename K::calc;
+        // Bitwise lanes: the math runs on each element's stored bit pattern, whatever its type.
+        using C = typename K::pattern;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
         const auto input_r = pto::vsim::image(input);
         const pred mask_p = mask;
-        const C scalar_v = pto::vsim::scalar<K>(scalar);
-        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
-            const C input_v = input_r.read(i);
+        const C scalar_v = std::bit_cast<C>(K::encode(pto::vsim::scalar<K>(scalar)));
+        each_lane<true>(result_r, mask_p, lanes_mode, [&](int i) {
+            const C input_v = input_r.read_pattern(i);
             return static_cast<C>(sim::bit_and<C>(input_v, scalar_v));
         });
     }
@@ -188,14 +190,15 @@ inline void vors(A_result& result, const A_input& input, const A_scalar& scalar,
     static_assert(r00_dtype, "vors [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
     // A call the profile rejects reports its rules and instantiates nothing else.
     if constexpr (r00_dtype) {
-        using C = typename K::calc;
+        // Bitwise lanes: the math runs on each element's stored bit pattern, whatever its type.
+        using C = typename K::pattern;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
         const auto input_r = pto::vsim::image(input);
         const pred mask_p = mask;
-        const C scalar_v = pto::vsim::scalar<K>(scalar);
-        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
-            const C input_v = input_r.read(i);
+        const C scalar_v = std::bit_cast<C>(K::encode(pto::vsim::scalar<K>(scalar)));
+        each_lane<true>(result_r, mask_p, lanes_mode, [&](int i) {
+            const C input_v = input_r.read_pattern(i);
             return static_cast<C>(sim::bit_or<C>(input_v, scalar_v));
         });
     }
@@ -215,14 +218,15 @@ inline void vxors(A_result& result, const A_input& input, const A_scalar& scalar
                   "vxors [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
     // A call the profile rejects reports its rules and instantiates nothing else.
     if constexpr (r00_dtype) {
-        using C = typename K::calc;
+        // Bitwise lanes: the math runs on each element's stored bit pattern, whatever its type.
+        using C = typename K::pattern;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
         const auto input_r = pto::vsim::image(input);
         const pred mask_p = mask;
-        const C scalar_v = pto::vsim::scalar<K>(scalar);
-        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
-            const C input_v = input_r.read(i);
+        const C scalar_v = std::bit_cast<C>(K::encode(pto::vsim::scalar<K>(scalar)));
+        each_lane<true>(result_r, mask_p, lanes_mode, [&](int i) {
+            const C input_v = input_r.read_pattern(i);
             return static_cast<C>(sim::bit_xor<C>(input_v, scalar_v));
         });
     }
@@ -450,12 +454,12 @@ inline void vmul(A_result& result, const A_lhs& lhs, const A_rhs& rhs, const vec
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_lhs>, K>, "vmul: lhs and result must hold one element type");
     static_assert(std::is_same_v<kind_of<A_rhs>, K>, "vmul: rhs and result must hold one element type");
-    constexpr bool r00_dtype = admits<K, pto::vsim::f16, pto::vsim::bf16, pto::vsim::f32, pto::vsim::i16,
-                                      pto::vsim::i32, pto::vsim::u16, pto::vsim::u32>;
-    static_assert(r00_dtype,
-                  "vmul [CPU]: DType must be one of: half, bfloat16_t, float, int16_t, int32_t, uint16_t, uint32_t");
+    constexpr bool r02_dtype = admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32,
+                                      pto::vsim::u32, pto::vsim::f16, pto::vsim::bf16, pto::vsim::f32>;
+    static_assert(r02_dtype, "vmul [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
+                             "half, bfloat16_t, float");
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (r00_dtype) {
+    if constexpr (r02_dtype) {
         using C = typename K::calc;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
@@ -479,10 +483,12 @@ inline void vdiv(A_result& result, const A_lhs& lhs, const A_rhs& rhs, const vec
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_lhs>, K>, "vdiv: lhs and result must hold one element type");
     static_assert(std::is_same_v<kind_of<A_rhs>, K>, "vdiv: rhs and result must hold one element type");
-    constexpr bool r00_dtype = admits<K, pto::vsim::f32, pto::vsim::f16, pto::vsim::bf16>;
-    static_assert(r00_dtype, "vdiv [CPU]: DType must be one of: float, half, bfloat16_t");
+    constexpr bool r02_dtype = admits<K, pto::vsim::f16, pto::vsim::bf16, pto::vsim::f32, pto::vsim::i16,
+                                      pto::vsim::i32, pto::vsim::u16, pto::vsim::u32>;
+    static_assert(r02_dtype,
+                  "vdiv [CPU]: DType must be one of: half, bfloat16_t, float, int16_t, int32_t, uint16_t, uint32_t");
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (r00_dtype) {
+    if constexpr (r02_dtype) {
         using C = typename K::calc;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
@@ -569,15 +575,16 @@ inline void vand(A_result& result, const A_lhs& lhs, const A_rhs& rhs, const vec
     static_assert(r00_dtype, "vand [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
     // A call the profile rejects reports its rules and instantiates nothing else.
     if constexpr (r00_dtype) {
-        using C = typename K::calc;
+        // Bitwise lanes: the math runs on each element's stored bit pattern, whatever its type.
+        using C = typename K::pattern;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
         const auto lhs_r = pto::vsim::image(lhs);
         const auto rhs_r = pto::vsim::image(rhs);
         const pred mask_p = mask;
-        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
-            const C lhs_v = lhs_r.read(i);
-            const C rhs_v = rhs_r.read(i);
+        each_lane<true>(result_r, mask_p, lanes_mode, [&](int i) {
+            const C lhs_v = lhs_r.read_pattern(i);
+            const C rhs_v = rhs_r.read_pattern(i);
             return static_cast<C>(sim::bit_and<C>(lhs_v, rhs_v));
         });
     }
@@ -592,20 +599,23 @@ inline void vor(A_result& result, const A_lhs& lhs, const A_rhs& rhs, const vect
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_lhs>, K>, "vor: lhs and result must hold one element type");
     static_assert(std::is_same_v<kind_of<A_rhs>, K>, "vor: rhs and result must hold one element type");
-    constexpr bool r00_dtype =
-        admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>;
-    static_assert(r00_dtype, "vor [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    constexpr bool r02_dtype =
+        admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32, pto::vsim::u32,
+               pto::vsim::f16, pto::vsim::bf16, pto::vsim::f32, pto::vsim::f8e4m3>;
+    static_assert(r02_dtype, "vor [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
+                             "half, bfloat16_t, float, float8_e4m3_t");
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (r00_dtype) {
-        using C = typename K::calc;
+    if constexpr (r02_dtype) {
+        // Bitwise lanes: the math runs on each element's stored bit pattern, whatever its type.
+        using C = typename K::pattern;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
         const auto lhs_r = pto::vsim::image(lhs);
         const auto rhs_r = pto::vsim::image(rhs);
         const pred mask_p = mask;
-        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
-            const C lhs_v = lhs_r.read(i);
-            const C rhs_v = rhs_r.read(i);
+        each_lane<true>(result_r, mask_p, lanes_mode, [&](int i) {
+            const C lhs_v = lhs_r.read_pattern(i);
+            const C rhs_v = rhs_r.read_pattern(i);
             return static_cast<C>(sim::bit_or<C>(lhs_v, rhs_v));
         });
     }
@@ -625,15 +635,16 @@ inline void vxor(A_result& result, const A_lhs& lhs, const A_rhs& rhs, const vec
     static_assert(r00_dtype, "vxor [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
     // A call the profile rejects reports its rules and instantiates nothing else.
     if constexpr (r00_dtype) {
-        using C = typename K::calc;
+        // Bitwise lanes: the math runs on each element's stored bit pattern, whatever its type.
+        using C = typename K::pattern;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
         const auto lhs_r = pto::vsim::image(lhs);
         const auto rhs_r = pto::vsim::image(rhs);
         const pred mask_p = mask;
-        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
-            const C lhs_v = lhs_r.read(i);
-            const C rhs_v = rhs_r.read(i);
+        each_lane<true>(result_r, mask_p, lanes_mode, [&](int i) {
+            const C lhs_v = lhs_r.read_pattern(i);
+            const C rhs_v = rhs_r.read_pattern(i);
             return static_cast<C>(sim::bit_xor<C>(lhs_v, rhs_v));
         });
     }
@@ -647,7 +658,11 @@ inline void vshl(A_result& result, const A_lhs& lhs, const A_rhs& rhs, const vec
                  mode lanes_mode = MODE_MERGING) {
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_lhs>, K>, "vshl: lhs and result must hold one element type");
-    static_assert(std::is_same_v<kind_of<A_rhs>, K>, "vshl: rhs and result must hold one element type");
+    // A shift count: integers of the result's width, of either signedness (A5 code passes int8_t
+    // counts for uint8_t lanes); a count outside [0, bit width) reads so in either.
+    static_assert(std::is_same_v<kind_of<A_rhs>, K> ||
+                      (!K::is_float && !kind_of<A_rhs>::is_float && kind_of<A_rhs>::width == K::width),
+                  "vshl: rhs must hold result's element type or the integer of its width of the other signedness");
     constexpr bool r00_dtype =
         admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>;
     static_assert(r00_dtype, "vshl [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
@@ -661,7 +676,7 @@ inline void vshl(A_result& result, const A_lhs& lhs, const A_rhs& rhs, const vec
         const pred mask_p = mask;
         each_lane(result_r, mask_p, lanes_mode, [&](int i) {
             const C lhs_v = lhs_r.read(i);
-            const C rhs_v = rhs_r.read(i);
+            const C rhs_v = static_cast<C>(rhs_r.read(i));
             return static_cast<C>(sim::shl<C>(lhs_v, rhs_v));
         });
     }
@@ -675,7 +690,11 @@ inline void vshr(A_result& result, const A_lhs& lhs, const A_rhs& rhs, const vec
                  mode lanes_mode = MODE_MERGING) {
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_lhs>, K>, "vshr: lhs and result must hold one element type");
-    static_assert(std::is_same_v<kind_of<A_rhs>, K>, "vshr: rhs and result must hold one element type");
+    // A shift count: integers of the result's width, of either signedness (A5 code passes int8_t
+    // counts for uint8_t lanes); a count outside [0, bit width) reads so in either.
+    static_assert(std::is_same_v<kind_of<A_rhs>, K> ||
+                      (!K::is_float && !kind_of<A_rhs>::is_float && kind_of<A_rhs>::width == K::width),
+                  "vshr: rhs must hold result's element type or the integer of its width of the other signedness");
     constexpr bool r00_dtype =
         admits<K, pto::vsim::i8, pto::vsim::u8, pto::vsim::i16, pto::vsim::u16, pto::vsim::i32, pto::vsim::u32>;
     static_assert(r00_dtype, "vshr [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
@@ -689,7 +708,7 @@ inline void vshr(A_result& result, const A_lhs& lhs, const A_rhs& rhs, const vec
         const pred mask_p = mask;
         each_lane(result_r, mask_p, lanes_mode, [&](int i) {
             const C lhs_v = lhs_r.read(i);
-            const C rhs_v = rhs_r.read(i);
+            const C rhs_v = static_cast<C>(rhs_r.read(i));
             return static_cast<C>(sim::shr<C>(lhs_v, rhs_v));
         });
     }
@@ -893,10 +912,10 @@ template <typename A_result, typename A_input>
 inline void vrelu(A_result& result, const A_input& input, const vector_bool& mask, mode lanes_mode = MODE_MERGING) {
     using K = kind_of<A_result>;
     static_assert(std::is_same_v<kind_of<A_input>, K>, "vrelu: input and result must hold one element type");
-    constexpr bool r00_dtype = admits<K, pto::vsim::f16, pto::vsim::f32>;
-    static_assert(r00_dtype, "vrelu [CPU]: DType must be one of: half, float");
+    constexpr bool r02_dtype = admits<K, pto::vsim::f16, pto::vsim::f32, pto::vsim::i32>;
+    static_assert(r02_dtype, "vrelu [CPU]: DType must be one of: half, float, int32_t");
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (r00_dtype) {
+    if constexpr (r02_dtype) {
         using C = typename K::calc;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
@@ -967,13 +986,14 @@ inline void vnot(A_result& result, const A_input& input, const vector_bool& mask
     static_assert(r00_dtype, "vnot [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
     // A call the profile rejects reports its rules and instantiates nothing else.
     if constexpr (r00_dtype) {
-        using C = typename K::calc;
+        // Bitwise lanes: the math runs on each element's stored bit pattern, whatever its type.
+        using C = typename K::pattern;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
         const auto input_r = pto::vsim::image(input);
         const pred mask_p = mask;
-        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
-            const C input_v = input_r.read(i);
+        each_lane<true>(result_r, mask_p, lanes_mode, [&](int i) {
+            const C input_v = input_r.read_pattern(i);
             return static_cast<C>(sim::bit_not<C>(input_v));
         });
     }
@@ -1041,13 +1061,14 @@ inline void vmov(A_result& result, const A_input& input, const vector_bool& mask
                              "int32_t, uint32_t, bfloat16_t");
     // A call the profile rejects reports its rules and instantiates nothing else.
     if constexpr (r00_dtype) {
-        using C = typename K::calc;
+        // Bitwise lanes: the math runs on each element's stored bit pattern, whatever its type.
+        using C = typename K::pattern;
         // Sources are read from copies, so a result may be any of them (vaddcs(c, x, x, y, c, p)).
         auto& result_r = pto::vsim::image(result);
         const auto input_r = pto::vsim::image(input);
         const pred mask_p = mask;
-        each_lane(result_r, mask_p, lanes_mode, [&](int i) {
-            const C input_v = input_r.read(i);
+        each_lane<true>(result_r, mask_p, lanes_mode, [&](int i) {
+            const C input_v = input_r.read_pattern(i);
             return static_cast<C>(input_v);
         });
     }

@@ -44,3 +44,15 @@ union FloatIntUnion<half> {
 using HalfUnion = FloatIntUnion<half>;
 } // namespace pto
 #endif
+
+// Upstream's adaptation layer (pto/common/arch_cce_intrinsic.hpp) defines `pto_copy_ubuf_to_ubuf` for
+// device builds only, and A5's TMrgSort.hpp and TSort32.hpp call it without including that header. On
+// A5 it is the UB -> UB burst copy of the dma-copy pages, which pto/vsim/dma.hpp simulates.
+#if __has_include(<pto/npu/a5/common.hpp>) && !defined(__CCE_AICORE__)
+namespace pto {
+inline void pto_copy_ubuf_to_ubuf(void* dst, void* src, uint16_t nBurst, uint16_t lenBurst, uint16_t srcGap,
+                                  uint16_t dstGap) {
+    copy_ubuf_to_ubuf(dst, src, nBurst, lenBurst, srcGap, dstGap);
+}
+} // namespace pto
+#endif

@@ -56,8 +56,10 @@ inline void take(options& o, sat s) {
 // The register is the host prelude's (`get_ctrl` of pto/common/cpu_stub.hpp, included before the
 // builtins); a prelude without one reads as 0. The call names an empty dependent pack so that it is
 // looked up when a vcvt is instantiated, and a prelude that lacks it still compiles.
+// Between 16-bit float types (bf16 and f16) bit 48 decides alone: 0 saturates, 1 does not.
 inline constexpr int ctrl_sat_enable_bit = 60;
 inline constexpr int ctrl_sat_off_bit = 59;
+inline constexpr int ctrl_sat_off_16_bit = 48;
 template <typename... None>
 std::uint64_t ctrl_register() {
     if constexpr (requires { get_ctrl(None{}...); })
@@ -65,9 +67,12 @@ std::uint64_t ctrl_register() {
     else
         return 0;
 }
+template <bool Float16Pair>
 inline void take_ctrl(options& o) {
     const std::uint64_t ctrl = ctrl_register();
-    if (ctrl >> ctrl_sat_enable_bit & 1)
+    if constexpr (Float16Pair)
+        o.saturate = (ctrl >> ctrl_sat_off_16_bit & 1) == 0;
+    else if (ctrl >> ctrl_sat_enable_bit & 1)
         o.saturate = (ctrl >> ctrl_sat_off_bit & 1) == 0;
 }
 inline void take(options& o, part p) {
@@ -182,12 +187,13 @@ sim::exact_t exact(typename S::bits b) {
         return static_cast<sim::exact_t>(b);
 }
 
-// The pairs the page's type tables list, and s64 to s32 and f32, which A5's TCVT converts.
+// The pairs the page's type tables list, and those A5 code converts besides (s64 to s32 and f32, bf16 to
+// f16 and back): the CPU profile's list (vcvt's spec).
 template <typename S, typename D>
 inline constexpr bool admitted =
     (std::is_same_v<S, f32> && admits<D, i64, i32, i16, f16, bf16>) ||
-    (std::is_same_v<S, f16> && admits<D, i32, i16, i8, u8, f32>) ||
-    (std::is_same_v<S, bf16> && admits<D, i32, f32>) ||
+    (std::is_same_v<S, f16> && admits<D, i32, i16, i8, u8, f32, bf16>) ||
+    (std::is_same_v<S, bf16> && admits<D, i32, f32, f16>) ||
     (std::is_same_v<S, u8> && admits<D, f16, u16, u32>) ||
     (std::is_same_v<S, i8> && admits<D, f16, i16, i32>) ||
     (std::is_same_v<S, u16> && admits<D, u8, u32>) ||
@@ -218,7 +224,7 @@ inline void vcvt(A_dst& dst, const A_src& src, const vector_bool& mask, Tokens..
         } else {
             cvt::options o;
             (cvt::take(o, tokens), ...);
-            cvt::take_ctrl(o);
+            cvt::take_ctrl<S::is_float && D::is_float && S::width == 2 && D::width == 2>(o);
             const auto in = image(src);
             const pred p = mask;
             auto& out = image(dst);

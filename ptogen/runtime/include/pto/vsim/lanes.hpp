@@ -14,15 +14,20 @@ inline constexpr bool admits = (std::is_same_v<K, Admitted> || ...);
 
 // dst lane i = f(i) where the predicate is set at lane i's first byte (lanes of dst's width); an
 // inactive lane is zeroed (MODE_ZEROING) or keeps its value (MODE_MERGING). f reads its sources at
-// lane i before lane i is written, so a destination may also be a source.
-template <typename R, typename F>
+// lane i before lane i is written, so a destination may also be a source. With `Pattern`, f gives the
+// lane's bit pattern (K::pattern) rather than its value.
+template <bool Pattern = false, typename R, typename F>
 inline void each_lane(R& dst, const pred& mask, mode m, F&& f) {
     using K = typename R::kind;
     for (int i = 0; i < R::lanes; ++i) {
-        if (mask.lane(i, K::width))
+        if (!mask.lane(i, K::width)) {
+            if (m != mode::merging)
+                dst.set(i, typename K::bits{});
+        } else if constexpr (Pattern) {
+            dst.write_pattern(i, f(i));
+        } else {
             dst.write(i, f(i));
-        else if (m != mode::merging)
-            dst.set(i, typename K::bits{});
+        }
     }
 }
 

@@ -27,6 +27,11 @@ struct kind_base {
     static constexpr bool is_float = Float;
     static constexpr char code = Code;  // 'u', 's', 'f' or 'b' (bfloat16)
     static constexpr int width = Width;  // bytes per lane
+    // The unsigned integer of the lane's width: bitwise lane math runs on the stored bit pattern, so a
+    // float lane's bits combine as they are stored (A5 code ORs half and float registers).
+    using pattern = std::conditional_t<
+        Width == 1, std::uint8_t,
+        std::conditional_t<Width == 2, std::uint16_t, std::conditional_t<Width == 4, std::uint32_t, std::uint64_t>>>;
     static constexpr calc decode(bits b) {
         if constexpr (std::is_same_v<bits, calc>)
             return b;
@@ -102,6 +107,14 @@ struct reg : reg_base {
     }
     void write(int i, calc_t v) {
         set(i, K::encode(v));
+    }
+    typename K::pattern read_pattern(int i) const {
+        typename K::pattern p;
+        std::memcpy(&p, bytes + i * K::width, sizeof p);
+        return p;
+    }
+    void write_pattern(int i, typename K::pattern p) {
+        std::memcpy(bytes + i * K::width, &p, sizeof p);
     }
 };
 
