@@ -166,7 +166,8 @@ def _record_dtypes(ctx: Ctx, item: _Item) -> None:
                 ctx.facts.operand_dtypes.append((key, operands, names, note, forms))
             return
         if "element type" in m.group("subject").casefold():  # vector pages: element type T
-            _put_dtypes(ctx, "forms", names, note=note)
+            # Under a profile's checks the list is that profile's (the CPU profile may admit more).
+            _put_dtypes(ctx, "forms" if profile == "common" else profile, names, note=note)
             return
     else:
         return
