@@ -152,7 +152,8 @@ def compare(got: np.ndarray, want: np.ndarray, tolerance: Tolerance) -> np.ndarr
     """Boolean mask of mismatching elements."""
     if not is_float(got.dtype):
         return raw_bits(got) != raw_bits(want)
-    g64, w64 = got.astype(np.float64), want.astype(np.float64)
+    with np.errstate(invalid="ignore"):  # an 8-bit float's NaN widens to NaN, with a warning
+        g64, w64 = got.astype(np.float64), want.astype(np.float64)
     both_nan = np.isnan(g64) & np.isnan(w64)
     if tolerance.kind == "exact":
         bad = raw_bits(got) != raw_bits(want)
