@@ -233,6 +233,7 @@ class Difference(NamedTuple):
     detail: str
     outside_valid: bool = False
     not_built: bool = False  # the A5 code does not compile the case
+    operand: str = ""  # the result that differs
 
 
 @dataclass
@@ -253,9 +254,12 @@ def stop_message(proc: subprocess.CompletedProcess[str]) -> str:
 
 
 def outside_valid(diff: np.ndarray, tile: TileShape | None) -> bool:
-    """Whether every element `diff` marks (over a tile's storage) lies outside its valid region."""
+    """Whether every element `diff` marks (over a tile's storage) lies outside its valid region; over
+    bytes that each hold two elements (a 4-bit type's), a byte marks both."""
     from .testing.golden import logical
 
+    if tile is not None and 2 * diff.size == tile.rows * tile.cols:
+        diff = np.repeat(diff, 2)
     if tile is None or diff.size != tile.rows * tile.cols:
         return False
     view = logical(diff, tile.rows, tile.cols, tile.layout)
@@ -482,7 +486,8 @@ class Checker:
             want = np.fromfile(want_file, dtype=dt)
             got = np.fromfile(a5 / want_file.name, dtype=dt)
             if want.shape != got.shape:
-                out.append(Difference(label, f"case {index} {operand}: {got.size} elements, not {want.size}"))
+                detail = f"case {index} {operand}: {got.size} elements, not {want.size}"
+                out.append(Difference(label, detail, operand=operand))
                 continue
             diff = differences(got, want)
             if diff.any():
@@ -491,7 +496,8 @@ class Checker:
                     f"case {index} ({label}) {operand}: {int(diff.sum())} of {diff.size} differ, "
                     f"first [{i}] A5 {got[i]!r}, simulator {want[i]!r}"
                 )
-                out.append(Difference(label, detail, outside_valid(diff, case.tiles.get(operand))))
+                outside = outside_valid(diff, case.tiles.get(operand))
+                out.append(Difference(label, detail, outside, operand=operand))
         return out
 
 
@@ -504,7 +510,8 @@ def judged(
     if not bad:
         return "match", f"{cases} cases"
     covering = [
-        next((b for b in bugs if b.covers(d.label, types, d.outside_valid, d.not_built)), None) for d in bad
+        next((b for b in bugs if b.covers(d.label, types, d.outside_valid, d.not_built, d.operand)), None)
+        for d in bad
     ]
     unargued = [d.detail for d, b in zip(bad, covering, strict=True) if b is None]
     if unargued:
