@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures as cf
+import dataclasses
 import os
 import re
 import shutil
@@ -231,6 +232,8 @@ class Difference(NamedTuple):
     label: str
     detail: str
     outside_valid: bool = False
+    not_built: bool = False  # the A5 code does not compile the case
+    operand: str = ""  # the result that differs
 
 
 @dataclass
@@ -251,9 +254,12 @@ def stop_message(proc: subprocess.CompletedProcess[str]) -> str:
 
 
 def outside_valid(diff: np.ndarray, tile: TileShape | None) -> bool:
-    """Whether every element `diff` marks (over a tile's storage) lies outside its valid region."""
+    """Whether every element `diff` marks (over a tile's storage) lies outside its valid region; over
+    bytes that each hold two elements (a 4-bit type's), a byte marks both."""
     from .testing.golden import logical
 
+    if tile is not None and 2 * diff.size == tile.rows * tile.cols:
+        diff = np.repeat(diff, 2)
     if tile is None or diff.size != tile.rows * tile.cols:
         return False
     view = logical(diff, tile.rows, tile.cols, tile.layout)
@@ -383,21 +389,53 @@ class Checker:
                 cases = {c.index for c in g.cases}
                 exe, group_diag = self._a5_build(op, includes, self._sliced(op, cases, g.group))
                 why = first_blocker(group_diag)
+            argued: list[Difference] = []
+            if exe is None and g.group not in unlinked:
+                exe, argued, why = self._without_unbuilt(op, includes, g, why)
+                if len(argued) == len(g.cases):  # no case left to run
+                    bugs = self.specs.op(op).spec.upstream_bugs
+                    res.lines.append((label(g), *judged(bugs, g.dtypes, argued, 0)))
+                    continue
             if exe is None or g.group in unlinked:
                 status, phrase = cause(why)
                 if len(includes) > 1:  # the blocker may be in a header the op's header calls into
                     phrase += f" (with {', '.join(Path(h).name for h in includes[:-1])}, which it calls into)"
                 res.lines.append((label(g), status, phrase))
                 continue
-            res.lines.append((label(g), *self._run_group(op, g, cpu, exe)))
+            res.lines.append((label(g), *self._run_group(op, g, cpu, exe, argued)))
         return res
 
-    def _run_group(self, op: str, g: RuntimeGroup, cpu: Path, a5: Path) -> tuple[str, str]:
-        """Run one group's cases on both builds from the same inputs; (status, detail)."""
+    def _without_unbuilt(
+        self, op: str, includes: list[str], g: RuntimeGroup, why: str
+    ) -> tuple[Path | None, list[Difference], str]:
+        """A group whose build failed, built again without the cases the spec argues A5 does not build
+        (`not_built`): the program, those cases as differences, and the blocker when it still fails.
+        A build failure counts as argued only through such an entry."""
+        bugs = [b for b in self.specs.op(op).spec.upstream_bugs if b.not_built]
+        unbuilt = [c for c in g.cases if any(b.covers(c.label, g.dtypes, not_built=True) for b in bugs)]
+        if not unbuilt:
+            return None, [], why
+        detail = f"the A5 code does not build it: {cause(why)[1]}"
+        argued = [
+            Difference(c.label, f"case {c.index} ({c.label}): {detail}", not_built=True) for c in unbuilt
+        ]
+        rest = {c.index for c in g.cases} - {c.index for c in unbuilt}
+        if not rest:
+            return None, argued, why
+        exe, diag = self._a5_build(op, includes, self._sliced(op, rest, g.group + "_built"))
+        return exe, argued, first_blocker(diag)
+
+    def _run_group(
+        self, op: str, g: RuntimeGroup, cpu: Path, a5: Path, argued: list[Difference] | None = None
+    ) -> tuple[str, str]:
+        """Run one group's cases on both builds from the same inputs, but for the cases `argued` the A5
+        code does not build; (status, detail)."""
         from .opkinds import KINDS
         from .testing.golden import GoldenContext
 
         entry = self.runner.manifest.ops[op]
+        unbuilt = {d.label for d in argued or []}
+        g = dataclasses.replace(g, cases=[c for c in g.cases if c.label not in unbuilt])
         with tempfile.TemporaryDirectory(prefix="ptogen-a5-run-") as tmp:
             sim_dir, a5_dir = Path(tmp) / "sim", Path(tmp) / "a5"
             sim_dir.mkdir()
@@ -432,7 +470,7 @@ class Checker:
             bad += [
                 d for c in g.cases if c.index not in stopped for d in self._compare(g, c, sim_dir, a5_dir)
             ]
-        return judged(self.specs.op(op).spec.upstream_bugs, g.dtypes, bad, len(g.cases))
+        return judged(self.specs.op(op).spec.upstream_bugs, g.dtypes, [*(argued or []), *bad], len(g.cases))
 
     def _compare(self, g: RuntimeGroup, case: CaseEntry, sim: Path, a5: Path) -> list[Difference]:
         from .testing.golden import np_dtype
@@ -448,7 +486,8 @@ class Checker:
             want = np.fromfile(want_file, dtype=dt)
             got = np.fromfile(a5 / want_file.name, dtype=dt)
             if want.shape != got.shape:
-                out.append(Difference(label, f"case {index} {operand}: {got.size} elements, not {want.size}"))
+                detail = f"case {index} {operand}: {got.size} elements, not {want.size}"
+                out.append(Difference(label, detail, operand=operand))
                 continue
             diff = differences(got, want)
             if diff.any():
@@ -457,7 +496,8 @@ class Checker:
                     f"case {index} ({label}) {operand}: {int(diff.sum())} of {diff.size} differ, "
                     f"first [{i}] A5 {got[i]!r}, simulator {want[i]!r}"
                 )
-                out.append(Difference(label, detail, outside_valid(diff, case.tiles.get(operand))))
+                outside = outside_valid(diff, case.tiles.get(operand))
+                out.append(Difference(label, detail, outside, operand=operand))
         return out
 
 
@@ -469,7 +509,10 @@ def judged(
     one of them, else `differs`."""
     if not bad:
         return "match", f"{cases} cases"
-    covering = [next((b for b in bugs if b.covers(d.label, types, d.outside_valid)), None) for d in bad]
+    covering = [
+        next((b for b in bugs if b.covers(d.label, types, d.outside_valid, d.not_built, d.operand)), None)
+        for d in bad
+    ]
     unargued = [d.detail for d, b in zip(bad, covering, strict=True) if b is None]
     if unargued:
         return "differs", "; ".join(unargued[:2])

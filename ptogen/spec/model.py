@@ -831,19 +831,31 @@ class UpstreamBug(Strict):
         "(`{src: float, dst: int16_t}`), for an op whose operands' types vary apart (default: every "
         "combination)",
     )
+    operands: list[Name] = Field(
+        default_factory=list,
+        description="the results it concerns (`[max, scaling]`): a difference in another result is not "
+        "covered (default: every result)",
+    )
     outside_valid: bool = Field(
         default=False,
         description="it concerns only elements outside the result tile's valid region, which the op does not "
         "define: a difference inside the valid region is not covered",
     )
+    not_built: bool = Field(
+        default=False,
+        description="upstream's A5 code does not compile these cases (it lacks the form the page defines): "
+        "a5-check builds their group without them and counts them argued; it covers no differing result",
+    )
     reason: Prose = Field(description="what upstream computes and why the spec's result is the right one")
 
     LEAD: ClassVar[str] = "**Argued upstream bug**"
     OUTSIDE: ClassVar[str] = ", outside the valid region"
+    NOT_BUILT: ClassVar[str] = ", not built"
     _SENTENCE: ClassVar[re.Pattern[str]] = re.compile(
         r"^\*\*Argued upstream bug\*\* \(`ptogen a5-check`, cases `([^`]+)`((?:, `\w+`)*)"
         r"((?:, `\w+ \w+(?:, \w+ \w+)*`)*)"
-        rf"({re.escape(OUTSIDE)})?\): (.*)$",
+        r"((?:, results(?: `\w+`)+)?)"
+        rf"({re.escape(OUTSIDE)})?({re.escape(NOT_BUILT)})?\): (.*)$",
         re.S,
     )
 
@@ -853,7 +865,8 @@ class UpstreamBug(Strict):
         types = "".join(f", `{t}`" for t in self.dtypes)
         combos = (", ".join(f"{o} {t}" for o, t in c.items()) for c in self.operand_types)
         types += "".join(f", `{c}`" for c in combos)
-        where = self.OUTSIDE if self.outside_valid else ""
+        types += ", results " + " ".join(f"`{o}`" for o in self.operands) if self.operands else ""
+        where = (self.OUTSIDE if self.outside_valid else "") + (self.NOT_BUILT if self.not_built else "")
         return f"{self.LEAD} (`ptogen a5-check`, cases `{self.cases}`{types}{where}): {self.reason}"
 
     @classmethod
@@ -869,15 +882,29 @@ class UpstreamBug(Strict):
             combos = re.findall(r"`([^`]+)`", m.group(3))
             out["operand_types"] = [dict(p.split(" ") for p in c.split(", ")) for c in combos]
         if m.group(4):
+            out["operands"] = re.findall(r"`(\w+)`", m.group(4))
+        if m.group(5):
             out["outside_valid"] = True
-        return {**out, "reason": m.group(5)}
+        if m.group(6):
+            out["not_built"] = True
+        return {**out, "reason": m.group(7)}
 
-    def covers(self, label: str, types: Mapping[str, str], outside_valid: bool = False) -> bool:
+    def covers(
+        self,
+        label: str,
+        types: Mapping[str, str],
+        outside_valid: bool = False,
+        not_built: bool = False,
+        operand: str = "",
+    ) -> bool:
         """Whether a difference on the case labelled `label`, over operands of the element types `types`
         (operand -> type), is this one; `outside_valid`: every element that differs lies outside the
-        result's valid region."""
+        result's valid region; `not_built`: the difference is that the A5 code does not compile the case;
+        `operand`: the result that differs (none for a case not built)."""
         return (
-            any(fnmatch.fnmatchcase(label, glob) for glob in self.cases.split(" | "))
+            self.not_built == not_built
+            and (not self.operands or operand in self.operands)
+            and any(fnmatch.fnmatchcase(label, glob) for glob in self.cases.split(" | "))
             and (not self.dtypes or bool(set(types.values()) & set(self.dtypes)))
             and (not self.operand_types or any(c.items() <= types.items() for c in self.operand_types))
             and (outside_valid or not self.outside_valid)

@@ -13,12 +13,14 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import ml_dtypes
 import numpy as np
 import pytest
 
 from ptogen.a5check import (
+    Checker,
     Difference,
     cause,
     defining_header,
@@ -33,7 +35,7 @@ from ptogen.a5check import (
 )
 from ptogen.paths import Layout
 from ptogen.spec.model import UpstreamBug
-from ptogen.testing.manifest import RuntimeGroup, TileShape
+from ptogen.testing.manifest import CaseEntry, RuntimeGroup, TileShape
 
 from ..helpers import ROOT, checkout_specs
 
@@ -101,6 +103,64 @@ def test_a_bug_argued_outside_the_valid_region_covers_no_difference_inside_it() 
     assert judged(bugs, {"dst": "float"}, [padding, inside], 4) == ("differs", inside.detail)
 
 
+def test_a_bug_argued_for_some_results_covers_a_difference_in_those_only() -> None:
+    bugs = [UpstreamBug(cases="*", operands=["max", "scaling"], reason="The page calls them scratch.")]
+    scratch = Difference("ND 2x64", "case 1 max: 8 of 8 differ", operand="max")
+    data = Difference("ND 2x64", "case 1 dst: 1 of 64 differ", operand="dst")
+    assert judged(bugs, {"dst": "int8_t"}, [scratch], 1)[0] == "argued"
+    assert judged(bugs, {"dst": "int8_t"}, [scratch, data], 1) == ("differs", data.detail)
+    stopped = Difference("ND 2x64", "case 1: the A5 code stopped")  # a stop names no result
+    assert judged(bugs, {"dst": "int8_t"}, [stopped], 1)[0] == "differs"
+
+
+def test_a_case_the_a5_code_does_not_build_is_argued_only_by_an_entry_saying_so() -> None:
+    """A build failure and a wrong result are different claims: an entry argues one or the other."""
+    unbuilt = UpstreamBug(cases="NZ *", not_built=True, reason="A5 lacks the form. The page defines it.")
+    result = UpstreamBug(cases="NZ *", reason="A5 rounds. The page truncates.")
+    missing = Difference("NZ 16x64", "case 5: the A5 code does not build it", not_built=True)
+    wrong = Difference("NZ 16x64", "case 5 dst: 3 of 64 differ")
+    status, detail = judged([unbuilt], {"dst": "int8_t"}, [missing], 1)
+    assert status == "argued"
+    assert detail.startswith("differs (argued upstream bug: A5 lacks the form): case 5")
+    assert judged([result], {"dst": "int8_t"}, [missing], 1) == ("differs", missing.detail)
+    assert judged([unbuilt], {"dst": "int8_t"}, [wrong], 1) == ("differs", wrong.detail)
+    assert judged([unbuilt, result], {"dst": "int8_t"}, [missing, wrong], 1)[0] == "argued"
+
+
+class _Builds(Checker):
+    """A checker whose A5 builds are recorded, not compiled: a build without case 5 succeeds."""
+
+    def __init__(self, bugs: list[UpstreamBug]) -> None:
+        spec = SimpleNamespace(upstream_bugs=bugs)
+        self.specs = SimpleNamespace(op=lambda op: SimpleNamespace(spec=spec))  # type: ignore[assignment]
+        self.built: list[set[int]] = []
+
+    def _sliced(self, op: str, keep: set[int], tag: str) -> Path:
+        self.built.append(keep)
+        return Path(tag)
+
+    def _a5_build(self, op: str, headers: list[str], source: Path) -> tuple[Path | None, str]:
+        return (None, "x.cpp:1:1: error: no matching function") if 5 in self.built[-1] else (Path("a5"), "")
+
+
+def test_a_group_that_does_not_build_is_built_again_without_the_cases_argued_unbuilt() -> None:
+    cases = [CaseEntry(i, label, {}, {}, {}) for i, label in [(4, "ND 2x64"), (5, "NZ 16x64")]]
+    group = RuntimeGroup("mx", {"dst": "int8_t"}, ["A5"], cases)
+    why = "compile error: no matching function"
+    # Without an entry the group stays unbuilt, and nothing is built again.
+    plain = _Builds([UpstreamBug(cases="NZ *", reason="A5 rounds. The page truncates.")])
+    assert plain._without_unbuilt("tquant", [], group, why) == (None, [], why)
+    assert plain.built == []
+    argued = _Builds([UpstreamBug(cases="NZ *", not_built=True, reason="A5 lacks the form.")])
+    exe, unbuilt, _ = argued._without_unbuilt("tquant", [], group, why)
+    assert exe == Path("a5") and argued.built == [{4}]
+    assert [(d.label, d.not_built) for d in unbuilt] == [("NZ 16x64", True)]
+    assert unbuilt[0].detail == "case 5 (NZ 16x64): the A5 code does not build it: " + cause(why)[1]
+    # Every case argued: nothing to build or run.
+    alone = RuntimeGroup("nz", {"dst": "int8_t"}, ["A5"], cases[1:])
+    assert argued._without_unbuilt("tquant", [], alone, why)[:2] == (None, unbuilt)
+
+
 def test_a_difference_lies_outside_the_valid_region_only_when_no_valid_element_differs() -> None:
     rows = TileShape(rows=2, cols=4, valid_rows=1, valid_cols=3, layout="RowMajor")
     diff = np.zeros(8, dtype=bool)
@@ -115,6 +175,13 @@ def test_a_difference_lies_outside_the_valid_region_only_when_no_valid_element_d
     diff[2] = True  # (0, 1)
     assert not outside_valid(diff, cols)
     assert not outside_valid(np.ones(3, dtype=bool), rows)  # storage not the tile's: never outside
+    # A 4-bit type's bytes hold two elements each: a byte lies outside when both its elements do.
+    packed = TileShape(rows=2, cols=8, valid_rows=2, valid_cols=5, layout="RowMajor")
+    diff = np.zeros(8, dtype=bool)
+    diff[[3, 7]] = True  # elements (0, 6), (0, 7), (1, 6), (1, 7)
+    assert outside_valid(diff, packed)
+    diff[2] = True  # elements (0, 4) and (0, 5)
+    assert not outside_valid(diff, packed)
 
 
 def test_a_run_that_stops_silently_is_named_by_its_signal() -> None:
@@ -132,6 +199,12 @@ def test_an_argued_upstream_bug_reads_back_from_its_note() -> None:
     assert "`full *`, outside the valid region): A5" in padding.note
     assert UpstreamBug(**UpstreamBug.parse(padding.note)) == padding  # type: ignore[arg-type]
     assert UpstreamBug.parse("The pages disagree on a zero source.") is None
+    results = UpstreamBug(cases="*", operands=["max", "scaling"], outside_valid=True, reason="Scratch.")
+    assert "cases `*`, results `max` `scaling`, outside the valid region): Scratch." in results.note
+    assert UpstreamBug(**UpstreamBug.parse(results.note)) == results  # type: ignore[arg-type]
+    unbuilt = UpstreamBug(cases="NZ *", dtypes=["float"], not_built=True, reason="A5 lacks the form.")
+    assert "cases `NZ *`, `float`, not built): A5" in unbuilt.note
+    assert UpstreamBug(**UpstreamBug.parse(unbuilt.note)) == unbuilt  # type: ignore[arg-type]
     pairs = UpstreamBug(
         cases="full 16x16 | odd *",
         dtypes=["half"],
@@ -159,10 +232,14 @@ def test_every_argued_upstream_bug_names_cases_its_op_runs_on_a5() -> None:
                 for combo in bug.operand_types or [{}]:
                     one = bug.model_copy(update={"cases": glob, "operand_types": [combo] if combo else []})
                     assert any(
-                        one.covers(c["label"], g["dtypes"], outside_valid=True)
+                        one.covers(c["label"], g["dtypes"], True, one.not_built, o)
                         for g in groups
                         for c in g["cases"]
+                        for o in bug.operands or [""]
                     ), f"{spec.stem}: upstream_bugs cases `{glob}` {combo or ''} cover none of its A5 cases"
+            # The results it names are the op's.
+            for o in bug.operands:
+                assert any(o in g["dtypes"] for g in groups), f"{spec.stem}: upstream_bugs names no {o}"
 
 
 def test_a_failed_build_is_named_by_its_first_missing_builtin() -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -86,7 +87,9 @@ static void sweep(const char* name) {
     for (auto& b : m.bits)
         b = static_cast<unsigned char>(next_random() | 0x11);  // mostly active
     constexpr int ws = S::kind::width, wd = D::kind::width;
-    constexpr int ratio = ws > wd ? ws / wd : wd / ws;
+    // A 4-bit float destination packs two codes a byte: bf16 to E2M1 is a 4:1 narrowing.
+    constexpr bool fp4 = std::is_same_v<typename D::kind, pto::vsim::f4e2m1>;
+    constexpr int ratio = fp4 ? 4 : ws > wd ? ws / wd : wd / ws;
     const pto::vsim::round rounds[] = {ROUND_R, ROUND_A, ROUND_F, ROUND_C, ROUND_Z};
     const int n_rounds = D::kind::is_float || !S::kind::is_float ? 1 : 5;
     const pto::vsim::part two[] = {PART_EVEN, PART_ODD}, four[] = {PART_P0, PART_P1, PART_P2, PART_P3};
@@ -167,6 +170,15 @@ int main(int argc, char** argv) {
         sweep<vector_s64, vector_s32>("s32:s64");
         sweep<vector_s32, vector_s64>("s64:s32");
         sweep<vector_f32, vector_s64>("s64:f32");
+        sweep<vector_f8e4m3, vector_f32>("f32:f8e4m3");
+        sweep<vector_f4e2m1x2, vector_bf16>("bf16:f4e2m1");
+        return 0;
+    }
+    if (mode == "narrow_round") {
+        vector_f8e4m3 y;
+        vector_f32 x;
+        vcvt(y, x, all32, ROUND_Z, RS_ENABLE, PART_P0);
+        std::puts("survived");
         return 0;
     }
     if (mode == "bad_part") {
@@ -318,6 +330,40 @@ int main(int argc, char** argv) {
     vcvt(i32, hh, all16, ROUND_R, PART_ODD);
     CHECK(i32.read(0) == -300);
 
+    // f32 -> E4M3 (A5's TQUANT): nearest even, RS_ENABLE saturating at 448, else past it NaN; NaN, -0.
+    vector_f32 q;
+    const float qv[] = {1.0625f, 1.1875f, 500.0f, -INFINITY, NAN,
+                        -0.0f,   464.0f,  465.0f, 0x1p-10f,  0x1p-9f * 2.5f};
+    for (int i = 0; i < 10; ++i)
+        q.write(i, qv[i]);
+    vector_f8e4m3 e8;
+    vcvt(e8, q, all32, ROUND_R, RS_ENABLE, PART_P0);
+    CHECK(e8.get(0) == 0x38 && e8.get(4) == 0x3a && e8.get(8) == 0x7e && e8.get(12) == 0xfe);
+    CHECK((e8.get(16) & 0x7f) == 0x7f && e8.get(20) == 0x80 && e8.get(24) == 0x7e && e8.get(28) == 0x7e);
+    CHECK(e8.get(32) == 0x00 && e8.get(36) == 0x02 && e8.get(1) == 0 && e8.get(255) == 0);  // 2^-10 ties to 0
+    vcvt(e8, q, all32, RoundRType(), RS_DISABLE, PART_P3);  // the other bytes of each lane are zero
+    CHECK(e8.get(11) == 0x7f && e8.get(15) == 0xff && e8.get(27) == 0x7e && e8.get(31) == 0x7f);
+    CHECK(e8.get(3) == 0x38 && e8.get(0) == 0 && e8.get(8) == 0);
+    vcvt(e8, q, plt_b32(three = 3, POST_UPDATE), ROUND_R, RS_ENABLE, PART_P1);
+    CHECK(e8.get(9) == 0x7e && e8.get(13) == 0);  // inactive lanes give 0
+    vcvt(e8, q, all32, ROUND_R, RS_ENABLE, PART_P2);
+    CHECK(e8.get(2) == 0x38 && e8.get(6) == 0x3a);
+    // bf16 -> E2M1: lanes 2i, 2i + 1 to the nibbles of byte 4i + part; ties to even; saturating; NaN 7.
+    vector_bf16 qb;
+    const float bv[] = {0.25f, 0.75f, 5.0f, 100.0f, -0.0f, NAN, -INFINITY, -2.5f, 1.5f, 3.0f};
+    for (int i = 0; i < 10; ++i)
+        qb.write(i, bv[i]);
+    vector_f4e2m1x2 f4;
+    vcvt(f4, qb, all16, ROUND_R, PART_P0);
+    CHECK(f4.get(0) == 0x20 && f4.get(4) == 0x76 && f4.get(8) == 0x78 && f4.get(12) == 0xcf);
+    CHECK(f4.get(16) == 0x53 && f4.get(1) == 0 && f4.get(20) == 0);
+    vcvt(f4, qb, all16, RS_ENABLE, ROUND_R, PART_P2);
+    CHECK(f4.get(2) == 0x20 && f4.get(6) == 0x76 && f4.get(0) == 0 && f4.get(4) == 0);
+    vector_bool lanes8 = pset_b16(PAT_VL8);
+    lanes8.set_lane(3, 2, false);
+    vcvt(f4, qb, lanes8, ROUND_R, PART_P1);
+    CHECK(f4.get(1) == 0x20 && f4.get(5) == 0x06 && f4.get(9) == 0x78);  // lane 3 off
+
     // vtrc: an integer value in the lane's own type; inactive lanes zero unless MODE_MERGING.
     vector_f32 t;
     const float tv[] = {2.5f, -2.5f, -0.25f, 1e30f, NAN, 7.75f};
@@ -453,10 +499,45 @@ def _to_float_bits(x: np.ndarray, src: str, dst: str, sat: bool) -> np.ndarray:
     return out
 
 
+def _narrow_codes(x: np.ndarray, dst: str, sat: bool) -> np.ndarray:
+    """The spec's codes of a conversion to an 8- or 4-bit float: nearest even (ml_dtypes' casts); E4M3
+    saturates at 448 under RS_ENABLE, else a value past it is NaN; E2M1 always saturates at 6 and gives
+    NaN its largest positive code."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        if dst == "f8e4m3":
+            kept = np.clip(x, -448, 448) if sat else x
+            return kept.astype(np.float32).astype(ml_dtypes.float8_e4m3fn).view(np.uint8)
+        codes = np.clip(x, -6, 6).astype(np.float32).astype(ml_dtypes.float4_e2m1fn).view(np.uint8)
+    return np.where(np.isnan(x), 7, codes).astype(np.uint8)
+
+
+def _check_narrow(name: str, sat: str, part: str, x: np.ndarray, mask: np.ndarray, got: bytes) -> str | None:
+    """One sweep call to E4M3 (f32 lane j to byte 4j + part) or E2M1 (bf16 lanes 2i, 2i + 1 to the
+    nibbles of byte 4i + part), every other byte zero; any NaN code for a NaN."""
+    dst, p = name.split(":")[1], int(part)
+    width = 4 if dst == "f8e4m3" else 2
+    active = mask[np.arange(x.size) * width] == 1
+    codes = np.where(active, _narrow_codes(x, dst, sat == "1"), 0).astype(np.uint8)
+    expect = np.zeros(256, dtype=np.uint8)
+    expect[4 * np.arange(64) + p] = codes if dst == "f8e4m3" else codes[0::2] | (codes[1::2] << 4)
+    seen = np.frombuffer(got, dtype=np.uint8)
+    if dst == "f8e4m3":  # E4M3's NaN is 0x7f of either sign
+        expect, seen = (np.where(a & 0x7F == 0x7F, 0x7F, a) for a in (expect, seen))
+    bad = np.nonzero(expect != seen)[0]
+    if bad.size:
+        k = int(bad[0])
+        return f"{name} sat {sat} part {part}: byte {k} is {seen[k]:#x}, expected {expect[k]:#x}"
+    return None
+
+
 def _check_call(line: str) -> str | None:
     """Recompute one sweep call's destination from its source and mask; the first mismatch, or None."""
     name, rnd, sat, part, src_hex, mask_hex, dst_hex = line.split()
     src, dst = name.split(":")
+    if dst in ("f8e4m3", "f4e2m1"):
+        mask = np.unpackbits(np.frombuffer(bytes.fromhex(mask_hex), dtype=np.uint8), bitorder="little")
+        x = _values(src, bytes.fromhex(src_hex))
+        return _check_narrow(name, sat, part, x, mask, bytes.fromhex(dst_hex))
     ws, wd = np.dtype(TYPES[src][0]).itemsize, np.dtype(TYPES[dst][0]).itemsize
     x = _values(src, bytes.fromhex(src_hex))
     mask = np.unpackbits(np.frombuffer(bytes.fromhex(mask_hex), dtype=np.uint8), bitorder="little")
@@ -523,12 +604,16 @@ def test_call_shapes_modes_parts_edges_and_a_numpy_sweep(program: Path) -> None:
     run = subprocess.run([str(program), "bad_part"], capture_output=True, text=True, timeout=60)
     assert run.returncode != 0 and "survived" not in run.stdout
     assert run.stderr.startswith("PTO runtime error: vcvt: the part names a lane"), run.stderr
+    # To an 8- or 4-bit float only nearest even is simulated: another rounding stops and says so.
+    run = subprocess.run([str(program), "narrow_round"], capture_output=True, text=True, timeout=60)
+    assert run.returncode != 0 and "survived" not in run.stdout
+    assert "8- and 4-bit floats to nearest even only" in run.stderr, run.stderr
 
     # Every admitted pair, each rounding of an integer result, saturation and part, lane by lane.
     run = subprocess.run([str(program), "pairs"], capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
-    assert len({line.split()[0] for line in lines}) == 38
+    assert len({line.split()[0] for line in lines}) == 40
     problems = [p for p in map(_check_call, lines) if p]
     assert not problems, "\n".join(problems[:10])
 

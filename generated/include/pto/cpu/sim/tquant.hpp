@@ -60,20 +60,10 @@ inline std::uint8_t EncodeE4M3Fn(float v) {
     return code == 0x80u ? 0x00u : code;
 }
 
-// E2M1 code (sign in bit 3) of v, rounded to nearest even by adding a power of two that leaves the
-// code's bits at the bottom of the sum; magnitudes beyond 6 give 7, NaN 7, infinity 7 with its sign.
+// E2M1 code (sign in bit 3) of v, to nearest even: magnitudes beyond 6 give 7, NaN 7, infinity 7 with
+// its sign (the runtime's E2M1 encoder, which vcvt rounds with too).
 inline std::uint8_t EncodeE2M1Magic(float v) {
-    if (std::isnan(v))
-        return 0x7u;
-    const auto sign = static_cast<std::uint8_t>((bits_of(v) >> 28) & 0x8u);
-    const float a = std::fabs(v);
-    if (std::isinf(a))
-        return static_cast<std::uint8_t>(sign | 0x7u);
-    const std::uint32_t biased = std::clamp<std::uint32_t>((bits_of(a) & 0x7F800000u) >> 23, 127u, 129u);
-    const std::uint32_t magic = (biased + 22u) << 23;
-    const float sum = a + float_of(magic); // one float rounding: the code lands in the low bits
-    const std::uint32_t q = bits_of(sum) - magic;
-    return static_cast<std::uint8_t>(sign | std::min<std::uint32_t>(q + ((biased - 127u) << 1), 7u));
+    return detail::fp4_format<2, 1, 1>::encode_nearest(static_cast<double>(v));
 }
 
 // The scaled value an E2M1 code is taken from: a bfloat16_t source's passes through bfloat16 (round

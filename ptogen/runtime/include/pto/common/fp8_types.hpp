@@ -30,75 +30,11 @@
 #include <cstdint>
 #include <limits>
 
+#include <pto/common/mx_codecs.hpp>
+
 namespace pto {
 
 namespace detail {
-
-// A sign bit, ExpBits exponent bits with bias Bias and ManBits fraction bits. Ieee says the top
-// exponent is infinity/NaN (e5m2); otherwise only the all-ones code of each sign is NaN (e4m3).
-template <int ExpBits, int ManBits, int Bias, bool Ieee>
-struct fp8_format {
-    static constexpr int max_exp_field = (1 << ExpBits) - 1;
-    static constexpr int min_exp = 1 - Bias;  // exponent of the smallest normal value
-
-    static double decode(std::uint8_t code) {
-        const bool negative = (code & 0x80u) != 0;
-        const int exp_field = (code >> ManBits) & max_exp_field;
-        const int man = code & ((1 << ManBits) - 1);
-        double magnitude = 0.0;
-        if (Ieee && exp_field == max_exp_field) {
-            magnitude = man == 0 ? std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
-        } else if (!Ieee && exp_field == max_exp_field && man == (1 << ManBits) - 1) {
-            magnitude = std::numeric_limits<double>::quiet_NaN();
-        } else if (exp_field == 0) {
-            magnitude = std::ldexp(static_cast<double>(man), min_exp - ManBits);
-        } else {
-            magnitude = std::ldexp(static_cast<double>((1 << ManBits) | man), exp_field - Bias - ManBits);
-        }
-        return negative ? -magnitude : magnitude;
-    }
-
-    static std::uint8_t largest_finite() {
-        return Ieee ? static_cast<std::uint8_t>(((max_exp_field - 1) << ManBits) | ((1 << ManBits) - 1))
-                    : static_cast<std::uint8_t>((max_exp_field << ManBits) | ((1 << ManBits) - 2));
-    }
-
-    static std::uint8_t encode(double value) {
-        const std::uint8_t sign = std::signbit(value) ? 0x80u : 0x00u;
-        if (std::isnan(value))  // e4m3's only NaN code; e5m2's quiet NaN (the top fraction bit)
-            return static_cast<std::uint8_t>(sign | (Ieee ? (max_exp_field << ManBits) | (1 << (ManBits - 1)) : 0x7f));
-        const double a = std::fabs(value);
-        const std::uint8_t overflow =
-            Ieee ? static_cast<std::uint8_t>(max_exp_field << ManBits) : largest_finite();
-        if (std::isinf(a))
-            return static_cast<std::uint8_t>(sign | overflow);
-        if (a == 0.0)
-            return sign;
-        // The quantum of a's binade (of the subnormal range below the smallest normal), then a's
-        // multiple of it rounded to nearest even: exact, since both are powers of two apart.
-        int e = std::ilogb(a);
-        if (e < min_exp)
-            e = min_exp;
-        const double steps = std::nearbyint(std::ldexp(a, ManBits - e));
-        long long r = static_cast<long long>(steps);
-        if (r == (1LL << (ManBits + 1))) {  // rounded up into the next binade
-            ++e;
-            r >>= 1;
-        }
-        int exp_field = 0;
-        int man = static_cast<int>(r);
-        if (r >= (1LL << ManBits)) {
-            exp_field = e + Bias;
-            man = static_cast<int>(r - (1LL << ManBits));
-        }
-        const bool too_big = Ieee ? exp_field >= max_exp_field
-                                  : (exp_field > max_exp_field ||
-                                     (exp_field == max_exp_field && man == (1 << ManBits) - 1));
-        if (too_big)
-            return static_cast<std::uint8_t>(sign | overflow);
-        return static_cast<std::uint8_t>(sign | (exp_field << ManBits) | man);
-    }
-};
 
 struct e8m0_format {
     static double decode(std::uint8_t code) {

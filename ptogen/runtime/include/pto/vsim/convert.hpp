@@ -17,6 +17,7 @@
 #include <limits>
 #include <type_traits>
 
+#include <pto/common/mx_codecs.hpp>
 #include <pto/common/sim_arith.hpp>
 #include <pto/common/sim_round.hpp>
 #include <pto/vsim/lanes.hpp>
@@ -202,10 +203,47 @@ inline constexpr bool admitted =
     (std::is_same_v<S, i32> && admits<D, f32, u8, u16, i16, i64>) ||
     (std::is_same_v<S, i64> && admits<D, i32, f32>);
 
-// The 8- and 4-bit float formats A5's TCVT and TQUANT convert to: the calls compile, the simulation
-// has no codec for them yet and stops when one runs.
+// The 8- and 4-bit float formats A5's TCVT and TQUANT convert to: every call compiles; the pairs A5's
+// TQUANT converts (`narrow_simulated`) run, the others stop when one runs.
 template <typename K>
 inline constexpr bool narrow_float = admits<K, f8e4m3, f8e5m2, f8e8m0, hif8, f4e2m1, f4e1m2>;
+template <typename S, typename D>
+inline constexpr bool narrow_simulated =
+    (std::is_same_v<S, f32> && std::is_same_v<D, f8e4m3>) || (std::is_same_v<S, bf16> && std::is_same_v<D, f4e2m1>);
+
+// f32 to E4M3 and bf16 to E2M1, to nearest even by the MX codecs (pto/common/mx_codecs.hpp), the only
+// rounding A5 code asks of them. E4M3 saturates at +-448 under saturation; without it an infinity, or a
+// value that rounds past 448, gives NaN (OCP's non-saturating conversion); NaN gives NaN. E2M1 has no
+// code beyond 6, so it always saturates. Lanes: f32 lane j to byte 4j + part, as any 4:1 narrowing;
+// bf16 lanes 2i and 2i + 1 to the low and high nibble of byte 4i + part (the byte A5's PK4_B32 store
+// takes from each 32-bit lane). Every other byte is zero, and inactive lanes' codes too.
+template <typename S, typename D, typename A_dst, typename A_src>
+void to_narrow(A_dst& dst, const A_src& src, const pred& p, const options& o) {
+    if (o.rnd != round::r)
+        stop("the simulation rounds to 8- and 4-bit floats to nearest even only (ROUND_R)");
+    const auto in = image(src);
+    auto& out = image(dst);
+    for (int i = 0; i < VL; ++i)
+        out.set(i, std::uint8_t{0});
+    for (int j = 0; j < VL / S::width; ++j) {
+        if (!p.lane(j, S::width))
+            continue;
+        const double x = static_cast<double>(static_cast<float>(S::decode(in.get(j))));
+        if constexpr (std::is_same_v<D, f8e4m3>) {
+            using F = pto::detail::fp8_format<4, 3, 7, false>;
+            const std::uint8_t largest = F::largest_finite();
+            const double overflow = F::decode(largest) + (F::decode(largest) - F::decode(largest - 1)) / 2;
+            std::uint8_t code = F::encode(x);
+            if (!o.saturate && std::fabs(x) > overflow)  // infinity included; a tie goes to 448
+                code = static_cast<std::uint8_t>((code & 0x80u) | 0x7fu);
+            out.set(4 * j + o.part, code);
+        } else {
+            const std::uint8_t code = pto::detail::fp4_format<2, 1, 1>::encode_nearest(x);
+            const int at = 4 * (j / 2) + o.part;
+            out.set(at, static_cast<std::uint8_t>(out.get(at) | code << (j % 2 == 0 ? 0 : 4)));
+        }
+    }
+}
 
 } // namespace cvt
 
@@ -219,8 +257,16 @@ inline void vcvt(A_dst& dst, const A_src& src, const vector_bool& mask, Tokens..
     static_assert(r00_pair, "vcvt [CPU]: the source and destination element types must be a pair of the page's "
                             "Supported Type Conversions tables");
     if constexpr (r00_pair) {
-        if constexpr (cvt::narrow_float<D> || cvt::narrow_float<S>) {
-            cvt::stop("the simulation has no 8- or 4-bit float conversions yet");
+        if constexpr (cvt::narrow_simulated<S, D>) {
+            cvt::options o;
+            (cvt::take(o, tokens), ...);
+            cvt::take_ctrl<false>(o);
+            if (o.part >= 4)
+                cvt::stop("the part names a lane the conversion's width ratio does not have");
+            cvt::to_narrow<S, D>(dst, src, mask, o);
+        } else if constexpr (cvt::narrow_float<D> || cvt::narrow_float<S>) {
+            cvt::stop("the simulation converts to 8- and 4-bit floats only from float to float8_e4m3 and "
+                      "from bfloat16_t to float4_e2m1 (the pairs A5's TQUANT converts)");
         } else {
             cvt::options o;
             (cvt::take(o, tokens), ...);
