@@ -169,6 +169,27 @@ def test_an_unforeseen_failure_is_one_line(
     ]
 
 
+# Upstream pages of specified ops that `ptogen import` refuses, each with the start of its reason; their
+# specs were completed by hand. The test below fails when one starts to import or another is refused.
+UPSTREAM_REFUSED: dict[str, str] = {
+    # The set page's operands read as an indexed op's (data, index, table), not as a store's.
+    "tile/ops/memory-and-data-movement/tstore.md": "the spec model cannot hold this op",
+    # The assembly forms take `key` and `counter` as tiles; the C++ form as TRandomKey/TRandomCounter
+    # objects the importer does not tie to those operands.
+    "tile/ops/irregular-and-complex/trandom.md": "the spec model cannot hold this op",
+    "TRANDOM.md": "the spec model cannot hold this op",
+    # A barrier and a scope: nothing is written, so no destination to read.
+    "tile/ops/sync-and-config/syncall.md": "the page names no destination operand",
+    "SYNCALL.md": "the page names no destination operand",
+    "scalar/ops/micro-instruction/vecscope.md": "the page names no destination operand",
+    # Two results (`low`, `high`), which these pages do not tie to the op's domain.
+    **{
+        f"scalar/ops/predicate-generation-and-algebra/{page}.md": "the spec model cannot hold this op"
+        for page in ("pdintlv-b16", "pdintlv-b32", "pintlv-b32", "pintlv-b8")
+    },
+}
+
+
 @pytest.mark.skipif(
     not os.environ.get("PTOGEN_UPSTREAM"), reason="set PTOGEN_UPSTREAM to an upstream checkout"
 )
@@ -177,10 +198,17 @@ def test_every_upstream_page_of_the_covered_sets_imports() -> None:
     from ptogen.spec.load import load_specs
 
     targets = load_specs(ROOT / "specs", ROOT).targets
-    results = survey(Path(os.environ["PTOGEN_UPSTREAM"]), targets)
+    docs = Path(os.environ["PTOGEN_UPSTREAM"]) / "docs/isa"
+    results = survey(docs.parent.parent, targets)
     ordered = {m for s in targets.instruction_sets for m in s.order}
-    refused = [f"{r.page}: {r.reason}" for r in results if r.unplaced is None and op_of(r.page) in ordered]
-    assert len(results) > 100 and not refused, refused
+    refused = {
+        r.page.relative_to(docs).as_posix(): r.reason
+        for r in results
+        if r.unplaced is None and op_of(r.page) in ordered
+    }
+    assert len(results) > 100 and set(refused) == set(UPSTREAM_REFUSED), refused
+    for page, reason in refused.items():
+        assert reason.startswith(UPSTREAM_REFUSED[page]), (page, reason)
     for r in results:  # a refusal is one line
         assert "\n" not in r.reason
 
