@@ -142,14 +142,25 @@ def _compile(cxx: str, flags: list[str], source: Path, out: Path | None) -> tupl
 
 
 def compile_headers(layout: Layout, upstream: Path, cxx: str, jobs: int) -> list[tuple[str, str | None]]:
-    """Each A5 header, compiled alone: (header, None) when it compiles, else (header, the blocker)."""
+    """Each A5 header, compiled alone: (header, None) when it compiles, else (header, the blocker). A
+    header that lacks a struct upstream's `pto_instr.hpp` declares (TMrgSort.hpp's
+    `MrgSortExecutedNumList`) is compiled again after that declaration, as a device build sees it."""
+    from .spec.load import load_specs
+
     flags = compile_flags(layout, upstream)
+    structs = {s.name: s for s in load_specs(layout.specs, layout.root).targets.structs if s.fields}
+    template = environment(layout.templates).get_template("a5check/structs.hpp.j2")
     with tempfile.TemporaryDirectory(prefix="ptogen-a5-") as tmp:
 
         def one(header: str) -> tuple[str, str | None]:
             src = Path(tmp) / (header.replace("/", "_") + ".cpp")
             src.write_text(f"#include <{header}>\n", encoding="utf-8")
             ok, diag = _compile(cxx, flags, src, None)
+            lacking = first_blocker(diag).removeprefix("missing type ") if not ok else ""
+            if lacking in structs:
+                prelude = template.render(structs=[structs[lacking]])
+                src.write_text(f"#include <cstdint>\n{prelude}\n#include <{header}>\n", encoding="utf-8")
+                ok, diag = _compile(cxx, flags, src, None)
             if not ok and "__simt_vf__" in (upstream / "include" / header).read_text(errors="replace"):
                 return header, "missing builtin __simt_vf__"  # SIMT kernels: qualifiers no host build has
             return header, None if ok else first_blocker(diag)
