@@ -860,6 +860,11 @@ class UpstreamBug(Strict):
     )
 
     @property
+    def case_globs(self) -> list[str]:
+        """The globs over case labels that `cases` joins with ` | `."""
+        return self.cases.split(" | ")
+
+    @property
     def note(self) -> str:
         """The page's note: the cases, the types and the reason."""
         types = "".join(f", `{t}`" for t in self.dtypes)
@@ -904,7 +909,7 @@ class UpstreamBug(Strict):
         return (
             self.not_built == not_built
             and (not self.operands or operand in self.operands)
-            and any(fnmatch.fnmatchcase(label, glob) for glob in self.cases.split(" | "))
+            and any(fnmatch.fnmatchcase(label, glob) for glob in self.case_globs)
             and (not self.dtypes or bool(set(types.values()) & set(self.dtypes)))
             and (not self.operand_types or any(c.items() <= types.items() for c in self.operand_types))
             and (outside_valid or not self.outside_valid)

@@ -228,7 +228,7 @@ def test_every_argued_upstream_bug_names_cases_its_op_runs_on_a5() -> None:
         groups = [g for g in manifest["runtime"] if "A5" in g["profiles"]]
         for bug in spec.upstream_bugs:
             # Each glob and each type combination of the entry on its own: none may be stale.
-            for glob in bug.cases.split(" | "):
+            for glob in bug.case_globs:
                 for combo in bug.operand_types or [{}]:
                     one = bug.model_copy(update={"cases": glob, "operand_types": [combo] if combo else []})
                     assert any(
